@@ -1,0 +1,110 @@
+import { useEffect, useState, useSyncExternalStore } from "react";
+import { ChevronIcon } from "./icons";
+
+export interface Slide {
+  src: string;
+  width: number;
+  height: number;
+  /** Read out as the slide's name and used as the picture's alt text. */
+  label: string;
+}
+
+interface CarouselProps {
+  label: string;
+  slides: readonly Slide[];
+  /** Time each slide stays before the next, in milliseconds. */
+  intervalMs: number;
+}
+
+/**
+ * A rotating banner following the WAI-ARIA carousel pattern (https://www.w3.org/WAI/ARIA/apg/patterns/carousel/):
+ * it advances by itself and loops forever, stops while hovered or focused, never moves by itself when the
+ * shopper asks for reduced motion, and has previous, next and pause buttons reachable from the keyboard.
+ * Slides cross-fade in place, so looping from the last to the first needs no trickery. No dots, no "1 of 6".
+ */
+export function Carousel({ label, slides, intervalMs }: CarouselProps) {
+  const [current, setCurrent] = useState(0);
+  const [isHovered, setHovered] = useState(false);
+  const [isFocused, setFocused] = useState(false);
+  const [isStopped, setStopped] = useState(false);
+  const prefersReducedMotion = usePrefersReducedMotion();
+  const isRotating = !isHovered && !isFocused && !isStopped && !prefersReducedMotion;
+
+  useEffect(() => {
+    if (!isRotating) return;
+    const timer = setInterval(() => setCurrent((index) => (index + 1) % slides.length), intervalMs);
+    return () => clearInterval(timer);
+  }, [isRotating, intervalMs, slides.length]);
+
+  const show = (step: number) => setCurrent((index) => (index + step + slides.length) % slides.length);
+
+  return (
+    <section
+      className="carousel"
+      aria-roledescription="carousel"
+      aria-label={label}
+      onMouseEnter={() => setHovered(true)}
+      onMouseLeave={() => setHovered(false)}
+      onFocus={() => setFocused(true)}
+      onBlur={(event) => {
+        if (!event.currentTarget.contains(event.relatedTarget)) setFocused(false);
+      }}
+    >
+      <div className="carousel__controls">
+        <button type="button" className="carousel__button carousel__button--previous" aria-label="Previous slide" onClick={() => show(-1)}>
+          <ChevronIcon direction="left" />
+        </button>
+        <button type="button" className="carousel__button carousel__button--next" aria-label="Next slide" onClick={() => show(1)}>
+          <ChevronIcon direction="right" />
+        </button>
+        {prefersReducedMotion ? null : (
+          <button type="button" className="carousel__rotation" onClick={() => setStopped((stopped) => !stopped)}>
+            {isStopped ? "Start slide rotation" : "Stop slide rotation"}
+          </button>
+        )}
+      </div>
+      <div className="carousel__slides" aria-live={isRotating ? "off" : "polite"}>
+        {slides.map((slide, index) => {
+          const isCurrent = index === current;
+          return (
+            <div
+              key={slide.src}
+              className={isCurrent ? "carousel__slide carousel__slide--current" : "carousel__slide"}
+              role="group"
+              aria-roledescription="slide"
+              aria-label={slide.label}
+              aria-hidden={!isCurrent}
+              inert={!isCurrent}
+            >
+              <img
+                src={slide.src}
+                width={slide.width}
+                height={slide.height}
+                alt={slide.label}
+                // The first banner is the largest paint of the home page: fetch it first, the rest later.
+                {...(index === 0 ? { fetchPriority: "high" } : { loading: "lazy", decoding: "async" })}
+              />
+            </div>
+          );
+        })}
+      </div>
+    </section>
+  );
+}
+
+const reducedMotionQuery = "(prefers-reduced-motion: reduce)";
+
+function subscribeToReducedMotion(onChange: () => void) {
+  const query = window.matchMedia(reducedMotionQuery);
+  query.addEventListener("change", onChange);
+  return () => query.removeEventListener("change", onChange);
+}
+
+/** The shopper's motion preference; the server assumes motion is fine and the browser corrects it at hydration. */
+function usePrefersReducedMotion(): boolean {
+  return useSyncExternalStore(
+    subscribeToReducedMotion,
+    () => window.matchMedia(reducedMotionQuery).matches,
+    () => false,
+  );
+}

@@ -1,0 +1,20 @@
+import { createContext } from "react-router";
+import type { Shopper } from "../server/http/shopper";
+import type { Services } from "../server/services";
+
+/** What the custom server hands to every loader and action: the services, this request's id and its
+ * script nonce. */
+export interface RequestContext {
+  services: Services;
+  requestId: string;
+  /** The Content-Security-Policy nonce this response's inline scripts must carry. */
+  cspNonce: string;
+  /** The browser's session, if it has one. */
+  shopper: Shopper;
+  /** Where the request came from, for rate limits. */
+  clientIp: string;
+  /** Set while rendering when a loader or action found the database unreachable: the page is then a 503. */
+  outage: { isDatabaseUnavailable: boolean };
+}
+
+export const requestContext = createContext<RequestContext>();

@@ -1,0 +1,22 @@
+import { Link } from "react-router";
+import { formatCents } from "../../../../shared/money";
+
+/** "Subtotal (N items): $total", the gift checkbox (no effect, as in the spec) and the way on to payment. */
+export function SubtotalPanel({ count, subtotalCents }: { count: number; subtotalCents: number }) {
+  return (
+    <section className="subtotal" aria-labelledby="subtotal-heading">
+      <h2 id="subtotal-heading" className="visually-hidden">
+        Basket subtotal
+      </h2>
+      <p className="subtotal__line" data-testid="subtotal">
+        Subtotal ({count} {count === 1 ? "item" : "items"}): <strong>{formatCents(subtotalCents)}</strong>
+      </p>
+      <label className="subtotal__gift">
+        <input type="checkbox" name="gift" /> This order contains a gift
+      </label>
+      <Link to="/payment" className="button subtotal__proceed">
+        Proceed to Checkout
+      </Link>
+    </section>
+  );
+}

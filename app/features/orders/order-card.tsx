@@ -1,0 +1,31 @@
+import type { OrderView } from "../../../shared/orders";
+import { formatOrderDate } from "../../../shared/dates";
+import { formatCents } from "../../../shared/money";
+import { LocalTime } from "../../components/ui/local-time";
+import { BasketLine } from "../basket/components/basket-line";
+
+/** One paid order: when, its id, what was in it (as it was priced then), and what it cost. */
+export function OrderCard({ order }: { order: OrderView }) {
+  const headingId = `order-${order.id}`;
+  return (
+    <article className="order" aria-labelledby={headingId} data-testid="order">
+      <h2 id={headingId} className="order__heading">
+        Order
+      </h2>
+      <p className="order__date">
+        <LocalTime iso={order.createdAt} format={formatOrderDate} />
+      </p>
+      <p className="order__id">
+        <small>{order.id}</small>
+      </p>
+      <ul className="order__items">
+        {order.items.map((item, index) => (
+          <li key={`${item.productId}-${index}`}>
+            <BasketLine product={{ id: item.productId, title: item.title, priceCents: item.priceCents, rating: item.rating, image: item.image }} />
+          </li>
+        ))}
+      </ul>
+      <p className="order__total">Order Total: {formatCents(order.amountCents)}</p>
+    </article>
+  );
+}

@@ -1,0 +1,75 @@
+import { lazy, Suspense, useImperativeHandle, useRef, type Ref } from "react";
+import type { PaymentClientConfig } from "../../../shared/payments";
+import { CardField } from "./card-field/card-field";
+import type { CardDetails } from "../../../shared/card-validation";
+import { builtInProcessor, type ConfirmOutcome } from "./card-processor";
+
+/** What the payment page needs from a card entry, whichever processor is behind it. */
+export interface CardEntryState {
+  empty: boolean;
+  complete: boolean;
+  error: string | null;
+}
+
+export interface CardEntryController {
+  /** Confirms the payment with the card the shopper entered. */
+  confirm(clientSecret: string): Promise<ConfirmOutcome>;
+  /** The answer to the built-in processor's authentication challenge (Stripe.js runs 3-D Secure itself). */
+  authenticate(clientSecret: string, answer: "complete" | "fail"): Promise<ConfirmOutcome>;
+}
+
+interface CardEntryProps {
+  config: PaymentClientConfig;
+  errorId: string;
+  disabled: boolean;
+  onChange(state: CardEntryState): void;
+  controller: Ref<CardEntryController | null>;
+}
+
+// Stripe.js is loaded only in Stripe mode, and only by the page that takes a card.
+const StripeCardElement = lazy(() => import("./stripe-card-element"));
+
+/**
+ * The one place the payment page's card entry differs between processors: the built-in processor's own field, or
+ * Stripe's Card Element (the spec's shop used the Card Element; see docs/decisions/007-stripe-mode.md).
+ */
+export function CardEntry({ config, errorId, disabled, onChange, controller }: CardEntryProps) {
+  if (cardEntryFor(config) === "stripe") {
+    return (
+      <Suspense fallback={<p className="card-entry__loading">Loading the secure card field…</p>}>
+        <StripeCardElement publishableKey={config.publishableKey} disabled={disabled} onChange={onChange} controller={controller} />
+      </Suspense>
+    );
+  }
+  return <BuiltInCardEntry publishableKey={config.publishableKey} errorId={errorId} disabled={disabled} onChange={onChange} controller={controller} />;
+}
+
+/** Which card entry a processor needs. */
+export function cardEntryFor(config: PaymentClientConfig): "stripe" | "built-in" {
+  return config.mode === "stripe" ? "stripe" : "built-in";
+}
+
+function BuiltInCardEntry({ publishableKey, errorId, disabled, onChange, controller }: Omit<CardEntryProps, "config"> & { publishableKey: string }) {
+  const card = useRef<CardDetails | null>(null);
+  useImperativeHandle(
+    controller,
+    () => ({
+      confirm: (clientSecret) =>
+        card.current
+          ? builtInProcessor.confirmCardPayment(clientSecret, publishableKey, card.current)
+          : Promise.resolve({ status: "failed", message: "Your card number is incomplete." }),
+      authenticate: (clientSecret, answer) => builtInProcessor.authenticate(clientSecret, publishableKey, answer),
+    }),
+    [publishableKey],
+  );
+  return (
+    <CardField
+      errorId={errorId}
+      disabled={disabled}
+      onChange={(state) => {
+        card.current = state.card;
+        onChange({ empty: state.empty, complete: state.complete && state.card !== null, error: state.error });
+      }}
+    />
+  );
+}

@@ -1,0 +1,66 @@
+import { Link } from "react-router";
+import { BasketIcon, SearchIcon } from "../../components/ui/icons";
+import { SignOutButton } from "../account/sign-out-button";
+import { useBasket, useOptimisticCount } from "../basket/basket-context";
+
+export interface SiteHeaderProps {
+  /** The signed-in shopper's e-mail, or null for a guest. */
+  greetingName: string | null;
+  basketCount: number;
+}
+
+/** The dark bar on every screen but /login: wordmark, search, greeting, orders, Prime, basket. */
+export function SiteHeader({ greetingName, basketCount: serverCount }: SiteHeaderProps) {
+  const basketCount = useOptimisticCount(serverCount);
+  const isBasketSaving = useBasket().pending.length > 0;
+  const itemWord = basketCount === 1 ? "item" : "items";
+  return (
+    <header className="site-header">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <Link to="/" className="site-header__logo" aria-label="Storefront home">
+        <img src="/images/wordmark.svg" alt="" width={120} height={29} />
+      </Link>
+
+      {/* The search box does nothing yet (spec); the form keeps it keyboard- and screen-reader-friendly. */}
+      <form role="search" className="site-header__search" action="/" onSubmit={(event) => event.preventDefault()}>
+        <label className="visually-hidden" htmlFor="site-search">
+          Search Storefront
+        </label>
+        <input id="site-search" name="q" type="search" className="site-header__search-input" placeholder="Search Storefront" />
+        <button type="submit" className="site-header__search-button" aria-label="Search">
+          <SearchIcon />
+        </button>
+      </form>
+
+      <nav className="site-header__nav" aria-label="Account and basket">
+        {greetingName ? (
+          <SignOutButton className="site-header__option">
+            <span className="site-header__line-one site-header__greeting">Hello {greetingName}</span>
+            <span className="site-header__line-two">Sign Out</span>
+          </SignOutButton>
+        ) : (
+          <Link to="/login" className="site-header__option">
+            <span className="site-header__line-one">Hello Guest</span>
+            <span className="site-header__line-two">Sign In</span>
+          </Link>
+        )}
+        <Link to="/orders" className="site-header__option">
+          <span className="site-header__line-one">Returns</span>
+          <span className="site-header__line-two">&amp; Orders</span>
+        </Link>
+        <div className="site-header__option site-header__option--prime">
+          <span className="site-header__line-one">Your</span>
+          <span className="site-header__line-two">Prime</span>
+        </div>
+        <Link to="/checkout" className="site-header__basket" aria-label={`Basket, ${basketCount} ${itemWord}`} aria-busy={isBasketSaving}>
+          <BasketIcon />
+          <span className="site-header__basket-count" data-testid="basket-count">
+            {basketCount}
+          </span>
+        </Link>
+      </nav>
+    </header>
+  );
+}

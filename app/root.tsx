@@ -1,0 +1,44 @@
+import type { ReactNode } from "react";
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration } from "react-router";
+import type { Route } from "./+types/root";
+import { useNonce } from "./components/nonce";
+import { StatusPage } from "./features/shell/status-page";
+import stylesheet from "./styles/app.css?url";
+
+export const links: Route.LinksFunction = () => [
+  { rel: "stylesheet", href: stylesheet },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
+
+export function Layout({ children }: { children: ReactNode }) {
+  const nonce = useNonce();
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="theme-color" content="#131921" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        {children}
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+/** The last resort, for errors outside the shop layout: never a stack trace, always a way home. */
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  return isRouteErrorResponse(error) && error.status === 404 ? (
+    <StatusPage title="Page not found" message="We couldn't find the page you were looking for." />
+  ) : (
+    <StatusPage title="Something went wrong" message="Sorry, something went wrong on our side. Please try again in a moment." />
+  );
+}

@@ -1,0 +1,55 @@
+import { Link } from "react-router";
+import type { Route } from "./+types/checkout";
+import { requestContext } from "../context";
+import { sumCents } from "../../shared/money";
+import { useOptimisticItems } from "../features/basket/basket-context";
+import { BasketButton } from "../features/basket/components/basket-button";
+import { BasketLine } from "../features/basket/components/basket-line";
+import { SubtotalPanel } from "../features/basket/components/subtotal-panel";
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const { services, shopper } = context.get(requestContext);
+  return { basket: await services.basket.getBasket(shopper.basketOwner), greetingName: shopper.user?.email ?? null };
+}
+
+export default function Checkout({ loaderData }: Route.ComponentProps) {
+  const { basket, greetingName } = loaderData;
+  const items = useOptimisticItems(basket.items);
+  const subtotalCents = sumCents(items.map((item) => item.product.priceCents));
+  return (
+    <main id="main" className="checkout">
+      <title>Your shopping Basket | Storefront</title>
+      <meta name="description" content="The items in your Storefront basket and their subtotal." />
+      <div className="checkout__basket">
+        <p className="checkout__greeting">Hello, {greetingName ?? "Guest"}</p>
+        <h1 className="checkout__title">Your shopping Basket</h1>
+        {items.length === 0 ? (
+          <div className="checkout__empty">
+            <p>Your basket is empty.</p>
+            <Link to="/" className="button">
+              Continue shopping
+            </Link>
+          </div>
+        ) : (
+          <ul className="checkout__items" aria-label="Items in your basket">
+            {items.map((item) => (
+              <li key={item.itemId} data-testid="basket-item">
+                <BasketLine
+                  product={item.product}
+                  action={
+                    <BasketButton action="remove" productId={item.product.id}>
+                      Remove from Basket
+                    </BasketButton>
+                  }
+                />
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <aside className="checkout__subtotal" aria-label="Subtotal">
+        <SubtotalPanel count={items.length} subtotalCents={subtotalCents} />
+      </aside>
+    </main>
+  );
+}

@@ -1,0 +1,43 @@
+import type { Route } from "./+types/home";
+import { requestContext } from "../context";
+import { Carousel, type Slide } from "../components/ui/carousel";
+import { BasketButton } from "../features/basket/components/basket-button";
+import { ProductShelf } from "../features/catalogue/components/product-shelf";
+
+const banners: readonly Slide[] = [
+  "Books for curious minds",
+  "Bake something wonderful",
+  "Game on: ultra-wide monitors",
+  "A smarter home",
+  "Create anywhere",
+  "Deals of the week: up to 30% off",
+].map((label, index) => ({ src: `/images/banners/banner-${index + 1}.svg`, width: 1500, height: 600, label }));
+
+/** The spec's shelf layout: a row of 2, a row of 3, a row of 1. */
+const HOME_ROW_SIZES = [2, 3, 1] as const;
+const BANNER_INTERVAL_MS = 3_000;
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const { services } = context.get(requestContext);
+  return { products: await services.catalogue.listProducts() };
+}
+
+export default function Home({ loaderData }: Route.ComponentProps) {
+  return (
+    <main id="main" className="home">
+      <title>Storefront: books, kitchen, monitors and more</title>
+      <meta name="description" content="Shop books, kitchen mixers, monitors, smart speakers and tablets at Storefront." />
+      <h1 className="visually-hidden">Storefront</h1>
+      <Carousel label="Featured offers" slides={banners} intervalMs={BANNER_INTERVAL_MS} />
+      <ProductShelf
+        products={loaderData.products}
+        rowSizes={HOME_ROW_SIZES}
+        renderAction={(product) => (
+          <BasketButton action="add" productId={product.id}>
+            Add to Basket
+          </BasketButton>
+        )}
+      />
+    </main>
+  );
+}

@@ -1,0 +1,66 @@
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import type { Route } from "./+types/login";
+import { requestContext } from "../context";
+import { credentialsSchema } from "../../shared/account";
+import { AppError } from "../../shared/errors";
+import { readFormFields } from "../../server/http/read-body";
+
+/**
+ * "Sign In" and "Create your account" share one form. Success of either goes home signed in; a failure comes back
+ * here with the reason in an alert and the e-mail still filled in.
+ */
+export async function action({ request, context }: Route.ActionArgs) {
+  const { services, shopper, clientIp } = context.get(requestContext);
+  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const email = typeof fields.email === "string" ? fields.email.slice(0, 254) : "";
+  const parsed = credentialsSchema.safeParse(fields);
+  if (!parsed.success) {
+    return data({ error: parsed.error.issues[0]?.message ?? "Please check the form and try again.", email }, { status: 400 });
+  }
+  try {
+    const next = await services.signInFlow.signIn(parsed.data, { ip: clientIp, current: shopper.session });
+    shopper.replaceSession(next);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const headers: HeadersInit = error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : {};
+    return data({ error: error.message, email }, { status: error.status, headers });
+  }
+  return redirect("/");
+}
+
+export default function Login({ actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const isSubmitting = navigation.state === "submitting";
+  return (
+    <main id="main" className="login">
+      <title>Sign in | Storefront</title>
+      <meta name="description" content="Sign in to Storefront or create an account with your e-mail address." />
+      <Link to="/" className="login__logo" aria-label="Storefront home">
+        <img src="/images/wordmark-dark.svg" alt="" width={160} height={38} />
+      </Link>
+      <div className="login__box">
+        <h1 className="login__title">Sign-in</h1>
+        <div role="alert" className={actionData?.error ? "login__error" : "login__error login__error--empty"}>
+          {actionData?.error}
+        </div>
+        {/* noValidate: the shop's own rules and messages apply, the same with or without JavaScript. */}
+        <Form method="post" className="login__form" noValidate>
+          <label htmlFor="login-email">E-mail</label>
+          <input id="login-email" name="email" type="email" autoComplete="username" inputMode="email" maxLength={254} defaultValue={actionData?.email} required />
+          <label htmlFor="login-password">Password</label>
+          <input id="login-password" name="password" type="password" autoComplete="current-password" maxLength={128} required />
+          <button type="submit" name="intent" value="sign-in" className="button login__sign-in" disabled={isSubmitting}>
+            Sign In
+          </button>
+          <p className="login__notice">
+            By signing in or creating an account you agree to Storefront&apos;s Conditions of Use and Sale. Please see our Privacy
+            Notice, our Cookies Notice and our Interest-Based Ads Notice.
+          </p>
+          <button type="submit" name="intent" value="register" className="login__register" disabled={isSubmitting}>
+            Create your account
+          </button>
+        </Form>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,50 @@
+import { isRouteErrorResponse, Outlet, useRouteLoaderData } from "react-router";
+import type { Route } from "./+types/shop-layout";
+import { requestContext } from "../context";
+import { BASKET_ERROR_PARAM } from "../../shared/basket";
+import { basketErrorMessages, GENERIC_BASKET_ERROR } from "../../shared/basket-messages";
+import type { ErrorCode } from "../../shared/errors";
+import { BasketProvider } from "../features/basket/basket-context";
+import { BasketAnnouncer } from "../features/basket/components/basket-announcer";
+import { SiteHeader, type SiteHeaderProps } from "../features/shell/site-header";
+import { StatusPage } from "../features/shell/status-page";
+import { useRevalidateOnFocus } from "../features/shell/use-revalidate-on-focus";
+
+/** What every screen with the header needs: the greeting, the basket count, and a basket error to show, if any. */
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const { services, shopper } = context.get(requestContext);
+  const basketCount = await services.basket.countItems(shopper.basketOwner);
+  const errorCode = new URL(request.url).searchParams.get(BASKET_ERROR_PARAM);
+  const basketError = errorCode ? (basketErrorMessages[errorCode as ErrorCode] ?? GENERIC_BASKET_ERROR) : null;
+  const header: SiteHeaderProps = { greetingName: shopper.user?.email ?? null, basketCount };
+  return { header, basketError };
+}
+
+export default function ShopLayout({ loaderData }: Route.ComponentProps) {
+  useRevalidateOnFocus();
+  return (
+    <BasketProvider>
+      <SiteHeader {...loaderData.header} />
+      <BasketAnnouncer formError={loaderData.basketError} />
+      <Outlet />
+    </BasketProvider>
+  );
+}
+
+const guestHeader: SiteHeaderProps = { greetingName: null, basketCount: 0 };
+
+/** A page that failed keeps the header (when it could be loaded) and offers a way home; never a stack trace. */
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  const data = useRouteLoaderData<typeof loader>("routes/shop-layout");
+  const isNotFound = isRouteErrorResponse(error) && error.status === 404;
+  return (
+    <BasketProvider>
+      <SiteHeader {...(data?.header ?? guestHeader)} />
+      {isNotFound ? (
+        <StatusPage title="Page not found" message="We couldn't find the page you were looking for." />
+      ) : (
+        <StatusPage title="Something went wrong" message="Sorry, something went wrong on our side. Please try again in a moment." />
+      )}
+    </BasketProvider>
+  );
+}

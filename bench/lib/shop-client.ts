@@ -1,0 +1,175 @@
+/**
+ * A shopper's calls to the shop's JSON API, as the enhanced pages make them, over plain fetch (which sends no Origin
+ * header: the shop refuses state-changing requests that say they come from another site). Used to set up shoppers
+ * and to walk through a checkout; sustained load goes through `runLoad()` instead.
+ */
+
+/** A catalogue product that is always seeded, and its price in cents. */
+export const BENCH_PRODUCT = { id: "12321341", priceCents: 1196 } as const;
+
+export const SESSION_COOKIE = "sf_session";
+
+/**
+ * Headers of the basket calls the enhanced pages make (JSON in, JSON out). No Accept-Encoding here: fetch adds its
+ * own (and decompresses), while the basket load checks the bodies autocannon hands over, which it cannot decompress.
+ */
+export const JSON_HEADERS: Record<string, string> = {
+  accept: "application/json",
+  "content-type": "application/json",
+};
+
+/** Give up on one request after this long: the same as autocannon's timeout. */
+export const REQUEST_TIMEOUT_MS = 10_000;
+
+export interface TimedResponse {
+  status: number;
+  headers: Headers;
+  body: string;
+  /** From just before the request was sent to the last byte of the body, in milliseconds. */
+  ms: number;
+}
+
+/** One request, timed until its body has been read. Throws on a network error or after REQUEST_TIMEOUT_MS. */
+export async function timedFetch(url: string, init: RequestInit = {}): Promise<TimedResponse> {
+  if (!/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(url)) throw new Error(`refusing to call a non-local URL: ${url}`);
+  const started = performance.now();
+  const response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const body = await response.text();
+  return { status: response.status, headers: response.headers, body, ms: performance.now() - started };
+}
+
+/** `sf_session=<token>` from a response's Set-Cookie headers, for later requests' Cookie header. */
+export function sessionCookieOf(headers: Headers): string | undefined {
+  for (const line of headers.getSetCookie()) {
+    const match = new RegExp(`^${SESSION_COOKIE}=([^;]+)`).exec(line);
+    if (match) return `${SESSION_COOKIE}=${match[1]}`;
+  }
+  return undefined;
+}
+
+/** A short description of an unexpected answer, for error reports. */
+export function describeAnswer(what: string, response: TimedResponse): string {
+  const body = response.body.length > 200 ? `${response.body.slice(0, 200)}…` : response.body;
+  return `${what}: HTTP ${response.status} ${body.replace(/\s+/g, " ")}`;
+}
+
+/**
+ * A new guest shopper: the first add without a cookie starts a session (201 and Set-Cookie). Returns the Cookie
+ * header value and the response. Throws if the shop does not answer as expected.
+ */
+export async function newShopper(baseUrl: string, productId: string = BENCH_PRODUCT.id): Promise<{ cookie: string; response: TimedResponse }> {
+  const response = await timedFetch(`${baseUrl}/basket/add`, {
+    method: "POST",
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ productId }),
+  });
+  if (response.status !== 201) throw new Error(describeAnswer("POST /basket/add (new shopper)", response));
+  const cookie = sessionCookieOf(response.headers);
+  if (!cookie) throw new Error(`POST /basket/add (new shopper) answered 201 without a ${SESSION_COOKIE} cookie`);
+  return { cookie, response };
+}
+
+/** The test card that always succeeds without authentication, as the payment page's card field sends it. */
+export const TEST_CARD_FIELDS: Record<string, string> = {
+  "payment_method_data[type]": "card",
+  "payment_method_data[card][number]": "4242424242424242",
+  "payment_method_data[card][exp_month]": "12",
+  "payment_method_data[card][exp_year]": "2034",
+  "payment_method_data[card][cvc]": "123",
+  "payment_method_data[billing_details][address][postal_code]": "90001",
+};
+
+/** The built-in processor's publishable key, from the payment page's server-rendered HTML (as the browser gets it). */
+export async function findPublishableKey(baseUrl: string): Promise<string> {
+  const response = await timedFetch(`${baseUrl}/payment`, { headers: { accept: "text/html" } });
+  if (response.status !== 200) throw new Error(describeAnswer("GET /payment", response));
+  const key = /pk_test_[A-Za-z0-9]+/.exec(response.body)?.[0];
+  if (!key) throw new Error("GET /payment: found no publishable key (pk_test_…) in the page (is the shop using real Stripe keys?)");
+  return key;
+}
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The basket as the JSON answers carry it (the parts the bench reads). */
+export interface BasketAnswer {
+  count: number;
+  subtotalCents: number;
+}
+
+/**
+ * `POST /basket/add` for a shopper (or, without a cookie, a new guest: the answer then sets the cookie). Returns the
+ * cookie to use from now on, the basket and the timed answer; throws unless the shop answered 201 with a basket.
+ */
+export async function addToBasket(
+  baseUrl: string,
+  cookie: string | undefined,
+  productId: string = BENCH_PRODUCT.id,
+): Promise<{ cookie: string; basket: BasketAnswer; response: TimedResponse }> {
+  const response = await timedFetch(`${baseUrl}/basket/add`, {
+    method: "POST",
+    headers: cookie ? { ...JSON_HEADERS, cookie } : JSON_HEADERS,
+    body: JSON.stringify({ productId }),
+  });
+  if (response.status !== 201) throw new Error(describeAnswer("POST /basket/add", response));
+  const basket = (parseJson(response.body) as { basket?: BasketAnswer } | undefined)?.basket;
+  if (!basket || typeof basket.subtotalCents !== "number") throw new Error(describeAnswer("POST /basket/add: no basket in the answer", response));
+  const nextCookie = sessionCookieOf(response.headers) ?? cookie;
+  if (!nextCookie) throw new Error(`POST /basket/add answered 201 without a ${SESSION_COOKIE} cookie`);
+  return { cookie: nextCookie, basket, response };
+}
+
+/** `POST /payments/create?total=…` as the payment page sends it: 201 { clientSecret }. Throws otherwise. */
+export async function createPayment(
+  baseUrl: string,
+  cookie: string,
+  totalCents: number,
+): Promise<{ intentId: string; clientSecret: string; response: TimedResponse }> {
+  const response = await timedFetch(`${baseUrl}/payments/create?total=${totalCents}`, {
+    method: "POST",
+    headers: { accept: "application/json", cookie },
+  });
+  if (response.status !== 201) throw new Error(describeAnswer("POST /payments/create", response));
+  const clientSecret = (parseJson(response.body) as { clientSecret?: string } | undefined)?.clientSecret ?? "";
+  if (!/^pi_[A-Za-z0-9]+_secret_[A-Za-z0-9]+$/.test(clientSecret)) throw new Error(describeAnswer("POST /payments/create: no client secret", response));
+  return { intentId: clientSecret.split("_secret_")[0]!, clientSecret, response };
+}
+
+/**
+ * The card, confirmed straight at the built-in processor with the publishable key, as the payment page's card field
+ * does: 200 with status "succeeded". Throws otherwise.
+ */
+export async function confirmPayment(baseUrl: string, publishableKey: string, intentId: string, clientSecret: string): Promise<TimedResponse> {
+  const response = await timedFetch(`${baseUrl}/_processor/v1/payment_intents/${intentId}/confirm`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${publishableKey}`, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ client_secret: clientSecret, ...TEST_CARD_FIELDS }).toString(),
+  });
+  const body = parseJson(response.body) as { id?: string; status?: string } | undefined;
+  if (response.status !== 200 || body?.status !== "succeeded" || body.id !== intentId) throw new Error(describeAnswer("POST /_processor/…/confirm", response));
+  return response;
+}
+
+/** `POST /orders/record` after a confirmed payment: 201 { orderId } (the order is written, the basket emptied). Throws otherwise. */
+export async function recordOrder(baseUrl: string, cookie: string, intentId: string): Promise<{ orderId: string; response: TimedResponse }> {
+  const response = await timedFetch(`${baseUrl}/orders/record`, {
+    method: "POST",
+    headers: { ...JSON_HEADERS, cookie },
+    body: JSON.stringify({ paymentIntentId: intentId }),
+  });
+  const orderId = (parseJson(response.body) as { orderId?: string } | undefined)?.orderId;
+  if (response.status !== 201 || !orderId) throw new Error(describeAnswer("POST /orders/record", response));
+  return { orderId, response };
+}
+
+/** Pays for the shopper's whole basket (create, confirm, record) and returns the new order's id. */
+export async function payForBasket(baseUrl: string, cookie: string, publishableKey: string, totalCents: number): Promise<string> {
+  const { intentId, clientSecret } = await createPayment(baseUrl, cookie, totalCents);
+  await confirmPayment(baseUrl, publishableKey, intentId, clientSecret);
+  return (await recordOrder(baseUrl, cookie, intentId)).orderId;
+}

@@ -1,0 +1,13 @@
+// `npm run dev`: the same server as production, with Vite's middleware in front for hot reload.
+import { createServer } from "vite";
+
+process.env.NODE_ENV ??= "development";
+const vite = await createServer({ server: { middlewareMode: true } });
+const { startServer } = await vite.ssrLoadModule("/server/main.ts");
+try {
+  await startServer({ devMiddleware: vite.middlewares });
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  await vite.close();
+  process.exit(1);
+}

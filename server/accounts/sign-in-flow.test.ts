@@ -1,0 +1,159 @@
+import { expect, it } from "vitest";
+import { sql } from "kysely";
+import type { AppError } from "../../shared/errors";
+import { credentialsSchema } from "../../shared/account";
+import { openDatabase } from "../db/client";
+import { prepareDatabase } from "../services";
+import { createTestShop } from "../testing/test-app";
+import { describeEachDatabase } from "../testing/test-database";
+import { WRONG_CREDENTIALS } from "./account-service";
+import { failureOf } from "../testing/app-error";
+
+const BOOK = "12321341";
+const ECHO = "23445930";
+let counter = 0;
+const uniqueEmail = () => `shopper${Date.now()}${++counter}@example.com`;
+const credentials = (intent: "sign-in" | "register", email: string, password = "correct horse battery") =>
+  credentialsSchema.parse({ intent, email, password });
+
+describeEachDatabase("accounts", (getDatabase) => {
+  const services = async () => (await createTestShop(getDatabase())).services;
+
+  it("registers, then signs in with the same e-mail in any case, and never stores the password", async () => {
+    const { signInFlow, database } = await services();
+    const email = uniqueEmail();
+    const registered = await signInFlow.signIn(credentials("register", email.toUpperCase()), { ip: "10.0.0.1", current: null });
+    expect(registered.session.user?.email).toBe(email);
+    const signedIn = await signInFlow.signIn(credentials("sign-in", ` ${email} `), { ip: "10.0.0.1", current: null });
+    expect(signedIn.session.user?.id).toBe(registered.session.user?.id);
+    const row = await database.db.selectFrom("users").select("password_hash").where("email", "=", email).executeTakeFirstOrThrow();
+    expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(row.password_hash).not.toContain("correct horse battery");
+  });
+
+  it("gives a wrong password and an unknown e-mail the same message", async () => {
+    const { signInFlow } = await services();
+    const email = uniqueEmail();
+    await signInFlow.signIn(credentials("register", email), { ip: "10.0.0.2", current: null });
+    const wrongPassword = await failureOf(signInFlow.signIn(credentials("sign-in", email, "not the password"), { ip: "10.0.0.2", current: null }));
+    const unknownEmail = await failureOf(signInFlow.signIn(credentials("sign-in", uniqueEmail()), { ip: "10.0.0.2", current: null }));
+    expect(wrongPassword.message).toBe(WRONG_CREDENTIALS);
+    expect(unknownEmail.message).toBe(WRONG_CREDENTIALS);
+    expect(wrongPassword.status).toBe(401);
+  });
+
+  it("refuses an e-mail that is already registered, and a password outside 8 to 128 characters", async () => {
+    const { signInFlow } = await services();
+    const email = uniqueEmail();
+    await signInFlow.signIn(credentials("register", email), { ip: "10.0.0.3", current: null });
+    const taken = await failureOf(signInFlow.signIn(credentials("register", email, "another password"), { ip: "10.0.0.3", current: null }));
+    expect(taken.message).toBe("An account with this e-mail address already exists. Sign in instead.");
+    const short = await failureOf(signInFlow.signIn(credentials("register", uniqueEmail(), "short"), { ip: "10.0.0.3", current: null }));
+    expect(short.message).toBe("Your password must be 8 to 128 characters long.");
+  });
+
+  it("validates the e-mail address and refuses unknown fields", () => {
+    const bad = credentialsSchema.safeParse({ intent: "register", email: "not-an-email", password: "correct horse battery" });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.message).toBe("Enter a valid e-mail address, like name@example.com.");
+    const extra = credentialsSchema.safeParse({ intent: "sign-in", email: "a@example.com", password: "x", admin: "true" });
+    expect(extra.success).toBe(false);
+    const long = credentialsSchema.safeParse({ intent: "sign-in", email: "a@example.com", password: "x".repeat(129) });
+    expect(long.success).toBe(false);
+  });
+
+  it("rotates the session at sign-in: a new id and token, and the guest session is gone", async () => {
+    const { signInFlow, sessions } = await services();
+    const guest = await sessions.startSession();
+    const next = await signInFlow.signIn(credentials("register", uniqueEmail()), { ip: "10.0.0.4", current: guest.session });
+    expect(next.session.id).not.toBe(guest.session.id);
+    expect(next.token).not.toBe(guest.token);
+    expect(await sessions.findSession(guest.token)).toBeNull();
+    expect((await sessions.findSession(next.token))?.user?.id).toBe(next.session.user?.id);
+  });
+
+  it("sign-out deletes the session: the old cookie names nothing", async () => {
+    const { signInFlow, sessions } = await services();
+    const signedIn = await signInFlow.signIn(credentials("register", uniqueEmail()), { ip: "10.0.0.5", current: null });
+    await signInFlow.signOut(signedIn.session);
+    expect(await sessions.findSession(signedIn.token)).toBeNull();
+  });
+
+  it("merges the guest basket into the account's at sign-in; the account keeps it after sign-out", async () => {
+    const { signInFlow, sessions, basket } = await services();
+    const email = uniqueEmail();
+    // The account already has a book, from another browser.
+    const first = await signInFlow.signIn(credentials("register", email), { ip: "10.0.0.6", current: null });
+    const userId = first.session.user?.id ?? "";
+    await basket.addItem({ userId }, BOOK);
+    // A guest in this browser adds an echo twice, then signs in.
+    const guest = await sessions.startSession();
+    await basket.addItem({ sessionId: guest.session.id }, ECHO);
+    await basket.addItem({ sessionId: guest.session.id }, ECHO);
+    const second = await signInFlow.signIn(credentials("sign-in", email), { ip: "10.0.0.6", current: guest.session });
+    const merged = await basket.getBasket({ userId });
+    expect(merged.items.map((item) => item.product.id)).toEqual([BOOK, ECHO, ECHO]);
+    expect(merged.subtotalCents).toBe(1196 + 9899 * 2);
+    expect(await basket.getBasket({ sessionId: guest.session.id })).toMatchObject({ count: 0 });
+    // Sign out: the account keeps its basket; this browser starts with none.
+    await signInFlow.signOut(second.session);
+    expect((await basket.getBasket({ userId })).count).toBe(3);
+  });
+
+  it("limits attempts per e-mail, with a message saying how long to wait, across two instances on one database", async () => {
+    const instanceA = await services();
+    const instanceB = await services();
+    const email = uniqueEmail();
+    const attempts = [];
+    for (let i = 0; i < 10; i++) {
+      const instance = i % 2 === 0 ? instanceA : instanceB;
+      attempts.push(await failureOf(instance.signInFlow.signIn(credentials("sign-in", email, `wrong ${i}`), { ip: `10.1.0.${i}`, current: null })));
+    }
+    expect(attempts.every((error) => error.code === "WRONG_CREDENTIALS")).toBe(true);
+    const limited = await failureOf(instanceB.signInFlow.signIn(credentials("sign-in", email), { ip: "10.1.0.99", current: null }));
+    expect(limited.code).toBe("TOO_MANY_ATTEMPTS");
+    expect(limited.status).toBe(429);
+    expect(limited.message).toMatch(/^Too many attempts\. Please wait (\d+) minutes? and try again\.$/);
+    expect(limited.retryAfterSeconds).toBeGreaterThan(0);
+  });
+
+  it("limits attempts per address too", async () => {
+    const { signInFlow } = await services();
+    const ip = `10.2.${counter % 250}.1`;
+    let limited: AppError | null = null;
+    for (let i = 0; i < 51 && !limited; i++) {
+      const error = await failureOf(signInFlow.signIn(credentials("sign-in", uniqueEmail()), { ip, current: null }));
+      if (error.code === "TOO_MANY_ATTEMPTS") limited = error;
+    }
+    expect(limited?.message).toMatch(/Please wait/);
+  });
+});
+
+if (process.env.TEST_DATABASE_URL) {
+  it("holds the rate limit across two separate connection pools (two server instances) on one PostgreSQL", async () => {
+    const url = process.env.TEST_DATABASE_URL ?? "";
+    const schema = `test_rate_${process.pid}_${Date.now()}`;
+    const admin = openDatabase({ kind: "postgres", url });
+    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+    const first = openDatabase({ kind: "postgres", url, schema });
+    const second = openDatabase({ kind: "postgres", url, schema });
+    try {
+      // Two instances starting together on one database: migrations must not trip over each other.
+      await Promise.all([prepareDatabase(first.db), prepareDatabase(second.db)]);
+      const a = (await createTestShop(first)).services;
+      const b = (await createTestShop(second)).services;
+      const email = uniqueEmail();
+      const results = await Promise.all(
+        Array.from({ length: 14 }, (_, i) =>
+          failureOf((i % 2 ? a : b).signInFlow.signIn(credentials("sign-in", email), { ip: `10.3.0.${i}`, current: null })),
+        ),
+      );
+      expect(results.filter((error) => error.code === "TOO_MANY_ATTEMPTS")).toHaveLength(4);
+    } finally {
+      await first.close();
+      await second.close();
+      await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
+      await admin.close();
+    }
+  });
+}

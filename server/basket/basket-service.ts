@@ -1,0 +1,166 @@
+import { sql, type Transaction as KyselyTransaction } from "kysely";
+import { BASKET_ITEM_LIMIT, EMPTY_BASKET, type BasketView } from "../../shared/basket";
+import { AppError } from "../../shared/errors";
+import type { CatalogueService } from "../catalogue/catalogue-service";
+import type { DB } from "../db/client";
+import type { Database } from "../db/schema";
+import type { Logger } from "../logger";
+import { canAddItem, findItemToRemove, findPaidItems, priceItems, type StoredItem } from "./basket-rules";
+
+/** Who a basket belongs to: a guest through their browser session, or an account (whatever browser it is in). */
+export type BasketOwner = { sessionId: string } | { userId: string };
+
+/** The column that names the owner, and its value. */
+function ownerKey(owner: BasketOwner) {
+  return "userId" in owner ? ({ column: "user_id", value: owner.userId } as const) : ({ column: "session_id", value: owner.sessionId } as const);
+}
+
+type Transaction = KyselyTransaction<Database>;
+
+export function createBasketService(db: DB, catalogue: CatalogueService, logger: Logger) {
+  async function readItems(executor: DB | Transaction, basketId: string): Promise<StoredItem[]> {
+    const rows = await executor
+      .selectFrom("basket_items")
+      .select(["id", "product_id"])
+      .where("basket_id", "=", basketId)
+      .orderBy("id")
+      .execute();
+    return rows.map((row) => ({ itemId: String(row.id), productId: row.product_id }));
+  }
+
+  async function view(items: StoredItem[]): Promise<BasketView> {
+    if (items.length === 0) return EMPTY_BASKET;
+    const products = await catalogue.findProducts(items.map((item) => item.productId));
+    return priceItems(items, products);
+  }
+
+  async function findBasketId(executor: DB | Transaction, owner: BasketOwner): Promise<string | undefined> {
+    const { column, value } = ownerKey(owner);
+    const row = await executor.selectFrom("baskets").select("id").where(column, "=", value).executeTakeFirst();
+    return row?.id;
+  }
+
+  /**
+   * Runs a change to one basket under its row lock (select ... for update), so concurrent requests for the same
+   * basket take turns: the item limit and "remove the first match" hold under any interleaving.
+   */
+  async function changeBasket<T>(owner: BasketOwner, change: (trx: Transaction, basketId: string, items: StoredItem[]) => Promise<T>) {
+    return db.transaction().execute(async (trx) => {
+      const basketId = await lockBasket(trx, owner);
+      const items = await readItems(trx, basketId);
+      const result = await change(trx, basketId, items);
+      await trx.updateTable("baskets").set({ updated_at: sql`now()` }).where("id", "=", basketId).execute();
+      return result;
+    });
+  }
+
+  /** Creates the owner's basket if it has none, then locks its row for the rest of the transaction. */
+  async function lockBasket(trx: Transaction, owner: BasketOwner): Promise<string> {
+    const { column, value } = ownerKey(owner);
+    await trx
+      .insertInto("baskets")
+      .values({ [column]: value })
+      .onConflict((conflict) => conflict.column(column).doNothing())
+      .execute();
+    const basket = await trx.selectFrom("baskets").select("id").where(column, "=", value).forUpdate().executeTakeFirstOrThrow();
+    return basket.id;
+  }
+
+  /** Only catalogue products go in a basket. */
+  async function assertInCatalogue(productId: string): Promise<void> {
+    const products = await catalogue.findProducts([productId]);
+    if (!products.has(productId)) {
+      throw new AppError("UNKNOWN_PRODUCT", "That product is not in our catalogue, so it could not be added to your basket.");
+    }
+  }
+
+  return {
+    async getBasket(owner: BasketOwner | null): Promise<BasketView> {
+      if (!owner) return EMPTY_BASKET;
+      const basketId = await findBasketId(db, owner);
+      return basketId ? view(await readItems(db, basketId)) : EMPTY_BASKET;
+    },
+
+    /** The number of items, for the header on every page: one cheap query. */
+    async countItems(owner: BasketOwner | null): Promise<number> {
+      if (!owner) return 0;
+      const row = await db
+        .selectFrom("basket_items")
+        .innerJoin("baskets", "baskets.id", "basket_items.basket_id")
+        .select(sql<number>`count(*)::int`.as("count"))
+        .where(`baskets.${ownerKey(owner).column}`, "=", ownerKey(owner).value)
+        .executeTakeFirst();
+      return row?.count ?? 0;
+    },
+
+    assertInCatalogue,
+
+    /** Appends a catalogue product. Unknown products and a full basket are refused and change nothing. */
+    async addItem(owner: BasketOwner, productId: string): Promise<BasketView> {
+      await assertInCatalogue(productId);
+      const items = await changeBasket(owner, async (trx, basketId, items) => {
+        if (!canAddItem(items)) {
+          throw new AppError("BASKET_FULL", `Your basket is full: it holds at most ${BASKET_ITEM_LIMIT} items.`);
+        }
+        const row = await trx.insertInto("basket_items").values({ basket_id: basketId, product_id: productId }).returning("id").executeTakeFirstOrThrow();
+        return [...items, { itemId: String(row.id), productId }];
+      });
+      return view(items);
+    },
+
+    /** Takes out the first item with this product id. An id that is not in the basket changes nothing and is logged. */
+    async removeItem(owner: BasketOwner, productId: string): Promise<{ basket: BasketView; removed: boolean }> {
+      const { items, removed } = await changeBasket(owner, async (trx, _basketId, items) => {
+        const item = findItemToRemove(items, productId);
+        if (!item) return { items, removed: false };
+        await trx.deleteFrom("basket_items").where("id", "=", item.itemId).execute();
+        return { items: items.filter((candidate) => candidate !== item), removed: true };
+      });
+      if (!removed) logger.warn({ productId }, "basket: remove asked for a product that is not in the basket");
+      return { basket: await view(items), removed };
+    },
+
+    /**
+     * At sign-in: the guest basket's items are appended to the account's basket (up to the item limit; any beyond
+     * it are dropped and counted), and the guest basket is deleted. One transaction: nothing is lost or doubled.
+     */
+    async adoptGuestBasket(sessionId: string, userId: string): Promise<{ moved: number; dropped: number }> {
+      return db.transaction().execute(async (trx) => {
+        const guestBasketId = await findBasketId(trx, { sessionId });
+        if (!guestBasketId) return { moved: 0, dropped: 0 };
+        const accountBasketId = await lockBasket(trx, { userId });
+        const guestItems = await readItems(trx, guestBasketId);
+        const room = Math.max(0, BASKET_ITEM_LIMIT - (await readItems(trx, accountBasketId)).length);
+        const moving = guestItems.slice(0, room);
+        if (moving.length > 0) {
+          await trx
+            .insertInto("basket_items")
+            .values(moving.map((item) => ({ basket_id: accountBasketId, product_id: item.productId })))
+            .execute();
+        }
+        await trx.deleteFrom("baskets").where("id", "=", guestBasketId).execute();
+        return { moved: moving.length, dropped: guestItems.length - moving.length };
+      });
+    },
+
+    /**
+     * After an order, inside its transaction: takes the paid items out of the owner's basket. Anything added after
+     * the payment was priced stays, so paying never loses an item the shopper did not pay for.
+     */
+    async removePaidItems(owner: BasketOwner, paidProductIds: readonly string[], executor: DB | Transaction): Promise<void> {
+      const basketId = await findBasketId(executor, owner);
+      if (!basketId) return;
+      const paid = findPaidItems(await readItems(executor, basketId), paidProductIds);
+      if (paid.length > 0) await executor.deleteFrom("basket_items").where("id", "in", paid.map((item) => item.itemId)).execute();
+    },
+
+    /** Clears the owner's basket. */
+    async emptyBasket(owner: BasketOwner): Promise<BasketView> {
+      const basketId = await findBasketId(db, owner);
+      if (basketId) await db.deleteFrom("basket_items").where("basket_id", "=", basketId).execute();
+      return EMPTY_BASKET;
+    },
+  };
+}
+
+export type BasketService = ReturnType<typeof createBasketService>;

@@ -1,0 +1,114 @@
+import type { ColumnType, Generated, JSONColumnType } from "kysely";
+import type { OrderItem } from "../../shared/orders";
+import type { ProcessorTables } from "../payments/processor/processor-tables";
+
+/** The database as Kysely sees it. One interface per table; migrations in ./migrations create them. */
+export interface Database extends ProcessorTables {
+  products: ProductTable;
+  sessions: SessionTable;
+  baskets: BasketTable;
+  basket_items: BasketItemTable;
+  users: UserTable;
+  rate_limits: RateLimitTable;
+  checkout_payments: CheckoutPaymentTable;
+  orders: OrderTable;
+  processed_webhook_events: ProcessedWebhookEventTable;
+}
+
+export interface ProductTable {
+  /** Catalogue ids are opaque strings: some exceed a 32-bit integer. */
+  id: string;
+  title: string;
+  /** Integer cents (USD). */
+  price_cents: number;
+  /** Whole stars, 1 to 5. */
+  rating: number;
+  /** Path of the product's picture under /images. */
+  image: string;
+  image_width: number;
+  image_height: number;
+  /** Order on the home page. */
+  position: number;
+  created_at: Generated<Date>;
+}
+
+export interface SessionTable {
+  id: Generated<string>;
+  /** SHA-256 of the cookie's token, base64url. The token itself is never stored. */
+  token_hash: string;
+  /** The signed-in account; null for a guest. */
+  user_id: string | null;
+  created_at: Generated<Date>;
+  last_seen_at: Generated<Date>;
+  expires_at: Date;
+}
+
+export interface BasketTable {
+  id: Generated<string>;
+  /** The owner: a guest session, or (exclusively) an account. */
+  session_id: string | null;
+  user_id: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface BasketItemTable {
+  /** Identity column: insertion order, so "the first item with this product id" is well defined. */
+  id: Generated<string>;
+  basket_id: string;
+  product_id: string;
+  added_at: Generated<Date>;
+}
+
+export interface UserTable {
+  id: Generated<string>;
+  /** Trimmed and lower-cased. */
+  email: string;
+  /** argon2id PHC string; the password itself is never stored or logged. */
+  password_hash: string;
+  created_at: Generated<Date>;
+}
+
+export interface RateLimitTable {
+  key: string;
+  window_started_at: Date;
+  attempts: number;
+}
+
+/** jsonb written as a JSON string, read back parsed. */
+type ItemsColumn = JSONColumnType<OrderItem[], string, string>;
+
+export interface CheckoutPaymentTable {
+  /** The processor's payment intent id ("pi_…"). */
+  payment_intent_id: string;
+  user_id: string | null;
+  session_id: string | null;
+  client_secret: string;
+  amount_cents: number;
+  currency: string;
+  /** Identifies the basket the intent was priced for; a different basket needs a different amount. */
+  basket_fingerprint: string;
+  items: ItemsColumn;
+  status: "open" | "replaced" | "paid";
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface OrderTable {
+  /** The payment intent id: one order per intent, enforced by this key. */
+  id: string;
+  user_id: string | null;
+  session_id: string | null;
+  amount_cents: number;
+  currency: string;
+  items: ItemsColumn;
+  /** Taken from the payment intent. */
+  created_at: ColumnType<Date, Date, never>;
+  recorded_at: Generated<Date>;
+}
+
+export interface ProcessedWebhookEventTable {
+  id: string;
+  type: string;
+  processed_at: Generated<Date>;
+}

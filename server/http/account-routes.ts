@@ -1,0 +1,20 @@
+import { Hono } from "hono";
+import { signOutSchema } from "../../shared/account";
+import type { AppEnv } from "./app";
+import { answerFormOrJson } from "./form-or-json";
+import { readBody } from "./read-body";
+
+/**
+ *   POST /logout   { returnTo? }   ends the session on the server and clears the cookie; the shopper stays on the page
+ *
+ * Signing in is the /login page's form action (app/routes/login.tsx): it renders its own errors.
+ */
+export const accountRoutes = new Hono<AppEnv>().post("/logout", (c) =>
+  answerFormOrJson(c, "account-error", async () => {
+    const { returnTo } = await readBody(c.req.raw, signOutSchema);
+    const shopper = c.get("shopper");
+    await c.get("services").signInFlow.signOut(shopper.session);
+    shopper.clearSession();
+    return { json: { signedIn: false }, status: 200, returnTo };
+  }),
+);

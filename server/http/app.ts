@@ -1,0 +1,138 @@
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { compress } from "hono/compress";
+import { serveStatic } from "@hono/node-server/serve-static";
+import { RouterContextProvider, type RequestHandler } from "react-router";
+import { requestContext } from "../../app/context";
+import { AppError, type ErrorBody } from "../../shared/errors";
+import { isDatabaseUnavailable } from "../db/database-errors";
+import { BUILT_IN_PROCESSOR_PATH } from "../payments/payment-provider";
+import type { Services } from "../services";
+import { accountRoutes } from "./account-routes";
+import { basketRoutes } from "./basket-routes";
+import { clientIp } from "./client-ip";
+import { healthRoutes } from "./health-routes";
+import { paymentRoutes } from "./payment-routes";
+import { requestLog } from "./request-log";
+import { sameOriginOnly } from "./same-origin";
+import { securityHeaders } from "./security-headers";
+import { shopperMiddleware, type Shopper } from "./shopper";
+
+export type AppEnv = {
+  Variables: { requestId: string; cspNonce: string; clientIp: string; services: Services; shopper: Shopper };
+};
+
+const DATABASE_UNAVAILABLE = "The shop can't reach its database right now. Nothing was changed; please try again in a moment.";
+
+/** No request body the shop accepts comes near this; anything larger is refused before it is read. */
+const MAX_BODY_BYTES = 32 * 1024;
+
+export interface AppOptions {
+  services: Services;
+  /** The React Router handler for pages; absent in tests that exercise only the JSON routes. */
+  handlePageRequest?: RequestHandler;
+  /** Where the production client build lives; in development Vite serves assets itself. */
+  clientBuildDir?: string;
+  isProduction: boolean;
+  /** Take the client address from X-Forwarded-For (only behind a proxy the operator controls). */
+  trustProxy?: boolean;
+  /** The built-in test-mode card processor, mounted at /_processor when no Stripe keys are set. */
+  processor?: Hono;
+}
+
+/**
+ * The whole HTTP surface, in load order: cross-cutting middleware, static assets, health, the guards for anything
+ * that reads a session or changes state, the built-in processor, JSON-or-form routes, then React Router for every
+ * page. One error handler at the end hides 5xx details from callers and turns a database outage into a 503.
+ */
+export function createApp({ services, handlePageRequest, clientBuildDir, isProduction, trustProxy = false, processor }: AppOptions) {
+  const app = new Hono<AppEnv>();
+
+  app.use(async (c, next) => {
+    c.set("services", services);
+    await next();
+  });
+  app.use(requestLog(services.logger));
+  app.use(securityHeaders({ isProduction, allowStripe: services.provider.mode === "stripe" }));
+  app.use(compress());
+
+  if (clientBuildDir) {
+    // Vite names assets by content hash, so they can be cached forever.
+    app.use(
+      "/assets/*",
+      serveStatic({ root: clientBuildDir, precompressed: true, onFound: (_path, c) => setCache(c, "public, max-age=31536000, immutable") }),
+    );
+    app.use(
+      "*",
+      serveStatic({ root: clientBuildDir, precompressed: true, onFound: (_path, c) => setCache(c, "public, max-age=3600") }),
+    );
+  }
+
+  app.route("/", healthRoutes);
+
+  // Everything below may read the session or change state.
+  app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large."); } }));
+  app.use(sameOriginOnly());
+  if (processor) app.route(BUILT_IN_PROCESSOR_PATH, processor);
+  app.use(clientIp({ trustProxy }));
+  app.use(shopperMiddleware(services.sessions, { secureCookies: isProduction }));
+  app.route("/", basketRoutes);
+  app.route("/", accountRoutes);
+  app.route("/", paymentRoutes);
+
+  if (handlePageRequest) {
+    app.all("*", async (c) => {
+      const context = new RouterContextProvider();
+      const outage = { isDatabaseUnavailable: false };
+      context.set(requestContext, {
+        services,
+        requestId: c.get("requestId"),
+        cspNonce: c.get("cspNonce"),
+        shopper: c.get("shopper"),
+        clientIp: c.get("clientIp"),
+        outage,
+      });
+      const response = await handlePageRequest(c.req.raw, context);
+      if (!outage.isDatabaseUnavailable || response.status < 500) return response;
+      // The page already says "please try again"; the status and Retry-After say it to machines.
+      const headers = new Headers(response.headers);
+      headers.set("Retry-After", "5");
+      return new Response(response.body, { status: 503, headers });
+    });
+  }
+
+  app.notFound((c) => errorResponse(c, new AppError("NOT_FOUND", "There is nothing at this address.")));
+  app.onError((error, c) => {
+    if (error instanceof AppError) return errorResponse(c, error);
+    if (isDatabaseUnavailable(error)) {
+      services.logger.warn({ err: error, requestId: c.get("requestId") }, "database unavailable");
+      return errorResponse(c, new AppError("SERVICE_UNAVAILABLE", DATABASE_UNAVAILABLE, { retryAfterSeconds: 5 }));
+    }
+    services.logger.error({ err: error, requestId: c.get("requestId") }, "unhandled error");
+    return errorResponse(c, new AppError("INTERNAL", "Something went wrong on our side. Please try again."));
+  });
+
+  return app;
+}
+
+function setCache(c: Context, value: string) {
+  c.header("Cache-Control", value);
+}
+
+/**
+ * The error answer: JSON for API callers; for a browser loading a page (Accept: text/html, a GET), a small page with
+ * the same sentence, since the error may have come before React could render anything.
+ */
+export function errorResponse(c: Context<AppEnv>, error: AppError) {
+  if (error.retryAfterSeconds) c.header("Retry-After", String(error.retryAfterSeconds));
+  if (c.req.method === "GET" && c.req.header("accept")?.includes("text/html")) {
+    return c.html(plainErrorPage(error.message), error.status as 400);
+  }
+  const body: ErrorBody = { error: { code: error.code, message: error.message, requestId: c.get("requestId"), details: error.details } };
+  return c.json(body, error.status as 400);
+}
+
+function plainErrorPage(message: string): string {
+  const escaped = message.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Storefront</title></head><body><main><h1>Storefront</h1><p>${escaped}</p><p><a href="/">Try again</a></p></main></body></html>`;
+}

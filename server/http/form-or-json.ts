@@ -1,0 +1,41 @@
+import type { Context } from "hono";
+import { AppError } from "../../shared/errors";
+import { bodyKind } from "./read-body";
+
+export interface Outcome {
+  /** What a JSON caller gets. */
+  json: Record<string, unknown>;
+  status: 200 | 201;
+  /** Where a form post without JavaScript goes back to; home when absent. */
+  returnTo?: string;
+}
+
+/**
+ * Answers an endpoint that serves both a plain form post and the enhanced page's JSON call. JSON callers get the
+ * result or the error body. A form post is redirected (303, so a reload does not post again) back to its page;
+ * an error rides along as `?{errorParam}={CODE}`, which the page turns into its sentence: never caller text.
+ */
+export async function answerFormOrJson(c: Context, errorParam: string, run: () => Promise<Outcome>): Promise<Response> {
+  const isForm = bodyKind(c.req.raw) === "form";
+  try {
+    const { json, status, returnTo } = await run();
+    return isForm ? c.redirect(returnTo ?? "/", 303) : c.json(json, status);
+  } catch (error) {
+    if (!isForm || !(error instanceof AppError)) throw error;
+    const back = new URL(refererPath(c), "http://local");
+    back.searchParams.set(errorParam, error.code);
+    return c.redirect(back.pathname + back.search, 303);
+  }
+}
+
+/** The page a failed form post came from, if it is ours, else home. */
+function refererPath(c: Context): string {
+  const referer = c.req.header("referer");
+  if (!referer) return "/";
+  try {
+    const url = new URL(referer);
+    return url.host === c.req.header("host") ? url.pathname + url.search : "/";
+  } catch {
+    return "/";
+  }
+}

@@ -1,0 +1,56 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { AppError } from "../../shared/errors";
+import { createPaymentQuerySchema, recordOrderSchema } from "../../shared/payments";
+import type { AppEnv } from "./app";
+import { readBody } from "./read-body";
+
+const noBody = z.strictObject({});
+
+/**
+ *   POST /payments/create?total={cents}   no body; 201 { clientSecret } for an intent priced from the server's basket;
+ *                                         409 when the page's total is not the basket's, 400 for an empty basket
+ *   POST /orders/record { paymentIntentId }   after the card is confirmed: the server checks the intent with the
+ *                                         processor and records the order once; 201 { orderId }
+ *   POST /webhooks/stripe                 signed processor events (checked on the raw body), deduplicated by event id
+ */
+export const paymentRoutes = new Hono<AppEnv>()
+  .post("/payments/create", async (c) => {
+    const query = createPaymentQuerySchema.safeParse(c.req.query());
+    if (!query.success) throw new AppError("BAD_REQUEST", `The request was not understood. ${query.error.issues[0]?.message ?? ""}.`);
+    await readBody(c.req.raw, noBody);
+    const { checkout } = c.get("services");
+    const { clientSecret, amountCents } = await withProvider(() => checkout.preparePayment(c.get("shopper").basketOwner, query.data.total));
+    // Two tabs pricing different baskets at once may leave the open intent at the other tab's amount: never hand
+    // out a payment for an amount the page does not show.
+    if (amountCents !== query.data.total) {
+      throw new AppError("TOTAL_MISMATCH", "Your basket has changed in another window. Please check it and pay again.");
+    }
+    return c.json({ clientSecret }, 201, { "Cache-Control": "no-store" });
+  })
+  .post("/orders/record", async (c) => {
+    const { paymentIntentId } = await readBody(c.req.raw, recordOrderSchema);
+    const owner = c.get("shopper").basketOwner;
+    const result = owner ? await withProvider(() => c.get("services").checkout.recordOrder(paymentIntentId, owner)) : null;
+    if (!result) throw new AppError("NOT_FOUND", "We could not find that payment.");
+    return c.json({ orderId: result.orderId }, 201);
+  })
+  .post("/webhooks/stripe", async (c) => {
+    const signature = c.req.header("stripe-signature");
+    if (!signature) throw new AppError("BAD_REQUEST", "Missing Stripe-Signature header.");
+    const { payments } = c.get("services");
+    const outcome = await payments.handleWebhook(await c.req.text(), signature);
+    return c.json({ received: true, outcome }, 200);
+  });
+
+/** Turns a processor outage or refusal into one clear sentence; the shop's own errors pass through. */
+async function withProvider<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new AppError("PAYMENT_PROVIDER_ERROR", "We couldn't reach the payment service. Nothing was charged; please try again in a moment.", {
+      cause: error,
+    });
+  }
+}

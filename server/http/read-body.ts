@@ -1,0 +1,59 @@
+import type { z } from "zod";
+import { AppError } from "../../shared/errors";
+
+/** The kinds of body a request may carry: a form post (no JavaScript) or JSON (the enhanced page). */
+export type BodyKind = "form" | "json";
+
+export function bodyKind(request: Request): BodyKind | null {
+  const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
+  if (type === "application/json") return "json";
+  if (type === "application/x-www-form-urlencoded" || type === "multipart/form-data") return "form";
+  return null;
+}
+
+/**
+ * Reads and validates a request body against a strict zod schema, from a form or from JSON. Repeated form fields,
+ * files, malformed JSON, unknown fields and wrong types all become one clear 400; nothing reaches a service unchecked.
+ * A body with no content type counts as empty, so bodiless posts (the spec's) validate as {}.
+ */
+export async function readBody<Schema extends z.ZodType>(request: Request, schema: Schema): Promise<z.infer<Schema>> {
+  const raw = await readRaw(request);
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+    const message = issue?.code === "unrecognized_keys" ? `Unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}.` : `${where}${issue?.message ?? "invalid request"}.`;
+    throw new AppError("BAD_REQUEST", `The request was not understood. ${message}`);
+  }
+  return result.data;
+}
+
+async function readRaw(request: Request): Promise<unknown> {
+  const kind = bodyKind(request);
+  if (kind === null) {
+    if ((await request.arrayBuffer()).byteLength === 0) return {};
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send the request as a form or as JSON.");
+  }
+  if (kind === "json") {
+    try {
+      return await request.json();
+    } catch {
+      throw new AppError("BAD_REQUEST", "The request was not understood. The body is not valid JSON.");
+    }
+  }
+  return readFormFields(request);
+}
+
+/** A form's fields as a plain object, refusing files and repeated fields (which a strict schema cannot see). */
+export async function readFormFields(request: Request): Promise<Record<string, string>> {
+  const form = await request.formData().catch(() => {
+    throw new AppError("BAD_REQUEST", "The request was not understood. The form could not be read.");
+  });
+  const fields = new Map<string, string>();
+  for (const [name, value] of form) {
+    if (typeof value !== "string") throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: files are not accepted.`);
+    if (fields.has(name)) throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
+    fields.set(name, value);
+  }
+  return Object.fromEntries(fields);
+}

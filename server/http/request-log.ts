@@ -1,0 +1,29 @@
+import type { MiddlewareHandler } from "hono";
+import type { Logger } from "../logger";
+
+/**
+ * Gives every request an id (echoed in X-Request-Id, so a shopper's report can be matched to a log line)
+ * and writes one JSON line when the response is ready: method, path, status, duration.
+ */
+export function requestLog(logger: Logger): MiddlewareHandler<{ Variables: { requestId: string } }> {
+  return async (c, next) => {
+    const started = performance.now();
+    const requestId = crypto.randomUUID();
+    c.set("requestId", requestId);
+    await next();
+    c.header("X-Request-Id", requestId);
+    const status = c.res.status;
+    // A client that went away (a closed tab, a timed-out caller) is not a server error: log it as what it was.
+    const isAbandoned = c.req.raw.signal.aborted;
+    const line = {
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      ...(isAbandoned ? { abandoned: true } : {}),
+    };
+    if (status >= 500 && !isAbandoned) logger.error(line, "request");
+    else logger.info(line, "request");
+  };
+}

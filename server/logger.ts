@@ -1,0 +1,18 @@
+import { pino, type Logger } from "pino";
+
+export type { Logger };
+
+/**
+ * Structured logs: one JSON object a line on stdout. Anything that might carry a secret (cookies, authorization,
+ * card fields, passwords) is censored by path, so a careless log call cannot leak it.
+ */
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    base: undefined,
+    redact: {
+      paths: ["*.cookie", "*.authorization", "*.password", "*.card", "*.cardNumber", "headers.cookie", "headers.authorization"],
+      censor: "[redacted]",
+    },
+  });
+}

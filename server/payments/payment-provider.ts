@@ -1,0 +1,115 @@
+import Stripe from "stripe";
+
+/**
+ * The shop's one door to the card processor: the official Stripe SDK, whichever processor is behind it. With
+ * Stripe keys it is Stripe; without them it is the built-in test-mode processor (server/payments/processor),
+ * reached over HTTP at this server's own /_processor path. Vendor names (intents, events) stop here: the rest
+ * of the shop sees ProviderIntent and PaymentEvent.
+ */
+export interface ProviderIntent {
+  id: string;
+  status: Stripe.PaymentIntent.Status;
+  amountCents: number;
+  currency: string;
+  clientSecret: string;
+  created: Date;
+  metadata: Record<string, string>;
+}
+
+/** What a webhook means to the shop, once its signature has been checked. */
+export type PaymentEvent =
+  | { id: string; kind: "payment-succeeded"; intent: ProviderIntent }
+  | { id: string; kind: "payment-failed"; intent: ProviderIntent }
+  | { id: string; kind: "ignored"; type: string };
+
+export interface ProviderSettings {
+  mode: "stripe" | "built-in";
+  secretKey: string;
+  publishableKey: string;
+  webhookSecret: string;
+  /** Built-in mode: where this server listens (the processor is mounted at /_processor on it). */
+  selfOrigin?: () => URL;
+}
+
+export const BUILT_IN_PROCESSOR_PATH = "/_processor";
+
+export function createPaymentProvider(settings: ProviderSettings) {
+  let client: Stripe | undefined;
+  // Built later than the provider itself: in built-in mode the port is known only once the server listens.
+  const stripe = () => (client ??= createStripeClient(settings));
+
+  return {
+    mode: settings.mode,
+    publishableKey: settings.publishableKey,
+
+    async createIntent(input: { amountCents: number; metadata: Record<string, string>; idempotencyKey: string }) {
+      const intent = await stripe().paymentIntents.create(
+        { amount: input.amountCents, currency: "usd", metadata: input.metadata },
+        { idempotencyKey: input.idempotencyKey },
+      );
+      return toProviderIntent(intent);
+    },
+
+    async updateIntent(id: string, input: { amountCents: number; metadata: Record<string, string> }) {
+      return toProviderIntent(await stripe().paymentIntents.update(id, { amount: input.amountCents, metadata: input.metadata }));
+    },
+
+    async cancelIntent(id: string): Promise<void> {
+      await stripe().paymentIntents.cancel(id);
+    },
+
+    async retrieveIntent(id: string) {
+      return toProviderIntent(await stripe().paymentIntents.retrieve(id));
+    },
+
+    /** Checks the signature on the raw body and turns the event into the shop's terms; throws if it is not genuine. */
+    parseWebhook(rawBody: string, signature: string): PaymentEvent {
+      const event = stripe().webhooks.constructEvent(rawBody, signature, settings.webhookSecret);
+      // Signed but not shaped like an event about an intent (only the secret's holder can send one): nothing to do.
+      const object = (event as { data?: { object?: { object?: unknown; id?: unknown } } }).data?.object;
+      if (typeof event.id !== "string" || object?.object !== "payment_intent" || typeof object.id !== "string") {
+        return { id: typeof event.id === "string" ? event.id : "", kind: "ignored", type: String(event.type) };
+      }
+      if (event.type === "payment_intent.succeeded") return { id: event.id, kind: "payment-succeeded", intent: toProviderIntent(event.data.object) };
+      if (event.type === "payment_intent.payment_failed") return { id: event.id, kind: "payment-failed", intent: toProviderIntent(event.data.object) };
+      return { id: event.id, kind: "ignored", type: event.type };
+    },
+  };
+}
+
+export type PaymentProvider = ReturnType<typeof createPaymentProvider>;
+
+function toProviderIntent(intent: Stripe.PaymentIntent): ProviderIntent {
+  return {
+    id: intent.id,
+    status: intent.status,
+    amountCents: intent.amount,
+    currency: intent.currency,
+    clientSecret: intent.client_secret ?? "",
+    created: new Date(intent.created * 1000),
+    metadata: intent.metadata ?? {},
+  };
+}
+
+function createStripeClient(settings: ProviderSettings): Stripe {
+  if (settings.mode === "stripe") return new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout: 20_000 });
+  const origin = settings.selfOrigin?.();
+  if (!origin) throw new Error("The built-in processor needs the server's own address");
+  return new Stripe(settings.secretKey, {
+    host: origin.hostname,
+    port: origin.port,
+    protocol: origin.protocol === "https:" ? "https" : "http",
+    maxNetworkRetries: 2,
+    timeout: 20_000,
+    httpClient: prefixedHttpClient(BUILT_IN_PROCESSOR_PATH),
+  });
+}
+
+/** The SDK always requests /v1/…; the built-in processor lives under a path of its own on this server. */
+export function prefixedHttpClient(prefix: string): Stripe.HttpClient {
+  const inner = Stripe.createNodeHttpClient();
+  const client = Object.create(inner) as Stripe.HttpClient;
+  client.makeRequest = (host, port, path, method, headers, requestData, protocol, timeout) =>
+    inner.makeRequest(host, port, `${prefix}${path}`, method, headers, requestData, protocol, timeout);
+  return client;
+}

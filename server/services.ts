@@ -1,0 +1,55 @@
+import type { DatabaseHandle, DB } from "./db/client";
+import { migrateToLatest } from "./db/migrate";
+import type { Logger } from "./logger";
+import { createAccountService } from "./accounts/account-service";
+import { createRateLimiter } from "./accounts/rate-limiter";
+import { createSignInFlow } from "./accounts/sign-in-flow";
+import { createBasketService } from "./basket/basket-service";
+import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-service";
+import { createCheckoutService } from "./checkout/checkout-service";
+import { createOrderService } from "./orders/order-service";
+import type { PaymentProvider } from "./payments/payment-provider";
+import { createWebhookHandler } from "./payments/webhook-handler";
+import { createSessionService } from "./sessions/session-service";
+
+/**
+ * Everything a request handler may use, built once per process from one database handle.
+ * Routes get it from the request context; nothing imports a database singleton.
+ */
+export interface ServiceOptions {
+  /** The card processor behind the Stripe SDK: Stripe, or the built-in test-mode processor. */
+  provider: PaymentProvider;
+  /** Sign-in and registration attempts allowed per client address per 15 minutes. */
+  authAttemptsPerIp?: number;
+}
+
+export function createServices(database: DatabaseHandle, logger: Logger, options: ServiceOptions) {
+  const { db } = database;
+  const catalogue = createCatalogueService(db);
+  const sessions = createSessionService(db);
+  const basket = createBasketService(db, catalogue, logger);
+  const accounts = createAccountService(db, createRateLimiter(db), { attemptsPerIp: options.authAttemptsPerIp });
+  const orders = createOrderService(db);
+  const checkout = createCheckoutService(db, basket, options.provider, logger);
+  return {
+    logger,
+    database,
+    catalogue,
+    sessions,
+    basket,
+    accounts,
+    orders,
+    checkout,
+    provider: options.provider,
+    payments: createWebhookHandler(db, options.provider, checkout, logger),
+    signInFlow: createSignInFlow(accounts, sessions, basket, orders),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
+
+/** What start-up does to a database before serving: bring the schema up to date, then seed the catalogue. */
+export async function prepareDatabase(db: DB): Promise<void> {
+  await migrateToLatest(db);
+  await seedCatalogue(db);
+}

@@ -1,0 +1,73 @@
+import type { DB } from "../db/client";
+
+/** How long a browser session lives without a visit. Each visit (at most once a day) pushes it back. */
+export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const TOUCH_AFTER_MS = 24 * 60 * 60 * 1000;
+
+export interface SessionUser {
+  id: string;
+  email: string;
+}
+
+export interface Session {
+  id: string;
+  expiresAt: Date;
+  /** The signed-in account, or null for a guest. */
+  user: SessionUser | null;
+}
+
+/** 32 random bytes, base64url: what the cookie carries. */
+function newToken(): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+}
+
+async function hashToken(token: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+  return Buffer.from(digest).toString("base64url");
+}
+
+/** Tokens we issue are 43 base64url characters; anything else is not worth a database round trip. */
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export function createSessionService(db: DB) {
+  return {
+    /** The live session a cookie token names, with its user; null for a missing, forged, expired or ended one. */
+    async findSession(token: string | undefined): Promise<Session | null> {
+      if (!token || !TOKEN_PATTERN.test(token)) return null;
+      const row = await db
+        .selectFrom("sessions")
+        .leftJoin("users", "users.id", "sessions.user_id")
+        .select(["sessions.id", "sessions.expires_at", "sessions.last_seen_at", "users.id as user_id", "users.email"])
+        .where("sessions.token_hash", "=", await hashToken(token))
+        .where("sessions.expires_at", ">", new Date())
+        .executeTakeFirst();
+      if (!row) return null;
+      const user = row.user_id && row.email ? { id: row.user_id, email: row.email } : null;
+      if (Date.now() - row.last_seen_at.getTime() > TOUCH_AFTER_MS) {
+        const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+        await db.updateTable("sessions").set({ last_seen_at: new Date(), expires_at: expiresAt }).where("id", "=", row.id).execute();
+        return { id: row.id, expiresAt, user };
+      }
+      return { id: row.id, expiresAt: row.expires_at, user };
+    },
+
+    /** Starts a session (a guest's, or an account's at sign-in); the token goes in the cookie and nowhere else. */
+    async startSession(user: SessionUser | null = null): Promise<{ session: Session; token: string }> {
+      const token = newToken();
+      const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+      const row = await db
+        .insertInto("sessions")
+        .values({ token_hash: await hashToken(token), expires_at: expiresAt, user_id: user?.id ?? null })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      return { session: { id: row.id, expiresAt, user }, token };
+    },
+
+    /** Ends a session for good: its cookie no longer names anything. */
+    async endSession(sessionId: string): Promise<void> {
+      await db.deleteFrom("sessions").where("id", "=", sessionId).execute();
+    },
+  };
+}
+
+export type SessionService = ReturnType<typeof createSessionService>;

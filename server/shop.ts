@@ -1,0 +1,98 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { getRequestListener } from "@hono/node-server";
+import type { RequestHandler } from "react-router";
+import type { DatabaseHandle } from "./db/client";
+import { createApp } from "./http/app";
+import type { Logger } from "./logger";
+import { createPaymentProvider, type PaymentProvider } from "./payments/payment-provider";
+import { getProcessorKeys } from "./payments/processor/processor-keys";
+import { createProcessorApp } from "./payments/processor/processor-routes";
+import { createWebhookDelivery } from "./payments/processor/webhook-delivery";
+import { createServices, prepareDatabase } from "./services";
+
+type NodeMiddleware = (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
+
+export interface ShopOptions {
+  database: DatabaseHandle;
+  logger: Logger;
+  isProduction: boolean;
+  /** Stripe keys; without them the built-in test-mode processor is mounted and used. */
+  stripe?: { secretKey: string; publishableKey: string; webhookSecret: string };
+  handlePageRequest?: RequestHandler;
+  clientBuildDir?: string;
+  devMiddleware?: NodeMiddleware;
+  trustProxy?: boolean;
+  authAttemptsPerIp?: number;
+}
+
+/** How long a stop waits for in-flight requests before closing their connections. */
+const DRAIN_TIMEOUT_MS = 10_000;
+const WEBHOOK_DELIVERY_INTERVAL_MS = 1_000;
+
+/**
+ * Assembles one shop instance from a database: prepare the schema, choose the card processor, build the services
+ * and the HTTP app. `listen` starts serving (and, with the built-in processor, its webhook deliveries); the
+ * returned `close` drains in-flight requests and stops everything it started. The process entry (main.ts)
+ * and the integration tests assemble the shop the same way.
+ */
+export async function createShop(options: ShopOptions) {
+  const { database, logger } = options;
+  await prepareDatabase(database.db);
+
+  // Known once listening: the built-in processor is reached over HTTP at this server's own address.
+  let selfOrigin: URL | undefined;
+  const builtIn = options.stripe ? null : await getProcessorKeys(database.db);
+  const provider: PaymentProvider = builtIn
+    ? createPaymentProvider({
+        mode: "built-in",
+        secretKey: builtIn.secretKey,
+        publishableKey: builtIn.publishableKey,
+        webhookSecret: builtIn.webhookSecret,
+        selfOrigin: () => {
+          if (!selfOrigin) throw new Error("The shop is not listening yet");
+          return selfOrigin;
+        },
+      })
+    : createPaymentProvider({ mode: "stripe", ...(options.stripe as NonNullable<ShopOptions["stripe"]>) });
+  const delivery = builtIn
+    ? createWebhookDelivery({ db: database.db, logger, webhookUrl: () => new URL("/webhooks/stripe", selfOrigin).toString() })
+    : null;
+
+  const services = createServices(database, logger, { provider, authAttemptsPerIp: options.authAttemptsPerIp });
+  const app = createApp({
+    services,
+    isProduction: options.isProduction,
+    trustProxy: options.trustProxy,
+    clientBuildDir: options.clientBuildDir,
+    handlePageRequest: options.handlePageRequest,
+    processor: delivery ? createProcessorApp({ db: database.db, logger, delivery }) : undefined,
+  });
+
+  async function listen(port: number, host = "127.0.0.1") {
+    const listener = getRequestListener(app.fetch);
+    const devMiddleware = options.devMiddleware;
+    const server = createServer(devMiddleware ? (request, response) => devMiddleware(request, response, () => listener(request, response)) : listener);
+    await new Promise<void>((resolve) => server.listen(port, host, resolve));
+    const address = server.address() as AddressInfo;
+    const loopback = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+    selfOrigin = new URL(`http://${loopback.includes(":") ? `[${loopback}]` : loopback}:${address.port}/`);
+    delivery?.start(WEBHOOK_DELIVERY_INTERVAL_MS);
+    // Payments that succeeded while no server was up to record them (a crash after the charge) get their orders.
+    void services.checkout.recordMissedOrders().catch((error: unknown) => logger.error({ err: error }, "checkout: sweep for missed orders failed"));
+
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        await delivery?.stop();
+        const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+        await drained;
+        clearTimeout(timer);
+      })());
+    return { port: address.port, url: `http://localhost:${address.port}`, server, close };
+  }
+
+  return { app, services, listen };
+}

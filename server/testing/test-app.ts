@@ -1,0 +1,53 @@
+import type { DatabaseHandle } from "../db/client";
+import { createLogger } from "../logger";
+import { createShop, type ShopOptions } from "../shop";
+
+/**
+ * The real shop over a test database, assembled as main.ts does, without the page renderer: JSON and form routes,
+ * the built-in processor. `app.request()` runs requests in-process; `listen(0)` serves it over real HTTP (which
+ * the Stripe SDK needs to reach the processor).
+ */
+export function createTestShop(database: DatabaseHandle, options: Partial<ShopOptions> = {}) {
+  return createShop({ database, logger: createLogger("silent"), isProduction: false, authAttemptsPerIp: 50, ...options });
+}
+
+/**
+ * A browser's worth of state for in-process requests: it keeps the session cookie the server sets and
+ * sends the headers a same-origin browser would.
+ */
+export function createBrowser(app: { request: (url: string, init?: RequestInit) => Response | Promise<Response> }) {
+  let cookie: string | undefined;
+  async function send(path: string, init: RequestInit = {}) {
+    const headers = new Headers(init.headers);
+    headers.set("host", "shop.test");
+    if (cookie && !headers.has("cookie")) headers.set("cookie", cookie);
+    const response = await app.request(`http://shop.test${path}`, { ...init, headers });
+    const setCookie = response.headers.get("set-cookie");
+    if (setCookie) cookie = setCookie.split(";")[0];
+    return response;
+  }
+  return {
+    get cookie() {
+      return cookie;
+    },
+    get: (path: string) => send(path),
+    postJson: (path: string, body: unknown, headers: Record<string, string> = {}) =>
+      send(path, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json", ...headers } }),
+    postForm: (path: string, fields: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}) =>
+      send(path, { method: "POST", body: new URLSearchParams(fields), headers: { "content-type": "application/x-www-form-urlencoded", ...headers } }),
+    send,
+  };
+}
+
+/** The same as createBrowser, over real HTTP to a listening shop (the processor is reached over HTTP too). */
+export function createHttpBrowser(origin: string) {
+  return createBrowser({
+    request: (url, init) => {
+      const headers = new Headers(init?.headers);
+      headers.delete("host");
+      return fetch(new URL(new URL(url).pathname + new URL(url).search, origin), { ...init, headers, redirect: "manual" });
+    },
+  });
+}
+
+export { confirmCard } from "./confirm-card";

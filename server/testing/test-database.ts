@@ -1,0 +1,64 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, inject } from "vitest";
+import pg from "pg";
+import { openDatabase, type DatabaseHandle } from "../db/client";
+import { prepareDatabase } from "../services";
+
+/** The databases every integration test runs against: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
+export const testDatabaseKinds: DatabaseHandle["kind"][] = process.env.TEST_DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
+
+/**
+ * Opens a fresh, migrated and seeded database of the given kind for one test file. PostgreSQL gets a schema of
+ * its own, dropped on close, so that test files and concurrent runs never see each other's rows.
+ */
+export async function openTestDatabase(kind: DatabaseHandle["kind"]): Promise<DatabaseHandle> {
+  if (kind === "pglite") {
+    const dump = new Blob([readFileSync(inject("pgliteDumpPath"))]);
+    return openDatabase({ kind: "pglite", loadDataDir: dump });
+  }
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error("TEST_DATABASE_URL is not set");
+  const schema = `test_${process.pid}_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  await runAdminQuery(url, `create schema ${schema}`);
+  const handle = openDatabase({ kind: "postgres", url, schema, poolSize: 20 });
+  await prepareDatabase(handle.db);
+  return {
+    ...handle,
+    close: async () => {
+      await handle.close();
+      await runAdminQuery(url, `drop schema ${schema} cascade`);
+    },
+  };
+}
+
+async function runAdminQuery(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Runs a block of tests once per test database, with a database opened before and closed after.
+ * `getDatabase()` returns the open handle inside tests.
+ */
+export function describeEachDatabase(name: string, body: (getDatabase: () => DatabaseHandle) => void): void {
+  for (const kind of testDatabaseKinds) {
+    describe(`${name} [${kind}]`, () => {
+      let handle: DatabaseHandle | undefined;
+      beforeAll(async () => {
+        handle = await openTestDatabase(kind);
+      });
+      afterAll(async () => {
+        await handle?.close();
+      });
+      body(() => {
+        if (!handle) throw new Error("test database is not open yet");
+        return handle;
+      });
+    });
+  }
+}

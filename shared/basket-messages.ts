@@ -1,0 +1,15 @@
+import type { ErrorCode } from "./errors";
+
+/**
+ * What a page says after a basket form post failed without JavaScript. The redirect carries only the error
+ * code; the sentence comes from here, so no caller-supplied text is ever shown.
+ */
+export const basketErrorMessages: Partial<Record<ErrorCode, string>> = {
+  BASKET_FULL: "Your basket is full: it holds at most 100 items.",
+  UNKNOWN_PRODUCT: "That product is not in our catalogue, so it could not be added to your basket.",
+  BAD_REQUEST: "Your basket could not be changed: the request was not understood. Please try again.",
+  FORBIDDEN: "Your basket could not be changed: the request came from another site.",
+  PAYLOAD_TOO_LARGE: "Your basket could not be changed: the request was too large.",
+};
+
+export const GENERIC_BASKET_ERROR = "Your basket could not be changed. Please try again.";

@@ -1,0 +1,17 @@
+const ordinalRules = new Intl.PluralRules("en-US", { type: "ordinal" });
+const ordinalSuffix: Record<string, string> = { one: "st", two: "nd", few: "rd", other: "th" };
+
+/**
+ * "November 21st 2026, 3:34pm": how the orders page states when an order was placed. In the given time zone:
+ * the server renders UTC, the browser then re-renders in the shopper's own zone.
+ */
+export function formatOrderDate(date: Date, timeZone?: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat("en-US", { timeZone, month: "long", day: "numeric", year: "numeric", hour: "numeric", minute: "2-digit", hour12: true })
+      .formatToParts(date)
+      .map((part) => [part.type, part.value]),
+  );
+  const day = Number(parts.day);
+  const suffix = ordinalSuffix[ordinalRules.select(day)] ?? "th";
+  return `${parts.month} ${day}${suffix} ${parts.year}, ${parts.hour}:${parts.minute}${String(parts.dayPeriod).toLowerCase()}`;
+}

@@ -1,0 +1,48 @@
+/**
+ * The one error type a shopper can be shown. `code` is stable for callers; `message` is a sentence for people.
+ * The HTTP status follows from the code, in one table, so a route never picks a status by hand.
+ */
+export const errorStatus = {
+  BAD_REQUEST: 400,
+  BASKET_EMPTY: 400,
+  WRONG_CREDENTIALS: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  BASKET_FULL: 409,
+  EMAIL_TAKEN: 409,
+  TOTAL_MISMATCH: 409,
+  PAYMENT_NOT_COMPLETE: 409,
+  UNKNOWN_PRODUCT: 422,
+  INVALID_PASSWORD: 422,
+  TOO_MANY_ATTEMPTS: 429,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  PAYMENT_PROVIDER_ERROR: 502,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  /** For TOO_MANY_ATTEMPTS and SERVICE_UNAVAILABLE: when the caller may try again (sent as Retry-After). */
+  readonly retryAfterSeconds?: number;
+  /** Facts a caller can act on, sent in the error body (e.g. the current total after TOTAL_MISMATCH). */
+  readonly details?: Record<string, unknown>;
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions & { retryAfterSeconds?: number; details?: Record<string, unknown> }) {
+    super(message, options);
+    this.name = "AppError";
+    this.code = code;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
+    this.details = options?.details;
+  }
+  get status(): number {
+    return errorStatus[this.code];
+  }
+}
+
+/** The body of every error response from a JSON route. */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; requestId?: string; details?: Record<string, unknown> };
+}

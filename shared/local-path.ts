@@ -1,0 +1,21 @@
+import { z } from "zod";
+
+/**
+ * A path on this site to come back to after a form post without JavaScript ("/checkout?x=1"). Anything that could
+ * lead off-site ("//evil.example", "https://…", backslashes) is refused, and so are control characters: browsers
+ * drop tabs and line breaks while parsing a URL, so "/\t/evil.example" would become "//evil.example".
+ */
+export const returnToSchema = z
+  .string()
+  .max(2048)
+  .refine((path) => path.startsWith("/") && !path.startsWith("//") && !path.includes("\\") && !hasControlCharacter(path), "returnTo must be a path on this site")
+  .optional();
+
+/** C0 controls and DEL: never part of a path the shop links to. */
+export function hasControlCharacter(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}

@@ -1,0 +1,20 @@
+import { z } from "zod";
+
+/** POST /payments/create?total={cents}: the page's idea of the total, which the server checks against its own. */
+export const createPaymentQuerySchema = z.strictObject({
+  total: z
+    .string({ error: "total is required" })
+    .regex(/^\d{1,9}$/, "total must be a whole number of cents")
+    .transform(Number),
+});
+
+/** POST /orders/record: the browser says which intent it confirmed; the server checks it with the processor. */
+export const recordOrderSchema = z.strictObject({
+  paymentIntentId: z.string().regex(/^pi_[A-Za-z0-9]{1,64}$/, "paymentIntentId must be a payment intent id"),
+});
+
+/** What the payment page needs to know about the processor; the publishable key is the only key a browser sees. */
+export interface PaymentClientConfig {
+  mode: "built-in" | "stripe";
+  publishableKey: string;
+}

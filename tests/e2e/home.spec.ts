@@ -1,0 +1,160 @@
+import { expect, test, type Page } from "@playwright/test";
+
+const products = [
+  { title: "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses", price: "$11.96", rating: 5 },
+  {
+    title: "Kenwood kMix Stand Mixer for Baking, Stylish Kitchen Mixer with K-beater, Dough Hook and Whisk, 5 Litre Glass Bowl",
+    price: "$239.00",
+    rating: 4,
+  },
+  { title: "Samsung LC49RG90SSUXEN 49' Curved LED Gaming Monitor", price: "$199.99", rating: 3 },
+  { title: "Amazon Echo (3rd generation), Smart speaker with Alexa, Charcoal Fabric", price: "$98.99", rating: 5 },
+  { title: "New Apple iPad Pro (12.9-inch, Wi-Fi, 128GB) - Silver (4th Generation)", price: "$598.99", rating: 4 },
+  {
+    title: "Samsung LC49RG90SSUXEN 49' Curved LED Gaming Monitor - Super Ultra Wide Dual WQHD 5120 x 1440",
+    price: "$1,094.98",
+    rating: 4,
+  },
+];
+
+/** Fails the story on any error the page logs, such as a script or image blocked by the Content-Security-Policy. */
+function collectPageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  return errors;
+}
+
+test("the server's HTML already holds every product title and price", async ({ request }) => {
+  const response = await request.get("/");
+  expect(response.status()).toBe(200);
+  const html = await response.text();
+  for (const product of products) {
+    expect(html).toContain(product.price);
+    expect(html).toContain(product.title.replaceAll("'", "&#x27;"));
+  }
+});
+
+test("a shopper sees the header with its links and a basket count of 0", async ({ page }) => {
+  const errors = collectPageErrors(page);
+  await page.goto("/");
+  await expect(page).toHaveTitle(/Storefront/);
+  const header = page.getByRole("banner");
+  await expect(header.getByRole("link", { name: "Storefront home" })).toHaveAttribute("href", "/");
+  await expect(header.getByRole("searchbox", { name: "Search Storefront" })).toBeVisible();
+  await expect(header.getByRole("link", { name: /Hello Guest\s*Sign In/ })).toHaveAttribute("href", "/login");
+  await expect(header.getByRole("link", { name: /Returns\s*& Orders/ })).toHaveAttribute("href", "/orders");
+  await expect(header.getByText("Prime")).toBeVisible();
+  const basket = header.getByRole("link", { name: "Basket, 0 items" });
+  await expect(basket).toHaveAttribute("href", "/checkout");
+  await expect(basket).toContainText("0");
+  expect(errors).toEqual([]);
+});
+
+test("a shopper sees six products in rows of 2, 3 and 1, each with price, stars and button", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto("/");
+  const rows = page.getByTestId("product-row");
+  await expect(rows).toHaveCount(3);
+  const counts = await rows.evaluateAll((elements) => elements.map((row) => row.querySelectorAll("article").length));
+  expect(counts).toEqual([2, 3, 1]);
+
+  // Cards of one row sit side by side at desktop width.
+  const secondRowTops = await rows.nth(1).locator("article").evaluateAll((cards) => cards.map((card) => card.getBoundingClientRect().top));
+  expect(new Set(secondRowTops).size).toBe(1);
+
+  for (const product of products) {
+    const card = page.getByRole("article", { name: product.title, exact: true });
+    await expect(card).toContainText(product.price);
+    await expect(card.getByRole("img", { name: `Rated ${product.rating} out of 5` })).toHaveText("⭐".repeat(product.rating));
+    await expect(card.getByRole("button", { name: "Add to Basket" })).toBeVisible();
+  }
+});
+
+test("every image on the home page loads, with alt text and explicit dimensions", async ({ page }) => {
+  await page.goto("/");
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  const images = page.locator("img");
+  expect(await images.count()).toBeGreaterThanOrEqual(13); // wordmark, 6 banners, 6 products
+  await expect
+    .poll(() => images.evaluateAll((all) => all.filter((image) => !(image as HTMLImageElement).complete || (image as HTMLImageElement).naturalWidth === 0).length), {
+      message: "images still loading or broken",
+    })
+    .toBe(0);
+  const missing = await images.evaluateAll((all) =>
+    all.filter((image) => !image.getAttribute("width") || !image.getAttribute("height") || image.getAttribute("alt") === null).map((image) => image.getAttribute("src")),
+  );
+  expect(missing).toEqual([]);
+});
+
+test("the banner carousel has six slides and advances by itself", async ({ page }) => {
+  await page.goto("/");
+  const carousel = page.locator('[aria-roledescription="carousel"]');
+  await expect(carousel).toHaveAttribute("aria-label", "Featured offers");
+  const slides = carousel.locator('[aria-roledescription="slide"]');
+  await expect(slides).toHaveCount(6);
+  const current = carousel.locator('[aria-roledescription="slide"]:not([aria-hidden="true"])');
+  await expect(current).toHaveCount(1);
+  await expect(current).toHaveAttribute("aria-label", "Books for curious minds");
+  // Keep the pointer and focus away from the carousel, which would pause it.
+  await page.mouse.move(5, 895);
+  await expect(current).toHaveAttribute("aria-label", "Bake something wonderful", { timeout: 5_000 });
+  await expect(current).toHaveAttribute("aria-label", "Game on: ultra-wide monitors", { timeout: 5_000 });
+  // No dots or "1 of 6" status.
+  await expect(carousel).not.toContainText(/\d of \d/);
+});
+
+test("the carousel's buttons work from the keyboard, and it loops backwards from the first slide", async ({ page }) => {
+  await page.goto("/");
+  const carousel = page.locator('[aria-roledescription="carousel"]');
+  const current = carousel.locator('[aria-roledescription="slide"]:not([aria-hidden="true"])');
+  await carousel.getByRole("button", { name: "Previous slide" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(current).toHaveAttribute("aria-label", "Deals of the week: up to 30% off");
+  await carousel.getByRole("button", { name: "Next slide" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(current).toHaveAttribute("aria-label", "Books for curious minds");
+  // Focus inside pauses the rotation.
+  await page.waitForTimeout(3_500);
+  await expect(current).toHaveAttribute("aria-label", "Books for curious minds");
+});
+
+test("under reduced motion the carousel does not move by itself", async ({ browser }) => {
+  const context = await browser.newContext({ reducedMotion: "reduce" });
+  const page = await context.newPage();
+  await page.goto("/");
+  await page.mouse.move(5, 700);
+  const current = page.locator('[aria-roledescription="slide"]:not([aria-hidden="true"])');
+  await page.waitForTimeout(3_500);
+  await expect(current).toHaveAttribute("aria-label", "Books for curious minds");
+  await context.close();
+});
+
+test("on a 375 px phone the page reflows with no sideways scrolling", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.goto("/");
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBe(0);
+  await expect(page.getByRole("button", { name: "Add to Basket" }).first()).toBeVisible();
+});
+
+test("an unknown address shows a 404 page with the header and a way home", async ({ page }) => {
+  const response = await page.goto("/no-such-page");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+  await expect(page.getByRole("banner")).toBeVisible();
+  await page.getByRole("link", { name: "Go to the home page" }).click();
+  await expect(page).toHaveURL("/");
+});
+
+test("robots.txt and the favicon exist", async ({ request }) => {
+  const robots = await request.get("/robots.txt");
+  expect(robots.status()).toBe(200);
+  expect(await robots.text()).toContain("User-agent: *");
+  const favicon = await request.get("/favicon.svg");
+  expect(favicon.status()).toBe(200);
+  expect(favicon.headers()["content-type"]).toContain("image/svg+xml");
+});

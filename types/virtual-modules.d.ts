@@ -1,0 +1,6 @@
+// Provided by React Router's Vite plugin at build time.
+declare module "virtual:react-router/server-build" {
+  import type { ServerBuild } from "react-router";
+  const build: ServerBuild;
+  export = build;
+}
