@@ -9,9 +9,20 @@ export interface BasketView {
   items: { itemId: string; product: Product }[];
   count: number;
   subtotalCents: number;
+  /**
+   * The basket's revision when this view was read: it counts up with every change (0: no basket yet). The browser
+   * compares it with the revision each of its changes was answered with, to know which ones this view shows.
+   */
+  revision: number;
 }
 
-export const EMPTY_BASKET: BasketView = { items: [], count: 0, subtotalCents: 0 };
+export const EMPTY_BASKET: BasketView = { items: [], count: 0, subtotalCents: 0, revision: 0 };
+
+/** The header's view of the basket: its item count, at a revision (see BasketView). */
+export interface BasketCount {
+  count: number;
+  revision: number;
+}
 
 export type BasketAction = "add" | "remove" | "empty";
 

@@ -14,7 +14,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 export default function Checkout({ loaderData }: Route.ComponentProps) {
   const { basket, greetingName } = loaderData;
-  const items = useOptimisticItems(basket.items);
+  const items = useOptimisticItems(basket.items, basket.revision);
   const subtotalCents = sumCents(items.map((item) => item.product.priceCents));
   return (
     <main id="main" className="checkout">

@@ -13,17 +13,17 @@ import { useRevalidateOnFocus } from "../features/shell/use-revalidate-on-focus"
 /** What every screen with the header needs: the greeting, the basket count, and a basket error to show, if any. */
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
-  const basketCount = await services.basket.countItems(shopper.basketOwner);
+  const basket = await services.basket.countItems(shopper.basketOwner);
   const errorCode = new URL(request.url).searchParams.get(BASKET_ERROR_PARAM);
   const basketError = errorCode ? (basketErrorMessages[errorCode as ErrorCode] ?? GENERIC_BASKET_ERROR) : null;
-  const header: SiteHeaderProps = { greetingName: shopper.user?.email ?? null, basketCount };
+  const header: SiteHeaderProps = { greetingName: shopper.user?.email ?? null, basketCount: basket.count, basketRevision: basket.revision };
   return { header, basketError };
 }
 
 export default function ShopLayout({ loaderData }: Route.ComponentProps) {
   useRevalidateOnFocus();
   return (
-    <BasketProvider>
+    <BasketProvider snapshot={{ owner: loaderData.header.greetingName, revision: loaderData.header.basketRevision }}>
       <SiteHeader {...loaderData.header} />
       <BasketAnnouncer formError={loaderData.basketError} />
       <Outlet />
@@ -31,15 +31,16 @@ export default function ShopLayout({ loaderData }: Route.ComponentProps) {
   );
 }
 
-const guestHeader: SiteHeaderProps = { greetingName: null, basketCount: 0 };
+const guestHeader: SiteHeaderProps = { greetingName: null, basketCount: 0, basketRevision: 0 };
 
 /** A page that failed keeps the header (when it could be loaded) and offers a way home; never a stack trace. */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const data = useRouteLoaderData<typeof loader>("routes/shop-layout");
   const isNotFound = isRouteErrorResponse(error) && error.status === 404;
+  const header = data?.header ?? guestHeader;
   return (
-    <BasketProvider>
-      <SiteHeader {...(data?.header ?? guestHeader)} />
+    <BasketProvider snapshot={{ owner: header.greetingName, revision: header.basketRevision }}>
+      <SiteHeader {...header} />
       {isNotFound ? (
         <StatusPage title="Page not found" message="We couldn't find the page you were looking for." />
       ) : (

@@ -50,6 +50,27 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
     expect(await basketOf(browser)).toEqual(after);
   });
 
+  it("answers every change with the basket's new revision, which pages read with the same items", async () => {
+    const { browser } = await setup();
+    expect((await basketOf(browser)).revision).toBe(0);
+    const revisionOf = async (response: Response) => ((await response.json()) as { basket: BasketView }).basket.revision;
+    const added = await revisionOf(await browser.postJson("/basket/add", { productId: BOOK }));
+    const addedAgain = await revisionOf(await browser.postJson("/basket/add", { productId: ECHO }));
+    const removed = await revisionOf(await browser.postJson("/basket/remove", { productId: BOOK }));
+    expect(addedAgain).toBeGreaterThan(added);
+    expect(removed).toBeGreaterThan(addedAgain);
+    // What changed nothing keeps the revision: a page at that revision already shows it.
+    expect(await revisionOf(await browser.postJson("/basket/remove", { productId: BOOK }))).toBe(removed);
+    const refused = await browser.postJson("/basket/add", { productId: "not-a-product" });
+    expect(refused.status).toBe(422);
+    const now = await basketOf(browser);
+    expect(now).toMatchObject({ revision: removed, count: 1 });
+    expect(now.items.map((item) => item.product.id)).toEqual([ECHO]);
+    const emptied = await revisionOf(await browser.postJson("/basket/empty", {}));
+    expect(emptied).toBeGreaterThan(removed);
+    expect(await revisionOf(await browser.postJson("/basket/empty", {}))).toBe(emptied);
+  });
+
   it("empties the basket", async () => {
     const { browser } = await setup();
     await browser.postJson("/basket/add", { productId: BOOK });

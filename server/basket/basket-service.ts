@@ -1,5 +1,5 @@
 import { sql, type Transaction as KyselyTransaction } from "kysely";
-import { BASKET_ITEM_LIMIT, EMPTY_BASKET, type BasketView } from "../../shared/basket";
+import { BASKET_ITEM_LIMIT, EMPTY_BASKET, type BasketCount, type BasketView } from "../../shared/basket";
 import { AppError } from "../../shared/errors";
 import type { CatalogueService } from "../catalogue/catalogue-service";
 import type { DB } from "../db/client";
@@ -28,10 +28,10 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     return rows.map((row) => ({ itemId: String(row.id), productId: row.product_id }));
   }
 
-  async function view(items: StoredItem[]): Promise<BasketView> {
-    if (items.length === 0) return EMPTY_BASKET;
+  async function view(items: StoredItem[], revision: number): Promise<BasketView> {
+    if (items.length === 0) return { ...EMPTY_BASKET, revision };
     const products = await catalogue.findProducts(items.map((item) => item.productId));
-    return priceItems(items, products);
+    return { ...priceItems(items, products), revision };
   }
 
   async function findBasketId(executor: DB | Transaction, owner: BasketOwner): Promise<string | undefined> {
@@ -40,30 +40,43 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     return row?.id;
   }
 
+  /** Counts the basket's revision up: every change does, inside its transaction. */
+  async function bumpRevision(trx: DB | Transaction, basketId: string): Promise<number> {
+    const row = await trx
+      .updateTable("baskets")
+      .set({ revision: sql`revision + 1`, updated_at: sql`now()` })
+      .where("id", "=", basketId)
+      .returning("revision")
+      .executeTakeFirstOrThrow();
+    return row.revision;
+  }
+
   /**
    * Runs a change to one basket under its row lock (select ... for update), so concurrent requests for the same
-   * basket take turns: the item limit and "remove the first match" hold under any interleaving.
+   * basket take turns: the item limit and "remove the first match" hold under any interleaving. The revision counts
+   * up only when the change says it changed something.
    */
-  async function changeBasket<T>(owner: BasketOwner, change: (trx: Transaction, basketId: string, items: StoredItem[]) => Promise<T>) {
+  async function changeBasket<T>(
+    owner: BasketOwner,
+    change: (trx: Transaction, basketId: string, items: StoredItem[]) => Promise<{ result: T; changed: boolean }>,
+  ): Promise<{ result: T; revision: number }> {
     return db.transaction().execute(async (trx) => {
-      const basketId = await lockBasket(trx, owner);
+      const { id: basketId, revision } = await lockBasket(trx, owner);
       const items = await readItems(trx, basketId);
-      const result = await change(trx, basketId, items);
-      await trx.updateTable("baskets").set({ updated_at: sql`now()` }).where("id", "=", basketId).execute();
-      return result;
+      const { result, changed } = await change(trx, basketId, items);
+      return { result, revision: changed ? await bumpRevision(trx, basketId) : revision };
     });
   }
 
   /** Creates the owner's basket if it has none, then locks its row for the rest of the transaction. */
-  async function lockBasket(trx: Transaction, owner: BasketOwner): Promise<string> {
+  async function lockBasket(trx: Transaction, owner: BasketOwner): Promise<{ id: string; revision: number }> {
     const { column, value } = ownerKey(owner);
     await trx
       .insertInto("baskets")
       .values({ [column]: value })
       .onConflict((conflict) => conflict.column(column).doNothing())
       .execute();
-    const basket = await trx.selectFrom("baskets").select("id").where(column, "=", value).forUpdate().executeTakeFirstOrThrow();
-    return basket.id;
+    return trx.selectFrom("baskets").select(["id", "revision"]).where(column, "=", value).forUpdate().executeTakeFirstOrThrow();
   }
 
   /** Only catalogue products go in a basket. */
@@ -75,22 +88,34 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
   }
 
   return {
+    /** The owner's basket, priced. Items and revision come from one statement, so they are one snapshot. */
     async getBasket(owner: BasketOwner | null): Promise<BasketView> {
       if (!owner) return EMPTY_BASKET;
-      const basketId = await findBasketId(db, owner);
-      return basketId ? view(await readItems(db, basketId)) : EMPTY_BASKET;
+      const { column, value } = ownerKey(owner);
+      const rows = await db
+        .selectFrom("baskets")
+        .leftJoin("basket_items", "basket_items.basket_id", "baskets.id")
+        .select(["baskets.revision", "basket_items.id", "basket_items.product_id"])
+        .where(`baskets.${column}`, "=", value)
+        .orderBy("basket_items.id")
+        .execute();
+      if (rows.length === 0) return EMPTY_BASKET;
+      const items = rows.flatMap((row) => (row.id === null || row.product_id === null ? [] : [{ itemId: String(row.id), productId: row.product_id }]));
+      return view(items, rows[0]!.revision);
     },
 
-    /** The number of items, for the header on every page: one cheap query. */
-    async countItems(owner: BasketOwner | null): Promise<number> {
-      if (!owner) return 0;
+    /** The number of items, for the header on every page: one cheap statement (count and revision agree). */
+    async countItems(owner: BasketOwner | null): Promise<BasketCount> {
+      if (!owner) return { count: 0, revision: 0 };
+      const { column, value } = ownerKey(owner);
       const row = await db
-        .selectFrom("basket_items")
-        .innerJoin("baskets", "baskets.id", "basket_items.basket_id")
-        .select(sql<number>`count(*)::int`.as("count"))
-        .where(`baskets.${ownerKey(owner).column}`, "=", ownerKey(owner).value)
+        .selectFrom("baskets")
+        .leftJoin("basket_items", "basket_items.basket_id", "baskets.id")
+        .select(["baskets.revision", sql<number>`count(basket_items.id)::int`.as("count")])
+        .where(`baskets.${column}`, "=", value)
+        .groupBy("baskets.id")
         .executeTakeFirst();
-      return row?.count ?? 0;
+      return row ? { count: row.count, revision: row.revision } : { count: 0, revision: 0 };
     },
 
     assertInCatalogue,
@@ -98,26 +123,29 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     /** Appends a catalogue product. Unknown products and a full basket are refused and change nothing. */
     async addItem(owner: BasketOwner, productId: string): Promise<BasketView> {
       await assertInCatalogue(productId);
-      const items = await changeBasket(owner, async (trx, basketId, items) => {
+      const { result: items, revision } = await changeBasket(owner, async (trx, basketId, items) => {
         if (!canAddItem(items)) {
           throw new AppError("BASKET_FULL", `Your basket is full: it holds at most ${BASKET_ITEM_LIMIT} items.`);
         }
         const row = await trx.insertInto("basket_items").values({ basket_id: basketId, product_id: productId }).returning("id").executeTakeFirstOrThrow();
-        return [...items, { itemId: String(row.id), productId }];
+        return { result: [...items, { itemId: String(row.id), productId }], changed: true };
       });
-      return view(items);
+      return view(items, revision);
     },
 
     /** Takes out the first item with this product id. An id that is not in the basket changes nothing and is logged. */
     async removeItem(owner: BasketOwner, productId: string): Promise<{ basket: BasketView; removed: boolean }> {
-      const { items, removed } = await changeBasket(owner, async (trx, _basketId, items) => {
+      const {
+        result: { items, removed },
+        revision,
+      } = await changeBasket(owner, async (trx, _basketId, items) => {
         const item = findItemToRemove(items, productId);
-        if (!item) return { items, removed: false };
+        if (!item) return { result: { items, removed: false }, changed: false };
         await trx.deleteFrom("basket_items").where("id", "=", item.itemId).execute();
-        return { items: items.filter((candidate) => candidate !== item), removed: true };
+        return { result: { items: items.filter((candidate) => candidate !== item), removed: true }, changed: true };
       });
       if (!removed) logger.warn({ productId }, "basket: remove asked for a product that is not in the basket");
-      return { basket: await view(items), removed };
+      return { basket: await view(items, revision), removed };
     },
 
     /**
@@ -128,7 +156,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       return db.transaction().execute(async (trx) => {
         const guestBasketId = await findBasketId(trx, { sessionId });
         if (!guestBasketId) return { moved: 0, dropped: 0 };
-        const accountBasketId = await lockBasket(trx, { userId });
+        const { id: accountBasketId } = await lockBasket(trx, { userId });
         const guestItems = await readItems(trx, guestBasketId);
         const room = Math.max(0, BASKET_ITEM_LIMIT - (await readItems(trx, accountBasketId)).length);
         const moving = guestItems.slice(0, room);
@@ -137,6 +165,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
             .insertInto("basket_items")
             .values(moving.map((item) => ({ basket_id: accountBasketId, product_id: item.productId })))
             .execute();
+          await bumpRevision(trx, accountBasketId);
         }
         await trx.deleteFrom("baskets").where("id", "=", guestBasketId).execute();
         return { moved: moving.length, dropped: guestItems.length - moving.length };
@@ -151,14 +180,18 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       const basketId = await findBasketId(executor, owner);
       if (!basketId) return;
       const paid = findPaidItems(await readItems(executor, basketId), paidProductIds);
-      if (paid.length > 0) await executor.deleteFrom("basket_items").where("id", "in", paid.map((item) => item.itemId)).execute();
+      if (paid.length === 0) return;
+      await executor.deleteFrom("basket_items").where("id", "in", paid.map((item) => item.itemId)).execute();
+      await bumpRevision(executor, basketId);
     },
 
     /** Clears the owner's basket. */
     async emptyBasket(owner: BasketOwner): Promise<BasketView> {
-      const basketId = await findBasketId(db, owner);
-      if (basketId) await db.deleteFrom("basket_items").where("basket_id", "=", basketId).execute();
-      return EMPTY_BASKET;
+      const { revision } = await changeBasket(owner, async (trx, basketId, items) => {
+        if (items.length > 0) await trx.deleteFrom("basket_items").where("basket_id", "=", basketId).execute();
+        return { result: undefined, changed: items.length > 0 };
+      });
+      return { ...EMPTY_BASKET, revision };
     },
   };
 }

@@ -5,6 +5,7 @@ import * as sessionsAndBaskets from "./migrations/0002-sessions-and-baskets";
 import * as accounts from "./migrations/0003-accounts";
 import * as orders from "./migrations/0004-orders";
 import * as processor from "./migrations/0005-processor";
+import * as basketRevision from "./migrations/0006-basket-revision";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "0003-accounts": accounts,
   "0004-orders": orders,
   "0005-processor": processor,
+  "0006-basket-revision": basketRevision,
 };
 
 export const migrationNames = Object.keys(migrations);

@@ -48,6 +48,8 @@ export interface BasketTable {
   /** The owner: a guest session, or (exclusively) an account. */
   session_id: string | null;
   user_id: string | null;
+  /** Counts up with every change, so a page can tell whether its data shows a given change. */
+  revision: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -55,6 +55,26 @@ test.describe("with JavaScript", () => {
     await expect(page.getByTestId("subtotal")).toHaveText("Subtotal (1 item): $11.96");
   });
 
+  test("a new shopper's quick first two adds both land in one basket", async ({ page }) => {
+    // The first add starts the guest session. Hold it back until the second add is on its way too (or a second
+    // has passed): if both went out before the first answer set the cookie, each would start a session of its own.
+    let secondSent = () => {};
+    const second = new Promise<void>((resolve) => (secondSent = resolve));
+    let adds = 0;
+    await page.route("**/basket/add", async (route) => {
+      if (++adds === 1) await Promise.race([second, new Promise((resolve) => setTimeout(resolve, 1000))]);
+      else secondSent();
+      await route.continue();
+    });
+    await page.goto("/");
+    await addButton(page, BOOK).click();
+    await addButton(page, ECHO).click();
+    await expect(basketLink(page)).toHaveAccessibleName("Basket, 2 items");
+    await basketSaved(page);
+    await page.reload();
+    await expect(basketLink(page)).toHaveAccessibleName("Basket, 2 items");
+  });
+
   test("an empty basket says so and links home", async ({ page }) => {
     await page.goto("/checkout");
     await expect(page.getByText("Your basket is empty.")).toBeVisible();

@@ -1,18 +1,20 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { useRevalidator, useRouteLoaderData } from "react-router";
-import type { BasketAction } from "../../../shared/basket";
+import { useRevalidator } from "react-router";
+import type { BasketAction, BasketView } from "../../../shared/basket";
 import type { ErrorBody } from "../../../shared/errors";
 
-/** A basket change sent to the server and not yet reflected in the loaders' data. */
-export interface PendingChange {
+/**
+ * A basket change this page made. Until the server answers it has no revision; the answer gives the basket's
+ * revision with the change in it, and the change is shown on top of any data read at an older revision.
+ */
+export interface TrackedChange {
   id: number;
   action: Exclude<BasketAction, "empty">;
   productId: string;
-}
-
-/** A change the server has answered: it stays shown until the page's data is newer than at that answer. */
-interface TrackedChange extends PendingChange {
-  answeredWith?: unknown;
+  /** Whose basket it changed (the signed-in e-mail, or null for a guest): another owner's data never shows it. */
+  owner: string | null;
+  /** The basket's revision in the server's answer; undefined while the request is in flight. */
+  revision?: number;
 }
 
 export interface Announcement {
@@ -22,9 +24,22 @@ export interface Announcement {
 }
 
 interface BasketState {
-  pending: readonly PendingChange[];
+  /** Changes made here that the layout's data may not show yet (see changesNotIn). */
+  tracked: readonly TrackedChange[];
+  owner: string | null;
   announcement: Announcement | null;
-  change(action: PendingChange["action"], productId: string): void;
+  change(action: TrackedChange["action"], productId: string): void;
+}
+
+/** Where the page's basket data came from: whose basket, at which revision (see BasketView.revision). */
+export interface BasketSnapshot {
+  owner: string | null;
+  revision: number;
+}
+
+/** The changes a view of the basket read at `snapshot` does not show yet: in flight, or answered at a later revision. */
+export function changesNotIn(tracked: readonly TrackedChange[], snapshot: BasketSnapshot): TrackedChange[] {
+  return tracked.filter((entry) => entry.owner === snapshot.owner && (entry.revision === undefined || entry.revision > snapshot.revision));
 }
 
 const BasketContext = createContext<BasketState | null>(null);
@@ -34,71 +49,69 @@ const UNKNOWN_ERROR = "Your basket could not be changed. Please try again.";
 
 /**
  * The enhanced basket: with JavaScript, buttons post JSON instead of navigating. Each change shows at once
- * (optimistic count and list, derived from `pending`), then the server's answer wins: the page's loaders are
- * revalidated, and a refusal or a network failure rolls the change back and says why.
+ * (optimistic count and list), then the server's answer wins: the page's loaders are revalidated, and a refusal or
+ * a network failure rolls the change back and says why.
  *
- * An answered change stops being shown when the page's data is replaced by newer data, not when a revalidation
- * promise settles: a revalidation can be interrupted by another (a tab regaining focus), and the change must not
- * stay counted twice, nor vanish before the server's data shows it.
+ * Which changes a piece of data already shows is decided by the basket's revision, not by timing: revalidations
+ * can overlap, be interrupted (a tab regaining focus) or finish in any order, and loaders read the database at
+ * their own moments. A change answered at revision r is shown on data read at a revision below r, and never on
+ * data at r or later, so nothing is counted twice or lost, whatever order the data arrives in.
  */
-export function BasketProvider({ children }: { children: ReactNode }) {
+export function BasketProvider({ snapshot, children }: { snapshot: BasketSnapshot; children: ReactNode }) {
   const [tracked, setTracked] = useState<TrackedChange[]>([]);
   const [announcement, setAnnouncement] = useState<Announcement | null>(null);
   const revalidator = useRevalidator();
   const nextId = useRef(0);
-  const pageData = useRouteLoaderData("routes/shop-layout");
-  const latestPageData = useRef(pageData);
+  const queue = useRef<Promise<void>>(Promise.resolve());
+  // Read when a change starts or is answered, to forget changes the layout's data already shows.
+  const latestSnapshot = useRef(snapshot);
   useEffect(() => {
-    latestPageData.current = pageData;
+    latestSnapshot.current = snapshot;
   });
-  const pending = useMemo(
-    () => tracked.filter((entry) => !("answeredWith" in entry) || entry.answeredWith === pageData),
-    [tracked, pageData],
-  );
-  // Keeps only what is still shown (answered changes the page's data has caught up with are dropped).
-  const stillShown = (entries: TrackedChange[]) =>
-    entries.filter((entry) => !("answeredWith" in entry) || entry.answeredWith === latestPageData.current);
+  const stillNeeded = (entries: TrackedChange[]) => changesNotIn(entries, latestSnapshot.current);
 
   const announce = useCallback((text: string, isError: boolean) => {
     setAnnouncement({ id: ++nextId.current, text, isError });
   }, []);
 
   const change = useCallback(
-    (action: PendingChange["action"], productId: string) => {
-      const entry: TrackedChange = { id: ++nextId.current, action, productId };
-      setTracked((current) => [...stillShown(current), entry]);
-      const forget = () => setTracked((current) => stillShown(current.filter((candidate) => candidate !== entry)));
-      void (async () => {
+    (action: TrackedChange["action"], productId: string) => {
+      const entry: TrackedChange = { id: ++nextId.current, action, productId, owner: latestSnapshot.current.owner };
+      setTracked((current) => [...stillNeeded(current), entry]);
+      const settle = (revision: number | undefined) =>
+        setTracked((current) => stillNeeded(current.flatMap((candidate) => (candidate !== entry ? [candidate] : revision === undefined ? [] : [{ ...entry, revision }]))));
+      // One request at a time, in the order of the clicks: a remove must not overtake the add before it, and a
+      // browser's first two adds must not each start a guest session of their own (the first answer sets the cookie).
+      queue.current = queue.current.then(async () => {
         try {
           const response = await fetch(`/basket/${action}`, {
             method: "POST",
             headers: { "content-type": "application/json", accept: "application/json" },
             body: JSON.stringify({ productId }),
           });
-          const body = (await response.json().catch(() => null)) as (Partial<ErrorBody> & { removed?: boolean }) | null;
-          if (!response.ok) {
-            forget();
+          const body = (await response.json().catch(() => null)) as (Partial<ErrorBody> & { basket?: BasketView; removed?: boolean }) | null;
+          if (!response.ok || typeof body?.basket?.revision !== "number") {
+            settle(undefined);
             announce(body?.error?.message ?? UNKNOWN_ERROR, true);
             return;
           }
-          if (action === "remove" && body?.removed === false) {
+          if (action === "remove" && body.removed === false) {
             // The spec's shop warns in the console when asked to remove what is not there.
             console.warn(`Can't remove product (id: ${productId}) as it's not in the basket.`);
           }
-          const answeredWith = latestPageData.current;
-          setTracked((current) => stillShown(current).map((candidate) => (candidate === entry ? { ...candidate, answeredWith } : candidate)));
+          settle(body.basket.revision);
           announce(action === "add" ? "Added to basket" : "Removed from basket", false);
           void revalidator.revalidate();
         } catch {
-          forget();
+          settle(undefined);
           announce(NETWORK_ERROR, true);
         }
-      })();
+      });
     },
     [announce, revalidator],
   );
 
-  const value = useMemo(() => ({ pending, announcement, change }), [pending, announcement, change]);
+  const value = useMemo(() => ({ tracked, owner: snapshot.owner, announcement, change }), [tracked, snapshot.owner, announcement, change]);
   return <BasketContext.Provider value={value}>{children}</BasketContext.Provider>;
 }
 
@@ -108,18 +121,23 @@ export function useBasket(): BasketState {
   return state;
 }
 
-/** The item count the shopper should see now: the server's count plus the changes still in flight. */
-export function useOptimisticCount(serverCount: number): number {
-  const { pending } = useBasket();
-  const delta = pending.reduce((sum, entry) => sum + (entry.action === "add" ? 1 : -1), 0);
+/** True while a change made here waits for the server's answer. */
+export function useBasketSaving(): boolean {
+  return useBasket().tracked.some((entry) => entry.revision === undefined);
+}
+
+/** The item count the shopper should see now: the server's count at `revision`, plus the changes it does not show. */
+export function useOptimisticCount(serverCount: number, revision: number): number {
+  const { tracked, owner } = useBasket();
+  const delta = changesNotIn(tracked, { owner, revision }).reduce((sum, entry) => sum + (entry.action === "add" ? 1 : -1), 0);
   return Math.max(0, serverCount + delta);
 }
 
-/** The items the shopper should see now: each pending removal hides the first remaining item with its id. */
-export function useOptimisticItems<Item extends { product: { id: string } }>(items: readonly Item[]): Item[] {
-  const { pending } = useBasket();
+/** The items the shopper should see now: each removal the basket view does not show hides the first item with its id. */
+export function useOptimisticItems<Item extends { product: { id: string } }>(items: readonly Item[], revision: number): Item[] {
+  const { tracked, owner } = useBasket();
   const visible = [...items];
-  for (const entry of pending) {
+  for (const entry of changesNotIn(tracked, { owner, revision })) {
     if (entry.action !== "remove") continue;
     const index = visible.findIndex((item) => item.product.id === entry.productId);
     if (index >= 0) visible.splice(index, 1);

@@ -1,18 +1,20 @@
 import { Link } from "react-router";
 import { BasketIcon, SearchIcon } from "../../components/ui/icons";
 import { SignOutButton } from "../account/sign-out-button";
-import { useBasket, useOptimisticCount } from "../basket/basket-context";
+import { useBasketSaving, useOptimisticCount } from "../basket/basket-context";
 
 export interface SiteHeaderProps {
   /** The signed-in shopper's e-mail, or null for a guest. */
   greetingName: string | null;
   basketCount: number;
+  /** The basket's revision the count was read at (see BasketView.revision). */
+  basketRevision: number;
 }
 
 /** The dark bar on every screen but /login: wordmark, search, greeting, orders, Prime, basket. */
-export function SiteHeader({ greetingName, basketCount: serverCount }: SiteHeaderProps) {
-  const basketCount = useOptimisticCount(serverCount);
-  const isBasketSaving = useBasket().pending.length > 0;
+export function SiteHeader({ greetingName, basketCount: serverCount, basketRevision }: SiteHeaderProps) {
+  const basketCount = useOptimisticCount(serverCount, basketRevision);
+  const isBasketSaving = useBasketSaving();
   const itemWord = basketCount === 1 ? "item" : "items";
   return (
     <header className="site-header">

@@ -1,10 +1,10 @@
 import type { FormEvent, ReactNode } from "react";
 import { useLocation } from "react-router";
 import { BASKET_ERROR_PARAM } from "../../../../shared/basket";
-import { useBasket, type PendingChange } from "../basket-context";
+import { useBasket, type TrackedChange } from "../basket-context";
 
 interface BasketButtonProps {
-  action: PendingChange["action"];
+  action: TrackedChange["action"];
   productId: string;
   children: ReactNode;
   className?: string;
