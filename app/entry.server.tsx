@@ -1,9 +1,9 @@
-import { PassThrough } from "node:stream";
-import { createReadableStreamFromReadable } from "@react-router/node";
+import { Writable } from "node:stream";
 import { ServerRouter, type EntryContext, type RouterContextProvider } from "react-router";
 import { renderToPipeableStream } from "react-dom/server";
 import { requestContext } from "./context";
-import { NonceProvider } from "./components/nonce";
+import { ServerDocumentProvider } from "./components/server-document";
+import stylesheet from "./styles/app.css?inline";
 import { isDatabaseUnavailable } from "../server/db/database-errors";
 
 export const streamTimeout = 5_000;
@@ -40,22 +40,27 @@ export default function handleRequest(
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
     const { pipe, abort } = renderToPipeableStream(
-      <NonceProvider value={cspNonce}>
+      <ServerDocumentProvider value={{ nonce: cspNonce, stylesheet }}>
         <ServerRouter context={routerContext} url={request.url} nonce={cspNonce} />
-      </NonceProvider>,
+      </ServerDocumentProvider>,
       {
         nonce: cspNonce,
         onAllReady() {
           shellRendered = true;
-          const body = new PassThrough({
+          const chunks: Buffer[] = [];
+          const collector = new Writable({
+            write(chunk: Buffer, _encoding, callback) {
+              chunks.push(chunk);
+              callback();
+            },
             final(callback) {
               clearTimeout(timeout);
+              headers.set("Content-Type", "text/html; charset=utf-8");
+              resolve(new Response(withScriptsAfterFirstPaint(Buffer.concat(chunks).toString("utf8")), { headers, status }));
               callback();
             },
           });
-          headers.set("Content-Type", "text/html; charset=utf-8");
-          pipe(body);
-          resolve(new Response(createReadableStreamFromReadable(body), { headers, status }));
+          pipe(collector);
         },
         onShellError: reject,
         onError(error) {
@@ -67,4 +72,31 @@ export default function handleRequest(
     );
     const timeout = setTimeout(abort, streamTimeout + 1000);
   });
+}
+
+/**
+ * The page is whole and usable without JavaScript (every form posts), so the scripts that enhance it wait until
+ * the first frame is painted: on a slow connection they no longer compete with the first paint and the largest
+ * picture. React Router's <Scripts> has no option for this, so the finished HTML is rewritten: its module
+ * preloads and its module script are held back and started by a small inline script after the next paint. If
+ * the markup is not what this expects, the page is left as rendered (scripts load at once); tests check both.
+ */
+export function withScriptsAfterFirstPaint(html: string): string {
+  const preloads = [...html.matchAll(/<link rel="modulepreload" href="([^"]+)"[^>]*\/>/g)];
+  const modules = [...html.matchAll(/<script nonce="([^"]*)" type="module" async="">([\s\S]*?)<\/script>/g)];
+  if (preloads.length === 0 || modules.length !== 1) return html;
+  const [moduleTag, nonce, moduleText] = modules[0]!;
+  const hrefs = JSON.stringify(preloads.map((preload) => preload[1])).replaceAll("<", "\\u003c");
+  // After the next paint: the preloads in one task, the module script in the next (each is a short task).
+  const start =
+    `(()=>{const held=document.getElementById("deferred-module");` +
+    `const preload=()=>{for(const href of ${hrefs}){const link=document.createElement("link");link.rel="modulepreload";link.href=href;document.head.append(link)}};` +
+    `const run=()=>{const script=document.createElement("script");script.type="module";script.nonce=held.nonce;script.textContent=held.textContent;held.replaceWith(script)};` +
+    `requestAnimationFrame(()=>setTimeout(()=>{preload();setTimeout(run,0)},0))})()`;
+  let rewritten = html;
+  for (const [tag] of preloads) rewritten = rewritten.replace(tag, "");
+  return rewritten.replace(
+    moduleTag,
+    () => `<script nonce="${nonce}" type="text/x-deferred-module" id="deferred-module">${moduleText}</script><script nonce="${nonce}">${start}</script>`,
+  );
 }

@@ -1,17 +1,9 @@
 import type { Route } from "./+types/home";
 import { requestContext } from "../context";
-import { Carousel, type Slide } from "../components/ui/carousel";
+import { Carousel } from "../components/ui/carousel";
+import { banners } from "../../shared/banners";
 import { BasketButton } from "../features/basket/components/basket-button";
 import { ProductShelf } from "../features/catalogue/components/product-shelf";
-
-const banners: readonly Slide[] = [
-  "Books for curious minds",
-  "Bake something wonderful",
-  "Game on: ultra-wide monitors",
-  "A smarter home",
-  "Create anywhere",
-  "Deals of the week: up to 30% off",
-].map((label, index) => ({ src: `/images/banners/banner-${index + 1}.svg`, width: 1500, height: 600, label }));
 
 /** The spec's shelf layout: a row of 2, a row of 3, a row of 1. */
 const HOME_ROW_SIZES = [2, 3, 1] as const;

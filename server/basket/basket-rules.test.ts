@@ -8,7 +8,7 @@ const product = (id: string, priceCents: number): Product => ({
   title: `Product ${id}`,
   priceCents,
   rating: 4,
-  image: { src: `/images/products/${id}.svg`, width: 400, height: 400 },
+  image: { src: `/images/products/${id}.webp`, width: 400, height: 400 },
 });
 const catalogue = new Map([
   ["book", product("book", 1196)],

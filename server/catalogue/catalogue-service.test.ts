@@ -19,7 +19,7 @@ describeEachDatabase("catalogue", (getDatabase) => {
       title: "Samsung LC49RG90SSUXEN 49' Curved LED Gaming Monitor - Super Ultra Wide Dual WQHD 5120 x 1440",
       priceCents: 109498,
       rating: 4,
-      image: { src: "/images/products/90829332.svg", width: 400, height: 400 },
+      image: { src: "/images/products/90829332.webp", width: 400, height: 400 },
     });
   });
 

@@ -12,7 +12,7 @@ export async function seedCatalogue(db: DB): Promise<void> {
     title: entry.title,
     price_cents: entry.priceCents,
     rating: entry.rating,
-    image: `/images/products/${entry.id}.svg`,
+    image: `/images/products/${entry.id}.webp`,
     image_width: PRODUCT_IMAGE_SIZE.width,
     image_height: PRODUCT_IMAGE_SIZE.height,
     position: index + 1,

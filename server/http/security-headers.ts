@@ -38,7 +38,7 @@ export function contentSecurityPolicy(nonce: string, { allowStripe }: { allowStr
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}'${stripe("script")}`,
-    "style-src 'self'",
+    `style-src 'self' 'nonce-${nonce}'`,
     "img-src 'self'",
     "font-src 'self'",
     `connect-src 'self'${stripe("connect")}`,

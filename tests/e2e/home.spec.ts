@@ -37,6 +37,32 @@ test("the server's HTML already holds every product title and price", async ({ r
   }
 });
 
+test("the page paints from its HTML alone, and its scripts are fetched only after the first paint", async ({ page, request }) => {
+  const html = await (await request.get("/")).text();
+  // The stylesheet is inlined (nothing render-blocking) and React Router's module preloads are held back.
+  expect(html).toMatch(/<style nonce="[^"]+">:root\{/);
+  expect(html).not.toContain('<link rel="modulepreload"');
+  expect(html).not.toContain('rel="stylesheet"');
+
+  const errors = collectPageErrors(page);
+  await page.goto("/");
+  // Then it hydrates: the carousel's stop button (a script-only control) comes to answer a click.
+  await expect(async () => {
+    await page.getByRole("button", { name: "Stop slide rotation" }).click();
+    await expect(page.getByRole("button", { name: "Start slide rotation" })).toBeVisible({ timeout: 500 });
+  }).toPass({ timeout: 10_000 });
+  const timings = await page.evaluate(() => ({
+    firstContentfulPaint: performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? Infinity,
+    scripts: performance
+      .getEntriesByType("resource")
+      .filter((entry) => entry.name.endsWith(".js"))
+      .map((entry) => entry.startTime),
+  }));
+  expect(timings.scripts.length).toBeGreaterThan(3);
+  for (const start of timings.scripts) expect(start).toBeGreaterThanOrEqual(timings.firstContentfulPaint);
+  expect(errors).toEqual([]);
+});
+
 test("a shopper sees the header with its links and a basket count of 0", async ({ page }) => {
   const errors = collectPageErrors(page);
   await page.goto("/");

@@ -3,6 +3,8 @@ import { ChevronIcon } from "./icons";
 
 export interface Slide {
   src: string;
+  /** Widths of the same picture (the browser picks one for the carousel's width, which is the page's). */
+  srcSet?: string;
   width: number;
   height: number;
   /** Read out as the slide's name and used as the picture's alt text. */
@@ -78,6 +80,8 @@ export function Carousel({ label, slides, intervalMs }: CarouselProps) {
             >
               <img
                 src={slide.src}
+                srcSet={slide.srcSet}
+                sizes={slide.srcSet ? "100vw" : undefined}
                 width={slide.width}
                 height={slide.height}
                 alt={slide.label}

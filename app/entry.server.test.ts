@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { withScriptsAfterFirstPaint } from "./entry.server";
+
+const page = [
+  '<html><head><link rel="modulepreload" href="/assets/entry.client-1.js" nonce="n0"/><link rel="modulepreload" href="/assets/root-2.js" nonce="n0"/></head>',
+  '<body><p>Hello</p><script nonce="n0" type="module" async="">import * as route0 from "/assets/root-2.js";\nwindow.price = "$&$1";\nimport("/assets/entry.client-1.js");</script></body></html>',
+].join("");
+
+describe("scripts held back until after the first paint", () => {
+  it("takes out the module preloads and holds the module script, started by a nonce'd inline script", () => {
+    const html = withScriptsAfterFirstPaint(page);
+    expect(html).not.toContain('<link rel="modulepreload"');
+    expect(html).not.toContain('type="module" async');
+    expect(html).toContain('<script nonce="n0" type="text/x-deferred-module" id="deferred-module">import * as route0');
+    // The module's text is kept byte for byte (no replacement patterns such as $& are expanded).
+    expect(html).toContain('window.price = "$&$1";');
+    expect(html).toContain('["/assets/entry.client-1.js","/assets/root-2.js"]');
+    expect(html).toMatch(/<script nonce="n0">\(\(\)=>\{.*requestAnimationFrame/);
+  });
+
+  it("leaves a page it does not recognise as rendered, so its scripts still load", () => {
+    const unusual = page.replace('type="module" async=""', 'type="module"');
+    expect(withScriptsAfterFirstPaint(unusual)).toBe(unusual);
+    expect(withScriptsAfterFirstPaint("<p>no scripts</p>")).toBe("<p>no scripts</p>");
+  });
+});

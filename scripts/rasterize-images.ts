@@ -1,0 +1,50 @@
+// `npm run images`: draws the shop's pictures (the SVG sources in public/images) as WebP files, which the pages use.
+// A picture in SVG is drawn by the browser's main thread on every load (its text laid out, its blurs filtered):
+// measured on the home page, about 400 ms of a phone's main thread. A WebP is decoded off the main thread.
+// Run it after changing an SVG, and commit both; it uses the same local Chromium as the browser tests.
+import { readFileSync, writeFileSync } from "node:fs";
+import { chromium } from "@playwright/test";
+import { findChromium } from "../tests/e2e/support/find-chromium.ts";
+import { BANNER_COUNT, BANNER_SIZE, BANNER_WIDTHS } from "../shared/banners.ts";
+import { catalogue, PRODUCT_IMAGE_SIZE } from "../server/catalogue/catalogue-data.ts";
+
+const root = new URL("../public/images/", import.meta.url);
+const QUALITY = 0.8;
+
+const jobs: { source: string; target: string; width: number; height: number }[] = [];
+for (let banner = 1; banner <= BANNER_COUNT; banner++) {
+  for (const width of BANNER_WIDTHS) {
+    const height = (width * BANNER_SIZE.height) / BANNER_SIZE.width;
+    jobs.push({ source: `banners/banner-${banner}.svg`, target: `banners/banner-${banner}-${width}.webp`, width, height });
+  }
+}
+for (const { id } of catalogue) {
+  jobs.push({ source: `products/${id}.svg`, target: `products/${id}.webp`, ...PRODUCT_IMAGE_SIZE });
+}
+
+const browser = await chromium.launch({ executablePath: findChromium() });
+try {
+  const page = await browser.newPage();
+  for (const job of jobs) {
+    const svg = readFileSync(new URL(job.source, root), "utf8");
+    const base64 = await page.evaluate(
+      async ({ svg, width, height, quality }) => {
+        const image = new Image();
+        image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+        await image.decode();
+        const canvas = new OffscreenCanvas(width, height);
+        canvas.getContext("2d")!.drawImage(image, 0, 0, width, height);
+        const bytes = new Uint8Array(await (await canvas.convertToBlob({ type: "image/webp", quality })).arrayBuffer());
+        let binary = "";
+        for (const byte of bytes) binary += String.fromCharCode(byte);
+        return btoa(binary);
+      },
+      { svg, width: job.width, height: job.height, quality: QUALITY },
+    );
+    const webp = Buffer.from(base64, "base64");
+    writeFileSync(new URL(job.target, root), webp);
+    console.log(`${job.target}: ${job.width}×${job.height}, ${(webp.length / 1000).toFixed(1)} kB`);
+  }
+} finally {
+  await browser.close();
+}
