@@ -11,10 +11,11 @@ describe("scripts held back until after the first paint", () => {
     const html = withScriptsAfterFirstPaint(page);
     expect(html).not.toContain('<link rel="modulepreload"');
     expect(html).not.toContain('type="module" async');
-    expect(html).toContain('<script nonce="n0" type="text/x-deferred-module" id="deferred-module">import * as route0');
+    expect(html).toContain(
+      '<script nonce="n0" type="text/x-deferred-module" id="deferred-module" data-preload="[&quot;/assets/entry.client-1.js&quot;,&quot;/assets/root-2.js&quot;]">import * as route0',
+    );
     // The module's text is kept byte for byte (no replacement patterns such as $& are expanded).
     expect(html).toContain('window.price = "$&$1";');
-    expect(html).toContain('["/assets/entry.client-1.js","/assets/root-2.js"]');
     expect(html).toMatch(/<script nonce="n0">\(\(\)=>\{.*requestAnimationFrame/);
   });
 

@@ -86,17 +86,21 @@ export function withScriptsAfterFirstPaint(html: string): string {
   const modules = [...html.matchAll(/<script nonce="([^"]*)" type="module" async="">([\s\S]*?)<\/script>/g)];
   if (preloads.length === 0 || modules.length !== 1) return html;
   const [moduleTag, nonce, moduleText] = modules[0]!;
-  const hrefs = JSON.stringify(preloads.map((preload) => preload[1])).replaceAll("<", "\\u003c");
-  // After the next paint: the preloads in one task, the module script in the next (each is a short task).
+  // The held module lists its preloads in data-preload (JSON; only hashed asset paths, so &quot; is the only escape).
+  const preloadList = JSON.stringify(preloads.map((preload) => preload[1])).replaceAll('"', "&quot;");
+  // After the first frame is on screen (two animation frames: the first paint's frame, then the next), the preloads
+  // in one task and the module script in the next, so each is a short task.
   const start =
     `(()=>{const held=document.getElementById("deferred-module");` +
-    `const preload=()=>{for(const href of ${hrefs}){const link=document.createElement("link");link.rel="modulepreload";link.href=href;document.head.append(link)}};` +
+    `const preload=()=>{for(const href of JSON.parse(held.dataset.preload)){const link=document.createElement("link");link.rel="modulepreload";link.href=href;document.head.append(link)}};` +
     `const run=()=>{const script=document.createElement("script");script.type="module";script.nonce=held.nonce;script.textContent=held.textContent;held.replaceWith(script)};` +
-    `requestAnimationFrame(()=>setTimeout(()=>{preload();setTimeout(run,0)},0))})()`;
+    `requestAnimationFrame(()=>requestAnimationFrame(()=>setTimeout(()=>{preload();setTimeout(run,0)},0)))})()`;
   let rewritten = html;
   for (const [tag] of preloads) rewritten = rewritten.replace(tag, "");
   return rewritten.replace(
     moduleTag,
-    () => `<script nonce="${nonce}" type="text/x-deferred-module" id="deferred-module">${moduleText}</script><script nonce="${nonce}">${start}</script>`,
+    () =>
+      `<script nonce="${nonce}" type="text/x-deferred-module" id="deferred-module" data-preload="${preloadList}">${moduleText}</script>` +
+      `<script nonce="${nonce}">${start}</script>`,
   );
 }

@@ -70,8 +70,14 @@ export async function measurePageWeight(baseUrl: string, pagePath = "/"): Promis
     else if (rel.includes("stylesheet")) add(href, "css", "stylesheet", pageUrl);
   }
   for (const script of htmlText.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)) {
-    if (attribute(`<script${script[1]}>`, "src")) continue;
-    if ((attribute(`<script${script[1]}>`, "type") ?? "").toLowerCase() !== "module") continue;
+    const tag = `<script${script[1]}>`;
+    if (attribute(tag, "src")) continue;
+    const type = (attribute(tag, "type") ?? "").toLowerCase();
+    // The shop holds its module script back until after the first paint (app/entry.server.tsx): the held script
+    // lists its module preloads in data-preload, and its imports load just as a module script's would.
+    const preloadList = attribute(tag, "data-preload");
+    if (preloadList) for (const href of JSON.parse(decodeEntities(preloadList)) as string[]) add(href, "js", "modulepreload", pageUrl);
+    if (type !== "module" && type !== "text/x-deferred-module") continue;
     for (const specifier of importSpecifiers(script[2] ?? "", { dynamic: true })) add(specifier, "js", "inline-import", pageUrl);
   }
 

@@ -46,13 +46,14 @@ test("the page paints from its HTML alone, and its scripts are fetched only afte
 
   const errors = collectPageErrors(page);
   await page.goto("/");
-  // Then it hydrates: the carousel's stop button (a script-only control) comes to answer a click.
-  await expect(async () => {
-    await page.getByRole("button", { name: "Stop slide rotation" }).click();
-    await expect(page.getByRole("button", { name: "Start slide rotation" })).toBeVisible({ timeout: 500 });
-  }).toPass({ timeout: 10_000 });
+  // Then it hydrates: the carousel's stop button, disabled until its script runs, answers a click.
+  await page.getByRole("button", { name: "Stop slide rotation" }).click();
+  await expect(page.getByRole("button", { name: "Start slide rotation" })).toBeVisible();
   const timings = await page.evaluate(() => ({
-    firstContentfulPaint: performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? Infinity,
+    // When the first content was painted on the main thread (paintTime; startTime is when it reached the screen).
+    firstContentfulPaint: ((entry) => (entry ? ((entry as PerformanceEntry & { paintTime?: number }).paintTime ?? entry.startTime) : Infinity))(
+      performance.getEntriesByName("first-contentful-paint")[0],
+    ),
     scripts: performance
       .getEntriesByType("resource")
       .filter((entry) => entry.name.endsWith(".js"))
@@ -136,6 +137,8 @@ test("the carousel's buttons work from the keyboard, and it loops backwards from
   await page.goto("/");
   const carousel = page.locator('[aria-roledescription="carousel"]');
   const current = carousel.locator('[aria-roledescription="slide"]:not([aria-hidden="true"])');
+  // Disabled until the page's script runs (a button that did nothing would be worse).
+  await expect(carousel.getByRole("button", { name: "Previous slide" })).toBeEnabled();
   await carousel.getByRole("button", { name: "Previous slide" }).focus();
   await page.keyboard.press("Enter");
   await expect(current).toHaveAttribute("aria-label", "Deals of the week: up to 30% off");

@@ -30,6 +30,8 @@ export function Carousel({ label, slides, intervalMs }: CarouselProps) {
   const [isFocused, setFocused] = useState(false);
   const [isStopped, setStopped] = useState(false);
   const prefersReducedMotion = usePrefersReducedMotion();
+  // The buttons need the script: until it runs they are shown disabled rather than silently doing nothing.
+  const isInteractive = useIsHydrated();
   const isRotating = !isHovered && !isFocused && !isStopped && !prefersReducedMotion;
 
   useEffect(() => {
@@ -53,14 +55,14 @@ export function Carousel({ label, slides, intervalMs }: CarouselProps) {
       }}
     >
       <div className="carousel__controls">
-        <button type="button" className="carousel__button carousel__button--previous" aria-label="Previous slide" onClick={() => show(-1)}>
+        <button type="button" className="carousel__button carousel__button--previous" aria-label="Previous slide" disabled={!isInteractive} onClick={() => show(-1)}>
           <ChevronIcon direction="left" />
         </button>
-        <button type="button" className="carousel__button carousel__button--next" aria-label="Next slide" onClick={() => show(1)}>
+        <button type="button" className="carousel__button carousel__button--next" aria-label="Next slide" disabled={!isInteractive} onClick={() => show(1)}>
           <ChevronIcon direction="right" />
         </button>
         {prefersReducedMotion ? null : (
-          <button type="button" className="carousel__rotation" onClick={() => setStopped((stopped) => !stopped)}>
+          <button type="button" className="carousel__rotation" disabled={!isInteractive} onClick={() => setStopped((stopped) => !stopped)}>
             {isStopped ? "Start slide rotation" : "Stop slide rotation"}
           </button>
         )}
@@ -93,6 +95,17 @@ export function Carousel({ label, slides, intervalMs }: CarouselProps) {
         })}
       </div>
     </section>
+  );
+}
+
+const noSubscription = () => () => {};
+
+/** False on the server and while hydrating, true once this component runs in the browser. */
+function useIsHydrated(): boolean {
+  return useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
   );
 }
 
