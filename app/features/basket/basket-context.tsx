@@ -78,8 +78,16 @@ export function BasketProvider({ snapshot, children }: { snapshot: BasketSnapsho
     (action: TrackedChange["action"], productId: string) => {
       const entry: TrackedChange = { id: ++nextId.current, action, productId, owner: latestSnapshot.current.owner };
       setTracked((current) => [...stillNeeded(current), entry]);
+      // Answered: the change carries its revision from now on. Refused or failed (no revision): it is rolled back.
       const settle = (revision: number | undefined) =>
-        setTracked((current) => stillNeeded(current.flatMap((candidate) => (candidate !== entry ? [candidate] : revision === undefined ? [] : [{ ...entry, revision }]))));
+        setTracked((current) =>
+          stillNeeded(
+            current.flatMap((candidate) => {
+              if (candidate !== entry) return [candidate];
+              return revision === undefined ? [] : [{ ...entry, revision }];
+            }),
+          ),
+        );
       // One request at a time, in the order of the clicks: a remove must not overtake the add before it, and a
       // browser's first two adds must not each start a guest session of their own (the first answer sets the cookie).
       queue.current = queue.current.then(async () => {
