@@ -15,7 +15,7 @@ import { checkoutScenario } from "./scenarios/checkout.ts";
 import { growthScenario } from "./scenarios/growth.ts";
 import { pageWeightScenario } from "./scenarios/page-weight.ts";
 import { pagesScenario } from "./scenarios/pages.ts";
-import { soakScenario } from "./scenarios/soak.ts";
+import { hurriedSoakScenario, soakScenario } from "./scenarios/soak.ts";
 import { throughputScenario } from "./scenarios/throughput.ts";
 
 /**
@@ -30,6 +30,7 @@ const ALL_SCENARIOS: Scenario<unknown>[] = [
   checkoutScenario,
   pagesScenario,
   soakScenario,
+  hurriedSoakScenario,
   growthScenario,
 ];
 const DATABASES: DatabaseKind[] = ["pglite", "postgres"];
