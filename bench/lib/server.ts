@@ -98,7 +98,7 @@ export async function startShopServer(
         DATA_DIR: dataDir,
         // An empty DATABASE_URL means "not set" to the server: PGlite in DATA_DIR.
         DATABASE_URL: database.kind === "postgres" ? database.url : "",
-        LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL || "info",
+        LOG_LEVEL: serverLogLevel(),
       },
       stdio: ["ignore", logFd, logFd],
       // Its own process group, so that stopping it also stops anything it started (see `signal` below).
@@ -228,4 +228,13 @@ function errorLines(log: string, keep = 5, skip = 0): { count: number; first: st
     if ((match && Number(match[1]) >= 50) || (!match && /\b(Error|error)\b/.test(line))) found.push(line);
   }
   return { count: found.length, first: found.slice(skip, skip + keep).map((line) => (line.length > 2_000 ? `${line.slice(0, 2_000)}…` : line)) };
+}
+
+/** BENCH_SERVER_LOG_LEVEL: info or more detailed, since the bench waits for the server's ready line (logged at info). */
+function serverLogLevel(): string {
+  const level = process.env.BENCH_SERVER_LOG_LEVEL?.trim() || "info";
+  if (!["info", "debug", "trace"].includes(level)) {
+    throw new Error(`BENCH_SERVER_LOG_LEVEL must be info, debug or trace (the bench waits for the server's ready line, logged at info), got "${level}"`);
+  }
+  return level;
 }
