@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { useEffect, type ReactNode } from "react";
 import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration } from "react-router";
 import type { Route } from "./+types/root";
 import { useServerDocument } from "./components/server-document";
@@ -33,6 +33,11 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
+  // Scripts start after the first paint (docs/decisions/008), so for a moment the page works as plain HTML. This
+  // marks the moment it is enhanced, for styles and for the browser tests that need the enhanced page.
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = "";
+  }, []);
   return <Outlet />;
 }
 

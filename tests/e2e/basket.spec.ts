@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { gotoHydrated } from "./support/hydrated";
 
 const BOOK = "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses";
 const ECHO = "Amazon Echo (3rd generation), Smart speaker with Alexa, Charcoal Fabric";
@@ -9,7 +10,7 @@ const basketSaved = (page: Page) => expect(basketLink(page)).toHaveAttribute("ar
 const addButton = (page: Page, title: string) => page.getByRole("article", { name: title, exact: true }).getByRole("button", { name: "Add to Basket" });
 
 async function addBookTwiceAndEchoOnce(page: Page) {
-  await page.goto("/");
+  await gotoHydrated(page, "/");
   await addButton(page, BOOK).click();
   await expect(basketLink(page)).toHaveAccessibleName("Basket, 1 item");
   await addButton(page, BOOK).click();
@@ -44,12 +45,12 @@ test.describe("with JavaScript", () => {
   });
 
   test("removing one of two identical items leaves the other", async ({ page }) => {
-    await page.goto("/");
+    await gotoHydrated(page, "/");
     await addButton(page, BOOK).click();
     await addButton(page, BOOK).click();
     await expect(basketLink(page)).toHaveAccessibleName("Basket, 2 items");
     await basketSaved(page);
-    await page.goto("/checkout");
+    await gotoHydrated(page, "/checkout");
     await page.getByRole("button", { name: "Remove from Basket" }).first().click();
     await expect(page.getByTestId("basket-item")).toHaveCount(1);
     await expect(page.getByTestId("subtotal")).toHaveText("Subtotal (1 item): $11.96");
@@ -66,7 +67,7 @@ test.describe("with JavaScript", () => {
       else secondSent();
       await route.continue();
     });
-    await page.goto("/");
+    await gotoHydrated(page, "/");
     await addButton(page, BOOK).click();
     await addButton(page, ECHO).click();
     await expect(basketLink(page)).toHaveAccessibleName("Basket, 2 items");
@@ -76,7 +77,7 @@ test.describe("with JavaScript", () => {
   });
 
   test("an empty basket says so and links home", async ({ page }) => {
-    await page.goto("/checkout");
+    await gotoHydrated(page, "/checkout");
     await expect(page.getByText("Your basket is empty.")).toBeVisible();
     await expect(page.getByTestId("subtotal")).toHaveText("Subtotal (0 items): $0.00");
     await page.getByRole("link", { name: "Continue shopping" }).click();
@@ -84,7 +85,7 @@ test.describe("with JavaScript", () => {
   });
 
   test("a failed request rolls the count back and says so", async ({ page }) => {
-    await page.goto("/");
+    await gotoHydrated(page, "/");
     await page.route("**/basket/add", (route) => route.abort("internetdisconnected"));
     await addButton(page, BOOK).click();
     await expect(page.getByRole("alert")).toContainText("We couldn't reach the shop");
@@ -94,8 +95,8 @@ test.describe("with JavaScript", () => {
   test("a second tab shows the current basket when it regains focus", async ({ context }) => {
     const first = await context.newPage();
     const second = await context.newPage();
-    await first.goto("/");
-    await second.goto("/checkout");
+    await gotoHydrated(first, "/");
+    await gotoHydrated(second, "/checkout");
     await expect(second.getByText("Your basket is empty.")).toBeVisible();
     await addButton(first, ECHO).click();
     // Announced once the server has answered (the count alone may still be the optimistic one).
