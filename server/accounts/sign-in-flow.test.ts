@@ -5,7 +5,7 @@ import { credentialsSchema } from "../../shared/account";
 import { openDatabase } from "../db/client";
 import { prepareDatabase } from "../services";
 import { createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { describeEachDatabase, testSchemaName } from "../testing/test-database";
 import { WRONG_CREDENTIALS } from "./account-service";
 import { failureOf } from "../testing/app-error";
 
@@ -132,7 +132,7 @@ describeEachDatabase("accounts", (getDatabase) => {
 if (process.env.TEST_DATABASE_URL) {
   it("holds the rate limit across two separate connection pools (two server instances) on one PostgreSQL", async () => {
     const url = process.env.TEST_DATABASE_URL ?? "";
-    const schema = `test_rate_${process.pid}_${Date.now()}`;
+    const schema = testSchemaName("rate");
     const admin = openDatabase({ kind: "postgres", url });
     await sql`create schema ${sql.id(schema)}`.execute(admin.db);
     const first = openDatabase({ kind: "postgres", url, schema });
@@ -152,7 +152,6 @@ if (process.env.TEST_DATABASE_URL) {
     } finally {
       await first.close();
       await second.close();
-      await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
       await admin.close();
     }
   });

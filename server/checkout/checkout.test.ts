@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import Stripe from "stripe";
 import { sql } from "kysely";
 import { getProcessorKeys } from "../payments/processor/processor-keys";
-import { describeEachDatabase } from "../testing/test-database";
+import { describeEachDatabase, testSchemaName } from "../testing/test-database";
 import { confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
 
 const BOOK = "12321341"; // $11.96
@@ -216,7 +216,7 @@ if (process.env.TEST_DATABASE_URL) {
   it("two server instances on one PostgreSQL: 100 record calls and webhook replays spread over both leave one order", async () => {
     const { openDatabase } = await import("../db/client");
     const url = process.env.TEST_DATABASE_URL ?? "";
-    const schema = `test_two_${process.pid}_${Date.now()}`;
+    const schema = testSchemaName("two");
     const admin = openDatabase({ kind: "postgres", url });
     await sql`create schema ${sql.id(schema)}`.execute(admin.db);
     const databases = [openDatabase({ kind: "postgres", url, schema }), openDatabase({ kind: "postgres", url, schema })];
@@ -262,7 +262,6 @@ if (process.env.TEST_DATABASE_URL) {
     } finally {
       await Promise.all(running.map((instance) => instance.close()));
       await Promise.all(databases.map((database) => database.close()));
-      await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
       await admin.close();
     }
   });

@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import { openDatabase } from "./client";
 import { isDatabaseUnavailable } from "./database-errors";
 import { createBrowser, createTestShop } from "../testing/test-app";
+import { testSchemaName } from "../testing/test-database";
 
 describe("isDatabaseUnavailable", () => {
   it("recognises a database that cannot be reached, and nothing else", () => {
@@ -63,7 +64,7 @@ describe.runIf(url)("a PostgreSQL outage", () => {
     const proxy = await startCuttableProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const viaProxy = new URL(target);
     viaProxy.port = String(proxy.port);
-    const schema = `test_outage_${process.pid}_${Date.now()}`;
+    const schema = testSchemaName("outage");
     const admin = openDatabase({ kind: "postgres", url: url ?? "" });
     await sql`create schema ${sql.id(schema)}`.execute(admin.db);
     const database = openDatabase({ kind: "postgres", url: viaProxy.toString(), schema });
@@ -96,7 +97,6 @@ describe.runIf(url)("a PostgreSQL outage", () => {
     } finally {
       await proxy.restore().catch(() => undefined);
       await database.close();
-      await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
       await admin.close();
     }
   });

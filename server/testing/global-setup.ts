@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { wrapPglite } from "../db/client";
 import { prepareDatabase } from "../services";
@@ -9,6 +10,8 @@ import { prepareDatabase } from "../services";
 declare module "vitest" {
   export interface ProvidedContext {
     pgliteDumpPath: string;
+    /** Every PostgreSQL schema this run creates starts with it (see testSchemaName). */
+    testSchemaPrefix: string;
   }
 }
 
@@ -26,5 +29,27 @@ export default async function setup(project: TestProject) {
   const dumpPath = join(directory, "pglite.tar.gz");
   writeFileSync(dumpPath, Buffer.from(await dump.arrayBuffer()));
   project.provide("pgliteDumpPath", dumpPath);
-  return () => rmSync(directory, { recursive: true, force: true });
+  const schemaPrefix = `test_${crypto.randomUUID().replaceAll("-", "").slice(0, 10)}_`;
+  project.provide("testSchemaPrefix", schemaPrefix);
+  return async () => {
+    rmSync(directory, { recursive: true, force: true });
+    await dropSchemas(schemaPrefix);
+  };
+}
+
+/**
+ * The run's PostgreSQL schemas are dropped here, once every test file is done, not as each file ends: a schema
+ * dropped while another file's migrator scans the catalogue made that scan fail ("schema … does not exist").
+ */
+async function dropSchemas(prefix: string): Promise<void> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) return;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ nspname: string }>("select nspname from pg_namespace where starts_with(nspname, $1)", [prefix]);
+    for (const { nspname } of rows) await client.query(`drop schema "${nspname}" cascade`);
+  } finally {
+    await client.end();
+  }
 }

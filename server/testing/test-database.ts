@@ -8,8 +8,16 @@ import { prepareDatabase } from "../services";
 export const testDatabaseKinds: DatabaseHandle["kind"][] = process.env.TEST_DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
 
 /**
+ * A new PostgreSQL schema name for this test run. The run's schemas are dropped together when it ends
+ * (global-setup.ts), never while other test files may be migrating.
+ */
+export function testSchemaName(label = "db"): string {
+  return `${inject("testSchemaPrefix")}${label}_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+}
+
+/**
  * Opens a fresh, migrated and seeded database of the given kind for one test file. PostgreSQL gets a schema of
- * its own, dropped on close, so that test files and concurrent runs never see each other's rows.
+ * its own, so that test files and concurrent runs never see each other's rows.
  */
 export async function openTestDatabase(kind: DatabaseHandle["kind"]): Promise<DatabaseHandle> {
   if (kind === "pglite") {
@@ -18,17 +26,11 @@ export async function openTestDatabase(kind: DatabaseHandle["kind"]): Promise<Da
   }
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error("TEST_DATABASE_URL is not set");
-  const schema = `test_${process.pid}_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const schema = testSchemaName();
   await runAdminQuery(url, `create schema ${schema}`);
   const handle = openDatabase({ kind: "postgres", url, schema, poolSize: 20 });
   await prepareDatabase(handle.db);
-  return {
-    ...handle,
-    close: async () => {
-      await handle.close();
-      await runAdminQuery(url, `drop schema ${schema} cascade`);
-    },
-  };
+  return handle;
 }
 
 async function runAdminQuery(url: string, text: string): Promise<void> {
