@@ -82,25 +82,31 @@ export default function handleRequest(
  * the markup is not what this expects, the page is left as rendered (scripts load at once); tests check both.
  */
 export function withScriptsAfterFirstPaint(html: string): string {
-  const preloads = [...html.matchAll(/<link rel="modulepreload" href="([^"]+)"[^>]*\/>/g)];
-  const modules = [...html.matchAll(/<script nonce="([^"]*)" type="module" async="">([\s\S]*?)<\/script>/g)];
+  const preloads = [...html.matchAll(MODULE_PRELOAD)];
+  const modules = [...html.matchAll(MODULE_SCRIPT)];
   if (preloads.length === 0 || modules.length !== 1) return html;
   const [moduleTag, nonce, moduleText] = modules[0]!;
   // The held module lists its preloads in data-preload (JSON; only hashed asset paths, so &quot; is the only escape).
   const preloadList = JSON.stringify(preloads.map((preload) => preload[1])).replaceAll('"', "&quot;");
-  // After the first frame is on screen (two animation frames: the first paint's frame, then the next), the preloads
-  // in one task and the module script in the next, so each is a short task.
-  const start =
-    `(()=>{const held=document.getElementById("deferred-module");` +
-    `const preload=()=>{for(const href of JSON.parse(held.dataset.preload)){const link=document.createElement("link");link.rel="modulepreload";link.href=href;document.head.append(link)}};` +
-    `const run=()=>{const script=document.createElement("script");script.type="module";script.nonce=held.nonce;script.textContent=held.textContent;held.replaceWith(script)};` +
-    `requestAnimationFrame(()=>requestAnimationFrame(()=>setTimeout(()=>{preload();setTimeout(run,0)},0)))})()`;
-  let rewritten = html;
-  for (const [tag] of preloads) rewritten = rewritten.replace(tag, "");
-  return rewritten.replace(
-    moduleTag,
-    () =>
-      `<script nonce="${nonce}" type="text/x-deferred-module" id="deferred-module" data-preload="${preloadList}">${moduleText}</script>` +
-      `<script nonce="${nonce}">${start}</script>`,
-  );
+  return html
+    .replace(MODULE_PRELOAD, "")
+    .replace(
+      moduleTag,
+      () =>
+        `<script nonce="${nonce}" type="text/x-deferred-module" id="deferred-module" data-preload="${preloadList}">${moduleText}</script>` +
+        `<script nonce="${nonce}">${START_HELD_SCRIPTS}</script>`,
+    );
 }
+
+const MODULE_PRELOAD = /<link rel="modulepreload" href="([^"]+)"[^>]*\/>/g;
+const MODULE_SCRIPT = /<script nonce="([^"]*)" type="module" async="">([\s\S]*?)<\/script>/g;
+
+/**
+ * Starts the held module after the first frame is on screen (two animation frames: the first paint's frame, then
+ * the next): the preloads in one task and the module script in the next, so each is a short task.
+ */
+const START_HELD_SCRIPTS =
+  `(()=>{const held=document.getElementById("deferred-module");` +
+  `const preload=()=>{for(const href of JSON.parse(held.dataset.preload)){const link=document.createElement("link");link.rel="modulepreload";link.href=href;document.head.append(link)}};` +
+  `const run=()=>{const script=document.createElement("script");script.type="module";script.nonce=held.nonce;script.textContent=held.textContent;held.replaceWith(script)};` +
+  `requestAnimationFrame(()=>requestAnimationFrame(()=>setTimeout(()=>{preload();setTimeout(run,0)},0)))})()`;
