@@ -5,28 +5,30 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { chromium } from "@playwright/test";
 import { findChromium } from "../tests/e2e/support/find-chromium.ts";
-import { BANNER_COUNT, BANNER_SIZE, BANNER_WIDTHS } from "../shared/banners.ts";
-import { catalogue, PRODUCT_IMAGE_SIZE } from "../server/catalogue/catalogue-data.ts";
+import { BANNER_SIZE, BANNER_WIDTHS, bannerPath, banners } from "../shared/banners.ts";
+import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "../server/catalogue/catalogue-data.ts";
 
-const root = new URL("../public/images/", import.meta.url);
+const publicDir = new URL("../public/", import.meta.url);
+/** A path the pages use ("/images/…") as a file under public/. */
+const fileOf = (path: string) => new URL(`.${path}`, publicDir);
 const QUALITY = 0.8;
 
 const jobs: { source: string; target: string; width: number; height: number }[] = [];
-for (let banner = 1; banner <= BANNER_COUNT; banner++) {
+for (let banner = 1; banner <= banners.length; banner++) {
   for (const width of BANNER_WIDTHS) {
     const height = (width * BANNER_SIZE.height) / BANNER_SIZE.width;
-    jobs.push({ source: `banners/banner-${banner}.svg`, target: `banners/banner-${banner}-${width}.webp`, width, height });
+    jobs.push({ source: bannerPath(banner, "svg"), target: bannerPath(banner, { webpWidth: width }), width, height });
   }
 }
 for (const { id } of catalogue) {
-  jobs.push({ source: `products/${id}.svg`, target: `products/${id}.webp`, ...PRODUCT_IMAGE_SIZE });
+  jobs.push({ source: productImagePath(id, "svg"), target: productImagePath(id, "webp"), ...PRODUCT_IMAGE_SIZE });
 }
 
 const browser = await chromium.launch({ executablePath: findChromium() });
 try {
   const page = await browser.newPage();
   for (const job of jobs) {
-    const svg = readFileSync(new URL(job.source, root), "utf8");
+    const svg = readFileSync(fileOf(job.source), "utf8");
     const base64 = await page.evaluate(
       async ({ svg, width, height, quality }) => {
         const image = new Image();
@@ -42,7 +44,7 @@ try {
       { svg, width: job.width, height: job.height, quality: QUALITY },
     );
     const webp = Buffer.from(base64, "base64");
-    writeFileSync(new URL(job.target, root), webp);
+    writeFileSync(fileOf(job.target), webp);
     console.log(`${job.target}: ${job.width}×${job.height}, ${(webp.length / 1000).toFixed(1)} kB`);
   }
 } finally {

@@ -11,8 +11,13 @@ const labels = [
   "Deals of the week: up to 30% off",
 ];
 
+/** Where banner `number` (from 1) lives under public/: its SVG source, or its WebP drawing at `width`. */
+export function bannerPath(number: number, format: "svg" | { webpWidth: number }): string {
+  return format === "svg" ? `/images/banners/banner-${number}.svg` : `/images/banners/banner-${number}-${format.webpWidth}.webp`;
+}
+
 export const banners = labels.map((label, index) => {
-  const file = (width: number) => `/images/banners/banner-${index + 1}-${width}.webp`;
+  const file = (width: number) => bannerPath(index + 1, { webpWidth: width });
   return {
     label,
     src: file(BANNER_SIZE.width),
@@ -20,5 +25,3 @@ export const banners = labels.map((label, index) => {
     ...BANNER_SIZE,
   };
 });
-
-export const BANNER_COUNT = labels.length;

@@ -44,5 +44,10 @@ export const catalogue: readonly CatalogueEntry[] = [
   },
 ];
 
+/** Where a product's picture lives under public/: its SVG source, or the WebP the pages use. */
+export function productImagePath(id: string, format: "svg" | "webp"): string {
+  return `/images/products/${id}.${format}`;
+}
+
 /** Every product picture is drawn at this size; the page reserves it so nothing shifts as images load. */
 export const PRODUCT_IMAGE_SIZE = { width: 400, height: 400 } as const;

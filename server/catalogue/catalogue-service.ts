@@ -1,6 +1,6 @@
 import type { DB } from "../db/client";
 import type { Product } from "../../shared/catalogue";
-import { catalogue, PRODUCT_IMAGE_SIZE } from "./catalogue-data";
+import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
 
 /**
  * Writes the catalogue into the products table. Idempotent and safe for instances starting together:
@@ -12,7 +12,7 @@ export async function seedCatalogue(db: DB): Promise<void> {
     title: entry.title,
     price_cents: entry.priceCents,
     rating: entry.rating,
-    image: `/images/products/${entry.id}.webp`,
+    image: productImagePath(entry.id, "webp"),
     image_width: PRODUCT_IMAGE_SIZE.width,
     image_height: PRODUCT_IMAGE_SIZE.height,
     position: index + 1,
