@@ -33,6 +33,11 @@ export interface Settings {
   only?: string[];
   /** Seconds of the soak (BENCH_SOAK_S, default 60). */
   soakS: number;
+  /**
+   * Seconds the soak's shoppers run before it measures (BENCH_SOAK_WARMUP_S, default 10): their arrivals spread out
+   * and the server's code is optimised, as in a shop that has been open a while. 0 measures from the first request.
+   */
+  soakWarmupS: number;
   /** Simulated shoppers in the soak (BENCH_SOAK_SHOPPERS, default 200). */
   soakShoppers: number;
   /** Where to also save Lighthouse's full reports, HTML and JSON, one pair per page (BENCH_LIGHTHOUSE_DIR; default: not saved). */
@@ -100,6 +105,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env, plannedLoadSe
     startTimeoutS: positiveNumber(env, "BENCH_START_TIMEOUT_S", 60),
     only,
     soakS: positiveNumber(env, "BENCH_SOAK_S", 60, { integer: true }),
+    soakWarmupS: nonNegativeNumber(env, "BENCH_SOAK_WARMUP_S", 10),
     soakShoppers: positiveNumber(env, "BENCH_SOAK_SHOPPERS", 200, { integer: true }),
     lighthouseReportsDir: env.BENCH_LIGHTHOUSE_DIR?.trim() || undefined,
   };

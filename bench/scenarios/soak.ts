@@ -112,38 +112,46 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
     name,
     title,
     scope: "each-database",
-    plannedSeconds: (settings) => settings.soakS + 20,
+    plannedSeconds: (settings) => settings.soakWarmupS + settings.soakS + 20,
 
     async run({ server, settings, log }) {
       const errorLinesBefore = server.errorLog().count;
       const publishableKey = await findPublishableKey(server.baseUrl);
       const shoppers = settings.soakShoppers;
-      log(`${server.label}: soak, ${shoppers} shoppers for ${settings.soakS} s (think ${THINK_MS.min}–${THINK_MS.max} ms)`);
+      const warmupS = settings.soakWarmupS;
+      log(`${server.label}: soak, ${shoppers} shoppers for ${warmupS} s (warm-up) + ${settings.soakS} s (think ${THINK_MS.min}–${THINK_MS.max} ms)`);
 
       const latencies = new Map<Action, number[]>(ACTIONS.map(({ action }) => [action, []]));
       const errors = new Map<Action, number>(ACTIONS.map(({ action }) => [action, 0]));
       const errorSample: string[] = [];
       const errorKinds: Record<string, number> = {};
-      /** [seconds since start when the answer arrived, latency ms or -1 for an error] */
+      /** [seconds since the measured part began when the answer arrived, latency ms or -1 for an error] */
       const events: [number, number][] = [];
       let cycles = 0;
       let stop = false;
 
-      const started = performance.now();
+      // The same shoppers run through a warm-up first (their arrivals spread out, the server's code optimised, as in a
+      // shop that has been open a while); only requests sent after it are measured. Errors count throughout.
+      const warmupStarted = performance.now();
+      const started = warmupStarted + warmupS * 1000;
       const deadline = started + settings.soakS * 1000;
+      const measured = (sentAt: number) => sentAt >= started;
       const over = () => stop || isShuttingDown() || performance.now() >= deadline;
       const think = () => sleep(THINK_MS.min + Math.random() * (THINK_MS.max - THINK_MS.min));
 
       /** One request of one action: its latency on success; on failure counted (with the first few messages) and rethrown. */
       const act = async <T>(action: Action, call: () => Promise<T & { response: TimedResponse }>): Promise<T> => {
+        const sentAt = performance.now();
         try {
           const result = await call();
-          latencies.get(action)!.push(result.response.ms);
-          events.push([(performance.now() - started) / 1000, result.response.ms]);
+          if (measured(sentAt)) {
+            latencies.get(action)!.push(result.response.ms);
+            events.push([(performance.now() - started) / 1000, result.response.ms]);
+          }
           return result;
         } catch (error) {
           errors.set(action, errors.get(action)! + 1);
-          events.push([(performance.now() - started) / 1000, -1]);
+          events.push([Math.max(0, (performance.now() - started) / 1000), -1]);
           const message = `${action}: ${error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error)}`;
           if (errorSample.filter((sample) => sample.startsWith(`${action}:`)).length < 3) errorSample.push(message);
           const kind = message.replace(/\b(pi|req)_[A-Za-z0-9_]+/g, "…").replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "…").replace(/\d+/g, "#").slice(0, 200);
@@ -178,7 +186,7 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
             await think();
             if (over()) break;
             await act("orders", () => page("/orders", shopperCookie));
-            cycles += 1;
+            if (measured(performance.now())) cycles += 1;
             await think();
           } catch {
             // Counted by act(); a basket left with items is priced anew by the next add's answer. Start over after a pause.
@@ -191,23 +199,32 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
       let serverGoneAtS: number | undefined;
       const sampler = setInterval(() => {
         const value = rssMiB(server.pid);
-        if (value !== undefined) rss.push(value);
+        if (value !== undefined) {
+          if (measured(performance.now())) rss.push(value);
+        }
         else if (serverGoneAtS === undefined && !isAlive(server.pid)) {
           // Hammering a dead port for the rest of the run would only pile up meaningless errors.
-          serverGoneAtS = round((performance.now() - started) / 1000, 1);
+          serverGoneAtS = round((performance.now() - warmupStarted) / 1000, 1);
           stop = true;
           log(`  the server process (pid ${server.pid}) is gone, ${serverGoneAtS} s into the soak: stopping`);
         }
       }, 1_000);
-      const firstRss = rssMiB(server.pid);
-      const serverCpuBefore = cpuSecondsOf(server.pid);
-      const benchCpuBefore = process.cpuUsage();
+      // Memory and CPU are counted from the end of the warm-up, as the latencies are.
+      let firstRss = rssMiB(server.pid);
+      let serverCpuBefore = cpuSecondsOf(server.pid);
+      let benchCpuBefore = process.cpuUsage();
+      const baseline = setTimeout(() => {
+        firstRss = rssMiB(server.pid);
+        serverCpuBefore = cpuSecondsOf(server.pid);
+        benchCpuBefore = process.cpuUsage();
+      }, warmupS * 1000);
       try {
         // Every request gives up after 10 s and a payment is at most three of them: this bounds the tail.
-        await withTimeout(Promise.all(Array.from({ length: shoppers }, () => shopper())), (settings.soakS + 60) * 1000, "the soak");
+        await withTimeout(Promise.all(Array.from({ length: shoppers }, () => shopper())), (warmupS + settings.soakS + 60) * 1000, "the soak");
       } finally {
         stop = true;
         clearInterval(sampler);
+        clearTimeout(baseline);
       }
       const lastRss = rssMiB(server.pid);
       const elapsedS = (performance.now() - started) / 1000;
@@ -338,7 +355,8 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
       }
       const shoppers = measurements.find((measurement) => measurement.result)?.result?.shoppers ?? settings.soakShoppers;
       const how =
-        `${shoppers} simulated shoppers at once for ${settings.soakS} s (BENCH_SOAK_S), each starting within the first ${THINK_MS.max / 1000} s and then ` +
+        `${shoppers} simulated shoppers at once for ${settings.soakS} s (BENCH_SOAK_S) after ${settings.soakWarmupS} s of the same as a warm-up ` +
+        `(BENCH_SOAK_WARMUP_S: not measured, but its errors count), each starting within the first ${THINK_MS.max / 1000} s and then ` +
         "repeating: `GET /` → add one product → pay (create the payment, confirm the test card at the built-in processor, record the " +
         `order) → \`GET /orders\`, with a random pause of ${THINK_MS.min}–${THINK_MS.max} ms between steps (and while "typing the card"), ` +
         "keeping its session. Plain fetch with keep-alive (pages gzip-compressed as for a browser), 10 s timeout per request; " +

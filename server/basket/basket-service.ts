@@ -68,15 +68,21 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     });
   }
 
-  /** Creates the owner's basket if it has none, then locks its row for the rest of the transaction. */
+  /**
+   * Locks the owner's basket row for the rest of the transaction, creating the basket first if there is none. The
+   * usual case, a basket that exists, is one statement; and a change that changes nothing writes nothing.
+   */
   async function lockBasket(trx: Transaction, owner: BasketOwner): Promise<{ id: string; revision: number }> {
     const { column, value } = ownerKey(owner);
+    const lock = () => trx.selectFrom("baskets").select(["id", "revision"]).where(column, "=", value).forUpdate().executeTakeFirst();
+    const existing = await lock();
+    if (existing) return existing;
     await trx
       .insertInto("baskets")
       .values({ [column]: value })
       .onConflict((conflict) => conflict.column(column).doNothing())
       .execute();
-    return trx.selectFrom("baskets").select(["id", "revision"]).where(column, "=", value).forUpdate().executeTakeFirstOrThrow();
+    return (await lock()) ?? Promise.reject(new Error("basket: the basket row vanished while it was being created"));
   }
 
   /** Only catalogue products go in a basket. */

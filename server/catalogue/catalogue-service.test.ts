@@ -29,6 +29,25 @@ describeEachDatabase("catalogue", (getDatabase) => {
     expect(found.get("23445930")?.priceCents).toBe(9899);
   });
 
+  it("serves a price changed in the database once its short cache has run out, never a mix", async () => {
+    const { db } = getDatabase();
+    let clock = 0;
+    const catalogue = createCatalogueService(db, { cacheMs: 5_000, now: () => clock });
+    const priceOf = async (id: string) => (await catalogue.findProducts([id])).get(id)?.priceCents;
+    expect(await priceOf("23445930")).toBe(9899);
+    await db.updateTable("products").set({ price_cents: 10_099 }).where("id", "=", "23445930").execute();
+    try {
+      clock = 4_999;
+      expect(await priceOf("23445930")).toBe(9899);
+      expect((await catalogue.listProducts()).find((product) => product.id === "23445930")?.priceCents).toBe(9899);
+      clock = 5_000;
+      expect(await priceOf("23445930")).toBe(10_099);
+      expect((await catalogue.listProducts()).find((product) => product.id === "23445930")?.priceCents).toBe(10_099);
+    } finally {
+      await seedCatalogue(db);
+    }
+  });
+
   it("can migrate and seed again without changing anything (a second instance starting)", async () => {
     const { db } = getDatabase();
     await Promise.all([migrateToLatest(db), migrateToLatest(db)]);

@@ -48,23 +48,48 @@ function toProduct(row: ProductRow): Product {
   };
 }
 
-export function createCatalogueService(db: DB) {
+/**
+ * How long a read of the products table serves later requests. The catalogue changes with a deploy (the seed above
+ * runs at every start) or, rarely, by hand in the database: a change reaches every page within this time. Every
+ * page, basket answer and payment reads prices from here, so one instance never shows two prices at once.
+ */
+export const CATALOGUE_CACHE_MS = 5_000;
+
+export function createCatalogueService(
+  db: DB,
+  { cacheMs = CATALOGUE_CACHE_MS, now = () => performance.now() }: { cacheMs?: number; now?: () => number } = {},
+) {
+  // The last read, or the one under way: concurrent requests share a single query.
+  let cached: { products: Promise<readonly Product[]>; readAt: number } | undefined;
+
+  function readProducts(): Promise<readonly Product[]> {
+    if (cached && now() - cached.readAt < cacheMs) return cached.products;
+    const entry = {
+      readAt: now(),
+      products: db
+        .selectFrom("products")
+        .select(productColumns)
+        .orderBy("position")
+        .execute()
+        .then((rows) => Object.freeze(rows.map((row) => Object.freeze(toProduct(row))))),
+    };
+    // A failed read (the database is down) is not kept: the next request asks again.
+    entry.products.catch(() => {
+      if (cached === entry) cached = undefined;
+    });
+    cached = entry;
+    return entry.products;
+  }
+
   return {
     /** The home page's products, in their shelf order. */
-    async listProducts(): Promise<Product[]> {
-      const rows = await db.selectFrom("products").select(productColumns).orderBy("position").execute();
-      return rows.map(toProduct);
-    },
+    listProducts: readProducts,
 
     /** The products with these ids, keyed by id; unknown ids are simply absent. */
     async findProducts(ids: readonly string[]): Promise<Map<string, Product>> {
       if (ids.length === 0) return new Map();
-      const rows = await db
-        .selectFrom("products")
-        .select(productColumns)
-        .where("id", "in", [...new Set(ids)])
-        .execute();
-      return new Map(rows.map((row) => [row.id, toProduct(row)]));
+      const wanted = new Set(ids);
+      return new Map((await readProducts()).filter((product) => wanted.has(product.id)).map((product) => [product.id, product]));
     },
   };
 }

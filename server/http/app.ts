@@ -1,3 +1,5 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { compress } from "hono/compress";
@@ -62,10 +64,11 @@ export function createApp({ services, handlePageRequest, clientBuildDir, isProdu
       "/assets/*",
       serveStatic({ root: clientBuildDir, precompressed: true, onFound: (_path, c) => setCache(c, "public, max-age=31536000, immutable") }),
     );
-    app.use(
-      "*",
-      serveStatic({ root: clientBuildDir, precompressed: true, onFound: (_path, c) => setCache(c, "public, max-age=3600") }),
-    );
+    // The other public files (pictures, favicon, robots.txt) are listed once: a page or API request then costs no
+    // file-system lookups on its way to its route.
+    const publicFiles = listPublicFiles(clientBuildDir);
+    const servePublicFile = serveStatic({ root: clientBuildDir, precompressed: true, onFound: (_path, c) => setCache(c, "public, max-age=3600") });
+    app.use("*", (c, next) => (publicFiles.has(c.req.path) ? servePublicFile(c, next) : next()));
   }
 
   app.route("/", healthRoutes);
@@ -113,6 +116,17 @@ export function createApp({ services, handlePageRequest, clientBuildDir, isProdu
   });
 
   return app;
+}
+
+/** The URL paths of the files in the client build outside /assets (their precompressed twins are found by serveStatic). */
+function listPublicFiles(clientBuildDir: string): Set<string> {
+  const files = readdirSync(clientBuildDir, { recursive: true, withFileTypes: true });
+  return new Set(
+    files
+      .filter((entry) => entry.isFile() && !/\.(br|gz)$/.test(entry.name))
+      .map((entry) => `/${path.relative(clientBuildDir, path.join(entry.parentPath, entry.name)).split(path.sep).join("/")}`)
+      .filter((urlPath) => !urlPath.startsWith("/assets/")),
+  );
 }
 
 function setCache(c: Context, value: string) {
