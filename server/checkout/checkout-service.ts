@@ -116,10 +116,15 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
 
     /**
      * Records the order for a succeeded intent, exactly once. `owner` is given when a browser asks (it must be the
-     * payer); the webhook and the start-up sweep pass none. Returns the order id, or null for an intent the shop
-     * did not create.
+     * payer); the webhook and the start-up sweep pass none. The webhook also passes the intent its signed
+     * payment_intent.succeeded event carried, which then need not be asked for again. Returns the order id, or null
+     * for an intent the shop did not create.
      */
-    async recordOrder(paymentIntentId: string, owner: BasketOwner | null): Promise<{ orderId: string; isNew: boolean } | null> {
+    async recordOrder(
+      paymentIntentId: string,
+      owner: BasketOwner | null,
+      succeededIntent?: ProviderIntent,
+    ): Promise<{ orderId: string; isNew: boolean } | null> {
       const payment = await db.selectFrom("checkout_payments").selectAll().where("payment_intent_id", "=", paymentIntentId).executeTakeFirst();
       if (!payment) return null;
       if (owner) {
@@ -129,7 +134,7 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
       // Marked paid in the same transaction that wrote the order (usually by the webhook, before the page asks):
       // nothing left to check with the processor.
       if (payment.status === "paid") return { orderId: paymentIntentId, isNew: false };
-      const intent = await provider.retrieveIntent(paymentIntentId);
+      const intent = succeededIntent?.id === paymentIntentId && succeededIntent.status === "succeeded" ? succeededIntent : await provider.retrieveIntent(paymentIntentId);
       if (intent.status !== "succeeded") {
         throw new AppError("PAYMENT_NOT_COMPLETE", "Your payment has not gone through, so no order was placed. Your basket is unchanged.");
       }

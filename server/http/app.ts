@@ -2,7 +2,6 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { compress } from "hono/compress";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { RouterContextProvider, type RequestHandler } from "react-router";
 import { requestContext } from "../../app/context";
@@ -13,6 +12,7 @@ import type { Services } from "../services";
 import { accountRoutes } from "./account-routes";
 import { basketRoutes } from "./basket-routes";
 import { clientIp } from "./client-ip";
+import { compressResponses } from "./compress";
 import { healthRoutes } from "./health-routes";
 import { paymentRoutes } from "./payment-routes";
 import { requestLog } from "./request-log";
@@ -56,7 +56,7 @@ export function createApp({ services, handlePageRequest, clientBuildDir, isProdu
   });
   app.use(requestLog(services.logger));
   app.use(securityHeaders({ isProduction, allowStripe: services.provider.mode === "stripe" }));
-  app.use(compress());
+  app.use(compressResponses());
 
   if (clientBuildDir) {
     // Vite names assets by content hash, so they can be cached forever.

@@ -15,8 +15,8 @@ describeEachDatabase("Stripe-mode webhooks", (getDatabase) => {
       headers: { host: "shop.test", "content-type": "application/json", "stripe-signature": signature },
     });
   };
-  const event = (id: string, type: string, metadata: Record<string, string> = {}) =>
-    JSON.stringify({ id, object: "event", type, created: Math.floor(Date.now() / 1000), livemode: false, data: { object: { id: "pi_elsewhere", object: "payment_intent", amount: 100, currency: "usd", status: "succeeded", created: 1, metadata } } });
+  const event = (id: string, type: string, metadata: Record<string, string> = {}, intentId = "pi_elsewhere") =>
+    JSON.stringify({ id, object: "event", type, created: Math.floor(Date.now() / 1000), livemode: false, data: { object: { id: intentId, object: "payment_intent", amount: 1196, currency: "usd", status: "succeeded", created: 1, metadata } } });
   const sign = (payload: string, secret = stripeKeys.webhookSecret, timestamp?: number) => Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
 
   it("accepts a well-signed event and ignores one for an intent the shop did not create", async () => {
@@ -47,5 +47,37 @@ describeEachDatabase("Stripe-mode webhooks", (getDatabase) => {
     const payload = event(`evt_unknown_${Date.now()}`, "payment_intent.succeeded", { storefront_checkout: "1" });
     const response = await post(payload, sign(payload));
     expect(await response.json()).toEqual({ received: true, outcome: "ignored" });
+  });
+
+  it("records the order from a signed succeeded event alone: Stripe need not be asked again (here it cannot be)", async () => {
+    const { db } = getDatabase();
+    const intentId = `pi_signed_${Date.now()}`;
+    const session = await db
+      .insertInto("sessions")
+      .values({ token_hash: `hash_${intentId}`, expires_at: new Date(Date.now() + 3_600_000), user_id: null })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const items = [{ productId: "12321341", title: "Echo Dot", priceCents: 1196, rating: 4, image: { src: "/images/products/12321341.webp", width: 400, height: 400 } }];
+    await db
+      .insertInto("checkout_payments")
+      .values({
+        payment_intent_id: intentId,
+        user_id: null,
+        session_id: session.id,
+        client_secret: `${intentId}_secret_x`,
+        amount_cents: 1196,
+        currency: "usd",
+        basket_fingerprint: "fingerprint",
+        items: JSON.stringify(items),
+        status: "open",
+      })
+      .execute();
+    const payload = event(`evt_paid_${Date.now()}`, "payment_intent.succeeded", { storefront_checkout: "1", session_id: session.id }, intentId);
+    const response = await post(payload, sign(payload));
+    expect(await response.json()).toEqual({ received: true, outcome: "recorded" });
+    const order = await db.selectFrom("orders").select(["amount_cents", "session_id"]).where("id", "=", intentId).executeTakeFirst();
+    expect(order).toEqual({ amount_cents: 1196, session_id: session.id });
+    const payment = await db.selectFrom("checkout_payments").select("status").where("payment_intent_id", "=", intentId).executeTakeFirstOrThrow();
+    expect(payment.status).toBe("paid");
   });
 });

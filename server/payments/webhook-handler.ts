@@ -29,8 +29,9 @@ export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout
       let outcome: WebhookOutcome = "ignored";
       if (event.kind !== "ignored" && event.intent.metadata[SHOP_METADATA_KEY]) {
         if (event.kind === "payment-succeeded") {
-          // Throws when the processor cannot be asked: the 5xx makes the processor deliver again later.
-          const recorded = await checkout.recordOrder(event.intent.id, null);
+          // The signed event says the intent succeeded, which is final: its amount is what was paid. A failure to
+          // record throws, and the 5xx makes the processor deliver again later.
+          const recorded = await checkout.recordOrder(event.intent.id, null, event.intent);
           outcome = recorded ? "recorded" : "ignored";
         } else {
           logger.info({ paymentIntentId: event.intent.id }, "webhook: payment failed");
