@@ -1,6 +1,7 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/login";
 import { requestContext } from "../context";
+import { Wordmark } from "../components/ui/icons";
 import { credentialsSchema } from "../../shared/account";
 import { AppError } from "../../shared/errors";
 import { readFormFields } from "../../server/http/read-body";
@@ -36,7 +37,7 @@ export default function Login({ actionData }: Route.ComponentProps) {
       <title>Sign in | Storefront</title>
       <meta name="description" content="Sign in to Storefront or create an account with your e-mail address." />
       <Link to="/" className="login__logo" aria-label="Storefront home">
-        <img src="/images/wordmark-dark.svg" alt="" width={160} height={38} />
+        <Wordmark />
       </Link>
       <div className="login__box">
         <h1 className="login__title">Sign-in</h1>

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { runLighthouse, type Category, type FailingAudit, type LighthouseFigures } from "../lib/lighthouse.ts";
 import { cpuBusyPercent, kB, ms, table } from "../lib/report.ts";
@@ -54,7 +55,19 @@ export interface PageFigures {
 export interface PagesResult {
   /** The shopper used for /checkout, /payment and /orders (its cookie is not kept). */
   shopper: { basketItems: number; paidOrders: number };
+  /** The fonts on this machine that have ⭐ (the ratings' emoji), by fontconfig; empty: none (or no fontconfig). */
+  emojiFonts: string[];
   pages: PageFigures[];
+}
+
+/**
+ * Every phone has an emoji font; a bare Linux machine may not. Without one, Chromium searches all fonts for ⭐ on
+ * every page (measured here: text shaping 13–17 ms against 7–8 ms with Debian's fonts-noto-color-emoji, at 1× CPU,
+ * so about 4× that under Lighthouse's slowdown) and draws boxes. The report says which case it measured.
+ */
+function emojiFonts(): string[] {
+  const listed = spawnSync("fc-list", [":charset=2b50", "family"], { encoding: "utf8" });
+  return listed.status === 0 ? [...new Set(listed.stdout.split("\n").map((line) => line.trim()).filter(Boolean))] : [];
 }
 
 export const pagesScenario: Scenario<PagesResult> = {
@@ -117,7 +130,7 @@ export const pagesScenario: Scenario<PagesResult> = {
       }
     }
     if (pages.every((page) => page.error)) throw new Error(`Lighthouse failed on every page (first: ${pages[0]?.error})`);
-    return { shopper: { basketItems: second.basket.count, paidOrders }, pages };
+    return { shopper: { basketItems: second.basket.count, paidOrders }, emojiFonts: emojiFonts(), pages };
   },
 
   missedTargets(result) {
@@ -189,6 +202,13 @@ export const pagesScenario: Scenario<PagesResult> = {
       if (page.lighthouse?.external.length) warnings.push(`${page.path} requested other hosts: ${page.lighthouse.external.join(", ")}`);
       for (const warning of page.lighthouse?.runWarnings ?? []) warnings.push(`${page.path}: Lighthouse: ${warning}`);
     }
+    const fonts = measurements.find((measurement) => measurement.result)?.result?.emojiFonts;
+    if (fonts && fonts.length === 0) {
+      warnings.push(
+        "no font on this machine has ⭐ (the ratings' emoji): Chromium searched every font for it on each page, which costs " +
+          "main-thread time a phone (which has an emoji font) does not spend, and drew boxes. Install one: apt-get install fonts-noto-color-emoji.",
+      );
+    }
     const benchmark = ok.map((page) => page.lighthouse.benchmarkIndex);
     const how =
       `Lighthouse ${ok[0]?.lighthouse.lighthouseVersion ?? ""} on ${measured.databaseLabel}, production build, once per page, one page at a time, ` +
@@ -196,6 +216,7 @@ export const pagesScenario: Scenario<PagesResult> = {
       "(150 ms RTT, 1.6 Mbit/s, 4× CPU slowdown). `/` and `/login` as a first-time visitor; the others as a shopper with 2 items " +
       "in the basket and one paid order (cookie in Lighthouse's extra headers). JS and HTML: what the page downloaded during the " +
       "load, gzip -9 per file (as the page-weight budget); Transferred: all requests as Chrome received them. " +
+      `Emoji font for the ratings' ⭐: ${fonts === undefined ? "?" : fonts.length > 0 ? fonts.join(", ") : "none (see the warning below)"}. ` +
       `Lighthouse's CPU benchmark index on this machine: ${benchmark.length > 0 ? `${Math.min(...benchmark)}–${Math.max(...benchmark)}` : "?"} ` +
       "(performance scores and TBT depend on it and on how busy the machine is: compare runs with care).";
     return [

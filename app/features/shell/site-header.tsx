@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { BasketIcon, SearchIcon } from "../../components/ui/icons";
+import { BasketIcon, SearchIcon, Wordmark } from "../../components/ui/icons";
 import { SignOutButton } from "../account/sign-out-button";
 import { useBasketSaving, useOptimisticCount } from "../basket/basket-context";
 
@@ -22,7 +22,7 @@ export function SiteHeader({ greetingName, basketCount: serverCount, basketRevis
         Skip to content
       </a>
       <Link to="/" className="site-header__logo" aria-label="Storefront home">
-        <img src="/images/wordmark.svg" alt="" width={120} height={29} />
+        <Wordmark />
       </Link>
 
       {/* The search box does nothing yet (spec); the form keeps it keyboard- and screen-reader-friendly. */}

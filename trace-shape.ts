@@ -1,0 +1,21 @@
+import { chromium } from "playwright";
+const url = process.argv[2] ?? "http://127.0.0.1:4998/";
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium" });
+const context = await browser.newContext({ viewport: { width: 412, height: 823 }, deviceScaleFactor: 1.75, isMobile: true, hasTouch: true });
+const page = await context.newPage();
+const cdp = await context.newCDPSession(page);
+await cdp.send("Emulation.setCPUThrottlingRate", { rate: Number(process.env.RATE ?? 4) });
+const events: any[] = [];
+cdp.on("Tracing.dataCollected", (e: any) => events.push(...e.value));
+await cdp.send("Tracing.start", { categories: "devtools.timeline,disabled-by-default-devtools.timeline,v8.execute,blink,loading,toplevel,fonts", transferMode: "ReportEvents" });
+await page.goto(url, { waitUntil: "load" });
+await page.waitForTimeout(3000);
+const done = new Promise((r) => cdp.once("Tracing.tracingComplete", r));
+await cdp.send("Tracing.end"); await done;
+await browser.close();
+const main = events.filter((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`);
+const onMain = events.filter((e) => main.includes(`${e.pid}:${e.tid}`) && e.ph === "X");
+const nav = events.find((e) => e.name === "navigationStart")?.ts ?? onMain[0].ts;
+const sum = (re: RegExp) => Math.round(onMain.filter((e) => re.test(e.name)).reduce((a, e) => a + e.dur, 0) / 1000);
+console.log(`shape ${sum(/^InlineNode::ShapeText/)} ms, font match ${sum(/onMatchFamilyStyle|GetFontForCharacter|FallbackFont/)} ms, layout ${sum(/^LocalFrameView::layout$/)} ms`);
+
