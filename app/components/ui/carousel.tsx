@@ -80,16 +80,20 @@ export function Carousel({ label, slides, intervalMs }: CarouselProps) {
               aria-hidden={!isCurrent}
               inert={!isCurrent}
             >
-              <img
-                src={slide.src}
-                srcSet={slide.srcSet}
-                sizes={slide.srcSet ? "100vw" : undefined}
-                width={slide.width}
-                height={slide.height}
-                alt={slide.label}
-                // The first banner is the largest paint of the home page: fetch it first, the rest later.
-                {...(index === 0 ? { fetchPriority: "high" } : { loading: "lazy", decoding: "async" })}
-              />
+              {/* The first banner is the home page's largest paint. The others can only be shown by the script, so
+                  they are drawn once it runs: fetched at load, they took bandwidth from the first (about 65 kB of a
+                  phone's first 250 kB). */}
+              {index === 0 || isInteractive ? (
+                <img
+                  src={slide.src}
+                  srcSet={slide.srcSet}
+                  sizes={slide.srcSet ? "100vw" : undefined}
+                  width={slide.width}
+                  height={slide.height}
+                  alt={slide.label}
+                  {...(index === 0 ? { fetchPriority: "high" } : { loading: "lazy", decoding: "async" })}
+                />
+              ) : null}
             </div>
           );
         })}
