@@ -12,11 +12,16 @@ describe("scripts held back until after the first paint", () => {
     expect(html).not.toContain('<link rel="modulepreload"');
     expect(html).not.toContain('type="module" async');
     expect(html).toContain(
-      '<script nonce="n0" type="text/x-deferred-module" id="deferred-module" data-preload="[&quot;/assets/entry.client-1.js&quot;,&quot;/assets/root-2.js&quot;]">import * as route0',
+      '<script nonce="n0" type="text/x-deferred-module" id="deferred-module" data-preload="[&quot;/assets/entry.client-1.js&quot;,&quot;/assets/root-2.js&quot;]" data-early="[&quot;/assets/root-2.js&quot;]">import * as route0',
     );
     // The module's text is kept byte for byte (no replacement patterns such as $& are expanded).
     expect(html).toContain('window.price = "$&$1";');
     expect(html).toMatch(/<script nonce="n0">\(\(\)=>\{.*requestAnimationFrame/);
+  });
+
+  it("runs no module early when it cannot tell which one is the entry that hydrates", () => {
+    const html = withScriptsAfterFirstPaint(page.replace('import("/assets/entry.client-1.js");', 'import(entry);'));
+    expect(html).toContain('data-early="[]"');
   });
 
   it("leaves a page it does not recognise as rendered, so its scripts still load", () => {
