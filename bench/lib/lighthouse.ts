@@ -70,6 +70,8 @@ export interface LighthouseFigures {
   fcpMs: number;
   tbtMs: number;
   speedIndexMs: number;
+  /** Time to interactive: with FCP, what Lighthouse's own median-run choice compares (see medianRun). */
+  interactiveMs: number;
   cls: number;
   /** Everything the page downloaded during the load, per request. */
   requests: RequestWeight[];
@@ -240,6 +242,7 @@ function summarise(url: string, lhr: Lhr, artifacts: Artifacts, seconds: number)
     fcpMs: numeric("first-contentful-paint"),
     tbtMs: numeric("total-blocking-time"),
     speedIndexMs: numeric("speed-index"),
+    interactiveMs: numeric("interactive"),
     cls: numeric("cumulative-layout-shift"),
     requests,
     html,
@@ -286,4 +289,23 @@ function sameUrl(a: string, b: string): boolean {
   } catch {
     return a === b;
   }
+}
+
+/**
+ * The run to report out of several of one page, chosen as Lighthouse's own `computeMedianRun` does
+ * (lighthouse/core/lib/median-run.js, the method its variability guide recommends): the run nearest the median
+ * first contentful paint and the median time to interactive, ties to the earlier interactive. One whole run, so its
+ * figures belong together, rather than medians taken figure by figure.
+ */
+export function medianRun(runs: readonly LighthouseFigures[]): LighthouseFigures {
+  if (runs.length === 0) throw new Error("no Lighthouse runs to choose from");
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = sorted.length / 2;
+    return sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  const fcp = median(runs.map((run) => run.fcpMs));
+  const interactive = median(runs.map((run) => run.interactiveMs));
+  const distance = (run: LighthouseFigures) => (fcp - run.fcpMs) ** 2 + (interactive - run.interactiveMs) ** 2;
+  return [...runs].sort((a, b) => distance(a) - distance(b) || a.interactiveMs - b.interactiveMs)[0]!;
 }

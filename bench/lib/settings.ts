@@ -40,6 +40,8 @@ export interface Settings {
   soakWarmupS: number;
   /** Simulated shoppers in the soak (BENCH_SOAK_SHOPPERS, default 200). */
   soakShoppers: number;
+  /** Lighthouse runs per page; the median run is reported (BENCH_LIGHTHOUSE_RUNS, default 3). */
+  lighthouseRuns: number;
   /** Where to also save Lighthouse's full reports, HTML and JSON, one pair per page (BENCH_LIGHTHOUSE_DIR; default: not saved). */
   lighthouseReportsDir?: string;
 }
@@ -107,6 +109,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env, plannedLoadSe
     soakS: positiveNumber(env, "BENCH_SOAK_S", 60, { integer: true }),
     soakWarmupS: nonNegativeNumber(env, "BENCH_SOAK_WARMUP_S", 10),
     soakShoppers: positiveNumber(env, "BENCH_SOAK_SHOPPERS", 200, { integer: true }),
+    lighthouseRuns: positiveNumber(env, "BENCH_LIGHTHOUSE_RUNS", 3, { integer: true }),
     lighthouseReportsDir: env.BENCH_LIGHTHOUSE_DIR?.trim() || undefined,
   };
   const loadSeconds = plannedLoadSeconds?.(settings) ?? 0;

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { runLighthouse, type Category, type FailingAudit, type LighthouseFigures } from "../lib/lighthouse.ts";
+import { medianRun, runLighthouse, type Category, type FailingAudit, type LighthouseFigures } from "../lib/lighthouse.ts";
 import { cpuBusyPercent, kB, ms, table } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
 import { addToBasket, BENCH_PRODUCT, findPublishableKey, payForBasket, timedFetch } from "../lib/shop-client.ts";
@@ -46,7 +46,10 @@ export interface PageFigures {
   asShopper: boolean;
   /** CPU busy on the whole machine for 1 s just before this page's run (Lighthouse's timings depend on it). */
   cpuBusyBefore: number;
+  /** The median run (medianRun) of this page's runs: the figures reported and judged. */
   lighthouse?: LighthouseFigures;
+  /** Every run's headline figures, in order, the median one included. */
+  runs?: { performance: number | null; lcpMs: number; tbtMs: number; cls: number; fcpMs: number; interactiveMs: number }[];
   targets: PageTarget[];
   /** Set instead of `lighthouse` when the run failed. */
   error?: string;
@@ -77,7 +80,7 @@ export const pagesScenario: Scenario<PagesResult> = {
   // Page figures do not depend on the database; PGlite is the server that is always there.
   databases: ["pglite"],
   // Not load, but it takes time: about 15–40 s a page on this machine, Chrome start included.
-  plannedSeconds: () => LIGHTHOUSE_PAGES.length * 40,
+  plannedSeconds: (settings) => LIGHTHOUSE_PAGES.length * 40 * settings.lighthouseRuns,
 
   async run({ server, settings, log }) {
     log(`${server.label}: a shopper with one paid order and 2 items in the basket, for the shopper's pages`);
@@ -95,29 +98,51 @@ export const pagesScenario: Scenario<PagesResult> = {
     const pages: PageFigures[] = [];
     for (const page of LIGHTHOUSE_PAGES) {
       const cpuBusyBefore = await cpuBusyPercent(1_000);
-      log(`${server.label}: Lighthouse ${page.path}${page.asShopper ? " (as the shopper)" : ""} (CPU ${cpuBusyBefore}% busy before)`);
+      log(
+        `${server.label}: Lighthouse ${page.path}${page.asShopper ? " (as the shopper)" : ""}, ${settings.lighthouseRuns} run(s) ` +
+          `(CPU ${cpuBusyBefore}% busy before)`,
+      );
       try {
-        const audit = () =>
+        const reportName = `lighthouse-${page.path === "/" ? "home" : page.path.slice(1).replace(/\W+/g, "-")}`;
+        const audit = (run: number) =>
           runLighthouse(`${server.baseUrl}${page.path}`, {
             extraHeaders: page.asShopper ? { cookie } : undefined,
             timeoutMs: LIGHTHOUSE_TIMEOUT_S * 1000,
-            saveReportAs: settings.lighthouseReportsDir
-              ? path.join(settings.lighthouseReportsDir, `lighthouse-${page.path === "/" ? "home" : page.path.slice(1).replace(/\W+/g, "-")}`)
-              : undefined,
+            saveReportAs: settings.lighthouseReportsDir ? path.join(settings.lighthouseReportsDir, `${reportName}-${run}`) : undefined,
           });
-        let retried: string | undefined;
-        const figures = await audit().catch((error: unknown) => {
-          // Lighthouse's own hiccups (NO_NAVSTART, "please run Lighthouse again") happen on a busy machine: one more try.
-          retried = error instanceof Error ? error.message : String(error);
-          log(`  Lighthouse failed (${retried}); trying once more`);
-          return audit();
-        });
-        if (retried) figures.runWarnings.push(`the first run failed and was repeated: ${retried}`);
+        const runs: LighthouseFigures[] = [];
+        for (let run = 1; run <= settings.lighthouseRuns; run += 1) {
+          let retried: string | undefined;
+          const one = await audit(run).catch((error: unknown) => {
+            // Lighthouse's own hiccups (NO_NAVSTART, "please run Lighthouse again") happen on a busy machine: one more try.
+            retried = error instanceof Error ? error.message : String(error);
+            log(`  Lighthouse failed (${retried}); trying once more`);
+            return audit(run);
+          });
+          if (retried) one.runWarnings.push(`run ${run} failed and was repeated: ${retried}`);
+          log(`  run ${run}: performance ${one.scores.performance ?? "?"}, LCP ${ms(one.lcpMs)}, TBT ${ms(one.tbtMs)}, CLS ${one.cls}`);
+          runs.push(one);
+        }
+        const figures = medianRun(runs);
         if (new URL(figures.finalUrl).pathname !== page.path) {
           figures.runWarnings.push(`Lighthouse ended on ${figures.finalUrl}, not ${page.path} (a redirect?)`);
         }
         const targets = targetsFor(page.path, figures);
-        pages.push({ path: page.path, asShopper: page.asShopper, cpuBusyBefore, lighthouse: figures, targets });
+        pages.push({
+          path: page.path,
+          asShopper: page.asShopper,
+          cpuBusyBefore,
+          lighthouse: figures,
+          runs: runs.map((run) => ({
+            performance: run.scores.performance,
+            lcpMs: run.lcpMs,
+            tbtMs: run.tbtMs,
+            cls: run.cls,
+            fcpMs: run.fcpMs,
+            interactiveMs: run.interactiveMs,
+          })),
+          targets,
+        });
         const failing = Object.values(figures.failing).flat().length;
         log(
           `  ${figures.seconds} s: ${Object.entries(figures.scores).map(([category, score]) => `${category} ${score ?? "?"}`).join(", ")}; ` +
@@ -211,7 +236,9 @@ export const pagesScenario: Scenario<PagesResult> = {
     }
     const benchmark = ok.map((page) => page.lighthouse.benchmarkIndex);
     const how =
-      `Lighthouse ${ok[0]?.lighthouse.lighthouseVersion ?? ""} on ${measured.databaseLabel}, production build, once per page, one page at a time, ` +
+      `Lighthouse ${ok[0]?.lighthouse.lighthouseVersion ?? ""} on ${measured.databaseLabel}, production build, ${ok[0]?.runs?.length ?? "?"} runs per page ` +
+      "(BENCH_LIGHTHOUSE_RUNS), one page at a time; each page's figures are those of its median run, chosen as Lighthouse's own " +
+      "computeMedianRun does (nearest the median FCP and TTI), and every run's performance, LCP and TBT are listed below the table; " +
       "in headless Chromium (offline: only 127.0.0.1), mobile form factor with Lighthouse's default simulated throttling " +
       "(150 ms RTT, 1.6 Mbit/s, 4× CPU slowdown). `/` and `/login` as a first-time visitor; the others as a shopper with 2 items " +
       "in the basket and one paid order (cookie in Lighthouse's extra headers). JS and HTML: what the page downloaded during the " +
@@ -219,10 +246,21 @@ export const pagesScenario: Scenario<PagesResult> = {
       `Emoji font for the ratings' ⭐: ${fonts === undefined ? "?" : fonts.length > 0 ? fonts.join(", ") : "none (see the warning below)"}. ` +
       `Lighthouse's CPU benchmark index on this machine: ${benchmark.length > 0 ? `${Math.min(...benchmark)}–${Math.max(...benchmark)}` : "?"} ` +
       "(performance scores and TBT depend on it and on how busy the machine is: compare runs with care).";
+    const runLines = ok
+      .filter((page) => (page.runs?.length ?? 0) > 1)
+      .map((page) => {
+        const runs = page.runs!;
+        const median = runs.findIndex((run) => run.fcpMs === page.lighthouse.fcpMs && run.interactiveMs === page.lighthouse.interactiveMs);
+        return (
+          `- \`${page.path}\`: performance ${runs.map((run) => run.performance ?? "?").join(" / ")}; ` +
+          `LCP ${runs.map((run) => seconds(run.lcpMs)).join(" / ")}; TBT ${runs.map((run) => ms(run.tbtMs)).join(" / ")} (median run: ${median + 1})`
+        );
+      });
     return [
       how,
       "",
       figures,
+      ...(runLines.length > 0 ? ["", "Every run, in order (the table shows the median run):", "", ...runLines] : []),
       "",
       "Targets:",
       "",
