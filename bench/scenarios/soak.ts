@@ -296,7 +296,17 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
     missedTargets(result, databaseLabel) {
       const missed: string[] = [];
       if (result.serverGoneAtS !== undefined) missed.push(`soak (${databaseLabel}): the server process died ${result.serverGoneAtS} s in`);
-      if (result.overall.errors > 0) missed.push(`soak (${databaseLabel}): ${result.overall.errors} errors`);
+      if (judgesP99) {
+        if (result.overall.errors > 0) missed.push(`soak (${databaseLabel}): ${result.overall.errors} errors`);
+      } else {
+        // The capacity run loads the server past what it can serve on purpose: requests that wait past the 10 s
+        // timeout are that limit, reported in its section; any other failure (a 5xx, a wrong answer, a refused
+        // connection) means something broke under load, and is a missed target.
+        const broken = Object.entries(result.errorKinds)
+          .filter(([kind]) => !kind.includes("TimeoutError"))
+          .reduce((total, [, count]) => total + count, 0);
+        if (broken > 0) missed.push(`soak, hurried (${databaseLabel}): ${broken} errors other than timeouts`);
+      }
       if (judgesP99 && databaseLabel.startsWith("PostgreSQL") && !(result.overall.p99 < SOAK_P99_TARGET_MS)) {
         missed.push(`soak (${databaseLabel}): p99 ${ms(result.overall.p99)} (target < ${SOAK_P99_TARGET_MS} ms)`);
       }
@@ -364,7 +374,8 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
         `p50, p99, slowest. ` +
         (judgesP99
           ? `Targets: no errors; p99 of all requests under ${SOAK_P99_TARGET_MS} ms on PostgreSQL.`
-          : `About five times the paced run's load, to find the machine's capacity: no p99 target; errors still count.`);
+          : `About five times the paced run's load, to find the machine's capacity: no p99 target. Requests that wait past ` +
+            `the 10 s timeout mark the capacity (listed as errors here, not as a missed target); any other error is a missed target.`);
       const main = table(["Database", "Requests", "Throughput", "p50", "p99", "Slowest", "OK", "Errors"], rows, ["l", "l", "r", "r", "r", "r", "r", "r"]);
       return [
         how,
