@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { deferCleanup, onExitSyncCleanup, withTimeout } from "./cleanup.ts";
-import { round } from "./report.ts";
+import { median, round } from "./report.ts";
 
 /**
  * Lighthouse against one of the bench's own servers, fully offline: the local Chromium (CHROME_PATH, default
@@ -299,11 +299,6 @@ function sameUrl(a: string, b: string): boolean {
  */
 export function medianRun(runs: readonly LighthouseFigures[]): LighthouseFigures {
   if (runs.length === 0) throw new Error("no Lighthouse runs to choose from");
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const middle = sorted.length / 2;
-    return sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  };
   const fcp = median(runs.map((run) => run.fcpMs));
   const interactive = median(runs.map((run) => run.interactiveMs));
   const distance = (run: LighthouseFigures) => (fcp - run.fcpMs) ** 2 + (interactive - run.interactiveMs) ** 2;
