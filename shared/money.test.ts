@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatCents, sumCents } from "./money";
 
@@ -8,6 +9,20 @@ describe("formatCents", () => {
     expect(formatCents(1196)).toBe("$11.96");
     expect(formatCents(0)).toBe("$0.00");
     expect(formatCents(123456789)).toBe("$1,234,567.89");
+  });
+
+  it("writes what Intl.NumberFormat writes for US dollars, for any amount up to ten billion dollars either way", () => {
+    const intl = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" });
+    // Up to 10^12 cents, cents / 100 is still exact enough for Intl to round to the same cent.
+    const cents = fc.oneof(fc.integer({ min: -1e12, max: 1e12 }), fc.integer({ min: -100_000, max: 100_000 }));
+    fc.assert(fc.property(cents, (amount) => formatCents(amount) === intl.format(amount / 100)), { numRuns: 20_000 });
+    for (const edge of [0, 1, 9, 10, 99, 100, 101, 99_999, 100_000, 99_999_999, 100_000_000, -1, -100_000]) {
+      expect(formatCents(edge)).toBe(intl.format(edge / 100));
+    }
+  });
+
+  it("stays exact beyond where a float in dollars would not", () => {
+    expect(formatCents(Number.MAX_SAFE_INTEGER)).toBe("$90,071,992,547,409.91");
   });
 
   it("refuses anything that is not a whole number of cents", () => {
