@@ -1,4 +1,4 @@
-import { useEffect, useState, useSyncExternalStore } from "react";
+import { startTransition, useEffect, useState, useSyncExternalStore } from "react";
 import { ChevronIcon } from "./icons";
 
 export interface Slide {
@@ -102,15 +102,22 @@ export function Carousel({ label, slides, intervalMs }: CarouselProps) {
   );
 }
 
-const noSubscription = () => () => {};
+/** Set by the first carousel that hydrates: one mounted later (a client-side visit to /) starts interactive. */
+let isPageHydrated = false;
 
-/** False on the server and while hydrating, true once this component runs in the browser. */
+/**
+ * False on the server and while hydrating, true once this component runs in the browser. Not useSyncExternalStore
+ * with a server snapshot: that forces a synchronous re-render right after hydration, one long task together with
+ * the hydration's effects. As a transition the re-render (drawing five banners) is done in short slices.
+ */
 function useIsHydrated(): boolean {
-  return useSyncExternalStore(
-    noSubscription,
-    () => true,
-    () => false,
-  );
+  const [isHydrated, setHydrated] = useState(isPageHydrated);
+  useEffect(() => {
+    if (isHydrated) return;
+    isPageHydrated = true;
+    startTransition(() => setHydrated(true));
+  }, [isHydrated]);
+  return isHydrated;
 }
 
 const reducedMotionQuery = "(prefers-reduced-motion: reduce)";
