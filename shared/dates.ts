@@ -1,26 +1,29 @@
-const ordinalRules = new Intl.PluralRules("en-US", { type: "ordinal" });
-const ordinalSuffix: Record<string, string> = { one: "st", two: "nd", few: "rd", other: "th" };
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+/** Where an order's moment is read: in UTC (the server, which does not know the shopper's zone) or the reader's own zone. */
+export type ClockZone = "UTC" | "local";
 
 /**
- * "November 21st 2026, 3:34pm": how the orders page states when an order was placed. In the given time zone:
- * the server renders UTC, the browser then re-renders in the shopper's own zone.
+ * "November 21st 2026, 3:34pm": how the orders page states when an order was placed. The server renders UTC, the
+ * browser then re-renders in the shopper's own zone.
+ *
+ * Written out from Date's own fields rather than with Intl.DateTimeFormat and Intl.PluralRules: in a browser tab
+ * the first Intl formatter loads ICU's locale data, tens of milliseconds of main thread while the page hydrates
+ * (see shared/money.ts). A test holds the text to Intl's, in UTC and in a zone with daylight saving.
  */
-export function formatOrderDate(date: Date, timeZone?: string): string {
-  const parts = Object.fromEntries(orderDateFormat(timeZone).formatToParts(date).map((part) => [part.type, part.value]));
-  const day = Number(parts.day);
-  const suffix = ordinalSuffix[ordinalRules.select(day)] ?? "th";
-  return `${parts.month} ${day}${suffix} ${parts.year}, ${parts.hour}:${parts.minute}${String(parts.dayPeriod).toLowerCase()}`;
+export function formatOrderDate(date: Date, zone: ClockZone): string {
+  const utc = zone === "UTC";
+  const year = utc ? date.getUTCFullYear() : date.getFullYear();
+  const month = MONTHS[utc ? date.getUTCMonth() : date.getMonth()];
+  const day = utc ? date.getUTCDate() : date.getDate();
+  const hours = utc ? date.getUTCHours() : date.getHours();
+  const minutes = utc ? date.getUTCMinutes() : date.getMinutes();
+  const hour = hours % 12 === 0 ? 12 : hours % 12;
+  return `${month} ${day}${ordinalSuffix(day)} ${year}, ${hour}:${String(minutes).padStart(2, "0")}${hours < 12 ? "am" : "pm"}`;
 }
 
-// Building a DateTimeFormat costs far more than formatting with one (it loads the locale's and zone's data), and
-// an orders page formats twenty dates: one formatter per time zone, kept.
-const orderDateFormats = new Map<string | undefined, Intl.DateTimeFormat>();
-
-function orderDateFormat(timeZone: string | undefined): Intl.DateTimeFormat {
-  let format = orderDateFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", { timeZone, month: "long", day: "numeric", year: "numeric", hour: "numeric", minute: "2-digit", hour12: true });
-    orderDateFormats.set(timeZone, format);
-  }
-  return format;
+/** English ordinals: 1st, 2nd, 3rd, 4th … 11th, 12th, 13th … 21st, 22nd, 23rd … 31st. */
+function ordinalSuffix(day: number): string {
+  if (day % 100 >= 11 && day % 100 <= 13) return "th";
+  return ["th", "st", "nd", "rd"][day % 10] ?? "th";
 }
