@@ -1,5 +1,9 @@
 import { reactRouter } from "@react-router/dev/vite";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
+
+/** The shop's own source folders (absolute, as module ids are), so that no dependency's folder of the same name matches. */
+const shopSources = ["app", "shared"].map((folder) => fileURLToPath(new URL(`./${folder}/`, import.meta.url)));
 
 export default defineConfig({
   environments: {
@@ -16,7 +20,7 @@ export default defineConfig({
             codeSplitting: {
               groups: [
                 { name: "framework", test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/, priority: 2 },
-                { name: "shop", test: /[\\/](app|shared)[\\/]/, minShareCount: 2, priority: 1 },
+                { name: "shop", test: (id) => shopSources.some((folder) => id.startsWith(folder)), minShareCount: 2, priority: 1 },
               ],
             },
           },
