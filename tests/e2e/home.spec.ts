@@ -102,11 +102,12 @@ test("a shopper sees six products in rows of 2, 3 and 1, each with price, stars 
 });
 
 test("every image on the home page loads, with alt text and explicit dimensions", async ({ page }) => {
-  // Hydrated: the banners after the first are drawn by the script (only it can show them).
+  // Hydrated: the banners after the first are drawn by the script (only it can show them), in a render just after
+  // hydration, so the count is waited for.
   await gotoHydrated(page, "/");
   await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
   const images = page.locator("img");
-  expect(await images.count()).toBeGreaterThanOrEqual(12); // 6 banners, 6 products (the wordmark is inline SVG)
+  await expect.poll(() => images.count()).toBeGreaterThanOrEqual(12); // 6 banners, 6 products (the wordmark is inline SVG)
   await expect
     .poll(() => images.evaluateAll((all) => all.filter((image) => !(image as HTMLImageElement).complete || (image as HTMLImageElement).naturalWidth === 0).length), {
       message: "images still loading or broken",
