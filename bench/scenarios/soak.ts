@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { isShuttingDown, withTimeout } from "../lib/cleanup.ts";
 import { cpuSecondsOf, isAlive, rssMiB } from "../lib/process-stats.ts";
+import { watchPostgresWaits, type PostgresWaits } from "../lib/postgres-waits.ts";
 import { integer, ms, percentile, round, summariseLatencies, table, type Latencies } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
 import {
@@ -29,6 +30,18 @@ export const HURRIED_THINK_MS = { min: 200, max: 600 } as const;
  */
 /** Targets: no errors anywhere; p99 (all requests) under this on PostgreSQL. */
 export const SOAK_P99_TARGET_MS = 100;
+
+/** Kept per simulated shopper: whether a request of its own timed out since it last completed a round. */
+interface ShopperState {
+  unsettled: boolean;
+}
+/**
+ * The shop's answers to a shopper whose view is out of date: the total changed or the basket emptied under it (a late
+ * order record), the card was already confirmed (a late confirm). Correct answers, which a real shopper's page shows.
+ */
+const STALE_VIEW_REFUSAL = /TOTAL_MISMATCH|BASKET_EMPTY|already succeeded/;
+/** Prefix of the errorKinds of follow-ons (see `act`). */
+export const FOLLOW_ON = "after the shopper's own timeout: ";
 
 const ACTIONS = [
   { action: "browse", request: "GET /" },
@@ -84,6 +97,8 @@ export interface SoakResult {
    * and the share of the machine's cores over the elapsed time: says whether the shoppers or the shop ran out of CPU.
    */
   cpu: { serverS: number | null; benchS: number; machineCores: number; serverShare: number | null; benchShare: number };
+  /** PostgreSQL only: what its sessions waited on during the measured part (null if it could not be sampled). */
+  postgresWaits?: PostgresWaits | null;
   /** Seconds into the run when the server process was found gone (the soak then stops at once); absent if it lived. */
   serverGoneAtS?: number;
   /** The first few failures of each action, as "action: what happened". */
@@ -139,8 +154,13 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
       const over = () => stop || isShuttingDown() || performance.now() >= deadline;
       const think = () => sleep(THINK_MS.min + Math.random() * (THINK_MS.max - THINK_MS.min));
 
-      /** One request of one action: its latency on success; on failure counted (with the first few messages) and rethrown. */
-      const act = async <T>(action: Action, call: () => Promise<T & { response: TimedResponse }>): Promise<T> => {
+      /**
+       * One request of one action: its latency on success; on failure counted (with the first few messages) and rethrown.
+       * `shopper.unsettled` is set once one of the shopper's requests has timed out: the server may still carry it out
+       * later, so until the shopper next completes a round, the shop's refusals of a view that request made stale are
+       * follow-ons of that timeout (kept apart in `errorKinds`), not faults of their own.
+       */
+      const act = async <T>(shopper: ShopperState, action: Action, call: () => Promise<T & { response: TimedResponse }>): Promise<T> => {
         const sentAt = performance.now();
         try {
           const result = await call();
@@ -154,7 +174,9 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
           events.push([Math.max(0, (performance.now() - started) / 1000), -1]);
           const message = `${action}: ${error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error)}`;
           if (errorSample.filter((sample) => sample.startsWith(`${action}:`)).length < 3) errorSample.push(message);
-          const kind = message.replace(/\b(pi|req)_[A-Za-z0-9_]+/g, "…").replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "…").replace(/\d+/g, "#").slice(0, 200);
+          const isFollowOn = shopper.unsettled && STALE_VIEW_REFUSAL.test(message);
+          if (error instanceof Error && error.name === "TimeoutError") shopper.unsettled = true;
+          const kind = (isFollowOn ? FOLLOW_ON : "") + message.replace(/\b(pi|req)_[A-Za-z0-9_]+/g, "…").replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "…").replace(/\d+/g, "#").slice(0, 200);
           errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
           throw error;
         }
@@ -167,26 +189,28 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
 
       async function shopper() {
         await sleep(Math.random() * THINK_MS.max);
+        const state: ShopperState = { unsettled: false };
         let cookie: string | undefined;
         while (!over()) {
           try {
-            await act("browse", () => page("/", cookie));
+            await act(state, "browse", () => page("/", cookie));
             await think();
             if (over()) break;
-            const added = await act("add", () => addToBasket(server.baseUrl, cookie));
+            const added = await act(state, "add", () => addToBasket(server.baseUrl, cookie));
             cookie = added.cookie;
             await think();
             if (over()) break;
             // Paying is one unit: once the payment exists, the card is confirmed and the order recorded even after the deadline.
             const shopperCookie = cookie;
-            const payment = await act("create", () => createPayment(server.baseUrl, shopperCookie, added.basket.subtotalCents));
+            const payment = await act(state, "create", () => createPayment(server.baseUrl, shopperCookie, added.basket.subtotalCents));
             await think(); // Typing the card.
-            await act("confirm", async () => ({ response: await confirmPayment(server.baseUrl, publishableKey, payment.intentId, payment.clientSecret) }));
-            await act("record", () => recordOrder(server.baseUrl, shopperCookie, payment.intentId));
+            await act(state, "confirm", async () => ({ response: await confirmPayment(server.baseUrl, publishableKey, payment.intentId, payment.clientSecret) }));
+            await act(state, "record", () => recordOrder(server.baseUrl, shopperCookie, payment.intentId));
             await think();
             if (over()) break;
-            await act("orders", () => page("/orders", shopperCookie));
+            await act(state, "orders", () => page("/orders", shopperCookie));
             if (measured(performance.now())) cycles += 1;
+            state.unsettled = false;
             await think();
           } catch {
             // Counted by act(); a basket left with items is priced anew by the next add's answer. Start over after a pause.
@@ -213,10 +237,12 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
       let firstRss = rssMiB(server.pid);
       let serverCpuBefore = cpuSecondsOf(server.pid);
       let benchCpuBefore = process.cpuUsage();
+      let waitsWatch: Promise<{ stop(): Promise<PostgresWaits> } | null> | undefined;
       const baseline = setTimeout(() => {
         firstRss = rssMiB(server.pid);
         serverCpuBefore = cpuSecondsOf(server.pid);
         benchCpuBefore = process.cpuUsage();
+        if (server.databaseUrl) waitsWatch = watchPostgresWaits(server.databaseUrl).catch(() => null);
       }, warmupS * 1000);
       try {
         // Every request gives up after 10 s and a payment is at most three of them: this bounds the tail.
@@ -226,6 +252,7 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
         clearInterval(sampler);
         clearTimeout(baseline);
       }
+      const postgresWaits = waitsWatch ? await (await waitsWatch)?.stop() ?? null : undefined;
       const lastRss = rssMiB(server.pid);
       const elapsedS = (performance.now() - started) / 1000;
       const serverCpuAfter = cpuSecondsOf(server.pid);
@@ -280,6 +307,7 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
           serverShare: serverS === null ? null : round(serverS / elapsedS / cores, 2),
           benchShare: round(benchS / elapsedS / cores, 2),
         },
+        ...(postgresWaits !== undefined ? { postgresWaits } : {}),
         ...(serverGoneAtS !== undefined ? { serverGoneAtS } : {}),
         errorSample,
         errorKinds,
@@ -303,7 +331,7 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
         // timeout are that limit, reported in its section; any other failure (a 5xx, a wrong answer, a refused
         // connection) means something broke under load, and is a missed target.
         const broken = Object.entries(result.errorKinds)
-          .filter(([kind]) => !kind.includes("TimeoutError"))
+          .filter(([kind]) => !kind.includes("TimeoutError") && !kind.startsWith(FOLLOW_ON))
           .reduce((total, [, count]) => total + count, 0);
         if (broken > 0) missed.push(`soak, hurried (${databaseLabel}): ${broken} errors other than timeouts`);
       }
@@ -346,7 +374,8 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
               .join("; ") +
             (result.serverRssMiB ? `. Server memory (RSS): ${result.serverRssMiB.start} MiB at the start, ${result.serverRssMiB.end} at the end, ${result.serverRssMiB.max} at most` : "") +
             `. CPU: the server ${result.cpu.serverS ?? "?"} s, the simulated shoppers ${result.cpu.benchS} s ` +
-            `(${percent(result.cpu.serverShare)} and ${percent(result.cpu.benchShare)} of the machine's ${result.cpu.machineCores} cores).`,
+            `(${percent(result.cpu.serverShare)} and ${percent(result.cpu.benchShare)} of the machine's ${result.cpu.machineCores} cores).` +
+            describeWaits(result.postgresWaits),
         );
         if (result.serverGoneAtS !== undefined) {
           warnings.push(`${measurement.databaseLabel}: the server process died ${result.serverGoneAtS} s into the soak, which then stopped (see the run's warnings and servers[].stop in the JSON).`);
@@ -375,7 +404,10 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
         (judgesP99
           ? `Targets: no errors; p99 of all requests under ${SOAK_P99_TARGET_MS} ms on PostgreSQL.`
           : `About five times the paced run's load, to find the machine's capacity: no p99 target. Requests that wait past ` +
-            `the 10 s timeout mark the capacity (listed as errors here, not as a missed target); any other error is a missed target.`);
+            `the 10 s timeout mark the capacity (listed as errors here, not as a missed target), and so do the shop's refusals that ` +
+            `follow from them: a timed-out request the server still carries out leaves that shopper's next steps out of date (the ` +
+            `total changed, the basket emptied, the card already confirmed), answered as a real shopper's page would be (listed ` +
+            `as "${FOLLOW_ON}…"). Any other error is a missed target.`);
       const main = table(["Database", "Requests", "Throughput", "p50", "p99", "Slowest", "OK", "Errors"], rows, ["l", "l", "r", "r", "r", "r", "r", "r"]);
       return [
         how,
@@ -389,6 +421,23 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
       ].join("\n");
     },
   };
+}
+
+/** One sentence on PostgreSQL's waits during a soak: above all, how long commits waited for the WAL to reach the disk. */
+function describeWaits(waits: PostgresWaits | null | undefined): string {
+  if (waits === undefined) return "";
+  if (waits === null) return " PostgreSQL's waits could not be sampled.";
+  const stalls = waits.walFlushStalls;
+  const share = (samples: number) => `${((samples / Math.max(1, waits.samples)) * 100).toFixed(1)}%`;
+  const top = waits.events.slice(0, 4).map(({ event, samples }) => `${event} ${share(samples)}`);
+  return (
+    ` PostgreSQL (pg_stat_activity every ${waits.intervalMs} ms, ${integer(waits.samples)} samples): ` +
+    (stalls.count > 0
+      ? `commits waited for the WAL to reach the disk for ${stalls.atLeastMs} ms or more ${stalls.count} times, ` +
+        `longest ${integer(stalls.longestMs)} ms, ${integer(stalls.totalMs)} ms in all`
+      : `no wait of ${stalls.atLeastMs} ms or more for the WAL to reach the disk`) +
+    `; samples with a session waiting: ${top.length > 0 ? top.join(", ") : "none"}.`
+  );
 }
 
 export const soakScenario = createSoakScenario({ name: "soak", title: "Soak (simulated shoppers)", thinkMs: PACED_THINK_MS, judgesP99: true });
