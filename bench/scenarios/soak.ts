@@ -431,8 +431,7 @@ function describeWaits(waits: PostgresWaits | null | undefined): string {
   if (waits === undefined) return "";
   if (waits === null) return " PostgreSQL's waits could not be sampled.";
   const stalls = waits.walFlushStalls;
-  const share = (samples: number) => `${((samples / Math.max(1, waits.samples)) * 100).toFixed(1)}%`;
-  const top = waits.events.slice(0, 4).map(({ event, samples }) => `${event} ${share(samples)}`);
+  const top = waits.events.slice(0, 4).map(({ event, samples }) => `${event} ${percent(samples / Math.max(1, waits.samples), 1)}`);
   return (
     ` PostgreSQL (pg_stat_activity every ${waits.intervalMs} ms, ${integer(waits.samples)} samples): ` +
     (stalls.count > 0
@@ -455,7 +454,7 @@ function msOrDash(value: number): string {
   return Number.isFinite(value) ? ms(value) : "–";
 }
 
-function percent(share: number | null): string {
-  return share === null ? "?" : `${Math.round(share * 100)}%`;
+function percent(share: number | null, digits = 0): string {
+  return share === null ? "?" : `${round(share * 100, digits)}%`;
 }
 
