@@ -12,14 +12,12 @@ export type ClockZone = "UTC" | "local";
  * (see shared/money.ts). A test holds the text to Intl's, in UTC and in a zone with daylight saving.
  */
 export function formatOrderDate(date: Date, zone: ClockZone): string {
-  const utc = zone === "UTC";
-  const year = utc ? date.getUTCFullYear() : date.getFullYear();
-  const month = MONTHS[utc ? date.getUTCMonth() : date.getMonth()];
-  const day = utc ? date.getUTCDate() : date.getDate();
-  const hours = utc ? date.getUTCHours() : date.getHours();
-  const minutes = utc ? date.getUTCMinutes() : date.getMinutes();
+  const [year, monthIndex, day, hours, minutes] =
+    zone === "UTC"
+      ? [date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate(), date.getUTCHours(), date.getUTCMinutes()]
+      : [date.getFullYear(), date.getMonth(), date.getDate(), date.getHours(), date.getMinutes()];
   const hour = hours % 12 === 0 ? 12 : hours % 12;
-  return `${month} ${day}${ordinalSuffix(day)} ${year}, ${hour}:${String(minutes).padStart(2, "0")}${hours < 12 ? "am" : "pm"}`;
+  return `${MONTHS[monthIndex]} ${day}${ordinalSuffix(day)} ${year}, ${hour}:${String(minutes).padStart(2, "0")}${hours < 12 ? "am" : "pm"}`;
 }
 
 /** English ordinals: 1st, 2nd, 3rd, 4th … 11th, 12th, 13th … 21st, 22nd, 23rd … 31st. */
