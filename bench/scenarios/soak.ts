@@ -156,11 +156,11 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
 
       /**
        * One request of one action: its latency on success; on failure counted (with the first few messages) and rethrown.
-       * `shopper.unsettled` is set once one of the shopper's requests has timed out: the server may still carry it out
+       * `state.unsettled` is set once one of the shopper's requests has timed out: the server may still carry it out
        * later, so until the shopper next completes a round, the shop's refusals of a view that request made stale are
        * follow-ons of that timeout (kept apart in `errorKinds`), not faults of their own.
        */
-      const act = async <T>(shopper: ShopperState, action: Action, call: () => Promise<T & { response: TimedResponse }>): Promise<T> => {
+      const act = async <T>(state: ShopperState, action: Action, call: () => Promise<T & { response: TimedResponse }>): Promise<T> => {
         const sentAt = performance.now();
         try {
           const result = await call();
@@ -174,8 +174,8 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
           events.push([Math.max(0, (performance.now() - started) / 1000), -1]);
           const message = `${action}: ${error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error)}`;
           if (errorSample.filter((sample) => sample.startsWith(`${action}:`)).length < 3) errorSample.push(message);
-          const isFollowOn = shopper.unsettled && STALE_VIEW_REFUSAL.test(message);
-          if (error instanceof Error && error.name === "TimeoutError") shopper.unsettled = true;
+          const isFollowOn = state.unsettled && STALE_VIEW_REFUSAL.test(message);
+          if (error instanceof Error && error.name === "TimeoutError") state.unsettled = true;
           const kind = (isFollowOn ? FOLLOW_ON : "") + message.replace(/\b(pi|req)_[A-Za-z0-9_]+/g, "…").replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "…").replace(/\d+/g, "#").slice(0, 200);
           errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
           throw error;
