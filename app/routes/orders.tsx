@@ -2,17 +2,21 @@ import { Link } from "react-router";
 import type { Route } from "./+types/orders";
 import { requestContext } from "../context";
 import { OrderCard } from "../features/orders/order-card";
+import { formatCents } from "../../shared/money";
 
 /** "Your Orders", newest first, 20 a page. A guest sees the orders of this browser's session. */
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
   const before = new URL(request.url).searchParams.get("before");
-  const page = await services.orders.listOrders(shopper.basketOwner, before);
-  return { ...page, isGuest: !shopper.user, isFirstPage: !before };
+  const [page, underReview] = await Promise.all([
+    services.orders.listOrders(shopper.basketOwner, before),
+    before ? [] : services.checkout.listPaymentsUnderReview(shopper.basketOwner),
+  ]);
+  return { ...page, underReview, isGuest: !shopper.user, isFirstPage: !before };
 }
 
 export default function Orders({ loaderData }: Route.ComponentProps) {
-  const { orders, next, isGuest, isFirstPage } = loaderData;
+  const { orders, next, underReview, isGuest, isFirstPage } = loaderData;
   return (
     <main id="main" className="orders">
       <title>Your Orders | Storefront</title>
@@ -23,6 +27,19 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
           You are not signed in: these are the orders placed in this browser. <Link to="/login">Sign in or create an account</Link> to
           keep them with your account.
         </p>
+      ) : null}
+      {underReview.length > 0 ? (
+        <section className="orders__review" role="status" aria-labelledby="orders-review-heading">
+          <h2 id="orders-review-heading">Payments we are checking</h2>
+          <ul>
+            {underReview.map((payment) => (
+              <li key={payment.paymentIntentId}>
+                Your payment of {formatCents(payment.paidAmountCents)} went through, but it did not match your basket, so no order was
+                placed. We will refund it in full; your basket is unchanged.
+              </li>
+            ))}
+          </ul>
+        </section>
       ) : null}
       {orders.length === 0 ? (
         <div className="orders__empty">

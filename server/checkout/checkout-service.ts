@@ -10,6 +10,10 @@ import type { PaymentProvider, ProviderIntent } from "../payments/payment-provid
 
 /** Marks the intents this shop created; webhook events for any other intent are acknowledged and ignored. */
 export const SHOP_METADATA_KEY = "storefront_checkout";
+/** The fingerprint of the snapshot the intent's amount was set for: an order is recorded only when it is the row's. */
+export const FINGERPRINT_METADATA_KEY = "storefront_basket";
+/** Passes of preparePayment before giving up on a shopper whose basket keeps changing under it. */
+const PREPARE_PASSES = 3;
 
 /**
  * Checkout: the one flow that crosses basket, payments and orders. Its steps never hold a database transaction
@@ -39,8 +43,109 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
     return { items, fingerprint: Buffer.from(digest).toString("base64url") };
   }
 
-  function metadataFor(owner: BasketOwner): Record<string, string> {
-    return "userId" in owner ? { [SHOP_METADATA_KEY]: "1", user_id: owner.userId } : { [SHOP_METADATA_KEY]: "1", session_id: owner.sessionId };
+  /** The intent's metadata: whose it is, and which snapshot its amount was set for (checked when it is paid). */
+  function metadataFor(owner: BasketOwner, fingerprint: string): Record<string, string> {
+    const [column, value] = ownerFilter(owner);
+    return { [SHOP_METADATA_KEY]: "1", [FINGERPRINT_METADATA_KEY]: fingerprint, [column]: value };
+  }
+
+  /**
+   * One pass of preparePayment; null when another call for the same shopper changed the payment row under this
+   * one. A re-pricing first claims the row (compare-and-set on its revision, marking it pending), then updates the
+   * processor, then writes the row (compare-and-set on its claim). A claim taken over by another call means that
+   * call's processor update may have landed before this one's, so the processor may hold this pass's basket while
+   * the row holds the other's: the caller goes round again, and the next pass writes the processor whatever the
+   * row says (`mustUpdateProcessor`). A pending row is never taken as settled, even when its fingerprint matches.
+   */
+  async function preparePaymentOnce(
+    owner: BasketOwner,
+    view: BasketView,
+    mustUpdateProcessor: boolean,
+  ): Promise<{ clientSecret: string; amountCents: number } | null> {
+    const { items, fingerprint } = await snapshot(view);
+    const [column, value] = ownerFilter(owner);
+    const open = await db
+      .selectFrom("checkout_payments")
+      .select(["payment_intent_id", "client_secret", "basket_fingerprint", "pending_fingerprint", "amount_cents", "revision"])
+      .where(column, "=", value)
+      .where("status", "=", "open")
+      .orderBy("created_at", "desc")
+      .executeTakeFirst();
+
+    const isSettled = open?.pending_fingerprint === null;
+    if (open && isSettled && open.basket_fingerprint === fingerprint && !mustUpdateProcessor) {
+      return { clientSecret: open.client_secret, amountCents: open.amount_cents };
+    }
+
+    if (open) {
+      const claimed = await db
+        .updateTable("checkout_payments")
+        .set({ pending_fingerprint: fingerprint, revision: open.revision + 1, updated_at: sql`now()` })
+        .where("payment_intent_id", "=", open.payment_intent_id)
+        .where("status", "=", "open")
+        .where("revision", "=", open.revision)
+        .executeTakeFirst();
+      if (claimed.numUpdatedRows === 0n) return null;
+      // The amount and the fingerprint change in the same processor call, so the intent always says which snapshot
+      // its amount belongs to.
+      const updated = await provider
+        .updateIntent(open.payment_intent_id, { amountCents: view.subtotalCents, metadata: metadataFor(owner, fingerprint) })
+        .catch(() => null);
+      if (updated) {
+        const written = await db
+          .updateTable("checkout_payments")
+          .set({
+            amount_cents: view.subtotalCents,
+            basket_fingerprint: fingerprint,
+            pending_fingerprint: null,
+            items: JSON.stringify(items),
+            revision: open.revision + 2,
+            updated_at: sql`now()`,
+          })
+          .where("payment_intent_id", "=", open.payment_intent_id)
+          .where("status", "=", "open")
+          .where("revision", "=", open.revision + 1)
+          .executeTakeFirst();
+        if (written.numUpdatedRows === 0n) return null;
+        return { clientSecret: open.client_secret, amountCents: updated.amountCents };
+      }
+      // Not updatable any more (being authenticated, or already paid): leave it to its fate and start afresh.
+      await provider.cancelIntent(open.payment_intent_id).catch(() => undefined);
+      await db
+        .updateTable("checkout_payments")
+        .set({ status: "replaced", revision: sql`revision + 1`, updated_at: sql`now()` })
+        .where("payment_intent_id", "=", open.payment_intent_id)
+        .where("status", "=", "open")
+        .execute();
+    }
+
+    // The same owner, basket and attempt always ask for the same intent: two tabs racing get one intent. Intents for
+    // different baskets are different intents, each with its own row, so they cannot cross.
+    const attempts = await db
+      .selectFrom("checkout_payments")
+      .select(sql<number>`count(*)::int`.as("count"))
+      .where(column, "=", value)
+      .executeTakeFirstOrThrow();
+    const intent = await provider.createIntent({
+      amountCents: view.subtotalCents,
+      metadata: metadataFor(owner, fingerprint),
+      idempotencyKey: `storefront:${column}:${value}:${fingerprint}:${attempts.count}`,
+    });
+    await db
+      .insertInto("checkout_payments")
+      .values({
+        payment_intent_id: intent.id,
+        ...ownerColumns(owner),
+        client_secret: intent.clientSecret,
+        amount_cents: intent.amountCents,
+        currency: intent.currency,
+        basket_fingerprint: fingerprint,
+        items: JSON.stringify(items),
+        status: "open",
+      })
+      .onConflict((conflict) => conflict.column("payment_intent_id").doNothing())
+      .execute();
+    return { clientSecret: intent.clientSecret, amountCents: intent.amountCents };
   }
 
   const service = {
@@ -50,81 +155,36 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
      * returned; a changed basket updates the open intent, or replaces it when the processor no longer allows that.
      */
     async preparePayment(owner: BasketOwner | null, expectedTotalCents: number): Promise<{ clientSecret: string; amountCents: number }> {
-      const view = await basket.getBasket(owner);
+      let view = await basket.getBasket(owner);
       if (!owner || view.count === 0) throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to pay for.");
       if (expectedTotalCents !== view.subtotalCents) {
         throw new AppError("TOTAL_MISMATCH", `Your basket has changed: the total is now ${formatCents(view.subtotalCents)}. Please check it and pay again.`, {
           details: { totalCents: view.subtotalCents },
         });
       }
-      const { items, fingerprint } = await snapshot(view);
-      const [column, value] = ownerFilter(owner);
-      const open = await db
-        .selectFrom("checkout_payments")
-        .select(["payment_intent_id", "client_secret", "basket_fingerprint", "amount_cents"])
-        .where(column, "=", value)
-        .where("status", "=", "open")
-        .orderBy("created_at", "desc")
-        .executeTakeFirst();
-
-      if (open?.basket_fingerprint === fingerprint) return { clientSecret: open.client_secret, amountCents: open.amount_cents };
-
-      if (open) {
-        const updated = await provider
-          .updateIntent(open.payment_intent_id, { amountCents: view.subtotalCents, metadata: metadataFor(owner) })
-          .catch(() => null);
-        if (updated) {
-          await db
-            .updateTable("checkout_payments")
-            .set({ amount_cents: view.subtotalCents, basket_fingerprint: fingerprint, items: JSON.stringify(items), updated_at: sql`now()` })
-            .where("payment_intent_id", "=", open.payment_intent_id)
-            .execute();
-          return { clientSecret: open.client_secret, amountCents: updated.amountCents };
+      for (let pass = 1; ; pass++) {
+        const prepared = await preparePaymentOnce(owner, view, pass > 1);
+        if (prepared) return prepared;
+        if (pass === PREPARE_PASSES) {
+          throw new AppError("TOTAL_MISMATCH", "Your basket is being changed in another window. Please check it and pay again.");
         }
-        // Not updatable any more (being authenticated, or already paid): leave it to its fate and start afresh.
-        await provider.cancelIntent(open.payment_intent_id).catch(() => undefined);
-        await db.updateTable("checkout_payments").set({ status: "replaced", updated_at: sql`now()` }).where("payment_intent_id", "=", open.payment_intent_id).execute();
+        // Price what the basket holds now: the call that won may have been for a newer basket.
+        view = await basket.getBasket(owner);
+        if (view.count === 0) throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to pay for.");
       }
-
-      // The same owner, basket and attempt always ask for the same intent: two tabs racing get one intent.
-      const attempts = await db
-        .selectFrom("checkout_payments")
-        .select(sql<number>`count(*)::int`.as("count"))
-        .where(column, "=", value)
-        .executeTakeFirstOrThrow();
-      const intent = await provider.createIntent({
-        amountCents: view.subtotalCents,
-        metadata: metadataFor(owner),
-        idempotencyKey: `storefront:${column}:${value}:${fingerprint}:${attempts.count}`,
-      });
-      await db
-        .insertInto("checkout_payments")
-        .values({
-          payment_intent_id: intent.id,
-          ...ownerColumns(owner),
-          client_secret: intent.clientSecret,
-          amount_cents: intent.amountCents,
-          currency: intent.currency,
-          basket_fingerprint: fingerprint,
-          items: JSON.stringify(items),
-          status: "open",
-        })
-        .onConflict((conflict) => conflict.column("payment_intent_id").doNothing())
-        .execute();
-      return { clientSecret: intent.clientSecret, amountCents: intent.amountCents };
     },
 
     /**
      * Records the order for a succeeded intent, exactly once. `owner` is given when a browser asks (it must be the
      * payer); the webhook and the start-up sweep pass none. The webhook also passes the intent its signed
-     * payment_intent.succeeded event carried, which then need not be asked for again. Returns the order id, or null
-     * for an intent the shop did not create.
+     * payment_intent.succeeded event carried, which then need not be asked for again. Returns null for an intent
+     * the shop did not create (or another shopper's).
+     *
+     * An order is written only when the processor's amount and basket fingerprint are the snapshot's: otherwise the
+     * shopper paid for something other than the items the row lists, and the payment is kept as needs_review
+     * (never fulfilled; the operator refunds it) instead of becoming an order that lists more, or less, than was paid.
      */
-    async recordOrder(
-      paymentIntentId: string,
-      owner: BasketOwner | null,
-      succeededIntent?: ProviderIntent,
-    ): Promise<{ orderId: string; isNew: boolean } | null> {
+    async recordOrder(paymentIntentId: string, owner: BasketOwner | null, succeededIntent?: ProviderIntent): Promise<RecordOutcome | null> {
       const payment = await db.selectFrom("checkout_payments").selectAll().where("payment_intent_id", "=", paymentIntentId).executeTakeFirst();
       if (!payment) return null;
       if (owner) {
@@ -133,16 +193,31 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
       }
       // Marked paid in the same transaction that wrote the order (usually by the webhook, before the page asks):
       // nothing left to check with the processor.
-      if (payment.status === "paid") return { orderId: paymentIntentId, isNew: false };
+      if (payment.status === "paid") return { kind: "recorded", orderId: paymentIntentId, isNew: false };
+      if (payment.status === "needs_review") return { kind: "needs-review", paidAmountCents: payment.paid_amount_cents ?? 0, isNew: false };
       const intent = succeededIntent?.id === paymentIntentId && succeededIntent.status === "succeeded" ? succeededIntent : await provider.retrieveIntent(paymentIntentId);
       if (intent.status !== "succeeded") {
         throw new AppError("PAYMENT_NOT_COMPLETE", "Your payment has not gone through, so no order was placed. Your basket is unchanged.");
       }
-      if (intent.amountCents !== payment.amount_cents) {
-        // The processor took a different amount than the shop priced: record what was paid, and say so loudly.
-        logger.error({ paymentIntentId, paid: intent.amountCents, priced: payment.amount_cents }, "checkout: paid amount differs from the priced basket");
-      }
-      return writeOrder(intent, payment);
+      const mismatch = describeMismatch(intent, payment);
+      if (mismatch) return holdForReview(intent, mismatch);
+      const written = await writeOrder(intent, payment);
+      return { kind: "recorded", ...written };
+    },
+
+    /** The shopper's paid payments that did not match their basket: no order, a refund to come. Newest first. */
+    async listPaymentsUnderReview(owner: BasketOwner | null): Promise<PaymentUnderReview[]> {
+      if (!owner) return [];
+      const [column, value] = ownerFilter(owner);
+      const rows = await db
+        .selectFrom("checkout_payments")
+        .select(["payment_intent_id", "paid_amount_cents", "updated_at"])
+        .where(column, "=", value)
+        .where("status", "=", "needs_review")
+        .orderBy("updated_at", "desc")
+        .limit(20)
+        .execute();
+      return rows.map((row) => ({ paymentIntentId: row.payment_intent_id, paidAmountCents: row.paid_amount_cents ?? 0, heldAt: row.updated_at.toISOString() }));
     },
 
     /**
@@ -161,13 +236,35 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
       let recorded = 0;
       for (const { payment_intent_id: id } of open) {
         const result = await service.recordOrder(id, null).catch(() => null);
-        if (result?.isNew) recorded++;
+        if (result?.kind === "recorded" && result.isNew) recorded++;
       }
       if (recorded > 0) logger.warn({ recorded }, "checkout: recorded orders for payments that had none");
       return recorded;
     },
   };
   return service;
+
+  /** Why a succeeded intent cannot become the row's order, or null when amount and fingerprint are the snapshot's. */
+  function describeMismatch(intent: ProviderIntent, payment: { amount_cents: number; basket_fingerprint: string }): string | null {
+    if (intent.amountCents !== payment.amount_cents) return `paid ${intent.amountCents} cents for a basket priced at ${payment.amount_cents}`;
+    const paidFingerprint = intent.metadata[FINGERPRINT_METADATA_KEY];
+    // Intents created before fingerprints travelled in their metadata carry none; their amount is all there is to check.
+    if (paidFingerprint !== undefined && paidFingerprint !== payment.basket_fingerprint) return "paid for a different basket than the one recorded";
+    return null;
+  }
+
+  /** Keeps a paid but mismatched payment for the operator, once; the basket is left as it is. */
+  async function holdForReview(intent: ProviderIntent, reason: string): Promise<RecordOutcome> {
+    const held = await db
+      .updateTable("checkout_payments")
+      .set({ status: "needs_review", paid_amount_cents: intent.amountCents, review_reason: reason, updated_at: sql`now()` })
+      .where("payment_intent_id", "=", intent.id)
+      .where("status", "in", ["open", "replaced"])
+      .executeTakeFirst();
+    const isNew = held.numUpdatedRows > 0n;
+    if (isNew) logger.error({ paymentIntentId: intent.id, paidAmountCents: intent.amountCents, reason }, "checkout: payment needs review, no order recorded");
+    return { kind: "needs-review", paidAmountCents: intent.amountCents, isNew };
+  }
 
   /** One transaction: the order (unique by intent id), the payment marked paid, the paid items out of the basket. */
   async function writeOrder(intent: ProviderIntent, payment: { user_id: string | null; session_id: string | null; items: OrderItem[]; currency: string }) {
@@ -196,3 +293,15 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
 }
 
 export type CheckoutService = ReturnType<typeof createCheckoutService>;
+
+/** What recording a succeeded intent came to: its order, or a payment held for the operator's review. */
+export type RecordOutcome =
+  | { kind: "recorded"; orderId: string; isNew: boolean }
+  | { kind: "needs-review"; paidAmountCents: number; isNew: boolean };
+
+export interface PaymentUnderReview {
+  paymentIntentId: string;
+  paidAmountCents: number;
+  /** ISO 8601: when the mismatch was found. */
+  heldAt: string;
+}

@@ -6,6 +6,7 @@ import * as accounts from "./migrations/0003-accounts";
 import * as orders from "./migrations/0004-orders";
 import * as processor from "./migrations/0005-processor";
 import * as basketRevision from "./migrations/0006-basket-revision";
+import * as paymentReview from "./migrations/0007-payment-review";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   "0004-orders": orders,
   "0005-processor": processor,
   "0006-basket-revision": basketRevision,
+  "0007-payment-review": paymentReview,
 };
 
 export const migrationNames = Object.keys(migrations);

@@ -50,6 +50,8 @@ export interface BasketTable {
   user_id: string | null;
   /** Counts up with every change, so a page can tell whether its data shows a given change. */
   revision: Generated<number>;
+  /** Set while a re-pricing is on its way to the processor: the row does not yet say what the intent holds. */
+  pending_fingerprint: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -91,7 +93,15 @@ export interface CheckoutPaymentTable {
   /** Identifies the basket the intent was priced for; a different basket needs a different amount. */
   basket_fingerprint: string;
   items: ItemsColumn;
-  status: "open" | "replaced" | "paid";
+  /** "needs_review": paid, but not for this snapshot (amount or fingerprint differ); never fulfilled, refunded by the operator. */
+  status: "open" | "replaced" | "paid" | "needs_review";
+  /** Counts re-pricings: a row write is a compare-and-set on the revision it read. */
+  revision: Generated<number>;
+  /** Set while a re-pricing is on its way to the processor: the row does not yet say what the intent holds. */
+  pending_fingerprint: string | null;
+  /** Set with needs_review: what the processor says was paid, and why it did not match. */
+  paid_amount_cents: number | null;
+  review_reason: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { AppError } from "../../shared/errors";
+import { formatCents } from "../../shared/money";
 import { createPaymentQuerySchema, recordOrderSchema } from "../../shared/payments";
 import type { AppEnv } from "./app";
 import { readBody } from "./read-body";
@@ -33,6 +34,7 @@ export const paymentRoutes = new Hono<AppEnv>()
     const owner = c.get("shopper").basketOwner;
     const result = owner ? await withProvider(() => c.get("services").checkout.recordOrder(paymentIntentId, owner)) : null;
     if (!result) throw new AppError("NOT_FOUND", "We could not find that payment.");
+    if (result.kind === "needs-review") throw paymentHeldForReview(result.paidAmountCents);
     return c.json({ orderId: result.orderId }, 201);
   })
   .post("/webhooks/stripe", async (c) => {
@@ -42,6 +44,13 @@ export const paymentRoutes = new Hono<AppEnv>()
     const outcome = await payments.handleWebhook(await c.req.text(), signature);
     return c.json({ received: true, outcome }, 200);
   });
+
+function paymentHeldForReview(paidAmountCents: number): AppError {
+  return new AppError(
+    "PAYMENT_NEEDS_REVIEW",
+    `Your payment of ${formatCents(paidAmountCents)} went through, but it does not match your basket, so no order was placed. We will refund it in full; your basket is unchanged.`,
+  );
+}
 
 /** Turns a processor outage or refusal into one clear sentence; the shop's own errors pass through. */
 async function withProvider<T>(run: () => Promise<T>): Promise<T> {

@@ -5,7 +5,7 @@ import type { Logger } from "../logger";
 import { AppError } from "../../shared/errors";
 import type { PaymentProvider } from "./payment-provider";
 
-export type WebhookOutcome = "recorded" | "already-processed" | "ignored" | "noted";
+export type WebhookOutcome = "recorded" | "needs-review" | "already-processed" | "ignored" | "noted";
 
 /**
  * The processor's events, turned into the shop's few actions: a succeeded payment records its order (the same
@@ -29,10 +29,11 @@ export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout
       let outcome: WebhookOutcome = "ignored";
       if (event.kind !== "ignored" && event.intent.metadata[SHOP_METADATA_KEY]) {
         if (event.kind === "payment-succeeded") {
-          // The signed event says the intent succeeded, which is final: its amount is what was paid. A failure to
-          // record throws, and the 5xx makes the processor deliver again later.
+          // The signed event says the intent succeeded, which is final: its amount is what was paid, checked against
+          // the snapshot as for the browser's call. A failure to record throws, and the 5xx makes the processor
+          // deliver again later.
           const recorded = await checkout.recordOrder(event.intent.id, null, event.intent);
-          outcome = recorded ? "recorded" : "ignored";
+          outcome = recorded ? (recorded.kind === "recorded" ? "recorded" : "needs-review") : "ignored";
         } else {
           logger.info({ paymentIntentId: event.intent.id }, "webhook: payment failed");
           outcome = "noted";

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, inject } from "vitest";
 import pg from "pg";
 import { openDatabase, type DatabaseHandle } from "../db/client";
@@ -55,12 +56,34 @@ export function describeEachDatabase(name: string, body: (getDatabase: () => Dat
         handle = await openTestDatabase(kind);
       });
       afterAll(async () => {
-        await handle?.close();
+        if (!handle) return;
+        try {
+          await expectEveryOrderToMatchItsLines(handle);
+        } finally {
+          await handle.close();
+        }
       });
       body(() => {
         if (!handle) throw new Error("test database is not open yet");
         return handle;
       });
     });
+  }
+}
+
+/**
+ * The invariant every order keeps, checked over every order each integration test file leaves behind: its total is
+ * the sum of its lines. A file whose tests created one that is not fails in its teardown, naming the orders.
+ */
+export async function expectEveryOrderToMatchItsLines(handle: DatabaseHandle): Promise<void> {
+  const { rows } = await sql<{ id: string; amount_cents: number; lines_cents: number }>`
+    select id, amount_cents, lines_cents from (
+      select id, amount_cents, (select coalesce(sum((line->>'priceCents')::int), 0) from jsonb_array_elements(items) as line)::int as lines_cents
+      from orders
+    ) as totals
+    where amount_cents <> lines_cents`.execute(handle.db);
+  if (rows.length > 0) {
+    const listed = rows.slice(0, 5).map((row) => `${row.id}: total ${row.amount_cents}, lines ${row.lines_cents}`);
+    throw new Error(`${rows.length} order(s) whose total is not the sum of their lines: ${listed.join("; ")}`);
   }
 }

@@ -76,7 +76,8 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, cardEntry }
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ paymentIntentId: outcome.paymentIntentId }),
         }).then(
-          (response) => response.ok,
+          // A refusal (4xx) is the server's final word: the orders page says what became of the payment.
+          (response) => response.status < 500,
           () => false,
         );
         if (recorded) break;
