@@ -14,6 +14,8 @@ export const SHOP_METADATA_KEY = "storefront_checkout";
 export const FINGERPRINT_METADATA_KEY = "storefront_basket";
 /** Passes of preparePayment before giving up on a shopper whose basket keeps changing under it. */
 const PREPARE_PASSES = 3;
+/** Open intents the start-up sweep reads at a time. */
+const SWEEP_PAGE_SIZE = 200;
 
 /**
  * Checkout: the one flow that crosses basket, payments and orders. Its steps never hold a database transaction
@@ -225,18 +227,24 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
      * there to record them (a crash between charge and record) get their order now.
      */
     async recordMissedOrders(): Promise<number> {
-      const open = await db
-        .selectFrom("checkout_payments")
-        .select("payment_intent_id")
-        .where("status", "=", "open")
-        .where("updated_at", ">", sql<Date>`now() - interval '7 days'`)
-        .orderBy("updated_at", "desc")
-        .limit(500)
-        .execute();
       let recorded = 0;
-      for (const { payment_intent_id: id } of open) {
-        const result = await service.recordOrder(id, null).catch(() => null);
-        if (result?.kind === "recorded" && result.isNew) recorded++;
+      // Every open intent, a page at a time in id order (a keyset, so rows that change status meanwhile shift nothing).
+      for (let after = ""; ; ) {
+        const page = await db
+          .selectFrom("checkout_payments")
+          .select("payment_intent_id")
+          .where("status", "=", "open")
+          .where("updated_at", ">", sql<Date>`now() - interval '7 days'`)
+          .where("payment_intent_id", ">", after)
+          .orderBy("payment_intent_id")
+          .limit(SWEEP_PAGE_SIZE)
+          .execute();
+        for (const { payment_intent_id: id } of page) {
+          const result = await service.recordOrder(id, null).catch(() => null);
+          if (result?.kind === "recorded" && result.isNew) recorded++;
+        }
+        if (page.length < SWEEP_PAGE_SIZE) break;
+        after = page.at(-1)?.payment_intent_id ?? after;
       }
       if (recorded > 0) logger.warn({ recorded }, "checkout: recorded orders for payments that had none");
       return recorded;

@@ -210,6 +210,50 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
       await restarted.close();
     }
   });
+
+  it("the start-up sweep reaches a missed payment behind 600 newer open intents", async () => {
+    const browser = await shopperWith(ECHO);
+    const { body } = await create(browser, 9899);
+    const confirmed = await confirmCard(origin, body.clientSecret ?? "", publishableKey, "4242424242424242");
+    const paymentIntentId = confirmed.body.id ?? "";
+    const { db } = getDatabase();
+    await expect.poll(async () => (await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst())?.id).toBe(paymentIntentId);
+    // As after a crash: charged, no order, the payment open, and an hour older than 600 other open payments
+    // (abandoned ones the processor has never heard of).
+    await db.deleteFrom("orders").where("id", "=", paymentIntentId).execute();
+    await db
+      .updateTable("checkout_payments")
+      .set({ status: "open", updated_at: sql`now() - interval '1 hour'` })
+      .where("payment_intent_id", "=", paymentIntentId)
+      .execute();
+    const abandoned = Array.from({ length: 600 }, (_, index) => `pi_abandoned_${String(index).padStart(4, "0")}`);
+    await db
+      .insertInto("checkout_payments")
+      .values(
+        abandoned.map((id) => ({
+          payment_intent_id: id,
+          user_id: null,
+          session_id: null,
+          client_secret: `${id}_secret_x`,
+          amount_cents: 100,
+          currency: "usd",
+          basket_fingerprint: "abandoned",
+          items: JSON.stringify([]),
+          status: "open" as const,
+        })),
+      )
+      .execute();
+    // A new instance's start-up sweep asks about every one of them.
+    const restarted = await (await createTestShop(getDatabase())).listen(0);
+    try {
+      await expect
+        .poll(async () => (await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst())?.id, { timeout: 20_000 })
+        .toBe(paymentIntentId);
+    } finally {
+      await restarted.close();
+      await db.deleteFrom("checkout_payments").where("payment_intent_id", "in", abandoned).execute();
+    }
+  });
 });
 
 if (process.env.TEST_DATABASE_URL) {
