@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["{app,server,shared}/**/*.test.{ts,tsx}"],
+    // The fault stories (vitest.faults.config.ts) run under `npm run test:faults`.
+    exclude: ["**/node_modules/**", "**/*.faults.test.ts"],
     globalSetup: ["./server/testing/global-setup.ts"],
     environment: "node",
     // Each test file opens its own databases; PGlite holds a few hundred MB, so keep parallelism modest.

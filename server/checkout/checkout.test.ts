@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import Stripe from "stripe";
 import { sql } from "kysely";
 import { getProcessorKeys } from "../payments/processor/processor-keys";
-import { describeEachDatabase, testSchemaName } from "../testing/test-database";
+import { describeEachDatabase } from "../testing/test-database";
+import { startTwoInstances } from "../testing/two-instances";
 import { confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
 
 const BOOK = "12321341"; // $11.96
@@ -258,17 +259,10 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
 
 if (process.env.TEST_DATABASE_URL) {
   it("two server instances on one PostgreSQL: 100 record calls and webhook replays spread over both leave one order", async () => {
-    const { openDatabase } = await import("../db/client");
-    const url = process.env.TEST_DATABASE_URL ?? "";
-    const schema = testSchemaName("two");
-    const admin = openDatabase({ kind: "postgres", url });
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-    const databases = [openDatabase({ kind: "postgres", url, schema }), openDatabase({ kind: "postgres", url, schema })];
-    const shops = await Promise.all(databases.map((database) => createTestShop(database)));
-    const running = await Promise.all(shops.map((shop) => shop.listen(0)));
+    const instances = await startTwoInstances("two");
     try {
-      const [a, b] = running.map((instance) => `http://127.0.0.1:${instance.port}`) as [string, string];
-      const { publishableKey } = await getProcessorKeys(databases[0]!.db);
+      const [a, b] = instances.origins;
+      const { publishableKey, webhookSecret: secret } = instances.keys;
       // The shopper's requests land on either instance (a load balancer without stickiness).
       const onA = createHttpBrowser(a);
       expect((await onA.postJson("/basket/add", { productId: ECHO })).status).toBe(201);
@@ -284,7 +278,6 @@ if (process.env.TEST_DATABASE_URL) {
           headers: { cookie, "content-type": "application/json" },
           body: JSON.stringify({ paymentIntentId: confirmed.body.id }),
         }).then((response) => response.status);
-      const { webhookSecret: secret } = await getProcessorKeys(databases[0]!.db);
       const intent = await fetch(`${a}/_processor/v1/payment_intents/${confirmed.body.id}?client_secret=${clientSecret}`, {
         headers: { authorization: `Bearer ${publishableKey}` },
       }).then((response) => response.json());
@@ -301,12 +294,10 @@ if (process.env.TEST_DATABASE_URL) {
         ...Array.from({ length: 20 }, (_, i) => replay(i % 2 ? a : b, `evt_two_${i % 4}`)),
       ]);
       expect(statuses.every((status) => status === 201 || status === 200)).toBe(true);
-      const orders = await databases[0]!.db.selectFrom("orders").select("id").execute();
+      const orders = await instances.db.selectFrom("orders").select("id").execute();
       expect(orders.map((order) => order.id)).toEqual([confirmed.body.id]);
     } finally {
-      await Promise.all(running.map((instance) => instance.close()));
-      await Promise.all(databases.map((database) => database.close()));
-      await admin.close();
+      await instances.close();
     }
   });
 }

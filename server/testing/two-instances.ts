@@ -1,0 +1,32 @@
+import { sql } from "kysely";
+import { openDatabase, type DatabaseHandle } from "../db/client";
+import { getProcessorKeys } from "../payments/processor/processor-keys";
+import { createTestShop } from "./test-app";
+import { testSchemaName } from "./test-database";
+
+/**
+ * Two shop instances on one PostgreSQL schema of their own, each with its own pool and listening over HTTP, as two
+ * processes behind a load balancer would be. Needs TEST_DATABASE_URL.
+ */
+export async function startTwoInstances(label: string) {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error("Two instances need PostgreSQL: set TEST_DATABASE_URL");
+  const schema = testSchemaName(label);
+  const admin = openDatabase({ kind: "postgres", url });
+  await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+  const databases: DatabaseHandle[] = [openDatabase({ kind: "postgres", url, schema }), openDatabase({ kind: "postgres", url, schema })];
+  // One after the other: the first migrates and seeds, the second finds it done.
+  const running = [];
+  for (const database of databases) running.push(await (await createTestShop(database)).listen(0));
+  const keys = await getProcessorKeys(databases[0]!.db);
+  return {
+    origins: running.map((instance) => `http://127.0.0.1:${instance.port}`) as [string, string],
+    db: databases[0]!.db,
+    keys,
+    async close() {
+      await Promise.all(running.map((instance) => instance.close()));
+      await Promise.all(databases.map((database) => database.close()));
+      await admin.close();
+    },
+  };
+}
