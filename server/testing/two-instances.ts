@@ -16,7 +16,7 @@ export async function startTwoInstances(label: string) {
   await sql`create schema ${sql.id(schema)}`.execute(admin.db);
   const databases: DatabaseHandle[] = [openDatabase({ kind: "postgres", url, schema }), openDatabase({ kind: "postgres", url, schema })];
   // One after the other: the first migrates and seeds, the second finds it done.
-  const running = [];
+  const running: Awaited<ReturnType<Awaited<ReturnType<typeof createTestShop>>["listen"]>>[] = [];
   for (const database of databases) running.push(await (await createTestShop(database)).listen(0));
   const keys = await getProcessorKeys(databases[0]!.db);
   return {
