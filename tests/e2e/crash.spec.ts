@@ -22,23 +22,40 @@ interface Shopper {
   clientSecret?: string;
 }
 
-/** One checkout, cut short by a SIGKILL after a random delay (0 to 120 ms): wherever it lands. */
-async function checkoutUntilKilled(shop: ShopProcess, killAfterMs: number): Promise<Shopper> {
+/** The step of a checkout during which the kill lands: each round picks one, so every step is cut at some point. */
+const KILL_DURING = ["confirm-answered", "create", "confirm", "add"] as const;
+type Step = (typeof KILL_DURING)[number];
+
+/**
+ * One checkout, cut short by a SIGKILL 0 to 20 ms after the chosen step's request was sent ("confirm-answered":
+ * after the processor charged the card, while the order is being recorded): wherever in that step it lands.
+ */
+async function checkoutUntilKilled(shop: ShopProcess, killDuring: Step): Promise<Shopper> {
   const shopper: Shopper = { cookie: "", added: false };
-  const killer = new Promise<void>((resolve) => setTimeout(() => void killShop(shop).then(resolve), killAfterMs));
+  let killer: Promise<void> = Promise.resolve();
+  const killSoon = (step: Step) => {
+    if (step === killDuring) killer = new Promise<void>((resolve) => setTimeout(() => void killShop(shop).then(resolve), Math.floor(Math.random() * 20)));
+  };
   const steps = (async () => {
+    killSoon("add");
     const added = await fetch(`${shop.origin}/basket/add`, { method: "POST", headers: json, body: JSON.stringify({ productId: "23445930" }) });
     shopper.cookie = (added.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
     shopper.added = added.status === 201;
+    const publishableKey = /pk_test_[A-Za-z0-9]+/.exec(await (await fetch(`${shop.origin}/payment`, { headers: { cookie: shopper.cookie } })).text())?.[0] ?? "";
+    killSoon("create");
     const created = await fetch(`${shop.origin}/payments/create?total=9899`, { method: "POST", headers: { cookie: shopper.cookie } });
     const { clientSecret } = (await created.json()) as { clientSecret: string };
     shopper.clientSecret = clientSecret;
-    const publishableKey = /pk_test_[A-Za-z0-9]+/.exec(await (await fetch(`${shop.origin}/payment`, { headers: { cookie: shopper.cookie } })).text())?.[0] ?? "";
     const intentId = clientSecret.split("_secret_")[0] ?? "";
+    killSoon("confirm");
     await confirmCard(shop.origin, clientSecret, publishableKey, "4242424242424242");
+    killSoon("confirm-answered");
     await fetch(`${shop.origin}/orders/record`, { method: "POST", headers: { ...json, cookie: shopper.cookie }, body: JSON.stringify({ paymentIntentId: intentId }) });
   })().catch(() => undefined); // the kill cuts requests off mid-way: expected
-  await Promise.all([steps, killer]);
+  await steps;
+  await killer;
+  // A kill that had not landed before the steps ended lands now; the process is gone either way.
+  await killShop(shop).catch(() => undefined);
   return shopper;
 }
 
@@ -50,11 +67,12 @@ test("killed at random points of checkouts, the shop ends with one order per cha
     const shoppers: Shopper[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const shop = await startShopProcess({ DATA_DIR: dataDir }, port);
-      shoppers.push(await checkoutUntilKilled(shop, Math.floor(Math.random() * 120)));
+      shoppers.push(await checkoutUntilKilled(shop, KILL_DURING[round % KILL_DURING.length]!));
     }
     const shop = await startShopProcess({ DATA_DIR: dataDir }, port);
     try {
       const publishableKey = /pk_test_[A-Za-z0-9]+/.exec(await (await fetch(`${shop.origin}/payment`)).text())?.[0] ?? "";
+      const checked = { charged: 0, notCharged: 0 };
       for (const shopper of shoppers.filter((candidate) => candidate.added)) {
         const intentId = shopper.clientSecret?.split("_secret_")[0];
         const charged = intentId
@@ -69,11 +87,17 @@ test("killed at random points of checkouts, the shop ends with one order per cha
         if (charged) {
           await expect.poll(ordersShown, { timeout: 30_000, message: `order for ${intentId}` }).toBe(1);
           expect(await basketCount()).toBe(0);
+          checked.charged++;
         } else {
           expect(await ordersShown()).toBe(0);
           expect(await basketCount()).toBe(1);
+          checked.notCharged++;
         }
       }
+      // The story proves something only if it saw both kinds of checkout: one charged before its kill (its order
+      // must appear), and one cut off with the item added but nothing charged (its basket must survive).
+      expect(checked.charged, "checkouts charged before their kill").toBeGreaterThan(0);
+      expect(checked.notCharged, "checkouts cut off before the charge").toBeGreaterThan(0);
     } finally {
       await killShop(shop, "SIGTERM");
     }

@@ -137,6 +137,7 @@ test("the banner carousel has six slides and advances by itself", async ({ page 
 });
 
 test("the carousel's buttons work from the keyboard, and it loops backwards from the first slide", async ({ page }) => {
+  await page.clock.install();
   await page.goto("/");
   const carousel = page.locator('[aria-roledescription="carousel"]');
   const current = carousel.locator('[aria-roledescription="slide"]:not([aria-hidden="true"])');
@@ -148,20 +149,27 @@ test("the carousel's buttons work from the keyboard, and it loops backwards from
   await carousel.getByRole("button", { name: "Next slide" }).focus();
   await page.keyboard.press("Enter");
   await expect(current).toHaveAttribute("aria-label", "Books for curious minds");
-  // Focus inside pauses the rotation.
-  await page.waitForTimeout(3_500);
+  // Focus inside pauses the rotation: ten seconds on the page's clock (three rotations) change nothing.
+  await page.clock.runFor(10_000);
   await expect(current).toHaveAttribute("aria-label", "Books for curious minds");
 });
 
 test("under reduced motion the carousel does not move by itself", async ({ browser }) => {
-  const context = await browser.newContext({ reducedMotion: "reduce" });
-  const page = await context.newPage();
-  await page.goto("/");
-  await page.mouse.move(5, 700);
-  const current = page.locator('[aria-roledescription="slide"]:not([aria-hidden="true"])');
-  await page.waitForTimeout(3_500);
-  await expect(current).toHaveAttribute("aria-label", "Books for curious minds");
-  await context.close();
+  // The same page twice, each hydrated, then ten seconds (three rotations) on the page's clock: the carousel moves
+  // for a shopper who did not ask for reduced motion, and stays put for one who did.
+  const slideAfterTenSeconds = async (reducedMotion: "reduce" | "no-preference") => {
+    const context = await browser.newContext({ reducedMotion });
+    const page = await context.newPage();
+    await page.clock.install();
+    await gotoHydrated(page, "/");
+    await page.mouse.move(5, 700);
+    await page.clock.runFor(10_000);
+    const label = await page.locator('[aria-roledescription="slide"]:not([aria-hidden="true"])').getAttribute("aria-label");
+    await context.close();
+    return label;
+  };
+  expect(await slideAfterTenSeconds("no-preference")).not.toBe("Books for curious minds");
+  expect(await slideAfterTenSeconds("reduce")).toBe("Books for curious minds");
 });
 
 test("on a 375 px phone the page reflows with no sideways scrolling", async ({ page }) => {

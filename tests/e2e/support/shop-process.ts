@@ -44,7 +44,7 @@ export async function startShopProcess(env: Record<string, string>, port: number
 }
 
 export async function killShop(shop: ShopProcess, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
-  if (shop.child.exitCode !== null) return;
+  if (shop.child.exitCode !== null || shop.child.signalCode !== null) return;
   const exited = new Promise((resolve) => shop.child.once("exit", resolve));
   shop.child.kill(signal);
   await exited;
