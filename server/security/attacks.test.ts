@@ -115,6 +115,7 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       { "sec-fetch-site": "same-site" },
       { origin: "null" },
       { origin: "http://shop.test:8080" },
+      { origin: "https://shop.test" },
       { origin: "http://shop.test.evil.example" },
     ];
     const ROUTES: { name: string; path: string; init: () => RequestInit }[] = [
@@ -146,6 +147,19 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       const request = init();
       const sameSite = await browser.send(path, { ...request, headers: { ...Object.fromEntries(new Headers(request.headers)), origin: SHOP_ORIGIN, "sec-fetch-site": "same-origin" } });
       expect(sameSite.status).not.toBe(403);
+    });
+
+    it("behind a trusted proxy that ends TLS, the scheme it reports is the one compared", async () => {
+      const proxied = await createTestShop(getDatabase(), { trustProxy: true });
+      const overHttps = { "x-forwarded-proto": "https" };
+      const browser = createBrowser(proxied.app);
+      expect((await browser.postJson("/basket/add", { productId: BOOK }, { ...overHttps, origin: "https://shop.test" })).status).toBe(201);
+      const downgraded = await browser.postJson("/basket/add", { productId: BOOK }, { ...overHttps, origin: "http://shop.test" });
+      expect(await expectClearRefusal(downgraded, 403)).toMatchObject({ code: "FORBIDDEN" });
+      // Without a trusted proxy the header is only the client's word: the scheme the server was reached by counts.
+      const untrusted = await newBrowser().postJson("/basket/add", { productId: BOOK }, { ...overHttps, origin: "https://shop.test" });
+      expect(await expectClearRefusal(untrusted, 403)).toMatchObject({ code: "FORBIDDEN" });
+      expect(await basketOf(browser)).toMatchObject({ count: 1 });
     });
   });
 
