@@ -8,7 +8,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
   const before = new URL(request.url).searchParams.get("before");
   const page = await services.orders.listOrders(shopper.basketOwner, before);
-  return { ...page, isGuest: !shopper.user, isFirstPage: !before };
+  return { ...page, isGuest: !shopper.user };
 }
 
 export default function Orders({ loaderData }: Route.ComponentProps) {
