@@ -83,6 +83,29 @@ const url = process.env.TEST_DATABASE_URL;
 const SKIPPED_WITHOUT_POSTGRES = "skipped: TEST_DATABASE_URL is not set (PostgreSQL outage stories need a server)";
 if (!url) console.warn(`database-outage.test.ts: ${SKIPPED_WITHOUT_POSTGRES}`);
 
+/** A fresh schema on the test server, reached through a proxy the test can cut or freeze. */
+async function openThroughProxy(label: string, poolSize?: number) {
+  const target = new URL(url ?? "");
+  const proxy = await startCuttableProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const viaProxy = new URL(target);
+  viaProxy.port = String(proxy.port);
+  const schema = testSchemaName(label);
+  const admin = openDatabase({ kind: "postgres", url: url ?? "" });
+  await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+  const database = openDatabase({ kind: "postgres", url: viaProxy.toString(), schema, poolSize });
+  return {
+    proxy,
+    schema,
+    database,
+    async close() {
+      proxy.thaw();
+      await proxy.restore().catch(() => undefined);
+      await database.close();
+      await admin.close();
+    },
+  };
+}
+
 /** The answer every request gets while the database cannot be reached. */
 async function expectTryAgain(response: Response) {
   expect(response.status).toBe(503);
@@ -94,14 +117,7 @@ async function expectTryAgain(response: Response) {
 
 describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POSTGRES})`}`, () => {
   it("answers 503 with a retry message while the database is down, changes nothing, and recovers by itself", async () => {
-    const target = new URL(url ?? "");
-    const proxy = await startCuttableProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(target);
-    viaProxy.port = String(proxy.port);
-    const schema = testSchemaName("outage");
-    const admin = openDatabase({ kind: "postgres", url: url ?? "" });
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-    const database = openDatabase({ kind: "postgres", url: viaProxy.toString(), schema });
+    const { proxy, database, close } = await openThroughProxy("outage");
     try {
       const { app } = await createTestShop(database);
       const browser = createBrowser(app);
@@ -124,21 +140,12 @@ describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POST
       expect(basket.basket.items.map((item) => item.product.id)).toEqual(["12321341", "23445930"]);
       expect((await browser.postJson("/basket/add", { productId: "12321341" })).status).toBe(201);
     } finally {
-      await proxy.restore().catch(() => undefined);
-      await database.close();
-      await admin.close();
+      await close();
     }
   });
 
   it("answers 503 with Retry-After within seconds when the link goes silent, and recovers when it speaks again", async () => {
-    const target = new URL(url ?? "");
-    const proxy = await startCuttableProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(target);
-    viaProxy.port = String(proxy.port);
-    const schema = testSchemaName("silent");
-    const admin = openDatabase({ kind: "postgres", url: url ?? "" });
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-    const database = openDatabase({ kind: "postgres", url: viaProxy.toString(), schema, poolSize: 2 });
+    const { proxy, database, close } = await openThroughProxy("silent", 2);
     try {
       const { app } = await createTestShop(database);
       const browser = createBrowser(app);
@@ -182,17 +189,12 @@ describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POST
       expect(performance.now() - startedAt).toBeLessThan(SILENT_LINK_BOUND_MS);
       expect(isDatabaseUnavailable(failure)).toBe(true);
     } finally {
-      proxy.thaw();
-      await database.close();
-      await admin.close();
+      await close();
     }
   }, 60_000);
 
   it("answers 503 with Retry-After, not 500, when PostgreSQL refuses the connection or nothing listens", async () => {
-    const schema = testSchemaName("refused");
-    const admin = openDatabase({ kind: "postgres", url: url ?? "" });
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-    const database = openDatabase({ kind: "postgres", url: url ?? "", schema });
+    const { schema, database, close } = await openThroughProxy("refused");
     const closedPort = await unusedPort();
     try {
       const { services } = await createTestShop(database);
@@ -218,8 +220,7 @@ describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POST
         }
       }
     } finally {
-      await database.close();
-      await admin.close();
+      await close();
     }
   });
 });
