@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { ServerRouter, type EntryContext, type RouterContextProvider } from "react-router";
+import { isRouteErrorResponse, ServerRouter, type EntryContext, type RouterContextProvider } from "react-router";
 import { renderToPipeableStream } from "react-dom/server";
 import { requestContext } from "./context";
 import { ServerDocumentProvider } from "./components/server-document";
@@ -11,10 +11,16 @@ export const streamTimeout = 5_000;
 /**
  * Errors thrown by loaders and actions. The page still renders its error boundary ("please try again"); a database
  * outage is noted so the server answers 503 with Retry-After instead of 500. Everything is logged with the request id.
+ * A client's mistake (React Router's 4xx: a POST to a page without an action, an unknown address) is not the
+ * server's error: one info line with its status, no stack; the request's own log line already counts it.
  */
 export function handleError(error: unknown, { request, context }: { request: Request; context: RouterContextProvider }) {
   if (request.signal.aborted) return;
   const { services, requestId, outage } = context.get(requestContext);
+  if (isRouteErrorResponse(error) && error.status < 500) {
+    services.logger.info({ requestId, status: error.status, statusText: error.statusText }, "page: client error");
+    return;
+  }
   if (isDatabaseUnavailable(error)) {
     outage.isDatabaseUnavailable = true;
     services.logger.warn({ requestId, err: error }, "page: database unavailable");

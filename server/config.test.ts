@@ -13,6 +13,12 @@ describe("parseConfig", () => {
     expect(config).toMatchObject({ PORT: 8080, DATA_DIR: "/var/shop", DATABASE_URL: "postgres://shop@db/shop" });
   });
 
+  it("caps connections per process at MAX_CONNECTIONS, 1,000 unless set, and refuses a cap that is not a positive integer", () => {
+    expect(parseConfig({}).MAX_CONNECTIONS).toBe(1_000);
+    expect(parseConfig({ MAX_CONNECTIONS: "250" }).MAX_CONNECTIONS).toBe(250);
+    for (const bad of ["0", "-5", "1.5", "many"]) expect(() => parseConfig({ MAX_CONNECTIONS: bad })).toThrow(/MAX_CONNECTIONS/);
+  });
+
   it("treats an empty variable as unset", () => {
     expect(parseConfig({ DATABASE_URL: "" }).DATABASE_URL).toBeUndefined();
   });

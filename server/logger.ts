@@ -1,4 +1,4 @@
-import { pino, type Logger } from "pino";
+import { pino, type DestinationStream, type Logger } from "pino";
 
 export type { Logger };
 
@@ -6,13 +6,15 @@ export type { Logger };
  * Structured logs: one JSON object a line on stdout. Anything that might carry a secret (cookies, authorization,
  * card fields, passwords) is censored by path, so a careless log call cannot leak it.
  */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = {
     level,
     base: undefined,
     redact: {
       paths: ["*.cookie", "*.authorization", "*.password", "*.card", "*.cardNumber", "headers.cookie", "headers.authorization"],
       censor: "[redacted]",
     },
-  });
+  };
+  // Without a destination, stdout; tests pass one to read what was logged.
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -34,6 +34,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
       : undefined,
     trustProxy: config.TRUST_PROXY,
     authAttemptsPerIp: config.AUTH_ATTEMPTS_PER_IP,
+    maxConnections: config.MAX_CONNECTIONS,
     clientBuildDir,
     devMiddleware,
     handlePageRequest: createRequestHandler(

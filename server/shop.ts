@@ -4,6 +4,7 @@ import { getRequestListener } from "@hono/node-server";
 import type { RequestHandler } from "react-router";
 import type { DatabaseHandle } from "./db/client";
 import { createApp } from "./http/app";
+import { DEFAULT_MAX_CONNECTIONS, limitConnections, serverOptions } from "./http/connection-limits";
 import type { Logger } from "./logger";
 import { createPaymentProvider, type PaymentProvider } from "./payments/payment-provider";
 import { getProcessorKeys } from "./payments/processor/processor-keys";
@@ -24,6 +25,8 @@ export interface ShopOptions {
   devMiddleware?: NodeMiddleware;
   trustProxy?: boolean;
   authAttemptsPerIp?: number;
+  /** Connections this process holds open at once; those over it are answered 503 (connection-limits.ts). */
+  maxConnections?: number;
 }
 
 /** How long a stop waits for in-flight requests before closing their connections. */
@@ -72,7 +75,8 @@ export async function createShop(options: ShopOptions) {
   async function listen(port: number, host = "127.0.0.1") {
     const listener = getRequestListener(app.fetch);
     const devMiddleware = options.devMiddleware;
-    const server = createServer(devMiddleware ? (request, response) => devMiddleware(request, response, () => listener(request, response)) : listener);
+    const server = createServer(serverOptions, devMiddleware ? (request, response) => devMiddleware(request, response, () => listener(request, response)) : listener);
+    limitConnections(server, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
     await new Promise<void>((resolve) => server.listen(port, host, resolve));
     const address = server.address() as AddressInfo;
     const loopback = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;

@@ -13,3 +13,11 @@ export const basketErrorMessages: Partial<Record<ErrorCode, string>> = {
 };
 
 export const GENERIC_BASKET_ERROR = "Your basket could not be changed. Please try again.";
+
+/**
+ * The sentence for an error code read from a redirect's query string. Only the table's own entries count: any other
+ * string, an inherited name such as `__proto__` or `toString` included, gets the general sentence.
+ */
+export function basketErrorMessage(code: string): string {
+  return (Object.hasOwn(basketErrorMessages, code) ? basketErrorMessages[code as ErrorCode] : undefined) ?? GENERIC_BASKET_ERROR;
+}

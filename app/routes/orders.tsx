@@ -10,9 +10,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const before = new URL(request.url).searchParams.get("before");
   const [page, underReview] = await Promise.all([
     services.orders.listOrders(shopper.basketOwner, before),
-    before ? [] : services.checkout.listPaymentsUnderReview(shopper.basketOwner),
+    services.checkout.listPaymentsUnderReview(shopper.basketOwner),
   ]);
-  return { ...page, underReview, isGuest: !shopper.user, isFirstPage: !before };
+  // Payments held for review are news, shown above the newest orders only.
+  return { ...page, underReview: page.isFirstPage ? underReview : [], isGuest: !shopper.user };
 }
 
 export default function Orders({ loaderData }: Route.ComponentProps) {

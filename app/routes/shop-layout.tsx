@@ -2,8 +2,7 @@ import { isRouteErrorResponse, Outlet, useRouteLoaderData } from "react-router";
 import type { Route } from "./+types/shop-layout";
 import { requestContext } from "../context";
 import { BASKET_ERROR_PARAM } from "../../shared/basket";
-import { basketErrorMessages, GENERIC_BASKET_ERROR } from "../../shared/basket-messages";
-import type { ErrorCode } from "../../shared/errors";
+import { basketErrorMessage } from "../../shared/basket-messages";
 import { BasketProvider } from "../features/basket/basket-context";
 import { BasketAnnouncer } from "../features/basket/components/basket-announcer";
 import { SiteHeader, type SiteHeaderProps } from "../features/shell/site-header";
@@ -15,7 +14,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
   const basket = await services.basket.countItems(shopper.basketOwner);
   const errorCode = new URL(request.url).searchParams.get(BASKET_ERROR_PARAM);
-  const basketError = errorCode ? (basketErrorMessages[errorCode as ErrorCode] ?? GENERIC_BASKET_ERROR) : null;
+  const basketError = errorCode ? basketErrorMessage(errorCode) : null;
   const header: SiteHeaderProps = { greetingName: shopper.user?.email ?? null, basketCount: basket.count, basketRevision: basket.revision };
   return { header, basketError };
 }

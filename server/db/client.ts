@@ -1,10 +1,18 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
+import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool, type PostgresPoolClient } from "kysely";
 import pg from "pg";
+import { isQueryReadTimeout, markAsConnectFailure } from "./database-errors";
 import type { Database } from "./schema";
 
 export type DB = Kysely<Database>;
+
+/** The longest a statement may run on the server; the shop's queries take milliseconds (p99 under 0.5 s under load). */
+const STATEMENT_TIMEOUT_MS = 5_000;
+/** The longest the client waits for any answer to a query: the server's own timeout, plus a margin to deliver it. */
+const QUERY_READ_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 1_000;
+const CONNECT_TIMEOUT_MS = 3_000;
+const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 
 export type DatabaseTarget =
   /** A PostgreSQL server. `schema` isolates a test run; production uses the default (public). */
@@ -24,9 +32,16 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     const pool = new pg.Pool({
       connectionString: target.url,
       max: target.poolSize ?? 10,
-      // A query may not hold a connection forever; the shopper gets an error instead of a hang.
-      statement_timeout: 10_000,
-      connectionTimeoutMillis: 5_000,
+      // Every wait on the database is bounded, so that a request fails (503, try again) within seconds instead of
+      // hanging while it holds a pooled connection. The server cancels a slow statement after STATEMENT_TIMEOUT_MS;
+      // the client gives up a little later on a link that answers nothing at all (a paused server, a partition).
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+      query_timeout: QUERY_READ_TIMEOUT_MS,
+      // Both opening a connection and waiting for a free one in the pool.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // A connection whose peer vanished without closing it is found by the kernel's probes and dropped.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
       ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
     });
     // A connection lost with its server (a restart, an outage) must not crash the process: the pool replaces idle
@@ -34,11 +49,43 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     // node-postgres re-emits the loss as an uncaught 'error' event.
     pool.on("error", () => {});
     pool.on("connect", (client) => client.on("error", () => {}));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: boundedPool(pool) }) });
     return { db, kind: "postgres", close: () => db.destroy() };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
   return wrapPglite(new PGlite({ dataDir: target.dataDir, loadDataDir: target.loadDataDir }));
+}
+
+/**
+ * The pool as Kysely uses it, with two rules node-postgres leaves to its caller:
+ * - a failure to get a connection, whatever the server or the network said, is a database that cannot be reached
+ *   (marked for isDatabaseUnavailable: a 503 with Retry-After, never a 500);
+ * - a connection whose query got no answer in time is closed at once. Its query is still outstanding on the wire, so
+ *   anything sent after it (a transaction's ROLLBACK, the next request's query) would queue behind it and wait out
+ *   another timeout; closed, it fails at once and the pool opens a fresh one.
+ */
+function boundedPool(pool: pg.Pool): PostgresPool {
+  return {
+    options: pool.options,
+    end: () => pool.end(),
+    async connect() {
+      const client = await pool.connect().catch((error: unknown) => {
+        throw markAsConnectFailure(error);
+      });
+      const query = client.query.bind(client) as PostgresPoolClient["query"];
+      return {
+        release: (destroy?: boolean) => client.release(destroy),
+        query: ((...args: Parameters<PostgresPoolClient["query"]>) => {
+          const result = (query as (...args: unknown[]) => unknown)(...args);
+          if (!(result instanceof Promise)) return result;
+          return result.catch((error: unknown) => {
+            if (isQueryReadTimeout(error)) client.connection.stream.destroy();
+            throw error;
+          });
+        }) as PostgresPoolClient["query"],
+      };
+    },
+  };
 }
 
 /** Puts Kysely in front of a PGlite instance; closing the handle closes the instance. */

@@ -1,8 +1,11 @@
-import { createServer, connect, type Server, type Socket } from "node:net";
+import { createServer, connect, type AddressInfo, type Server, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { openDatabase } from "./client";
 import { isDatabaseUnavailable } from "./database-errors";
+import { createApp } from "../http/app";
+import { createLogger } from "../logger";
+import { createServices } from "../services";
 import { createBrowser, createTestShop } from "../testing/test-app";
 import { testSchemaName } from "../testing/test-database";
 
@@ -12,7 +15,11 @@ describe("isDatabaseUnavailable", () => {
     expect(isDatabaseUnavailable(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }))).toBe(true);
     expect(isDatabaseUnavailable(new Error("Connection terminated unexpectedly"))).toBe(true);
     expect(isDatabaseUnavailable(new Error("wrapped", { cause: Object.assign(new Error("x"), { code: "08006" }) }))).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error('database "x" does not exist'), { code: "3D000" }))).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error('password authentication failed for user "x"'), { code: "28P01" }))).toBe(true);
+    expect(isDatabaseUnavailable(new Error("Query read timeout"))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error("duplicate key"), { code: "23505" }))).toBe(false);
+    expect(isDatabaseUnavailable(Object.assign(new Error("lastval is not yet defined in this session"), { code: "55000" }))).toBe(false);
     expect(isDatabaseUnavailable(new TypeError("undefined is not a function"))).toBe(false);
     expect(isDatabaseUnavailable(null)).toBe(false);
   });
@@ -20,11 +27,14 @@ describe("isDatabaseUnavailable", () => {
 
 /**
  * A TCP proxy between the shop and PostgreSQL that the test can cut and restore: a real outage as the shop sees it
- * (connections dropped, new ones refused), without touching the PostgreSQL server other tests use.
+ * (connections dropped, new ones refused), without touching the PostgreSQL server other tests use. It can also
+ * freeze: every connection stays open but nothing is forwarded either way, as with a paused server or a network
+ * partition, where no error ever arrives.
  */
 async function startCuttableProxy(target: { host: string; port: number }) {
   const sockets = new Set<Socket>();
   let server: Server | undefined;
+  let frozen = false;
   const listen = (port: number) =>
     new Promise<number>((resolve) => {
       server = createServer((client) => {
@@ -35,6 +45,7 @@ async function startCuttableProxy(target: { host: string; port: number }) {
           socket.on("error", () => socket.destroy());
         }
         client.pipe(upstream).pipe(client);
+        if (frozen) for (const socket of [client, upstream]) socket.pause();
       });
       server.listen(port, "127.0.0.1", () => {
         const address = server?.address();
@@ -53,21 +64,60 @@ async function startCuttableProxy(target: { host: string; port: number }) {
     async restore() {
       if (!server) await listen(port);
     },
+    /** Stops forwarding without closing anything: what is sent sits unread, as on a silent link. */
+    freeze() {
+      frozen = true;
+      for (const socket of sockets) socket.pause();
+    },
+    thaw() {
+      frozen = false;
+      for (const socket of sockets) socket.resume();
+    },
   };
 }
 
 const url = process.env.TEST_DATABASE_URL;
 
-describe.runIf(url)("a PostgreSQL outage", () => {
+// PGlite runs in-process: there is no link to lose, so these stories need a PostgreSQL server. CI sets
+// TEST_DATABASE_URL; without it they are skipped, and say so.
+const SKIPPED_WITHOUT_POSTGRES = "skipped: TEST_DATABASE_URL is not set (PostgreSQL outage stories need a server)";
+if (!url) console.warn(`database-outage.test.ts: ${SKIPPED_WITHOUT_POSTGRES}`);
+
+/** A fresh schema on the test server, reached through a proxy the test can cut or freeze. */
+async function openThroughProxy(label: string, poolSize?: number) {
+  const target = new URL(url ?? "");
+  const proxy = await startCuttableProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const viaProxy = new URL(target);
+  viaProxy.port = String(proxy.port);
+  const schema = testSchemaName(label);
+  const admin = openDatabase({ kind: "postgres", url: url ?? "" });
+  await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+  const database = openDatabase({ kind: "postgres", url: viaProxy.toString(), schema, poolSize });
+  return {
+    proxy,
+    schema,
+    database,
+    async close() {
+      proxy.thaw();
+      await proxy.restore().catch(() => undefined);
+      await database.close();
+      await admin.close();
+    },
+  };
+}
+
+/** The answer every request gets while the database cannot be reached. */
+async function expectTryAgain(response: Response) {
+  expect(response.status).toBe(503);
+  expect(response.headers.get("retry-after")).toBe("5");
+  expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+    "The shop can't reach its database right now. Nothing was changed; please try again in a moment.",
+  );
+}
+
+describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POSTGRES})`}`, () => {
   it("answers 503 with a retry message while the database is down, changes nothing, and recovers by itself", async () => {
-    const target = new URL(url ?? "");
-    const proxy = await startCuttableProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(target);
-    viaProxy.port = String(proxy.port);
-    const schema = testSchemaName("outage");
-    const admin = openDatabase({ kind: "postgres", url: url ?? "" });
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-    const database = openDatabase({ kind: "postgres", url: viaProxy.toString(), schema });
+    const { proxy, database, close } = await openThroughProxy("outage");
     try {
       const { app } = await createTestShop(database);
       const browser = createBrowser(app);
@@ -76,12 +126,7 @@ describe.runIf(url)("a PostgreSQL outage", () => {
 
       await proxy.cut();
       for (const attempt of [() => browser.get("/basket"), () => browser.postJson("/basket/add", { productId: "12321341" })]) {
-        const response = await attempt();
-        expect(response.status).toBe(503);
-        expect(response.headers.get("retry-after")).toBe("5");
-        expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
-          "The shop can't reach its database right now. Nothing was changed; please try again in a moment.",
-        );
+        await expectTryAgain(await attempt());
       }
       expect(await (await browser.get("/healthz")).json()).toMatchObject({ status: "unavailable" });
       // A browser loading a page gets a page, not JSON.
@@ -95,9 +140,112 @@ describe.runIf(url)("a PostgreSQL outage", () => {
       expect(basket.basket.items.map((item) => item.product.id)).toEqual(["12321341", "23445930"]);
       expect((await browser.postJson("/basket/add", { productId: "12321341" })).status).toBe(201);
     } finally {
-      await proxy.restore().catch(() => undefined);
-      await database.close();
-      await admin.close();
+      await close();
+    }
+  });
+
+  it("answers 503 with Retry-After within seconds when the link goes silent, and recovers when it speaks again", async () => {
+    const { proxy, database, close } = await openThroughProxy("silent", 2);
+    try {
+      const { app } = await createTestShop(database);
+      const browser = createBrowser(app);
+      expect((await browser.postJson("/basket/add", { productId: "12321341" })).status).toBe(201);
+
+      proxy.freeze();
+      // Reads and changes on pooled connections, then on fresh ones: each answered within the bound.
+      const attempts = [
+        () => browser.get("/basket"),
+        () => browser.postJson("/basket/add", { productId: "23445930" }),
+        () => browser.get("/basket"),
+        () => browser.postJson("/basket/add", { productId: "23445930" }),
+      ];
+      for (const attempt of attempts) {
+        const startedAt = performance.now();
+        const response = await answeredWithin(SILENT_LINK_BOUND_MS, attempt());
+        expect(performance.now() - startedAt).toBeLessThan(SILENT_LINK_BOUND_MS);
+        await expectTryAgain(response);
+      }
+      expect((await answeredWithin(SILENT_LINK_BOUND_MS, browser.get("/healthz"))).status).toBe(503);
+
+      proxy.thaw();
+      await expect.poll(async () => (await browser.get("/healthz")).status, { timeout: 15_000 }).toBe(200);
+      const basket = (await (await browser.get("/basket")).json()) as { basket: { items: { product: { id: string } }[] } };
+      expect(basket.basket.items.map((item) => item.product.id)).toEqual(["12321341"]);
+
+      // Silent in the middle of a transaction: its ROLLBACK, queued behind the unanswered statement, must not wait
+      // out a second timeout before the caller hears of it.
+      const startedAt = performance.now();
+      const failure = await database.db
+        .transaction()
+        .execute(async (transaction) => {
+          await sql`select 1`.execute(transaction);
+          proxy.freeze();
+          await sql`select 2`.execute(transaction);
+        })
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
+      expect(performance.now() - startedAt).toBeLessThan(SILENT_LINK_BOUND_MS);
+      expect(isDatabaseUnavailable(failure)).toBe(true);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+
+  it("answers 503 with Retry-After, not 500, when PostgreSQL refuses the connection or nothing listens", async () => {
+    const { schema, database, close } = await openThroughProxy("refused");
+    const closedPort = await unusedPort();
+    try {
+      const { services } = await createTestShop(database);
+      const refusals = {
+        "no such database (3D000)": (address: URL) => (address.pathname = "/storefront_no_such_database"),
+        "no such role (28000)": (address: URL) => (address.username = "storefront_no_such_role"),
+        "nothing listening (ECONNREFUSED)": (address: URL) => ((address.hostname = "127.0.0.1"), (address.port = String(closedPort))),
+      };
+      for (const [label, change] of Object.entries(refusals)) {
+        const address = new URL(url ?? "");
+        change(address);
+        const unreachable = openDatabase({ kind: "postgres", url: address.toString(), schema });
+        try {
+          // The same shop (its processor and settings), over a database that refuses every connection.
+          const app = createApp({ services: createServices(unreachable, createLogger("silent"), { provider: services.provider }), isProduction: false });
+          const browser = createBrowser(app);
+          const response = await browser.postJson("/basket/add", { productId: "12321341" });
+          expect(response.status, label).toBe(503);
+          await expectTryAgain(response);
+          expect((await browser.get("/healthz")).status, label).toBe(503);
+        } finally {
+          await unreachable.close();
+        }
+      }
+    } finally {
+      await close();
     }
   });
 });
+
+/** Requests on a silent link must be answered within this: connect (3 s) or a query's read timeout (6 s), and margin. */
+const SILENT_LINK_BOUND_MS = 8_000;
+
+/** The response, or a failure naming the bound if none came in time (without the bound the test would just hang). */
+async function answeredWithin(milliseconds: number, response: Promise<Response>): Promise<Response> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${milliseconds} ms`)), milliseconds);
+  });
+  try {
+    return await Promise.race([response, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A local port nothing listens on: taken from the system, then released. */
+async function unusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -75,7 +75,7 @@ export function createApp({ services, handlePageRequest, clientBuildDir, isProdu
 
   // Everything below may read the session or change state.
   app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large."); } }));
-  app.use(sameOriginOnly());
+  app.use(sameOriginOnly({ trustProxy }));
   if (processor) app.route(BUILT_IN_PROCESSOR_PATH, processor);
   app.use(clientIp({ trustProxy }));
   app.use(shopperMiddleware(services.sessions, { secureCookies: isProduction }));

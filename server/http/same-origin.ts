@@ -1,31 +1,41 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "../../shared/errors";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * Cross-site request forgery guard for every state-changing request, forms and JSON alike. Browsers send
- * Sec-Fetch-Site and Origin on such requests; either one saying another site sent it is refused. A request with
- * neither (curl, a server) carries no victim's cookie a browser attached, so it is let through.
+ * Sec-Fetch-Site and Origin on such requests; either one saying another site sent it is refused. An Origin must be
+ * this server's whole origin (scheme, host and port): `https://shop` posting to `http://shop` is another origin.
+ * A request with neither header (curl, a server) carries no victim's cookie a browser attached, so it is let through.
+ * (hono/csrf checks only form-encoded bodies; JSON posts need the same guard.)
  * https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Sec-Fetch-Site
  */
-export function sameOriginOnly(): MiddlewareHandler {
+export function sameOriginOnly({ trustProxy = false }: { trustProxy?: boolean } = {}): MiddlewareHandler {
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method)) return next();
     const fetchSite = c.req.header("sec-fetch-site");
     const origin = c.req.header("origin");
-    const host = c.req.header("host");
     const isCrossSite = fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none";
-    if (isCrossSite || (origin !== undefined && !isSameHost(origin, host))) {
+    if (isCrossSite || (origin !== undefined && !isOwnOrigin(origin, c, trustProxy))) {
       throw new AppError("FORBIDDEN", "This request came from another site and was refused.");
     }
     return next();
   };
 }
 
-function isSameHost(origin: string, host: string | undefined): boolean {
+/**
+ * Whether an Origin header names this server as the browser reached it: the Host it asked for, by the scheme it
+ * used. Behind a reverse proxy that ends TLS, the server itself is reached over http; the proxy's
+ * X-Forwarded-Proto says what the browser used, and is believed only when the operator trusts the proxy.
+ */
+function isOwnOrigin(origin: string, c: Context, trustProxy: boolean): boolean {
+  const host = c.req.header("host");
+  if (host === undefined) return false;
+  const forwardedProto = trustProxy ? c.req.header("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
+  const scheme = forwardedProto === "https" || forwardedProto === "http" ? `${forwardedProto}:` : new URL(c.req.url).protocol;
   try {
-    return host !== undefined && new URL(origin).host === host;
+    return new URL(origin).origin === new URL(`${scheme}//${host}`).origin;
   } catch {
     return false;
   }

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { z } from "zod";
 import type { BasketOwner } from "../basket/basket-service";
 import type { DB } from "../db/client";
 import { ORDERS_PAGE_SIZE, type OrderView } from "../../shared/orders";
@@ -9,17 +10,28 @@ export interface OrdersCursor {
   id: string;
 }
 
-/** "2026-11-21T15:34:00.000Z~pi_123": opaque to the shopper, parsed strictly here; anything else means page one. */
+/**
+ * "2026-11-21T15:34:00.000Z~pi_123": opaque to the shopper, parsed strictly here; anything else means page one.
+ * The time is the shop's own toISOString() of a stored order, so a four-digit year after 1970: a date JavaScript can
+ * hold but PostgreSQL cannot (year -271821, year 0) would otherwise fail the query.
+ */
+const cursorSchema = z
+  .string()
+  .max(200)
+  .transform((value) => value.split("~"))
+  .pipe(z.tuple([z.iso.datetime({ precision: 3 }), z.string().regex(/^[A-Za-z0-9_]{1,100}$/)]))
+  .transform(([iso, id]) => ({ createdAt: new Date(iso), id }))
+  .refine(({ createdAt }) => createdAt >= EARLIEST_ORDER && createdAt < AFTER_LATEST_ORDER);
+const EARLIEST_ORDER = new Date("1970-01-01T00:00:00.000Z");
+const AFTER_LATEST_ORDER = new Date(Date.UTC(10_000, 0, 1));
+
 function encodeCursor(cursor: OrdersCursor): string {
   return `${cursor.createdAt.toISOString()}~${cursor.id}`;
 }
 
 function decodeCursor(value: string | null): OrdersCursor | null {
-  if (!value || value.length > 200) return null;
-  const [iso, id] = value.split("~");
-  const createdAt = new Date(iso ?? "");
-  if (!id || Number.isNaN(createdAt.getTime()) || !/^[A-Za-z0-9_]{1,100}$/.test(id)) return null;
-  return { createdAt, id };
+  const parsed = cursorSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
 }
 
 export function createOrderService(db: DB) {
@@ -28,9 +40,11 @@ export function createOrderService(db: DB) {
      * One page of the owner's orders, newest first, after the cursor of the previous page's last order. Keyset pagination on (created_at, id), served by the
      * orders_*_newest indexes, so page 50 costs what page 1 does however many orders there are.
      */
-    async listOrders(owner: BasketOwner | null, beforeCursor: string | null): Promise<{ orders: OrderView[]; next: string | null }> {
+    async listOrders(owner: BasketOwner | null, beforeCursor: string | null): Promise<{ orders: OrderView[]; next: string | null; isFirstPage: boolean }> {
       const before = decodeCursor(beforeCursor);
-      if (!owner) return { orders: [], next: null };
+      // A cursor that does not parse shows the first page, and says so.
+      const isFirstPage = before === null;
+      if (!owner) return { orders: [], next: null, isFirstPage };
       const column = "userId" in owner ? "user_id" : "session_id";
       const value = "userId" in owner ? owner.userId : owner.sessionId;
       let query = db
@@ -47,6 +61,7 @@ export function createOrderService(db: DB) {
       return {
         orders: page.map((row) => ({ id: row.id, amountCents: row.amount_cents, createdAt: row.created_at.toISOString(), items: row.items })),
         next: rows.length > ORDERS_PAGE_SIZE && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+        isFirstPage,
       };
     },
 

@@ -115,6 +115,7 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       { "sec-fetch-site": "same-site" },
       { origin: "null" },
       { origin: "http://shop.test:8080" },
+      { origin: "https://shop.test" },
       { origin: "http://shop.test.evil.example" },
     ];
     const ROUTES: { name: string; path: string; init: () => RequestInit }[] = [
@@ -146,6 +147,19 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       const request = init();
       const sameSite = await browser.send(path, { ...request, headers: { ...Object.fromEntries(new Headers(request.headers)), origin: SHOP_ORIGIN, "sec-fetch-site": "same-origin" } });
       expect(sameSite.status).not.toBe(403);
+    });
+
+    it("behind a trusted proxy that ends TLS, the scheme it reports is the one compared", async () => {
+      const proxied = await createTestShop(getDatabase(), { trustProxy: true });
+      const overHttps = { "x-forwarded-proto": "https" };
+      const browser = createBrowser(proxied.app);
+      expect((await browser.postJson("/basket/add", { productId: BOOK }, { ...overHttps, origin: "https://shop.test" })).status).toBe(201);
+      const downgraded = await browser.postJson("/basket/add", { productId: BOOK }, { ...overHttps, origin: "http://shop.test" });
+      expect(await expectClearRefusal(downgraded, 403)).toMatchObject({ code: "FORBIDDEN" });
+      // Without a trusted proxy the header is only the client's word: the scheme the server was reached by counts.
+      const untrusted = await newBrowser().postJson("/basket/add", { productId: BOOK }, { ...overHttps, origin: "https://shop.test" });
+      expect(await expectClearRefusal(untrusted, 403)).toMatchObject({ code: "FORBIDDEN" });
+      expect(await basketOf(browser)).toMatchObject({ count: 1 });
     });
   });
 
@@ -359,12 +373,9 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       }
     });
 
-    // Fixed bug (open redirect): shared/local-path.ts returnToSchema accepted "/\t/evil.example" (it starts with "/", not
-    // "//", and has no backslash), and form-or-json.ts sends it as `Location: /\t/evil.example`. Browsers remove tabs
-    // and newlines while parsing a URL (WHATWG URL), so the browser goes to //evil.example. Reproduce:
-    //   curl -si -X POST http://localhost:3000/basket/add -d 'productId=12321341&returnTo=/%09/evil.example'
-    // Same for POST /basket/remove, /basket/empty and /logout. (A cross-site form is refused by the CSRF guard, so it
-    // takes a same-origin post or a browser without Origin/Sec-Fetch-Site; the schema's promise is broken all the same.)
+    // Browsers remove tabs and newlines while parsing a URL (WHATWG URL), so `Location: /\t/evil.example` would take
+    // them to //evil.example: returnToSchema (shared/local-path.ts) refuses every control character, on POST
+    // /basket/add, /basket/remove, /basket/empty and /logout alike.
     it("returnTo with a tab (/\\t/evil.example) never sends the browser off-site", async () => {
       const browser = newBrowser();
       const added = await browser.postForm("/basket/add", { productId: BOOK, returnTo: "/\t/evil.example" });
@@ -372,10 +383,8 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       expect(redirectTarget(added).origin).toBe(SHOP_ORIGIN);
     });
 
-    // Fixed bug (500 after the change was made): returnToSchema also accepted CR, LF and NUL ("/a\nb"); the basket item is
-    // added, then c.redirect() throws "invalid header value" in form-or-json.ts, and the shopper gets a 500 for an
-    // add that did happen (with a session cookie for a new guest). Reproduce:
-    //   curl -si -X POST http://localhost:3000/basket/add -d 'productId=12321341&returnTo=/a%0Ab'
+    // A Location header cannot carry CR, LF or NUL: such a returnTo is refused before the basket is touched, so the
+    // shopper gets the error redirect, never a change followed by a 500.
     it("returnTo with a line break or NUL is refused (400 redirect) and the basket is not changed", async () => {
       for (const returnTo of ["/a\nb", "/a\rb", "/a\u0000b"]) {
         const browser = newBrowser();

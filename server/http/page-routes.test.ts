@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createLogger } from "../logger";
+import { createPageShop } from "../testing/page-shop";
+import { createBrowser } from "../testing/test-app";
+import { describeEachDatabase } from "../testing/test-database";
+
+/**
+ * Pages, rendered by React Router as in production, answering what a shopper's address bar or a stray client can
+ * send them: odd query strings and methods are the client's mistakes, answered without a 5xx and logged as such.
+ */
+describeEachDatabase("pages and what clients send them", (getDatabase) => {
+  let shop: Awaited<ReturnType<typeof createPageShop>>;
+  const logLines: { level: number; msg: string; err?: { stack?: string } }[] = [];
+
+  beforeAll(async () => {
+    const destination = { write: (line: string) => void logLines.push(JSON.parse(line) as (typeof logLines)[number]) };
+    shop = await createPageShop(getDatabase(), { logger: createLogger("debug", destination) });
+  }, 60_000);
+  afterAll(() => shop.close());
+
+  const page = (browser: ReturnType<typeof createBrowser>, path: string) => browser.send(path, { headers: { accept: "text/html" } });
+
+  it("a POST to a page that takes none is a 405, logged below error level and without a stack", async () => {
+    const browser = createBrowser(shop.app);
+    const before = logLines.length;
+    const response = await browser.send("/checkout", { method: "POST", body: new URLSearchParams({ a: "1" }), headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html" } });
+    expect(response.status).toBe(405);
+    const lines = logLines.slice(before);
+    expect(lines.some((line) => line.msg === "request")).toBe(true);
+    expect(lines.filter((line) => line.level >= 50)).toEqual([]);
+    expect(lines.filter((line) => line.err?.stack !== undefined)).toEqual([]);
+  });
+
+  it("a basket-error naming no known error, __proto__ included, shows the general basket message", async () => {
+    const browser = createBrowser(shop.app);
+    for (const code of ["__proto__", "constructor", "toString", "NOT_A_CODE"]) {
+      const response = await page(browser, `/?basket-error=${code}`);
+      expect(response.status, code).toBe(200);
+      expect(await response.text()).toContain("Your basket could not be changed. Please try again.");
+    }
+    const known = await page(browser, "/?basket-error=BASKET_FULL");
+    expect(await known.text()).toContain("Your basket is full: it holds at most 100 items.");
+  });
+
+  it("an orders cursor outside the dates PostgreSQL can store shows the first page", async () => {
+    const browser = createBrowser(shop.app);
+    // A session of its own, so the orders query runs with the cursor.
+    expect((await browser.postJson("/basket/add", { productId: "12321341" })).status).toBe(201);
+    for (const before of ["-271821-04-20T00:00:00Z~a", "+275760-09-13T00:00:00.000Z~pi_1", "-000001-01-01T00:00:00.000Z~pi_1", "0000-01-01T00:00:00.000Z~pi_1"]) {
+      const response = await page(browser, `/orders?before=${encodeURIComponent(before)}`);
+      expect(response.status, before).toBe(200);
+      expect(await response.text()).toContain("You have no orders yet.");
+    }
+    // A cursor as the shop writes it still pages on.
+    const older = await page(browser, `/orders?before=${encodeURIComponent("2026-11-21T15:34:00.000Z~pi_1")}`);
+    expect(await older.text()).toContain("There are no older orders.");
+  });
+});

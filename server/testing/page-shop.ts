@@ -1,0 +1,29 @@
+import { createRequestHandler, type ServerBuild } from "react-router";
+import { createServer } from "vite";
+import type { DatabaseHandle } from "../db/client";
+import type { ShopOptions } from "../shop";
+import { createTestShop } from "./test-app";
+
+/**
+ * The shop with its pages, as `npm run dev` assembles it: the server and the route modules are loaded through Vite
+ * into one module graph. They must share it: the HTTP app hands the loaders their services under app/context.ts's
+ * key, in React Router's RouterContextProvider, and copies of those modules from the test's own graph would be
+ * other keys and another class. Closing stops Vite; the database belongs to the test.
+ */
+export async function createPageShop(database: DatabaseHandle, options: Partial<ShopOptions> = {}) {
+  const vite = await createServer({ server: { middlewareMode: true, hmr: false, ws: false }, appType: "custom", logLevel: "error" });
+  try {
+    const inViteGraph = (await vite.ssrLoadModule("/server/testing/page-shop.ts")) as { assemblePageShop: typeof assemblePageShop };
+    const shop = await inViteGraph.assemblePageShop(database, options);
+    return { ...shop, close: () => vite.close() };
+  } catch (error) {
+    await vite.close();
+    throw error;
+  }
+}
+
+/** The other half of createPageShop, run inside Vite's module graph. */
+export function assemblePageShop(database: DatabaseHandle, options: Partial<ShopOptions>) {
+  const handlePageRequest = createRequestHandler(() => import("virtual:react-router/server-build") as Promise<ServerBuild>, "production");
+  return createTestShop(database, { ...options, handlePageRequest });
+}
