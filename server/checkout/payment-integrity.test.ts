@@ -49,22 +49,26 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
   };
   const removeOne = (browser: ReturnType<typeof createHttpBrowser>, productId: string) => browser.postJson("/basket/remove", { productId });
   const ordersOf = (intentId: string) => getDatabase().db.selectFrom("orders").selectAll().where("id", "=", intentId).execute();
-  const processorSdk = () => new Stripe(keys.secretKey, { host: "127.0.0.1", port: new URL(origin).port, protocol: "http", httpClient: prefixedHttpClient(BUILT_IN_PROCESSOR_PATH) });
-
-  it("two overlapping re-pricings that reach the processor and the shop's row in opposite orders still pay for what is recorded", async () => {
-    // The shopper has an open intent for a book and an Echo ($110.95).
+  /**
+   * A shopper with an open intent for a book and an Echo ($110.95) changes the basket to a book and an iPad
+   * ($610.95); re-pricing A for it reaches the processor, then stalls before writing the row until released.
+   */
+  const stallRepricingToBookAndIpad = async () => {
     const browser = await shopperWith(BOOK, ECHO);
     const { clientSecret } = await prepare(browser);
     const owner = await ownerOf(clientSecret);
-
-    // Re-pricing A: the basket is now a book and an iPad ($610.95). A's processor update lands, then A stalls
-    // before writing the row...
     await removeOne(browser, ECHO);
     await browser.postJson("/basket/add", { productId: IPAD });
     const stalled = stallAfterFirstUpdate(shop.services.provider);
     const checkout = createCheckoutService(getDatabase().db, shop.services.basket, stalled.provider, createLogger("silent"));
     const repricingA = checkout.preparePayment(owner, 61095);
     await stalled.reachedProcessor;
+    return { browser, clientSecret, owner, checkout, stalled, repricingA };
+  };
+  const processorSdk = () => new Stripe(keys.secretKey, { host: "127.0.0.1", port: new URL(origin).port, protocol: "http", httpClient: prefixedHttpClient(BUILT_IN_PROCESSOR_PATH) });
+
+  it("two overlapping re-pricings that reach the processor and the shop's row in opposite orders still pay for what is recorded", async () => {
+    const { browser, clientSecret, owner, checkout, stalled, repricingA } = await stallRepricingToBookAndIpad();
 
     // ...while re-pricing B, for the basket now holding the book alone ($11.96), runs from start to end:
     // processor update, then row.
@@ -87,18 +91,8 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
   });
 
   it("never hands out a payment for the row's amount while another re-pricing of it is on its way to the processor", async () => {
-    const browser = await shopperWith(BOOK, ECHO);
-    const { clientSecret } = await prepare(browser);
-    const owner = await ownerOf(clientSecret);
+    const { browser, clientSecret, owner, checkout, stalled, repricingA } = await stallRepricingToBookAndIpad();
     const intentId = clientSecret.split("_secret_")[0] ?? "";
-
-    // Re-pricing A (book and iPad) reaches the processor and stalls before its row write...
-    await removeOne(browser, ECHO);
-    await browser.postJson("/basket/add", { productId: IPAD });
-    const stalled = stallAfterFirstUpdate(shop.services.provider);
-    const checkout = createCheckoutService(getDatabase().db, shop.services.basket, stalled.provider, createLogger("silent"));
-    const repricingA = checkout.preparePayment(owner, 61095);
-    await stalled.reachedProcessor;
 
     // ...and the basket goes back to what the row still says. A page asking now must be given an intent that
     // really holds $110.95, not the row's word for it while the processor holds $610.95.
