@@ -44,3 +44,11 @@ describe("Stripe keys", () => {
     expect(() => parseConfig({ ...keys, STRIPE_WEBHOOK_SECRET: "secret" })).toThrow(/STRIPE_WEBHOOK_SECRET/);
   });
 });
+
+describe("guest sessions per address", () => {
+  it("default to 300 an hour and stop the server on a value that is not a positive whole number", () => {
+    expect(parseConfig({}).NEW_SESSIONS_PER_IP).toBe(300);
+    expect(parseConfig({ NEW_SESSIONS_PER_IP: "5000" }).NEW_SESSIONS_PER_IP).toBe(5000);
+    for (const bad of ["0", "-1", "1.5", "lots"]) expect(() => parseConfig({ NEW_SESSIONS_PER_IP: bad })).toThrow(/NEW_SESSIONS_PER_IP/);
+  });
+});

@@ -18,6 +18,8 @@ const configSchema = z
   TRUST_PROXY: z.stringbool().default(false),
   /** Sign-in and registration attempts allowed per client address per 15 minutes (per e-mail it is 10). */
   AUTH_ATTEMPTS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** Guest sessions (a first basket) one client address may start per hour. */
+  NEW_SESSIONS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(300),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Stripe mode: all three, or none for the built-in test-mode processor. */
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret key (sk_test_… or sk_live_…)").optional(),

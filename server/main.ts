@@ -34,6 +34,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
       : undefined,
     trustProxy: config.TRUST_PROXY,
     authAttemptsPerIp: config.AUTH_ATTEMPTS_PER_IP,
+    newSessionsPerIp: config.NEW_SESSIONS_PER_IP,
     clientBuildDir,
     devMiddleware,
     handlePageRequest: createRequestHandler(

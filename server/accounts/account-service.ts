@@ -3,7 +3,7 @@ import { AppError } from "../../shared/errors";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../shared/account";
 import type { DB } from "../db/client";
 import type { SessionUser } from "../sessions/session-service";
-import type { RateLimiter, RateLimitRule } from "./rate-limiter";
+import { tooManyRequests, type RateLimiter, type RateLimitRule } from "./rate-limiter";
 
 /**
  * argon2id with OWASP's minimum recommended parameters (19 MiB, 2 passes, 1 lane): about 12 ms a verify on these
@@ -33,13 +33,7 @@ export function createAccountService(db: DB, rateLimiter: RateLimiter, { attempt
     const [byIp, byEmail] = await Promise.all([rateLimiter.hit(limits.perIp, ip), rateLimiter.hit(limits.perEmail, email)]);
     const refused = [byIp, byEmail].filter((result) => !result.allowed);
     if (refused.length > 0) {
-      const retryAfterMs = Math.max(...refused.map((result) => result.retryAfterMs));
-      const minutes = Math.ceil(retryAfterMs / 60_000);
-      throw new AppError(
-        "TOO_MANY_ATTEMPTS",
-        `Too many attempts. Please wait ${minutes} ${minutes === 1 ? "minute" : "minutes"} and try again.`,
-        { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) },
-      );
+      throw tooManyRequests("TOO_MANY_ATTEMPTS", "Too many attempts.", Math.max(...refused.map((result) => result.retryAfterMs)));
     }
   }
 

@@ -24,7 +24,7 @@ export interface Shopper {
  * leaves no row behind. The cookie is HttpOnly and SameSite=Lax, and Secure in production.
  */
 export function shopperMiddleware(sessions: SessionService, { secureCookies }: { secureCookies: boolean }): MiddlewareHandler<{
-  Variables: { shopper: Shopper };
+  Variables: { shopper: Shopper; clientIp: string };
 }> {
   return async (c, next) => {
     let session = await sessions.findSession(getCookie(c, SESSION_COOKIE));
@@ -45,7 +45,7 @@ export function shopperMiddleware(sessions: SessionService, { secureCookies }: {
       },
       async ensureBasketOwner() {
         if (!session) {
-          const started = await sessions.startSession();
+          const started = await sessions.startGuestSession(c.get("clientIp"));
           session = started.session;
           pending.cookie = { token: started.token };
         }

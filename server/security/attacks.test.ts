@@ -214,6 +214,54 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
     });
   });
 
+  describe("guest session flooding", () => {
+    const GUEST_SESSIONS_PER_HOUR = 3;
+    let limited: Awaited<ReturnType<typeof createTestShop>>;
+    beforeAll(async () => {
+      // Behind a trusted proxy, so each test can speak from an address of its own.
+      limited = await createTestShop(getDatabase(), { newSessionsPerIp: GUEST_SESSIONS_PER_HOUR, trustProxy: true });
+    });
+    const rowCounts = async () => {
+      const { db } = getDatabase();
+      const count = async (table: "sessions" | "baskets" | "basket_items") => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+      return { sessions: await count("sessions"), baskets: await count("baskets"), items: await count("basket_items") };
+    };
+
+    it("a client that drops its cookie every time gets a 429 with Retry-After past the per-address limit, and nothing is written", async () => {
+      const address = { "x-forwarded-for": `10.60.${++emailCounter % 250}.1` };
+      const cookieless = () => createBrowser(limited.app).postJson("/basket/add", { productId: BOOK }, address);
+      for (let i = 0; i < GUEST_SESSIONS_PER_HOUR; i++) expect((await cookieless()).status).toBe(201);
+
+      const before = await rowCounts();
+      for (let i = 0; i < 5; i++) {
+        const refused = await cookieless();
+        const error = await expectClearRefusal(refused.clone(), 429);
+        expect(error).toMatchObject({ code: "TOO_MANY_NEW_SESSIONS" });
+        expect(error.message).toMatch(/^Too many new baskets have been started from your network in the last hour\. Please wait \d+ minutes? and try again\.$/);
+        expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+        expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(3600);
+        expect(refused.headers.get("set-cookie")).toBeNull();
+      }
+      // Without JavaScript: back to the page with the sentence's code, and still nothing written.
+      const byForm = await createBrowser(limited.app).postForm("/basket/add", { productId: BOOK }, address);
+      expect(byForm.status).toBe(303);
+      expect(redirectTarget(byForm).searchParams.get("basket-error")).toBe("TOO_MANY_NEW_SESSIONS");
+      expect(await rowCounts()).toEqual(before);
+    });
+
+    it("the limit is per address and only for new sessions: a shopper who has a basket keeps using it", async () => {
+      const address = { "x-forwarded-for": `10.61.${++emailCounter % 250}.1` };
+      const regular = createBrowser(limited.app);
+      expect((await regular.postJson("/basket/add", { productId: BOOK }, address)).status).toBe(201);
+      for (let i = 1; i < GUEST_SESSIONS_PER_HOUR; i++) expect((await createBrowser(limited.app).postJson("/basket/add", { productId: BOOK }, address)).status).toBe(201);
+      expect((await createBrowser(limited.app).postJson("/basket/add", { productId: BOOK }, address)).status).toBe(429);
+      // The shopper who already has a session is not a new one.
+      for (let i = 0; i < 5; i++) expect((await regular.postJson("/basket/add", { productId: ECHO }, address)).status).toBe(201);
+      // Another address is counted on its own.
+      expect((await createBrowser(limited.app).postJson("/basket/add", { productId: BOOK }, { "x-forwarded-for": `10.62.${emailCounter % 250}.1` })).status).toBe(201);
+    });
+  });
+
   describe("sign-in brute force", () => {
     it("the 11th attempt for one e-mail is refused with the wait message, even with the right password and a new address", async () => {
       const { services } = shop;

@@ -1,4 +1,5 @@
 import type { DB } from "../db/client";
+import { tooManyRequests, type RateLimiter, type RateLimitRule } from "../accounts/rate-limiter";
 
 /** How long a browser session lives without a visit. Each visit (at most once a day) pushes it back. */
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -29,7 +30,28 @@ async function hashToken(token: string): Promise<string> {
 /** Tokens we issue are 43 base64url characters; anything else is not worth a database round trip. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-export function createSessionService(db: DB) {
+export const DEFAULT_NEW_SESSIONS_PER_IP = 300;
+
+export interface SessionServiceOptions {
+  rateLimiter: RateLimiter;
+  /** Guest sessions one client address may start per hour; far above what a household or an office behind NAT does. */
+  newSessionsPerIp?: number;
+}
+
+export function createSessionService(db: DB, { rateLimiter, newSessionsPerIp = DEFAULT_NEW_SESSIONS_PER_IP }: SessionServiceOptions) {
+  const newSessionLimit: RateLimitRule = { name: "session:ip", limit: newSessionsPerIp, windowMs: 60 * 60 * 1000 };
+
+  async function startSession(user: SessionUser | null = null): Promise<{ session: Session; token: string }> {
+    const token = newToken();
+    const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+    const row = await db
+      .insertInto("sessions")
+      .values({ token_hash: await hashToken(token), expires_at: expiresAt, user_id: user?.id ?? null })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return { session: { id: row.id, expiresAt, user }, token };
+  }
+
   return {
     /** The live session a cookie token names, with its user; null for a missing, forged, expired or ended one. */
     async findSession(token: string | undefined): Promise<Session | null> {
@@ -52,15 +74,17 @@ export function createSessionService(db: DB) {
     },
 
     /** Starts a session (a guest's, or an account's at sign-in); the token goes in the cookie and nowhere else. */
-    async startSession(user: SessionUser | null = null): Promise<{ session: Session; token: string }> {
-      const token = newToken();
-      const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-      const row = await db
-        .insertInto("sessions")
-        .values({ token_hash: await hashToken(token), expires_at: expiresAt, user_id: user?.id ?? null })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      return { session: { id: row.id, expiresAt, user }, token };
+    startSession,
+
+    /**
+     * Starts a guest session for a browser's first write, within the per-address limit: a client that drops its
+     * cookie every time would otherwise leave a session and a basket behind with each request. Past the limit it
+     * is refused before anything is written.
+     */
+    async startGuestSession(ip: string): Promise<{ session: Session; token: string }> {
+      const { allowed, retryAfterMs } = await rateLimiter.hit(newSessionLimit, ip);
+      if (!allowed) throw tooManyRequests("TOO_MANY_NEW_SESSIONS", "Too many new baskets have been started from your network in the last hour.", retryAfterMs);
+      return startSession();
     },
 
     /** Ends a session for good: its cookie no longer names anything. */
