@@ -16,7 +16,7 @@ const configSchema = z
     .optional(),
   /** Set only behind a reverse proxy you run: client addresses are then read from X-Forwarded-For. */
   TRUST_PROXY: z.stringbool().default(false),
-  /** Sign-in and registration attempts allowed per client address per 15 minutes (per e-mail it is 10). */
+  /** Sign-in and registration attempts allowed per client address per 15 minutes (failed ones per e-mail and address: 10). */
   AUTH_ATTEMPTS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50),
   /** Guest sessions (a first basket) one client address may start per hour. */
   NEW_SESSIONS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(300),

@@ -263,27 +263,57 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
   });
 
   describe("sign-in brute force", () => {
-    it("the 11th attempt for one e-mail is refused with the wait message, even with the right password and a new address", async () => {
-      const { services } = shop;
+    const signInAs = (fields: { intent: "sign-in" | "register"; email: string; password: string }, ip: string) =>
+      shop.services.signInFlow.signIn(credentialsSchema.parse(fields), { ip, current: null });
+
+    it("the 11th attempt from one address at one e-mail is refused with the wait message, even with the right password", async () => {
       const email = uniqueEmail();
       const password = "correct horse battery";
-      await services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email, password }), { ip: "10.30.0.1", current: null });
-      // The registration was attempt 1; nine wrong passwords, from addresses that change every time, make 10.
-      for (let attempt = 2; attempt <= 10; attempt++) {
-        const error = await failureOf(services.signInFlow.signIn(credentialsSchema.parse({ intent: "sign-in", email, password: `guess ${attempt}` }), { ip: `10.30.1.${attempt}`, current: null }));
-        expect(error.code).toBe("WRONG_CREDENTIALS");
+      await signInAs({ intent: "register", email, password }, "10.30.0.1");
+      for (let attempt = 1; attempt <= 10; attempt++) {
+        expect((await failureOf(signInAs({ intent: "sign-in", email, password: `guess ${attempt}` }, "10.30.1.1"))).code).toBe("WRONG_CREDENTIALS");
       }
       // The spelling of the address does not reset the count (the schema lower-cases and trims it).
       for (const spelling of [email, email.toUpperCase(), `  ${email}  `]) {
-        const limited = await failureOf(services.signInFlow.signIn(credentialsSchema.parse({ intent: "sign-in", email: spelling, password }), { ip: "10.30.2.1", current: null }));
+        const limited = await failureOf(signInAs({ intent: "sign-in", email: spelling, password }, "10.30.1.1"));
         expect(limited.code).toBe("TOO_MANY_ATTEMPTS");
         expect(limited.status).toBe(429);
         expect(limited.message).toMatch(/^Too many attempts\. Please wait \d+ minutes? and try again\.$/);
         expect(limited.retryAfterSeconds).toBeGreaterThan(0);
       }
-      // Registering again with the same address is limited by the same count.
-      const registerAgain = await failureOf(services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email, password }), { ip: "10.30.3.1", current: null }));
-      expect(registerAgain.code).toBe("TOO_MANY_ATTEMPTS");
+      // Registering again with the same address from there is limited by the same count.
+      expect((await failureOf(signInAs({ intent: "register", email, password }, "10.30.1.1"))).code).toBe("TOO_MANY_ATTEMPTS");
+    });
+
+    it("an attacker who fails 50 times from one address cannot lock the owner out: the owner signs in first try from another", async () => {
+      const email = uniqueEmail();
+      const password = "correct horse battery";
+      await signInAs({ intent: "register", email, password }, "10.31.0.1");
+      const attacker = "10.31.1.1";
+      const failures = [];
+      for (let attempt = 1; attempt <= 50; attempt++) failures.push((await failureOf(signInAs({ intent: "sign-in", email, password: `guess ${attempt}` }, attacker))).code);
+      expect(failures.filter((code) => code === "WRONG_CREDENTIALS")).toHaveLength(10);
+      expect(failures.filter((code) => code === "TOO_MANY_ATTEMPTS")).toHaveLength(40);
+
+      const owner = await signInAs({ intent: "sign-in", email, password }, "10.31.2.1");
+      expect(owner.session.user?.email).toBe(email);
+      // The attacker is still refused, even on hitting the right password.
+      expect((await failureOf(signInAs({ intent: "sign-in", email, password }, attacker))).code).toBe("TOO_MANY_ATTEMPTS");
+    });
+
+    it("guesses spread over many addresses meet the per-e-mail limit; an address that has not failed still signs in", async () => {
+      const email = uniqueEmail();
+      const password = "correct horse battery";
+      await signInAs({ intent: "register", email, password }, "10.32.0.1");
+      // 31 addresses, one wrong guess each: past the 30 failures an e-mail may have in 15 minutes.
+      for (let i = 1; i <= 31; i++) expect((await failureOf(signInAs({ intent: "sign-in", email, password: `guess ${i}` }, `10.32.1.${i}`))).code).toBe("WRONG_CREDENTIALS");
+      // A second try from any of them is refused, right password or not.
+      for (const guess of ["guess again", password]) {
+        const limited = await failureOf(signInAs({ intent: "sign-in", email, password: guess }, "10.32.1.7"));
+        expect(limited.code).toBe("TOO_MANY_ATTEMPTS");
+        expect(limited.retryAfterSeconds).toBeGreaterThan(0);
+      }
+      expect((await signInAs({ intent: "sign-in", email, password }, "10.32.2.1")).session.user?.email).toBe(email);
     });
   });
 
