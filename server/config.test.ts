@@ -52,3 +52,11 @@ describe("guest sessions per address", () => {
     for (const bad of ["0", "-1", "1.5", "lots"]) expect(() => parseConfig({ NEW_SESSIONS_PER_IP: bad })).toThrow(/NEW_SESSIONS_PER_IP/);
   });
 });
+
+describe("PUBLIC_URL", () => {
+  it("is optional, and when set an http or https URL", () => {
+    expect(parseConfig({}).PUBLIC_URL).toBeUndefined();
+    expect(parseConfig({ PUBLIC_URL: "https://shop.example" }).PUBLIC_URL?.protocol).toBe("https:");
+    for (const bad of ["shop.example", "ftp://shop.example", "javascript:alert(1)"]) expect(() => parseConfig({ PUBLIC_URL: bad })).toThrow(/PUBLIC_URL/);
+  });
+});

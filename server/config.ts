@@ -14,6 +14,12 @@ const configSchema = z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
+  /** The shop's public origin, e.g. https://shop.example: its scheme decides Secure cookies and HSTS. */
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
+    .max(2048)
+    .transform((url) => new URL(url))
+    .optional(),
   /** Set only behind a reverse proxy you run: client addresses are then read from X-Forwarded-For. */
   TRUST_PROXY: z.stringbool().default(false),
   /** Sign-in and registration attempts allowed per client address per 15 minutes (failed ones per e-mail and address: 10). */

@@ -18,7 +18,8 @@ type NodeMiddleware = (request: IncomingMessage, response: ServerResponse, next:
 export interface ShopOptions {
   database: DatabaseHandle;
   logger: Logger;
-  isProduction: boolean;
+  /** The shop's public origin, when set: its scheme decides Secure cookies and HSTS. */
+  publicUrl?: URL;
   /** Stripe keys; without them the built-in test-mode processor is mounted and used. */
   stripe?: { secretKey: string; publishableKey: string; webhookSecret: string };
   handlePageRequest?: RequestHandler;
@@ -70,7 +71,7 @@ export async function createShop(options: ShopOptions) {
   });
   const app = createApp({
     services,
-    isProduction: options.isProduction,
+    publicUrl: options.publicUrl,
     trustProxy: options.trustProxy,
     clientBuildDir: options.clientBuildDir,
     handlePageRequest: options.handlePageRequest,

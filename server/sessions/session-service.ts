@@ -1,9 +1,12 @@
 import type { DB } from "../db/client";
 import { tooManyRequests, type RateLimiter, type RateLimitRule } from "../accounts/rate-limiter";
 
+const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long a browser session lives without a visit. Each visit (at most once a day) pushes it back. */
-export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
-const TOUCH_AFTER_MS = 24 * 60 * 60 * 1000;
+export const SESSION_TTL_MS = 30 * DAY_MS;
+/** However often it is used, a session ends this long after it started (sign-in, or a guest's first basket). */
+export const SESSION_MAX_AGE_MS = 90 * DAY_MS;
+const TOUCH_AFTER_MS = DAY_MS;
 
 export interface SessionUser {
   id: string;
@@ -15,6 +18,8 @@ export interface Session {
   expiresAt: Date;
   /** The signed-in account, or null for a guest. */
   user: SessionUser | null;
+  /** Set when this visit moved the expiry: the browser's cookie must be sent again to expire with it. */
+  renewed?: boolean;
 }
 
 /** 32 random bytes, base64url: what the cookie carries. */
@@ -59,16 +64,17 @@ export function createSessionService(db: DB, { rateLimiter, newSessionsPerIp = D
       const row = await db
         .selectFrom("sessions")
         .leftJoin("users", "users.id", "sessions.user_id")
-        .select(["sessions.id", "sessions.expires_at", "sessions.last_seen_at", "users.id as user_id", "users.email"])
+        .select(["sessions.id", "sessions.created_at", "sessions.expires_at", "sessions.last_seen_at", "users.id as user_id", "users.email"])
         .where("sessions.token_hash", "=", await hashToken(token))
         .where("sessions.expires_at", ">", new Date())
+        .where("sessions.created_at", ">", new Date(Date.now() - SESSION_MAX_AGE_MS))
         .executeTakeFirst();
       if (!row) return null;
       const user = row.user_id && row.email ? { id: row.user_id, email: row.email } : null;
       if (Date.now() - row.last_seen_at.getTime() > TOUCH_AFTER_MS) {
-        const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+        const expiresAt = new Date(Math.min(Date.now() + SESSION_TTL_MS, row.created_at.getTime() + SESSION_MAX_AGE_MS));
         await db.updateTable("sessions").set({ last_seen_at: new Date(), expires_at: expiresAt }).where("id", "=", row.id).execute();
-        return { id: row.id, expiresAt, user };
+        return { id: row.id, expiresAt, user, renewed: expiresAt.getTime() !== row.expires_at.getTime() };
       }
       return { id: row.id, expiresAt: row.expires_at, user };
     },
