@@ -15,6 +15,7 @@ import { clientIp } from "./client-ip";
 import { compressResponses } from "./compress";
 import { healthRoutes } from "./health-routes";
 import { paymentRoutes } from "./payment-routes";
+import { personalPagesUncached } from "./personal-pages";
 import { isHttpsRequest } from "./request-scheme";
 import { requestLog } from "./request-log";
 import { sameOriginOnly } from "./same-origin";
@@ -59,6 +60,7 @@ export function createApp({ services, handlePageRequest, clientBuildDir, publicU
   });
   app.use(requestLog(services.logger));
   app.use(securityHeaders({ isHttps, allowStripe: services.provider.mode === "stripe" }));
+  app.use(personalPagesUncached());
   app.use(compressResponses());
 
   if (clientBuildDir) {
