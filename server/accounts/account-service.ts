@@ -1,8 +1,8 @@
 import { hash, verify } from "@node-rs/argon2";
 import { AppError } from "../../shared/errors";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../shared/account";
 import type { DB } from "../db/client";
 import type { SessionUser } from "../sessions/session-service";
+import { assertAcceptablePassword } from "./password-policy";
 import { tooManyRequests, type RateLimiter, type RateLimitResult, type RateLimitRule } from "./rate-limiter";
 
 /**
@@ -67,9 +67,7 @@ export function createAccountService(db: DB, rateLimiter: RateLimiter, { attempt
     /** Creates an account. The e-mail is already normalised (trimmed, lower case) by the credentials schema. */
     register(email: string, password: string, ip: string): Promise<SessionUser> {
       return withinLimits(email, ip, async () => {
-        if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
-          throw new AppError("INVALID_PASSWORD", `Your password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long.`);
-        }
+        assertAcceptablePassword(password, email);
         const passwordHash = await hash(password, ARGON2_OPTIONS);
         const row = await db
           .insertInto("users")

@@ -51,7 +51,8 @@ test("each failure shows its message in an alert and stays on /login with the e-
     [email, "wrong password!", "Sign In", "The e-mail address or password is not right."],
     [uniqueEmail("nobody"), PASSWORD, "Sign In", "The e-mail address or password is not right."],
     [email, PASSWORD, "Create your account", "An account with this e-mail address already exists."],
-    [uniqueEmail("short"), "short", "Create your account", "Your password must be 8 to 128 characters long."],
+    [uniqueEmail("short"), "elevenchars", "Create your account", "Choose a password of at least 12 characters."],
+    [uniqueEmail("common"), "password1234", "Create your account", "This password is too common or too easy to guess."],
     ["not-an-email", PASSWORD, "Sign In", "Enter a valid e-mail address, like name@example.com."],
   ];
   for (const [address, password, button, message] of cases) {
