@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { LONGEST_WINDOW_MS } from "../accounts/rate-limiter";
 import type { DB } from "../db/client";
 import type { Logger } from "../logger";
@@ -21,47 +22,29 @@ export const RETENTION = {
 /** One batch of one kind of row: deletes at most `limit` rows and says how many went. */
 export type BatchDelete = (db: DB, limit: number) => Promise<number>;
 
-const olderThan = (ms: number) => new Date(Date.now() - ms);
+/**
+ * A batch delete of the rows of `table` whose `timeColumn` is more than `ageMs` in the past, picked by `keyColumn`
+ * (names from this file, never from a request). The rows are taken FOR UPDATE SKIP LOCKED, so instances sweeping at
+ * the same time each take different rows instead of queueing behind one another.
+ */
+function deleteOlderThan(table: string, keyColumn: string, timeColumn: string, ageMs: number): BatchDelete {
+  return async (db, limit) => {
+    const before = new Date(Date.now() - ageMs);
+    const result = await sql`
+      delete from ${sql.table(table)} where ${sql.ref(keyColumn)} in (
+        select ${sql.ref(keyColumn)} from ${sql.table(table)} where ${sql.ref(timeColumn)} < ${before} limit ${limit} for update skip locked)`.execute(db);
+    return Number(result.numAffectedRows ?? 0);
+  };
+}
 
 /**
- * Each delete takes the rows it picks with FOR UPDATE SKIP LOCKED, so instances sweeping at the same time each take
- * different rows instead of queueing behind one another. Deleting a session deletes its basket and the basket's
- * items (ON DELETE CASCADE); its orders and payments stay, detached from it (ON DELETE SET NULL), as at sign-out.
+ * Deleting a session deletes its basket and the basket's items (ON DELETE CASCADE); its orders and payments stay,
+ * detached from it (ON DELETE SET NULL), as at sign-out.
  */
 const SHOP_BATCHES: Record<string, BatchDelete> = {
-  sessions: async (db, limit) => {
-    const result = await db
-      .deleteFrom("sessions")
-      .where("id", "in", (eb) =>
-        eb.selectFrom("sessions").select("id").where("expires_at", "<", olderThan(RETENTION.expiredSessionGraceMs)).limit(limit).forUpdate().skipLocked(),
-      )
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
-  },
-  rateLimits: async (db, limit) => {
-    const result = await db
-      .deleteFrom("rate_limits")
-      .where("key", "in", (eb) =>
-        eb.selectFrom("rate_limits").select("key").where("window_started_at", "<", olderThan(RETENTION.rateLimitWindowMs)).limit(limit).forUpdate().skipLocked(),
-      )
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
-  },
-  processedWebhookEvents: async (db, limit) => {
-    const result = await db
-      .deleteFrom("processed_webhook_events")
-      .where("id", "in", (eb) =>
-        eb
-          .selectFrom("processed_webhook_events")
-          .select("id")
-          .where("processed_at", "<", olderThan(RETENTION.processedWebhookEventMs))
-          .limit(limit)
-          .forUpdate()
-          .skipLocked(),
-      )
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
-  },
+  sessions: deleteOlderThan("sessions", "id", "expires_at", RETENTION.expiredSessionGraceMs),
+  rateLimits: deleteOlderThan("rate_limits", "key", "window_started_at", RETENTION.rateLimitWindowMs),
+  processedWebhookEvents: deleteOlderThan("processed_webhook_events", "id", "processed_at", RETENTION.processedWebhookEventMs),
 };
 
 export interface RetentionSweepOptions {
