@@ -32,8 +32,8 @@ export default defineConfig({
   webServer: {
     command: "node scripts/start.js",
     url: `http://localhost:${port}/healthz`,
-    // Every story signs in from 127.0.0.1: lift the per-address limit (its rule is tested in server/accounts).
-    env: { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn", AUTH_ATTEMPTS_PER_IP: "10000" },
+    // Every story signs in and starts baskets from 127.0.0.1: lift the per-address limits (their rules are tested in server/).
+    env: { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn", AUTH_ATTEMPTS_PER_IP: "10000", NEW_SESSIONS_PER_IP: "100000" },
     reuseExistingServer: false,
     timeout: 120_000,
   },

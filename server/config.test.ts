@@ -50,3 +50,19 @@ describe("Stripe keys", () => {
     expect(() => parseConfig({ ...keys, STRIPE_WEBHOOK_SECRET: "secret" })).toThrow(/STRIPE_WEBHOOK_SECRET/);
   });
 });
+
+describe("guest sessions per address", () => {
+  it("default to 300 an hour and stop the server on a value that is not a positive whole number", () => {
+    expect(parseConfig({}).NEW_SESSIONS_PER_IP).toBe(300);
+    expect(parseConfig({ NEW_SESSIONS_PER_IP: "5000" }).NEW_SESSIONS_PER_IP).toBe(5000);
+    for (const bad of ["0", "-1", "1.5", "lots"]) expect(() => parseConfig({ NEW_SESSIONS_PER_IP: bad })).toThrow(/NEW_SESSIONS_PER_IP/);
+  });
+});
+
+describe("PUBLIC_URL", () => {
+  it("is optional, and when set an http or https URL", () => {
+    expect(parseConfig({}).PUBLIC_URL).toBeUndefined();
+    expect(parseConfig({ PUBLIC_URL: "https://shop.example" }).PUBLIC_URL?.protocol).toBe("https:");
+    for (const bad of ["shop.example", "ftp://shop.example", "javascript:alert(1)"]) expect(() => parseConfig({ PUBLIC_URL: bad })).toThrow(/PUBLIC_URL/);
+  });
+});

@@ -14,12 +14,20 @@ const configSchema = z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
+  /** The shop's public origin, e.g. https://shop.example: its scheme decides Secure cookies and HSTS. */
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
+    .max(2048)
+    .transform((url) => new URL(url))
+    .optional(),
   /** Set only behind a reverse proxy you run: client addresses are then read from X-Forwarded-For. */
   TRUST_PROXY: z.stringbool().default(false),
-  /** Sign-in and registration attempts allowed per client address per 15 minutes (per e-mail it is 10). */
+  /** Sign-in and registration attempts allowed per client address per 15 minutes (failed ones per e-mail and address: 10). */
   AUTH_ATTEMPTS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50),
   /** Connections one process holds open at once; more are answered 503 with Retry-After. */
   MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+  /** Guest sessions (a first basket) one client address may start per hour. */
+  NEW_SESSIONS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(300),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Stripe mode: all three, or none for the built-in test-mode processor. */
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret key (sk_test_… or sk_live_…)").optional(),

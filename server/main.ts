@@ -28,13 +28,14 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
   const shop = await createShop({
     database,
     logger,
-    isProduction,
     stripe: config.STRIPE_SECRET_KEY
       ? { secretKey: config.STRIPE_SECRET_KEY, publishableKey: config.STRIPE_PUBLISHABLE_KEY ?? "", webhookSecret: config.STRIPE_WEBHOOK_SECRET ?? "" }
       : undefined,
     trustProxy: config.TRUST_PROXY,
+    publicUrl: config.PUBLIC_URL,
     authAttemptsPerIp: config.AUTH_ATTEMPTS_PER_IP,
     maxConnections: config.MAX_CONNECTIONS,
+    newSessionsPerIp: config.NEW_SESSIONS_PER_IP,
     clientBuildDir,
     devMiddleware,
     handlePageRequest: createRequestHandler(

@@ -21,14 +21,17 @@ export interface ServiceOptions {
   provider: PaymentProvider;
   /** Sign-in and registration attempts allowed per client address per 15 minutes. */
   authAttemptsPerIp?: number;
+  /** Guest sessions one client address may start per hour. */
+  newSessionsPerIp?: number;
 }
 
 export function createServices(database: DatabaseHandle, logger: Logger, options: ServiceOptions) {
   const { db } = database;
   const catalogue = createCatalogueService(db);
-  const sessions = createSessionService(db);
+  const rateLimiter = createRateLimiter(db);
+  const sessions = createSessionService(db, { rateLimiter, newSessionsPerIp: options.newSessionsPerIp });
   const basket = createBasketService(db, catalogue, logger);
-  const accounts = createAccountService(db, createRateLimiter(db), { attemptsPerIp: options.authAttemptsPerIp });
+  const accounts = createAccountService(db, rateLimiter, { attemptsPerIp: options.authAttemptsPerIp });
   const orders = createOrderService(db);
   const checkout = createCheckoutService(db, basket, options.provider, logger);
   return {

@@ -9,7 +9,9 @@ import type { Logger } from "./logger";
 import { createPaymentProvider, type PaymentProvider } from "./payments/payment-provider";
 import { getProcessorKeys } from "./payments/processor/processor-keys";
 import { createProcessorApp } from "./payments/processor/processor-routes";
+import { deleteExpiredIdempotencyKeys } from "./payments/processor/retention";
 import { createWebhookDelivery } from "./payments/processor/webhook-delivery";
+import { createRetentionSweep } from "./retention/retention-sweep";
 import { createServices, prepareDatabase } from "./services";
 
 type NodeMiddleware = (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
@@ -17,7 +19,8 @@ type NodeMiddleware = (request: IncomingMessage, response: ServerResponse, next:
 export interface ShopOptions {
   database: DatabaseHandle;
   logger: Logger;
-  isProduction: boolean;
+  /** The shop's public origin, when set: its scheme decides Secure cookies and HSTS. */
+  publicUrl?: URL;
   /** Stripe keys; without them the built-in test-mode processor is mounted and used. */
   stripe?: { secretKey: string; publishableKey: string; webhookSecret: string };
   handlePageRequest?: RequestHandler;
@@ -27,6 +30,7 @@ export interface ShopOptions {
   authAttemptsPerIp?: number;
   /** Connections this process holds open at once; those over it are answered 503 (connection-limits.ts). */
   maxConnections?: number;
+  newSessionsPerIp?: number;
 }
 
 /** How long a stop waits for in-flight requests before closing their connections. */
@@ -62,10 +66,15 @@ export async function createShop(options: ShopOptions) {
     ? createWebhookDelivery({ db: database.db, logger, webhookUrl: () => new URL("/webhooks/stripe", selfOrigin).toString() })
     : null;
 
-  const services = createServices(database, logger, { provider, authAttemptsPerIp: options.authAttemptsPerIp });
+  const services = createServices(database, logger, { provider, authAttemptsPerIp: options.authAttemptsPerIp, newSessionsPerIp: options.newSessionsPerIp });
+  const retention = createRetentionSweep({
+    db: database.db,
+    logger,
+    extraBatches: builtIn ? { processorIdempotencyKeys: deleteExpiredIdempotencyKeys } : {},
+  });
   const app = createApp({
     services,
-    isProduction: options.isProduction,
+    publicUrl: options.publicUrl,
     trustProxy: options.trustProxy,
     clientBuildDir: options.clientBuildDir,
     handlePageRequest: options.handlePageRequest,
@@ -82,6 +91,7 @@ export async function createShop(options: ShopOptions) {
     const loopback = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
     selfOrigin = new URL(`http://${loopback.includes(":") ? `[${loopback}]` : loopback}:${address.port}/`);
     delivery?.start(WEBHOOK_DELIVERY_INTERVAL_MS);
+    retention.start();
     // Payments that succeeded while no server was up to record them (a crash after the charge) get their orders.
     void services.checkout.recordMissedOrders().catch((error: unknown) => logger.error({ err: error }, "checkout: sweep for missed orders failed"));
 
@@ -89,6 +99,7 @@ export async function createShop(options: ShopOptions) {
     const close = () =>
       (closing ??= (async () => {
         await delivery?.stop();
+        await retention.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
@@ -98,5 +109,5 @@ export async function createShop(options: ShopOptions) {
     return { port: address.port, url: `http://localhost:${address.port}`, server, close };
   }
 
-  return { app, services, listen };
+  return { app, services, retention, listen };
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { returnToSchema } from "./local-path";
 
-export const PASSWORD_MIN_LENGTH = 8;
+/** For a new password (OWASP ASVS level 2); signing in accepts any length an older account may have. */
+export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 128;
 
 /** The sign-in form, for both buttons: "Sign In" and "Create your account". Unknown fields are refused. */

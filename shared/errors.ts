@@ -16,6 +16,7 @@ export const errorStatus = {
   UNKNOWN_PRODUCT: 422,
   INVALID_PASSWORD: 422,
   TOO_MANY_ATTEMPTS: 429,
+  TOO_MANY_NEW_SESSIONS: 429,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   PAYMENT_PROVIDER_ERROR: 502,
@@ -27,7 +28,7 @@ export type ErrorCode = keyof typeof errorStatus;
 
 export class AppError extends Error {
   readonly code: ErrorCode;
-  /** For TOO_MANY_ATTEMPTS and SERVICE_UNAVAILABLE: when the caller may try again (sent as Retry-After). */
+  /** For TOO_MANY_ATTEMPTS, TOO_MANY_NEW_SESSIONS and SERVICE_UNAVAILABLE: when the caller may try again (sent as Retry-After). */
   readonly retryAfterSeconds?: number;
   /** Facts a caller can act on, sent in the error body (e.g. the current total after TOTAL_MISMATCH). */
   readonly details?: Record<string, unknown>;

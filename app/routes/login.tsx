@@ -29,6 +29,15 @@ export async function action({ request, context }: Route.ActionArgs) {
   return redirect("/");
 }
 
+/**
+ * A page's response carries only the headers its route returns from here, not those of its action's data(): the
+ * Retry-After of a refused attempt has to be passed on by hand.
+ */
+export function headers({ actionHeaders }: Route.HeadersArgs) {
+  const retryAfter = actionHeaders.get("Retry-After");
+  return retryAfter ? { "Retry-After": retryAfter } : {};
+}
+
 export default function Login({ actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const isSubmitting = navigation.state === "submitting";

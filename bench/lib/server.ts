@@ -99,6 +99,8 @@ export async function startShopServer(
         // An empty DATABASE_URL means "not set" to the server: PGlite in DATA_DIR.
         DATABASE_URL: database.kind === "postgres" ? database.url : "",
         LOG_LEVEL: serverLogLevel(),
+        // Every simulated shopper comes from 127.0.0.1: the per-address limit on new guest sessions would refuse them.
+        NEW_SESSIONS_PER_IP: "1000000",
       },
       stdio: ["ignore", logFd, logFd],
       // Its own process group, so that stopping it also stops anything it started (see `signal` below).

@@ -1,9 +1,9 @@
 import { hash, verify } from "@node-rs/argon2";
 import { AppError } from "../../shared/errors";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../shared/account";
 import type { DB } from "../db/client";
 import type { SessionUser } from "../sessions/session-service";
-import type { RateLimiter, RateLimitRule } from "./rate-limiter";
+import { assertAcceptablePassword } from "./password-policy";
+import { tooManyRequests, type RateLimiter, type RateLimitResult, type RateLimitRule } from "./rate-limiter";
 
 /**
  * argon2id with OWASP's minimum recommended parameters (19 MiB, 2 passes, 1 lane): about 12 ms a verify on these
@@ -16,58 +16,78 @@ const ARGON2_OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallel
 const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$aTCgu222qz8RVREgN9F51w$YhOKUdRPiyDw/QVeu8yRlTQqWel7qEGjphGo3mvO17c";
 
 const FIFTEEN_MINUTES = 15 * 60 * 1000;
-const ATTEMPTS_PER_EMAIL = 10;
+const HOUR = 60 * 60 * 1000;
 export const DEFAULT_ATTEMPTS_PER_IP = 50;
+/** Failed attempts one address may make at one e-mail's password in 15 minutes. */
+export const FAILURES_PER_EMAIL_AND_IP = 10;
+
+/**
+ * Failed attempts at one e-mail's password from everywhere, in windows that grow: past each, an address that has
+ * itself failed for that e-mail waits for the end of the longest window exceeded (15 minutes, then an hour, then a day).
+ */
+export const FAILURES_PER_EMAIL: readonly RateLimitRule[] = [
+  { name: "auth:email", limit: 30, windowMs: FIFTEEN_MINUTES },
+  { name: "auth:email-hour", limit: 100, windowMs: HOUR },
+  { name: "auth:email-day", limit: 300, windowMs: 24 * HOUR },
+];
 
 /** One message for a wrong password and an unknown e-mail: nobody can probe which addresses have accounts. */
 export const WRONG_CREDENTIALS = "The e-mail address or password is not right. Please check them and try again.";
 
 export function createAccountService(db: DB, rateLimiter: RateLimiter, { attemptsPerIp = DEFAULT_ATTEMPTS_PER_IP } = {}) {
-  const limits = {
-    perEmail: { name: "auth:email", limit: ATTEMPTS_PER_EMAIL, windowMs: FIFTEEN_MINUTES },
-    perIp: { name: "auth:ip", limit: attemptsPerIp, windowMs: FIFTEEN_MINUTES },
-  } satisfies Record<string, RateLimitRule>;
+  const perIp: RateLimitRule = { name: "auth:ip", limit: attemptsPerIp, windowMs: FIFTEEN_MINUTES };
+  const perEmailAndIp: RateLimitRule = { name: "auth:email-ip", limit: FAILURES_PER_EMAIL_AND_IP, windowMs: FIFTEEN_MINUTES };
+  const refuse = (results: RateLimitResult[]) =>
+    tooManyRequests("TOO_MANY_ATTEMPTS", "Too many attempts.", Math.max(...results.filter((result) => !result.allowed).map((result) => result.retryAfterMs)));
 
-  /** Counts an attempt against the e-mail and the address it came from; refuses past either limit. */
-  async function guardAttempt(email: string, ip: string) {
-    const [byIp, byEmail] = await Promise.all([rateLimiter.hit(limits.perIp, ip), rateLimiter.hit(limits.perEmail, email)]);
-    const refused = [byIp, byEmail].filter((result) => !result.allowed);
-    if (refused.length > 0) {
-      const retryAfterMs = Math.max(...refused.map((result) => result.retryAfterMs));
-      const minutes = Math.ceil(retryAfterMs / 60_000);
-      throw new AppError(
-        "TOO_MANY_ATTEMPTS",
-        `Too many attempts. Please wait ${minutes} ${minutes === 1 ? "minute" : "minutes"} and try again.`,
-        { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) },
-      );
-    }
+  /**
+   * Runs one sign-in or registration within the limits (OWASP's authentication cheat sheet): every attempt counts
+   * against the address; only failures count against the e-mail, so that guessing a password from one place cannot
+   * lock its owner out from another. The attempt is counted as a failure before it runs (concurrent guesses cannot
+   * slip past the count) and given back when it succeeds. An address that has not failed for this e-mail is never
+   * refused for it, whatever others did: the owner can always sign in.
+   */
+  async function withinLimits<T>(email: string, ip: string, attempt: () => Promise<T>): Promise<T> {
+    const byIp = await rateLimiter.hit(perIp, ip);
+    if (!byIp.allowed) throw refuse([byIp]);
+    const emailAndIp = `${email} ${ip}`;
+    const [byEmailAndIp, ...byEmail] = await Promise.all([
+      rateLimiter.hit(perEmailAndIp, emailAndIp),
+      ...FAILURES_PER_EMAIL.map((rule) => rateLimiter.hit(rule, email)),
+    ]);
+    if (!byEmailAndIp.allowed) throw refuse([byEmailAndIp]);
+    const failedHereBefore = byEmailAndIp.count > 1;
+    if (failedHereBefore && byEmail.some((result) => !result.allowed)) throw refuse(byEmail);
+    const result = await attempt();
+    await Promise.all([rateLimiter.refund(perEmailAndIp, emailAndIp), ...FAILURES_PER_EMAIL.map((rule) => rateLimiter.refund(rule, email))]);
+    return result;
   }
 
   return {
     /** Creates an account. The e-mail is already normalised (trimmed, lower case) by the credentials schema. */
-    async register(email: string, password: string, ip: string): Promise<SessionUser> {
-      await guardAttempt(email, ip);
-      if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
-        throw new AppError("INVALID_PASSWORD", `Your password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long.`);
-      }
-      const passwordHash = await hash(password, ARGON2_OPTIONS);
-      const row = await db
-        .insertInto("users")
-        .values({ email, password_hash: passwordHash })
-        .onConflict((conflict) => conflict.column("email").doNothing())
-        .returning(["id", "email"])
-        .executeTakeFirst();
-      if (!row) throw new AppError("EMAIL_TAKEN", "An account with this e-mail address already exists. Sign in instead.");
-      return row;
+    register(email: string, password: string, ip: string): Promise<SessionUser> {
+      return withinLimits(email, ip, async () => {
+        assertAcceptablePassword(password, email);
+        const passwordHash = await hash(password, ARGON2_OPTIONS);
+        const row = await db
+          .insertInto("users")
+          .values({ email, password_hash: passwordHash })
+          .onConflict((conflict) => conflict.column("email").doNothing())
+          .returning(["id", "email"])
+          .executeTakeFirst();
+        if (!row) throw new AppError("EMAIL_TAKEN", "An account with this e-mail address already exists. Sign in instead.");
+        return row;
+      });
     },
 
     /** The account these credentials open, or the one wrong-credentials error. */
-    async verifyCredentials(email: string, password: string, ip: string): Promise<SessionUser> {
-      await guardAttempt(email, ip);
-      const row = await db.selectFrom("users").select(["id", "email", "password_hash"]).where("email", "=", email).executeTakeFirst();
-      const matches = await verify(row?.password_hash ?? DUMMY_HASH, password).catch(() => false);
-      if (!row || !matches) throw new AppError("WRONG_CREDENTIALS", WRONG_CREDENTIALS);
-      return { id: row.id, email: row.email };
+    verifyCredentials(email: string, password: string, ip: string): Promise<SessionUser> {
+      return withinLimits(email, ip, async () => {
+        const row = await db.selectFrom("users").select(["id", "email", "password_hash"]).where("email", "=", email).executeTakeFirst();
+        const matches = await verify(row?.password_hash ?? DUMMY_HASH, password).catch(() => false);
+        if (!row || !matches) throw new AppError("WRONG_CREDENTIALS", WRONG_CREDENTIALS);
+        return { id: row.id, email: row.email };
+      });
     },
   };
 }

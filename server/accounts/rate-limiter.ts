@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { AppError, type ErrorCode } from "../../shared/errors";
 import type { DB } from "../db/client";
 
 export interface RateLimitRule {
@@ -9,10 +10,18 @@ export interface RateLimitRule {
   windowMs: number;
 }
 
+/**
+ * No rule's window is longer than this, so a counter whose window started earlier is stale whatever its rule: the
+ * retention sweep deletes it, which is the same as the reset its next hit would make.
+ */
+export const LONGEST_WINDOW_MS = 24 * 60 * 60 * 1000;
+
 export interface RateLimitResult {
   allowed: boolean;
   /** When refused: how long until the window resets. */
   retryAfterMs: number;
+  /** Hits in the current window, this one included. */
+  count: number;
 }
 
 /**
@@ -22,6 +31,7 @@ export interface RateLimitResult {
 export function createRateLimiter(db: DB) {
   return {
     async hit(rule: RateLimitRule, subject: string): Promise<RateLimitResult> {
+      if (rule.windowMs > LONGEST_WINDOW_MS) throw new Error(`Rate limit ${rule.name}: windows longer than a day are swept away early`);
       const key = `${rule.name}:${subject}`;
       const windowSeconds = rule.windowMs / 1000;
       const row = await db
@@ -36,9 +46,26 @@ export function createRateLimiter(db: DB) {
         .returning(["attempts", sql<number>`extract(epoch from (window_started_at + make_interval(secs => ${windowSeconds}) - now())) * 1000`.as("remaining_ms")])
         .executeTakeFirstOrThrow();
       const allowed = row.attempts <= rule.limit;
-      return { allowed, retryAfterMs: allowed ? 0 : Math.max(1000, Math.ceil(Number(row.remaining_ms))) };
+      return { allowed, count: row.attempts, retryAfterMs: allowed ? 0 : Math.max(1000, Math.ceil(Number(row.remaining_ms))) };
+    },
+
+    /** Takes back one hit in the current window: an attempt counted in advance that turned out not to count. */
+    async refund(rule: RateLimitRule, subject: string): Promise<void> {
+      await db
+        .updateTable("rate_limits")
+        .set({ attempts: sql`greatest(attempts - 1, 0)` })
+        .where("key", "=", `${rule.name}:${subject}`)
+        .execute();
     },
   };
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+/** The 429 for a limit: the reason, how long to wait in words people use, and the same as Retry-After for machines. */
+export function tooManyRequests(code: ErrorCode, reason: string, retryAfterMs: number): AppError {
+  const minutes = Math.ceil(retryAfterMs / 60_000);
+  const hours = Math.ceil(minutes / 60);
+  const wait = minutes > 90 ? `${hours} hours` : `${minutes} ${minutes === 1 ? "minute" : "minutes"}`;
+  return new AppError(code, `${reason} Please wait ${wait} and try again.`, { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) });
+}

@@ -15,6 +15,8 @@ import { clientIp } from "./client-ip";
 import { compressResponses } from "./compress";
 import { healthRoutes } from "./health-routes";
 import { paymentRoutes } from "./payment-routes";
+import { personalPagesUncached } from "./personal-pages";
+import { isHttpsRequest } from "./request-scheme";
 import { requestLog } from "./request-log";
 import { sameOriginOnly } from "./same-origin";
 import { securityHeaders } from "./security-headers";
@@ -35,7 +37,8 @@ export interface AppOptions {
   handlePageRequest?: RequestHandler;
   /** Where the production client build lives; in development Vite serves assets itself. */
   clientBuildDir?: string;
-  isProduction: boolean;
+  /** The shop's public origin (PUBLIC_URL): its scheme decides Secure cookies and HSTS for every request. */
+  publicUrl?: URL;
   /** Take the client address from X-Forwarded-For (only behind a proxy the operator controls). */
   trustProxy?: boolean;
   /** The built-in test-mode card processor, mounted at /_processor when no Stripe keys are set. */
@@ -47,15 +50,17 @@ export interface AppOptions {
  * that reads a session or changes state, the built-in processor, JSON-or-form routes, then React Router for every
  * page. One error handler at the end hides 5xx details from callers and turns a database outage into a 503.
  */
-export function createApp({ services, handlePageRequest, clientBuildDir, isProduction, trustProxy = false, processor }: AppOptions) {
+export function createApp({ services, handlePageRequest, clientBuildDir, publicUrl, trustProxy = false, processor }: AppOptions) {
   const app = new Hono<AppEnv>();
+  const isHttps = (c: Context) => isHttpsRequest(c, { publicUrl, trustProxy });
 
   app.use(async (c, next) => {
     c.set("services", services);
     await next();
   });
   app.use(requestLog(services.logger));
-  app.use(securityHeaders({ isProduction, allowStripe: services.provider.mode === "stripe" }));
+  app.use(securityHeaders({ isHttps, allowStripe: services.provider.mode === "stripe" }));
+  app.use(personalPagesUncached());
   app.use(compressResponses());
 
   if (clientBuildDir) {
@@ -78,7 +83,7 @@ export function createApp({ services, handlePageRequest, clientBuildDir, isProdu
   app.use(sameOriginOnly({ trustProxy }));
   if (processor) app.route(BUILT_IN_PROCESSOR_PATH, processor);
   app.use(clientIp({ trustProxy }));
-  app.use(shopperMiddleware(services.sessions, { secureCookies: isProduction }));
+  app.use(shopperMiddleware(services.sessions, { isHttps }));
   app.route("/", basketRoutes);
   app.route("/", accountRoutes);
   app.route("/", paymentRoutes);

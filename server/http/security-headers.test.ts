@@ -36,9 +36,9 @@ describeEachDatabase("security headers on responses", (getDatabase) => {
     }
   });
 
-  it("in Stripe mode the policy names Stripe, and HSTS is sent in production", async () => {
-    const { app } = await createTestShop(getDatabase(), { stripe: { secretKey: "sk_test_x", publishableKey: "pk_test_x", webhookSecret: "whsec_x" }, isProduction: true });
-    const response = await app.request("http://shop.test/healthz", { headers: { host: "shop.test" } });
+  it("in Stripe mode the policy names Stripe, and HSTS is sent over HTTPS", async () => {
+    const { app } = await createTestShop(getDatabase(), { stripe: { secretKey: "sk_test_x", publishableKey: "pk_test_x", webhookSecret: "whsec_x" } });
+    const response = await app.request("https://shop.test/healthz", { headers: { host: "shop.test" } });
     expect(response.headers.get("content-security-policy")).toContain("https://js.stripe.com");
     expect(response.headers.get("strict-transport-security")).toBe("max-age=63072000; includeSubDomains");
     // The built-in processor is not mounted in Stripe mode.

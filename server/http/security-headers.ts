@@ -1,11 +1,11 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 
 /**
  * Headers every response carries. The Content-Security-Policy allows this origin only (in the default mode the
  * shop loads nothing from any other host; in Stripe mode, Stripe's hosts as Stripe documents). React Router's inline hydration scripts run by a per-response nonce, never by
  * 'unsafe-inline'. The nonce is handed on in `cspNonce` for the page renderer to stamp on its scripts.
  */
-export function securityHeaders({ isProduction, allowStripe }: { isProduction: boolean; allowStripe: boolean }): MiddlewareHandler<{
+export function securityHeaders({ isHttps, allowStripe }: { isHttps: (c: Context) => boolean; allowStripe: boolean }): MiddlewareHandler<{
   Variables: { cspNonce: string };
 }> {
   return async (c, next) => {
@@ -17,7 +17,8 @@ export function securityHeaders({ isProduction, allowStripe }: { isProduction: b
     headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
     headers.set("X-Frame-Options", "DENY");
     headers.set("Cross-Origin-Opener-Policy", "same-origin");
-    if (isProduction) headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+    // Only over HTTPS: browsers ignore it over plain HTTP, and pinning a LAN address to HTTPS would lock its shoppers out.
+    if (isHttps(c)) headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
     headers.set("Content-Security-Policy", contentSecurityPolicy(nonce, { allowStripe }));
   };
 }

@@ -3,6 +3,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { BasketOwner } from "../basket/basket-service";
 import type { Session, SessionService, SessionUser } from "../sessions/session-service";
 
+/** The session cookie's name; over HTTPS it carries the __Host- prefix (Secure, this host only, path /). */
 export const SESSION_COOKIE = "sf_session";
 
 /** The browser behind a request: its session and account, if any, and the ways to change them. */
@@ -21,16 +22,21 @@ export interface Shopper {
 
 /**
  * Resolves the session cookie once per request. Reading never creates a session: a visitor who only browses
- * leaves no row behind. The cookie is HttpOnly and SameSite=Lax, and Secure in production.
+ * leaves no row behind. The cookie is HttpOnly and SameSite=Lax; over HTTPS it is Secure and named
+ * __Host-sf_session, so no other host or path can plant one. It expires with the session and is sent again
+ * whenever a visit moves the session's expiry forward.
  */
-export function shopperMiddleware(sessions: SessionService, { secureCookies }: { secureCookies: boolean }): MiddlewareHandler<{
-  Variables: { shopper: Shopper };
+export function shopperMiddleware(sessions: SessionService, { isHttps }: { isHttps: (c: Context) => boolean }): MiddlewareHandler<{
+  Variables: { shopper: Shopper; clientIp: string };
 }> {
   return async (c, next) => {
-    let session = await sessions.findSession(getCookie(c, SESSION_COOKIE));
-    // What the response must do to the cookie: set a new token, clear it, or leave it alone.
+    const secure = isHttps(c);
+    const presented = getCookie(c, SESSION_COOKIE, secure ? "host" : undefined);
+    let session = await sessions.findSession(presented);
+    // What the response must do to the cookie: set a token, clear it, or leave it alone.
     // Held in an object so TypeScript sees the writes made inside the methods below.
     const pending: { cookie: { token: string } | "clear" | null } = { cookie: null };
+    if (session?.renewed && presented) pending.cookie = { token: presented };
     const ownerOf = (current: Session): BasketOwner => (current.user ? { userId: current.user.id } : { sessionId: current.id });
 
     c.set("shopper", {
@@ -45,7 +51,7 @@ export function shopperMiddleware(sessions: SessionService, { secureCookies }: {
       },
       async ensureBasketOwner() {
         if (!session) {
-          const started = await sessions.startSession();
+          const started = await sessions.startGuestSession(c.get("clientIp"));
           session = started.session;
           pending.cookie = { token: started.token };
         }
@@ -62,11 +68,8 @@ export function shopperMiddleware(sessions: SessionService, { secureCookies }: {
     });
     await next();
     const { cookie } = pending;
-    if (cookie === "clear") deleteCookie(c, SESSION_COOKIE, { path: "/", secure: secureCookies, httpOnly: true, sameSite: "Lax" });
-    else if (cookie && session) writeSessionCookie(c, cookie.token, session.expiresAt, secureCookies);
+    const attributes = { httpOnly: true, sameSite: "Lax", path: "/", secure, prefix: secure ? "host" : undefined } as const;
+    if (cookie === "clear") deleteCookie(c, SESSION_COOKIE, attributes);
+    else if (cookie && session) setCookie(c, SESSION_COOKIE, cookie.token, { ...attributes, expires: session.expiresAt });
   };
-}
-
-function writeSessionCookie(c: Context, token: string, expires: Date, secure: boolean) {
-  setCookie(c, SESSION_COOKIE, token, { httpOnly: true, sameSite: "Lax", secure, path: "/", expires });
 }

@@ -228,28 +228,106 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
     });
   });
 
+  describe("guest session flooding", () => {
+    const GUEST_SESSIONS_PER_HOUR = 3;
+    let limited: Awaited<ReturnType<typeof createTestShop>>;
+    beforeAll(async () => {
+      // Behind a trusted proxy, so each test can speak from an address of its own.
+      limited = await createTestShop(getDatabase(), { newSessionsPerIp: GUEST_SESSIONS_PER_HOUR, trustProxy: true });
+    });
+    const rowCounts = async () => {
+      const { db } = getDatabase();
+      const count = async (table: "sessions" | "baskets" | "basket_items") => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+      return { sessions: await count("sessions"), baskets: await count("baskets"), items: await count("basket_items") };
+    };
+
+    it("a client that drops its cookie every time gets a 429 with Retry-After past the per-address limit, and nothing is written", async () => {
+      const address = { "x-forwarded-for": `10.60.${++emailCounter % 250}.1` };
+      const cookieless = () => createBrowser(limited.app).postJson("/basket/add", { productId: BOOK }, address);
+      for (let i = 0; i < GUEST_SESSIONS_PER_HOUR; i++) expect((await cookieless()).status).toBe(201);
+
+      const before = await rowCounts();
+      for (let i = 0; i < 5; i++) {
+        const refused = await cookieless();
+        const error = await expectClearRefusal(refused.clone(), 429);
+        expect(error).toMatchObject({ code: "TOO_MANY_NEW_SESSIONS" });
+        expect(error.message).toMatch(/^Too many new baskets have been started from your network in the last hour\. Please wait \d+ minutes? and try again\.$/);
+        expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+        expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(3600);
+        expect(refused.headers.get("set-cookie")).toBeNull();
+      }
+      // Without JavaScript: back to the page with the sentence's code, and still nothing written.
+      const byForm = await createBrowser(limited.app).postForm("/basket/add", { productId: BOOK }, address);
+      expect(byForm.status).toBe(303);
+      expect(redirectTarget(byForm).searchParams.get("basket-error")).toBe("TOO_MANY_NEW_SESSIONS");
+      expect(await rowCounts()).toEqual(before);
+    });
+
+    it("the limit is per address and only for new sessions: a shopper who has a basket keeps using it", async () => {
+      const address = { "x-forwarded-for": `10.61.${++emailCounter % 250}.1` };
+      const regular = createBrowser(limited.app);
+      expect((await regular.postJson("/basket/add", { productId: BOOK }, address)).status).toBe(201);
+      for (let i = 1; i < GUEST_SESSIONS_PER_HOUR; i++) expect((await createBrowser(limited.app).postJson("/basket/add", { productId: BOOK }, address)).status).toBe(201);
+      expect((await createBrowser(limited.app).postJson("/basket/add", { productId: BOOK }, address)).status).toBe(429);
+      // The shopper who already has a session is not a new one.
+      for (let i = 0; i < 5; i++) expect((await regular.postJson("/basket/add", { productId: ECHO }, address)).status).toBe(201);
+      // Another address is counted on its own.
+      expect((await createBrowser(limited.app).postJson("/basket/add", { productId: BOOK }, { "x-forwarded-for": `10.62.${emailCounter % 250}.1` })).status).toBe(201);
+    });
+  });
+
   describe("sign-in brute force", () => {
-    it("the 11th attempt for one e-mail is refused with the wait message, even with the right password and a new address", async () => {
-      const { services } = shop;
+    const signInAs = (fields: { intent: "sign-in" | "register"; email: string; password: string }, ip: string) =>
+      shop.services.signInFlow.signIn(credentialsSchema.parse(fields), { ip, current: null });
+
+    it("the 11th attempt from one address at one e-mail is refused with the wait message, even with the right password", async () => {
       const email = uniqueEmail();
       const password = "correct horse battery";
-      await services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email, password }), { ip: "10.30.0.1", current: null });
-      // The registration was attempt 1; nine wrong passwords, from addresses that change every time, make 10.
-      for (let attempt = 2; attempt <= 10; attempt++) {
-        const error = await failureOf(services.signInFlow.signIn(credentialsSchema.parse({ intent: "sign-in", email, password: `guess ${attempt}` }), { ip: `10.30.1.${attempt}`, current: null }));
-        expect(error.code).toBe("WRONG_CREDENTIALS");
+      await signInAs({ intent: "register", email, password }, "10.30.0.1");
+      for (let attempt = 1; attempt <= 10; attempt++) {
+        expect((await failureOf(signInAs({ intent: "sign-in", email, password: `guess ${attempt}` }, "10.30.1.1"))).code).toBe("WRONG_CREDENTIALS");
       }
       // The spelling of the address does not reset the count (the schema lower-cases and trims it).
       for (const spelling of [email, email.toUpperCase(), `  ${email}  `]) {
-        const limited = await failureOf(services.signInFlow.signIn(credentialsSchema.parse({ intent: "sign-in", email: spelling, password }), { ip: "10.30.2.1", current: null }));
+        const limited = await failureOf(signInAs({ intent: "sign-in", email: spelling, password }, "10.30.1.1"));
         expect(limited.code).toBe("TOO_MANY_ATTEMPTS");
         expect(limited.status).toBe(429);
         expect(limited.message).toMatch(/^Too many attempts\. Please wait \d+ minutes? and try again\.$/);
         expect(limited.retryAfterSeconds).toBeGreaterThan(0);
       }
-      // Registering again with the same address is limited by the same count.
-      const registerAgain = await failureOf(services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email, password }), { ip: "10.30.3.1", current: null }));
-      expect(registerAgain.code).toBe("TOO_MANY_ATTEMPTS");
+      // Registering again with the same address from there is limited by the same count.
+      expect((await failureOf(signInAs({ intent: "register", email, password }, "10.30.1.1"))).code).toBe("TOO_MANY_ATTEMPTS");
+    });
+
+    it("an attacker who fails 50 times from one address cannot lock the owner out: the owner signs in first try from another", async () => {
+      const email = uniqueEmail();
+      const password = "correct horse battery";
+      await signInAs({ intent: "register", email, password }, "10.31.0.1");
+      const attacker = "10.31.1.1";
+      const failures = [];
+      for (let attempt = 1; attempt <= 50; attempt++) failures.push((await failureOf(signInAs({ intent: "sign-in", email, password: `guess ${attempt}` }, attacker))).code);
+      expect(failures.filter((code) => code === "WRONG_CREDENTIALS")).toHaveLength(10);
+      expect(failures.filter((code) => code === "TOO_MANY_ATTEMPTS")).toHaveLength(40);
+
+      const owner = await signInAs({ intent: "sign-in", email, password }, "10.31.2.1");
+      expect(owner.session.user?.email).toBe(email);
+      // The attacker is still refused, even on hitting the right password.
+      expect((await failureOf(signInAs({ intent: "sign-in", email, password }, attacker))).code).toBe("TOO_MANY_ATTEMPTS");
+    });
+
+    it("guesses spread over many addresses meet the per-e-mail limit; an address that has not failed still signs in", async () => {
+      const email = uniqueEmail();
+      const password = "correct horse battery";
+      await signInAs({ intent: "register", email, password }, "10.32.0.1");
+      // 31 addresses, one wrong guess each: past the 30 failures an e-mail may have in 15 minutes.
+      for (let i = 1; i <= 31; i++) expect((await failureOf(signInAs({ intent: "sign-in", email, password: `guess ${i}` }, `10.32.1.${i}`))).code).toBe("WRONG_CREDENTIALS");
+      // A second try from any of them is refused, right password or not.
+      for (const guess of ["guess again", password]) {
+        const limited = await failureOf(signInAs({ intent: "sign-in", email, password: guess }, "10.32.1.7"));
+        expect(limited.code).toBe("TOO_MANY_ATTEMPTS");
+        expect(limited.retryAfterSeconds).toBeGreaterThan(0);
+      }
+      expect((await signInAs({ intent: "sign-in", email, password }, "10.32.2.1")).session.user?.email).toBe(email);
     });
   });
 

@@ -1,7 +1,8 @@
 import { beforeAll, expect, it } from "vitest";
 import { createBrowser, createTestShop } from "../testing/test-app";
+import { credentialsSchema } from "../../shared/account";
 import { describeEachDatabase } from "../testing/test-database";
-import { BOOK, ECHO, SHOP_ORIGIN } from "./security-fixtures";
+import { BOOK, ECHO } from "./security-fixtures";
 
 /**
  * The security headers on every kind of response the shop gives (a JSON route, a redirect, each kind of error, a
@@ -56,7 +57,7 @@ function directivesOf(policy: string): Record<string, string[]> {
   );
 }
 
-function expectSecurityHeaders(response: Response, { isProduction }: { isProduction: boolean }) {
+function expectSecurityHeaders(response: Response, { overHttps }: { overHttps: boolean }) {
   const headers = response.headers;
   const policy = headers.get("content-security-policy") ?? "";
   const directives = directivesOf(policy);
@@ -78,11 +79,11 @@ function expectSecurityHeaders(response: Response, { isProduction }: { isProduct
   expect(["no-referrer", "same-origin", "strict-origin", "strict-origin-when-cross-origin"]).toContain(headers.get("referrer-policy"));
   expect(headers.get("x-request-id")).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   const hsts = headers.get("strict-transport-security");
-  if (isProduction) {
+  if (overHttps) {
     expect(hsts).toMatch(/^max-age=(\d+); includeSubDomains/);
     expect(Number(/max-age=(\d+)/.exec(hsts ?? "")?.[1])).toBeGreaterThanOrEqual(365 * 24 * 60 * 60);
   } else {
-    // Over plain HTTP in development HSTS would be ignored at best, and pin localhost to HTTPS at worst.
+    // Over plain HTTP HSTS would be ignored at best, and pin a LAN address to HTTPS at worst.
     expect(hsts).toBeNull();
   }
 }
@@ -103,17 +104,21 @@ function cookieAttributes(setCookie: string) {
   };
 }
 
-for (const isProduction of [false, true]) {
-  const mode = isProduction ? "production" : "development";
+for (const overHttps of [false, true]) {
+  const mode = overHttps ? "over HTTPS" : "over plain HTTP";
+  const cookieName = overHttps ? "__Host-sf_session" : "sf_session";
 
-  describeEachDatabase(`security headers in ${mode}`, (getDatabase) => {
+  describeEachDatabase(`security headers ${mode}`, (getDatabase) => {
     let shop: Shop;
     beforeAll(async () => {
-      shop = await createTestShop(getDatabase(), { isProduction });
+      shop = await createTestShop(getDatabase());
     });
+    /** A browser that reaches the shop by this scheme. */
+    const newBrowser = () =>
+      createBrowser({ request: (url, init) => shop.app.request(overHttps ? url.replace(/^http:/, "https:") : url, init) });
     /** A browser whose basket holds a book, so totals and payments have something to price. */
     const shopper = async () => {
-      const browser = createBrowser(shop.app);
+      const browser = newBrowser();
       await browser.postJson("/basket/add", { productId: BOOK });
       return browser;
     };
@@ -121,28 +126,28 @@ for (const isProduction of [false, true]) {
     it.each(RESPONSE_KINDS)(`$kind carries every security header (${mode})`, async ({ status, make }) => {
       const response = await make(await shopper());
       expect(response.status).toBe(status);
-      expectSecurityHeaders(response, { isProduction });
+      expectSecurityHeaders(response, { overHttps });
     });
 
     it(`each response gets its own CSP nonce and request id (${mode})`, async () => {
-      const browser = createBrowser(shop.app);
+      const browser = newBrowser();
       const responses = await Promise.all(Array.from({ length: 5 }, () => browser.get("/basket")));
       const nonces = responses.map((response) => /'nonce-([^']+)'/.exec(response.headers.get("content-security-policy") ?? "")?.[1]);
       expect(new Set(nonces).size).toBe(5);
       expect(new Set(responses.map((response) => response.headers.get("x-request-id"))).size).toBe(5);
     });
 
-    it(`the session cookie is HttpOnly, SameSite=Lax, site-wide${isProduction ? " and Secure" : ", and not Secure over plain HTTP"}`, async () => {
-      const browser = createBrowser(shop.app);
+    it(`the session cookie is HttpOnly, SameSite=Lax, site-wide${overHttps ? ", Secure and __Host- prefixed" : ", and not Secure over plain HTTP"}`, async () => {
+      const browser = newBrowser();
       const response = await browser.postJson("/basket/add", { productId: BOOK });
       const cookie = cookieAttributes(response.headers.get("set-cookie") ?? "");
-      expect(cookie.name).toBe("sf_session");
+      expect(cookie.name).toBe(cookieName);
       expect(cookie.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(cookie.attributes).toHaveProperty("httponly");
       expect(cookie.attributes.samesite).toBe("Lax");
       expect(cookie.attributes.path).toBe("/");
       expect(cookie.attributes).not.toHaveProperty("domain");
-      expect("secure" in cookie.attributes).toBe(isProduction);
+      expect("secure" in cookie.attributes).toBe(overHttps);
       const expires = new Date(cookie.attributes.expires ?? "").getTime();
       expect(expires - Date.now()).toBeGreaterThan(29 * 24 * 60 * 60 * 1000);
       expect(expires - Date.now()).toBeLessThanOrEqual(30 * 24 * 60 * 60 * 1000);
@@ -150,16 +155,21 @@ for (const isProduction of [false, true]) {
       expect(response.headers.getSetCookie()).toHaveLength(1);
     });
 
-    it(`signing out clears the cookie at once, site-wide${isProduction ? ", Secure" : ""}`, async () => {
+    it(`signing out clears the cookie at once, site-wide${overHttps ? ", Secure" : ""}`, async () => {
       const browser = await shopper();
-      const response = await browser.postJson("/logout", {});
+      const token = browser.cookie?.split("=")[1];
+      const signedIn = await shop.services.signInFlow.signIn(
+        credentialsSchema.parse({ intent: "register", email: `headers${Date.now()}${overHttps}@example.com`, password: "correct horse battery" }),
+        { ip: "10.90.0.1", current: await shop.services.sessions.findSession(token) },
+      );
+      const response = await browser.postJson("/logout", {}, { cookie: `${cookieName}=${signedIn.token}` });
       expect(response.status).toBe(200);
-      expectSecurityHeaders(response, { isProduction });
+      expectSecurityHeaders(response, { overHttps });
       const cookie = cookieAttributes(response.headers.get("set-cookie") ?? "");
-      expect(cookie).toMatchObject({ name: "sf_session", value: "" });
+      expect(cookie).toMatchObject({ name: cookieName, value: "" });
       expect(cookie.attributes["max-age"]).toBe("0");
       expect(cookie.attributes.path).toBe("/");
-      expect("secure" in cookie.attributes).toBe(isProduction);
+      expect("secure" in cookie.attributes).toBe(overHttps);
     });
 
     it(`a request that changes nothing about the session sets no cookie (${mode})`, async () => {
@@ -167,7 +177,7 @@ for (const isProduction of [false, true]) {
       for (const response of [await browser.get("/basket"), await browser.postJson("/basket/add", { productId: ECHO }), await browser.get("/healthz")]) {
         expect(response.headers.get("set-cookie")).toBeNull();
       }
-      const stranger = await shop.app.request(`${SHOP_ORIGIN}/basket`, { headers: { host: "shop.test" } });
+      const stranger = await newBrowser().get("/basket");
       expect(stranger.headers.get("set-cookie")).toBeNull();
     });
   });

@@ -1,8 +1,12 @@
 import type { DB } from "../db/client";
+import { tooManyRequests, type RateLimiter, type RateLimitRule } from "../accounts/rate-limiter";
 
+const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long a browser session lives without a visit. Each visit (at most once a day) pushes it back. */
-export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
-const TOUCH_AFTER_MS = 24 * 60 * 60 * 1000;
+export const SESSION_TTL_MS = 30 * DAY_MS;
+/** However often it is used, a session ends this long after it started (sign-in, or a guest's first basket). */
+export const SESSION_MAX_AGE_MS = 90 * DAY_MS;
+const TOUCH_AFTER_MS = DAY_MS;
 
 export interface SessionUser {
   id: string;
@@ -14,6 +18,8 @@ export interface Session {
   expiresAt: Date;
   /** The signed-in account, or null for a guest. */
   user: SessionUser | null;
+  /** Set when this visit moved the expiry: the browser's cookie must be sent again to expire with it. */
+  renewed?: boolean;
 }
 
 /** 32 random bytes, base64url: what the cookie carries. */
@@ -29,7 +35,28 @@ async function hashToken(token: string): Promise<string> {
 /** Tokens we issue are 43 base64url characters; anything else is not worth a database round trip. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-export function createSessionService(db: DB) {
+export const DEFAULT_NEW_SESSIONS_PER_IP = 300;
+
+export interface SessionServiceOptions {
+  rateLimiter: RateLimiter;
+  /** Guest sessions one client address may start per hour; far above what a household or an office behind NAT does. */
+  newSessionsPerIp?: number;
+}
+
+export function createSessionService(db: DB, { rateLimiter, newSessionsPerIp = DEFAULT_NEW_SESSIONS_PER_IP }: SessionServiceOptions) {
+  const newSessionLimit: RateLimitRule = { name: "session:ip", limit: newSessionsPerIp, windowMs: 60 * 60 * 1000 };
+
+  async function startSession(user: SessionUser | null = null): Promise<{ session: Session; token: string }> {
+    const token = newToken();
+    const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+    const row = await db
+      .insertInto("sessions")
+      .values({ token_hash: await hashToken(token), expires_at: expiresAt, user_id: user?.id ?? null })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return { session: { id: row.id, expiresAt, user }, token };
+  }
+
   return {
     /** The live session a cookie token names, with its user; null for a missing, forged, expired or ended one. */
     async findSession(token: string | undefined): Promise<Session | null> {
@@ -37,30 +64,33 @@ export function createSessionService(db: DB) {
       const row = await db
         .selectFrom("sessions")
         .leftJoin("users", "users.id", "sessions.user_id")
-        .select(["sessions.id", "sessions.expires_at", "sessions.last_seen_at", "users.id as user_id", "users.email"])
+        .select(["sessions.id", "sessions.created_at", "sessions.expires_at", "sessions.last_seen_at", "users.id as user_id", "users.email"])
         .where("sessions.token_hash", "=", await hashToken(token))
         .where("sessions.expires_at", ">", new Date())
+        .where("sessions.created_at", ">", new Date(Date.now() - SESSION_MAX_AGE_MS))
         .executeTakeFirst();
       if (!row) return null;
       const user = row.user_id && row.email ? { id: row.user_id, email: row.email } : null;
       if (Date.now() - row.last_seen_at.getTime() > TOUCH_AFTER_MS) {
-        const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+        const expiresAt = new Date(Math.min(Date.now() + SESSION_TTL_MS, row.created_at.getTime() + SESSION_MAX_AGE_MS));
         await db.updateTable("sessions").set({ last_seen_at: new Date(), expires_at: expiresAt }).where("id", "=", row.id).execute();
-        return { id: row.id, expiresAt, user };
+        return { id: row.id, expiresAt, user, renewed: expiresAt.getTime() !== row.expires_at.getTime() };
       }
       return { id: row.id, expiresAt: row.expires_at, user };
     },
 
     /** Starts a session (a guest's, or an account's at sign-in); the token goes in the cookie and nowhere else. */
-    async startSession(user: SessionUser | null = null): Promise<{ session: Session; token: string }> {
-      const token = newToken();
-      const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-      const row = await db
-        .insertInto("sessions")
-        .values({ token_hash: await hashToken(token), expires_at: expiresAt, user_id: user?.id ?? null })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      return { session: { id: row.id, expiresAt, user }, token };
+    startSession,
+
+    /**
+     * Starts a guest session for a browser's first write, within the per-address limit: a client that drops its
+     * cookie every time would otherwise leave a session and a basket behind with each request. Past the limit it
+     * is refused before anything is written.
+     */
+    async startGuestSession(ip: string): Promise<{ session: Session; token: string }> {
+      const { allowed, retryAfterMs } = await rateLimiter.hit(newSessionLimit, ip);
+      if (!allowed) throw tooManyRequests("TOO_MANY_NEW_SESSIONS", "Too many new baskets have been started from your network in the last hour.", retryAfterMs);
+      return startSession();
     },
 
     /** Ends a session for good: its cookie no longer names anything. */

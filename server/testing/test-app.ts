@@ -8,7 +8,7 @@ import { createShop, type ShopOptions } from "../shop";
  * the Stripe SDK needs to reach the processor).
  */
 export function createTestShop(database: DatabaseHandle, options: Partial<ShopOptions> = {}) {
-  return createShop({ database, logger: createLogger("silent"), isProduction: false, authAttemptsPerIp: 50, ...options });
+  return createShop({ database, logger: createLogger("silent"), authAttemptsPerIp: 50, newSessionsPerIp: 100_000, ...options });
 }
 
 /**

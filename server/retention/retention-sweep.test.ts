@@ -1,0 +1,114 @@
+import { expect, it, vi } from "vitest";
+import { sql } from "kysely";
+import type { DB } from "../db/client";
+import { createLogger } from "../logger";
+import { deleteExpiredIdempotencyKeys } from "../payments/processor/retention";
+import { createTestShop } from "../testing/test-app";
+import { describeEachDatabase } from "../testing/test-database";
+import { createRetentionSweep } from "./retention-sweep";
+
+const BOOK = "12321341";
+const HOUR = 60 * 60 * 1000;
+const DAY = 24 * HOUR;
+const ago = (ms: number) => new Date(Date.now() - ms);
+let counter = 0;
+const unique = (prefix: string) => `${prefix}${Date.now()}${++counter}`;
+
+/** A guest session that expired (or expires) at `expiresAt`, with a basket of `items` books and one paid order. */
+async function seedGuest(db: DB, expiresAt: Date, items = 2) {
+  const session = await db
+    .insertInto("sessions")
+    .values({ token_hash: unique("hash"), expires_at: expiresAt, created_at: ago(40 * DAY), last_seen_at: ago(31 * DAY) })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  const basket = await db.insertInto("baskets").values({ session_id: session.id }).returning("id").executeTakeFirstOrThrow();
+  for (let i = 0; i < items; i++) await db.insertInto("basket_items").values({ basket_id: basket.id, product_id: BOOK }).execute();
+  const orderId = unique("pi_");
+  await db
+    .insertInto("orders")
+    .values({ id: orderId, session_id: session.id, amount_cents: 1196, currency: "usd", items: JSON.stringify([{ productId: BOOK, title: "Book", priceCents: 1196, rating: 4, image: { src: "/images/book.webp", width: 1, height: 1 } }]), created_at: ago(35 * DAY) })
+    .execute();
+  return { sessionId: session.id, basketId: basket.id, orderId };
+}
+
+const countOf = async (db: DB, table: "sessions" | "baskets" | "basket_items" | "rate_limits" | "processed_webhook_events" | "processor_idempotency_keys", column: string, values: string[]) =>
+  Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)} where ${sql.ref(column)} in (${sql.join(values)})`.execute(db)).rows[0]?.n);
+
+describeEachDatabase("retention sweep", (getDatabase) => {
+  const logger = createLogger("silent");
+
+  it("deletes expired sessions with their baskets but keeps their orders, and keeps live and just-expired sessions", async () => {
+    const { db } = getDatabase();
+    const expired = await Promise.all([seedGuest(db, ago(2 * HOUR)), seedGuest(db, ago(40 * DAY), 3), seedGuest(db, ago(2 * DAY), 1)]);
+    const justExpired = await seedGuest(db, ago(10 * 60 * 1000));
+    const live = await seedGuest(db, new Date(Date.now() + DAY));
+
+    // Batches of two: five baskets' worth of rows need several rounds, which must all happen.
+    const deleted = await createRetentionSweep({ db, logger, batchSize: 2 }).runOnce();
+    expect(deleted.sessions).toBeGreaterThanOrEqual(3);
+
+    const gone = expired.map((guest) => guest.sessionId);
+    expect(await countOf(db, "sessions", "id", gone)).toBe(0);
+    expect(await countOf(db, "baskets", "id", expired.map((guest) => guest.basketId))).toBe(0);
+    expect(await countOf(db, "basket_items", "basket_id", expired.map((guest) => guest.basketId))).toBe(0);
+    // The orders are still there, for the shop's books, no longer tied to a session nobody can use.
+    const orders = await db.selectFrom("orders").select(["id", "session_id", "amount_cents"]).where("id", "in", expired.map((guest) => guest.orderId)).execute();
+    expect(orders).toHaveLength(3);
+    expect(orders.every((order) => order.session_id === null && order.amount_cents === 1196)).toBe(true);
+
+    const kept = [justExpired.sessionId, live.sessionId];
+    expect(await countOf(db, "sessions", "id", kept)).toBe(2);
+    expect(await countOf(db, "basket_items", "basket_id", [justExpired.basketId, live.basketId])).toBe(4);
+  });
+
+  it("deletes rate-limit windows older than a day, webhook events older than 30 days and idempotency keys past their 24 hours", async () => {
+    const { db } = getDatabase();
+    const [oldWindow, recentWindow] = [unique("auth:ip:old"), unique("auth:ip:recent")];
+    await db.insertInto("rate_limits").values([
+      { key: oldWindow, window_started_at: ago(25 * HOUR), attempts: 7 },
+      { key: recentWindow, window_started_at: ago(23 * HOUR), attempts: 7 },
+    ]).execute();
+    const [oldEvent, recentEvent] = [unique("evt_old"), unique("evt_recent")];
+    await db.insertInto("processed_webhook_events").values([
+      { id: oldEvent, type: "payment_intent.succeeded", processed_at: ago(31 * DAY) },
+      { id: recentEvent, type: "payment_intent.succeeded", processed_at: ago(29 * DAY) },
+    ]).execute();
+    const [expiredKey, liveKey] = [unique("key-expired"), unique("key-live")];
+    await db.insertInto("processor_idempotency_keys").values([
+      { key_kind: "secret", idempotency_key: expiredKey, fingerprint: "f", state: "complete", expires_at: ago(60_000) },
+      { key_kind: "secret", idempotency_key: liveKey, fingerprint: "f", state: "complete", expires_at: new Date(Date.now() + HOUR) },
+    ]).execute();
+
+    await createRetentionSweep({ db, logger, extraBatches: { processorIdempotencyKeys: deleteExpiredIdempotencyKeys } }).runOnce();
+
+    expect(await countOf(db, "rate_limits", "key", [oldWindow])).toBe(0);
+    expect(await countOf(db, "rate_limits", "key", [recentWindow])).toBe(1);
+    expect(await countOf(db, "processed_webhook_events", "id", [oldEvent])).toBe(0);
+    expect(await countOf(db, "processed_webhook_events", "id", [recentEvent])).toBe(1);
+    expect(await countOf(db, "processor_idempotency_keys", "idempotency_key", [expiredKey])).toBe(0);
+    expect(await countOf(db, "processor_idempotency_keys", "idempotency_key", [liveKey])).toBe(1);
+  });
+
+  it("two instances sweeping at once share the work without failing, and every expired session goes", async () => {
+    const { db } = getDatabase();
+    const guests = await Promise.all(Array.from({ length: 12 }, () => seedGuest(db, ago(3 * HOUR), 1)));
+    const [first, second] = await Promise.all([
+      createRetentionSweep({ db, logger, batchSize: 3 }).runOnce(),
+      createRetentionSweep({ db, logger, batchSize: 3 }).runOnce(),
+    ]);
+    expect((first?.sessions ?? 0) + (second?.sessions ?? 0)).toBeGreaterThanOrEqual(guests.length);
+    expect(await countOf(db, "sessions", "id", guests.map((guest) => guest.sessionId))).toBe(0);
+  });
+
+  it("a listening shop sweeps at start, and close waits for the sweep", async () => {
+    const { db } = getDatabase();
+    const guest = await seedGuest(db, ago(3 * HOUR));
+    const shop = await createTestShop(getDatabase());
+    const running = await shop.listen(0);
+    try {
+      await vi.waitFor(async () => expect(await countOf(db, "sessions", "id", [guest.sessionId])).toBe(0), { timeout: 10_000 });
+    } finally {
+      await running.close();
+    }
+  });
+});
