@@ -81,7 +81,7 @@ describeEachDatabase("the session cookie", (getDatabase) => {
       const orderId = `pi_guest${Date.now()}`;
       await getDatabase()
         .db.insertInto("orders")
-        .values({ id: orderId, session_id: session?.id ?? null, amount_cents: 1196, currency: "usd", items: "[]", created_at: new Date() })
+        .values({ id: orderId, session_id: session?.id ?? null, amount_cents: 1196, currency: "usd", items: JSON.stringify([{ productId: "12321341", title: "The Lean Startup", priceCents: 1196, rating: 4, image: { src: "/images/products/12321341.webp", width: 400, height: 400 } }]), created_at: new Date() })
         .execute();
 
       const out = await browser.postJson("/logout", {});
