@@ -1,20 +1,26 @@
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { describeEachDatabase } from "../testing/test-database";
 import { createTestShop } from "../testing/test-app";
-import { contentSecurityPolicy } from "./security-headers";
 
-describe("the Content-Security-Policy", () => {
-  it("allows only this origin in the default mode, with no inline script but by nonce", () => {
-    const policy = contentSecurityPolicy("abc", { allowStripe: false });
-    expect(policy).toContain("script-src 'self' 'nonce-abc';");
+describeEachDatabase("the Content-Security-Policy", (getDatabase) => {
+  const policyOf = async (options: Parameters<typeof createTestShop>[1] = {}) => {
+    const { app } = await createTestShop(getDatabase(), options);
+    const response = await app.request("http://shop.test/healthz", { headers: { host: "shop.test" } });
+    return response.headers.get("content-security-policy") ?? "";
+  };
+
+  it("allows only this origin in the default mode, with no inline script but by a nonce new on every response", async () => {
+    const policy = await policyOf();
+    expect(policy).toMatch(/script-src 'self' 'nonce-([A-Za-z0-9+/=]{24})'; style-src 'self' 'nonce-\1';/);
     expect(policy).toContain("frame-src 'none'");
     expect(policy).toContain("frame-ancestors 'none'");
     expect(policy).not.toMatch(/unsafe-inline|unsafe-eval|https:|\*/);
+    expect(await policyOf()).not.toBe(policy);
   });
 
-  it("adds Stripe's hosts exactly where Stripe documents them, in Stripe mode", () => {
-    const policy = contentSecurityPolicy("abc", { allowStripe: true });
-    expect(policy).toContain("script-src 'self' 'nonce-abc' https://js.stripe.com https://*.js.stripe.com;");
+  it("adds Stripe's hosts exactly where Stripe documents them, in Stripe mode", async () => {
+    const policy = await policyOf({ stripe: { secretKey: "sk_test_x", publishableKey: "pk_test_x", webhookSecret: "whsec_x" } });
+    expect(policy).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' https:\/\/js.stripe.com https:\/\/\*.js.stripe.com;/);
     expect(policy).toContain("connect-src 'self' https://api.stripe.com;");
     expect(policy).toContain("frame-src https://js.stripe.com https://*.js.stripe.com https://hooks.stripe.com;");
     expect(policy).toContain("img-src 'self';");
