@@ -44,3 +44,17 @@ describe("Stripe keys", () => {
     expect(() => parseConfig({ ...keys, STRIPE_WEBHOOK_SECRET: "secret" })).toThrow(/STRIPE_WEBHOOK_SECRET/);
   });
 });
+
+describe("TRUST_PROXY", () => {
+  it("is a number of proxy hops; true and false mean 1 and 0", () => {
+    expect(parseConfig({}).TRUST_PROXY).toBe(0);
+    expect(parseConfig({ TRUST_PROXY: "true" }).TRUST_PROXY).toBe(1);
+    expect(parseConfig({ TRUST_PROXY: "false" }).TRUST_PROXY).toBe(0);
+    expect(parseConfig({ TRUST_PROXY: "2" }).TRUST_PROXY).toBe(2);
+  });
+
+  it("refuses anything else, naming the variable", () => {
+    expect(() => parseConfig({ TRUST_PROXY: "lots" })).toThrow(/TRUST_PROXY: must be true, false or the number of proxy hops/);
+    expect(() => parseConfig({ TRUST_PROXY: "-1" })).toThrow(/TRUST_PROXY/);
+  });
+});

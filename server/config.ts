@@ -14,8 +14,15 @@ const configSchema = z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
-  /** Set only behind a reverse proxy you run: client addresses are then read from X-Forwarded-For. */
-  TRUST_PROXY: z.stringbool().default(false),
+  /**
+   * How many reverse proxies you run stand in front of the shop (true means 1, false 0): the client address is then
+   * the entry the outermost of them appended to X-Forwarded-For, the N-th from the right.
+   */
+  TRUST_PROXY: z
+    .union([z.coerce.number().int().min(0).max(10), z.stringbool().transform((trusted) => (trusted ? 1 : 0))], {
+      error: "must be true, false or the number of proxy hops (0-10)",
+    })
+    .default(0),
   /** Sign-in and registration attempts allowed per client address per 15 minutes (per e-mail it is 10). */
   AUTH_ATTEMPTS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),

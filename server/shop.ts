@@ -22,7 +22,8 @@ export interface ShopOptions {
   handlePageRequest?: RequestHandler;
   clientBuildDir?: string;
   devMiddleware?: NodeMiddleware;
-  trustProxy?: boolean;
+  /** Reverse proxies in front of the shop (TRUST_PROXY): client addresses are read from X-Forwarded-For. */
+  trustedProxyHops?: number;
   authAttemptsPerIp?: number;
 }
 
@@ -63,7 +64,7 @@ export async function createShop(options: ShopOptions) {
   const app = createApp({
     services,
     isProduction: options.isProduction,
-    trustProxy: options.trustProxy,
+    trustedProxyHops: options.trustedProxyHops,
     clientBuildDir: options.clientBuildDir,
     handlePageRequest: options.handlePageRequest,
     processor: delivery ? createProcessorApp({ db: database.db, logger, delivery }) : undefined,

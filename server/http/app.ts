@@ -36,8 +36,8 @@ export interface AppOptions {
   /** Where the production client build lives; in development Vite serves assets itself. */
   clientBuildDir?: string;
   isProduction: boolean;
-  /** Take the client address from X-Forwarded-For (only behind a proxy the operator controls). */
-  trustProxy?: boolean;
+  /** Proxies the operator runs in front of the shop: the client address is then read from X-Forwarded-For. */
+  trustedProxyHops?: number;
   /** The built-in test-mode card processor, mounted at /_processor when no Stripe keys are set. */
   processor?: Hono;
 }
@@ -47,7 +47,7 @@ export interface AppOptions {
  * that reads a session or changes state, the built-in processor, JSON-or-form routes, then React Router for every
  * page. One error handler at the end hides 5xx details from callers and turns a database outage into a 503.
  */
-export function createApp({ services, handlePageRequest, clientBuildDir, isProduction, trustProxy = false, processor }: AppOptions) {
+export function createApp({ services, handlePageRequest, clientBuildDir, isProduction, trustedProxyHops = 0, processor }: AppOptions) {
   const app = new Hono<AppEnv>();
 
   app.use(async (c, next) => {
@@ -77,7 +77,7 @@ export function createApp({ services, handlePageRequest, clientBuildDir, isProdu
   app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large."); } }));
   app.use(sameOriginOnly());
   if (processor) app.route(BUILT_IN_PROCESSOR_PATH, processor);
-  app.use(clientIp({ trustProxy }));
+  app.use(clientIp({ trustedProxyHops }));
   app.use(shopperMiddleware(services.sessions, { secureCookies: isProduction }));
   app.route("/", basketRoutes);
   app.route("/", accountRoutes);
