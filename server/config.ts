@@ -30,6 +30,8 @@ const configSchema = z
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret key (sk_test_… or sk_live_…)").optional(),
   STRIPE_PUBLISHABLE_KEY: z.string().regex(/^pk_(test|live)_\w+$/, "must be a Stripe publishable key (pk_test_… or pk_live_…)").optional(),
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, "must be a Stripe webhook signing secret (whsec_…)").optional(),
+  /** Without Stripe keys the shop takes test cards only; on a shared PostgreSQL that must be asked for. */
+  ALLOW_TEST_PAYMENTS: z.stringbool().default(false),
   })
   .superRefine((config, context) => {
     const stripeKeys = ["STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const;
@@ -38,6 +40,15 @@ const configSchema = z
       for (const name of missing) {
         context.addIssue({ code: "custom", path: [name], message: "is required when any Stripe key is set (set all three, or none for the built-in processor)" });
       }
+    }
+    // The embedded database is a trial on one machine; PostgreSQL is how the shop is deployed, where test-mode
+    // payments (paid orders for test cards) must never happen by accident.
+    if (config.DATABASE_URL && missing.length === stripeKeys.length && !config.ALLOW_TEST_PAYMENTS) {
+      context.addIssue({
+        code: "custom",
+        path: ["ALLOW_TEST_PAYMENTS"],
+        message: "DATABASE_URL is set but no Stripe keys are: set STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET, or ALLOW_TEST_PAYMENTS=true to take test payments only",
+      });
     }
   });
 
@@ -51,7 +62,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const result = configSchema.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+    // One line, so that a process manager's log shows the whole reason.
+    throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
   }
   return result.data;
 }

@@ -74,7 +74,14 @@ export async function createShop(options: ShopOptions) {
     const listener = getRequestListener(app.fetch);
     const devMiddleware = options.devMiddleware;
     const server = createServer(devMiddleware ? (request, response) => devMiddleware(request, response, () => listener(request, response)) : listener);
-    await new Promise<void>((resolve) => server.listen(port, host, resolve));
+    await new Promise<void>((resolve, reject) => {
+      // A port in use or a host that is not this machine's: the caller says which variable is wrong.
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
     const address = server.address() as AddressInfo;
     const loopback = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
     selfOrigin = new URL(`http://${loopback.includes(":") ? `[${loopback}]` : loopback}:${address.port}/`);
