@@ -104,7 +104,7 @@ describe("a start that cannot work stops with one line naming the variable", () 
     const result = await runUntilExit({ HOST: "nope.invalid", PORT: String(await freePort()), DATA_DIR: dataDir("bad-host") });
     expect(result.code).toBe(1);
     expect(result.lines).toEqual([expect.stringMatching(/^HOST nope\.invalid is not an address of this machine \(E[A-Z_]+\)/)]);
-  });
+  }, 60_000);
 
   it("a DATA_DIR that cannot be created (it hung with no output) or written", async () => {
     const uncreatable = await runUntilExit({ DATA_DIR: "/proc/nope" });
@@ -114,7 +114,7 @@ describe("a start that cannot work stops with one line naming the variable", () 
     const readOnly = await runUntilExit({ DATA_DIR: "/sys" });
     expect(readOnly.code).toBe(1);
     expect(readOnly.lines).toEqual([expect.stringMatching(/^DATA_DIR \/sys cannot be written \(E(ACCES|PERM|ROFS)\)/)]);
-  });
+  }, 90_000);
 
   it("DATABASE_URL without Stripe keys, unless test payments are allowed", async () => {
     const result = await runUntilExit({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" });
