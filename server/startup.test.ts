@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { freePort, killShop, startShopProcess } from "../tests/e2e/support/shop-process";
 import { sourceNewerThanBuild } from "../scripts/build-freshness.js";
 import { LOCK_FILE_NAME } from "./data-dir-lock";
@@ -46,6 +46,7 @@ describe("one process per DATA_DIR", () => {
   it("a second process stops with one line naming the directory; the lock goes with a clean stop and is taken over after a crash", async () => {
     const directory = dataDir("shared");
     const first = await startShopProcess({ DATA_DIR: directory }, await freePort());
+    onTestFinished(() => killShop(first));
     const second = await runUntilExit({ DATA_DIR: directory, PORT: String(await freePort()) });
     expect(second.code).toBe(1);
     expect(second.lines).toEqual([`DATA_DIR ${directory} is in use by another Storefront process (pid ${first.child.pid}): stop it, or give this one its own DATA_DIR (or a DATABASE_URL)`]);
@@ -55,6 +56,7 @@ describe("one process per DATA_DIR", () => {
     await killShop(first, "SIGKILL");
     expect(existsSync(join(directory, LOCK_FILE_NAME))).toBe(true);
     const restarted = await startShopProcess({ DATA_DIR: directory }, await freePort());
+    onTestFinished(() => killShop(restarted));
     await killShop(restarted, "SIGTERM");
     expect(restarted.child.exitCode).toBe(0);
     expect(existsSync(join(directory, LOCK_FILE_NAME))).toBe(false);
@@ -135,6 +137,7 @@ describe("a start that cannot work stops with one line naming the variable", () 
 describe("test mode", () => {
   it("is said at start when no Stripe keys are set", async () => {
     const shop = await startShopProcess({ DATA_DIR: dataDir("test-mode") }, await freePort());
+    onTestFinished(() => killShop(shop));
     await killShop(shop, "SIGTERM");
     expect(shop.log()).toContain("Test mode: no real payments");
   }, 60_000);
