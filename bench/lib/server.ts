@@ -98,6 +98,8 @@ export async function startShopServer(
         DATA_DIR: dataDir,
         // An empty DATABASE_URL means "not set" to the server: PGlite in DATA_DIR.
         DATABASE_URL: database.kind === "postgres" ? database.url : "",
+        // The bench pays with test cards through the built-in processor, on PostgreSQL too.
+        ALLOW_TEST_PAYMENTS: "true",
         LOG_LEVEL: serverLogLevel(),
       },
       stdio: ["ignore", logFd, logFd],
