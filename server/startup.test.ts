@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, utimesSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -132,6 +132,20 @@ describe("a start that cannot work stops with one line naming the variable", () 
       expect(result.lines).toEqual([expect.stringMatching(/^Storefront needs Node\.js 24 or later; this is Node\.js \d+\./)]);
     },
   );
+});
+
+describe("the build npm start serves", () => {
+  it("is rebuilt, saying so in one line, when a source is newer than it", async () => {
+    const source = join(root, "shared/money.ts");
+    const builtAt = statSync(join(root, "build/server/index.js")).mtime;
+    // As after an edit or a checkout: the source is a second newer than the build.
+    const editedAt = new Date(builtAt.getTime() + 1_000);
+    utimesSync(source, editedAt, editedAt);
+    const shop = await startShopProcess({ DATA_DIR: dataDir("rebuilt") }, await freePort());
+    onTestFinished(() => killShop(shop));
+    expect(shop.log()).toContain("The build is older than shared/money.ts: building the shop first (npm run build)...");
+    expect(statSync(join(root, "build/server/index.js")).mtimeMs).toBeGreaterThan(editedAt.getTime());
+  }, 120_000);
 });
 
 describe("test mode", () => {
