@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { freePort, killShop, startShopProcess } from "../tests/e2e/support/shop-process";
+import { freePort, killShop, startShopProcess, type ShopProcess } from "../tests/e2e/support/shop-process";
 import { sourceNewerThanBuild } from "../scripts/build-freshness.js";
 import { LOCK_FILE_NAME } from "./data-dir-lock";
 
@@ -42,11 +42,16 @@ async function runUntilExit(env: Record<string, string>, executable = process.ex
 
 const dataDir = (name: string) => join(scratch, name);
 
+/** After a test, whatever it did: a shop killed by a signal has no exit code, and killShop would wait for it forever. */
+async function stopIfRunning(shop: ShopProcess) {
+  if (shop.child.exitCode === null && shop.child.signalCode === null) await killShop(shop);
+}
+
 describe("one process per DATA_DIR", () => {
   it("a second process stops with one line naming the directory; the lock goes with a clean stop and is taken over after a crash", async () => {
     const directory = dataDir("shared");
     const first = await startShopProcess({ DATA_DIR: directory }, await freePort());
-    onTestFinished(() => killShop(first));
+    onTestFinished(() => stopIfRunning(first));
     const second = await runUntilExit({ DATA_DIR: directory, PORT: String(await freePort()) });
     expect(second.code).toBe(1);
     expect(second.lines).toEqual([`DATA_DIR ${directory} is in use by another Storefront process (pid ${first.child.pid}): stop it, or give this one its own DATA_DIR (or a DATABASE_URL)`]);
@@ -56,7 +61,7 @@ describe("one process per DATA_DIR", () => {
     await killShop(first, "SIGKILL");
     expect(existsSync(join(directory, LOCK_FILE_NAME))).toBe(true);
     const restarted = await startShopProcess({ DATA_DIR: directory }, await freePort());
-    onTestFinished(() => killShop(restarted));
+    onTestFinished(() => stopIfRunning(restarted));
     await killShop(restarted, "SIGTERM");
     expect(restarted.child.exitCode).toBe(0);
     expect(existsSync(join(directory, LOCK_FILE_NAME))).toBe(false);
@@ -142,7 +147,7 @@ describe("the build npm start serves", () => {
     const editedAt = new Date(builtAt.getTime() + 1_000);
     utimesSync(source, editedAt, editedAt);
     const shop = await startShopProcess({ DATA_DIR: dataDir("rebuilt") }, await freePort());
-    onTestFinished(() => killShop(shop));
+    onTestFinished(() => stopIfRunning(shop));
     expect(shop.log()).toContain("The build is older than shared/money.ts: building the shop first (npm run build)...");
     expect(statSync(join(root, "build/server/index.js")).mtimeMs).toBeGreaterThan(editedAt.getTime());
   }, 120_000);
@@ -151,7 +156,7 @@ describe("the build npm start serves", () => {
 describe("test mode", () => {
   it("is said at start when no Stripe keys are set", async () => {
     const shop = await startShopProcess({ DATA_DIR: dataDir("test-mode") }, await freePort());
-    onTestFinished(() => killShop(shop));
+    onTestFinished(() => stopIfRunning(shop));
     await killShop(shop, "SIGTERM");
     expect(shop.log()).toContain("Test mode: no real payments");
   }, 60_000);
