@@ -1,13 +1,23 @@
 import { useEffect, type ReactNode } from "react";
-import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration } from "react-router";
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteLoaderData } from "react-router";
 import type { Route } from "./+types/root";
+import { requestContext } from "./context";
 import { useServerDocument } from "./components/server-document";
 import { StatusPage } from "./features/shell/status-page";
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
 
+/** Without Stripe keys the shop takes test cards only; every page says so (docs/stripe.md). */
+export async function loader({ context }: Route.LoaderArgs) {
+  return { isTestMode: context.get(requestContext).services.provider.mode === "built-in" };
+}
+
+/** The processor is chosen once at start: navigations need not ask again. */
+export const shouldRevalidate = () => false;
+
 export function Layout({ children }: { children: ReactNode }) {
   const serverDocument = useServerDocument();
+  const isTestMode = useRouteLoaderData<typeof loader>("root")?.isTestMode ?? false;
   const nonce = serverDocument?.nonce;
   return (
     <html lang="en">
@@ -24,6 +34,8 @@ export function Layout({ children }: { children: ReactNode }) {
         <style nonce={nonce} dangerouslySetInnerHTML={{ __html: serverDocument?.stylesheet ?? "" }} suppressHydrationWarning />
       </head>
       <body>
+        {/* Plain text in the page's flow, above everything and covering nothing, before the skip link. */}
+        {isTestMode ? <p className="test-mode-ribbon">Test mode: no real payments</p> : null}
         {children}
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />

@@ -9,7 +9,7 @@ describe("parseConfig", () => {
   });
 
   it("takes PORT, DATA_DIR and DATABASE_URL from the environment", () => {
-    const config = parseConfig({ PORT: "8080", DATA_DIR: "/var/shop", DATABASE_URL: "postgres://shop@db/shop" });
+    const config = parseConfig({ PORT: "8080", DATA_DIR: "/var/shop", DATABASE_URL: "postgres://shop@db/shop", ALLOW_TEST_PAYMENTS: "true" });
     expect(config).toMatchObject({ PORT: 8080, DATA_DIR: "/var/shop", DATABASE_URL: "postgres://shop@db/shop" });
   });
 
@@ -64,5 +64,34 @@ describe("PUBLIC_URL", () => {
     expect(parseConfig({}).PUBLIC_URL).toBeUndefined();
     expect(parseConfig({ PUBLIC_URL: "https://shop.example" }).PUBLIC_URL?.protocol).toBe("https:");
     for (const bad of ["shop.example", "ftp://shop.example", "javascript:alert(1)"]) expect(() => parseConfig({ PUBLIC_URL: bad })).toThrow(/PUBLIC_URL/);
+  });
+});
+
+describe("TRUST_PROXY", () => {
+  it("is a number of proxy hops; true and false mean 1 and 0", () => {
+    expect(parseConfig({}).TRUST_PROXY).toBe(0);
+    expect(parseConfig({ TRUST_PROXY: "true" }).TRUST_PROXY).toBe(1);
+    expect(parseConfig({ TRUST_PROXY: "false" }).TRUST_PROXY).toBe(0);
+    expect(parseConfig({ TRUST_PROXY: "2" }).TRUST_PROXY).toBe(2);
+  });
+
+  it("refuses anything else, naming the variable", () => {
+    expect(() => parseConfig({ TRUST_PROXY: "lots" })).toThrow(/TRUST_PROXY: must be true, false or the number of proxy hops/);
+    expect(() => parseConfig({ TRUST_PROXY: "-1" })).toThrow(/TRUST_PROXY/);
+  });
+});
+
+describe("test payments", () => {
+  it("are the embedded default's: no Stripe keys and no DATABASE_URL start the shop in test mode", () => {
+    expect(parseConfig({}).ALLOW_TEST_PAYMENTS).toBe(false);
+  });
+
+  it("on PostgreSQL must be asked for: DATABASE_URL without Stripe keys stops, naming both variables", () => {
+    const withoutKeys = () => parseConfig({ DATABASE_URL: "postgres://shop@db/shop" });
+    expect(withoutKeys).toThrow(ConfigError);
+    expect(withoutKeys).toThrow(/DATABASE_URL is set but no Stripe keys are: .*ALLOW_TEST_PAYMENTS=true/);
+    expect(parseConfig({ DATABASE_URL: "postgres://shop@db/shop", ALLOW_TEST_PAYMENTS: "true" }).ALLOW_TEST_PAYMENTS).toBe(true);
+    const keys = { STRIPE_SECRET_KEY: "sk_live_abc123", STRIPE_PUBLISHABLE_KEY: "pk_live_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
+    expect(parseConfig({ DATABASE_URL: "postgres://shop@db/shop", ...keys }).DATABASE_URL).toBe("postgres://shop@db/shop");
   });
 });

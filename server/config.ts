@@ -20,8 +20,15 @@ const configSchema = z
     .max(2048)
     .transform((url) => new URL(url))
     .optional(),
-  /** Set only behind a reverse proxy you run: client addresses are then read from X-Forwarded-For. */
-  TRUST_PROXY: z.stringbool().default(false),
+  /**
+   * How many reverse proxies you run stand in front of the shop (true means 1, false 0): the client address is then
+   * the entry the outermost of them appended to X-Forwarded-For, the N-th from the right.
+   */
+  TRUST_PROXY: z
+    .union([z.coerce.number().int().min(0).max(10), z.stringbool().transform((trusted) => (trusted ? 1 : 0))], {
+      error: "must be true, false or the number of proxy hops (0-10)",
+    })
+    .default(0),
   /** Sign-in and registration attempts allowed per client address per 15 minutes (failed ones per e-mail and address: 10). */
   AUTH_ATTEMPTS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50),
   /** Connections one process holds open at once; more are answered 503 with Retry-After. */
@@ -33,6 +40,8 @@ const configSchema = z
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret key (sk_test_… or sk_live_…)").optional(),
   STRIPE_PUBLISHABLE_KEY: z.string().regex(/^pk_(test|live)_\w+$/, "must be a Stripe publishable key (pk_test_… or pk_live_…)").optional(),
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, "must be a Stripe webhook signing secret (whsec_…)").optional(),
+  /** Without Stripe keys the shop takes test cards only; on a shared PostgreSQL that must be asked for. */
+  ALLOW_TEST_PAYMENTS: z.stringbool().default(false),
   })
   .superRefine((config, context) => {
     const stripeKeys = ["STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const;
@@ -41,6 +50,15 @@ const configSchema = z
       for (const name of missing) {
         context.addIssue({ code: "custom", path: [name], message: "is required when any Stripe key is set (set all three, or none for the built-in processor)" });
       }
+    }
+    // The embedded database is a trial on one machine; PostgreSQL is how the shop is deployed, where test-mode
+    // payments (paid orders for test cards) must never happen by accident.
+    if (config.DATABASE_URL && missing.length === stripeKeys.length && !config.ALLOW_TEST_PAYMENTS) {
+      context.addIssue({
+        code: "custom",
+        path: ["ALLOW_TEST_PAYMENTS"],
+        message: "DATABASE_URL is set but no Stripe keys are: set STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET, or ALLOW_TEST_PAYMENTS=true to take test payments only",
+      });
     }
   });
 
@@ -54,7 +72,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const result = configSchema.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+    // One line, so that a process manager's log shows the whole reason.
+    throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
   }
   return result.data;
 }

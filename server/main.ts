@@ -1,5 +1,6 @@
 import { createRequestHandler, type ServerBuild } from "react-router";
-import { parseConfig } from "./config";
+import { ConfigError, parseConfig } from "./config";
+import { lockDataDir } from "./data-dir-lock";
 import { openDatabase } from "./db/client";
 import { createLogger } from "./logger";
 import { createShop } from "./shop";
@@ -20,6 +21,8 @@ export interface StartOptions {
 export async function startServer({ clientBuildDir, devMiddleware }: StartOptions = {}) {
   const config = parseConfig(process.env);
   const logger = createLogger(config.LOG_LEVEL);
+  // One process per embedded database: a second one would silently lose one side's writes.
+  if (!config.DATABASE_URL) lockDataDir(config.DATA_DIR);
   const database = config.DATABASE_URL
     ? openDatabase({ kind: "postgres", url: config.DATABASE_URL })
     : openDatabase({ kind: "pglite", dataDir: config.DATA_DIR });
@@ -31,7 +34,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     stripe: config.STRIPE_SECRET_KEY
       ? { secretKey: config.STRIPE_SECRET_KEY, publishableKey: config.STRIPE_PUBLISHABLE_KEY ?? "", webhookSecret: config.STRIPE_WEBHOOK_SECRET ?? "" }
       : undefined,
-    trustProxy: config.TRUST_PROXY,
+    trustedProxyHops: config.TRUST_PROXY,
     publicUrl: config.PUBLIC_URL,
     authAttemptsPerIp: config.AUTH_ATTEMPTS_PER_IP,
     maxConnections: config.MAX_CONNECTIONS,
@@ -44,8 +47,13 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
       isProduction ? "production" : "development",
     ),
   });
-  const { url, close } = await shop.listen(config.PORT, config.HOST);
+  const { url, close } = await shop.listen(config.PORT, config.HOST).catch((error: unknown) => {
+    throw listenFailure(error, config.PORT, config.HOST);
+  });
   logger.info({ url, database: database.kind, payments: shop.services.provider.mode }, `Storefront is ready at ${url}`);
+  if (shop.services.provider.mode === "built-in") {
+    logger.warn("Test mode: no real payments. The built-in processor takes test cards only; set the STRIPE_* keys to take payments (docs/stripe.md)");
+  }
 
   const stop = async () => {
     logger.info("shutting down: draining in-flight requests");
@@ -65,4 +73,15 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     });
   }
   return { url, close: stop };
+}
+
+/** A listen error as one line naming the variable to change; anything unexpected goes on as it is. */
+function listenFailure(error: unknown, port: number, host: string): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE") return new ConfigError(`PORT ${port} is already in use on HOST ${host}: stop what holds it, or set another PORT`);
+  if (code === "EACCES") return new ConfigError(`PORT ${port} needs privileges this process lacks (EACCES): set a PORT above 1023`);
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EADDRNOTAVAIL" || code === "EAI_NONAME") {
+    return new ConfigError(`HOST ${host} is not an address of this machine (${code}): set HOST to one of its addresses, or 0.0.0.0 for all`);
+  }
+  return error;
 }

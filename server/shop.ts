@@ -26,7 +26,8 @@ export interface ShopOptions {
   handlePageRequest?: RequestHandler;
   clientBuildDir?: string;
   devMiddleware?: NodeMiddleware;
-  trustProxy?: boolean;
+  /** Reverse proxies in front of the shop (TRUST_PROXY): client addresses are read from X-Forwarded-For. */
+  trustedProxyHops?: number;
   authAttemptsPerIp?: number;
   /** Connections this process holds open at once; those over it are answered 503 (connection-limits.ts). */
   maxConnections?: number;
@@ -75,7 +76,7 @@ export async function createShop(options: ShopOptions) {
   const app = createApp({
     services,
     publicUrl: options.publicUrl,
-    trustProxy: options.trustProxy,
+    trustedProxyHops: options.trustedProxyHops,
     clientBuildDir: options.clientBuildDir,
     handlePageRequest: options.handlePageRequest,
     processor: delivery ? createProcessorApp({ db: database.db, logger, delivery }) : undefined,
@@ -86,7 +87,14 @@ export async function createShop(options: ShopOptions) {
     const devMiddleware = options.devMiddleware;
     const server = createServer(serverOptions, devMiddleware ? (request, response) => devMiddleware(request, response, () => listener(request, response)) : listener);
     limitConnections(server, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
-    await new Promise<void>((resolve) => server.listen(port, host, resolve));
+    await new Promise<void>((resolve, reject) => {
+      // A port in use or a host that is not this machine's: the caller says which variable is wrong.
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
     const address = server.address() as AddressInfo;
     const loopback = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
     selfOrigin = new URL(`http://${loopback.includes(":") ? `[${loopback}]` : loopback}:${address.port}/`);

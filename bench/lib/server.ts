@@ -98,6 +98,8 @@ export async function startShopServer(
         DATA_DIR: dataDir,
         // An empty DATABASE_URL means "not set" to the server: PGlite in DATA_DIR.
         DATABASE_URL: database.kind === "postgres" ? database.url : "",
+        // The bench pays with test cards through the built-in processor, on PostgreSQL too.
+        ALLOW_TEST_PAYMENTS: "true",
         LOG_LEVEL: serverLogLevel(),
         // Every simulated shopper comes from 127.0.0.1: the per-address limit on new guest sessions would refuse them.
         NEW_SESSIONS_PER_IP: "1000000",

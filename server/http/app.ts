@@ -39,8 +39,8 @@ export interface AppOptions {
   clientBuildDir?: string;
   /** The shop's public origin (PUBLIC_URL): its scheme decides Secure cookies and HSTS for every request. */
   publicUrl?: URL;
-  /** Take the client address from X-Forwarded-For (only behind a proxy the operator controls). */
-  trustProxy?: boolean;
+  /** Proxies the operator runs in front of the shop: the client address (and scheme) is then read from X-Forwarded-*. */
+  trustedProxyHops?: number;
   /** The built-in test-mode card processor, mounted at /_processor when no Stripe keys are set. */
   processor?: Hono;
 }
@@ -50,9 +50,9 @@ export interface AppOptions {
  * that reads a session or changes state, the built-in processor, JSON-or-form routes, then React Router for every
  * page. One error handler at the end hides 5xx details from callers and turns a database outage into a 503.
  */
-export function createApp({ services, handlePageRequest, clientBuildDir, publicUrl, trustProxy = false, processor }: AppOptions) {
+export function createApp({ services, handlePageRequest, clientBuildDir, publicUrl, trustedProxyHops = 0, processor }: AppOptions) {
   const app = new Hono<AppEnv>();
-  const isHttps = (c: Context) => isHttpsRequest(c, { publicUrl, trustProxy });
+  const isHttps = (c: Context) => isHttpsRequest(c, { publicUrl, trustedProxyHops });
 
   app.use(async (c, next) => {
     c.set("services", services);
@@ -80,9 +80,9 @@ export function createApp({ services, handlePageRequest, clientBuildDir, publicU
 
   // Everything below may read the session or change state.
   app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large."); } }));
-  app.use(sameOriginOnly({ trustProxy }));
+  app.use(sameOriginOnly({ publicUrl, trustedProxyHops }));
   if (processor) app.route(BUILT_IN_PROCESSOR_PATH, processor);
-  app.use(clientIp({ trustProxy }));
+  app.use(clientIp({ trustedProxyHops }));
   app.use(shopperMiddleware(services.sessions, { isHttps }));
   app.route("/", basketRoutes);
   app.route("/", accountRoutes);

@@ -3,17 +3,22 @@ import type { Context } from "hono";
 export interface RequestSchemeOptions {
   /** The shop's public origin (PUBLIC_URL): when set, its scheme is the answer for every request. */
   publicUrl?: URL;
-  /** Behind the operator's own proxy: its X-Forwarded-Proto says how the browser reached it. */
-  trustProxy: boolean;
+  /** Proxies the operator runs in front of the shop: with any, their X-Forwarded-Proto says how the browser came. */
+  trustedProxyHops: number;
 }
 
 /**
- * Whether the browser reached the shop over HTTPS: what decides Secure cookies and HSTS. Not NODE_ENV: a production
- * build served over plain HTTP on a LAN address must still keep its cookies, and one behind a TLS proxy must mark them.
+ * How the browser reached the shop: what decides Secure cookies, HSTS and the origin a form must come from. Not
+ * NODE_ENV: a production build served over plain HTTP on a LAN address must still keep its cookies, and one behind a
+ * TLS proxy must mark them. X-Forwarded-Proto's first value is read as Express reads it; proxies set, not append, it.
  */
-export function isHttpsRequest(c: Context, { publicUrl, trustProxy }: RequestSchemeOptions): boolean {
-  if (publicUrl) return publicUrl.protocol === "https:";
-  const forwarded = trustProxy ? c.req.header("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
-  if (forwarded) return forwarded === "https";
-  return new URL(c.req.url).protocol === "https:";
+export function requestScheme(c: Context, { publicUrl, trustedProxyHops }: RequestSchemeOptions): "https" | "http" {
+  if (publicUrl) return publicUrl.protocol === "https:" ? "https" : "http";
+  const forwarded = trustedProxyHops > 0 ? c.req.header("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
+  if (forwarded === "https" || forwarded === "http") return forwarded;
+  return new URL(c.req.url).protocol === "https:" ? "https" : "http";
+}
+
+export function isHttpsRequest(c: Context, options: RequestSchemeOptions): boolean {
+  return requestScheme(c, options) === "https";
 }

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "../../shared/errors";
+import { requestScheme, type RequestSchemeOptions } from "./request-scheme";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -11,13 +12,13 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * (hono/csrf checks only form-encoded bodies; JSON posts need the same guard.)
  * https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Sec-Fetch-Site
  */
-export function sameOriginOnly({ trustProxy = false }: { trustProxy?: boolean } = {}): MiddlewareHandler {
+export function sameOriginOnly(scheme: RequestSchemeOptions = { trustedProxyHops: 0 }): MiddlewareHandler {
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method)) return next();
     const fetchSite = c.req.header("sec-fetch-site");
     const origin = c.req.header("origin");
     const isCrossSite = fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none";
-    if (isCrossSite || (origin !== undefined && !isOwnOrigin(origin, c, trustProxy))) {
+    if (isCrossSite || (origin !== undefined && !isOwnOrigin(origin, c, scheme))) {
       throw new AppError("FORBIDDEN", "This request came from another site and was refused.");
     }
     return next();
@@ -27,15 +28,13 @@ export function sameOriginOnly({ trustProxy = false }: { trustProxy?: boolean } 
 /**
  * Whether an Origin header names this server as the browser reached it: the Host it asked for, by the scheme it
  * used. Behind a reverse proxy that ends TLS, the server itself is reached over http; the proxy's
- * X-Forwarded-Proto says what the browser used, and is believed only when the operator trusts the proxy.
+ * X-Forwarded-Proto (believed only when the operator trusts the proxy) or PUBLIC_URL says what the browser used.
  */
-function isOwnOrigin(origin: string, c: Context, trustProxy: boolean): boolean {
+function isOwnOrigin(origin: string, c: Context, scheme: RequestSchemeOptions): boolean {
   const host = c.req.header("host");
   if (host === undefined) return false;
-  const forwardedProto = trustProxy ? c.req.header("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
-  const scheme = forwardedProto === "https" || forwardedProto === "http" ? `${forwardedProto}:` : new URL(c.req.url).protocol;
   try {
-    return new URL(origin).origin === new URL(`${scheme}//${host}`).origin;
+    return new URL(origin).origin === new URL(`${requestScheme(c, scheme)}://${host}`).origin;
   } catch {
     return false;
   }

@@ -122,7 +122,7 @@ describeEachDatabase("the session cookie", (getDatabase) => {
     it("X-Forwarded-Proto counts only behind a trusted proxy", async () => {
       const untrusted = await addFrom(shop.app, "http://shop.test/basket/add", { "x-forwarded-proto": "https" });
       expect(setCookieOf(untrusted)).toMatch(/^sf_session=/);
-      const proxied = await createTestShop(getDatabase(), { trustProxy: true });
+      const proxied = await createTestShop(getDatabase(), { trustedProxyHops: 1 });
       const trusted = await addFrom(proxied.app, "http://shop.test/basket/add", { "x-forwarded-proto": "https" });
       expect(setCookieOf(trusted)).toMatch(/^__Host-sf_session=.*Secure/i);
       expect(trusted.headers.get("strict-transport-security")).not.toBeNull();
@@ -131,7 +131,7 @@ describeEachDatabase("the session cookie", (getDatabase) => {
     it("PUBLIC_URL's scheme decides for every request", async () => {
       const https = await createTestShop(getDatabase(), { publicUrl: new URL("https://shop.example") });
       expect(setCookieOf(await addFrom(https.app, "http://10.0.0.5:3000/basket/add"))).toMatch(/^__Host-sf_session=.*Secure/i);
-      const http = await createTestShop(getDatabase(), { publicUrl: new URL("http://192.168.1.20:3000"), trustProxy: true });
+      const http = await createTestShop(getDatabase(), { publicUrl: new URL("http://192.168.1.20:3000"), trustedProxyHops: 1 });
       const response = await addFrom(http.app, "http://192.168.1.20:3000/basket/add", { "x-forwarded-proto": "https" });
       expect(setCookieOf(response)).toMatch(/^sf_session=/);
       expect(response.headers.get("strict-transport-security")).toBeNull();

@@ -150,7 +150,7 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
     });
 
     it("behind a trusted proxy that ends TLS, the scheme it reports is the one compared", async () => {
-      const proxied = await createTestShop(getDatabase(), { trustProxy: true });
+      const proxied = await createTestShop(getDatabase(), { trustedProxyHops: 1 });
       const overHttps = { "x-forwarded-proto": "https" };
       const browser = createBrowser(proxied.app);
       expect((await browser.postJson("/basket/add", { productId: BOOK }, { ...overHttps, origin: "https://shop.test" })).status).toBe(201);
@@ -235,7 +235,7 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
     let limited: Awaited<ReturnType<typeof createTestShop>>;
     beforeAll(async () => {
       // Behind a trusted proxy, so each test can speak from an address of its own.
-      limited = await createTestShop(getDatabase(), { newSessionsPerIp: GUEST_SESSIONS_PER_HOUR, trustProxy: true });
+      limited = await createTestShop(getDatabase(), { newSessionsPerIp: GUEST_SESSIONS_PER_HOUR, trustedProxyHops: 1 });
     });
     const rowCounts = async () => {
       const { db } = getDatabase();

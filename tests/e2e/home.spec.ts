@@ -181,6 +181,22 @@ test("on a 375 px phone the page reflows with no sideways scrolling", async ({ p
   await expect(page.getByRole("button", { name: "Add to Basket" }).first()).toBeVisible();
 });
 
+test("without Stripe keys every page says it is in test mode, in a thin line at the top that covers nothing, on a phone too", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 812 });
+  for (const path of ["/", "/checkout", "/login", "/no-such-page"]) {
+    await page.goto(path);
+    const ribbon = page.getByText("Test mode: no real payments", { exact: true });
+    await expect(ribbon).toBeVisible();
+    const box = await ribbon.boundingBox();
+    expect(box?.y).toBe(0);
+    expect(box?.height).toBeLessThan(40);
+    // Everything else starts below it: it pushes the page down instead of lying over it.
+    const nextTop = await ribbon.evaluate((element) => element.nextElementSibling?.getBoundingClientRect().top ?? Infinity);
+    expect(nextTop).toBeGreaterThanOrEqual((box?.y ?? 0) + (box?.height ?? 0));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+  }
+});
+
 test("an unknown address shows a 404 page with the header and a way home", async ({ page }) => {
   const response = await page.goto("/no-such-page");
   expect(response?.status()).toBe(404);

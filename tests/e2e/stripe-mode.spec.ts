@@ -57,6 +57,8 @@ test("the policy allows Stripe's hosts, the publishable key is the only key sent
   expect(payment).toContain("pk_test_offlinekey");
   expect(payment).not.toContain("sk_test_offline");
   expect(payment).not.toContain("whsec_offline");
+  // Stripe takes the payments: no test-mode line.
+  expect(await home.text()).not.toContain("Test mode: no real payments");
   // No processor answers there: it is an unknown address like any other.
   const processor = await request.post(`${shop.origin}/_processor/v1/payment_intents`, { form: { amount: "100", currency: "usd" } });
   expect(processor.status()).toBe(404);

@@ -21,7 +21,8 @@ export async function freePort(): Promise<number> {
 
 export async function startShopProcess(env: Record<string, string>, port: number): Promise<ShopProcess> {
   const child = spawn(process.execPath, ["scripts/start.js"], {
-    env: { ...process.env, NODE_ENV: "production", LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: String(port), ...env },
+    // Stories pay with test cards: allowed on PostgreSQL too, should DATABASE_URL be set.
+    env: { ...process.env, NODE_ENV: "production", LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: String(port), ALLOW_TEST_PAYMENTS: "true", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
