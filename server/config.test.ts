@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "./config";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, configVariables, loadEnvFile, parseConfig } from "./config";
 
 describe("parseConfig", () => {
   it("defaults to the embedded database in ./data on port 3000", () => {
@@ -93,5 +96,35 @@ describe("test payments", () => {
     expect(parseConfig({ DATABASE_URL: "postgres://shop@db/shop", ALLOW_TEST_PAYMENTS: "true" }).ALLOW_TEST_PAYMENTS).toBe(true);
     const keys = { STRIPE_SECRET_KEY: "sk_live_abc123", STRIPE_PUBLISHABLE_KEY: "pk_live_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
     expect(parseConfig({ DATABASE_URL: "postgres://shop@db/shop", ...keys }).DATABASE_URL).toBe("postgres://shop@db/shop");
+  });
+});
+
+describe("every variable", () => {
+  it("is listed in .env.example and in the README's configuration table", () => {
+    const example = readFileSync(".env.example", "utf8");
+    const readme = readFileSync("README.md", "utf8");
+    for (const name of configVariables) {
+      expect(example, name).toMatch(new RegExp(`^#? ?${name}=`, "m"));
+      expect(readme, name).toContain(`\`${name}\``);
+    }
+  });
+});
+
+describe(".env", () => {
+  it("is read when present, without overriding what the environment already sets", () => {
+    const directory = mkdtempSync(join(tmpdir(), "storefront-env-"));
+    const path = join(directory, ".env");
+    writeFileSync(path, "STOREFRONT_TEST_FROM_FILE=file\nSTOREFRONT_TEST_SET_TWICE=file\n");
+    process.env.STOREFRONT_TEST_SET_TWICE = "environment";
+    try {
+      expect(loadEnvFile(join(directory, "missing.env"))).toBe(false);
+      expect(loadEnvFile(path)).toBe(true);
+      expect(process.env.STOREFRONT_TEST_FROM_FILE).toBe("file");
+      expect(process.env.STOREFRONT_TEST_SET_TWICE).toBe("environment");
+    } finally {
+      delete process.env.STOREFRONT_TEST_FROM_FILE;
+      delete process.env.STOREFRONT_TEST_SET_TWICE;
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { z } from "zod";
 
 /**
@@ -64,7 +65,20 @@ const configSchema = z
 
 export type Config = z.infer<typeof configSchema>;
 
+/** Every variable the shop reads. */
+export const configVariables = Object.keys(configSchema.shape);
+
 export class ConfigError extends Error {}
+
+/**
+ * Reads a `.env` file into process.env when there is one (Node's own parser; see .env.example). Variables the
+ * environment already sets win: an operator's `PORT=4000 npm start` is never overridden by the file.
+ */
+export function loadEnvFile(path = ".env"): boolean {
+  if (!existsSync(path)) return false;
+  process.loadEnvFile(path);
+  return true;
+}
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
   // An empty variable means "not set", as a shell user expects after `export DATABASE_URL=`.

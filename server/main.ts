@@ -1,5 +1,5 @@
 import { createRequestHandler, type ServerBuild } from "react-router";
-import { ConfigError, parseConfig } from "./config";
+import { ConfigError, loadEnvFile, parseConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";
 import { openDatabase } from "./db/client";
 import { createLogger } from "./logger";
@@ -19,6 +19,7 @@ export interface StartOptions {
  * accepting connections, let in-flight requests finish, close the database, then exit.
  */
 export async function startServer({ clientBuildDir, devMiddleware }: StartOptions = {}) {
+  loadEnvFile();
   const config = parseConfig(process.env);
   const logger = createLogger(config.LOG_LEVEL);
   // One process per embedded database: a second one would silently lose one side's writes.
