@@ -120,7 +120,8 @@ test("every image on the home page loads, with alt text and explicit dimensions"
 });
 
 test("the banner carousel has six slides and advances by itself", async ({ page }) => {
-  await page.goto("/");
+  await page.clock.install();
+  await gotoHydrated(page, "/");
   const carousel = page.locator('[aria-roledescription="carousel"]');
   await expect(carousel).toHaveAttribute("aria-label", "Featured offers");
   const slides = carousel.locator('[aria-roledescription="slide"]');
@@ -129,9 +130,12 @@ test("the banner carousel has six slides and advances by itself", async ({ page 
   await expect(current).toHaveCount(1);
   await expect(current).toHaveAttribute("aria-label", "Books for curious minds");
   // Keep the pointer and focus away from the carousel, which would pause it.
-  await page.mouse.move(5, 895);
-  await expect(current).toHaveAttribute("aria-label", "Bake something wonderful", { timeout: 5_000 });
-  await expect(current).toHaveAttribute("aria-label", "Game on: ultra-wide monitors", { timeout: 5_000 });
+  await page.mouse.move(5, 700);
+  // Three seconds a banner, on the page's clock.
+  await page.clock.runFor(3_100);
+  await expect(current).toHaveAttribute("aria-label", "Bake something wonderful");
+  await page.clock.runFor(3_000);
+  await expect(current).toHaveAttribute("aria-label", "Game on: ultra-wide monitors");
   // No dots or "1 of 6" status.
   await expect(carousel).not.toContainText(/\d of \d/);
 });
