@@ -5,10 +5,8 @@ import type { RequestHandler } from "react-router";
 import type { DatabaseHandle } from "./db/client";
 import { createApp } from "./http/app";
 import type { Logger } from "./logger";
+import { createStripeTestProcessor, migrateProcessor } from "@storefront/stripe-test-processor";
 import { createPaymentProvider, type PaymentProvider } from "./payments/payment-provider";
-import { getProcessorKeys } from "./payments/processor/processor-keys";
-import { createProcessorApp } from "./payments/processor/processor-routes";
-import { createWebhookDelivery } from "./payments/processor/webhook-delivery";
 import { createServices, prepareDatabase } from "./services";
 
 type NodeMiddleware = (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
@@ -42,23 +40,20 @@ export async function createShop(options: ShopOptions) {
 
   // Known once listening: the built-in processor is reached over HTTP at this server's own address.
   let selfOrigin: URL | undefined;
-  const builtIn = options.stripe ? null : await getProcessorKeys(database.db);
+  if (!options.stripe) await migrateProcessor(database.db);
+  const builtIn = options.stripe
+    ? null
+    : await createStripeTestProcessor({ db: database.db, logger, webhookUrl: () => selfOrigin && new URL("/webhooks/stripe", selfOrigin).toString() });
   const provider: PaymentProvider = builtIn
     ? createPaymentProvider({
         mode: "built-in",
-        secretKey: builtIn.secretKey,
-        publishableKey: builtIn.publishableKey,
-        webhookSecret: builtIn.webhookSecret,
+        ...builtIn.keys,
         selfOrigin: () => {
           if (!selfOrigin) throw new Error("The shop is not listening yet");
           return selfOrigin;
         },
       })
     : createPaymentProvider({ mode: "stripe", ...(options.stripe as NonNullable<ShopOptions["stripe"]>) });
-  const delivery = builtIn
-    ? createWebhookDelivery({ db: database.db, logger, webhookUrl: () => new URL("/webhooks/stripe", selfOrigin).toString() })
-    : null;
-
   const services = createServices(database, logger, { provider, authAttemptsPerIp: options.authAttemptsPerIp });
   const app = createApp({
     services,
@@ -66,7 +61,7 @@ export async function createShop(options: ShopOptions) {
     trustProxy: options.trustProxy,
     clientBuildDir: options.clientBuildDir,
     handlePageRequest: options.handlePageRequest,
-    processor: delivery ? createProcessorApp({ db: database.db, logger, delivery }) : undefined,
+    processor: builtIn?.app,
   });
 
   async function listen(port: number, host = "127.0.0.1") {
@@ -77,14 +72,14 @@ export async function createShop(options: ShopOptions) {
     const address = server.address() as AddressInfo;
     const loopback = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
     selfOrigin = new URL(`http://${loopback.includes(":") ? `[${loopback}]` : loopback}:${address.port}/`);
-    delivery?.start(WEBHOOK_DELIVERY_INTERVAL_MS);
+    builtIn?.start(WEBHOOK_DELIVERY_INTERVAL_MS);
     // Payments that succeeded while no server was up to record them (a crash after the charge) get their orders.
     void services.checkout.recordMissedOrders().catch((error: unknown) => logger.error({ err: error }, "checkout: sweep for missed orders failed"));
 
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
-        await delivery?.stop();
+        await builtIn?.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
@@ -94,5 +89,6 @@ export async function createShop(options: ShopOptions) {
     return { port: address.port, url: `http://localhost:${address.port}`, server, close };
   }
 
-  return { app, services, listen };
+  // Tests play the outside world's part (a browser confirming a card, a forged webhook) with the built-in processor's keys.
+  return { app, services, listen, processorKeys: builtIn?.keys };
 }

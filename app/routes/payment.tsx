@@ -6,9 +6,8 @@ import { formatCents } from "../../shared/money";
 import type { PaymentClientConfig } from "../../shared/payments";
 import { BasketLine } from "../features/basket/components/basket-line";
 import { AuthenticationDialog } from "../features/payment/authentication-dialog";
-import { CardEntry, type CardEntryController, type CardEntryState } from "../features/payment/card-entry";
+import { CardEntry, cardFieldStyles, type CardEntryController, type CardEntryState } from "../features/payment/card-entry";
 import { useCheckoutPayment } from "../features/payment/use-checkout-payment";
-import cardFieldStyles from "../features/payment/card-field/card-field.css?url";
 
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: cardFieldStyles }];
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import Stripe from "stripe";
 import { sql } from "kysely";
-import { getProcessorKeys } from "../payments/processor/processor-keys";
 import { describeEachDatabase, testSchemaName } from "../testing/test-database";
 import { confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
 
@@ -19,7 +18,7 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     const running = await shop.listen(0);
     origin = `http://127.0.0.1:${running.port}`;
     close = running.close;
-    ({ publishableKey, webhookSecret } = await getProcessorKeys(getDatabase().db));
+    ({ publishableKey, webhookSecret } = shop.processorKeys!);
   });
   afterAll(() => close());
 
@@ -224,7 +223,7 @@ if (process.env.TEST_DATABASE_URL) {
     const running = await Promise.all(shops.map((shop) => shop.listen(0)));
     try {
       const [a, b] = running.map((instance) => `http://127.0.0.1:${instance.port}`) as [string, string];
-      const { publishableKey } = await getProcessorKeys(databases[0]!.db);
+      const { publishableKey } = shops[0]!.processorKeys!;
       // The shopper's requests land on either instance (a load balancer without stickiness).
       const onA = createHttpBrowser(a);
       expect((await onA.postJson("/basket/add", { productId: ECHO })).status).toBe(201);
@@ -240,7 +239,7 @@ if (process.env.TEST_DATABASE_URL) {
           headers: { cookie, "content-type": "application/json" },
           body: JSON.stringify({ paymentIntentId: confirmed.body.id }),
         }).then((response) => response.status);
-      const { webhookSecret: secret } = await getProcessorKeys(databases[0]!.db);
+      const { webhookSecret: secret } = shops[0]!.processorKeys!;
       const intent = await fetch(`${a}/_processor/v1/payment_intents/${confirmed.body.id}?client_secret=${clientSecret}`, {
         headers: { authorization: `Bearer ${publishableKey}` },
       }).then((response) => response.json());

@@ -2,7 +2,7 @@ import Stripe from "stripe";
 
 /**
  * The shop's one door to the card processor: the official Stripe SDK, whichever processor is behind it. With
- * Stripe keys it is Stripe; without them it is the built-in test-mode processor (server/payments/processor),
+ * Stripe keys it is Stripe; without them it is the built-in test-mode processor (packages/stripe-test-processor),
  * reached over HTTP at this server's own /_processor path. Vendor names (intents, events) stop here: the rest
  * of the shop sees ProviderIntent and PaymentEvent.
  */
