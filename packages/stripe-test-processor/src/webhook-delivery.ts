@@ -1,9 +1,9 @@
 import { sql, type UpdateObject } from "kysely";
+import Stripe from "stripe";
 import type { ProcessorDB, ProcessorTables } from "./processor-tables.ts";
 import type { Logger } from "pino";
 import { purgeExpiredIdempotencyKeys } from "./idempotency.ts";
 import { getProcessorKeys } from "./processor-keys.ts";
-import { signWebhookPayload } from "./webhook-signature.ts";
 
 export interface WebhookDeliveryOptions {
   db: ProcessorDB;
@@ -86,7 +86,9 @@ export function createWebhookDelivery({ db, logger, webhookUrl, fetch: send = fe
         method: "POST",
         headers: {
           "content-type": "application/json; charset=utf-8",
-          "stripe-signature": signWebhookPayload(payload, secret),
+          // Stripe's signature (t=<seconds>,v1=<HMAC-SHA256>), made by the SDK that checks it; constructEvent refuses
+          // a timestamp older than five minutes, so every attempt is signed afresh.
+          "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload, secret }),
           "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
         },
         body: payload,
