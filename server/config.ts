@@ -23,6 +23,11 @@ const configSchema = z
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret key (sk_test_… or sk_live_…)").optional(),
   STRIPE_PUBLISHABLE_KEY: z.string().regex(/^pk_(test|live)_\w+$/, "must be a Stripe publishable key (pk_test_… or pk_live_…)").optional(),
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, "must be a Stripe webhook signing secret (whsec_…)").optional(),
+  /**
+   * The built-in test processor run as its own process (npm run processor), e.g. http://127.0.0.1:4242: the shop
+   * mounts none and reaches that one instead, with the three STRIPE_* keys the processor was given.
+   */
+  PROCESSOR_URL: z.url({ protocol: /^https?$/ }).max(2048).optional(),
   })
   .superRefine((config, context) => {
     const stripeKeys = ["STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const;
@@ -31,6 +36,9 @@ const configSchema = z
       for (const name of missing) {
         context.addIssue({ code: "custom", path: [name], message: "is required when any Stripe key is set (set all three, or none for the built-in processor)" });
       }
+    }
+    if (config.PROCESSOR_URL && missing.length > 0) {
+      context.addIssue({ code: "custom", path: ["PROCESSOR_URL"], message: "needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET: the keys the processor was started with" });
     }
   });
 

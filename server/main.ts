@@ -32,6 +32,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     stripe: config.STRIPE_SECRET_KEY
       ? { secretKey: config.STRIPE_SECRET_KEY, publishableKey: config.STRIPE_PUBLISHABLE_KEY ?? "", webhookSecret: config.STRIPE_WEBHOOK_SECRET ?? "" }
       : undefined,
+    processorUrl: config.PROCESSOR_URL,
     trustProxy: config.TRUST_PROXY,
     authAttemptsPerIp: config.AUTH_ATTEMPTS_PER_IP,
     clientBuildDir,

@@ -17,6 +17,8 @@ export interface ShopOptions {
   isProduction: boolean;
   /** Stripe keys; without them the built-in test-mode processor is mounted and used. */
   stripe?: { secretKey: string; publishableKey: string; webhookSecret: string };
+  /** The built-in processor run as its own process at this URL: `stripe` then holds its keys, and nothing is mounted. */
+  processorUrl?: string;
   handlePageRequest?: RequestHandler;
   clientBuildDir?: string;
   devMiddleware?: NodeMiddleware;
@@ -53,7 +55,11 @@ export async function createShop(options: ShopOptions) {
           return selfOrigin;
         },
       })
-    : createPaymentProvider({ mode: "stripe", ...(options.stripe as NonNullable<ShopOptions["stripe"]>) });
+    : createPaymentProvider({
+        mode: options.processorUrl ? "built-in" : "stripe",
+        ...(options.stripe as NonNullable<ShopOptions["stripe"]>),
+        processorUrl: options.processorUrl,
+      });
   const services = createServices(database, logger, { provider, authAttemptsPerIp: options.authAttemptsPerIp });
   const app = createApp({
     services,

@@ -14,7 +14,11 @@ export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: card
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
   const basket = await services.basket.getBasket(shopper.basketOwner);
-  const payment: PaymentClientConfig = { mode: services.provider.mode, publishableKey: services.provider.publishableKey };
+  const payment: PaymentClientConfig = {
+    mode: services.provider.mode,
+    publishableKey: services.provider.publishableKey,
+    processorUrl: services.provider.browserProcessorUrl,
+  };
   return { basket, email: shopper.user?.email ?? null, payment };
 }
 

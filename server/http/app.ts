@@ -55,7 +55,14 @@ export function createApp({ services, handlePageRequest, clientBuildDir, isProdu
     await next();
   });
   app.use(requestLog(services.logger));
-  app.use(securityHeaders({ isProduction, allowStripe: services.provider.mode === "stripe" }));
+  app.use(
+    securityHeaders({
+      isProduction,
+      allowStripe: services.provider.mode === "stripe",
+      // A processor run as its own process is called by the payment page on its own origin.
+      processorOrigin: URL.canParse(services.provider.browserProcessorUrl) ? new URL(services.provider.browserProcessorUrl).origin : undefined,
+    }),
+  );
   app.use(compressResponses());
 
   if (clientBuildDir) {

@@ -5,7 +5,16 @@ import type { MiddlewareHandler } from "hono";
  * shop loads nothing from any other host; in Stripe mode, Stripe's hosts as Stripe documents). React Router's inline hydration scripts run by a per-response nonce, never by
  * 'unsafe-inline'. The nonce is handed on in `cspNonce` for the page renderer to stamp on its scripts.
  */
-export function securityHeaders({ isProduction, allowStripe }: { isProduction: boolean; allowStripe: boolean }): MiddlewareHandler<{
+export function securityHeaders({
+  isProduction,
+  allowStripe,
+  processorOrigin,
+}: {
+  isProduction: boolean;
+  allowStripe: boolean;
+  /** The built-in test processor's origin when it runs as its own process: the payment page sends the card there. */
+  processorOrigin?: string;
+}): MiddlewareHandler<{
   Variables: { cspNonce: string };
 }> {
   return async (c, next) => {
@@ -18,7 +27,7 @@ export function securityHeaders({ isProduction, allowStripe }: { isProduction: b
     headers.set("X-Frame-Options", "DENY");
     headers.set("Cross-Origin-Opener-Policy", "same-origin");
     if (isProduction) headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
-    headers.set("Content-Security-Policy", contentSecurityPolicy(nonce, { allowStripe }));
+    headers.set("Content-Security-Policy", contentSecurityPolicy(nonce, { allowStripe, processorOrigin }));
   };
 }
 
@@ -33,7 +42,7 @@ const STRIPE_SOURCES = {
   connect: "https://api.stripe.com",
 } as const;
 
-export function contentSecurityPolicy(nonce: string, { allowStripe }: { allowStripe: boolean }): string {
+export function contentSecurityPolicy(nonce: string, { allowStripe, processorOrigin }: { allowStripe: boolean; processorOrigin?: string }): string {
   const stripe = (kind: keyof typeof STRIPE_SOURCES) => (allowStripe ? ` ${STRIPE_SOURCES[kind]}` : "");
   return [
     "default-src 'self'",
@@ -41,7 +50,7 @@ export function contentSecurityPolicy(nonce: string, { allowStripe }: { allowStr
     `style-src 'self' 'nonce-${nonce}'`,
     "img-src 'self'",
     "font-src 'self'",
-    `connect-src 'self'${stripe("connect")}`,
+    `connect-src 'self'${stripe("connect")}${processorOrigin ? ` ${processorOrigin}` : ""}`,
     `frame-src ${allowStripe ? STRIPE_SOURCES.frame : "'none'"}`,
     "frame-ancestors 'none'",
     "base-uri 'self'",

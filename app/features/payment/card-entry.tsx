@@ -31,7 +31,16 @@ export function CardEntry({ config, errorId, disabled, onChange, controller }: C
       </Suspense>
     );
   }
-  return <BuiltInCardEntry publishableKey={config.publishableKey} errorId={errorId} disabled={disabled} onChange={onChange} controller={controller} />;
+  return (
+    <BuiltInCardEntry
+      publishableKey={config.publishableKey}
+      processorUrl={config.processorUrl}
+      errorId={errorId}
+      disabled={disabled}
+      onChange={onChange}
+      controller={controller}
+    />
+  );
 }
 
 /** Which card entry a processor needs. */
@@ -39,18 +48,25 @@ export function cardEntryFor(config: PaymentClientConfig): "stripe" | "built-in"
   return config.mode === "stripe" ? "stripe" : "built-in";
 }
 
-function BuiltInCardEntry({ publishableKey, errorId, disabled, onChange, controller }: Omit<CardEntryProps, "config"> & { publishableKey: string }) {
+function BuiltInCardEntry({
+  publishableKey,
+  processorUrl,
+  errorId,
+  disabled,
+  onChange,
+  controller,
+}: Omit<CardEntryProps, "config"> & { publishableKey: string; processorUrl: string }) {
   const card = useRef<CardDetails | null>(null);
   useImperativeHandle(
     controller,
     () => ({
       confirm: (clientSecret) =>
         card.current
-          ? builtInProcessor.confirmCardPayment(clientSecret, publishableKey, card.current)
+          ? builtInProcessor.confirmCardPayment(processorUrl, clientSecret, publishableKey, card.current)
           : Promise.resolve({ status: "failed", message: "Your card number is incomplete." }),
-      authenticate: (clientSecret, answer) => builtInProcessor.authenticate(clientSecret, publishableKey, answer),
+      authenticate: (clientSecret, answer) => builtInProcessor.authenticate(processorUrl, clientSecret, publishableKey, answer),
     }),
-    [publishableKey],
+    [publishableKey, processorUrl],
   );
   return (
     <CardField

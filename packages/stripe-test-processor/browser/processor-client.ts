@@ -25,10 +25,10 @@ function encode(fields: Record<string, string>): string {
   return new URLSearchParams(fields).toString();
 }
 
-async function call(path: string, publishableKey: string, fields: Record<string, string>): Promise<ConfirmOutcome> {
+async function call(baseUrl: string, path: string, publishableKey: string, fields: Record<string, string>): Promise<ConfirmOutcome> {
   let response: Response;
   try {
-    response = await fetch(`/_processor/v1/payment_intents/${path}`, {
+    response = await fetch(`${baseUrl}/v1/payment_intents/${path}`, {
       method: "POST",
       headers: { authorization: `Bearer ${publishableKey}`, "content-type": "application/x-www-form-urlencoded" },
       body: encode(fields),
@@ -45,10 +45,13 @@ async function call(path: string, publishableKey: string, fields: Record<string,
   return { status: "failed", message: "Your payment could not be completed. Please try again." };
 }
 
-/** The built-in test-mode processor: the card goes straight to it (same origin), never to the shop's own routes. */
+/**
+ * The processor at `baseUrl` (where it is mounted, "/_processor" on the page's own origin, or its own origin when it
+ * runs alone): the card goes straight to it, never to the shop's own routes.
+ */
 export const builtInProcessor = {
-  confirmCardPayment(clientSecret: string, publishableKey: string, card: CardDetails): Promise<ConfirmOutcome> {
-    return call(`${intentIdOf(clientSecret)}/confirm`, publishableKey, {
+  confirmCardPayment(baseUrl: string, clientSecret: string, publishableKey: string, card: CardDetails): Promise<ConfirmOutcome> {
+    return call(baseUrl, `${intentIdOf(clientSecret)}/confirm`, publishableKey, {
       client_secret: clientSecret,
       "payment_method_data[type]": "card",
       "payment_method_data[card][number]": card.number,
@@ -60,7 +63,7 @@ export const builtInProcessor = {
   },
 
   /** The shopper's answer to the authentication challenge. */
-  authenticate(clientSecret: string, publishableKey: string, outcome: "complete" | "fail"): Promise<ConfirmOutcome> {
-    return call(`${intentIdOf(clientSecret)}/authenticate`, publishableKey, { client_secret: clientSecret, outcome });
+  authenticate(baseUrl: string, clientSecret: string, publishableKey: string, outcome: "complete" | "fail"): Promise<ConfirmOutcome> {
+    return call(baseUrl, `${intentIdOf(clientSecret)}/authenticate`, publishableKey, { client_secret: clientSecret, outcome });
   },
 };

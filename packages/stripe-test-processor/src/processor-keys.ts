@@ -31,6 +31,20 @@ export function getProcessorKeys(db: ProcessorDB): Promise<ProcessorKeys> {
   return keys;
 }
 
+/**
+ * Makes the given keys the processor's (a processor run as its own process takes them from its environment, so the
+ * shop's operator can give the shop the same three). They replace any kept before.
+ */
+export async function setProcessorKeys(db: ProcessorDB, keys: ProcessorKeys): Promise<void> {
+  const row = { secret_key: keys.secretKey, publishable_key: keys.publishableKey, webhook_secret: keys.webhookSecret };
+  await db
+    .insertInto("processor_keys")
+    .values({ id: 1, ...row })
+    .onConflict((conflict) => conflict.column("id").doUpdateSet(row))
+    .execute();
+  cachedKeys.set(db, Promise.resolve({ ...keys }));
+}
+
 async function loadOrCreateKeys(db: ProcessorDB): Promise<ProcessorKeys> {
   await db
     .insertInto("processor_keys")
