@@ -1,9 +1,8 @@
-import type { CheckoutService } from "../checkout/checkout-service";
-import { SHOP_METADATA_KEY } from "../checkout/checkout-service";
 import type { DB } from "../db/client";
 import type { Logger } from "../logger";
+import type { PaymentProvider } from "../payments/payment-provider";
 import { AppError } from "../../shared/errors";
-import type { PaymentProvider } from "./payment-provider";
+import { SHOP_METADATA_KEY, type CheckoutService } from "./checkout-service";
 
 export type WebhookOutcome = "recorded" | "already-processed" | "ignored" | "noted";
 
