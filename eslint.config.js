@@ -1,6 +1,23 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
+import { importX } from "eslint-plugin-import-x";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+
+/**
+ * The layers, as import rules (docs/ARCHITECTURE.md): the server never imports the pages (app/); the test processor
+ * package imports nothing of the shop; the shop reaches the package only through its entry points, and only from the
+ * composition root (server/shop.ts) and the payment page's card entry (app/features/payment/card-entry.tsx).
+ */
+const PROCESSOR = "@storefront/stripe-test-processor";
+const processorInternals = { group: [`${PROCESSOR}/*/**`, `${PROCESSOR}/src`, `${PROCESSOR}/src/**`, "**/packages/**"], message: "Reach the test processor through its package entry points only." };
+const processorAnywhere = { group: [PROCESSOR, `${PROCESSOR}/*`, "**/packages/**"], message: "Only server/shop.ts mounts the test processor, and only app/features/payment/card-entry.tsx shows its card field." };
+const componentPatterns = [
+  { group: ["**/server/**"], message: "Components must not import server code." },
+  // Schemas are for the server's validation; in a component they would ship zod to every shopper.
+  { group: ["zod", "**/*-schemas"], message: "Components must not import zod or request schemas (bundle size)." },
+];
+const restrict = (...patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
 
 export default tseslint.config(
   { ignores: ["build/", ".react-router/", "node_modules/", "data/", "test-results/", "playwright-report/", "public/"] },
@@ -20,19 +37,25 @@ export default tseslint.config(
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", Buffer: "readonly" } },
   },
   {
-    // Components never reach into the server: data comes from loaders, through the request context.
-    files: ["app/components/**", "app/features/**"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            { group: ["**/server/**"], message: "Components must not import server code." },
-            // Schemas are for the server's validation; in a component they would ship zod to every shopper.
-            { group: ["zod", "**/*-schemas"], message: "Components must not import zod or request schemas (bundle size)." },
-          ],
-        },
-      ],
+    // No import cycles anywhere in the shop or the package (type-only imports included: they couple as much).
+    files: ["{app,server,shared,packages}/**/*.{ts,tsx}"],
+    plugins: { "import-x": importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      "import-x/resolver": undefined,
+      "import-x/resolver-next": [createTypeScriptImportResolver({ alwaysTryTypes: true })],
     },
+    rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
+  },
+  { files: ["server/**", "shared/**", "app/**"], rules: restrict(processorAnywhere) },
+  { files: ["server/**", "shared/**"], rules: restrict(processorAnywhere, { group: ["**/app/**", "!**/http/app"], message: "The server never imports app/: what routes need lives in server/ (see server/http/request-context.ts)." }) },
+  { files: ["server/shop.ts"], rules: restrict(processorInternals, { group: ["**/app/**", "!**/http/app"], message: "The server never imports app/." }) },
+  // Components never reach into the server: data comes from loaders, through the request context.
+  { files: ["app/components/**", "app/features/**"], rules: restrict(processorAnywhere, ...componentPatterns) },
+  { files: ["app/features/payment/card-entry.tsx"], rules: restrict(processorInternals, ...componentPatterns) },
+  {
+    // The test processor is a product of its own: nothing of the shop.
+    files: ["packages/stripe-test-processor/**"],
+    rules: restrict({ group: ["**/server/**", "**/app/**", "**/shared/**", "../../*", "storefront", "storefront/**"], message: "The test processor imports nothing of the shop." }),
   },
 );

@@ -1,20 +1,6 @@
-import { createContext } from "react-router";
-import type { Shopper } from "../server/http/shopper";
-import type { Services } from "../server/services";
-
-/** What the custom server hands to every loader and action: the services, this request's id and its
- * script nonce. */
-export interface RequestContext {
-  services: Services;
-  requestId: string;
-  /** The Content-Security-Policy nonce this response's inline scripts must carry. */
-  cspNonce: string;
-  /** The browser's session, if it has one. */
-  shopper: Shopper;
-  /** Where the request came from, for rate limits. */
-  clientIp: string;
-  /** Set while rendering when a loader or action found the database unreachable: the page is then a 503. */
-  outage: { isDatabaseUnavailable: boolean };
-}
-
-export const requestContext = createContext<RequestContext>();
+/**
+ * The request context key and its type, as the routes see them: the one module through which app/ reaches the
+ * server (its types, and the key loaders read the services with). The server defines them, in
+ * server/http/request-context.ts, and never imports app/.
+ */
+export { requestContext, type RequestContext } from "../server/http/request-context";

@@ -128,3 +128,13 @@ describe(".env", () => {
     }
   });
 });
+
+describe("PROCESSOR_URL", () => {
+  const keys = { STRIPE_SECRET_KEY: "sk_test_abc123", STRIPE_PUBLISHABLE_KEY: "pk_test_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
+
+  it("points the shop at a test processor run as its own process, with the keys it was started with", () => {
+    expect(parseConfig({ ...keys, PROCESSOR_URL: "http://127.0.0.1:4242" }).PROCESSOR_URL).toBe("http://127.0.0.1:4242");
+    expect(() => parseConfig({ PROCESSOR_URL: "http://127.0.0.1:4242" })).toThrow(/PROCESSOR_URL: needs STRIPE_SECRET_KEY/);
+    expect(() => parseConfig({ ...keys, PROCESSOR_URL: "ftp://127.0.0.1:4242" })).toThrow(/PROCESSOR_URL/);
+  });
+});

@@ -43,6 +43,11 @@ const configSchema = z
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, "must be a Stripe webhook signing secret (whsec_…)").optional(),
   /** Without Stripe keys the shop takes test cards only; on a shared PostgreSQL that must be asked for. */
   ALLOW_TEST_PAYMENTS: z.stringbool().default(false),
+  /**
+   * The built-in test processor run as its own process (npm run processor), e.g. http://127.0.0.1:4242: the shop
+   * mounts none and reaches that one instead, with the three STRIPE_* keys the processor was given.
+   */
+  PROCESSOR_URL: z.url({ protocol: /^https?$/ }).max(2048).optional(),
   })
   .superRefine((config, context) => {
     const stripeKeys = ["STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const;
@@ -60,6 +65,9 @@ const configSchema = z
         path: ["ALLOW_TEST_PAYMENTS"],
         message: "DATABASE_URL is set but no Stripe keys are: set STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET, or ALLOW_TEST_PAYMENTS=true to take test payments only",
       });
+    }
+    if (config.PROCESSOR_URL && missing.length > 0) {
+      context.addIssue({ code: "custom", path: ["PROCESSOR_URL"], message: "needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET: the keys the processor was started with" });
     }
   });
 

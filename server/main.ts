@@ -37,6 +37,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
       : undefined,
     trustedProxyHops: config.TRUST_PROXY,
     publicUrl: config.PUBLIC_URL,
+    processorUrl: config.PROCESSOR_URL,
     authAttemptsPerIp: config.AUTH_ATTEMPTS_PER_IP,
     maxConnections: config.MAX_CONNECTIONS,
     newSessionsPerIp: config.NEW_SESSIONS_PER_IP,

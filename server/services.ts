@@ -7,9 +7,9 @@ import { createSignInFlow } from "./accounts/sign-in-flow";
 import { createBasketService } from "./basket/basket-service";
 import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-service";
 import { createCheckoutService } from "./checkout/checkout-service";
+import { createWebhookHandler } from "./checkout/webhook-handler";
 import { createOrderService } from "./orders/order-service";
 import type { PaymentProvider } from "./payments/payment-provider";
-import { createWebhookHandler } from "./payments/webhook-handler";
 import { createSessionService } from "./sessions/session-service";
 
 /**

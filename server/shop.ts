@@ -6,11 +6,8 @@ import type { DatabaseHandle } from "./db/client";
 import { createApp } from "./http/app";
 import { DEFAULT_MAX_CONNECTIONS, limitConnections, serverOptions } from "./http/connection-limits";
 import type { Logger } from "./logger";
+import { createStripeTestProcessor, migrateProcessor } from "@storefront/stripe-test-processor";
 import { createPaymentProvider, type PaymentProvider } from "./payments/payment-provider";
-import { getProcessorKeys } from "./payments/processor/processor-keys";
-import { createProcessorApp } from "./payments/processor/processor-routes";
-import { deleteExpiredIdempotencyKeys } from "./payments/processor/retention";
-import { createWebhookDelivery } from "./payments/processor/webhook-delivery";
 import { createRetentionSweep } from "./retention/retention-sweep";
 import { createServices, prepareDatabase } from "./services";
 
@@ -23,6 +20,8 @@ export interface ShopOptions {
   publicUrl?: URL;
   /** Stripe keys; without them the built-in test-mode processor is mounted and used. */
   stripe?: { secretKey: string; publishableKey: string; webhookSecret: string };
+  /** The built-in processor run as its own process at this URL: `stripe` then holds its keys, and nothing is mounted. */
+  processorUrl?: string;
   handlePageRequest?: RequestHandler;
   clientBuildDir?: string;
   devMiddleware?: NodeMiddleware;
@@ -50,36 +49,34 @@ export async function createShop(options: ShopOptions) {
 
   // Known once listening: the built-in processor is reached over HTTP at this server's own address.
   let selfOrigin: URL | undefined;
-  const builtIn = options.stripe ? null : await getProcessorKeys(database.db);
+  if (!options.stripe) await migrateProcessor(database.db);
+  const builtIn = options.stripe
+    ? null
+    : await createStripeTestProcessor({ db: database.db, logger, webhookUrl: () => selfOrigin && new URL("/webhooks/stripe", selfOrigin).toString() });
   const provider: PaymentProvider = builtIn
     ? createPaymentProvider({
         mode: "built-in",
-        secretKey: builtIn.secretKey,
-        publishableKey: builtIn.publishableKey,
-        webhookSecret: builtIn.webhookSecret,
+        ...builtIn.keys,
         selfOrigin: () => {
           if (!selfOrigin) throw new Error("The shop is not listening yet");
           return selfOrigin;
         },
       })
-    : createPaymentProvider({ mode: "stripe", ...(options.stripe as NonNullable<ShopOptions["stripe"]>) });
-  const delivery = builtIn
-    ? createWebhookDelivery({ db: database.db, logger, webhookUrl: () => new URL("/webhooks/stripe", selfOrigin).toString() })
-    : null;
-
+    : createPaymentProvider({
+        mode: options.processorUrl ? "built-in" : "stripe",
+        ...(options.stripe as NonNullable<ShopOptions["stripe"]>),
+        processorUrl: options.processorUrl,
+      });
   const services = createServices(database, logger, { provider, authAttemptsPerIp: options.authAttemptsPerIp, newSessionsPerIp: options.newSessionsPerIp });
-  const retention = createRetentionSweep({
-    db: database.db,
-    logger,
-    extraBatches: builtIn ? { processorIdempotencyKeys: deleteExpiredIdempotencyKeys } : {},
-  });
+  const retention = createRetentionSweep({ db: database.db, logger });
+
   const app = createApp({
     services,
     publicUrl: options.publicUrl,
     trustedProxyHops: options.trustedProxyHops,
     clientBuildDir: options.clientBuildDir,
     handlePageRequest: options.handlePageRequest,
-    processor: delivery ? createProcessorApp({ db: database.db, logger, delivery }) : undefined,
+    processor: builtIn?.app,
   });
 
   async function listen(port: number, host = "127.0.0.1") {
@@ -98,7 +95,7 @@ export async function createShop(options: ShopOptions) {
     const address = server.address() as AddressInfo;
     const loopback = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
     selfOrigin = new URL(`http://${loopback.includes(":") ? `[${loopback}]` : loopback}:${address.port}/`);
-    delivery?.start(WEBHOOK_DELIVERY_INTERVAL_MS);
+    builtIn?.start(WEBHOOK_DELIVERY_INTERVAL_MS);
     retention.start();
     // Payments that succeeded while no server was up to record them (a crash after the charge) get their orders.
     void services.checkout.recordMissedOrders().catch((error: unknown) => logger.error({ err: error }, "checkout: sweep for missed orders failed"));
@@ -106,7 +103,7 @@ export async function createShop(options: ShopOptions) {
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
-        await delivery?.stop();
+        await builtIn?.stop();
         await retention.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
@@ -117,5 +114,6 @@ export async function createShop(options: ShopOptions) {
     return { port: address.port, url: `http://localhost:${address.port}`, server, close };
   }
 
-  return { app, services, retention, listen };
+  // Tests play the outside world's part (a browser confirming a card, a forged webhook) with the built-in processor's keys.
+  return { app, services, retention, listen, processorKeys: builtIn?.keys };
 }

@@ -17,4 +17,6 @@ export const recordOrderSchema = z.strictObject({
 export interface PaymentClientConfig {
   mode: "built-in" | "stripe";
   publishableKey: string;
+  /** Built-in mode: the processor's base URL for the browser ("/_processor" on the shop, or its own origin). */
+  processorUrl: string;
 }

@@ -6,16 +6,19 @@ import { formatCents } from "../../shared/money";
 import type { PaymentClientConfig } from "../../shared/payments";
 import { BasketLine } from "../features/basket/components/basket-line";
 import { AuthenticationDialog } from "../features/payment/authentication-dialog";
-import { CardEntry, type CardEntryController, type CardEntryState } from "../features/payment/card-entry";
+import { CardEntry, cardFieldStyles, type CardEntryController, type CardEntryState } from "../features/payment/card-entry";
 import { useCheckoutPayment } from "../features/payment/use-checkout-payment";
-import cardFieldStyles from "../features/payment/card-field/card-field.css?url";
 
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: cardFieldStyles }];
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
   const basket = await services.basket.getBasket(shopper.basketOwner);
-  const payment: PaymentClientConfig = { mode: services.provider.mode, publishableKey: services.provider.publishableKey };
+  const payment: PaymentClientConfig = {
+    mode: services.provider.mode,
+    publishableKey: services.provider.publishableKey,
+    processorUrl: services.provider.browserProcessorUrl,
+  };
   return { basket, email: shopper.user?.email ?? null, payment };
 }
 

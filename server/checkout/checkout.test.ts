@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import Stripe from "stripe";
 import { sql } from "kysely";
-import { getProcessorKeys } from "../payments/processor/processor-keys";
 import { describeEachDatabase } from "../testing/test-database";
 import { startTwoInstances } from "../testing/two-instances";
 import { confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
@@ -20,7 +19,7 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     const running = await shop.listen(0);
     origin = `http://127.0.0.1:${running.port}`;
     close = running.close;
-    ({ publishableKey, webhookSecret } = await getProcessorKeys(getDatabase().db));
+    ({ publishableKey, webhookSecret } = shop.processorKeys!);
   });
   afterAll(() => close());
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import Stripe from "stripe";
 import { createLogger } from "../logger";
-import { getProcessorKeys } from "../payments/processor/processor-keys";
 import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient, type PaymentProvider } from "../payments/payment-provider";
 import type { BasketOwner } from "../basket/basket-service";
 import { describeEachDatabase } from "../testing/test-database";
@@ -19,7 +18,7 @@ const IPAD = "3254354345"; // $598.99
 describeEachDatabase("payment integrity: the paid amount and the recorded items agree", (getDatabase) => {
   let shop: Awaited<ReturnType<typeof createTestShop>>;
   let origin = "";
-  let keys: Awaited<ReturnType<typeof getProcessorKeys>>;
+  let keys: NonNullable<Awaited<ReturnType<typeof createTestShop>>["processorKeys"]>;
   let close: () => Promise<void> = async () => {};
 
   beforeAll(async () => {
@@ -27,7 +26,7 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
     const running = await shop.listen(0);
     origin = `http://127.0.0.1:${running.port}`;
     close = running.close;
-    keys = await getProcessorKeys(getDatabase().db);
+    keys = shop.processorKeys!;
   });
   afterAll(() => close());
 

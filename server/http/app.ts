@@ -4,7 +4,6 @@ import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { RouterContextProvider, type RequestHandler } from "react-router";
-import { requestContext } from "../../app/context";
 import { AppError, type ErrorBody } from "../../shared/errors";
 import { isDatabaseUnavailable } from "../db/database-errors";
 import { BUILT_IN_PROCESSOR_PATH } from "../payments/payment-provider";
@@ -17,6 +16,7 @@ import { healthRoutes } from "./health-routes";
 import { paymentRoutes } from "./payment-routes";
 import { personalPagesUncached } from "./personal-pages";
 import { isHttpsRequest } from "./request-scheme";
+import { requestContext } from "./request-context";
 import { requestLog } from "./request-log";
 import { sameOriginOnly } from "./same-origin";
 import { securityHeaders } from "./security-headers";
@@ -59,7 +59,14 @@ export function createApp({ services, handlePageRequest, clientBuildDir, publicU
     await next();
   });
   app.use(requestLog(services.logger));
-  app.use(securityHeaders({ isHttps, allowStripe: services.provider.mode === "stripe" }));
+  app.use(
+    securityHeaders({
+      isHttps,
+      allowStripe: services.provider.mode === "stripe",
+      // A processor run as its own process is called by the payment page on its own origin.
+      processorOrigin: URL.canParse(services.provider.browserProcessorUrl) ? new URL(services.provider.browserProcessorUrl).origin : undefined,
+    }),
+  );
   app.use(personalPagesUncached());
   app.use(compressResponses());
 

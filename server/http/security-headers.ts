@@ -7,11 +7,20 @@ import { NONCE, secureHeaders, type SecureHeadersVariables } from "hono/secure-h
  * Stripe documents). React Router's inline hydration scripts and the inlined stylesheet run by a per-response nonce
  * (the middleware's NONCE), never by 'unsafe-inline'; it is handed on in `cspNonce` for the page renderer.
  */
-export function securityHeaders({ isHttps, allowStripe }: { isHttps: (c: Context) => boolean; allowStripe: boolean }): MiddlewareHandler<{
+export function securityHeaders({
+  isHttps,
+  allowStripe,
+  processorOrigin,
+}: {
+  isHttps: (c: Context) => boolean;
+  allowStripe: boolean;
+  /** The built-in test processor's origin when it runs as its own process: the payment page sends the card there. */
+  processorOrigin?: string;
+}): MiddlewareHandler<{
   Variables: { cspNonce: string } & SecureHeadersVariables;
 }> {
   const shared = {
-    contentSecurityPolicy: contentSecurityPolicy({ allowStripe }),
+    contentSecurityPolicy: contentSecurityPolicy({ allowStripe, processorOrigin }),
     referrerPolicy: "strict-origin-when-cross-origin",
     xFrameOptions: "DENY",
   };
@@ -37,7 +46,7 @@ const STRIPE_SOURCES = {
   connect: ["https://api.stripe.com"],
 };
 
-export function contentSecurityPolicy({ allowStripe }: { allowStripe: boolean }) {
+export function contentSecurityPolicy({ allowStripe, processorOrigin }: { allowStripe: boolean; processorOrigin?: string }) {
   const stripe = (kind: keyof typeof STRIPE_SOURCES) => (allowStripe ? STRIPE_SOURCES[kind] : []);
   return {
     defaultSrc: ["'self'"],
@@ -45,7 +54,7 @@ export function contentSecurityPolicy({ allowStripe }: { allowStripe: boolean })
     styleSrc: ["'self'", NONCE],
     imgSrc: ["'self'"],
     fontSrc: ["'self'"],
-    connectSrc: ["'self'", ...stripe("connect")],
+    connectSrc: ["'self'", ...stripe("connect"), ...(processorOrigin ? [processorOrigin] : [])],
     frameSrc: allowStripe ? STRIPE_SOURCES.frame : ["'none'"],
     frameAncestors: ["'none'"],
     baseUri: ["'self'"],

@@ -2,7 +2,7 @@ import Stripe from "stripe";
 
 /**
  * The shop's one door to the card processor: the official Stripe SDK, whichever processor is behind it. With
- * Stripe keys it is Stripe; without them it is the built-in test-mode processor (server/payments/processor),
+ * Stripe keys it is Stripe; without them it is the built-in test-mode processor (packages/stripe-test-processor),
  * reached over HTTP at this server's own /_processor path. Vendor names (intents, events) stop here: the rest
  * of the shop sees ProviderIntent and PaymentEvent.
  */
@@ -29,6 +29,8 @@ export interface ProviderSettings {
   webhookSecret: string;
   /** Built-in mode: where this server listens (the processor is mounted at /_processor on it). */
   selfOrigin?: () => URL;
+  /** Built-in mode with the processor run as its own process: its base URL (PROCESSOR_URL), for the SDK and the browser. */
+  processorUrl?: string;
 }
 
 export const BUILT_IN_PROCESSOR_PATH = "/_processor";
@@ -41,6 +43,8 @@ export function createPaymentProvider(settings: ProviderSettings) {
   return {
     mode: settings.mode,
     publishableKey: settings.publishableKey,
+    /** Where the payment page sends the card in built-in mode: this server's /_processor, or the processor's own URL. */
+    browserProcessorUrl: settings.processorUrl?.replace(/\/$/, "") ?? BUILT_IN_PROCESSOR_PATH,
 
     async createIntent(input: { amountCents: number; metadata: Record<string, string>; idempotencyKey: string }) {
       const intent = await stripe().paymentIntents.create(
@@ -93,15 +97,16 @@ function toProviderIntent(intent: Stripe.PaymentIntent): ProviderIntent {
 
 function createStripeClient(settings: ProviderSettings): Stripe {
   if (settings.mode === "stripe") return new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout: 20_000 });
-  const origin = settings.selfOrigin?.();
+  const origin = settings.processorUrl ? new URL(settings.processorUrl) : settings.selfOrigin?.();
   if (!origin) throw new Error("The built-in processor needs the server's own address");
+  const path = settings.processorUrl ? origin.pathname.replace(/\/$/, "") : BUILT_IN_PROCESSOR_PATH;
   return new Stripe(settings.secretKey, {
     host: origin.hostname,
     port: origin.port,
     protocol: origin.protocol === "https:" ? "https" : "http",
     maxNetworkRetries: 2,
     timeout: 20_000,
-    httpClient: prefixedHttpClient(BUILT_IN_PROCESSOR_PATH),
+    httpClient: prefixedHttpClient(path),
   });
 }
 

@@ -2,7 +2,6 @@ import { expect, it, vi } from "vitest";
 import { sql } from "kysely";
 import type { DB } from "../db/client";
 import { createLogger } from "../logger";
-import { deleteExpiredIdempotencyKeys } from "../payments/processor/retention";
 import { createTestShop } from "../testing/test-app";
 import { describeEachDatabase } from "../testing/test-database";
 import { createRetentionSweep } from "./retention-sweep";
@@ -31,7 +30,7 @@ async function seedGuest(db: DB, expiresAt: Date, items = 2) {
   return { sessionId: session.id, basketId: basket.id, orderId };
 }
 
-const countOf = async (db: DB, table: "sessions" | "baskets" | "basket_items" | "rate_limits" | "processed_webhook_events" | "processor_idempotency_keys", column: string, values: string[]) =>
+const countOf = async (db: DB, table: "sessions" | "baskets" | "basket_items" | "rate_limits" | "processed_webhook_events", column: string, values: string[]) =>
   Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)} where ${sql.ref(column)} in (${sql.join(values)})`.execute(db)).rows[0]?.n);
 
 describeEachDatabase("retention sweep", (getDatabase) => {
@@ -61,7 +60,7 @@ describeEachDatabase("retention sweep", (getDatabase) => {
     expect(await countOf(db, "basket_items", "basket_id", [justExpired.basketId, live.basketId])).toBe(4);
   });
 
-  it("deletes rate-limit windows older than a day, webhook events older than 30 days and idempotency keys past their 24 hours", async () => {
+  it("deletes rate-limit windows older than a day, and webhook events older than 30 days", async () => {
     const { db } = getDatabase();
     const [oldWindow, recentWindow] = [unique("auth:ip:old"), unique("auth:ip:recent")];
     await db.insertInto("rate_limits").values([
@@ -73,20 +72,12 @@ describeEachDatabase("retention sweep", (getDatabase) => {
       { id: oldEvent, type: "payment_intent.succeeded", processed_at: ago(31 * DAY) },
       { id: recentEvent, type: "payment_intent.succeeded", processed_at: ago(29 * DAY) },
     ]).execute();
-    const [expiredKey, liveKey] = [unique("key-expired"), unique("key-live")];
-    await db.insertInto("processor_idempotency_keys").values([
-      { key_kind: "secret", idempotency_key: expiredKey, fingerprint: "f", state: "complete", expires_at: ago(60_000) },
-      { key_kind: "secret", idempotency_key: liveKey, fingerprint: "f", state: "complete", expires_at: new Date(Date.now() + HOUR) },
-    ]).execute();
-
-    await createRetentionSweep({ db, logger, extraBatches: { processorIdempotencyKeys: deleteExpiredIdempotencyKeys } }).runOnce();
+    await createRetentionSweep({ db, logger }).runOnce();
 
     expect(await countOf(db, "rate_limits", "key", [oldWindow])).toBe(0);
     expect(await countOf(db, "rate_limits", "key", [recentWindow])).toBe(1);
     expect(await countOf(db, "processed_webhook_events", "id", [oldEvent])).toBe(0);
     expect(await countOf(db, "processed_webhook_events", "id", [recentEvent])).toBe(1);
-    expect(await countOf(db, "processor_idempotency_keys", "idempotency_key", [expiredKey])).toBe(0);
-    expect(await countOf(db, "processor_idempotency_keys", "idempotency_key", [liveKey])).toBe(1);
   });
 
   it("two instances sweeping at once share the work without failing, and every expired session goes", async () => {

@@ -50,18 +50,16 @@ const SHOP_BATCHES: Record<string, BatchDelete> = {
 export interface RetentionSweepOptions {
   db: DB;
   logger: Logger;
-  /** Further kinds of rows to sweep, e.g. the built-in processor's expired idempotency keys. */
-  extraBatches?: Record<string, BatchDelete>;
   batchSize?: number;
 }
 
 /**
  * Deletes what the shop no longer needs: expired sessions (with their baskets), stale rate-limit windows, old
- * processed webhook events, and whatever `extraBatches` names. `runOnce` sweeps everything now; `start` sweeps at
+ * processed webhook events. (The built-in processor purges its own expired idempotency keys.) `runOnce` sweeps everything now; `start` sweeps at
  * once and then every interval; `stop` ends the timer and waits for a sweep in progress.
  */
-export function createRetentionSweep({ db, logger, extraBatches = {}, batchSize = RETENTION_BATCH_SIZE }: RetentionSweepOptions) {
-  const batches = { ...SHOP_BATCHES, ...extraBatches };
+export function createRetentionSweep({ db, logger, batchSize = RETENTION_BATCH_SIZE }: RetentionSweepOptions) {
+  const batches = SHOP_BATCHES;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
 

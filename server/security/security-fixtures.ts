@@ -1,7 +1,6 @@
 import { expect } from "vitest";
 import { sql } from "kysely";
 import type { DatabaseHandle, DB } from "../db/client";
-import { getProcessorKeys } from "../payments/processor/processor-keys";
 import { createBrowser, createTestShop } from "../testing/test-app";
 
 /** The host every in-process request is addressed to (createBrowser uses the same). */
@@ -70,7 +69,7 @@ export async function installWriteCounter(db: DB): Promise<() => Promise<number>
 export async function startListeningShop(database: DatabaseHandle, options: Parameters<typeof createTestShop>[1] = {}) {
   const shop = await createTestShop(database, options);
   const running = await shop.listen(0);
-  const keys = await getProcessorKeys(database.db);
+  const keys = shop.processorKeys!;
   return { ...shop, keys, origin: `http://127.0.0.1:${running.port}`, close: running.close };
 }
 

@@ -1,6 +1,5 @@
 import { sql } from "kysely";
 import { openDatabase, type DatabaseHandle } from "../db/client";
-import { getProcessorKeys } from "../payments/processor/processor-keys";
 import { createTestShop } from "./test-app";
 import { testSchemaName } from "./test-database";
 
@@ -16,9 +15,10 @@ export async function startTwoInstances(label: string) {
   await sql`create schema ${sql.id(schema)}`.execute(admin.db);
   const databases: DatabaseHandle[] = [openDatabase({ kind: "postgres", url, schema }), openDatabase({ kind: "postgres", url, schema })];
   // One after the other: the first migrates and seeds, the second finds it done.
-  const running: Awaited<ReturnType<Awaited<ReturnType<typeof createTestShop>>["listen"]>>[] = [];
-  for (const database of databases) running.push(await (await createTestShop(database)).listen(0));
-  const keys = await getProcessorKeys(databases[0]!.db);
+  const shops: Awaited<ReturnType<typeof createTestShop>>[] = [];
+  for (const database of databases) shops.push(await createTestShop(database));
+  const running = await Promise.all(shops.map((shop) => shop.listen(0)));
+  const keys = shops[0]!.processorKeys!;
   return {
     origins: running.map((instance) => `http://127.0.0.1:${instance.port}`) as [string, string],
     db: databases[0]!.db,

@@ -1,22 +1,12 @@
 import { lazy, Suspense, useImperativeHandle, useRef, type Ref } from "react";
+import { builtInProcessor, type CardDetails } from "@storefront/stripe-test-processor/browser";
+import { CardField } from "@storefront/stripe-test-processor/card-field";
 import type { PaymentClientConfig } from "../../../shared/payments";
-import { CardField } from "./card-field/card-field";
-import type { CardDetails } from "../../../shared/card-validation";
-import { builtInProcessor, type ConfirmOutcome } from "./card-processor";
+import type { CardEntryController, CardEntryState } from "./card-entry-types";
 
-/** What the payment page needs from a card entry, whichever processor is behind it. */
-export interface CardEntryState {
-  empty: boolean;
-  complete: boolean;
-  error: string | null;
-}
-
-export interface CardEntryController {
-  /** Confirms the payment with the card the shopper entered. */
-  confirm(clientSecret: string): Promise<ConfirmOutcome>;
-  /** The answer to the built-in processor's authentication challenge (Stripe.js runs 3-D Secure itself). */
-  authenticate(clientSecret: string, answer: "complete" | "fail"): Promise<ConfirmOutcome>;
-}
+export type { CardEntryController, CardEntryState, ConfirmOutcome } from "./card-entry-types";
+/** The test processor's card field stylesheet; the payment page links it. */
+export { default as cardFieldStyles } from "@storefront/stripe-test-processor/card-field.css?url";
 
 interface CardEntryProps {
   config: PaymentClientConfig;
@@ -41,7 +31,16 @@ export function CardEntry({ config, errorId, disabled, onChange, controller }: C
       </Suspense>
     );
   }
-  return <BuiltInCardEntry publishableKey={config.publishableKey} errorId={errorId} disabled={disabled} onChange={onChange} controller={controller} />;
+  return (
+    <BuiltInCardEntry
+      publishableKey={config.publishableKey}
+      processorUrl={config.processorUrl}
+      errorId={errorId}
+      disabled={disabled}
+      onChange={onChange}
+      controller={controller}
+    />
+  );
 }
 
 /** Which card entry a processor needs. */
@@ -49,18 +48,25 @@ export function cardEntryFor(config: PaymentClientConfig): "stripe" | "built-in"
   return config.mode === "stripe" ? "stripe" : "built-in";
 }
 
-function BuiltInCardEntry({ publishableKey, errorId, disabled, onChange, controller }: Omit<CardEntryProps, "config"> & { publishableKey: string }) {
+function BuiltInCardEntry({
+  publishableKey,
+  processorUrl,
+  errorId,
+  disabled,
+  onChange,
+  controller,
+}: Omit<CardEntryProps, "config"> & { publishableKey: string; processorUrl: string }) {
   const card = useRef<CardDetails | null>(null);
   useImperativeHandle(
     controller,
     () => ({
       confirm: (clientSecret) =>
         card.current
-          ? builtInProcessor.confirmCardPayment(clientSecret, publishableKey, card.current)
+          ? builtInProcessor.confirmCardPayment(processorUrl, clientSecret, publishableKey, card.current)
           : Promise.resolve({ status: "failed", message: "Your card number is incomplete." }),
-      authenticate: (clientSecret, answer) => builtInProcessor.authenticate(clientSecret, publishableKey, answer),
+      authenticate: (clientSecret, answer) => builtInProcessor.authenticate(processorUrl, clientSecret, publishableKey, answer),
     }),
-    [publishableKey],
+    [publishableKey, processorUrl],
   );
   return (
     <CardField

@@ -1,7 +1,6 @@
 import { useEffect, useImperativeHandle, useRef, useState, type Ref } from "react";
 import type { Stripe, StripeCardElement as CardElement } from "@stripe/stripe-js";
-import type { CardEntryController, CardEntryState } from "./card-entry";
-import type { ConfirmOutcome } from "./card-processor";
+import type { CardEntryController, CardEntryState, ConfirmOutcome } from "./card-entry-types";
 
 interface StripeCardElementProps {
   publishableKey: string;

@@ -1,0 +1,46 @@
+/**
+ * The processor's server side: its HTTP API as a Hono app (routes /v1/…), its webhook delivery loop, its keys and
+ * its migrations. A host mounts the app where it likes (the shop: at /_processor) or serves it alone
+ * (main.ts, `npm run processor`).
+ */
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import { getProcessorKeys, setProcessorKeys, type ProcessorKeys } from "./processor-keys.ts";
+import { createProcessorApp } from "./processor-routes.ts";
+import type { ProcessorDB } from "./processor-tables.ts";
+import { createWebhookDelivery } from "./webhook-delivery.ts";
+
+export { migrateProcessor } from "./migrate.ts";
+export type { ProcessorKeys } from "./processor-keys.ts";
+
+export interface StripeTestProcessorOptions {
+  /** Any Kysely database on which migrateProcessor has run; the processor uses only its own `processor_*` tables. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the host's schema type is not the processor's business
+  db: Kysely<any>;
+  logger: Logger;
+  /** Where webhook events are POSTed; a function, as a host may learn its own address only once it listens. */
+  webhookUrl: () => string | undefined;
+  /** Keys to use; without them the processor makes its own on first use and keeps them in the database. */
+  keys?: ProcessorKeys;
+}
+
+/**
+ * One processor over one database: `app` answers the API, `start` begins retrying webhook deliveries (every change
+ * also triggers an immediate attempt), `stop` ends the loop and waits for a round in flight.
+ */
+export async function createStripeTestProcessor({ db, logger, webhookUrl, keys: givenKeys }: StripeTestProcessorOptions) {
+  const processorDb = db as ProcessorDB;
+  if (givenKeys) await setProcessorKeys(processorDb, givenKeys);
+  const keys: ProcessorKeys = await getProcessorKeys(processorDb);
+  const delivery = createWebhookDelivery({ db: processorDb, logger, webhookUrl });
+  return {
+    app: createProcessorApp({ db: processorDb, logger, delivery }),
+    keys,
+    start: (intervalMs?: number) => delivery.start(intervalMs),
+    stop: () => delivery.stop(),
+    /** Attempts every due webhook now; resolves with how many were attempted. */
+    deliverDue: () => delivery.deliverDue(),
+  };
+}
+
+export type StripeTestProcessor = Awaited<ReturnType<typeof createStripeTestProcessor>>;

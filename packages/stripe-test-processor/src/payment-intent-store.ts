@@ -1,0 +1,236 @@
+import { sql, type UpdateObject } from "kysely";
+import type { ProcessorDB, ProcessorTables } from "./processor-tables.ts";
+import { DECLINE_MESSAGES, type CardCheck, type CardInputError, type Decline } from "./card-outcomes.ts";
+import { LIMITS, type MetadataChange } from "./payment-intent-params.ts";
+import { toPaymentIntentObject, type PaymentErrorObject, type PaymentIntentObject, type PaymentIntentRow } from "./payment-intent-object.ts";
+import { newClientSecret, newId } from "./processor-ids.ts";
+import type { OutcomeAfterAuthentication, PaymentIntentStatus, StoredPaymentError, StoredPaymentMethod } from "./processor-tables.ts";
+import { docUrl, invalidRequest, resourceMissing, unexpectedState } from "./stripe-errors.ts";
+import { recordEvent, type EventRequest, type EventType } from "./webhook-events.ts";
+
+export interface NewPaymentIntent {
+  amount: number;
+  currency: string;
+  metadata: MetadataChange | undefined;
+  description: string | undefined;
+  automaticPaymentMethods: { enabled: boolean; allow_redirects?: "always" | "never" } | undefined;
+}
+
+export interface PaymentIntentChanges {
+  amount?: number;
+  metadata?: MetadataChange;
+  description?: string;
+}
+
+/** A confirm or authentication: the intent afterwards, the failure to report (402) if any, and whether an event was recorded. */
+export interface AttemptResult {
+  intent: PaymentIntentObject;
+  failure: PaymentErrorObject | null;
+  recordedEvent: boolean;
+}
+
+type Row = PaymentIntentObject;
+
+/** One change to a locked intent: the columns to set and the event it causes. */
+interface Transition {
+  set: UpdateObject<ProcessorTables, "processor_payment_intents">;
+  event?: EventType;
+}
+
+const CANCELABLE: PaymentIntentStatus[] = ["requires_payment_method", "requires_action"];
+const CONFIRMABLE: PaymentIntentStatus[] = ["requires_payment_method", "requires_action"];
+
+/**
+ * PaymentIntents in the database and their lifecycle: requires_payment_method → (requires_action →) succeeded, a
+ * failed attempt back to requires_payment_method, and canceled. Every change runs under the intent's row lock, and
+ * the webhook event it causes is written in the same transaction. A card is stored as brand and last four only.
+ */
+export function createPaymentIntentStore(db: ProcessorDB) {
+  /** Locks the intent, lets `decide` choose the change from its current state, applies it and records its event. */
+  async function transition(id: string, request: EventRequest | null, decide: (locked: PaymentIntentRow) => Transition): Promise<{ intent: Row; recordedEvent: boolean }> {
+    return db.transaction().execute(async (trx) => {
+      const locked = await trx.selectFrom("processor_payment_intents").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+      if (!locked) throw resourceMissing(id);
+      const { set, event } = decide(locked);
+      const row = await trx
+        .updateTable("processor_payment_intents")
+        .set({ ...set, updated_at: sql`now()` })
+        .where("id", "=", id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const intent = toPaymentIntentObject(row);
+      if (event && request) await recordEvent(trx, event, intent, request);
+      return { intent, recordedEvent: Boolean(event && request) };
+    });
+  }
+
+  return {
+    async create(input: NewPaymentIntent): Promise<Row> {
+      const id = newId("pi");
+      const row = await db
+        .insertInto("processor_payment_intents")
+        .values({
+          id,
+          client_secret: newClientSecret(id),
+          amount: input.amount,
+          currency: input.currency,
+          metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
+          description: input.description || null,
+          automatic_payment_methods: input.automaticPaymentMethods ? JSON.stringify(input.automaticPaymentMethods) : null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toPaymentIntentObject(row);
+    },
+
+    async find(id: string): Promise<Row | undefined> {
+      const row = await db.selectFrom("processor_payment_intents").selectAll().where("id", "=", id).executeTakeFirst();
+      return row && toPaymentIntentObject(row);
+    },
+
+    /** Amount, metadata and description, while no payment is under way (Stripe allows more; the shop needs no more). */
+    async update(id: string, changes: PaymentIntentChanges): Promise<Row> {
+      const { intent } = await transition(id, null, (current) => {
+        if (current.status !== "requires_payment_method") {
+          throw unexpectedState(
+            `This PaymentIntent could not be updated because it has a status of ${current.status}. You may only update a PaymentIntent with the status requires_payment_method.`,
+            toPaymentIntentObject(current),
+          );
+        }
+        const set: Transition["set"] = {};
+        if (changes.amount !== undefined) set.amount = changes.amount;
+        if (changes.metadata) set.metadata = JSON.stringify(mergeMetadata(current.metadata, changes.metadata));
+        if (changes.description !== undefined) set.description = changes.description || null;
+        return { set };
+      });
+      return intent;
+    },
+
+    async cancel(id: string, reason: string | undefined): Promise<Row> {
+      const { intent } = await transition(id, null, (current) => {
+        if (!CANCELABLE.includes(current.status)) {
+          throw unexpectedState(
+            `You cannot cancel this PaymentIntent because it has a status of ${current.status}. Only a PaymentIntent with one of the following statuses may be canceled: requires_payment_method, requires_capture, requires_confirmation, requires_action, processing.`,
+            toPaymentIntentObject(current),
+          );
+        }
+        return { set: { status: "canceled", canceled_at: sql`now()`, cancellation_reason: reason ?? null, after_authentication: null } };
+      });
+      return intent;
+    },
+
+    /** Charges a checked card: the card's outcome, or (for a card that cannot be used) its input error. */
+    async confirm(id: string, check: CardCheck | null, request: EventRequest): Promise<AttemptResult> {
+      const { intent, recordedEvent } = await transition(id, request, (current) => {
+        if (!CONFIRMABLE.includes(current.status)) {
+          const message =
+            current.status === "succeeded"
+              ? "You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed."
+              : `You cannot confirm this PaymentIntent because it has a status of ${current.status}.`;
+          throw unexpectedState(message, toPaymentIntentObject(current));
+        }
+        if (!check) {
+          throw unexpectedState(
+            "You cannot confirm this PaymentIntent because it's missing a payment method. Confirm it again with payment_method_data.",
+            toPaymentIntentObject(current),
+          );
+        }
+        if (!check.ok) return refusedCard(check.error);
+        const paymentMethod = { id: newId("pm"), ...check.card };
+        const outcome = check.outcome;
+        if (outcome.kind === "authenticate") {
+          return { set: { ...withCard(paymentMethod), status: "requires_action", last_payment_error: null, after_authentication: JSON.stringify(outcome.afterAuthentication) } };
+        }
+        return settle(current, outcome, paymentMethod);
+      });
+      return { intent, failure: intent.status === "succeeded" ? null : intent.last_payment_error, recordedEvent };
+    },
+
+    /** The end of the 3-D Secure challenge: completed (the card's own outcome follows) or failed. */
+    async authenticate(id: string, result: "complete" | "fail", request: EventRequest): Promise<AttemptResult> {
+      const { intent, recordedEvent } = await transition(id, request, (current) => {
+        if (current.status !== "requires_action") {
+          throw unexpectedState(
+            `You cannot authenticate this PaymentIntent because it has a status of ${current.status}. Authentication is only possible while the status is requires_action.`,
+            toPaymentIntentObject(current),
+          );
+        }
+        const paymentMethod = { id: current.payment_method_id ?? newId("pm"), brand: current.card_brand ?? "unknown", last4: current.card_last4 ?? "0000" };
+        if (result === "fail") {
+          const error: StoredPaymentError = {
+            type: "invalid_request_error",
+            code: "payment_intent_authentication_failure",
+            message: DECLINE_MESSAGES.authenticationFailure,
+            doc_url: docUrl("payment_intent_authentication_failure"),
+            payment_method: paymentMethod,
+          };
+          return { set: { status: "requires_payment_method", last_payment_error: JSON.stringify(error), after_authentication: null }, event: "payment_intent.payment_failed" };
+        }
+        const afterAuthentication: OutcomeAfterAuthentication = current.after_authentication ?? { kind: "succeed" };
+        return settle(current, afterAuthentication, paymentMethod);
+      });
+      return { intent, failure: intent.status === "succeeded" ? null : intent.last_payment_error, recordedEvent };
+    },
+  };
+}
+
+export type PaymentIntentStore = ReturnType<typeof createPaymentIntentStore>;
+
+/** The final outcome of an attempt: the money is taken, or the card is declined and another may be tried. */
+function settle(current: PaymentIntentRow, outcome: { kind: "succeed" } | { kind: "decline"; decline: Decline }, paymentMethod: StoredPaymentMethod): Transition {
+  if (outcome.kind === "succeed") {
+    return {
+      set: { ...withCard(paymentMethod), status: "succeeded", amount_received: current.amount, last_payment_error: null, after_authentication: null },
+      event: "payment_intent.succeeded",
+    };
+  }
+  const { code, declineCode, message } = outcome.decline;
+  const error: StoredPaymentError = {
+    type: "card_error",
+    code,
+    ...(declineCode ? { decline_code: declineCode } : {}),
+    message,
+    doc_url: docUrl(code),
+    payment_method: paymentMethod,
+  };
+  return {
+    set: { ...withCard(paymentMethod), status: "requires_payment_method", last_payment_error: JSON.stringify(error), after_authentication: null },
+    event: "payment_intent.payment_failed",
+  };
+}
+
+/**
+ * A card that cannot be charged (wrong number, expiry or CVC): no charge is attempted, so no event, but the intent
+ * says why, as Stripe's does, and is ready for another card.
+ */
+function refusedCard(error: CardInputError): Transition {
+  const stored: StoredPaymentError = { type: "card_error", code: error.code, message: error.message, param: error.param, doc_url: docUrl(error.code), payment_method: null };
+  return {
+    set: {
+      status: "requires_payment_method",
+      payment_method_id: null,
+      card_brand: null,
+      card_last4: null,
+      last_payment_error: JSON.stringify(stored),
+      after_authentication: null,
+    },
+  };
+}
+
+function withCard(paymentMethod: StoredPaymentMethod): Transition["set"] {
+  return { payment_method_id: paymentMethod.id, card_brand: paymentMethod.brand, card_last4: paymentMethod.last4 };
+}
+
+/** Stripe's metadata semantics: keys are merged, an empty value removes a key, `metadata=` removes all. */
+function mergeMetadata(current: Record<string, string>, change: MetadataChange | undefined): Record<string, string> {
+  if (!change) return current;
+  const merged = new Map(change.clearAll ? [] : Object.entries(current));
+  for (const [key, value] of change.entries) {
+    if (value === "") merged.delete(key);
+    else merged.set(key, value);
+  }
+  if (merged.size > LIMITS.metadataKeys) {
+    throw invalidRequest(`Invalid metadata: metadata cannot contain more than ${LIMITS.metadataKeys} keys.`, { param: "metadata" });
+  }
+  return Object.fromEntries(merged);
+}

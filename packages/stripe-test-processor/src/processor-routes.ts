@@ -1,0 +1,257 @@
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import Stripe from "stripe";
+import type { z } from "zod";
+import type { ProcessorDB } from "./processor-tables.ts";
+import type { Logger } from "pino";
+import { checkCard } from "./card-outcomes.ts";
+import { FormParseError, parseFormParams, type FormHash } from "./form-params.ts";
+import { createIdempotencyStore, fingerprintRequest } from "./idempotency.ts";
+import { viewFor, type PaymentIntentObject } from "./payment-intent-object.ts";
+import { authenticateParams, cancelParams, confirmParams, createParams, readParams, retrieveParams, updateParams } from "./payment-intent-params.ts";
+import { createPaymentIntentStore, type AttemptResult } from "./payment-intent-store.ts";
+import { newId } from "./processor-ids.ts";
+import { getProcessorKeys, identifyKey, presentedKey, sameSecret, type KeyKind } from "./processor-keys.ts";
+import { internalError, invalidRequest, parameterMissing, resourceMissing, secretKeyRequired, StripeApiError, unrecognizedUrl } from "./stripe-errors.ts";
+import type { EventRequest } from "./webhook-events.ts";
+import type { WebhookDelivery } from "./webhook-delivery.ts";
+
+const INTENT_ID_PATTERN = /^pi_[A-Za-z0-9]{1,64}$/;
+
+export interface ProcessorAppOptions {
+  db: ProcessorDB;
+  logger: Logger;
+  /** Told after every change that recorded a webhook event, so it is sent at once rather than at the next round. */
+  delivery: Pick<WebhookDelivery, "deliverSoon">;
+}
+
+/** Larger than any request the processor accepts; the shop's own limit is the same. */
+const MAX_BODY_BYTES = 32 * 1024;
+
+/** An answer: status and JSON body. Card errors (402) and state errors (400) are answers too, and are replayed. */
+interface ApiResponse {
+  status: number;
+  body: object;
+}
+
+interface CallContext<Params> {
+  params: Params;
+  keyKind: KeyKind;
+  request: EventRequest;
+  id: string;
+}
+
+/**
+ * The built-in test-mode card processor: the part of Stripe's PaymentIntents API the shop uses, with Stripe's
+ * encoding, objects, errors and status codes, so the real Stripe SDK (and a Stripe.js-style browser call) can talk
+ * to it. Routes are `/v1/…`; the shop mounts the app at `/_processor`. See README.md for what it imitates.
+ */
+export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions): Hono {
+  const intents = createPaymentIntentStore(db);
+  const idempotency = createIdempotencyStore(db);
+  const app = new Hono();
+
+  /**
+   * One call: read the form (or query), authenticate, validate, then run under the Idempotency-Key if one was sent.
+   * Errors before the call runs are answered and forgotten; the call's own answers (even errors) are kept for replay.
+   */
+  function endpoint<Schema extends z.ZodType>(
+    access: "secret" | "secret-or-client",
+    schema: Schema,
+    run: (call: CallContext<z.output<Schema>>) => Promise<ApiResponse>,
+  ) {
+    return async (c: Context) => {
+      const requestId = newId("req");
+      try {
+        const form = await readForm(c);
+        const authorization = c.req.header("authorization");
+        const keyKind = identifyKey(presentedKey(authorization, typeof form.key === "string" ? form.key : undefined), await getProcessorKeys(db), {
+          fromBody: !authorization,
+        });
+        if (access === "secret" && keyKind !== "secret") throw secretKeyRequired();
+        const params = readParams(schema, form);
+        refuseExpansion(params);
+
+        const idempotencyKey = c.req.method === "POST" ? c.req.header("idempotency-key") : undefined;
+        const id = c.req.param("id") ?? "";
+        // Ids the processor makes are "pi_" and letters or digits; anything else (a NUL, say) cannot name an intent.
+        if (id && !INTENT_ID_PATTERN.test(id)) throw resourceMissing(id);
+        const call = { params, keyKind, request: { id: requestId, idempotencyKey: idempotencyKey ?? null }, id };
+        if (idempotencyKey === undefined) {
+          const response = await answer(run, call);
+          return reply(c, requestId, response.status, JSON.stringify(response.body));
+        }
+
+        const keyHeaders = { "Idempotency-Key": idempotencyKey };
+        const replay = await idempotency.begin(keyKind, idempotencyKey, fingerprintRequest(c.req.method, c.req.path, form));
+        if (replay) return reply(c, requestId, replay.status, replay.body, { ...keyHeaders, "Idempotent-Replayed": "true" });
+        let response: ApiResponse;
+        try {
+          response = await answer(run, call);
+        } catch (error) {
+          await idempotency.release(keyKind, idempotencyKey);
+          throw error;
+        }
+        const body = JSON.stringify(response.body);
+        await idempotency.complete(keyKind, idempotencyKey, { status: response.status, body });
+        return reply(c, requestId, response.status, body, keyHeaders);
+      } catch (error) {
+        const stripeError = error instanceof StripeApiError ? error : unexpected(error, requestId);
+        return reply(c, requestId, stripeError.status, JSON.stringify({ error: stripeError.body }));
+      }
+    };
+  }
+
+  /** Runs a call; a Stripe error it raises is its answer (with the intent shown as the caller's key may see it). */
+  async function answer<Params>(run: (call: CallContext<Params>) => Promise<ApiResponse>, call: CallContext<Params>): Promise<ApiResponse> {
+    try {
+      return await run(call);
+    } catch (error) {
+      if (!(error instanceof StripeApiError)) throw error;
+      const intent = error.body.payment_intent as PaymentIntentObject | undefined;
+      return { status: error.status, body: { error: intent ? { ...error.body, payment_intent: viewFor(intent, call.keyKind) } : error.body } };
+    }
+  }
+
+  function unexpected(error: unknown, requestId: string): StripeApiError {
+    logger.error({ err: error, requestId }, "processor: request failed");
+    return internalError();
+  }
+
+  /** The intent a call is about; the publishable key must also present its client secret. */
+  async function findForCaller(id: string, keyKind: KeyKind, clientSecret: string | undefined): Promise<PaymentIntentObject> {
+    const intent = await intents.find(id);
+    if (!intent) throw resourceMissing(id);
+    if (keyKind === "publishable" && clientSecret === undefined) throw parameterMissing("client_secret");
+    if (clientSecret !== undefined && !sameSecret(clientSecret, intent.client_secret)) {
+      throw invalidRequest("The client_secret provided does not match any associated PaymentIntent on this account.", {
+        code: "payment_intent_invalid_parameter",
+        param: "client_secret",
+      });
+    }
+    return intent;
+  }
+
+  /** A confirm or authentication as Stripe answers it: the intent, or a 402 carrying the error and the intent. */
+  function attemptResponse(result: AttemptResult, keyKind: KeyKind): ApiResponse {
+    if (result.recordedEvent) delivery.deliverSoon();
+    const intent = viewFor(result.intent, keyKind);
+    logger.info(
+      { paymentIntentId: result.intent.id, status: result.intent.status, code: result.failure?.code, declineCode: result.failure?.decline_code },
+      "processor: payment attempt",
+    );
+    return result.failure ? { status: 402, body: { error: { ...result.failure, payment_intent: intent } } } : { status: 200, body: intent };
+  }
+
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => reply(c, newId("req"), 413, JSON.stringify({ error: invalidRequest("Request body too large.", { status: 413 }).body })),
+    }),
+  );
+
+  app.post(
+    "/v1/payment_intents",
+    endpoint("secret", createParams, async ({ params }) => {
+      const intent = await intents.create({
+        amount: params.amount,
+        currency: params.currency,
+        metadata: params.metadata,
+        description: params.description,
+        automaticPaymentMethods: params.automatic_payment_methods,
+      });
+      return { status: 200, body: intent };
+    }),
+  );
+
+  app.get(
+    "/v1/payment_intents/:id",
+    endpoint("secret-or-client", retrieveParams, async ({ id, keyKind, params }) => ({
+      status: 200,
+      body: viewFor(await findForCaller(id, keyKind, params.client_secret), keyKind),
+    })),
+  );
+
+  app.post(
+    "/v1/payment_intents/:id",
+    endpoint("secret", updateParams, async ({ id, params }) => ({
+      status: 200,
+      body: await intents.update(id, { amount: params.amount, metadata: params.metadata, description: params.description }),
+    })),
+  );
+
+  app.post(
+    "/v1/payment_intents/:id/cancel",
+    endpoint("secret", cancelParams, async ({ id, params }) => ({ status: 200, body: await intents.cancel(id, params.cancellation_reason) })),
+  );
+
+  app.post(
+    "/v1/payment_intents/:id/confirm",
+    endpoint("secret-or-client", confirmParams, async ({ id, keyKind, params, request }) => {
+      const card = params.payment_method_data?.card;
+      if (card && keyKind === "secret") {
+        // Stripe refuses raw card numbers from servers that are not PCI-certified for them; card data comes from the browser.
+        throw invalidRequest(
+          "Sending credit card numbers directly to the Stripe API is generally unsafe. Confirm the payment in the browser with the publishable key instead.",
+          { code: "raw_card_data_not_allowed" },
+        );
+      }
+      await findForCaller(id, keyKind, params.client_secret);
+      const check = card ? checkCard({ number: card.number, expMonth: card.exp_month, expYear: card.exp_year, cvc: card.cvc }, new Date()) : null;
+      return attemptResponse(await intents.confirm(id, check, request), keyKind);
+    }),
+  );
+
+  app.post(
+    "/v1/payment_intents/:id/authenticate",
+    endpoint("secret-or-client", authenticateParams, async ({ id, keyKind, params, request }) => {
+      await findForCaller(id, keyKind, params.client_secret);
+      return attemptResponse(await intents.authenticate(id, params.outcome, request), keyKind);
+    }),
+  );
+
+  // Mounted inside the shop, an unknown processor path must not fall through to the shop's pages.
+  app.all("*", (c) => reply(c, newId("req"), 404, JSON.stringify({ error: unrecognizedUrl(c.req.method, c.req.path).body })));
+
+  app.onError((error, c) => {
+    const requestId = newId("req");
+    return reply(c, requestId, 500, JSON.stringify({ error: unexpected(error, requestId).body }));
+  });
+
+  return app;
+}
+
+/** Parameters from the query (GET) or the form body (POST), in Stripe's bracket notation. */
+async function readForm(c: Context): Promise<FormHash> {
+  try {
+    if (c.req.method !== "POST") return parseFormParams(new URL(c.req.url).search.slice(1));
+    const body = await c.req.text();
+    const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
+    if (type !== "application/x-www-form-urlencoded" && !(type === undefined && body === "")) {
+      throw invalidRequest(`Invalid request: unsupported Content-Type ${type ?? "(none)"}. Send parameters as application/x-www-form-urlencoded.`);
+    }
+    return parseFormParams(body);
+  } catch (error) {
+    if (error instanceof FormParseError) throw invalidRequest(`Invalid request: ${error.message}`);
+    throw error;
+  }
+}
+
+/** No field of these objects is expandable here; Stripe refuses an unknown expansion the same way. */
+function refuseExpansion(params: unknown): void {
+  const expand = (params as { expand?: unknown[] }).expand;
+  if (expand && expand.length > 0) throw invalidRequest(`This property cannot be expanded (${String(expand[0]).slice(0, 100)}).`, { param: "expand" });
+}
+
+function reply(c: Context, requestId: string, status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, {
+    status,
+    headers: {
+      "content-type": "application/json",
+      "cache-control": "no-cache, no-store",
+      "request-id": requestId,
+      "stripe-version": c.req.header("stripe-version") ?? Stripe.API_VERSION,
+      ...headers,
+    },
+  });
+}

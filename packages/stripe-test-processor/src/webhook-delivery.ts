@@ -1,0 +1,205 @@
+import { sql, type UpdateObject } from "kysely";
+import Stripe from "stripe";
+import type { ProcessorDB, ProcessorTables } from "./processor-tables.ts";
+import type { Logger } from "pino";
+import { purgeExpiredIdempotencyKeys } from "./idempotency.ts";
+import { getProcessorKeys } from "./processor-keys.ts";
+
+export interface WebhookDeliveryOptions {
+  db: ProcessorDB;
+  logger: Logger;
+  /** Where the shop receives webhooks; a function because the port is known only once the server listens. No URL: nothing is sent. */
+  webhookUrl: () => string | undefined;
+  fetch?: typeof fetch;
+  /** Events claimed per round. */
+  batchSize?: number;
+  /** How long one POST may take before it counts as failed. */
+  requestTimeoutMs?: number;
+}
+
+/** The retry schedule: 1 s, 2 s, 4 s … doubling up to an hour, for three days (Stripe retries for up to three days). */
+export const RETRY_POLICY = {
+  firstDelaySeconds: 1,
+  maxDelaySeconds: 60 * 60,
+  giveUpAfterSeconds: 3 * 24 * 60 * 60,
+} as const;
+
+/** The wait before the next attempt, after `attempts` failed ones. */
+export function retryDelaySeconds(attempts: number): number {
+  return Math.min(RETRY_POLICY.firstDelaySeconds * 2 ** Math.max(0, attempts - 1), RETRY_POLICY.maxDelaySeconds);
+}
+
+const PURGE_EVERY_MS = 60_000;
+const MAX_ROUNDS_PER_CALL = 10;
+
+/**
+ * Sends recorded events to the shop's webhook URL, signed as Stripe signs them, until a 2xx comes back.
+ *
+ * Several instances may share one PostgreSQL: each round claims due events with a lease in ONE auto-committed
+ * statement (`update … where id in (select … for update skip locked) returning …`), so no two instances send the same
+ * event at once and no transaction stays open during the HTTP call (PGlite has one connection, and the shop's webhook
+ * handler needs it). A claim whose instance died expires after the lease, and the event is due again.
+ */
+export function createWebhookDelivery({ db, logger, webhookUrl, fetch: send = fetch, batchSize = 20, requestTimeoutMs = 10_000 }: WebhookDeliveryOptions) {
+  /** Longer than one POST can take, so a live claim never expires mid-request. */
+  const leaseSeconds = Math.ceil(requestTimeoutMs / 1000) * 3;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let running: Promise<number> | undefined;
+  let runAgain = false;
+  let lastPurge = 0;
+
+  /** The shop's URL, or none yet (it is known once the server listens). */
+  function currentWebhookUrl(): string | undefined {
+    try {
+      return webhookUrl() || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function claimDueEvents() {
+    const claimToken = crypto.randomUUID();
+    const rows = await db
+      .updateTable("processor_events")
+      .set({ claim_token: claimToken, claimed_until: sql`now() + make_interval(secs => ${leaseSeconds})`, attempts: sql`attempts + 1` })
+      .where("id", "in", (query) =>
+        query
+          .selectFrom("processor_events")
+          .select("id")
+          .where("delivered_at", "is", null)
+          .where("gave_up_at", "is", null)
+          .where("next_attempt_at", "<=", sql<Date>`now()`)
+          .where((where) => where.or([where("claimed_until", "is", null), where("claimed_until", "<=", sql<Date>`now()`)]))
+          .orderBy("next_attempt_at")
+          .limit(batchSize)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .returning(["id", "type", "payload", "attempts", "created_at"])
+      .execute();
+    return rows.map((row) => ({ ...row, claimToken }));
+  }
+
+  async function post(url: string, payload: string, secret: string): Promise<string | null> {
+    try {
+      const response = await send(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json; charset=utf-8",
+          // Stripe's signature (t=<seconds>,v1=<HMAC-SHA256>), made by the SDK that checks it; constructEvent refuses
+          // a timestamp older than five minutes, so every attempt is signed afresh.
+          "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload, secret }),
+          "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
+        },
+        body: payload,
+        redirect: "manual",
+        signal: AbortSignal.timeout(requestTimeoutMs),
+      });
+      await response.body?.cancel();
+      return response.ok ? null : `HTTP ${response.status}`;
+    } catch (error) {
+      return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 500) : "request failed";
+    }
+  }
+
+  async function deliverOneRound(url: string): Promise<number> {
+    const events = await claimDueEvents();
+    if (events.length === 0) return 0;
+    const { webhookSecret } = await getProcessorKeys(db);
+    await Promise.all(
+      events.map(async (event) => {
+        const failure = await post(url, event.payload, webhookSecret);
+        /** Records the attempt, if this instance's claim still holds. */
+        const finish = (set: UpdateObject<ProcessorTables, "processor_events">) =>
+          db
+            .updateTable("processor_events")
+            .set({ ...set, claim_token: null, claimed_until: null })
+            .where("id", "=", event.id)
+            .where("claim_token", "=", event.claimToken)
+            .execute();
+        if (failure === null) {
+          await finish({ delivered_at: sql`now()`, last_error: null });
+          logger.info({ eventId: event.id, type: event.type, attempts: event.attempts }, "processor: webhook delivered");
+          return;
+        }
+        const delaySeconds = retryDelaySeconds(event.attempts);
+        const ageSeconds = (Date.now() - event.created_at.getTime()) / 1000;
+        if (ageSeconds + delaySeconds > RETRY_POLICY.giveUpAfterSeconds) {
+          await finish({ gave_up_at: sql`now()`, last_error: failure });
+          logger.error({ eventId: event.id, type: event.type, attempts: event.attempts, failure }, "processor: webhook given up after three days");
+          return;
+        }
+        await finish({ next_attempt_at: sql`now() + make_interval(secs => ${delaySeconds})`, last_error: failure });
+        logger.warn({ eventId: event.id, type: event.type, attempts: event.attempts, failure, retryInSeconds: delaySeconds }, "processor: webhook delivery failed");
+      }),
+    );
+    return events.length;
+  }
+
+  /** Attempts every due event once (in rounds of `batchSize`); resolves with how many were attempted. */
+  async function deliverDue(): Promise<number> {
+    const url = currentWebhookUrl();
+    if (!url) return 0;
+    let attempted = 0;
+    for (let round = 0; round < MAX_ROUNDS_PER_CALL; round++) {
+      const count = await deliverOneRound(url);
+      attempted += count;
+      if (count < batchSize) break;
+    }
+    return attempted;
+  }
+
+  /** One round at a time per instance; a request for another while one runs is folded into a rerun. */
+  function runOnce(): Promise<number> {
+    if (running) {
+      runAgain = true;
+      return running;
+    }
+    running = (async () => {
+      let attempted = 0;
+      do {
+        runAgain = false;
+        attempted += await deliverDue();
+      } while (runAgain);
+      return attempted;
+    })().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  async function tick(): Promise<void> {
+    if (Date.now() - lastPurge >= PURGE_EVERY_MS) {
+      lastPurge = Date.now();
+      await purgeExpiredIdempotencyKeys(db);
+    }
+    await runOnce();
+  }
+
+  return {
+    deliverDue: runOnce,
+
+    /** Right after a change that recorded an event: try now, without making the API caller wait. */
+    deliverSoon(): void {
+      runOnce().catch((error: unknown) => logger.error({ err: error }, "processor: webhook delivery round failed"));
+    },
+
+    /** Retries due events every `intervalMs` (and purges expired idempotency keys once a minute) until stop(). */
+    start(intervalMs = 1000): void {
+      if (timer) return;
+      timer = setInterval(() => {
+        tick().catch((error: unknown) => logger.error({ err: error }, "processor: webhook delivery round failed"));
+      }, intervalMs);
+      timer.unref();
+    },
+
+    /** Stops the loop and waits for a round in flight. */
+    async stop(): Promise<void> {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running?.catch(() => undefined);
+    },
+  };
+}
+
+export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;

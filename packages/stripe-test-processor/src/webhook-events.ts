@@ -1,0 +1,48 @@
+import type { Transaction } from "kysely";
+import Stripe from "stripe";
+import type { ProcessorTables } from "./processor-tables.ts";
+import type { PaymentIntentObject } from "./payment-intent-object.ts";
+import { newId } from "./processor-ids.ts";
+
+export type EventType = "payment_intent.succeeded" | "payment_intent.payment_failed";
+
+/** The API request that caused an event, as Stripe names it in `event.request`. */
+export interface EventRequest {
+  id: string;
+  idempotencyKey: string | null;
+}
+
+/** Stripe's Event object (docs.stripe.com/api/events/object), with the intent as it was after the change. */
+export interface StripeEvent {
+  id: string;
+  object: "event";
+  api_version: string;
+  created: number;
+  data: { object: PaymentIntentObject };
+  livemode: false;
+  pending_webhooks: number;
+  request: { id: string; idempotency_key: string | null };
+  type: EventType;
+}
+
+/**
+ * Records an event in the same transaction as the change it reports (an outbox): it is delivered if and only if the
+ * change is committed. Delivery (webhook-delivery.ts) reads it from the table, so any instance can send it.
+ */
+export async function recordEvent(trx: Transaction<ProcessorTables>, type: EventType, intent: PaymentIntentObject, request: EventRequest): Promise<StripeEvent> {
+  const event: StripeEvent = {
+    id: newId("evt"),
+    object: "event",
+    // The version the SDK this shop ships with speaks, so its types describe the payload exactly.
+    api_version: Stripe.API_VERSION,
+    created: Math.floor(Date.now() / 1000),
+    data: { object: intent },
+    livemode: false,
+    // One endpoint: the shop's.
+    pending_webhooks: 1,
+    request: { id: request.id, idempotency_key: request.idempotencyKey },
+    type,
+  };
+  await trx.insertInto("processor_events").values({ id: event.id, type, payload: JSON.stringify(event) }).execute();
+  return event;
+}

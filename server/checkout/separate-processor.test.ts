@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeEachDatabase } from "../testing/test-database";
+import { createHttpBrowser, createTestShop } from "../testing/test-app";
+
+const PROCESSOR_ENTRY = new URL("../../packages/stripe-test-processor/src/main.ts", import.meta.url);
+/** Made-up test keys, given to both processes as an operator would. */
+const KEYS = { secretKey: "sk_test_SeparateProcessorSecret0001", publishableKey: "pk_test_SeparateProcessorPublic0001", webhookSecret: "whsec_SeparateProcessorHook0001" };
+const ECHO = "23445930"; // $98.99
+
+/** A port nothing listens on now, for the processor, whose URL the shop must know before either starts. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** `npm run processor`, as an operator starts it; resolves once it says it is ready. */
+async function startProcessorProcess(port: number, webhookUrl: string, dataDir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [PROCESSOR_ENTRY.pathname], {
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      WEBHOOK_URL: webhookUrl,
+      STRIPE_SECRET_KEY: KEYS.secretKey,
+      STRIPE_PUBLISHABLE_KEY: KEYS.publishableKey,
+      STRIPE_WEBHOOK_SECRET: KEYS.webhookSecret,
+      LOG_LEVEL: "info",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  for await (const line of createInterface({ input: child.stdout! })) {
+    if (line.includes("Stripe test processor is ready")) return child;
+  }
+  throw new Error(`the processor exited (${child.exitCode}) before it was ready`);
+}
+
+describeEachDatabase("a shop paying through the test processor run as its own process", (getDatabase) => {
+  const dataDir = mkdtempSync(join(tmpdir(), "storefront-processor-"));
+  let processor: ChildProcess | undefined;
+  let processorUrl = "";
+  let shopOrigin = "";
+  let closeShop: () => Promise<void> = async () => {};
+
+  beforeAll(async () => {
+    processorUrl = `http://127.0.0.1:${await freePort()}`;
+    const shop = await createTestShop(getDatabase(), { stripe: KEYS, processorUrl });
+    const running = await shop.listen(0);
+    shopOrigin = `http://127.0.0.1:${running.port}`;
+    closeShop = running.close;
+    processor = await startProcessorProcess(Number(new URL(processorUrl).port), `${shopOrigin}/webhooks/stripe`, dataDir);
+  });
+  afterAll(async () => {
+    if (processor && processor.exitCode === null) {
+      processor.kill("SIGTERM");
+      await once(processor, "exit");
+    }
+    await closeShop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("creates the intent through the SDK over HTTP, takes the card from the page's origin, and records the order from the webhook", async () => {
+    const browser = createHttpBrowser(shopOrigin);
+    expect((await browser.postJson("/basket/add", { productId: ECHO })).status).toBe(201);
+    const notMounted = await browser.get("/_processor/v1/payment_intents");
+    expect(notMounted.status).toBe(404);
+    // The payment page may call the processor's origin, and only that one besides its own.
+    expect(notMounted.headers.get("content-security-policy")).toContain(`connect-src 'self' ${processorUrl};`);
+
+    const created = await browser.send("/payments/create?total=9899", { method: "POST" });
+    expect(created.status).toBe(201);
+    const { clientSecret } = (await created.json()) as { clientSecret: string };
+    const intentId = clientSecret.split("_secret_")[0] ?? "";
+
+    // The payment page, on the shop's origin, sends the card to the processor's: a cross-origin call, as to Stripe.
+    const confirmed = await fetch(`${processorUrl}/v1/payment_intents/${intentId}/confirm`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEYS.publishableKey}`, "content-type": "application/x-www-form-urlencoded", origin: shopOrigin },
+      body: new URLSearchParams({
+        client_secret: clientSecret,
+        "payment_method_data[type]": "card",
+        "payment_method_data[card][number]": "4242424242424242",
+        "payment_method_data[card][exp_month]": "12",
+        "payment_method_data[card][exp_year]": "2034",
+        "payment_method_data[card][cvc]": "123",
+      }),
+    });
+    expect(confirmed.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await confirmed.json()).toMatchObject({ id: intentId, status: "succeeded", amount: 9899 });
+
+    // Nobody calls /orders/record: the processor's signed webhook reaches the shop, which records the order.
+    const deadline = Date.now() + 15_000;
+    let order;
+    while (!order && Date.now() < deadline) {
+      order = await getDatabase().db.selectFrom("orders").select(["id", "amount_cents"]).where("id", "=", intentId).executeTakeFirst();
+      if (!order) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(order).toEqual({ id: intentId, amount_cents: 9899 });
+  });
+});

@@ -1,0 +1,49 @@
+import type { DB } from "../db/client";
+import type { Logger } from "../logger";
+import type { PaymentProvider } from "../payments/payment-provider";
+import { AppError } from "../../shared/errors";
+import { SHOP_METADATA_KEY, type CheckoutService } from "./checkout-service";
+
+export type WebhookOutcome = "recorded" | "needs-review" | "already-processed" | "ignored" | "noted";
+
+/**
+ * The processor's events, turned into the shop's few actions: a succeeded payment records its order (the same
+ * idempotent step the browser's call takes), a failed one is only logged. Events for intents the shop did not
+ * create are acknowledged and ignored; an event id seen before is acknowledged without acting again.
+ */
+export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout: CheckoutService, logger: Logger) {
+  return {
+    async handleWebhook(rawBody: string, signature: string): Promise<WebhookOutcome> {
+      let event;
+      try {
+        event = provider.parseWebhook(rawBody, signature);
+      } catch (error) {
+        logger.warn({ err: error instanceof Error ? error.message : String(error) }, "webhook: signature check failed");
+        throw new AppError("BAD_REQUEST", "The webhook signature is not valid.");
+      }
+      if (!event.id) return "ignored";
+      const seen = await db.selectFrom("processed_webhook_events").select("id").where("id", "=", event.id).executeTakeFirst();
+      if (seen) return "already-processed";
+
+      let outcome: WebhookOutcome = "ignored";
+      if (event.kind !== "ignored" && event.intent.metadata[SHOP_METADATA_KEY]) {
+        if (event.kind === "payment-succeeded") {
+          // The signed event says the intent succeeded, which is final: its amount is what was paid, checked against
+          // the snapshot as for the browser's call. A failure to record throws, and the 5xx makes the processor
+          // deliver again later.
+          const recorded = await checkout.recordOrder(event.intent.id, null, event.intent);
+          outcome = recorded ? (recorded.kind === "recorded" ? "recorded" : "needs-review") : "ignored";
+        } else {
+          logger.info({ paymentIntentId: event.intent.id }, "webhook: payment failed");
+          outcome = "noted";
+        }
+      }
+      await db
+        .insertInto("processed_webhook_events")
+        .values({ id: event.id, type: event.kind === "ignored" ? event.type : event.kind })
+        .onConflict((conflict) => conflict.column("id").doNothing())
+        .execute();
+      return outcome;
+    },
+  };
+}

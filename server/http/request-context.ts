@@ -1,0 +1,23 @@
+import { createContext } from "react-router";
+import type { Services } from "../services";
+import type { Shopper } from "./shopper";
+
+/**
+ * What the custom server hands to every loader and action: the services, this request's id and its script nonce.
+ * It lives with the server that fills it in; app/context.ts hands it to the routes, so that the server never
+ * imports app/ and app/ reaches the server's types only through that one module.
+ */
+export interface RequestContext {
+  services: Services;
+  requestId: string;
+  /** The Content-Security-Policy nonce this response's inline scripts must carry. */
+  cspNonce: string;
+  /** The browser's session, if it has one. */
+  shopper: Shopper;
+  /** Where the request came from, for rate limits. */
+  clientIp: string;
+  /** Set while rendering when a loader or action found the database unreachable: the page is then a 503. */
+  outage: { isDatabaseUnavailable: boolean };
+}
+
+export const requestContext = createContext<RequestContext>();
