@@ -50,6 +50,12 @@ export default tseslint.config(
   { files: ["server/**", "shared/**", "app/**"], rules: restrict(processorAnywhere) },
   { files: ["server/**", "shared/**"], rules: restrict(processorAnywhere, { group: ["**/app/**", "!**/http/app"], message: "The server never imports app/: what routes need lives in server/ (see server/http/request-context.ts)." }) },
   { files: ["server/shop.ts"], rules: restrict(processorInternals, { group: ["**/app/**", "!**/http/app"], message: "The server never imports app/." }) },
+  // Routes and entries reach the server only through the request context (app/context.ts), never by importing it.
+  {
+    files: ["app/**"],
+    ignores: ["app/context.ts", "app/components/**", "app/features/**"],
+    rules: restrict(processorAnywhere, { group: ["**/server/**"], message: "app/ reaches the server only through the request context (app/context.ts)." }),
+  },
   // Components never reach into the server: data comes from loaders, through the request context.
   { files: ["app/components/**", "app/features/**"], rules: restrict(processorAnywhere, ...componentPatterns) },
   { files: ["app/features/payment/card-entry.tsx"], rules: restrict(processorInternals, ...componentPatterns) },

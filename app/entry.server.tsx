@@ -4,7 +4,6 @@ import { renderToPipeableStream } from "react-dom/server";
 import { requestContext } from "./context";
 import { ServerDocumentProvider } from "./components/server-document";
 import stylesheet from "./styles/app.css?inline";
-import { isDatabaseUnavailable } from "../server/db/database-errors";
 
 export const streamTimeout = 5_000;
 
@@ -16,7 +15,7 @@ export const streamTimeout = 5_000;
  */
 export function handleError(error: unknown, { request, context }: { request: Request; context: RouterContextProvider }) {
   if (request.signal.aborted) return;
-  const { services, requestId, outage } = context.get(requestContext);
+  const { services, requestId, outage, isDatabaseUnavailable } = context.get(requestContext);
   if (isRouteErrorResponse(error) && error.status < 500) {
     services.logger.info({ requestId, status: error.status, statusText: error.statusText }, "page: client error");
     return;

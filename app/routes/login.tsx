@@ -4,7 +4,7 @@ import { requestContext } from "../context";
 import { Wordmark } from "../components/ui/icons";
 import { credentialsSchema } from "../../shared/account";
 import { AppError } from "../../shared/errors";
-import { readFormFields } from "../../server/http/read-body";
+import { readFormFields } from "../../shared/form-fields";
 
 /**
  * "Sign In" and "Create your account" share one form. Success of either goes home signed in; a failure comes back

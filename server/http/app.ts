@@ -106,6 +106,7 @@ export function createApp({ services, handlePageRequest, clientBuildDir, publicU
         shopper: c.get("shopper"),
         clientIp: c.get("clientIp"),
         outage,
+        isDatabaseUnavailable,
       });
       const response = await handlePageRequest(c.req.raw, context);
       if (!outage.isDatabaseUnavailable || response.status < 500) return response;

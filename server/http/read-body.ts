@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { AppError } from "../../shared/errors";
+import { readFormFields } from "../../shared/form-fields";
 
 /** The kinds of body a request may carry: a form post (no JavaScript) or JSON (the enhanced page). */
 export type BodyKind = "form" | "json";
@@ -44,16 +45,3 @@ async function readRaw(request: Request): Promise<unknown> {
   return readFormFields(request);
 }
 
-/** A form's fields as a plain object, refusing files and repeated fields (which a strict schema cannot see). */
-export async function readFormFields(request: Request): Promise<Record<string, string>> {
-  const form = await request.formData().catch(() => {
-    throw new AppError("BAD_REQUEST", "The request was not understood. The form could not be read.");
-  });
-  const fields = new Map<string, string>();
-  for (const [name, value] of form) {
-    if (typeof value !== "string") throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: files are not accepted.`);
-    if (fields.has(name)) throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
-    fields.set(name, value);
-  }
-  return Object.fromEntries(fields);
-}

@@ -18,6 +18,8 @@ export interface RequestContext {
   clientIp: string;
   /** Set while rendering when a loader or action found the database unreachable: the page is then a 503. */
   outage: { isDatabaseUnavailable: boolean };
+  /** Whether an error a loader or action threw means the database could not be reached (server/db knows how to tell). */
+  isDatabaseUnavailable: (error: unknown) => boolean;
 }
 
 export const requestContext = createContext<RequestContext>();
