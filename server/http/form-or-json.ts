@@ -35,8 +35,12 @@ export async function answerFormOrJson(c: Context, errorParam: string, run: (for
   } catch (error) {
     if (!isForm || !(error instanceof AppError)) throw error;
     const back = new URL(refererPath(c), "http://local");
-    back.searchParams.set(errorParam, error.code);
-    for (const [name, value] of Object.entries(formReturn.errorParams ?? {})) back.searchParams.set(name, value);
+    // The code goes last, after what it is about.
+    const params = { ...formReturn.errorParams, [errorParam]: error.code };
+    for (const [name, value] of Object.entries(params)) {
+      back.searchParams.delete(name);
+      back.searchParams.append(name, value);
+    }
     return c.redirect(back.pathname + back.search + hash(), 303);
   }
 }
