@@ -229,6 +229,26 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
     expect(winner).toMatchObject({ count: 97, revision: before.revision + 1 });
   });
 
+  it("tells a shopper whose line changed price what it was, until they choose the line again at today's price", async () => {
+    const { browser } = await setup();
+    await browser.postJson("/basket/add", { productId: BOOK });
+    await browser.postJson("/basket/add", { productId: BOOK });
+    const { db } = getDatabase();
+    // A new instance, which reads the catalogue afresh at its first request (each caches it for a few seconds).
+    const repriced = createBrowser((await createTestShop(getDatabase())).app);
+    await db.updateTable("products").set({ price_cents: 999 }).where("id", "=", BOOK).execute();
+    try {
+      const cookie = browser.cookie ?? "";
+      const read = async () => ((await (await repriced.send("/basket", { headers: { cookie } })).json()) as { basket: BasketView }).basket;
+      expect(await read()).toMatchObject({ subtotalCents: 1998, items: [{ quantity: 2, lineCents: 1998, addedPriceCents: 1196, product: { priceCents: 999 } }] });
+      // Choosing the same quantity again, at the new price, is the shopper's answer: the notice goes.
+      expect((await repriced.postJson("/basket/quantity", { productId: BOOK, quantity: 2 }, { cookie })).status).toBe(200);
+      expect((await read()).items[0]).not.toHaveProperty("addedPriceCents");
+    } finally {
+      await db.updateTable("products").set({ price_cents: 1196 }).where("id", "=", BOOK).execute();
+    }
+  });
+
   it("refuses an unknown product with a clear message and leaves the basket unchanged", async () => {
     const { browser } = await setup();
     await browser.postJson("/basket/add", { productId: BOOK });
