@@ -1,11 +1,16 @@
+import { BASKET_ITEM_LIMIT, BASKET_LINE_LIMIT } from "./basket";
 import type { ErrorCode } from "./errors";
+
+export const BASKET_FULL_MESSAGE = `Your basket is full: it holds at most ${BASKET_ITEM_LIMIT} items.`;
+export const BASKET_LINE_FULL_MESSAGE = `You can have at most ${BASKET_LINE_LIMIT} of one product in your basket.`;
 
 /**
  * What a page says after a basket form post failed without JavaScript. The redirect carries only the error
  * code; the sentence comes from here, so no caller-supplied text is ever shown.
  */
 export const basketErrorMessages: Partial<Record<ErrorCode, string>> = {
-  BASKET_FULL: "Your basket is full: it holds at most 100 items.",
+  BASKET_FULL: BASKET_FULL_MESSAGE,
+  BASKET_LINE_FULL: BASKET_LINE_FULL_MESSAGE,
   UNKNOWN_PRODUCT: "That product is not in our catalogue, so it could not be added to your basket.",
   BAD_REQUEST: "Your basket could not be changed: the request was not understood. Please try again.",
   FORBIDDEN: "Your basket could not be changed: the request came from another site.",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { BasketAction } from "./basket";
+import { BASKET_LINE_LIMIT, type BasketAction } from "./basket";
 import { hasControlCharacter, returnToSchema } from "./local-path";
 
 const productId = z
@@ -10,10 +10,22 @@ const productId = z
   // PostgreSQL cannot hold NUL in text, and no catalogue id has a control character.
   .refine((id) => !hasControlCharacter(id), "productId must not contain control characters");
 
+/** A form post sends the select's value as text ("3"); JSON sends a number. Whole numbers 1 to the line limit only. */
+const quantity = z
+  .union([z.number(), z.string().regex(/^\d{1,2}$/, "quantity must be a whole number").transform(Number)], { error: "quantity must be a whole number" })
+  .pipe(
+    z
+      .number()
+      .int("quantity must be a whole number")
+      .min(1, "quantity must be at least 1")
+      .max(BASKET_LINE_LIMIT, `quantity must be at most ${BASKET_LINE_LIMIT}`),
+  );
+
 /** Every basket request body, one strict shape per action: unknown fields are refused. */
 export const basketRequestSchemas = {
   add: z.strictObject({ productId, returnTo: returnToSchema }),
   remove: z.strictObject({ productId, returnTo: returnToSchema }),
+  quantity: z.strictObject({ productId, quantity, returnTo: returnToSchema }),
   empty: z.strictObject({ returnTo: returnToSchema }),
 } as const satisfies Record<BasketAction, z.ZodType>;
 

@@ -1,12 +1,26 @@
 // Types and constants only: this module reaches the browser bundle, so it must not pull in zod (see basket-schemas.ts).
 import type { Product } from "./catalogue";
 
-/** A basket holds at most this many items; the next one is refused with a clear message. */
+/** A basket holds at most this many items (the sum of its quantities); the next one is refused with a clear message. */
 export const BASKET_ITEM_LIMIT = 100;
+/** One line holds at most this many of its product: the quantity control offers 1 to this. */
+export const BASKET_LINE_LIMIT = 10;
 
-/** The basket as pages and the JSON API see it: items in the order added, totals computed by the server. */
+/** One line of the basket: a product, how many of it, and what they cost together at the catalogue's price now. */
+export interface BasketLineView {
+  /** The line's id, stable while the product stays in the basket. */
+  itemId: string;
+  product: Product;
+  quantity: number;
+  lineCents: number;
+  /** The price the product had when the line was added, when the catalogue's price has changed since; else absent. */
+  addedPriceCents?: number;
+}
+
+/** The basket as pages and the JSON API see it: one line per product in the order first added, totals computed by the server. */
 export interface BasketView {
-  items: { itemId: string; product: Product }[];
+  items: BasketLineView[];
+  /** Items, not lines: the sum of the quantities. */
   count: number;
   subtotalCents: number;
   /**
@@ -24,7 +38,14 @@ export interface BasketCount {
   revision: number;
 }
 
-export type BasketAction = "add" | "remove" | "empty";
+export type BasketAction = "add" | "remove" | "quantity" | "empty";
 
 /** The query parameter that carries a basket error code back to the page after a form post without JavaScript. */
 export const BASKET_ERROR_PARAM = "basket-error";
+/** Beside it, the product whose form failed, so the page shows the sentence next to that product's button. */
+export const BASKET_PRODUCT_PARAM = "basket-product";
+
+/** The id of a product's card on a page, the fragment a form post without JavaScript comes back to. */
+export function productAnchorId(productId: string): string {
+  return `product-${productId}`;
+}

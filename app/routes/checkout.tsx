@@ -1,10 +1,14 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/checkout";
 import { requestContext } from "../context";
+import { productAnchorId } from "../../shared/basket";
 import { sumCents } from "../../shared/money";
-import { useOptimisticItems } from "../features/basket/basket-context";
+import { useOptimisticLines } from "../features/basket/basket-context";
 import { BasketButton } from "../features/basket/components/basket-button";
+import { BasketError } from "../features/basket/components/basket-error";
 import { BasketLine } from "../features/basket/components/basket-line";
+import { PriceChanges } from "../features/basket/components/price-changes";
+import { QuantityForm } from "../features/basket/components/quantity-form";
 import { SubtotalPanel } from "../features/basket/components/subtotal-panel";
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -14,8 +18,9 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 export default function Checkout({ loaderData }: Route.ComponentProps) {
   const { basket, greetingName } = loaderData;
-  const items = useOptimisticItems(basket.items, basket.revision);
-  const subtotalCents = sumCents(items.map((item) => item.product.priceCents));
+  const items = useOptimisticLines(basket.items, basket.revision);
+  const subtotalCents = sumCents(items.map((item) => item.lineCents));
+  const count = items.reduce((sum, item) => sum + item.quantity, 0);
   return (
     <main id="main" className="checkout">
       <title>Your shopping Basket | Storefront</title>
@@ -23,6 +28,7 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
       <div className="checkout__basket">
         <p className="checkout__greeting">Hello, {greetingName ?? "Guest"}</p>
         <h1 className="checkout__title">Your shopping Basket</h1>
+        <PriceChanges lines={items} />
         {items.length === 0 ? (
           <div className="checkout__empty">
             <p>Your basket is empty.</p>
@@ -33,13 +39,17 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
         ) : (
           <ul className="checkout__items" aria-label="Items in your basket">
             {items.map((item) => (
-              <li key={item.itemId} data-testid="basket-item">
+              <li key={item.itemId} id={productAnchorId(item.product.id)} data-testid="basket-item">
                 <BasketLine
                   product={item.product}
                   action={
-                    <BasketButton action="remove" productId={item.product.id}>
-                      Remove from Basket
-                    </BasketButton>
+                    <div className="basket-line__actions">
+                      <QuantityForm productId={item.product.id} title={item.product.title} quantity={item.quantity} />
+                      <BasketButton action="remove" productId={item.product.id} shownQuantity={item.quantity}>
+                        Remove from Basket
+                      </BasketButton>
+                      <BasketError productId={item.product.id} />
+                    </div>
                   }
                 />
               </li>
@@ -48,7 +58,7 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
         )}
       </div>
       <aside className="checkout__subtotal" aria-label="Subtotal">
-        <SubtotalPanel count={items.length} subtotalCents={subtotalCents} />
+        <SubtotalPanel count={count} subtotalCents={subtotalCents} />
       </aside>
     </main>
   );

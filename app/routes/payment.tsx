@@ -5,6 +5,7 @@ import { requestContext } from "../context";
 import { formatCents } from "../../shared/money";
 import type { PaymentClientConfig } from "../../shared/payments";
 import { BasketLine } from "../features/basket/components/basket-line";
+import { PriceChanges } from "../features/basket/components/price-changes";
 import { AuthenticationDialog } from "../features/payment/authentication-dialog";
 import { CardEntry, cardFieldStyles, type CardEntryController, type CardEntryState } from "../features/payment/card-entry";
 import { useCheckoutPayment } from "../features/payment/use-checkout-payment";
@@ -30,7 +31,7 @@ export default function Payment({ loaderData }: Route.ComponentProps) {
   const cardEntry = useRef<CardEntryController | null>(null);
   const checkout = useCheckoutPayment({
     totalCents: basket.subtotalCents,
-    basketKey: basket.items.map((item) => item.itemId).join(","),
+    basketKey: basket.items.map((item) => `${item.itemId}:${item.quantity}:${item.product.priceCents}`).join(","),
     isEmpty: basket.count === 0,
     cardEntry,
   });
@@ -60,6 +61,7 @@ export default function Payment({ loaderData }: Route.ComponentProps) {
         <h2 id="review-heading" className="payment__heading">
           Review items and delivery
         </h2>
+        <PriceChanges lines={basket.items} />
         {basket.count === 0 ? (
           <p>
             Your basket is empty. <Link to="/">Continue shopping</Link>
@@ -67,8 +69,8 @@ export default function Payment({ loaderData }: Route.ComponentProps) {
         ) : (
           <ul className="payment__items">
             {basket.items.map((item) => (
-              <li key={item.itemId}>
-                <BasketLine product={item.product} />
+              <li key={item.itemId} data-testid="payment-line">
+                <BasketLine product={item.product} quantity={item.quantity} />
               </li>
             ))}
           </ul>

@@ -1,7 +1,7 @@
 import { isRouteErrorResponse, Outlet, useRouteLoaderData } from "react-router";
 import type { Route } from "./+types/shop-layout";
 import { requestContext } from "../context";
-import { BASKET_ERROR_PARAM } from "../../shared/basket";
+import { BASKET_ERROR_PARAM, BASKET_PRODUCT_PARAM } from "../../shared/basket";
 import { basketErrorMessage } from "../../shared/basket-messages";
 import { BasketProvider } from "../features/basket/basket-context";
 import { BasketAnnouncer } from "../features/basket/components/basket-announcer";
@@ -13,8 +13,10 @@ import { useRevalidateOnFocus } from "../features/shell/use-revalidate-on-focus"
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
   const basket = await services.basket.countItems(shopper.basketOwner);
-  const errorCode = new URL(request.url).searchParams.get(BASKET_ERROR_PARAM);
-  const basketError = errorCode ? basketErrorMessage(errorCode) : null;
+  const params = new URL(request.url).searchParams;
+  const errorCode = params.get(BASKET_ERROR_PARAM);
+  // The product whose form failed, so the sentence is shown next to it; any text will do, it only picks a form.
+  const basketError = errorCode ? { text: basketErrorMessage(errorCode), productId: params.get(BASKET_PRODUCT_PARAM) } : null;
   const header: SiteHeaderProps = { greetingName: shopper.user?.email ?? null, basketCount: basket.count, basketRevision: basket.revision };
   return { header, basketError };
 }
@@ -22,9 +24,9 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 export default function ShopLayout({ loaderData }: Route.ComponentProps) {
   useRevalidateOnFocus();
   return (
-    <BasketProvider snapshot={{ owner: loaderData.header.greetingName, revision: loaderData.header.basketRevision }}>
+    <BasketProvider snapshot={{ owner: loaderData.header.greetingName, revision: loaderData.header.basketRevision }} formError={loaderData.basketError}>
       <SiteHeader {...loaderData.header} />
-      <BasketAnnouncer formError={loaderData.basketError} />
+      <BasketAnnouncer />
       <Outlet />
     </BasketProvider>
   );

@@ -178,8 +178,8 @@ export const growthScenario: Scenario<GrowthResult> = {
          ), b as (
            insert into baskets (session_id) select id from s returning id
          )
-         insert into basket_items (basket_id, product_id) select id, $2 from b`,
-        [OTHER_BASKETS, BENCH_PRODUCT.id],
+         insert into basket_items (basket_id, product_id, added_price_cents) select id, $2, $3 from b`,
+        [OTHER_BASKETS, BENCH_PRODUCT.id, BENCH_PRODUCT.priceCents],
       );
       await db.query("analyze sessions; analyze baskets; analyze basket_items");
       basket.push(await measureBasket(server, settings, log, cookies, db, round((performance.now() - started) / 1000, 1)));

@@ -117,7 +117,10 @@ describeEachDatabase("accounts", (getDatabase) => {
     await basket.addItem({ sessionId: guest.session.id }, ECHO);
     const second = await signInFlow.signIn(credentials("sign-in", email), { ip: "10.0.0.6", current: guest.session });
     const merged = await basket.getBasket({ userId });
-    expect(merged.items.map((item) => item.product.id)).toEqual([BOOK, ECHO, ECHO]);
+    expect(merged.items.map((item) => [item.product.id, item.quantity])).toEqual([
+      [BOOK, 1],
+      [ECHO, 2],
+    ]);
     expect(merged.subtotalCents).toBe(1196 + 9899 * 2);
     expect(await basket.getBasket({ sessionId: guest.session.id })).toMatchObject({ count: 0 });
     // Sign out: the account keeps its basket; this browser starts with none.

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BASKET_ITEM_LIMIT } from "../../shared/basket";
 import type { Product } from "../../shared/catalogue";
-import { canAddItem, findItemToRemove, findPaidItems, priceItems, type StoredItem } from "./basket-rules";
+import { countItems, findLine, mergeLines, priceLines, refuseQuantity, subtractPaid, type StoredLine } from "./basket-rules";
 
 const product = (id: string, priceCents: number): Product => ({
   id,
@@ -15,47 +14,75 @@ const catalogue = new Map([
   ["echo", product("echo", 9899)],
   ["monitor", product("monitor", 109498)],
 ]);
-const items = (...productIds: string[]): StoredItem[] => productIds.map((productId, index) => ({ itemId: String(index + 1), productId }));
+/** Lines as [productId, quantity] pairs, each added at the catalogue's price. */
+const lines = (...entries: [string, number][]): StoredLine[] =>
+  entries.map(([productId, quantity], index) => ({ lineId: String(index + 1), productId, quantity, addedPriceCents: catalogue.get(productId)?.priceCents ?? 100 }));
+/** Eleven products of nine items each: 99 items, one short of the basket limit. */
+const ninetyNine = () => lines(...Array.from({ length: 11 }, (_, index): [string, number] => [`p${index}`, 9]));
 
 describe("basket rules", () => {
-  it("allows adding until the basket holds the limit, then refuses", () => {
-    expect(canAddItem([])).toBe(true);
-    expect(canAddItem(items(...Array<string>(BASKET_ITEM_LIMIT - 1).fill("book")))).toBe(true);
-    expect(canAddItem(items(...Array<string>(BASKET_ITEM_LIMIT).fill("book")))).toBe(false);
+  it("counts items, not lines", () => {
+    expect(countItems(lines(["book", 3], ["echo", 1]))).toBe(4);
+    expect(countItems([])).toBe(0);
   });
 
-  it("removes the first item with the product id, leaving later duplicates", () => {
-    const basket = items("echo", "book", "echo", "book");
-    expect(findItemToRemove(basket, "book")).toEqual({ itemId: "2", productId: "book" });
-    expect(findItemToRemove(basket, "echo")).toEqual({ itemId: "1", productId: "echo" });
+  it("allows a line up to 10 and refuses the 11th of one product", () => {
+    expect(refuseQuantity([], "book", 1)).toBeNull();
+    expect(refuseQuantity(lines(["book", 9]), "book", 10)).toBeNull();
+    expect(refuseQuantity(lines(["book", 10]), "book", 11)).toBe("BASKET_LINE_FULL");
   });
 
-  it("finds nothing to remove for an id that is not in the basket", () => {
-    expect(findItemToRemove(items("echo"), "book")).toBeNull();
-    expect(findItemToRemove([], "book")).toBeNull();
+  it("allows the basket up to 100 items and refuses the 101st, counting the line's own quantity once", () => {
+    const basket = ninetyNine();
+    expect(refuseQuantity(basket, "book", 1)).toBeNull();
+    expect(refuseQuantity(basket, "book", 2)).toBe("BASKET_FULL");
+    // Setting a line already in the basket replaces its quantity: 90 others + 10 is exactly 100.
+    expect(refuseQuantity(basket, "p0", 10)).toBeNull();
+    expect(refuseQuantity([...basket, ...lines(["book", 1])], "p0", 10)).toBe("BASKET_FULL");
   });
 
-  it("totals in integer cents: 3 x 11.96 is exactly 35.88, 11.96 + 98.99 exactly 110.95", () => {
-    expect(priceItems(items("book", "book", "book"), catalogue)).toMatchObject({ count: 3, subtotalCents: 3588 });
-    expect(priceItems(items("book", "echo"), catalogue)).toMatchObject({ count: 2, subtotalCents: 11095 });
-    expect(priceItems(items("monitor", "monitor"), catalogue).subtotalCents).toBe(218996);
+  it("finds a product's line, or none", () => {
+    expect(findLine(lines(["echo", 1], ["book", 2]), "book")).toMatchObject({ productId: "book", quantity: 2 });
+    expect(findLine(lines(["echo", 1]), "book")).toBeNull();
   });
 
-  it("prices an empty basket at zero and keeps items in the order added", () => {
-    expect(priceItems([], catalogue)).toEqual({ items: [], count: 0, subtotalCents: 0 });
-    const priced = priceItems(items("echo", "book"), catalogue);
-    expect(priced.items.map((line) => line.product.id)).toEqual(["echo", "book"]);
+  it("prices lines in integer cents: 3 x 11.96 is exactly 35.88, and the count is the items", () => {
+    expect(priceLines(lines(["book", 3]), catalogue)).toMatchObject({ count: 3, subtotalCents: 3588, items: [{ quantity: 3, lineCents: 3588 }] });
+    expect(priceLines(lines(["book", 1], ["echo", 1]), catalogue)).toMatchObject({ count: 2, subtotalCents: 11095 });
+    expect(priceLines(lines(["monitor", 2]), catalogue).subtotalCents).toBe(218996);
+    expect(priceLines([], catalogue)).toEqual({ items: [], count: 0, subtotalCents: 0 });
   });
 
-  it("leaves out items whose product is no longer in the catalogue", () => {
-    expect(priceItems(items("book", "gone"), catalogue)).toMatchObject({ count: 1, subtotalCents: 1196 });
+  it("leaves out lines whose product is no longer in the catalogue, from the list and the count", () => {
+    expect(priceLines(lines(["book", 2], ["gone", 5]), catalogue)).toMatchObject({ count: 2, subtotalCents: 2392 });
   });
 
-  it("after an order, picks exactly the paid items and leaves what was added later", () => {
-    const basket = items("book", "echo", "book", "monitor");
-    expect(findPaidItems(basket, ["book", "echo"]).map((item) => item.itemId)).toEqual(["1", "2"]);
-    expect(findPaidItems(basket, ["book", "book"]).map((item) => item.itemId)).toEqual(["1", "3"]);
-    expect(findPaidItems(basket, ["book", "book", "book"]).map((item) => item.itemId)).toEqual(["1", "3"]);
-    expect(findPaidItems(basket, ["gone"])).toEqual([]);
+  it("says what a line's price was when the catalogue's price has changed since it was added", () => {
+    const added = [{ lineId: "1", productId: "book", quantity: 2, addedPriceCents: 999 }];
+    expect(priceLines(added, catalogue).items[0]).toMatchObject({ addedPriceCents: 999, lineCents: 2392 });
+    expect(priceLines(lines(["book", 2]), catalogue).items[0]).not.toHaveProperty("addedPriceCents");
+  });
+
+  it("after an order, takes out exactly the paid quantities and leaves what was added later", () => {
+    const basket = lines(["book", 3], ["echo", 1], ["monitor", 1]);
+    expect(subtractPaid(basket, [{ productId: "book", quantity: 2 }, { productId: "echo", quantity: 1 }]).map(({ line, quantity }) => [line.productId, quantity])).toEqual([
+      ["book", 1],
+      ["echo", 0],
+    ]);
+    // Old snapshots list one entry per item: they add up.
+    expect(subtractPaid(basket, [{ productId: "book", quantity: 1 }, { productId: "book", quantity: 1 }]).map(({ quantity }) => quantity)).toEqual([1]);
+    expect(subtractPaid(basket, [{ productId: "book", quantity: 5 }]).map(({ quantity }) => quantity)).toEqual([0]);
+    expect(subtractPaid(basket, [{ productId: "gone", quantity: 1 }])).toEqual([]);
+  });
+
+  it("merges a guest's lines into an account's within the line and basket limits, and counts what did not fit", () => {
+    const merged = mergeLines(lines(["book", 7]), lines(["book", 5], ["echo", 2]));
+    expect(merged).toMatchObject({ moved: 5, dropped: 2 });
+    expect(merged.changes.map(({ productId, lineId, quantity }) => [productId, lineId, quantity])).toEqual([
+      ["book", "1", 10],
+      ["echo", null, 2],
+    ]);
+    const full = mergeLines(ninetyNine(), lines(["book", 3]));
+    expect(full).toMatchObject({ moved: 1, dropped: 2 });
   });
 });

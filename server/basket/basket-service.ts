@@ -1,11 +1,12 @@
 import { sql, type Transaction as KyselyTransaction } from "kysely";
-import { BASKET_ITEM_LIMIT, EMPTY_BASKET, type BasketCount, type BasketView } from "../../shared/basket";
+import { EMPTY_BASKET, type BasketCount, type BasketView } from "../../shared/basket";
+import { BASKET_FULL_MESSAGE, BASKET_LINE_FULL_MESSAGE } from "../../shared/basket-messages";
 import { AppError } from "../../shared/errors";
 import type { CatalogueService } from "../catalogue/catalogue-service";
 import type { DB } from "../db/client";
 import type { Database } from "../db/schema";
 import type { Logger } from "../logger";
-import { canAddItem, findItemToRemove, findPaidItems, priceItems, type StoredItem } from "./basket-rules";
+import { findLine, mergeLines, priceLines, refuseQuantity, subtractPaid, type PaidQuantity, type StoredLine } from "./basket-rules";
 
 /** Who a basket belongs to: a guest through their browser session, or an account (whatever browser it is in). */
 export type BasketOwner = { sessionId: string } | { userId: string };
@@ -17,21 +18,39 @@ function ownerKey(owner: BasketOwner) {
 
 type Transaction = KyselyTransaction<Database>;
 
+const refusals = {
+  BASKET_LINE_FULL: BASKET_LINE_FULL_MESSAGE,
+  BASKET_FULL: BASKET_FULL_MESSAGE,
+} as const;
+
+/** Refuses a quantity the rules do not allow, with the sentence the shopper sees. */
+function assertQuantityAllowed(lines: readonly StoredLine[], productId: string, quantity: number): void {
+  const refusal = refuseQuantity(lines, productId, quantity);
+  if (refusal) throw new AppError(refusal, refusals[refusal]);
+}
+
 export function createBasketService(db: DB, catalogue: CatalogueService, logger: Logger) {
-  async function readItems(executor: DB | Transaction, basketId: string): Promise<StoredItem[]> {
+  async function readLines(executor: DB | Transaction, basketId: string): Promise<StoredLine[]> {
     const rows = await executor
       .selectFrom("basket_items")
-      .select(["id", "product_id"])
+      .select(["id", "product_id", "quantity", "added_price_cents"])
       .where("basket_id", "=", basketId)
       .orderBy("id")
       .execute();
-    return rows.map((row) => ({ itemId: String(row.id), productId: row.product_id }));
+    return rows.map(toStoredLine);
   }
 
-  async function view(items: StoredItem[], revision: number): Promise<BasketView> {
-    if (items.length === 0) return { ...EMPTY_BASKET, revision };
-    const products = await catalogue.findProducts(items.map((item) => item.productId));
-    return { ...priceItems(items, products), revision };
+  async function view(lines: StoredLine[], revision: number): Promise<BasketView> {
+    if (lines.length === 0) return { ...EMPTY_BASKET, revision };
+    const products = await catalogue.findProducts(lines.map((line) => line.productId));
+    return { ...priceLines(lines, products), revision };
+  }
+
+  /** The catalogue's price of a product now, or a refusal for one that is not in the catalogue. */
+  async function currentPrice(productId: string): Promise<number> {
+    const product = (await catalogue.findProducts([productId])).get(productId);
+    if (!product) throw new AppError("UNKNOWN_PRODUCT", "That product is not in our catalogue, so it could not be added to your basket.");
+    return product.priceCents;
   }
 
   async function findBasketId(executor: DB | Transaction, owner: BasketOwner): Promise<string | undefined> {
@@ -53,19 +72,29 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
 
   /**
    * Runs a change to one basket under its row lock (select ... for update), so concurrent requests for the same
-   * basket take turns: the item limit and "remove the first match" hold under any interleaving. The revision counts
-   * up only when the change says it changed something.
+   * basket take turns: the line and basket limits hold under any interleaving. The revision counts up only when the
+   * change says it changed something; the answer is the basket's lines as the change left them.
    */
-  async function changeBasket<T>(
+  async function changeBasket(
     owner: BasketOwner,
-    change: (trx: Transaction, basketId: string, items: StoredItem[]) => Promise<{ result: T; changed: boolean }>,
-  ): Promise<{ result: T; revision: number }> {
-    return db.transaction().execute(async (trx) => {
+    change: (trx: Transaction, basketId: string, lines: StoredLine[]) => Promise<boolean>,
+  ): Promise<BasketView> {
+    const { lines, revision } = await db.transaction().execute(async (trx) => {
       const { id: basketId, revision } = await lockBasket(trx, owner);
-      const items = await readItems(trx, basketId);
-      const { result, changed } = await change(trx, basketId, items);
-      return { result, revision: changed ? await bumpRevision(trx, basketId) : revision };
+      const changed = await change(trx, basketId, await readLines(trx, basketId));
+      if (!changed) return { lines: await readLines(trx, basketId), revision };
+      return { lines: await readLines(trx, basketId), revision: await bumpRevision(trx, basketId) };
     });
+    return view(lines, revision);
+  }
+
+  /** Sets a line to `quantity`, creating it (at the catalogue's price now) or re-pricing it: the shopper chose it at today's price. */
+  async function writeLine(trx: Transaction, basketId: string, line: StoredLine | null, productId: string, quantity: number, priceCents: number): Promise<void> {
+    if (line) {
+      await trx.updateTable("basket_items").set({ quantity, added_price_cents: priceCents }).where("id", "=", line.lineId).execute();
+    } else {
+      await trx.insertInto("basket_items").values({ basket_id: basketId, product_id: productId, quantity, added_price_cents: priceCents }).execute();
+    }
   }
 
   /**
@@ -87,10 +116,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
 
   /** Only catalogue products go in a basket. */
   async function assertInCatalogue(productId: string): Promise<void> {
-    const products = await catalogue.findProducts([productId]);
-    if (!products.has(productId)) {
-      throw new AppError("UNKNOWN_PRODUCT", "That product is not in our catalogue, so it could not be added to your basket.");
-    }
+    await currentPrice(productId);
   }
 
   return {
@@ -101,23 +127,27 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       const rows = await db
         .selectFrom("baskets")
         .leftJoin("basket_items", "basket_items.basket_id", "baskets.id")
-        .select(["baskets.revision", "basket_items.id", "basket_items.product_id"])
+        .select(["baskets.revision", "basket_items.id", "basket_items.product_id", "basket_items.quantity", "basket_items.added_price_cents"])
         .where(`baskets.${column}`, "=", value)
         .orderBy("basket_items.id")
         .execute();
       if (rows.length === 0) return EMPTY_BASKET;
-      const items = rows.flatMap((row) => (row.id === null || row.product_id === null ? [] : [{ itemId: String(row.id), productId: row.product_id }]));
-      return view(items, rows[0]!.revision);
+      const lines = rows.flatMap((row) =>
+        row.id === null || row.product_id === null || row.quantity === null || row.added_price_cents === null
+          ? []
+          : [toStoredLine({ id: row.id, product_id: row.product_id, quantity: row.quantity, added_price_cents: row.added_price_cents })],
+      );
+      return view(lines, rows[0]!.revision);
     },
 
-    /** The number of items, for the header on every page: one cheap statement (count and revision agree). */
+    /** The number of items (not lines), for the header on every page: one cheap statement (count and revision agree). */
     async countItems(owner: BasketOwner | null): Promise<BasketCount> {
       if (!owner) return { count: 0, revision: 0 };
       const { column, value } = ownerKey(owner);
       const row = await db
         .selectFrom("baskets")
         .leftJoin("basket_items", "basket_items.basket_id", "baskets.id")
-        .select(["baskets.revision", sql<number>`count(basket_items.id)::int`.as("count")])
+        .select(["baskets.revision", sql<number>`coalesce(sum(basket_items.quantity), 0)::int`.as("count")])
         .where(`baskets.${column}`, "=", value)
         .groupBy("baskets.id")
         .executeTakeFirst();
@@ -126,80 +156,102 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
 
     assertInCatalogue,
 
-    /** Appends a catalogue product. Unknown products and a full basket are refused and change nothing. */
+    /** Adds one of a catalogue product: a new line, or one more on its line. Unknown products and a full line or basket are refused and change nothing. */
     async addItem(owner: BasketOwner, productId: string): Promise<BasketView> {
-      await assertInCatalogue(productId);
-      const { result: items, revision } = await changeBasket(owner, async (trx, basketId, items) => {
-        if (!canAddItem(items)) {
-          throw new AppError("BASKET_FULL", `Your basket is full: it holds at most ${BASKET_ITEM_LIMIT} items.`);
-        }
-        const row = await trx.insertInto("basket_items").values({ basket_id: basketId, product_id: productId }).returning("id").executeTakeFirstOrThrow();
-        return { result: [...items, { itemId: String(row.id), productId }], changed: true };
+      const priceCents = await currentPrice(productId);
+      return changeBasket(owner, async (trx, basketId, lines) => {
+        const line = findLine(lines, productId);
+        const quantity = (line?.quantity ?? 0) + 1;
+        assertQuantityAllowed(lines, productId, quantity);
+        await writeLine(trx, basketId, line, productId, quantity, priceCents);
+        return true;
       });
-      return view(items, revision);
-    },
-
-    /** Takes out the first item with this product id. An id that is not in the basket changes nothing and is logged. */
-    async removeItem(owner: BasketOwner, productId: string): Promise<{ basket: BasketView; removed: boolean }> {
-      const {
-        result: { items, removed },
-        revision,
-      } = await changeBasket(owner, async (trx, _basketId, items) => {
-        const item = findItemToRemove(items, productId);
-        if (!item) return { result: { items, removed: false }, changed: false };
-        await trx.deleteFrom("basket_items").where("id", "=", item.itemId).execute();
-        return { result: { items: items.filter((candidate) => candidate !== item), removed: true }, changed: true };
-      });
-      if (!removed) logger.warn({ productId }, "basket: remove asked for a product that is not in the basket");
-      return { basket: await view(items, revision), removed };
     },
 
     /**
-     * At sign-in: the guest basket's items are appended to the account's basket (up to the item limit; any beyond
-     * it are dropped and counted), and the guest basket is deleted. One transaction: nothing is lost or doubled.
+     * Sets the quantity of a product's line (1 to the line limit, within the basket limit). A product that is not in
+     * the basket gets a line: the shopper asked for that many of it. The same quantity again changes nothing.
+     */
+    async setQuantity(owner: BasketOwner, productId: string, quantity: number): Promise<BasketView> {
+      const priceCents = await currentPrice(productId);
+      return changeBasket(owner, async (trx, basketId, lines) => {
+        const line = findLine(lines, productId);
+        if (line?.quantity === quantity && line.addedPriceCents === priceCents) return false;
+        assertQuantityAllowed(lines, productId, quantity);
+        await writeLine(trx, basketId, line, productId, quantity, priceCents);
+        return true;
+      });
+    },
+
+    /** Takes the product's whole line out. An id that is not in the basket changes nothing and is logged. */
+    async removeItem(owner: BasketOwner, productId: string): Promise<{ basket: BasketView; removed: boolean }> {
+      let removed = false;
+      const basket = await changeBasket(owner, async (trx, _basketId, lines) => {
+        const line = findLine(lines, productId);
+        if (!line) return false;
+        await trx.deleteFrom("basket_items").where("id", "=", line.lineId).execute();
+        removed = true;
+        return true;
+      });
+      if (!removed) logger.warn({ productId }, "basket: remove asked for a product that is not in the basket");
+      return { basket, removed };
+    },
+
+    /**
+     * At sign-in: the guest basket's lines are merged into the account's basket (quantities of one product add up,
+     * within the line and basket limits; items beyond them are dropped and counted), and the guest basket is deleted.
+     * One transaction: nothing is lost or doubled.
      */
     async adoptGuestBasket(sessionId: string, userId: string): Promise<{ moved: number; dropped: number }> {
       return db.transaction().execute(async (trx) => {
         const guestBasketId = await findBasketId(trx, { sessionId });
         if (!guestBasketId) return { moved: 0, dropped: 0 };
         const { id: accountBasketId } = await lockBasket(trx, { userId });
-        const guestItems = await readItems(trx, guestBasketId);
-        const room = Math.max(0, BASKET_ITEM_LIMIT - (await readItems(trx, accountBasketId)).length);
-        const moving = guestItems.slice(0, room);
-        if (moving.length > 0) {
-          await trx
-            .insertInto("basket_items")
-            .values(moving.map((item) => ({ basket_id: accountBasketId, product_id: item.productId })))
-            .execute();
-          await bumpRevision(trx, accountBasketId);
+        const { changes, moved, dropped } = mergeLines(await readLines(trx, accountBasketId), await readLines(trx, guestBasketId));
+        for (const change of changes) {
+          if (change.lineId) await trx.updateTable("basket_items").set({ quantity: change.quantity }).where("id", "=", change.lineId).execute();
+          else {
+            await trx
+              .insertInto("basket_items")
+              .values({ basket_id: accountBasketId, product_id: change.productId, quantity: change.quantity, added_price_cents: change.addedPriceCents })
+              .execute();
+          }
         }
+        if (changes.length > 0) await bumpRevision(trx, accountBasketId);
         await trx.deleteFrom("baskets").where("id", "=", guestBasketId).execute();
-        return { moved: moving.length, dropped: guestItems.length - moving.length };
+        return { moved, dropped };
       });
     },
 
     /**
-     * After an order, inside its transaction: takes the paid items out of the owner's basket. Anything added after
-     * the payment was priced stays, so paying never loses an item the shopper did not pay for.
+     * After an order, inside its transaction: takes the paid quantities out of the owner's basket. Anything added
+     * after the payment was priced stays, so paying never loses an item the shopper did not pay for.
      */
-    async removePaidItems(owner: BasketOwner, paidProductIds: readonly string[], executor: DB | Transaction): Promise<void> {
+    async removePaidItems(owner: BasketOwner, paid: readonly PaidQuantity[], executor: DB | Transaction): Promise<void> {
       const basketId = await findBasketId(executor, owner);
       if (!basketId) return;
-      const paid = findPaidItems(await readItems(executor, basketId), paidProductIds);
-      if (paid.length === 0) return;
-      await executor.deleteFrom("basket_items").where("id", "in", paid.map((item) => item.itemId)).execute();
+      const changes = subtractPaid(await readLines(executor, basketId), paid);
+      if (changes.length === 0) return;
+      const emptied = changes.filter((change) => change.quantity === 0).map((change) => change.line.lineId);
+      if (emptied.length > 0) await executor.deleteFrom("basket_items").where("id", "in", emptied).execute();
+      for (const { line, quantity } of changes) {
+        if (quantity > 0) await executor.updateTable("basket_items").set({ quantity }).where("id", "=", line.lineId).execute();
+      }
       await bumpRevision(executor, basketId);
     },
 
     /** Clears the owner's basket. */
     async emptyBasket(owner: BasketOwner): Promise<BasketView> {
-      const { revision } = await changeBasket(owner, async (trx, basketId, items) => {
-        if (items.length > 0) await trx.deleteFrom("basket_items").where("basket_id", "=", basketId).execute();
-        return { result: undefined, changed: items.length > 0 };
+      return changeBasket(owner, async (trx, basketId, lines) => {
+        if (lines.length > 0) await trx.deleteFrom("basket_items").where("basket_id", "=", basketId).execute();
+        return lines.length > 0;
       });
-      return { ...EMPTY_BASKET, revision };
     },
   };
 }
 
 export type BasketService = ReturnType<typeof createBasketService>;
+
+function toStoredLine(row: { id: string; product_id: string; quantity: number; added_price_cents: number }): StoredLine {
+  return { lineId: String(row.id), productId: row.product_id, quantity: row.quantity, addedPriceCents: row.added_price_cents };
+}

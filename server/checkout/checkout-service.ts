@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
 import type { BasketView } from "../../shared/basket";
-import type { OrderItem } from "../../shared/orders";
+import { readOrderItem, type OrderItem, type StoredOrderItem } from "../../shared/orders";
 import type { BasketOwner, BasketService } from "../basket/basket-service";
 import type { DB } from "../db/client";
 import type { Logger } from "../logger";
@@ -34,14 +34,17 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
     "userId" in owner ? (["user_id", owner.userId] as const) : (["session_id", owner.sessionId] as const);
 
   async function snapshot(view: BasketView): Promise<{ items: OrderItem[]; fingerprint: string }> {
-    const items = view.items.map(({ product }) => ({
+    const items = view.items.map(({ product, quantity }) => ({
       productId: product.id,
       title: product.title,
       priceCents: product.priceCents,
+      quantity,
       rating: product.rating,
       image: product.image,
     }));
-    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(items.map((item) => [item.productId, item.priceCents]))));
+    // One entry per line, quantity included: two books and one book are different baskets at different amounts.
+    const lines = items.map((item) => [item.productId, item.priceCents, item.quantity]);
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(lines)));
     return { items, fingerprint: Buffer.from(digest).toString("base64url") };
   }
 
@@ -274,8 +277,8 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
     return { kind: "needs-review", paidAmountCents: intent.amountCents, isNew };
   }
 
-  /** One transaction: the order (unique by intent id), the payment marked paid, the paid items out of the basket. */
-  async function writeOrder(intent: ProviderIntent, payment: { user_id: string | null; session_id: string | null; items: OrderItem[]; currency: string }) {
+  /** One transaction: the order (unique by intent id), the payment marked paid, the paid quantities out of the basket. */
+  async function writeOrder(intent: ProviderIntent, payment: { user_id: string | null; session_id: string | null; items: StoredOrderItem[]; currency: string }) {
     return db.transaction().execute(async (trx) => {
       const inserted = await trx
         .insertInto("orders")
@@ -294,7 +297,8 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
       if (!inserted) return { orderId: intent.id, isNew: false };
       await trx.updateTable("checkout_payments").set({ status: "paid", updated_at: sql`now()` }).where("payment_intent_id", "=", intent.id).execute();
       const owner: BasketOwner | null = payment.user_id ? { userId: payment.user_id } : payment.session_id ? { sessionId: payment.session_id } : null;
-      if (owner) await basket.removePaidItems(owner, payment.items.map((item) => item.productId), trx);
+      // A snapshot taken before lines had quantities lists one entry per item: each means one.
+      if (owner) await basket.removePaidItems(owner, payment.items.map(readOrderItem), trx);
       return { orderId: intent.id, isNew: true };
     });
   }

@@ -103,6 +103,19 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     expect(basket.items.map((item) => item.product.id)).toEqual([ECHO]);
   });
 
+  it("pays a line of two as two: the order lists the quantity, and a third added after pricing stays in the basket", async () => {
+    const browser = await shopperWith(BOOK, BOOK);
+    const { body } = await create(browser, 2392);
+    await browser.postJson("/basket/add", { productId: BOOK });
+    const confirmed = await confirmCard(origin, body.clientSecret ?? "", publishableKey, "4242424242424242");
+    expect((await browser.postJson("/orders/record", { paymentIntentId: confirmed.body.id })).status).toBe(201);
+    const order = await getDatabase().db.selectFrom("orders").selectAll().where("id", "=", confirmed.body.id ?? "").executeTakeFirstOrThrow();
+    expect(order.amount_cents).toBe(2392);
+    expect(order.items.map((item) => [item.productId, item.priceCents, item.quantity])).toEqual([[BOOK, 1196, 2]]);
+    const basket = ((await (await browser.get("/basket")).json()) as { basket: { items: { product: { id: string }; quantity: number }[] } }).basket;
+    expect(basket.items.map((item) => [item.product.id, item.quantity])).toEqual([[BOOK, 1]]);
+  });
+
   it("records nothing for a declined card, and keeps the basket", async () => {
     const browser = await shopperWith(ECHO);
     const { body } = await create(browser, 9899);

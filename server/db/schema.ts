@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, JSONColumnType } from "kysely";
-import type { OrderItem } from "../../shared/orders";
+import type { StoredOrderItem } from "../../shared/orders";
 
 /**
  * The database as Kysely sees it. One interface per table; migrations in ./migrations create them. The built-in
@@ -58,11 +58,16 @@ export interface BasketTable {
   updated_at: Generated<Date>;
 }
 
+/** One line of a basket: a product (at most one line each) and how many of it. */
 export interface BasketItemTable {
-  /** Identity column: insertion order, so "the first item with this product id" is well defined. */
+  /** Identity column: the order lines were first added in. */
   id: Generated<string>;
   basket_id: string;
   product_id: string;
+  /** 1 to BASKET_LINE_LIMIT (a check constraint holds it). */
+  quantity: Generated<number>;
+  /** The catalogue's price when the line was added (or last changed): a different price now is news to the shopper. */
+  added_price_cents: number;
   added_at: Generated<Date>;
 }
 
@@ -81,8 +86,8 @@ export interface RateLimitTable {
   attempts: number;
 }
 
-/** jsonb written as a JSON string, read back parsed. */
-type ItemsColumn = JSONColumnType<OrderItem[], string, string>;
+/** jsonb written as a JSON string, read back parsed. Lines written before quantities existed have none: they mean 1. */
+type ItemsColumn = JSONColumnType<StoredOrderItem[], string, string>;
 
 export interface CheckoutPaymentTable {
   /** The processor's payment intent id ("pi_…"). */

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
-import { BASKET_ERROR_PARAM } from "../../shared/basket";
+import { BASKET_ERROR_PARAM, BASKET_PRODUCT_PARAM, productAnchorId } from "../../shared/basket";
 import { basketRequestSchemas } from "../../shared/basket-schemas";
 import type { AppEnv } from "./app";
-import { answerFormOrJson } from "./form-or-json";
+import { answerFormOrJson, type FormReturn } from "./form-or-json";
 import { readBody } from "./read-body";
 
 /**
@@ -10,9 +10,13 @@ import { readBody } from "./read-body";
  * JSON (the enhanced page: answered with the basket). Both run the same validation and the same service call.
  *
  *   GET  /basket          the basket (JSON)
- *   POST /basket/add      { productId }   append a catalogue product
- *   POST /basket/remove   { productId }   take out the first item with that id ({ removed: false } if absent)
- *   POST /basket/empty    {}              clear it
+ *   POST /basket/add       { productId }             one more of a catalogue product (a new line, or +1 on its line)
+ *   POST /basket/quantity  { productId, quantity }   set the quantity of its line, 1 to 10
+ *   POST /basket/remove    { productId }             take its whole line out ({ removed: false } if absent)
+ *   POST /basket/empty     {}                        clear it
+ *
+ * A form post about one product comes back to that product on its page (#product-{id}), and a refusal names it, so
+ * the page shows the sentence next to that product's form.
  */
 export const basketRoutes = new Hono<AppEnv>()
   .get("/basket", async (c) => {
@@ -20,8 +24,9 @@ export const basketRoutes = new Hono<AppEnv>()
     return c.json({ basket: await basket.getBasket(c.get("shopper").basketOwner) }, 200, { "Cache-Control": "no-store" });
   })
   .post("/basket/add", (c) =>
-    answerFormOrJson(c, BASKET_ERROR_PARAM, async () => {
+    answerFormOrJson(c, BASKET_ERROR_PARAM, async (formReturn) => {
       const { productId, returnTo } = await readBody(c.req.raw, basketRequestSchemas.add);
+      returnToProduct(formReturn, productId);
       // An unknown product is refused before a guest session is started for it.
       await c.get("services").basket.assertInCatalogue(productId);
       const owner = await c.get("shopper").ensureBasketOwner();
@@ -29,9 +34,20 @@ export const basketRoutes = new Hono<AppEnv>()
       return { json: { basket }, status: 201, returnTo };
     }),
   )
+  .post("/basket/quantity", (c) =>
+    answerFormOrJson(c, BASKET_ERROR_PARAM, async (formReturn) => {
+      const { productId, quantity, returnTo } = await readBody(c.req.raw, basketRequestSchemas.quantity);
+      returnToProduct(formReturn, productId);
+      await c.get("services").basket.assertInCatalogue(productId);
+      const owner = await c.get("shopper").ensureBasketOwner();
+      const basket = await c.get("services").basket.setQuantity(owner, productId, quantity);
+      return { json: { basket }, status: 200, returnTo };
+    }),
+  )
   .post("/basket/remove", (c) =>
-    answerFormOrJson(c, BASKET_ERROR_PARAM, async () => {
+    answerFormOrJson(c, BASKET_ERROR_PARAM, async (formReturn) => {
       const { productId, returnTo } = await readBody(c.req.raw, basketRequestSchemas.remove);
+      returnToProduct(formReturn, productId);
       const owner = await c.get("shopper").ensureBasketOwner();
       const { basket, removed } = await c.get("services").basket.removeItem(owner, productId);
       return { json: { basket, removed }, status: 200, returnTo };
@@ -45,3 +61,8 @@ export const basketRoutes = new Hono<AppEnv>()
       return { json: { basket }, status: 200, returnTo };
     }),
   );
+
+function returnToProduct(formReturn: FormReturn, productId: string): void {
+  formReturn.fragment = productAnchorId(productId);
+  formReturn.errorParams = { [BASKET_PRODUCT_PARAM]: productId };
+}

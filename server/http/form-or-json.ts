@@ -11,20 +11,37 @@ export interface Outcome {
 }
 
 /**
+ * Where on its page a form post without JavaScript comes back to, set by the route once it knows (e.g. the product
+ * whose button was pressed): the page opens scrolled to `fragment`, and an error also carries `errorParams`, so the
+ * page can show its sentence next to that form rather than at the top.
+ */
+export interface FormReturn {
+  fragment?: string;
+  errorParams?: Record<string, string>;
+}
+
+/**
  * Answers an endpoint that serves both a plain form post and the enhanced page's JSON call. JSON callers get the
  * result or the error body. A form post is redirected (303, so a reload does not post again) back to its page;
  * an error rides along as `?{errorParam}={CODE}`, which the page turns into its sentence: never caller text.
  */
-export async function answerFormOrJson(c: Context, errorParam: string, run: () => Promise<Outcome>): Promise<Response> {
+export async function answerFormOrJson(c: Context, errorParam: string, run: (formReturn: FormReturn) => Promise<Outcome>): Promise<Response> {
   const isForm = bodyKind(c.req.raw) === "form";
+  const formReturn: FormReturn = {};
+  const hash = () => (formReturn.fragment ? `#${encodeURIComponent(formReturn.fragment)}` : "");
   try {
-    const { json, status, returnTo } = await run();
-    return isForm ? c.redirect(returnTo ?? "/", 303) : c.json(json, status);
+    const { json, status, returnTo } = await run(formReturn);
+    return isForm ? c.redirect(`${returnTo ?? "/"}${hash()}`, 303) : c.json(json, status);
   } catch (error) {
     if (!isForm || !(error instanceof AppError)) throw error;
     const back = new URL(refererPath(c), "http://local");
-    back.searchParams.set(errorParam, error.code);
-    return c.redirect(back.pathname + back.search, 303);
+    // The code goes last, after what it is about.
+    const params = { ...formReturn.errorParams, [errorParam]: error.code };
+    for (const [name, value] of Object.entries(params)) {
+      back.searchParams.delete(name);
+      back.searchParams.append(name, value);
+    }
+    return c.redirect(back.pathname + back.search + hash(), 303);
   }
 }
 

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { z } from "zod";
 import type { BasketOwner } from "../basket/basket-service";
 import type { DB } from "../db/client";
-import { ORDERS_PAGE_SIZE, type OrderView } from "../../shared/orders";
+import { ORDERS_PAGE_SIZE, readOrderItem, type OrderView } from "../../shared/orders";
 
 /** A position in the newest-first list: the last order of the previous page. */
 export interface OrdersCursor {
@@ -59,7 +59,7 @@ export function createOrderService(db: DB) {
       const page = rows.slice(0, ORDERS_PAGE_SIZE);
       const last = page.at(-1);
       return {
-        orders: page.map((row) => ({ id: row.id, amountCents: row.amount_cents, createdAt: row.created_at.toISOString(), items: row.items })),
+        orders: page.map((row) => ({ id: row.id, amountCents: row.amount_cents, createdAt: row.created_at.toISOString(), items: row.items.map(readOrderItem) })),
         next: rows.length > ORDERS_PAGE_SIZE && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
         isFirstPage,
       };

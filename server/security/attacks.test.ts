@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { credentialsSchema } from "../../shared/account";
-import type { OrderItem } from "../../shared/orders";
+import type { OrderItem, StoredOrderItem } from "../../shared/orders";
 import { confirmCard, createBrowser, createHttpBrowser, createTestShop } from "../testing/test-app";
 import { describeEachDatabase } from "../testing/test-database";
 import {
@@ -500,7 +500,7 @@ describeEachDatabase("attacks on payments between shoppers", (getDatabase) => {
     if (!session) throw new Error("no session");
     return session.user ? { userId: session.user.id } : { sessionId: session.id };
   };
-  const sumOf = (items: OrderItem[]) => items.reduce((total, item) => total + item.priceCents, 0);
+  const sumOf = (items: StoredOrderItem[]) => items.reduce((total, item) => total + item.priceCents * (item.quantity ?? 1), 0);
 
   it("an order is for exactly the priced basket, even when the basket changes between pricing and paying", async () => {
     const browser = await shopperWith(BOOK, ECHO);

@@ -73,12 +73,12 @@ export function describeEachDatabase(name: string, body: (getDatabase: () => Dat
 
 /**
  * The invariant every order keeps, checked over every order each integration test file leaves behind: its total is
- * the sum of its lines. A file whose tests created one that is not fails in its teardown, naming the orders.
+ * the sum of its lines (price times quantity; a line without a quantity is one item). A file whose tests created one that is not fails in its teardown, naming the orders.
  */
 export async function expectEveryOrderToMatchItsLines(handle: DatabaseHandle): Promise<void> {
   const { rows } = await sql<{ id: string; amount_cents: number; lines_cents: number }>`
     select id, amount_cents, lines_cents from (
-      select id, amount_cents, (select coalesce(sum((line->>'priceCents')::int), 0) from jsonb_array_elements(items) as line)::int as lines_cents
+      select id, amount_cents, (select coalesce(sum((line->>'priceCents')::int * coalesce((line->>'quantity')::int, 1)), 0) from jsonb_array_elements(items) as line)::int as lines_cents
       from orders
     ) as totals
     where amount_cents <> lines_cents`.execute(handle.db);

@@ -23,6 +23,25 @@ async function openPayment(page: Page) {
   await expect(page.getByTestId("order-total")).toHaveText("Order Total: $110.95");
 }
 
+test("a line of two is priced as one line, \"2 × $11.96\", on /payment and in the order", async ({ page }) => {
+  await fillBasket(page);
+  await page.getByRole("article", { name: BOOK, exact: true }).getByRole("button", { name: "Add to Basket" }).click();
+  await expect(basketLink(page)).toHaveAccessibleName("Basket, 3 items");
+  await expect(basketLink(page)).toHaveAttribute("aria-busy", "false");
+  await page.goto("/payment");
+  await expect(page.getByRole("heading", { name: "Checkout (3 items)" })).toBeVisible();
+  await expect(page.getByTestId("payment-line")).toHaveCount(2);
+  await expect(page.getByTestId("payment-line").filter({ hasText: BOOK })).toContainText("2 × $11.96$23.92");
+  await expect(page.getByTestId("order-total")).toHaveText("Order Total: $122.91");
+  await enterCard(page, "4242424242424242");
+  await buyNow(page).click();
+  await expect(page).toHaveURL("/orders");
+  const order = page.getByTestId("order");
+  await expect(order).toContainText("2 × $11.96");
+  await expect(order).toContainText("1 × $98.99");
+  await expect(order).toContainText("Order Total: $122.91");
+});
+
 async function enterCard(page: Page, number: string, { expiry = "12 / 34", cvc = "123", zip = "90001" } = {}) {
   await page.getByLabel("Card number").fill(number);
   await page.getByLabel("Expiration date").fill(expiry);

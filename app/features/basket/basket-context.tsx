@@ -1,26 +1,41 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { useRevalidator } from "react-router";
-import type { BasketAction, BasketView } from "../../../shared/basket";
+import type { BasketView } from "../../../shared/basket";
 import type { ErrorBody } from "../../../shared/errors";
+
+/**
+ * A change the shopper asks for. Removing and setting a quantity say what the line held as the shopper saw it, so
+ * the header's count can move by the right number of items before the server answers.
+ */
+export type BasketChange =
+  | { action: "add"; productId: string }
+  | { action: "remove"; productId: string; shownQuantity: number }
+  | { action: "quantity"; productId: string; quantity: number; shownQuantity: number };
 
 /**
  * A basket change this page made. Until the server answers it has no revision; the answer gives the basket's
  * revision with the change in it, and the change is shown on top of any data read at an older revision.
  */
-export interface TrackedChange {
+export type TrackedChange = BasketChange & {
   id: number;
-  action: Exclude<BasketAction, "empty">;
-  productId: string;
   /** Whose basket it changed (the signed-in e-mail, or null for a guest): another owner's data never shows it. */
   owner: string | null;
   /** The basket's revision in the server's answer; undefined while the request is in flight. */
   revision?: number;
-}
+};
 
 export interface Announcement {
   id: number;
   text: string;
   isError: boolean;
+  /** The product whose form the failure belongs to: its sentence is shown next to that form, not at the top. */
+  productId?: string;
+}
+
+/** A refusal read from the address after a form post without JavaScript (see BASKET_ERROR_PARAM). */
+export interface FormError {
+  text: string;
+  productId: string | null;
 }
 
 interface BasketState {
@@ -28,8 +43,27 @@ interface BasketState {
   tracked: readonly TrackedChange[];
   owner: string | null;
   announcement: Announcement | null;
-  change(action: TrackedChange["action"], productId: string): void;
+  formError: FormError | null;
+  change(change: BasketChange): void;
 }
+
+/** How many items a change adds to the basket (negative: takes out), as the shopper saw the line when asking. */
+export function itemsDelta(change: BasketChange): number {
+  if (change.action === "add") return 1;
+  if (change.action === "remove") return -change.shownQuantity;
+  return change.quantity - change.shownQuantity;
+}
+
+/** The request body a change posts. */
+function requestBody(change: BasketChange): Record<string, unknown> {
+  return change.action === "quantity" ? { productId: change.productId, quantity: change.quantity } : { productId: change.productId };
+}
+
+const SUCCESS_MESSAGES: Record<BasketChange["action"], string> = {
+  add: "Added to basket",
+  remove: "Removed from basket",
+  quantity: "Quantity updated",
+};
 
 /** Where the page's basket data came from: whose basket, at which revision (see BasketView.revision). */
 export interface BasketSnapshot {
@@ -57,7 +91,7 @@ const UNKNOWN_ERROR = "Your basket could not be changed. Please try again.";
  * their own moments. A change answered at revision r is shown on data read at a revision below r, and never on
  * data at r or later, so nothing is counted twice or lost, whatever order the data arrives in.
  */
-export function BasketProvider({ snapshot, children }: { snapshot: BasketSnapshot; children: ReactNode }) {
+export function BasketProvider({ snapshot, formError = null, children }: { snapshot: BasketSnapshot; formError?: FormError | null; children: ReactNode }) {
   const [tracked, setTracked] = useState<TrackedChange[]>([]);
   const [announcement, setAnnouncement] = useState<Announcement | null>(null);
   const revalidator = useRevalidator();
@@ -70,13 +104,14 @@ export function BasketProvider({ snapshot, children }: { snapshot: BasketSnapsho
   });
   const stillNeeded = (entries: TrackedChange[]) => changesNotIn(entries, latestSnapshot.current);
 
-  const announce = useCallback((text: string, isError: boolean) => {
-    setAnnouncement({ id: ++nextId.current, text, isError });
+  const announce = useCallback((text: string, isError: boolean, productId?: string) => {
+    setAnnouncement({ id: ++nextId.current, text, isError, ...(productId === undefined ? {} : { productId }) });
   }, []);
 
   const change = useCallback(
-    (action: TrackedChange["action"], productId: string) => {
-      const entry: TrackedChange = { id: ++nextId.current, action, productId, owner: latestSnapshot.current.owner };
+    (request: BasketChange) => {
+      const { action, productId } = request;
+      const entry: TrackedChange = { ...request, id: ++nextId.current, owner: latestSnapshot.current.owner };
       setTracked((current) => [...stillNeeded(current), entry]);
       // Answered: the change carries its revision from now on. Refused or failed (no revision): it is rolled back.
       const settle = (revision: number | undefined) =>
@@ -95,12 +130,12 @@ export function BasketProvider({ snapshot, children }: { snapshot: BasketSnapsho
           const response = await fetch(`/basket/${action}`, {
             method: "POST",
             headers: { "content-type": "application/json", accept: "application/json" },
-            body: JSON.stringify({ productId }),
+            body: JSON.stringify(requestBody(request)),
           });
           const body = (await response.json().catch(() => null)) as (Partial<ErrorBody> & { basket?: BasketView; removed?: boolean }) | null;
           if (!response.ok || typeof body?.basket?.revision !== "number") {
             settle(undefined);
-            announce(body?.error?.message ?? UNKNOWN_ERROR, true);
+            announce(body?.error?.message ?? UNKNOWN_ERROR, true, productId);
             return;
           }
           if (action === "remove" && body.removed === false) {
@@ -108,18 +143,18 @@ export function BasketProvider({ snapshot, children }: { snapshot: BasketSnapsho
             console.warn(`Can't remove product (id: ${productId}) as it's not in the basket.`);
           }
           settle(body.basket.revision);
-          announce(action === "add" ? "Added to basket" : "Removed from basket", false);
+          announce(SUCCESS_MESSAGES[action], false);
           void revalidator.revalidate();
         } catch {
           settle(undefined);
-          announce(NETWORK_ERROR, true);
+          announce(NETWORK_ERROR, true, productId);
         }
       });
     },
     [announce, revalidator],
   );
 
-  const value = useMemo(() => ({ tracked, owner: snapshot.owner, announcement, change }), [tracked, snapshot.owner, announcement, change]);
+  const value = useMemo(() => ({ tracked, owner: snapshot.owner, announcement, formError, change }), [tracked, snapshot.owner, announcement, formError, change]);
   return <BasketContext.Provider value={value}>{children}</BasketContext.Provider>;
 }
 
@@ -137,18 +172,48 @@ export function useBasketSaving(): boolean {
 /** The item count the shopper should see now: the server's count at `revision`, plus the changes it does not show. */
 export function useOptimisticCount(serverCount: number, revision: number): number {
   const { tracked, owner } = useBasket();
-  const delta = changesNotIn(tracked, { owner, revision }).reduce((sum, entry) => sum + (entry.action === "add" ? 1 : -1), 0);
+  const delta = changesNotIn(tracked, { owner, revision }).reduce((sum, entry) => sum + itemsDelta(entry), 0);
   return Math.max(0, serverCount + delta);
 }
 
-/** The items the shopper should see now: each removal the basket view does not show hides the first item with its id. */
-export function useOptimisticItems<Item extends { product: { id: string } }>(items: readonly Item[], revision: number): Item[] {
+/**
+ * The lines the shopper should see now: the changes the basket view does not show, applied in the order they were
+ * made. A removal hides the product's line; a quantity or another add changes it. (An add of a product with no line
+ * here shows up when the page's data does: this list has no product details to draw it with.)
+ */
+export function useOptimisticLines<Line extends { product: { id: string; priceCents: number }; quantity: number; lineCents: number }>(
+  lines: readonly Line[],
+  revision: number,
+): Line[] {
   const { tracked, owner } = useBasket();
-  const visible = [...items];
-  for (const entry of changesNotIn(tracked, { owner, revision })) {
-    if (entry.action !== "remove") continue;
-    const index = visible.findIndex((item) => item.product.id === entry.productId);
-    if (index >= 0) visible.splice(index, 1);
+  return applyChanges(lines, changesNotIn(tracked, { owner, revision }));
+}
+
+/** Applies changes, oldest first, to lines read from the server. */
+export function applyChanges<Line extends { product: { id: string; priceCents: number }; quantity: number; lineCents: number }>(
+  lines: readonly Line[],
+  changes: readonly BasketChange[],
+): Line[] {
+  let visible = [...lines];
+  for (const change of changes) {
+    const line = visible.find((candidate) => candidate.product.id === change.productId);
+    if (!line) continue;
+    if (change.action === "remove") {
+      visible = visible.filter((candidate) => candidate !== line);
+      continue;
+    }
+    const quantity = change.action === "add" ? line.quantity + 1 : change.quantity;
+    visible = visible.map((candidate) => (candidate === line ? { ...line, quantity, lineCents: line.product.priceCents * quantity } : candidate));
   }
   return visible;
+}
+
+/**
+ * The sentence for a failed change of this product, shown next to its form: the latest failure here, or the refusal
+ * a form post without JavaScript came back with. Null when there is none.
+ */
+export function useBasketError(productId: string): string | null {
+  const { announcement, formError } = useBasket();
+  if (announcement) return announcement.isError && announcement.productId === productId ? announcement.text : null;
+  return formError?.productId === productId ? formError.text : null;
 }

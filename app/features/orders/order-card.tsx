@@ -21,7 +21,7 @@ export function OrderCard({ order }: { order: OrderView }) {
       <ul className="order__items">
         {order.items.map((item, index) => (
           <li key={`${item.productId}-${index}`}>
-            <BasketLine product={{ id: item.productId, title: item.title, priceCents: item.priceCents, rating: item.rating, image: item.image }} />
+            <BasketLine product={{ id: item.productId, title: item.title, priceCents: item.priceCents, rating: item.rating, image: item.image }} quantity={item.quantity} />
           </li>
         ))}
       </ul>

@@ -2,11 +2,13 @@ import { useBasket } from "../basket-context";
 
 /**
  * Says what happened to the basket: "Added to basket" to screen readers (and briefly on screen), or why a change
- * failed. The live regions are always in the page, so assistive technology notices when their text changes.
+ * failed when the failure belongs to no product's form (those are shown next to the form: BasketError). The live
+ * regions are always in the page, so assistive technology notices when their text changes.
  */
-export function BasketAnnouncer({ formError }: { formError: string | null }) {
-  const { announcement } = useBasket();
-  const error = announcement?.isError ? announcement.text : formError;
+export function BasketAnnouncer() {
+  const { announcement, formError } = useBasket();
+  const pageError = formError && formError.productId === null ? formError.text : null;
+  const error = announcement ? (announcement.isError && announcement.productId === undefined ? announcement.text : null) : pageError;
   const status = announcement && !announcement.isError ? announcement : null;
   return (
     <>

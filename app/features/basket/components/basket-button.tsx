@@ -1,41 +1,46 @@
 import type { FormEvent, ReactNode } from "react";
 import { useLocation } from "react-router";
-import { BASKET_ERROR_PARAM } from "../../../../shared/basket";
-import { useBasket, type TrackedChange } from "../basket-context";
+import { BASKET_ERROR_PARAM, BASKET_PRODUCT_PARAM } from "../../../../shared/basket";
+import { useBasket, type BasketChange } from "../basket-context";
+import { BasketError, basketErrorId } from "./basket-error";
 
-interface BasketButtonProps {
-  action: TrackedChange["action"];
-  productId: string;
-  children: ReactNode;
-  className?: string;
-}
+type BasketButtonProps = (
+  | { action: "add"; productId: string }
+  /** The line's quantity as shown, so the header's count drops by that many at once. */
+  | { action: "remove"; productId: string; shownQuantity: number }
+) & { children: ReactNode; className?: string };
 
 /**
  * A basket button that is a real form: without JavaScript it posts and the server redirects back here; with
- * JavaScript the submit is taken over and the change shows at once (see BasketProvider).
+ * JavaScript the submit is taken over and the change shows at once (see BasketProvider). "Add to Basket" says why
+ * it failed right below itself, where the shopper who pressed it is looking.
  */
-export function BasketButton({ action, productId, children, className }: BasketButtonProps) {
+export function BasketButton({ children, className, ...request }: BasketButtonProps) {
   const { change } = useBasket();
-  const location = useLocation();
+  const returnTo = useReturnPath();
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    change(action, productId);
+    change(request as BasketChange);
   };
+  const isAdd = request.action === "add";
   return (
-    <form method="post" action={`/basket/${action}`} onSubmit={onSubmit} className="basket-button-form">
-      <input type="hidden" name="productId" value={productId} />
-      <input type="hidden" name="returnTo" value={returnPath(location.pathname, location.search)} />
-      <button type="submit" className={className ? `button ${className}` : "button"}>
+    <form method="post" action={`/basket/${request.action}`} onSubmit={onSubmit} className="basket-button-form">
+      <input type="hidden" name="productId" value={request.productId} />
+      <input type="hidden" name="returnTo" value={returnTo} />
+      <button type="submit" className={className ? `button ${className}` : "button"} {...(isAdd ? { "aria-describedby": basketErrorId(request.productId) } : {})}>
         {children}
       </button>
+      {isAdd ? <BasketError productId={request.productId} /> : null}
     </form>
   );
 }
 
 /** This page's address without a previous basket error, so a successful post comes back clean. */
-function returnPath(pathname: string, search: string): string {
+export function useReturnPath(): string {
+  const { pathname, search } = useLocation();
   const params = new URLSearchParams(search);
   params.delete(BASKET_ERROR_PARAM);
+  params.delete(BASKET_PRODUCT_PARAM);
   const query = params.toString();
   return query ? `${pathname}?${query}` : pathname;
 }

@@ -1,17 +1,30 @@
 import type { ReactNode } from "react";
 import type { Product } from "../../../../shared/catalogue";
+import { formatCents } from "../../../../shared/money";
 import { Price } from "../../../components/ui/price";
 import { Stars } from "../../../components/ui/stars";
 
-/** One item in a list of the basket (or of an order): picture, title, price, stars, and an optional action. */
-export function BasketLine({ product, action }: { product: Product; action?: ReactNode }) {
+/**
+ * One line in a list of the basket (or of an order): picture, title, price, stars, and an optional action. With a
+ * quantity (and no controls of its own), it reads "2 × $11.96" and the line's total.
+ */
+export function BasketLine({ product, quantity, action }: { product: Product; quantity?: number; action?: ReactNode }) {
   return (
     <div className="basket-line">
       <img className="basket-line__image" src={product.image.src} width={180} height={180} alt="" loading="lazy" decoding="async" />
       <div className="basket-line__info">
         <p className="basket-line__title">{product.title}</p>
         <p className="basket-line__price">
-          <Price cents={product.priceCents} />
+          {quantity === undefined ? (
+            <Price cents={product.priceCents} />
+          ) : (
+            <>
+              <span data-testid="line-quantity">
+                {quantity} × <Price cents={product.priceCents} />
+              </span>
+              {quantity > 1 ? <strong className="basket-line__total">{formatCents(product.priceCents * quantity)}</strong> : null}
+            </>
+          )}
         </p>
         <p className="basket-line__rating">
           <Stars rating={product.rating} />

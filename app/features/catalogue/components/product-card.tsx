@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { productAnchorId } from "../../../../shared/basket";
 import type { Product } from "../../../../shared/catalogue";
 import { Price } from "../../../components/ui/price";
 import { Stars } from "../../../components/ui/stars";
@@ -7,7 +8,7 @@ import { Stars } from "../../../components/ui/stars";
 export function ProductCard({ product, isPriority, action }: { product: Product; isPriority?: boolean; action: ReactNode }) {
   const headingId = `product-${product.id}-title`;
   return (
-    <article className="product-card" aria-labelledby={headingId}>
+    <article id={productAnchorId(product.id)} className="product-card" aria-labelledby={headingId}>
       <div className="product-card__info">
         <h2 id={headingId} className="product-card__title">
           {product.title}

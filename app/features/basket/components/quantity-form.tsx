@@ -1,0 +1,65 @@
+import { useId, useSyncExternalStore, type FormEvent } from "react";
+import { BASKET_LINE_LIMIT } from "../../../../shared/basket";
+import { useBasket } from "../basket-context";
+import { basketErrorId } from "./basket-error";
+import { useReturnPath } from "./basket-button";
+
+const QUANTITIES = Array.from({ length: BASKET_LINE_LIMIT }, (_, index) => index + 1);
+
+/**
+ * A line's "Quantity" select. Without JavaScript it is a form with an "Update" button; with JavaScript a choice
+ * takes effect at once (the button is hidden) and goes through the basket's queue like every other change.
+ */
+export function QuantityForm({ productId, title, quantity }: { productId: string; title: string; quantity: number }) {
+  const { change } = useBasket();
+  const returnTo = useReturnPath();
+  const selectId = useId();
+  const isEnhanced = useIsEnhanced();
+  const choose = (chosen: number) => {
+    if (chosen !== quantity) change({ action: "quantity", productId, quantity: chosen, shownQuantity: quantity });
+  };
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    choose(Number(new FormData(event.currentTarget).get("quantity")));
+  };
+  return (
+    <form method="post" action="/basket/quantity" onSubmit={onSubmit} className="quantity-form">
+      <input type="hidden" name="productId" value={productId} />
+      <input type="hidden" name="returnTo" value={returnTo} />
+      <label htmlFor={selectId} className="quantity-form__label">
+        Quantity
+      </label>
+      <select
+        id={selectId}
+        name="quantity"
+        className="quantity-form__select"
+        aria-label={`Quantity of ${title}`}
+        aria-describedby={basketErrorId(productId)}
+        value={quantity}
+        onChange={(event) => choose(Number(event.currentTarget.value))}
+      >
+        {QUANTITIES.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+      <button type="submit" className="button button--small quantity-form__update" hidden={isEnhanced}>
+        Update
+      </button>
+    </form>
+  );
+}
+
+/** False on the server and until this page's JavaScript runs: a page without it keeps its plain-form controls. */
+function useIsEnhanced(): boolean {
+  return useSyncExternalStore(
+    subscribeToNothing,
+    () => true,
+    () => false,
+  );
+}
+
+function subscribeToNothing(): () => void {
+  return () => undefined;
+}
