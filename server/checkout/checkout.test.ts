@@ -36,6 +36,22 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     (await sql<{ count: number }>`select count(*)::int as count from orders`.execute(getDatabase().db)).rows[0]?.count ?? 0;
   const basketCount = async (browser: ReturnType<typeof createHttpBrowser>) => ((await (await browser.get("/basket")).json()) as { basket: { count: number } }).basket.count;
 
+  /**
+   * The state a crash right after the charge leaves: charged at the processor, no order, the payment still open
+   * (the order the webhook recorded is taken away again, as if it had never been written).
+   */
+  const paidWithoutOrder = async (productId: string, totalCents: number) => {
+    const browser = await shopperWith(productId);
+    const { body } = await create(browser, totalCents);
+    const confirmed = await confirmCard(origin, body.clientSecret ?? "", publishableKey, "4242424242424242");
+    const paymentIntentId = confirmed.body.id ?? "";
+    const { db } = getDatabase();
+    await expect.poll(async () => (await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst())?.id).toBe(paymentIntentId);
+    await db.deleteFrom("orders").where("id", "=", paymentIntentId).execute();
+    await db.updateTable("checkout_payments").set({ status: "open" }).where("payment_intent_id", "=", paymentIntentId).execute();
+    return { browser, paymentIntentId };
+  };
+
   it("refuses an empty basket with 400", async () => {
     const browser = createHttpBrowser(origin);
     const { status, body } = await create(browser, 0);
@@ -199,16 +215,9 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
   });
 
   it("records, at the next start, a payment charged while no server recorded it (a crash between charge and record)", async () => {
-    const browser = await shopperWith(BOOK);
-    const { body } = await create(browser, 1196);
-    const confirmed = await confirmCard(origin, body.clientSecret ?? "", publishableKey, "4242424242424242");
-    const paymentIntentId = confirmed.body.id ?? "";
+    const { browser, paymentIntentId } = await paidWithoutOrder(BOOK, 1196);
     const { db } = getDatabase();
-    await expect.poll(async () => (await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst())?.id).toBe(paymentIntentId);
-    // Put the database back in the state a crash right after the charge leaves: charged at the processor, no order,
-    // the payment still open, the basket still full, and the processor's webhook already spent.
-    await db.deleteFrom("orders").where("id", "=", paymentIntentId).execute();
-    await db.updateTable("checkout_payments").set({ status: "open" }).where("payment_intent_id", "=", paymentIntentId).execute();
+    // ...with the basket still full and the processor's webhook already spent.
     await browser.postJson("/basket/add", { productId: BOOK });
     await db.insertInto("processed_webhook_events").values({ id: "evt_spent", type: "payment-succeeded" }).execute();
 
@@ -225,20 +234,10 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
   });
 
   it("the start-up sweep reaches a missed payment behind 600 newer open intents", async () => {
-    const browser = await shopperWith(ECHO);
-    const { body } = await create(browser, 9899);
-    const confirmed = await confirmCard(origin, body.clientSecret ?? "", publishableKey, "4242424242424242");
-    const paymentIntentId = confirmed.body.id ?? "";
+    const { paymentIntentId } = await paidWithoutOrder(ECHO, 9899);
     const { db } = getDatabase();
-    await expect.poll(async () => (await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst())?.id).toBe(paymentIntentId);
-    // As after a crash: charged, no order, the payment open, and an hour older than 600 other open payments
-    // (abandoned ones the processor has never heard of).
-    await db.deleteFrom("orders").where("id", "=", paymentIntentId).execute();
-    await db
-      .updateTable("checkout_payments")
-      .set({ status: "open", updated_at: sql`now() - interval '1 hour'` })
-      .where("payment_intent_id", "=", paymentIntentId)
-      .execute();
+    // An hour older than 600 other open payments (abandoned ones the processor has never heard of).
+    await db.updateTable("checkout_payments").set({ updated_at: sql`now() - interval '1 hour'` }).where("payment_intent_id", "=", paymentIntentId).execute();
     const abandoned = Array.from({ length: 600 }, (_, index) => `pi_abandoned_${String(index).padStart(4, "0")}`);
     await db
       .insertInto("checkout_payments")
