@@ -7,6 +7,7 @@ import * as orders from "./migrations/0004-orders";
 import * as processor from "./migrations/0005-processor";
 import * as basketRevision from "./migrations/0006-basket-revision";
 import * as paymentReview from "./migrations/0007-payment-review";
+import * as catalogueAsData from "./migrations/0008-catalogue-as-data";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   "0005-processor": processor,
   "0006-basket-revision": basketRevision,
   "0007-payment-review": paymentReview,
+  "0008-catalogue-as-data": catalogueAsData,
 };
 
 export const migrationNames = Object.keys(migrations);
