@@ -1,5 +1,5 @@
 import slugify from "@sindresorhus/slugify";
-import { sql, type Selectable } from "kysely";
+import { sql, type RawBuilder, type Selectable } from "kysely";
 import type { DB } from "../db/client";
 import type { ProductTable } from "../db/schema";
 import { AppError } from "../../shared/errors";
@@ -220,47 +220,48 @@ export function createCatalogueService(
 
     /**
      * Active products matching what a shopper typed, best first, a page at a time. Full-text search on title and
-     * description (websearch syntax: quotes, -word, or), the last word also as a prefix ("mon" finds monitors), and
-     * titles a few letters off ("moniter"). A query with quotes, minus signs or "or" is taken as written: no prefix
-     * or typo matches, which would bring back what it excludes. An empty query lists every active product.
+     * description (websearch syntax: quotes, -word, or), with the last word also a prefix ("mon" finds monitors);
+     * only when that finds nothing, titles a few letters off ("moniter", "ipda"), so that a typo's near misses never
+     * crowd out real matches. A query with quotes, minus signs or "or" is taken as written: a prefix or a near miss
+     * could bring back what it excludes. An empty query lists every active product.
      */
-    async search(query: string, page: number): Promise<SearchResults> {
+    async search(rawQuery: string, page: number): Promise<SearchResults> {
+      // PostgreSQL text cannot hold NUL; nothing a shopper means contains one.
+      const query = rawQuery.replaceAll("\u0000", "").trim();
       const offset = (page - 1) * SEARCH_PAGE_SIZE;
-      const words = query.match(/[\p{L}\p{N}]+/gu) ?? [];
       const isPlain = !/["-]|\bor\b/i.test(query);
-      const rows = await db.transaction().execute(async (trx) => {
-        if (query === "") {
-          return trx
-            .selectFrom("products")
-            .select([...productColumns, sql<string>`count(*) over ()`.as("total")])
-            .where("status", "=", "active")
-            .orderBy(sql`featured_position nulls last`)
-            .orderBy("title")
-            .orderBy("id")
-            .limit(SEARCH_PAGE_SIZE)
-            .offset(offset)
-            .execute();
-        }
-        // The `<%` operator (and its trigram index) reads its threshold from this setting, for this transaction only.
-        await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_SIMILARITY)}, true)`.execute(trx);
-        const fullText = sql`websearch_to_tsquery('english', ${query})`;
-        // Words are letters and digits only, so joining them with & is always a valid tsquery.
-        const prefix = isPlain && words.length > 0 ? sql`to_tsquery('english', ${`${words.join(" & ")}:*`})` : sql`null::tsquery`;
-        const typo = isPlain ? sql<boolean>`${query} <% title` : sql<boolean>`false`;
-        return trx
+      const words = isPlain ? (query.match(/[\p{L}\p{N}]+/gu) ?? []) : [];
+      const fullText = sql`websearch_to_tsquery('english', ${query})`;
+      // Words are letters and digits only, so joining them with & is always a valid tsquery.
+      const prefix = words.length > 0 ? sql`to_tsquery('english', ${`${words.join(" & ")}:*`})` : sql`null::tsquery`;
+
+      const findPage = (executor: DB, match: RawBuilder<boolean> | null, rank: RawBuilder<number> | null, pageOffset = offset) => {
+        let select = executor
           .selectFrom("products")
           .select([...productColumns, sql<string>`count(*) over ()`.as("total")])
-          .where("status", "=", "active")
-          .where(sql<boolean>`(search_document @@ ${fullText} or search_document @@ ${prefix} or ${typo})`)
-          .orderBy(
-            sql`2 * ts_rank(search_document, ${fullText}) + coalesce(ts_rank(search_document, ${prefix}), 0) + ${isPlain ? sql`word_similarity(${query}, title)` : sql`0`} desc`,
-          )
-          .orderBy(sql`featured_position nulls last`)
-          .orderBy("id")
-          .limit(SEARCH_PAGE_SIZE)
-          .offset(offset)
-          .execute();
-      });
+          .where("status", "=", "active");
+        if (match) select = select.where(match);
+        if (rank) select = select.orderBy(rank, "desc");
+        return select.orderBy(sql`featured_position nulls last`).orderBy("title").orderBy("id").limit(SEARCH_PAGE_SIZE).offset(pageOffset).execute();
+      };
+
+      const findMatches = (pageOffset: number) =>
+        query === ""
+          ? findPage(db, null, null, pageOffset)
+          : findPage(
+              db,
+              sql<boolean>`(search_document @@ ${fullText} or search_document @@ ${prefix})`,
+              sql<number>`2 * ts_rank(search_document, ${fullText}) + coalesce(ts_rank(search_document, ${prefix}), 0)`,
+              pageOffset,
+            );
+      let rows = await findMatches(offset);
+      if (rows.length === 0 && words.length > 0 && (page === 1 || (await findMatches(0)).length === 0)) {
+        rows = await db.transaction().execute(async (trx) => {
+          // The `<%` operator (and so its trigram index) reads its threshold from this setting, in this transaction.
+          await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_SIMILARITY)}, true)`.execute(trx);
+          return findPage(trx, sql<boolean>`${query} <% title`, sql<number>`word_similarity(${query}, title)`);
+        });
+      }
       // Past the last page: the count comes from the first (a bookmarked page 9 of a search that now has 2).
       const total = rows[0] ? Number(rows[0].total) : page > 1 ? (await this.search(query, 1)).total : 0;
       return { query, products: rows.map(toProduct), total, page, pageCount: Math.ceil(total / SEARCH_PAGE_SIZE) };
