@@ -20,3 +20,9 @@ export const searchParamsSchema = z.object({
 export function parseSearchParams(params: URLSearchParams): z.infer<typeof searchParamsSchema> {
   return searchParamsSchema.parse({ q: params.get("q") ?? undefined, page: params.get("page") ?? undefined });
 }
+
+/** A product page's slug as the catalogue writes them (the products table checks the same): anything else is a 404. */
+export const productSlugSchema = z
+  .string()
+  .max(120)
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/);

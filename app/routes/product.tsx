@@ -2,6 +2,7 @@ import { data, Link, redirect } from "react-router";
 import type { Route } from "./+types/product";
 import { requestContext } from "../context";
 import { descriptionParagraphs, productPath } from "../../shared/catalogue";
+import { productSlugSchema } from "../../shared/catalogue-schemas";
 import { Price } from "../components/ui/price";
 import { Stars } from "../components/ui/stars";
 import { useServerDocument } from "../components/server-document";
@@ -11,7 +12,9 @@ import { jsonForScriptElement, productStructuredData } from "../features/catalog
 /** A product's own page. An old slug answers 301 to the current one; an archived product's page says so, as a 404. */
 export async function loader({ context, params, request }: Route.LoaderArgs) {
   const { services } = context.get(requestContext);
-  const found = await services.catalogue.findProductPage(params.slug);
+  const slug = productSlugSchema.safeParse(params.slug);
+  if (!slug.success) throw data(null, { status: 404 });
+  const found = await services.catalogue.findProductPage(slug.data);
   switch (found.kind) {
     case "moved":
       throw redirect(productPath(found.slug), 301);
