@@ -1,4 +1,4 @@
-import { Form, Link, useLocation, useSearchParams } from "react-router";
+import { Form, Link, useLocation } from "react-router";
 import { BasketIcon, SearchIcon, Wordmark } from "../../components/ui/icons";
 import { SEARCH_QUERY_MAX_LENGTH } from "../../../shared/catalogue";
 import { SignOutButton } from "../account/sign-out-button";
@@ -18,8 +18,8 @@ export function SiteHeader({ greetingName, basketCount: serverCount, basketRevis
   const isBasketSaving = useBasketSaving();
   const itemWord = basketCount === 1 ? "item" : "items";
   // On the results page the box keeps what was searched for; keyed by it, so it follows back and forward.
-  const [searchParams] = useSearchParams();
-  const searchedFor = useLocation().pathname === "/search" ? (searchParams.get("q") ?? "") : "";
+  const location = useLocation();
+  const searchedFor = location.pathname === "/search" ? (new URLSearchParams(location.search).get("q") ?? "") : "";
   return (
     <header className="site-header">
       <a className="skip-link" href="#main">
