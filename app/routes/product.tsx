@@ -7,6 +7,7 @@ import { Price } from "../components/ui/price";
 import { Stars } from "../components/ui/stars";
 import { useServerDocument } from "../components/server-document";
 import { BasketButton } from "../features/basket/components/basket-button";
+import { ProductImage } from "../features/catalogue/components/product-image";
 import { jsonForScriptElement, productStructuredData } from "../features/catalogue/product-structured-data";
 
 /** A product's own page. An old slug answers 301 to the current one; an archived product's page says so, as a 404. */
@@ -71,14 +72,7 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
         dangerouslySetInnerHTML={{ __html: jsonForScriptElement(productStructuredData(product, pageUrl, imageUrl, summary)) }}
       />
       {/* Every product picture is drawn at one size (400 × 400 WebP), so there is no srcset to choose from. */}
-      <img
-        className="product-page__image"
-        src={product.image.src}
-        width={product.image.width}
-        height={product.image.height}
-        alt={product.title}
-        fetchPriority="high"
-      />
+      <ProductImage product={product} className="product-page__image" load="first" />
       <div className="product-page__details">
         <h1 className="product-page__title">{product.title}</h1>
         <p className="product-page__rating">

@@ -3,6 +3,7 @@ import { Link } from "react-router";
 import { productPath, type CatalogueProduct } from "../../../../shared/catalogue";
 import { Price } from "../../../components/ui/price";
 import { Stars } from "../../../components/ui/stars";
+import { ProductImage } from "./product-image";
 
 /**
  * One product on a shelf: title, price, stars, picture, and an action (the page's "Add to Basket"). The title and
@@ -28,15 +29,7 @@ export function ProductCard({ product, isPriority, action }: { product: Catalogu
         </p>
       </div>
       <Link to={href} className="product-card__picture" tabIndex={-1} aria-hidden="true">
-        <img
-          className="product-card__image"
-          src={product.image.src}
-          width={product.image.width}
-          height={product.image.height}
-          alt={product.title}
-          {...(isPriority ? {} : { loading: "lazy" as const })}
-          decoding="async"
-        />
+        <ProductImage product={product} className="product-card__image" load={isPriority ? "eager" : "lazy"} />
       </Link>
       <div className="product-card__action">{action}</div>
     </article>
