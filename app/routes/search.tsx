@@ -29,6 +29,7 @@ export default function Search({ loaderData }: Route.ComponentProps) {
   return (
     <main id="main" className="search">
       <title>{query ? `${query} | Search | Storefront` : "All products | Storefront"}</title>
+      <meta name="description" content={query ? `Storefront products matching ${query}.` : "Every product at Storefront."} />
       {/* Result pages are for shoppers; search engines find the products through the sitemap instead. */}
       <meta name="robots" content="noindex, follow" />
       <h1 className="search__heading" aria-live="polite">
