@@ -231,9 +231,10 @@ export function createCatalogueService(
       const offset = (page - 1) * SEARCH_PAGE_SIZE;
       const isPlain = !/["-]|\bor\b/i.test(query);
       const words = isPlain ? (query.match(/[\p{L}\p{N}]+/gu) ?? []) : [];
-      const fullText = sql`websearch_to_tsquery('english', ${query})`;
-      // Words are letters and digits only, so joining them with & is always a valid tsquery.
-      const prefix = words.length > 0 ? sql`to_tsquery('english', ${`${words.join(" & ")}:*`})` : sql`null::tsquery`;
+      // A plain query's words, the last one also as a prefix: this finds everything websearch_to_tsquery would (the
+      // same words, stemmed the same way) and more, so it is the one query to match and rank by. Words are letters
+      // and digits only, so joining them with & is always a valid tsquery.
+      const textQuery = words.length > 0 ? sql`to_tsquery('english', ${`${words.join(" & ")}:*`})` : sql`websearch_to_tsquery('english', ${query})`;
 
       const findPage = (executor: DB, match: RawBuilder<boolean> | null, rank: RawBuilder<number> | null, pageOffset = offset) => {
         let select = executor
@@ -250,8 +251,8 @@ export function createCatalogueService(
           ? findPage(db, null, null, pageOffset)
           : findPage(
               db,
-              sql<boolean>`(search_document @@ ${fullText} or search_document @@ ${prefix})`,
-              sql<number>`2 * ts_rank(search_document, ${fullText}) + coalesce(ts_rank(search_document, ${prefix}), 0)`,
+              sql<boolean>`search_document @@ ${textQuery}`,
+              sql<number>`ts_rank(search_document, ${textQuery})`,
               pageOffset,
             );
       let rows = await findMatches(offset);
