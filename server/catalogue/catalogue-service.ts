@@ -219,10 +219,10 @@ export function createCatalogueService(
     },
 
     /**
-     * Active products matching what a shopper typed, best first, a page at a time. Full-text search on title and
-     * description (websearch syntax: quotes, -word, or), with the last word also a prefix ("mon" finds monitors);
-     * only when that finds nothing, titles a few letters off ("moniter", "ipda"), so that a typo's near misses never
-     * crowd out real matches. A query with quotes, minus signs or "or" is taken as written: a prefix or a near miss
+     * Active products matching what a shopper typed, best first, a page at a time: full-text search on title and
+     * description, a plain query's last word also a prefix ("mon" finds monitors), and websearch syntax (quotes,
+     * -word, or) taken as written. Only when that finds nothing, titles a few letters off ("moniter", "ipda"), so
+     * that a typo's near misses never crowd out real matches; never for a query with operators, where a near miss
      * could bring back what it excludes. An empty query lists every active product.
      */
     async search(rawQuery: string, page: number): Promise<SearchResults> {
