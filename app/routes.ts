@@ -7,8 +7,12 @@ export default [
     route("checkout", "routes/checkout.tsx"),
     route("payment", "routes/payment.tsx"),
     route("orders", "routes/orders.tsx"),
+    route("products/:slug", "routes/product.tsx"),
+    route("search", "routes/search.tsx"),
     route("*", "routes/not-found.tsx"),
   ]),
   route("login", "routes/login.tsx"),
   route("robots.txt", "routes/robots-txt.ts"),
+  route("sitemap.xml", "routes/sitemap-xml.ts"),
+  route("favicon.ico", "routes/favicon-ico.ts"),
 ] satisfies RouteConfig;

@@ -11,6 +11,7 @@ import type { Measurement, Scenario } from "./lib/scenario.ts";
 import { startShopServer, type DatabaseChoice, type DatabaseKind, type StopInfo } from "./lib/server.ts";
 import { projectRoot, readSettings, type Settings } from "./lib/settings.ts";
 import { basketScenario } from "./scenarios/basket.ts";
+import { catalogueScenario } from "./scenarios/catalogue.ts";
 import { checkoutScenario } from "./scenarios/checkout.ts";
 import { growthScenario } from "./scenarios/growth.ts";
 import { pageWeightScenario } from "./scenarios/page-weight.ts";
@@ -32,6 +33,7 @@ const ALL_SCENARIOS: Scenario<unknown>[] = [
   soakScenario,
   hurriedSoakScenario,
   growthScenario,
+  catalogueScenario,
 ];
 const DATABASES: DatabaseKind[] = ["pglite", "postgres"];
 

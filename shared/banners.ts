@@ -8,7 +8,7 @@ const labels = [
   "Game on: ultra-wide monitors",
   "A smarter home",
   "Create anywhere",
-  "Deals of the week: up to 30% off",
+  "Find it at Storefront: search every product",
 ];
 
 /** Where banner `number` (from 1) lives under public/: its SVG source, or its WebP drawing at `width`. */

@@ -6,3 +6,40 @@ export interface Product {
   rating: number;
   image: { src: string; width: number; height: number };
 }
+
+/** A product as the catalogue holds it today, with the address of its page: /products/{slug}. */
+export interface CatalogueProduct extends Product {
+  slug: string;
+}
+
+/** A product with what only its own page shows. */
+export interface ProductDetails extends CatalogueProduct {
+  /** Plain paragraphs, separated by blank lines. */
+  description: string;
+}
+
+/** Search results: one page of products and how many matched in all. */
+export interface SearchResults {
+  query: string;
+  products: CatalogueProduct[];
+  total: number;
+  page: number;
+  pageCount: number;
+}
+
+/** Results shown per search page. */
+export const SEARCH_PAGE_SIZE = 20;
+/** The longest query the shop searches for: longer input is cut to this, never refused. */
+export const SEARCH_QUERY_MAX_LENGTH = 200;
+
+export function productPath(slug: string): string {
+  return `/products/${slug}`;
+}
+
+/** A description's paragraphs: the text between blank lines, trimmed, empty ones left out. */
+export function descriptionParagraphs(description: string): string[] {
+  return description
+    .split(/\n\s*\n/)
+    .map((paragraph) => paragraph.trim())
+    .filter((paragraph) => paragraph.length > 0);
+}

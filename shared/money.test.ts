@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatCents, sumCents } from "./money";
+import { decimalAmount, formatCents, sumCents } from "./money";
 
 describe("formatCents", () => {
   it("shows dollars with two decimals and thousands separators", () => {
@@ -38,5 +38,11 @@ describe("sumCents", () => {
     expect(formatCents(sumCents([1196, 1196, 1196]))).toBe("$35.88");
     expect(formatCents(sumCents([1196, 9899]))).toBe("$110.95");
     expect(sumCents([])).toBe(0);
+  });
+});
+
+describe("decimalAmount", () => {
+  it("writes cents as a plain decimal string for machines", () => {
+    expect([5, 1196, 109498, 123456789].map(decimalAmount)).toEqual(["0.05", "11.96", "1094.98", "1234567.89"]);
   });
 });

@@ -14,6 +14,11 @@ export function formatCents(cents: number): string {
   return `${cents < 0 ? "-" : ""}$${dollars}.${String(remainder).padStart(2, "0")}`;
 }
 
+/** A price as a plain decimal string, "1094.98", as schema.org's Offer and other machine formats want it. */
+export function decimalAmount(cents: number): string {
+  return formatCents(cents).replace(/[$,]/g, "");
+}
+
 /** Every position followed by a whole number of three-digit groups, except the start: where the commas go. */
 const THOUSANDS = /\B(?=(\d{3})+$)/g;
 

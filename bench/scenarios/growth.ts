@@ -358,7 +358,7 @@ async function findCursor(
   return { page, cursor: cursor!, from: "pages", matchesDatabase, ordersOnPage: orders };
 }
 
-async function measure(
+export async function measure(
   server: RunningServer,
   settings: Settings,
   log: (message: string) => void,
@@ -374,7 +374,7 @@ async function measure(
       connections: settings.connections,
       durationS: settings.durationS,
       warmupS: settings.warmupS,
-      headers: { ...BROWSER_HEADERS, cookie },
+      headers: { ...BROWSER_HEADERS, ...(cookie ? { cookie } : {}) },
     });
     log(`  ${integer(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, errors ${result.errors}, non-2xx ${result.non2xx}`);
     rounds.push(result);

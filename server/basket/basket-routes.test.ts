@@ -13,7 +13,7 @@ const EXTRA_PRODUCTS = Array.from({ length: 10 }, (_, index) => `test-extra-${in
 async function addExtraProducts(db: DB): Promise<void> {
   await db
     .insertInto("products")
-    .values(EXTRA_PRODUCTS.map((id, index) => ({ id, title: `Extra ${index}`, price_cents: 500, rating: 3, image: "/images/x.webp", image_width: 1, image_height: 1, position: 100 + index })))
+    .values(EXTRA_PRODUCTS.map((id, index) => ({ id, slug: id, title: `Extra ${index}`, price_cents: 500, rating: 3, image: "/images/x.webp", image_width: 1, image_height: 1, featured_position: null })))
     .onConflict((conflict) => conflict.column("id").doNothing())
     .execute();
 }

@@ -1,46 +1,46 @@
+import slugify from "@sindresorhus/slugify";
+import { sql, type RawBuilder, type Selectable } from "kysely";
 import type { DB } from "../db/client";
-import type { Product } from "../../shared/catalogue";
+import type { ProductTable } from "../db/schema";
+import { AppError } from "../../shared/errors";
+import { SEARCH_PAGE_SIZE, type CatalogueProduct, type ProductDetails, type SearchResults } from "../../shared/catalogue";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
 
 /**
- * Writes the catalogue into the products table. Idempotent and safe for instances starting together:
- * an upsert per product, so edits to catalogue-data.ts reach the database on the next start.
+ * Writes the spec's six products into an empty catalogue, and never touches one that has products: from then on the
+ * table is the operator's. Instances starting together may both find it empty; the second one's rows then conflict
+ * with the first one's and are skipped.
  */
 export async function seedCatalogue(db: DB): Promise<void> {
+  const existing = await db.selectFrom("products").select("id").limit(1).executeTakeFirst();
+  if (existing) return;
   const rows = catalogue.map((entry, index) => ({
     id: entry.id,
+    slug: entry.slug,
     title: entry.title,
+    description: entry.description,
     price_cents: entry.priceCents,
     rating: entry.rating,
     image: productImagePath(entry.id, "webp"),
     image_width: PRODUCT_IMAGE_SIZE.width,
     image_height: PRODUCT_IMAGE_SIZE.height,
-    position: index + 1,
+    featured_position: index + 1,
   }));
   await db
     .insertInto("products")
     .values(rows)
-    .onConflict((conflict) =>
-      conflict.column("id").doUpdateSet((eb) => ({
-        title: eb.ref("excluded.title"),
-        price_cents: eb.ref("excluded.price_cents"),
-        rating: eb.ref("excluded.rating"),
-        image: eb.ref("excluded.image"),
-        image_width: eb.ref("excluded.image_width"),
-        image_height: eb.ref("excluded.image_height"),
-        position: eb.ref("excluded.position"),
-      })),
-    )
+    .onConflict((conflict) => conflict.doNothing())
     .execute();
 }
 
-const productColumns = ["id", "title", "price_cents", "rating", "image", "image_width", "image_height"] as const;
+const productColumns = ["id", "slug", "title", "price_cents", "rating", "image", "image_width", "image_height"] as const;
 
-type ProductRow = { id: string; title: string; price_cents: number; rating: number; image: string; image_width: number; image_height: number };
+type ProductRow = Pick<Selectable<ProductTable>, (typeof productColumns)[number]>;
 
-function toProduct(row: ProductRow): Product {
+function toProduct(row: ProductRow): CatalogueProduct {
   return {
     id: row.id,
+    slug: row.slug,
     title: row.title,
     priceCents: row.price_cents,
     rating: row.rating,
@@ -48,48 +48,277 @@ function toProduct(row: ProductRow): Product {
   };
 }
 
+/** The catalogue's version as of the statement that selects it: every row of one read carries the same. */
+const catalogueVersion = sql<string>`(select version from catalogue_version)`.as("catalogue_version");
+
 /**
- * How long a read of the products table serves later requests. The catalogue changes with a deploy (the seed above
- * runs at every start) or, rarely, by hand in the database: a change reaches every page within this time. Every
- * page, basket answer and payment reads prices from here, so one instance never shows two prices at once.
+ * How often an instance asks whether the catalogue changed (one tiny query): another instance's edit reaches this
+ * one's pages, baskets and payments within this time, and this instance's own edits at once.
  */
-export const CATALOGUE_CACHE_MS = 5_000;
+export const CATALOGUE_VERSION_CHECK_MS = 1_000;
+/** Products kept by id for baskets and payments; past this the cache starts over (a catalogue may be 100,000). */
+const MAX_CACHED_PRODUCTS = 10_000;
+/** A shopper's typo still finds the product: "ipda" is 0.4 similar to "iPad" (pg_trgm word_similarity). */
+const TYPO_SIMILARITY = 0.4;
+/** A sitemap holds at most 50,000 addresses (sitemaps.org); the home page is one of them. */
+export const SITEMAP_MAX_PRODUCTS = 49_999;
+
+/** What a product page's address leads to. */
+export type ProductPageLookup =
+  | { kind: "product"; product: ProductDetails }
+  | { kind: "moved"; slug: string }
+  | { kind: "archived"; title: string }
+  | { kind: "unknown" };
+
+/** What an operator may change about a product. A new title moves the product to a new slug unless one is given. */
+export interface ProductChanges {
+  title?: string;
+  description?: string;
+  priceCents?: number;
+  rating?: 1 | 2 | 3 | 4 | 5;
+  status?: "active" | "archived";
+  featuredPosition?: number | null;
+  slug?: string;
+}
+
+/** Lower-case words joined by hyphens, as product addresses are ("Apple iPad Pro 12.9" → "apple-ipad-pro-12-9"). */
+export function slugFromTitle(title: string): string {
+  return slugify(title, { decamelize: false }).slice(0, 100).replace(/-+$/, "");
+}
 
 export function createCatalogueService(
   db: DB,
-  { cacheMs = CATALOGUE_CACHE_MS, now = () => performance.now() }: { cacheMs?: number; now?: () => number } = {},
+  { versionCheckMs = CATALOGUE_VERSION_CHECK_MS, now = () => performance.now() }: { versionCheckMs?: number; now?: () => number } = {},
 ) {
-  // The last read, or the one under way: concurrent requests share a single query.
-  let cached: { products: Promise<readonly Product[]>; readAt: number } | undefined;
+  // Every cached read was made at `knownVersion` (its own statement said so), so one instance never mixes two
+  // catalogues. A newer version, seen by the periodic check or by any read, drops them all.
+  let knownVersion = -1n;
+  let checkedAt = -Infinity;
+  let versionCheck: Promise<void> | undefined;
+  let featured: Promise<readonly CatalogueProduct[]> | undefined;
+  const byId = new Map<string, Promise<CatalogueProduct | undefined>>();
 
-  function readProducts(): Promise<readonly Product[]> {
-    if (cached && now() - cached.readAt < cacheMs) return cached.products;
-    const entry = {
-      readAt: now(),
-      products: db
-        .selectFrom("products")
-        .select(productColumns)
-        .orderBy("position")
-        .execute()
-        .then((rows) => Object.freeze(rows.map((row) => Object.freeze(toProduct(row))))),
-    };
+  function learnVersion(version: bigint): void {
+    if (version <= knownVersion) return;
+    knownVersion = version;
+    featured = undefined;
+    byId.clear();
+  }
+
+  /** At most one version query per interval, shared by the requests that arrive meanwhile. */
+  async function dropStaleReads(): Promise<void> {
+    if (now() - checkedAt < versionCheckMs) return;
+    versionCheck ??= db
+      .selectFrom("catalogue_version")
+      .select("version")
+      .executeTakeFirstOrThrow()
+      .then((row) => {
+        learnVersion(BigInt(row.version));
+        checkedAt = now();
+      })
+      .finally(() => {
+        versionCheck = undefined;
+      });
+    return versionCheck;
+  }
+
+  /** A read's rows carry the version they were read at: a read at an older one is used once, never cached. */
+  function isCurrent(rows: readonly { catalogue_version: string }[]): boolean {
+    const version = rows[0] ? BigInt(rows[0].catalogue_version) : knownVersion;
+    learnVersion(version);
+    return version === knownVersion;
+  }
+
+  async function listFeatured(): Promise<readonly CatalogueProduct[]> {
+    await dropStaleReads();
+    if (featured) return featured;
+    const read = db
+      .selectFrom("products")
+      .select([...productColumns, catalogueVersion])
+      .where("status", "=", "active")
+      .where("featured_position", "is not", null)
+      .orderBy("featured_position")
+      .orderBy("id")
+      .execute()
+      .then((rows) => {
+        if (!isCurrent(rows) || rows.length === 0) featured = undefined;
+        return Object.freeze(rows.map((row) => Object.freeze(toProduct(row))));
+      });
+    featured = read;
     // A failed read (the database is down) is not kept: the next request asks again.
-    entry.products.catch(() => {
-      if (cached === entry) cached = undefined;
+    read.catch(() => {
+      if (featured === read) featured = undefined;
     });
-    cached = entry;
-    return entry.products;
+    return read;
+  }
+
+  async function findProducts(ids: readonly string[]): Promise<Map<string, CatalogueProduct>> {
+    await dropStaleReads();
+    const missing = [...new Set(ids)].filter((id) => !byId.has(id));
+    if (missing.length > 0) {
+      if (byId.size + missing.length > MAX_CACHED_PRODUCTS) byId.clear();
+      const read = db
+        .selectFrom("products")
+        .select([...productColumns, catalogueVersion])
+        .where("id", "in", missing)
+        .where("status", "=", "active")
+        .execute()
+        .then((rows) => {
+          const cacheable = isCurrent(rows);
+          const found = new Map(rows.map((row) => [row.id, Object.freeze(toProduct(row))]));
+          // Unknown ids are not remembered: only products are.
+          for (const id of missing) if (!cacheable || !found.has(id)) byId.delete(id);
+          return found;
+        });
+      for (const id of missing) {
+        const entry = read.then((found) => found.get(id));
+        byId.set(id, entry);
+        entry.catch(() => {
+          if (byId.get(id) === entry) byId.delete(id);
+        });
+      }
+      await read;
+    }
+    const found = new Map<string, CatalogueProduct>();
+    for (const id of ids) {
+      const product = await byId.get(id);
+      if (product) found.set(id, product);
+    }
+    return found;
   }
 
   return {
-    /** The home page's products, in their shelf order. */
-    listProducts: readProducts,
+    /** The home page's products: the active featured ones, in their shelf order. */
+    listProducts: listFeatured,
 
-    /** The products with these ids, keyed by id; unknown ids are simply absent. */
-    async findProducts(ids: readonly string[]): Promise<Map<string, Product>> {
-      if (ids.length === 0) return new Map();
-      const wanted = new Set(ids);
-      return new Map((await readProducts()).filter((product) => wanted.has(product.id)).map((product) => [product.id, product]));
+    /** The active products with these ids, keyed by id; unknown and archived ids are simply absent. */
+    findProducts,
+
+    /** One active product by id, as baskets and payments price it. */
+    async getProduct(id: string): Promise<CatalogueProduct | undefined> {
+      return (await findProducts([id])).get(id);
+    },
+
+    /** What /products/{slug} shows: the product, a redirect from an old slug, or why there is none. Always fresh. */
+    async findProductPage(slug: string): Promise<ProductPageLookup> {
+      const row = await db
+        .selectFrom("products")
+        .select([...productColumns, "description", "status"])
+        .where("slug", "=", slug)
+        .executeTakeFirst();
+      if (row) {
+        return row.status === "active" ? { kind: "product", product: { ...toProduct(row), description: row.description } } : { kind: "archived", title: row.title };
+      }
+      const moved = await db
+        .selectFrom("product_slug_history")
+        .innerJoin("products", "products.id", "product_slug_history.product_id")
+        .select("products.slug")
+        .where("product_slug_history.slug", "=", slug)
+        .executeTakeFirst();
+      return moved ? { kind: "moved", slug: moved.slug } : { kind: "unknown" };
+    },
+
+    /**
+     * Active products matching what a shopper typed, best first, a page at a time: full-text search on title and
+     * description, a plain query's last word also a prefix ("mon" finds monitors), and websearch syntax (quotes,
+     * -word, or) taken as written. Only when that finds nothing, titles a few letters off ("moniter", "ipda"), so
+     * that a typo's near misses never crowd out real matches; never for a query with operators, where a near miss
+     * could bring back what it excludes. An empty query lists every active product.
+     */
+    async search(rawQuery: string, page: number): Promise<SearchResults> {
+      // PostgreSQL text cannot hold NUL; nothing a shopper means contains one.
+      const query = rawQuery.replaceAll("\u0000", "").trim();
+      const offset = (page - 1) * SEARCH_PAGE_SIZE;
+      const isPlain = !/["-]|\bor\b/i.test(query);
+      const words = isPlain ? (query.match(/[\p{L}\p{N}]+/gu) ?? []) : [];
+      // A plain query's words, the last one also as a prefix: this finds everything websearch_to_tsquery would (the
+      // same words, stemmed the same way) and more, so it is the one query to match and rank by. Words are letters
+      // and digits only, so joining them with & is always a valid tsquery.
+      const textQuery = words.length > 0 ? sql`to_tsquery('english', ${`${words.join(" & ")}:*`})` : sql`websearch_to_tsquery('english', ${query})`;
+
+      const findPage = (executor: DB, match: RawBuilder<boolean> | null, rank: RawBuilder<number> | null, pageOffset = offset) => {
+        let select = executor
+          .selectFrom("products")
+          .select([...productColumns, sql<string>`count(*) over ()`.as("total")])
+          .where("status", "=", "active");
+        if (match) select = select.where(match);
+        if (rank) select = select.orderBy(rank, "desc");
+        return select.orderBy(sql`featured_position nulls last`).orderBy("title").orderBy("id").limit(SEARCH_PAGE_SIZE).offset(pageOffset).execute();
+      };
+
+      const findMatches = (pageOffset: number) =>
+        query === ""
+          ? findPage(db, null, null, pageOffset)
+          : findPage(
+              db,
+              sql<boolean>`search_document @@ ${textQuery}`,
+              sql<number>`ts_rank(search_document, ${textQuery})`,
+              pageOffset,
+            );
+      let rows = await findMatches(offset);
+      if (rows.length === 0 && words.length > 0 && (page === 1 || (await findMatches(0)).length === 0)) {
+        rows = await db.transaction().execute(async (trx) => {
+          // The `<%` operator (and so its trigram index) reads its threshold from this setting, in this transaction.
+          await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_SIMILARITY)}, true)`.execute(trx);
+          return findPage(trx, sql<boolean>`${query} <% title`, sql<number>`word_similarity(${query}, title)`);
+        });
+      }
+      // Past the last page: the count comes from the first (a bookmarked page 9 of a search that now has 2).
+      const total = rows[0] ? Number(rows[0].total) : page > 1 ? (await this.search(query, 1)).total : 0;
+      return { query, products: rows.map(toProduct), total, page, pageCount: Math.ceil(total / SEARCH_PAGE_SIZE) };
+    },
+
+    /** Every active product's page, for the sitemap: at most SITEMAP_MAX_PRODUCTS, featured first. */
+    async listProductPages(): Promise<{ slug: string; updatedAt: Date }[]> {
+      const rows = await db
+        .selectFrom("products")
+        .select(["slug", "updated_at"])
+        .where("status", "=", "active")
+        .orderBy(sql`featured_position nulls last`)
+        .orderBy("id")
+        .limit(SITEMAP_MAX_PRODUCTS)
+        .execute();
+      return rows.map((row) => ({ slug: row.slug, updatedAt: row.updated_at }));
+    },
+
+    /**
+     * Changes a product (the operator console's write). A slug it leaves keeps answering with a redirect; a slug
+     * another product holds is made unique with this product's id. This instance serves the change at once.
+     */
+    async updateProduct(id: string, changes: ProductChanges): Promise<ProductDetails> {
+      const updated = await db.transaction().execute(async (trx) => {
+        const current = await trx.selectFrom("products").select(["slug", "title"]).where("id", "=", id).forUpdate().executeTakeFirst();
+        if (!current) throw new AppError("NOT_FOUND", "There is no product with that id.");
+        const wanted = changes.slug !== undefined ? slugFromTitle(changes.slug) : changes.title !== undefined ? slugFromTitle(changes.title) : current.slug;
+        if (wanted === "") throw new AppError("BAD_REQUEST", "A product's address needs at least one letter or digit.");
+        const taken = await trx.selectFrom("products").select("id").where("slug", "=", wanted).where("id", "<>", id).executeTakeFirst();
+        const slug = taken ? `${wanted}-${slugFromTitle(id)}` : wanted;
+        if (slug !== current.slug) {
+          await trx
+            .insertInto("product_slug_history")
+            .values({ slug: current.slug, product_id: id })
+            .onConflict((conflict) => conflict.column("slug").doUpdateSet({ product_id: id, retired_at: sql`now()` }))
+            .execute();
+          await trx.deleteFrom("product_slug_history").where("slug", "=", slug).execute();
+        }
+        return trx
+          .updateTable("products")
+          .set({
+            slug,
+            title: changes.title,
+            description: changes.description,
+            price_cents: changes.priceCents,
+            rating: changes.rating,
+            status: changes.status,
+            featured_position: changes.featuredPosition,
+            updated_at: sql`now()`,
+          })
+          .where("id", "=", id)
+          .returning([...productColumns, "description"])
+          .executeTakeFirstOrThrow();
+      });
+      checkedAt = -Infinity;
+      return { ...toProduct(updated), description: updated.description };
     },
   };
 }

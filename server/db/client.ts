@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool, type PostgresPoolClient } from "kysely";
 import pg from "pg";
 import { isQueryReadTimeout, markAsConnectFailure } from "./database-errors";
@@ -42,7 +43,8 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
       // A connection whose peer vanished without closing it is found by the kernel's probes and dropped.
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
-      ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
+      // public stays on the path after a test's schema: extensions (pg_trgm) live there, once per database.
+      ...(target.schema ? { options: `-c search_path=${target.schema},public` } : {}),
     });
     // A connection lost with its server (a restart, an outage) must not crash the process: the pool replaces idle
     // clients, and a checked-out client's failure reaches its query as a rejected promise. Without these listeners
@@ -53,7 +55,12 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     return { db, kind: "postgres", close: () => db.destroy() };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
-  return wrapPglite(new PGlite({ dataDir: target.dataDir, loadDataDir: target.loadDataDir }));
+  return wrapPglite(createPglite({ dataDir: target.dataDir, loadDataDir: target.loadDataDir }));
+}
+
+/** PGlite with the extensions the migrations create (pg_trgm: the catalogue search's typo tolerance). */
+export function createPglite(options: { dataDir?: string; loadDataDir?: Blob } = {}): PGlite {
+  return new PGlite({ ...options, extensions: { pg_trgm } });
 }
 
 /**

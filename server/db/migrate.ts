@@ -7,6 +7,7 @@ import * as orders from "./migrations/0004-orders";
 import * as processor from "./migrations/0005-processor";
 import * as basketRevision from "./migrations/0006-basket-revision";
 import * as paymentReview from "./migrations/0007-payment-review";
+import * as catalogueAsData from "./migrations/0008-catalogue-as-data";
 import * as basketQuantities from "./migrations/0009-basket-quantities";
 
 /**
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   "0005-processor": processor,
   "0006-basket-revision": basketRevision,
   "0007-payment-review": paymentReview,
+  "0008-catalogue-as-data": catalogueAsData,
   "0009-basket-quantities": basketQuantities,
 };
 

@@ -5,6 +5,7 @@ import { signOutSchema } from "../../shared/account";
 import { basketRequestSchemas } from "../../shared/basket-schemas";
 import { catalogue } from "../catalogue/catalogue-data";
 import { errorStatus } from "../../shared/errors";
+import { parseSearchParams } from "../../shared/catalogue-schemas";
 import { createPageShop } from "../testing/page-shop";
 import { createBrowser } from "../testing/test-app";
 import { describeEachDatabase } from "../testing/test-database";
@@ -38,7 +39,7 @@ import {
  * Runs per property: about 2,600 requests per database. The file's tests take about 30 s alone on two cores with both
  * databases (PGlite ~18 s, PostgreSQL ~12 s), about 45 s when the other security files run beside it.
  */
-const RUNS = { basketAndAccountBodies: 500, payments: 400, processor: 500, reads: 300, hostileValues: 300, returnTo: 300, pages: 300 } as const;
+const RUNS = { basketAndAccountBodies: 500, payments: 400, processor: 500, reads: 300, hostileValues: 300, returnTo: 300, pages: 300, search: 200 } as const;
 const MAX_BODY_BYTES = 32 * 1024;
 const KNOWN_PRODUCT_IDS = new Set(catalogue.map((entry) => entry.id));
 
@@ -643,6 +644,44 @@ describeEachDatabase("malformed requests to every route", (getDatabase) => {
         await expectNothingChanged();
       }),
       { numRuns: RUNS.pages },
+    );
+  }, 120_000);
+
+  it(`search and product pages answer ${RUNS.search} hostile queries and addresses without a 5xx, showing the query escaped`, async () => {
+    const operators = fc.constantFrom('"', "'", "\\", "-", "!", "&", "|", ":*", "(", ")", "<->", " or ", " OR ", "*", "%", "_", "<", ">", "&amp;", "\u0000");
+    const searchText = fc.oneof(
+      fc.string({ maxLength: 80 }),
+      fc.string({ unit: "binary", maxLength: 40 }),
+      fc.constantFrom(...INJECTIONS, "<b>monitor</b>", 'mon" -"ipad', "\\'\\\"", "a".repeat(500), " monitor ".repeat(40)),
+      fc.array(fc.oneof(operators, fc.constantFrom("monitor", "ipad", "the", "a")), { maxLength: 12 }).map((parts) => parts.join("")),
+    );
+    const pageParam = fc.oneof(fc.constant(undefined), fc.constantFrom("0", "-1", "2", "1e3", "abc", "999999999999", "1.5", ""));
+    const requestArb = fc.oneof(
+      fc.tuple(searchText, pageParam).map(([q, page]) => {
+        const params = new URLSearchParams({ q });
+        if (page !== undefined) params.set("page", page);
+        return `/search?${params.toString()}`;
+      }),
+      // Every byte percent-encoded (a lone surrogate becomes U+FFFD, as a browser sends it), and raw oddities.
+      searchText.map((slug) => `/products/${Array.from(utf8(slug), (byte) => `%${byte.toString(16).padStart(2, "0")}`).join("")}`),
+      fc.constantFrom("/products/%", "/products/%ff%fe", "/products/..%2f..%2fetc", "/products/THE-LEAN-STARTUP", "/products/-", "/products/a--b"),
+    );
+    const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[character]!);
+    await fc.assert(
+      fc.asyncProperty(requestArb, async (target) => {
+        const response = await pages.app.request(`${SHOP_ORIGIN}${target}`, { headers: { host: "shop.test", accept: "text/html" } });
+        expect(response.status, target).toBeLessThan(500);
+        const html = await response.text();
+        if (target.startsWith("/search")) {
+          expect(response.status, target).toBe(200);
+          const shown = parseSearchParams(new URL(target, SHOP_ORIGIN).searchParams).q.replaceAll("\u0000", "").trim();
+          if (shown !== "") expect(html, target).toContain(`for “${escapeHtml(shown)}”`);
+        } else {
+          expect([200, 301, 404], target).toContain(response.status);
+        }
+        await expectNothingChanged();
+      }),
+      { numRuns: RUNS.search },
     );
   }, 120_000);
 

@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { wrapPglite } from "../db/client";
+import { createPglite, wrapPglite } from "../db/client";
 import { prepareDatabase } from "../services";
 
 declare module "vitest" {
@@ -21,7 +20,7 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject) {
   const directory = mkdtempSync(join(tmpdir(), "storefront-test-"));
-  const pglite = new PGlite();
+  const pglite = createPglite();
   const database = wrapPglite(pglite);
   await prepareDatabase(database.db);
   const dump = await pglite.dumpDataDir("gzip");
@@ -31,10 +30,30 @@ export default async function setup(project: TestProject) {
   project.provide("pgliteDumpPath", dumpPath);
   const schemaPrefix = `test_${crypto.randomUUID().replaceAll("-", "").slice(0, 10)}_`;
   project.provide("testSchemaPrefix", schemaPrefix);
+  await installExtensions();
   return async () => {
     rmSync(directory, { recursive: true, force: true });
     await dropSchemas(schemaPrefix);
   };
+}
+
+/**
+ * Extensions belong to a database, not a schema: one created by the first test schema's migration would live in that
+ * schema, invisible to the others and dropped with it. They are installed once in public, which every test schema
+ * keeps on its search_path (client.ts), and the migrations then find them there.
+ */
+async function installExtensions(): Promise<void> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) return;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // Serialised: two test runs starting together would otherwise both try to create it.
+    await client.query("select pg_advisory_lock(hashtext('storefront test extensions'))");
+    await client.query("create extension if not exists pg_trgm schema public");
+  } finally {
+    await client.end();
+  }
 }
 
 /**

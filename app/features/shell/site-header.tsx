@@ -1,5 +1,6 @@
-import { Link } from "react-router";
+import { Form, Link, useLocation } from "react-router";
 import { BasketIcon, SearchIcon, Wordmark } from "../../components/ui/icons";
+import { SEARCH_QUERY_MAX_LENGTH } from "../../../shared/catalogue";
 import { SignOutButton } from "../account/sign-out-button";
 import { useBasketSaving, useOptimisticCount } from "../basket/basket-context";
 
@@ -16,6 +17,9 @@ export function SiteHeader({ greetingName, basketCount: serverCount, basketRevis
   const basketCount = useOptimisticCount(serverCount, basketRevision);
   const isBasketSaving = useBasketSaving();
   const itemWord = basketCount === 1 ? "item" : "items";
+  // On the results page the box keeps what was searched for; keyed by it, so it follows back and forward.
+  const location = useLocation();
+  const searchedFor = location.pathname === "/search" ? (new URLSearchParams(location.search).get("q") ?? "") : "";
   return (
     <header className="site-header">
       <a className="skip-link" href="#main">
@@ -25,16 +29,26 @@ export function SiteHeader({ greetingName, basketCount: serverCount, basketRevis
         <Wordmark />
       </Link>
 
-      {/* The search box does nothing yet (spec); the form keeps it keyboard- and screen-reader-friendly. */}
-      <form role="search" className="site-header__search" action="/" onSubmit={(event) => event.preventDefault()}>
+      {/* A plain GET form, so it works without JavaScript; with it, React Router navigates without a reload. */}
+      <Form role="search" className="site-header__search" method="get" action="/search">
         <label className="visually-hidden" htmlFor="site-search">
           Search Storefront
         </label>
-        <input id="site-search" name="q" type="search" className="site-header__search-input" placeholder="Search Storefront" />
+        <input
+          key={searchedFor}
+          id="site-search"
+          name="q"
+          type="search"
+          className="site-header__search-input"
+          placeholder="Search Storefront"
+          defaultValue={searchedFor}
+          maxLength={SEARCH_QUERY_MAX_LENGTH}
+          enterKeyHint="search"
+        />
         <button type="submit" className="site-header__search-button" aria-label="Search">
           <SearchIcon />
         </button>
-      </form>
+      </Form>
 
       <nav className="site-header__nav" aria-label="Account and basket">
         {greetingName ? (

@@ -1,17 +1,26 @@
 import type { ReactNode } from "react";
+import { Link } from "react-router";
 import { productAnchorId } from "../../../../shared/basket";
-import type { Product } from "../../../../shared/catalogue";
+import { productPath, type CatalogueProduct } from "../../../../shared/catalogue";
 import { Price } from "../../../components/ui/price";
 import { Stars } from "../../../components/ui/stars";
+import { ProductImage } from "./product-image";
 
-/** One product on a shelf: title, price, stars, picture, and an action (the page's "Add to Basket"). */
-export function ProductCard({ product, isPriority, action }: { product: Product; isPriority?: boolean; action: ReactNode }) {
+/**
+ * One product on a shelf: title, price, stars, picture, and an action (the page's "Add to Basket"). The title and
+ * the picture lead to the product's page; the picture's link is left out of the tab order and the accessibility
+ * tree, so a keyboard or screen-reader user meets one link per product, not two.
+ */
+export function ProductCard({ product, isPriority, action }: { product: CatalogueProduct; isPriority?: boolean; action: ReactNode }) {
   const headingId = `product-${product.id}-title`;
+  const href = productPath(product.slug);
   return (
     <article id={productAnchorId(product.id)} className="product-card" aria-labelledby={headingId}>
       <div className="product-card__info">
         <h2 id={headingId} className="product-card__title">
-          {product.title}
+          <Link to={href} className="product-card__link">
+            {product.title}
+          </Link>
         </h2>
         <p className="product-card__price">
           <Price cents={product.priceCents} />
@@ -20,15 +29,9 @@ export function ProductCard({ product, isPriority, action }: { product: Product;
           <Stars rating={product.rating} />
         </p>
       </div>
-      <img
-        className="product-card__image"
-        src={product.image.src}
-        width={product.image.width}
-        height={product.image.height}
-        alt={product.title}
-        {...(isPriority ? {} : { loading: "lazy" as const })}
-        decoding="async"
-      />
+      <Link to={href} className="product-card__picture" tabIndex={-1} aria-hidden="true">
+        <ProductImage product={product} className="product-card__image" load={isPriority ? "eager" : "lazy"} />
+      </Link>
       <div className="product-card__action">{action}</div>
     </article>
   );

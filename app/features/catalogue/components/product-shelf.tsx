@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import type { Product } from "../../../../shared/catalogue";
+import type { CatalogueProduct } from "../../../../shared/catalogue";
 import { ProductCard } from "./product-card";
 
 /** The products in rows of the given sizes (the home page's 2, 3, 1); any left over form a last row. */
@@ -8,11 +8,11 @@ export function ProductShelf({
   rowSizes,
   renderAction,
 }: {
-  products: readonly Product[];
+  products: readonly CatalogueProduct[];
   rowSizes: readonly number[];
-  renderAction: (product: Product) => ReactNode;
+  renderAction: (product: CatalogueProduct) => ReactNode;
 }) {
-  const rows: Product[][] = [];
+  const rows: CatalogueProduct[][] = [];
   let start = 0;
   for (const size of rowSizes) {
     if (start >= products.length) break;

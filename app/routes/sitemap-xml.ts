@@ -1,0 +1,24 @@
+import type { Route } from "./+types/sitemap-xml";
+import { requestContext } from "../context";
+import { productPath } from "../../shared/catalogue";
+
+const XML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
+const escapeXml = (text: string) => text.replace(/[&<>"']/g, (character) => XML_ESCAPES[character] ?? character);
+
+/** The home page and every active product's page, as absolute addresses on the origin the request came to. */
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const { services } = context.get(requestContext);
+  const origin = new URL(request.url).origin;
+  const products = await services.catalogue.listProductPages();
+  const entry = (path: string, lastModified?: Date) =>
+    `<url><loc>${escapeXml(new URL(path, origin).href)}</loc>${lastModified ? `<lastmod>${lastModified.toISOString()}</lastmod>` : ""}</url>`;
+  const body = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+    entry("/"),
+    ...products.map((product) => entry(productPath(product.slug), product.updatedAt)),
+    "</urlset>",
+    "",
+  ].join("\n");
+  return new Response(body, { headers: { "Content-Type": "application/xml; charset=utf-8", "Cache-Control": "public, max-age=3600" } });
+}

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createPageShop } from "../testing/page-shop";
+import { createBrowser } from "../testing/test-app";
+import { describeEachDatabase } from "../testing/test-database";
+import { catalogue as specProducts } from "./catalogue-data";
+
+const ECHO = specProducts.find((product) => product.id === "23445930")!;
+
+/** Product pages, search, the sitemap and robots.txt, rendered by React Router as in production. */
+describeEachDatabase("catalogue pages", (getDatabase) => {
+  let shop: Awaited<ReturnType<typeof createPageShop>>;
+  beforeAll(async () => {
+    shop = await createPageShop(getDatabase());
+  }, 60_000);
+  afterAll(() => shop.close());
+
+  const get = (path: string) => createBrowser(shop.app).send(path, { headers: { accept: "text/html" } });
+  const structuredData = (html: string) => {
+    const match = /<script type="application\/ld\+json"[^>]*>([^<]*)<\/script>/.exec(html);
+    return match ? (JSON.parse(match[1]!) as Record<string, unknown>) : undefined;
+  };
+  async function restoreEcho() {
+    await shop.services.catalogue.updateProduct(ECHO.id, { slug: ECHO.slug, title: ECHO.title, status: "active" });
+    await getDatabase().db.deleteFrom("product_slug_history").execute();
+  }
+
+  it("shows a product's page with its picture, price, stars, description, Add to Basket and what search engines read", async () => {
+    const response = await get("/products/the-lean-startup");
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain("<h1 class=\"product-page__title\">The Lean Startup: How Constant Innovation Creates Radically Successful Businesses</h1>");
+    expect(html).toContain("$11.96");
+    expect(html).toContain('aria-label="Rated 5 out of 5"');
+    expect(html).toMatch(/<img[^>]*src="\/images\/products\/12321341.webp"[^>]*width="400"[^>]*height="400"/);
+    expect(html).toContain("Paperback, 336 pages.");
+    expect(html).toMatch(/action="\/basket\/add" method="post"><input type="hidden" name="productId" value="12321341"\/><input type="hidden" name="returnTo" value="\/products\/the-lean-startup"\/><button type="submit" class="button">Add to Basket/);
+    expect(html).toContain('<link rel="canonical" href="http://shop.test/products/the-lean-startup"/>');
+    expect(html).toContain('<meta property="og:title" content="The Lean Startup: How Constant Innovation Creates Radically Successful Businesses"/>');
+    expect(html).toContain('<meta property="og:image" content="http://shop.test/images/products/12321341.webp"/>');
+    expect(structuredData(html)).toMatchObject({
+      "@type": "Product",
+      name: "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses",
+      offers: { "@type": "Offer", price: "11.96", priceCurrency: "USD", availability: "https://schema.org/InStock" },
+    });
+  });
+
+  it("keeps a title that closes the script element inside its JSON-LD", async () => {
+    const title = 'Echo </script><script>alert("x")</script> & more';
+    await shop.services.catalogue.updateProduct(ECHO.id, { title, slug: "echo-escaped" });
+    try {
+      const html = await (await get("/products/echo-escaped")).text();
+      expect(html).not.toContain('<script>alert("x")');
+      expect(structuredData(html)).toMatchObject({ name: title });
+    } finally {
+      await restoreEcho();
+    }
+  });
+
+  it("sends an old slug to the new one with a 301, and an unknown one to the 404 page", async () => {
+    await shop.services.catalogue.updateProduct(ECHO.id, { title: "Amazon Echo Smart Speaker" });
+    try {
+      const moved = await get(`/products/${ECHO.slug}`);
+      expect(moved.status).toBe(301);
+      expect(moved.headers.get("location")).toBe("/products/amazon-echo-smart-speaker");
+      expect((await get("/products/amazon-echo-smart-speaker")).status).toBe(200);
+    } finally {
+      await restoreEcho();
+    }
+    const unknown = await get("/products/no-such-thing");
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain("Page not found");
+  });
+
+  it("answers an archived product's page with 404 and says it is no longer available; search and home leave it out", async () => {
+    await shop.services.catalogue.updateProduct(ECHO.id, { status: "archived" });
+    try {
+      const response = await get(`/products/${ECHO.slug}`);
+      expect(response.status).toBe(404);
+      expect(await response.text()).toContain("This product is no longer available");
+      expect(await (await get("/search?q=echo")).text()).toContain("No results for “echo”");
+      expect(await (await get("/")).text()).not.toContain(ECHO.title);
+    } finally {
+      await restoreEcho();
+    }
+  });
+
+  it("links each card's title and picture on the home page to the product's page", async () => {
+    const html = await (await get("/")).text();
+    for (const product of specProducts) {
+      expect(html.split(`href="/products/${product.slug}"`).length - 1, product.slug).toBe(2);
+    }
+  });
+
+  it("finds products from the search box's query, counts them, and pages them", async () => {
+    const monitor = await get("/search?q=monitor");
+    expect(monitor.status).toBe(200);
+    const html = await monitor.text();
+    expect(html).toContain("3 results for “monitor”");
+    expect(html).toContain('href="/products/samsung-49-inch-curved-gaming-monitor"');
+    expect(html).toContain('<meta name="robots" content="noindex, follow"/>');
+    expect(html).toContain('value="monitor"');
+    expect(await (await get("/search?q=ipda")).text()).toContain("1 result for “ipda”");
+    expect(await (await get("/search")).text()).toContain("All products (6)");
+    const none = await (await get("/search?q=zzzzqqq")).text();
+    expect(none).toContain("No results for “zzzzqqq”");
+    expect(none).toMatch(/<a[^>]*href="\/"[^>]*>Back to the shop<\/a>/);
+  });
+
+  it("shows what was typed escaped, and cuts a long query to 200 characters", async () => {
+    const hostile = '<img src=x onerror=alert(1)> "\\ -- & | !';
+    const response = await get(`/search?q=${encodeURIComponent(hostile)}&page=abc`);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).not.toContain("<img src=x");
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    const long = await (await get(`/search?q=${"monitor ".repeat(60)}`)).text();
+    expect(long).toContain(`for “${"monitor ".repeat(25).trim()}”`);
+  });
+
+  it("lists the home page and every product in the sitemap, which robots.txt names", async () => {
+    const sitemap = await get("/sitemap.xml");
+    expect(sitemap.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+    const xml = await sitemap.text();
+    const locations = [...xml.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => match[1]);
+    expect(locations).toEqual(["http://shop.test/", ...specProducts.map((product) => `http://shop.test/products/${product.slug}`)]);
+    expect(await (await get("/robots.txt")).text()).toContain("Sitemap: http://shop.test/sitemap.xml");
+  });
+
+  it("answers /favicon.ico with the shop's icon", async () => {
+    const response = await get("/favicon.ico");
+    expect(response.status).toBe(301);
+    expect(response.headers.get("location")).toBe("/favicon.svg");
+  });
+});
