@@ -33,7 +33,7 @@ describeEachDatabase("catalogue pages", (getDatabase) => {
     expect(html).toContain('aria-label="Rated 5 out of 5"');
     expect(html).toMatch(/<img[^>]*src="\/images\/products\/12321341.webp"[^>]*width="400"[^>]*height="400"/);
     expect(html).toContain("Paperback, 336 pages.");
-    expect(html).toMatch(/action="\/basket\/add" method="post"><input type="hidden" name="productId" value="12321341"\/><input type="hidden" name="returnTo" value="\/products\/the-lean-startup"\/><button type="submit" class="button">Add to Basket/);
+    expect(html).toMatch(/action="\/basket\/add" method="post"><input type="hidden" name="productId" value="12321341"\/><input type="hidden" name="returnTo" value="\/products\/the-lean-startup"\/><button type="submit" class="button"[^>]*>Add to Basket/);
     expect(html).toContain('<link rel="canonical" href="http://shop.test/products/the-lean-startup"/>');
     expect(html).toContain('<meta property="og:title" content="The Lean Startup: How Constant Innovation Creates Radically Successful Businesses"/>');
     expect(html).toContain('<meta property="og:image" content="http://shop.test/images/products/12321341.webp"/>');

@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestShop } from "../testing/test-app";
 import { testDatabaseKinds, testSchemaName } from "../testing/test-database";
-import { openDatabase, wrapPglite, type DatabaseHandle } from "./client";
+import { createPglite, openDatabase, wrapPglite, type DatabaseHandle } from "./client";
 import { migrationNames } from "./migrate";
 
 /** A database made by the shop before the test processor owned its migrations (see the file's header). */
@@ -14,7 +13,7 @@ const FIXTURE_SECRET_KEY = /'(sk_test_\w+)'/.exec(FIXTURE)?.[1] ?? "";
 
 async function openFixtureDatabase(kind: DatabaseHandle["kind"]): Promise<DatabaseHandle> {
   if (kind === "pglite") {
-    const pglite = new PGlite();
+    const pglite = createPglite();
     await pglite.exec(FIXTURE);
     return wrapPglite(pglite);
   }
