@@ -143,7 +143,7 @@ export const separateProcessorCheckoutScenario: Scenario<SeparateProcessorChecko
         ? "No comparison: nothing was measured with the processor as its own process."
         : table(["Database", "Concurrency", "Figure", "Mounted", "Own process", "Own ÷ mounted"], comparisonRows, ["l", "r", "l", "r", "r", "r"]);
     return [
-      "The same checkouts as above, through the built-in processor run as its own process (`npm run processor` on its own " +
+      "The same checkouts as in Checkouts, through the built-in processor run as its own process (`npm run processor` on its own " +
         "port and database) and a second shop started with `PROCESSOR_URL` and the same three keys, on the same database " +
         "as the mounted run. The payment page names the processor's own origin, so the card is confirmed there; the shop " +
         "creates and checks intents there over HTTP, and the processor's webhooks come back to the shop's /webhooks/stripe.",
