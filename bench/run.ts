@@ -13,6 +13,7 @@ import { projectRoot, readSettings, type Settings } from "./lib/settings.ts";
 import { basketScenario } from "./scenarios/basket.ts";
 import { catalogueScenario } from "./scenarios/catalogue.ts";
 import { checkoutScenario } from "./scenarios/checkout.ts";
+import { separateProcessorCheckoutScenario } from "./scenarios/checkout-separate-processor.ts";
 import { growthScenario } from "./scenarios/growth.ts";
 import { pageWeightScenario } from "./scenarios/page-weight.ts";
 import { pagesScenario } from "./scenarios/pages.ts";
@@ -29,6 +30,7 @@ const ALL_SCENARIOS: Scenario<unknown>[] = [
   throughputScenario,
   basketScenario,
   checkoutScenario,
+  separateProcessorCheckoutScenario,
   pagesScenario,
   soakScenario,
   hurriedSoakScenario,
@@ -320,7 +322,7 @@ function renderMarkdown(run: {
   // First lines only: the JSON keeps the whole messages (with the server's log tail).
   if (run.problems.length > 0) lines.push(`- **Problems:** ${run.problems.map((problem) => problem.split("\n")[0]).join("; ")}`);
   for (const scenario of SCENARIOS) {
-    lines.push("", `## ${scenario.title}`, "", scenario.render(run.measurements.get(scenario.name)!, run.settings));
+    lines.push("", `## ${scenario.title}`, "", scenario.render(run.measurements.get(scenario.name)!, run.settings, run.measurements));
   }
   lines.push("", "See bench/README.md for what each figure means and how noisy it is.");
   return lines.join("\n");

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -10,20 +11,15 @@ export type DatabaseKind = "pglite" | "postgres";
 
 export type DatabaseChoice = { kind: "pglite" } | { kind: "postgres"; url: string; name: string };
 
-export interface RunningServer {
-  /** "pglite" or "postgres": what /healthz reports. */
-  database: DatabaseKind;
-  /** For reports: "PGlite (embedded)" or "PostgreSQL (bench_...)". */
-  label: string;
+/** A program of this repository running as the bench's child process (the shop, or the processor on its own). */
+export interface ChildServer {
   /** http://127.0.0.1:<port>, never "localhost", so that no IPv6 lookup gets in the way. */
   baseUrl: string;
-  /** PostgreSQL only: the URL of the server's (temporary) database, for scenarios that seed it directly. */
-  databaseUrl?: string;
   port: number;
   pid: number;
-  /** Everything the server wrote on stdout and stderr (one JSON object a line). */
+  /** Everything the process wrote on stdout and stderr (one JSON object a line). */
   logPath: string;
-  /** Seconds from spawn to a healthy /healthz (migrations and catalogue seed included). */
+  /** Seconds from spawn to ready (for the shop: a healthy /healthz, migrations and catalogue seed included). */
   startupS: number;
   /**
    * Log lines at level error (50) or above so far, and the first few of them: a sane run has none. With `skip`, the
@@ -32,6 +28,15 @@ export interface RunningServer {
   errorLog(skip?: number): { count: number; first: string[] };
   /** SIGTERM, then SIGKILL after the server's own drain timeout; removes the temporary DATA_DIR. Idempotent. */
   stop(): Promise<StopInfo>;
+}
+
+export interface RunningServer extends ChildServer {
+  /** "pglite" or "postgres": what /healthz reports. */
+  database: DatabaseKind;
+  /** For reports: "PGlite (embedded)" or "PostgreSQL (bench_...)". */
+  label: string;
+  /** PostgreSQL only: the URL of the server's (temporary) database, for scenarios that seed it directly. */
+  databaseUrl?: string;
 }
 
 export interface StopInfo {
@@ -62,48 +67,134 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Keys the shop and a processor run as its own process are both given, as an operator would. */
+export interface ProcessorKeys {
+  secretKey: string;
+  publishableKey: string;
+  webhookSecret: string;
+}
+
+/** Made-up test keys for one run (the processor accepts sk_test_/pk_test_/whsec_ and 8 or more letters or digits). */
+export function makeProcessorKeys(): ProcessorKeys {
+  const random = () => randomBytes(12).toString("hex");
+  return { secretKey: `sk_test_bench${random()}`, publishableKey: `pk_test_bench${random()}`, webhookSecret: `whsec_bench${random()}` };
+}
+
+/** The three variables that carry the keys, for the shop and the processor alike. */
+export function processorKeysEnv(keys: ProcessorKeys): Record<string, string> {
+  return { STRIPE_SECRET_KEY: keys.secretKey, STRIPE_PUBLISHABLE_KEY: keys.publishableKey, STRIPE_WEBHOOK_SECRET: keys.webhookSecret };
+}
+
 /**
- * Starts the production server (`node scripts/start.js`) as a child process on a free port, bound to 127.0.0.1,
- * with a fresh temporary DATA_DIR and, for PostgreSQL, the given DATABASE_URL. Resolves once the server has logged
- * that it is ready on that port and its /healthz answers 200 for the expected database kind.
+ * Starts the production server (`node scripts/start.js`) as a child process, bound to 127.0.0.1, on `port` (default:
+ * a free one), with a fresh temporary DATA_DIR and, for PostgreSQL, the given DATABASE_URL; `env` adds or overrides
+ * variables (e.g. PROCESSOR_URL and the keys). Resolves once the server has logged that it is ready on that port and
+ * its /healthz answers 200 for the expected database kind.
  */
 export async function startShopServer(
   root: string,
   database: DatabaseChoice,
-  { startTimeoutMs = 60_000 }: { startTimeoutMs?: number } = {},
+  { startTimeoutMs = 60_000, port, env = {} }: { startTimeoutMs?: number; port?: number; env?: Record<string, string> } = {},
 ): Promise<RunningServer> {
-  if (isShuttingDown()) throw new Error("the bench is shutting down");
   // scripts/start.js builds when no build is present: never let it, as that would race with whoever removed the build.
   if (!existsSync(path.join(root, "build/server/index.js"))) {
     throw new Error("build/server/index.js has disappeared (is someone rebuilding?); not starting a server");
   }
+  const label = database.kind === "pglite" ? "PGlite (embedded)" : `PostgreSQL (${database.name})`;
+  const child = await startChildServer({
+    root,
+    label,
+    script: "scripts/start.js",
+    port,
+    startTimeoutMs,
+    env: (listenPort, dataDir) => ({
+      NODE_ENV: "production",
+      PORT: String(listenPort),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      // An empty DATABASE_URL means "not set" to the server: PGlite in DATA_DIR.
+      DATABASE_URL: database.kind === "postgres" ? database.url : "",
+      // The bench pays with test cards through the built-in processor, on PostgreSQL too.
+      ALLOW_TEST_PAYMENTS: "true",
+      LOG_LEVEL: serverLogLevel(),
+      // Every simulated shopper comes from 127.0.0.1: the per-address limit on new guest sessions would refuse them.
+      NEW_SESSIONS_PER_IP: "1000000",
+      ...env,
+    }),
+    // Our own child's ready line, for our port: a stray server already on the port cannot fool the check.
+    isReady: async (log, baseUrl, listenPort) => {
+      if (log.includes("No build found")) throw new Error("the server found no build and started building (is someone rebuilding?)");
+      return log.includes(`Storefront is ready at http://localhost:${listenPort}`) && (await healthy(baseUrl, database.kind));
+    },
+  });
+  return { ...child, database: database.kind, label, ...(database.kind === "postgres" ? { databaseUrl: database.url } : {}) };
+}
+
+/**
+ * Starts the built-in test processor as its own process (`npm run processor`, i.e. its src/main.ts) on `port`
+ * (default: a free one) of 127.0.0.1, with the given keys, sending its webhooks to `webhookUrl`; over PGlite in its
+ * own temporary DATA_DIR, or over the PostgreSQL database `databaseUrl`. Resolves once it has logged that it is ready
+ * on that port.
+ */
+export async function startProcessorServer(
+  root: string,
+  {
+    keys,
+    webhookUrl,
+    databaseUrl,
+    port,
+    startTimeoutMs = 60_000,
+  }: { keys: ProcessorKeys; webhookUrl: string; databaseUrl?: string; port?: number; startTimeoutMs?: number },
+): Promise<ChildServer> {
+  return startChildServer({
+    root,
+    label: "processor",
+    script: "packages/stripe-test-processor/src/main.ts",
+    port,
+    startTimeoutMs,
+    env: (listenPort, dataDir) => ({
+      PORT: String(listenPort),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl ?? "",
+      WEBHOOK_URL: webhookUrl,
+      ...processorKeysEnv(keys),
+      // Its ready line is logged at info; it knows no "trace".
+      LOG_LEVEL: "info",
+    }),
+    isReady: async (log, baseUrl) => log.includes(`Stripe test processor is ready at ${baseUrl}`),
+  });
+}
+
+/**
+ * A Node program of this repository as a child process in its own temporary directory (its DATA_DIR and its log
+ * file), in its own process group, stopped with the bench's clean-up. Resolves once `isReady` says so.
+ */
+async function startChildServer(options: {
+  root: string;
+  label: string;
+  /** Relative to `root`. */
+  script: string;
+  port?: number;
+  startTimeoutMs: number;
+  env(port: number, dataDir: string): Record<string, string>;
+  isReady(log: string, baseUrl: string, port: number): Promise<boolean>;
+}): Promise<ChildServer> {
+  const { root, label, startTimeoutMs } = options;
+  if (isShuttingDown()) throw new Error("the bench is shutting down");
   const workDir = mkdtempSync(path.join(tmpdir(), "storefront-bench-"));
   const dataDir = path.join(workDir, "data");
   const logPath = path.join(workDir, "server.log");
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
-  const label = database.kind === "pglite" ? "PGlite (embedded)" : `PostgreSQL (${database.name})`;
 
   // Logs go to a file, not a pipe: the bench process then spends no CPU draining them while it generates load.
   const logFd = openSync(logPath, "a");
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [path.join(root, "scripts/start.js")], {
+    child = spawn(process.execPath, [path.join(root, options.script)], {
       cwd: root,
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        DATA_DIR: dataDir,
-        // An empty DATABASE_URL means "not set" to the server: PGlite in DATA_DIR.
-        DATABASE_URL: database.kind === "postgres" ? database.url : "",
-        // The bench pays with test cards through the built-in processor, on PostgreSQL too.
-        ALLOW_TEST_PAYMENTS: "true",
-        LOG_LEVEL: serverLogLevel(),
-        // Every simulated shopper comes from 127.0.0.1: the per-address limit on new guest sessions would refuse them.
-        NEW_SESSIONS_PER_IP: "1000000",
-      },
+      env: { ...process.env, ...options.env(port, dataDir) },
       stdio: ["ignore", logFd, logFd],
       // Its own process group, so that stopping it also stops anything it started (see `signal` below).
       detached: true,
@@ -161,16 +252,12 @@ export async function startShopServer(
     })());
   const stopNow = deferCleanup(`stop ${label} server (pid ${child.pid})`, () => stop().then(() => undefined));
 
-  const readyLine = `Storefront is ready at http://localhost:${port}`;
   try {
     const deadline = started + startTimeoutMs;
     for (;;) {
       if (exited) throw new Error(`the server exited (${exited.signal ?? `code ${exited.exitCode}`}) before it was ready`);
-      const log = readLog(logPath);
-      if (log.includes("No build found")) throw new Error("the server found no build and started building (is someone rebuilding?)");
       if (performance.now() > deadline) throw new Error(`the server was not healthy within ${startTimeoutMs / 1000} s`);
-      // Our own child's ready line, for our port: a stray server already on the port cannot fool the check.
-      if (log.includes(readyLine) && (await healthy(baseUrl, database.kind))) break;
+      if (await options.isReady(readLog(logPath), baseUrl, port)) break;
       await sleep(200);
     }
   } catch (error) {
@@ -180,10 +267,7 @@ export async function startShopServer(
   }
 
   return {
-    database: database.kind,
-    label,
     baseUrl,
-    ...(database.kind === "postgres" ? { databaseUrl: database.url } : {}),
     port,
     pid: child.pid ?? -1,
     logPath,

@@ -79,13 +79,25 @@ export const TEST_CARD_FIELDS: Record<string, string> = {
   "payment_method_data[billing_details][address][postal_code]": "90001",
 };
 
-/** The built-in processor's publishable key, from the payment page's server-rendered HTML (as the browser gets it). */
-export async function findPublishableKey(baseUrl: string): Promise<string> {
+/**
+ * What the payment page's card field needs, from the page's server-rendered HTML (as the browser gets it): the
+ * built-in processor's publishable key and its base URL (`processorUrl` in the page's loader data: "/_processor" on
+ * the shop when it is mounted, the processor's own origin when it runs as its own process), made absolute.
+ */
+export async function findPaymentConfig(baseUrl: string): Promise<{ publishableKey: string; processorUrl: string }> {
   const response = await timedFetch(`${baseUrl}/payment`, { headers: { accept: "text/html" } });
   if (response.status !== 200) throw new Error(describeAnswer("GET /payment", response));
-  const key = /pk_test_[A-Za-z0-9]+/.exec(response.body)?.[0];
-  if (!key) throw new Error("GET /payment: found no publishable key (pk_test_…) in the page (is the shop using real Stripe keys?)");
-  return key;
+  const publishableKey = /pk_test_[A-Za-z0-9]+/.exec(response.body)?.[0];
+  if (!publishableKey) throw new Error("GET /payment: found no publishable key (pk_test_…) in the page (is the shop using real Stripe keys?)");
+  // The loader data is a flat JSON array inside a script's string literal: the key, then its value (quotes escaped).
+  const processorUrl = /\\?"processorUrl\\?",\\?"([^"\\]+)\\?"/.exec(response.body)?.[1];
+  if (!processorUrl) throw new Error("GET /payment: found no processorUrl in the page's payment settings");
+  return { publishableKey, processorUrl: new URL(processorUrl, `${baseUrl}/`).href.replace(/\/$/, "") };
+}
+
+/** The built-in processor's publishable key, from the payment page's server-rendered HTML (as the browser gets it). */
+export async function findPublishableKey(baseUrl: string): Promise<string> {
+  return (await findPaymentConfig(baseUrl)).publishableKey;
 }
 
 export function parseJson(text: string): unknown {

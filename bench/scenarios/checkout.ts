@@ -3,7 +3,7 @@ import type { Scenario } from "../lib/scenario.ts";
 import {
   BENCH_PRODUCT,
   describeAnswer,
-  findPublishableKey,
+  findPaymentConfig,
   JSON_HEADERS,
   parseJson,
   sessionCookieOf,
@@ -13,13 +13,15 @@ import {
 } from "../lib/shop-client.ts";
 import type { RunningServer } from "../lib/server.ts";
 
+type PaymentConfig = Awaited<ReturnType<typeof findPaymentConfig>>;
+
 /** Checkouts in flight at once: one shopper after another, then a few at the same time. */
 export const CHECKOUT_CONCURRENCY = [1, 4] as const;
 
 const STEPS = [
   { step: "add", request: "POST /basket/add" },
   { step: "create", request: `POST /payments/create?total=${BENCH_PRODUCT.priceCents}` },
-  { step: "confirm", request: "POST /_processor/v1/payment_intents/:id/confirm" },
+  { step: "confirm", request: "POST <processor>/v1/payment_intents/:id/confirm" },
   { step: "record", request: "POST /orders/record" },
 ] as const;
 type Step = (typeof STEPS)[number]["step"];
@@ -79,7 +81,8 @@ class StepFailure extends Error {
 
 /**
  * Complete checkouts, as a browser makes them, by a fresh guest shopper each: add one product, create the payment,
- * confirm the card straight at the built-in processor with the publishable key, record the order.
+ * confirm the card straight at the built-in processor with the publishable key, record the order. The processor is
+ * wherever the shop's payment page says: mounted on the shop (here), or its own process (checkout-separate-processor).
  * Closed loop: each of `concurrency` workers starts its next checkout as soon as its last one ends.
  */
 export const checkoutScenario: Scenario<CheckoutResult> = {
@@ -90,7 +93,7 @@ export const checkoutScenario: Scenario<CheckoutResult> = {
 
   async run({ server, settings, log }) {
     const errorLinesBefore = server.errorLog().count;
-    const publishableKey = await findPublishableKey(server.baseUrl);
+    const payment = await findPaymentConfig(server.baseUrl);
     const runs = new Map<number, CheckoutRun[]>(CHECKOUT_CONCURRENCY.map((concurrency) => [concurrency, []]));
     for (let roundIndex = 0; roundIndex < settings.rounds; roundIndex += 1) {
       const order = roundIndex % 2 === 0 ? CHECKOUT_CONCURRENCY : [...CHECKOUT_CONCURRENCY].reverse();
@@ -99,8 +102,8 @@ export const checkoutScenario: Scenario<CheckoutResult> = {
           `${server.label}: checkouts, concurrency ${concurrency}, round ${roundIndex + 1}/${settings.rounds} ` +
             `(${settings.warmupS} s warm-up + ${settings.durationS} s)`,
         );
-        if (settings.warmupS > 0) await checkoutLoop(server, publishableKey, concurrency, settings.warmupS);
-        const run = await checkoutLoop(server, publishableKey, concurrency, settings.durationS);
+        if (settings.warmupS > 0) await checkoutLoop(server, payment, concurrency, settings.warmupS);
+        const run = await checkoutLoop(server, payment, concurrency, settings.durationS);
         if (run.completed === 0) throw new Error(`no checkout completed at concurrency ${concurrency} (first failure: ${run.errorSample[0] ?? "none"})`);
         log(
           `  ${run.checkoutsPerSecond} checkouts/s, p50 ${ms(run.checkout.p50)}, p99 ${ms(run.checkout.p99)}, ` +
@@ -193,7 +196,7 @@ export const checkoutScenario: Scenario<CheckoutResult> = {
     );
     const how =
       `Each checkout is a new guest shopper: ${STEPS.map(({ request }) => `\`${request}\``).join(", then ")} ` +
-      "(test card 4242…, publishable key, as the payment page sends it). " +
+      "(test card 4242…, publishable key, as the payment page sends it; `<processor>` is the processor's base URL the page names). " +
       `Closed loop with 1 and ${CHECKOUT_CONCURRENCY.at(-1)} checkouts in flight; ${settings.durationS} s of checkouts after a ${settings.warmupS} s warm-up` +
       (multiRound ? `, median of ${settings.rounds} rounds.` : ", one round.") +
       " Checkouts/s = completed checkouts ÷ seconds from the first start to the last finish; p50/p99 of a whole checkout.";
@@ -214,7 +217,7 @@ export const checkoutScenario: Scenario<CheckoutResult> = {
  * `concurrency` workers doing checkouts back to back; none starts a checkout after `durationS`. Resolves when all
  * have finished their last one.
  */
-async function checkoutLoop(server: RunningServer, publishableKey: string, concurrency: number, durationS: number): Promise<CheckoutRun> {
+async function checkoutLoop(server: RunningServer, payment: PaymentConfig, concurrency: number, durationS: number): Promise<CheckoutRun> {
   const timings = new Map<Step, number[]>(STEPS.map(({ step }) => [step, []]));
   const stepErrors = new Map<Step, number>(STEPS.map(({ step }) => [step, 0]));
   const whole: number[] = [];
@@ -227,7 +230,7 @@ async function checkoutLoop(server: RunningServer, publishableKey: string, concu
     while (performance.now() < deadline) {
       const checkoutStarted = performance.now();
       try {
-        await oneCheckout(server.baseUrl, publishableKey, timings);
+        await oneCheckout(server.baseUrl, payment, timings);
         whole.push(performance.now() - checkoutStarted);
       } catch (error) {
         failed += 1;
@@ -261,7 +264,7 @@ async function checkoutLoop(server: RunningServer, publishableKey: string, concu
 }
 
 /** One checkout by a new shopper; each step's latency goes to `timings` once the step has answered as expected. */
-async function oneCheckout(baseUrl: string, publishableKey: string, timings: Map<Step, number[]>): Promise<void> {
+async function oneCheckout(baseUrl: string, { publishableKey, processorUrl }: PaymentConfig, timings: Map<Step, number[]>): Promise<void> {
   const step = async (name: Step, call: () => Promise<TimedResponse>, check: (response: TimedResponse) => string | undefined) => {
     let response: TimedResponse;
     try {
@@ -301,11 +304,12 @@ async function oneCheckout(baseUrl: string, publishableKey: string, timings: Map
   );
   const intentId = clientSecret.split("_secret_")[0]!;
 
-  // 3. The browser confirms the card straight at the processor with the publishable key: 200, status succeeded.
+  // 3. The browser confirms the card straight at the processor (its mounted /_processor, or the processor's own origin)
+  // with the publishable key: 200, status succeeded.
   await step(
     "confirm",
     () =>
-      timedFetch(`${baseUrl}/_processor/v1/payment_intents/${intentId}/confirm`, {
+      timedFetch(`${processorUrl}/v1/payment_intents/${intentId}/confirm`, {
         method: "POST",
         headers: { authorization: `Bearer ${publishableKey}`, "content-type": "application/x-www-form-urlencoded" },
         body: new URLSearchParams({ client_secret: clientSecret, ...TEST_CARD_FIELDS }).toString(),
@@ -314,7 +318,7 @@ async function oneCheckout(baseUrl: string, publishableKey: string, timings: Map
       const body = parseJson(response.body) as { id?: string; status?: string } | undefined;
       return response.status === 200 && body?.status === "succeeded" && body.id === intentId
         ? undefined
-        : describeAnswer("POST /_processor/…/confirm", response);
+        : describeAnswer("POST <processor>/…/confirm", response);
     },
   );
 
