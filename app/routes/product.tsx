@@ -2,6 +2,7 @@ import { data, Link, redirect } from "react-router";
 import type { Route } from "./+types/product";
 import { requestContext } from "../context";
 import { descriptionParagraphs, productPath } from "../../shared/catalogue";
+import { productAnchorId } from "../../shared/basket";
 import { productSlugSchema } from "../../shared/catalogue-schemas";
 import { Price } from "../components/ui/price";
 import { Stars } from "../components/ui/stars";
@@ -73,7 +74,8 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
       />
       {/* Every product picture is drawn at one size (400 × 400 WebP), so there is no srcset to choose from. */}
       <ProductImage product={product} className="product-page__image" load="first" />
-      <div className="product-page__details">
+      {/* The anchor a form post's answer returns to (#product-…), as on the cards of the home page. */}
+      <div id={productAnchorId(product.id)} className="product-page__details">
         <h1 className="product-page__title">{product.title}</h1>
         <p className="product-page__rating">
           <Stars rating={product.rating} />

@@ -70,7 +70,7 @@ it.skipIf(!process.env.TEST_DATABASE_URL)(
       }
       for (const order of orders) {
         expect(order.amount_cents, `order ${order.id}: what the processor charged`).toBe(charged.get(order.id));
-        expect(order.items.reduce((sum, item) => sum + item.priceCents, 0), `order ${order.id}: the sum of its lines`).toBe(order.amount_cents);
+        expect(order.items.reduce((sum, item) => sum + item.priceCents * (item.quantity ?? 1), 0), `order ${order.id}: the sum of its lines`).toBe(order.amount_cents);
       }
       const held = await instances.db.selectFrom("checkout_payments").select("payment_intent_id").where("status", "=", "needs_review").execute();
       expect(orders.length + held.length).toBe(paid.size);

@@ -75,7 +75,8 @@ test.describe("without JavaScript", () => {
     await card(page, ECHO).getByRole("link", { name: ECHO }).click();
     await expect(page).toHaveURL("/products/amazon-echo-3rd-generation");
     await page.getByRole("button", { name: "Add to Basket" }).click();
-    await expect(page).toHaveURL("/products/amazon-echo-3rd-generation");
+    // Back on the product's page, at the product (the answer's #product-… fragment).
+    await expect(page).toHaveURL(/\/products\/amazon-echo-3rd-generation#product-23445930$/);
     await expect(basketLink(page)).toHaveAccessibleName("Basket, 1 item");
   });
 });
