@@ -12,8 +12,8 @@ import { ProductImage } from "../features/catalogue/components/product-image";
 import { jsonForScriptElement, productStructuredData } from "../features/catalogue/product-structured-data";
 
 /** A product's own page. An old slug answers 301 to the current one; an archived product's page says so, as a 404. */
-export async function loader({ context, params, request }: Route.LoaderArgs) {
-  const { services } = context.get(requestContext);
+export async function loader({ context, params }: Route.LoaderArgs) {
+  const { services, publicOrigin } = context.get(requestContext);
   const slug = productSlugSchema.safeParse(params.slug);
   if (!slug.success) throw data(null, { status: 404 });
   const found = await services.catalogue.findProductPage(slug.data);
@@ -25,7 +25,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
     case "archived":
       return data({ kind: "archived" as const, title: found.title }, { status: 404 });
     case "product":
-      return { kind: "product" as const, product: found.product, origin: new URL(request.url).origin };
+      return { kind: "product" as const, product: found.product, origin: publicOrigin };
   }
 }
 

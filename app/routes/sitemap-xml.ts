@@ -5,10 +5,9 @@ import { productPath } from "../../shared/catalogue";
 const XML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
 const escapeXml = (text: string) => text.replace(/[&<>"']/g, (character) => XML_ESCAPES[character] ?? character);
 
-/** The home page and every active product's page, as absolute addresses on the origin the request came to. */
-export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = context.get(requestContext);
-  const origin = new URL(request.url).origin;
+/** The home page and every active product's page, as absolute addresses on the shop's public origin. */
+export async function loader({ context }: Route.LoaderArgs) {
+  const { services, publicOrigin: origin } = context.get(requestContext);
   const products = await services.catalogue.listProductPages();
   const entry = (path: string, lastModified?: Date) =>
     `<url><loc>${escapeXml(new URL(path, origin).href)}</loc>${lastModified ? `<lastmod>${lastModified.toISOString()}</lastmod>` : ""}</url>`;

@@ -24,6 +24,22 @@ describeEachDatabase("catalogue pages", (getDatabase) => {
     await getDatabase().db.deleteFrom("product_slug_history").execute();
   }
 
+  it("writes absolute links on the shop's public origin: PUBLIC_URL when set, else the scheme a trusted proxy reports", async () => {
+    const behindPublicUrl = await createPageShop(getDatabase(), { publicUrl: new URL("https://shop.example") });
+    const behindProxy = await createPageShop(getDatabase(), { trustedProxyHops: 1 });
+    try {
+      const page = await (await createBrowser(behindPublicUrl.app).send("/products/the-lean-startup", { headers: { accept: "text/html" } })).text();
+      expect(page).toContain('<link rel="canonical" href="https://shop.example/products/the-lean-startup"/>');
+      const sitemap = await (await createBrowser(behindPublicUrl.app).send("/sitemap.xml")).text();
+      expect(sitemap).toContain("<loc>https://shop.example/products/the-lean-startup</loc>");
+      const proxied = await createBrowser(behindProxy.app).send("/products/the-lean-startup", { headers: { accept: "text/html", "x-forwarded-proto": "https" } });
+      expect(await proxied.text()).toContain('<link rel="canonical" href="https://shop.test/products/the-lean-startup"/>');
+    } finally {
+      await behindPublicUrl.close();
+      await behindProxy.close();
+    }
+  }, 60_000);
+
   it("shows a product's page with its picture, price, stars, description, Add to Basket and what search engines read", async () => {
     const response = await get("/products/the-lean-startup");
     expect(response.status).toBe(200);

@@ -15,7 +15,7 @@ import { compressResponses } from "./compress";
 import { healthRoutes } from "./health-routes";
 import { paymentRoutes } from "./payment-routes";
 import { personalPagesUncached } from "./personal-pages";
-import { isHttpsRequest } from "./request-scheme";
+import { isHttpsRequest, requestScheme } from "./request-scheme";
 import { requestContext } from "./request-context";
 import { requestLog } from "./request-log";
 import { sameOriginOnly } from "./same-origin";
@@ -105,6 +105,7 @@ export function createApp({ services, handlePageRequest, clientBuildDir, publicU
         cspNonce: c.get("cspNonce"),
         shopper: c.get("shopper"),
         clientIp: c.get("clientIp"),
+        publicOrigin: publicUrl?.origin ?? `${requestScheme(c, { publicUrl, trustedProxyHops })}://${c.req.header("host") ?? new URL(c.req.url).host}`,
         outage,
         isDatabaseUnavailable,
       });

@@ -16,6 +16,11 @@ export interface RequestContext {
   shopper: Shopper;
   /** Where the request came from, for rate limits. */
   clientIp: string;
+  /**
+   * The shop's address as shoppers reach it, for absolute links (canonical, Open Graph, sitemap): PUBLIC_URL's
+   * origin when set, else the request's host by the scheme the browser used (a trusted proxy's X-Forwarded-Proto).
+   */
+  publicOrigin: string;
   /** Set while rendering when a loader or action found the database unreachable: the page is then a 503. */
   outage: { isDatabaseUnavailable: boolean };
   /** Whether an error a loader or action threw means the database could not be reached (server/db knows how to tell). */
