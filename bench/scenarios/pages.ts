@@ -7,12 +7,16 @@ import { addToBasket, BENCH_PRODUCT, findPublishableKey, payForBasket, timedFetc
 import { JS_BUDGET_BYTES } from "./page-weight.ts";
 
 /**
- * The pages Lighthouse loads, one after the other. The first two as a first-time visitor (no cookie); the others as
+ * The pages Lighthouse loads, one after the other. The home page, a product page, a search and the login page as a
+ * first-time visitor (no cookie), as a shopper arriving from a search engine or a shared link sees them; the others as
  * a shopper with a basket of 2 items and one paid order (its cookie sent with every request, Lighthouse's
  * extraHeaders), so that they show what a shopper on the way to paying sees rather than an empty state.
  */
 export const LIGHTHOUSE_PAGES = [
   { path: "/", asShopper: false },
+  { path: "/products/the-lean-startup", asShopper: false },
+  // A word several of the seeded products share, so that the page shows a list of results rather than "no results".
+  { path: "/search?q=monitor", asShopper: false },
   { path: "/login", asShopper: false },
   { path: "/checkout", asShopper: true },
   { path: "/payment", asShopper: true },
@@ -124,7 +128,8 @@ export const pagesScenario: Scenario<PagesResult> = {
           runs.push(one);
         }
         const figures = medianRun(runs);
-        if (new URL(figures.finalUrl).pathname !== page.path) {
+        const finalUrl = new URL(figures.finalUrl);
+        if (`${finalUrl.pathname}${finalUrl.search}` !== page.path) {
           figures.runWarnings.push(`Lighthouse ended on ${figures.finalUrl}, not ${page.path} (a redirect?)`);
         }
         const targets = targetsFor(page.path, figures);
@@ -240,7 +245,7 @@ export const pagesScenario: Scenario<PagesResult> = {
       "(BENCH_LIGHTHOUSE_RUNS), one page at a time; each page's figures are those of its median run, chosen as Lighthouse's own " +
       "computeMedianRun does (nearest the median FCP and TTI), and every run's performance, LCP and TBT are listed below the table; " +
       "in headless Chromium (offline: only 127.0.0.1), mobile form factor with Lighthouse's default simulated throttling " +
-      "(150 ms RTT, 1.6 Mbit/s, 4× CPU slowdown). `/` and `/login` as a first-time visitor; the others as a shopper with 2 items " +
+      "(150 ms RTT, 1.6 Mbit/s, 4× CPU slowdown). `/`, the product page, the search and `/login` as a first-time visitor; the others as a shopper with 2 items " +
       "in the basket and one paid order (cookie in Lighthouse's extra headers). JS and HTML: what the page downloaded during the " +
       "load, gzip -9 per file (as the page-weight budget); Transferred: all requests as Chrome received them. " +
       `Emoji font for the ratings' ⭐: ${fonts === undefined ? "?" : fonts.length > 0 ? fonts.join(", ") : "none (see the warning below)"}. ` +
