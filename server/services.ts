@@ -2,6 +2,7 @@ import type { DatabaseHandle, DB } from "./db/client";
 import { migrateToLatest } from "./db/migrate";
 import type { Logger } from "./logger";
 import { createAccountService } from "./accounts/account-service";
+import { createAddressService } from "./addresses/address-service";
 import { createRateLimiter } from "./accounts/rate-limiter";
 import { createSignInFlow } from "./accounts/sign-in-flow";
 import { createBasketService } from "./basket/basket-service";
@@ -33,7 +34,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const basket = createBasketService(db, catalogue, logger);
   const accounts = createAccountService(db, rateLimiter, { attemptsPerIp: options.authAttemptsPerIp });
   const orders = createOrderService(db);
-  const checkout = createCheckoutService(db, basket, options.provider, logger);
+  const addresses = createAddressService(db);
+  const checkout = createCheckoutService(db, basket, addresses, options.provider, logger);
   return {
     logger,
     database,
@@ -42,10 +44,11 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     basket,
     accounts,
     orders,
+    addresses,
     checkout,
     provider: options.provider,
     payments: createWebhookHandler(db, options.provider, checkout, logger),
-    signInFlow: createSignInFlow(accounts, sessions, basket, orders),
+    signInFlow: createSignInFlow(accounts, sessions, basket, orders, addresses),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { DeliveryAddress } from "./address";
+
 /** A line as it was priced and paid for: a snapshot, so later catalogue changes never rewrite an order. */
 export interface OrderItem {
   productId: string;
@@ -17,13 +19,68 @@ export function readOrderItem(item: StoredOrderItem): OrderItem {
   return { ...item, quantity: item.quantity ?? 1 };
 }
 
+/** Where an order is in its life. Refunds and disputes are recorded from the processor's word or an operator's. */
+export type OrderStatus = "paid" | "shipped" | "cancelled" | "refunded" | "partially_refunded" | "disputed";
+
+export const ORDER_STATUS_LABELS: Record<OrderStatus, string> = {
+  paid: "Paid",
+  shipped: "Shipped",
+  cancelled: "Cancelled",
+  refunded: "Refunded",
+  partially_refunded: "Partially refunded",
+  disputed: "Disputed",
+};
+
 /** An order as the orders page shows it. */
 export interface OrderView {
+  /** The payment intent's id: internal (the console shows it); shoppers read the number. */
   id: string;
+  /** SF-YYMM-XXXX. */
+  number: string;
   amountCents: number;
-  /** ISO 8601, from the payment intent's creation time. */
+  /** ISO 8601: when it was paid (what orders are dated and listed by). */
   createdAt: string;
+  status: OrderStatus;
+  refundedCents: number;
   items: OrderItem[];
 }
+
+/** One step of an order's history, oldest first. */
+export interface OrderHistoryEntry {
+  status: OrderStatus;
+  /** ISO 8601. */
+  at: string;
+  carrier: string | null;
+  trackingNumber: string | null;
+  amountCents: number | null;
+  note: string | null;
+}
+
+/** An order's own page: everything the shopper paid for and what happened since. */
+export interface OrderDetail extends OrderView {
+  currency: string;
+  contactEmail: string | null;
+  deliveryAddress: DeliveryAddress | null;
+  card: { brand: string; last4: string } | null;
+  history: OrderHistoryEntry[];
+}
+
+/** "Visa", "Mastercard", "American Express": the brand as a shopper reads it, from Stripe's card.brand. */
+export function cardBrandName(brand: string): string {
+  const names: Record<string, string> = {
+    visa: "Visa",
+    mastercard: "Mastercard",
+    amex: "American Express",
+    discover: "Discover",
+    diners: "Diners Club",
+    jcb: "JCB",
+    unionpay: "UnionPay",
+    cartes_bancaires: "Cartes Bancaires",
+  };
+  return names[brand] ?? "Card";
+}
+
+/** SF-YYMM-XXXX: the shape of an order number (the XXXX from an alphabet without 0, 1, I, L, O). */
+export const ORDER_NUMBER_PATTERN = /^SF-\d{4}-[2-9A-HJKMNP-Z]{4}$/;
 
 export const ORDERS_PAGE_SIZE = 20;

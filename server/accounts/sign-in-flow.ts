@@ -1,4 +1,5 @@
 import type { Credentials } from "../../shared/account";
+import type { AddressService } from "../addresses/address-service";
 import type { BasketService } from "../basket/basket-service";
 import type { OrderService } from "../orders/order-service";
 import type { Session, SessionService, SessionUser } from "../sessions/session-service";
@@ -7,15 +8,16 @@ import type { AccountService } from "./account-service";
 /**
  * Signing in and out, across the accounts, sessions and basket modules. Sign-in always starts a new session
  * (a new id and token: a session fixed by an attacker before sign-in is worthless after it), moves the guest
- * basket into the account's and the guest's orders onto the account, and ends the old session.
+ * basket into the account's and the guest's orders and delivery address onto the account, and ends the old session.
  */
-export function createSignInFlow(accounts: AccountService, sessions: SessionService, basket: BasketService, orders: OrderService) {
+export function createSignInFlow(accounts: AccountService, sessions: SessionService, basket: BasketService, orders: OrderService, addresses: AddressService) {
   async function startAccountSession(user: SessionUser, current: Session | null) {
     const next = await sessions.startSession(user);
     if (current) {
       if (!current.user) {
         await basket.adoptGuestBasket(current.id, user.id);
         await orders.adoptGuestOrders(current.id, user.id);
+        await addresses.adoptGuestAddress(current.id, user.id);
       }
       await sessions.endSession(current.id);
     }

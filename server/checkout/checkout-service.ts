@@ -1,11 +1,14 @@
 import { sql } from "kysely";
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
+import { toStripeShipping, type DeliveryAddress } from "../../shared/address";
 import type { BasketView } from "../../shared/basket";
 import { readOrderItem, type OrderItem, type StoredOrderItem } from "../../shared/orders";
+import type { AddressService, CheckoutAddress } from "../addresses/address-service";
 import type { BasketOwner, BasketService } from "../basket/basket-service";
 import type { DB } from "../db/client";
 import type { Logger } from "../logger";
+import { newOrderNumber } from "../orders/order-number";
 import type { PaymentProvider, ProviderIntent } from "../payments/payment-provider";
 
 /** Marks the intents this shop created; webhook events for any other intent are acknowledged and ignored. */
@@ -14,6 +17,8 @@ export const SHOP_METADATA_KEY = "storefront_checkout";
 export const FINGERPRINT_METADATA_KEY = "storefront_basket";
 /** Passes of preparePayment before giving up on a shopper whose basket keeps changing under it. */
 const PREPARE_PASSES = 3;
+/** Order numbers drawn before giving up: a clash is one in hundreds of thousands, three in a row never happens. */
+const ORDER_NUMBER_DRAWS = 5;
 /** Open intents the start-up sweep reads at a time. */
 const SWEEP_PAGE_SIZE = 200;
 
@@ -27,13 +32,14 @@ const SWEEP_PAGE_SIZE = 200;
  *    keyed by the intent id, and takes the paid items out of the basket in the same transaction. The browser's call, the webhook
  *    and the start-up sweep all end here; whichever comes first wins.
  */
-export function createCheckoutService(db: DB, basket: BasketService, provider: PaymentProvider, logger: Logger) {
+export function createCheckoutService(db: DB, basket: BasketService, addresses: AddressService, provider: PaymentProvider, logger: Logger) {
   const ownerColumns = (owner: BasketOwner) =>
     "userId" in owner ? { user_id: owner.userId, session_id: null } : { user_id: null, session_id: owner.sessionId };
   const ownerFilter = (owner: BasketOwner) =>
     "userId" in owner ? (["user_id", owner.userId] as const) : (["session_id", owner.sessionId] as const);
 
-  async function snapshot(view: BasketView): Promise<{ items: OrderItem[]; fingerprint: string }> {
+  /** What the intent is for: the basket's lines, where they go and where the receipt goes. */
+  async function snapshot(view: BasketView, delivery: Delivery): Promise<{ items: OrderItem[]; fingerprint: string }> {
     const items = view.items.map(({ product, quantity }) => ({
       productId: product.id,
       title: product.title,
@@ -44,7 +50,9 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
     }));
     // One entry per line, quantity included: two books and one book are different baskets at different amounts.
     const lines = items.map((item) => [item.productId, item.priceCents, item.quantity]);
-    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(lines)));
+    // The address too: a new address updates the open intent's `shipping`, and an intent paid with another address
+    // than the row's is caught like one paid for another basket.
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify([lines, delivery.address, delivery.contactEmail])));
     return { items, fingerprint: Buffer.from(digest).toString("base64url") };
   }
 
@@ -65,9 +73,12 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
   async function preparePaymentOnce(
     owner: BasketOwner,
     view: BasketView,
+    delivery: Delivery,
     mustUpdateProcessor: boolean,
   ): Promise<{ clientSecret: string; amountCents: number } | null> {
-    const { items, fingerprint } = await snapshot(view);
+    const { items, fingerprint } = await snapshot(view, delivery);
+    const shipping = toStripeShipping(delivery.address);
+    const deliveryColumns = { delivery_address: JSON.stringify(delivery.address), contact_email: delivery.contactEmail };
     const [column, value] = ownerFilter(owner);
     const open = await db
       .selectFrom("checkout_payments")
@@ -94,7 +105,7 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
       // The amount and the fingerprint change in the same processor call, so the intent always says which snapshot
       // its amount belongs to.
       const updated = await provider
-        .updateIntent(open.payment_intent_id, { amountCents: view.subtotalCents, metadata: metadataFor(owner, fingerprint) })
+        .updateIntent(open.payment_intent_id, { amountCents: view.subtotalCents, metadata: metadataFor(owner, fingerprint), shipping })
         .catch(() => null);
       if (updated) {
         const written = await db
@@ -104,6 +115,7 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
             basket_fingerprint: fingerprint,
             pending_fingerprint: null,
             items: JSON.stringify(items),
+            ...deliveryColumns,
             revision: open.revision + 2,
             updated_at: sql`now()`,
           })
@@ -134,6 +146,7 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
     const intent = await provider.createIntent({
       amountCents: view.subtotalCents,
       metadata: metadataFor(owner, fingerprint),
+      shipping,
       idempotencyKey: `storefront:${column}:${value}:${fingerprint}:${attempts.count}`,
     });
     await db
@@ -146,6 +159,7 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
         currency: intent.currency,
         basket_fingerprint: fingerprint,
         items: JSON.stringify(items),
+        ...deliveryColumns,
         status: "open",
       })
       .onConflict((conflict) => conflict.column("payment_intent_id").doNothing())
@@ -159,16 +173,18 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
      * be the server's (409 otherwise: a tampered or stale page). While the basket is unchanged the same intent is
      * returned; a changed basket updates the open intent, or replaces it when the processor no longer allows that.
      */
-    async preparePayment(owner: BasketOwner | null, expectedTotalCents: number): Promise<{ clientSecret: string; amountCents: number }> {
+    async preparePayment(owner: BasketOwner | null, expectedTotalCents: number, accountEmail: string | null = null): Promise<{ clientSecret: string; amountCents: number }> {
       let view = await basket.getBasket(owner);
       if (!owner || view.count === 0) throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to pay for.");
+      const delivery = deliveryFor(await addresses.getCheckoutAddress(owner), accountEmail);
+      if (!delivery) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address");
       if (expectedTotalCents !== view.subtotalCents) {
         throw new AppError("TOTAL_MISMATCH", `Your basket has changed: the total is now ${formatCents(view.subtotalCents)}. Please check it and pay again.`, {
           details: { totalCents: view.subtotalCents },
         });
       }
       for (let pass = 1; ; pass++) {
-        const prepared = await preparePaymentOnce(owner, view, pass > 1);
+        const prepared = await preparePaymentOnce(owner, view, delivery, pass > 1);
         if (prepared) return prepared;
         if (pass === PREPARE_PASSES) {
           throw new AppError("TOTAL_MISMATCH", "Your basket is being changed in another window. Please check it and pay again.");
@@ -198,9 +214,12 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
       }
       // Marked paid in the same transaction that wrote the order (usually by the webhook, before the page asks):
       // nothing left to check with the processor.
-      if (payment.status === "paid") return { kind: "recorded", orderId: paymentIntentId, isNew: false };
+      if (payment.status === "paid") return { kind: "recorded", orderId: paymentIntentId, orderNumber: await numberOf(paymentIntentId), isNew: false };
       if (payment.status === "needs_review") return { kind: "needs-review", paidAmountCents: payment.paid_amount_cents ?? 0, isNew: false };
-      const intent = succeededIntent?.id === paymentIntentId && succeededIntent.status === "succeeded" ? succeededIntent : await provider.retrieveIntent(paymentIntentId);
+      let intent = succeededIntent?.id === paymentIntentId && succeededIntent.status === "succeeded" ? succeededIntent : await provider.retrieveIntent(paymentIntentId);
+      // An event's intent names its PaymentMethod by id only: ask for the card's brand and last four. Without an
+      // answer the order is still recorded, just without them.
+      if (intent.status === "succeeded" && !intent.card) intent = await provider.retrieveIntent(paymentIntentId).catch(() => intent);
       if (intent.status !== "succeeded") {
         throw new AppError("PAYMENT_NOT_COMPLETE", "Your payment has not gone through, so no order was placed. Your basket is unchanged.");
       }
@@ -277,38 +296,84 @@ export function createCheckoutService(db: DB, basket: BasketService, provider: P
     return { kind: "needs-review", paidAmountCents: intent.amountCents, isNew };
   }
 
-  /** One transaction: the order (unique by intent id), the payment marked paid, the paid quantities out of the basket. */
-  async function writeOrder(intent: ProviderIntent, payment: { user_id: string | null; session_id: string | null; items: StoredOrderItem[]; currency: string }) {
+  async function numberOf(orderId: string): Promise<string> {
+    const order = await db.selectFrom("orders").select("number").where("id", "=", orderId).executeTakeFirst();
+    return order?.number ?? "";
+  }
+
+  /**
+   * One transaction: the order (unique by intent id, and by its number), its first status, the payment marked paid,
+   * the paid quantities out of the basket. A clash on the number (another order drew it) draws again.
+   */
+  async function writeOrder(intent: ProviderIntent, payment: PaymentToRecord): Promise<{ orderId: string; orderNumber: string; isNew: boolean }> {
+    for (let draw = 1; ; draw++) {
+      const written = await writeOrderOnce(intent, payment, newOrderNumber(new Date()));
+      if (written) return written;
+      if (draw === ORDER_NUMBER_DRAWS) throw new Error("checkout: no free order number after several draws");
+    }
+  }
+
+  async function writeOrderOnce(intent: ProviderIntent, payment: PaymentToRecord, number: string) {
     return db.transaction().execute(async (trx) => {
       const inserted = await trx
         .insertInto("orders")
         .values({
           id: intent.id,
+          number,
           user_id: payment.user_id,
           session_id: payment.session_id,
           amount_cents: intent.amountCents,
           currency: intent.currency,
           items: JSON.stringify(payment.items),
           created_at: intent.created,
+          delivery_address: payment.delivery_address ? JSON.stringify(payment.delivery_address) : null,
+          contact_email: payment.contact_email,
+          card_brand: intent.card?.brand ?? null,
+          card_last4: intent.card?.last4 ?? null,
         })
-        .onConflict((conflict) => conflict.column("id").doNothing())
-        .returning("id")
+        // Either key: the intent's order exists already (recorded by another path), or the number is taken.
+        .onConflict((conflict) => conflict.doNothing())
+        .returning(["id", "number"])
         .executeTakeFirst();
-      if (!inserted) return { orderId: intent.id, isNew: false };
+      if (!inserted) {
+        const existing = await trx.selectFrom("orders").select("number").where("id", "=", intent.id).executeTakeFirst();
+        return existing ? { orderId: intent.id, orderNumber: existing.number, isNew: false } : null;
+      }
+      await trx.insertInto("order_status_history").values({ order_id: intent.id, status: "paid", actor: "shop" }).execute();
       await trx.updateTable("checkout_payments").set({ status: "paid", updated_at: sql`now()` }).where("payment_intent_id", "=", intent.id).execute();
       const owner: BasketOwner | null = payment.user_id ? { userId: payment.user_id } : payment.session_id ? { sessionId: payment.session_id } : null;
       // A snapshot taken before lines had quantities lists one entry per item: each means one.
       if (owner) await basket.removePaidItems(owner, payment.items.map(readOrderItem), trx);
-      return { orderId: intent.id, isNew: true };
+      return { orderId: intent.id, orderNumber: inserted.number, isNew: true };
     });
   }
+}
+
+/** Where an order goes and where its receipt goes: the checkout address, and a guest's e-mail or the account's. */
+interface Delivery {
+  address: DeliveryAddress;
+  contactEmail: string | null;
+}
+
+function deliveryFor(checkoutAddress: CheckoutAddress | null, accountEmail: string | null): Delivery | null {
+  if (!checkoutAddress) return null;
+  return { address: checkoutAddress.address, contactEmail: accountEmail ?? checkoutAddress.contactEmail };
+}
+
+interface PaymentToRecord {
+  user_id: string | null;
+  session_id: string | null;
+  items: StoredOrderItem[];
+  currency: string;
+  delivery_address: DeliveryAddress | null;
+  contact_email: string | null;
 }
 
 export type CheckoutService = ReturnType<typeof createCheckoutService>;
 
 /** What recording a succeeded intent came to: its order, or a payment held for the operator's review. */
 export type RecordOutcome =
-  | { kind: "recorded"; orderId: string; isNew: boolean }
+  | { kind: "recorded"; orderId: string; orderNumber: string; isNew: boolean }
   | { kind: "needs-review"; paidAmountCents: number; isNew: boolean };
 
 export interface PaymentUnderReview {

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, JSONColumnType } from "kysely";
-import type { StoredOrderItem } from "../../shared/orders";
+import type { DeliveryAddress } from "../../shared/address";
+import type { OrderStatus, StoredOrderItem } from "../../shared/orders";
 
 /**
  * The database as Kysely sees it. One interface per table; migrations in ./migrations create them. The built-in
@@ -17,6 +18,9 @@ export interface Database {
   checkout_payments: CheckoutPaymentTable;
   orders: OrderTable;
   processed_webhook_events: ProcessedWebhookEventTable;
+  checkout_addresses: CheckoutAddressTable;
+  saved_addresses: SavedAddressTable;
+  order_status_history: OrderStatusHistoryTable;
 }
 
 export interface ProductTable {
@@ -134,6 +138,9 @@ export interface CheckoutPaymentTable {
   /** Set with needs_review: what the processor says was paid, and why it did not match. */
   paid_amount_cents: number | null;
   review_reason: string | null;
+  /** The address and receipt e-mail the intent was priced with (its `shipping`); null on rows from before addresses. */
+  delivery_address: NullableAddressColumn;
+  contact_email: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -146,9 +153,58 @@ export interface OrderTable {
   amount_cents: number;
   currency: string;
   items: ItemsColumn;
-  /** Taken from the payment intent. */
+  /** Taken from the payment intent: when it was first created (it may have been paid much later). */
   created_at: ColumnType<Date, Date, never>;
   recorded_at: Generated<Date>;
+  /** SF-YYMM-XXXX: what a shopper and an operator read; the intent id stays internal. */
+  number: Generated<string>;
+  delivery_address: NullableAddressColumn;
+  contact_email: string | null;
+  /** From the PaymentMethod as the processor reports it: never more of the card. */
+  card_brand: string | null;
+  card_last4: string | null;
+  status: Generated<OrderStatus>;
+  refunded_cents: Generated<number>;
+  /** When the payment succeeded, as the shop learnt it: orders are dated and listed by it. */
+  paid_at: Generated<Date>;
+}
+
+type AddressColumn = JSONColumnType<DeliveryAddress, string, string>;
+type NullableAddressColumn = ColumnType<DeliveryAddress | null, string | null | undefined, string | null>;
+
+/** The address a basket owner is checking out with: one per guest session or account. */
+export interface CheckoutAddressTable {
+  id: Generated<string>;
+  session_id: string | null;
+  user_id: string | null;
+  address: AddressColumn;
+  /** A guest's receipt e-mail; null for an account (its own e-mail is used). */
+  contact_email: string | null;
+  updated_at: Generated<Date>;
+}
+
+/** Addresses an account has delivered to, most recently used first. */
+export interface SavedAddressTable {
+  id: Generated<string>;
+  user_id: string;
+  address: AddressColumn;
+  fingerprint: string;
+  created_at: Generated<Date>;
+  last_used_at: Generated<Date>;
+}
+
+/** Every status an order has had, oldest first, with who set it. */
+export interface OrderStatusHistoryTable {
+  id: Generated<string>;
+  order_id: string;
+  status: OrderStatus;
+  carrier: string | null;
+  tracking_number: string | null;
+  /** A refund's or a dispute's amount. */
+  amount_cents: number | null;
+  note: string | null;
+  actor: string;
+  created_at: Generated<Date>;
 }
 
 export interface ProcessedWebhookEventTable {

@@ -1,14 +1,20 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { ADDRESS_ERROR_PARAM, checkAddressForm, chooseSavedAddressSchema } from "../../shared/address";
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
 import { createPaymentQuerySchema, recordOrderSchema } from "../../shared/payments";
 import type { AppEnv } from "./app";
-import { readBody } from "./read-body";
+import { answerFormOrJson } from "./form-or-json";
+import { readBody, readRawBody } from "./read-body";
 
 const noBody = z.strictObject({});
 
 /**
+ *   POST /checkout/address { name, line1, line2?, city, region?, postalCode, country, email? } or { savedAddressId }
+ *                                         the delivery address (and a guest's receipt e-mail), kept with the basket;
+ *                                         200 { address, contactEmail }; 422 with the errors by field. The payment
+ *                                         page's own form posts to its route action, which does the same.
  *   POST /payments/create?total={cents}   no body; 201 { clientSecret } for an intent priced from the server's basket;
  *                                         409 when the page's total is not the basket's, 400 for an empty basket
  *   POST /orders/record { paymentIntentId }   after the card is confirmed: the server checks the intent with the
@@ -16,12 +22,33 @@ const noBody = z.strictObject({});
  *   POST /webhooks/stripe                 signed processor events (checked on the raw body), deduplicated by event id
  */
 export const paymentRoutes = new Hono<AppEnv>()
+  .post("/checkout/address", (c) =>
+    answerFormOrJson(c, ADDRESS_ERROR_PARAM, async () => {
+      const raw = await readRawBody(c.req.raw);
+      const shopper = c.get("shopper");
+      const { addresses } = c.get("services");
+      if (raw && typeof raw === "object" && "savedAddressId" in raw) {
+        const chosen = chooseSavedAddressSchema.safeParse(raw);
+        if (!chosen.success) throw new AppError("BAD_REQUEST", `The request was not understood. ${chosen.error.issues[0]?.message ?? ""}`);
+        if (!shopper.user) throw new AppError("NOT_FOUND", "Sign in to use your saved addresses.");
+        const address = await addresses.chooseSavedAddress(shopper.user.id, chosen.data.savedAddressId);
+        return { json: { ...address }, status: 200, returnTo: "/payment" };
+      }
+      const checked = checkAddressForm(raw, { isGuest: !shopper.user });
+      if (!checked.ok) {
+        throw new AppError("ADDRESS_INVALID", Object.values(checked.errors)[0] ?? "Please check the delivery address.", { details: { errors: checked.errors } });
+      }
+      const owner = await shopper.ensureBasketOwner();
+      const saved = await addresses.setCheckoutAddress(owner, checked.address, checked.contactEmail);
+      return { json: { ...saved }, status: 200, returnTo: "/payment" };
+    }),
+  )
   .post("/payments/create", async (c) => {
     const query = createPaymentQuerySchema.safeParse(c.req.query());
     if (!query.success) throw new AppError("BAD_REQUEST", `The request was not understood. ${query.error.issues[0]?.message ?? ""}.`);
     await readBody(c.req.raw, noBody);
     const { checkout } = c.get("services");
-    const { clientSecret, amountCents } = await withProvider(() => checkout.preparePayment(c.get("shopper").basketOwner, query.data.total));
+    const { clientSecret, amountCents } = await withProvider(() => checkout.preparePayment(c.get("shopper").basketOwner, query.data.total, c.get("shopper").user?.email ?? null));
     // Two tabs pricing different baskets at once may leave the open intent at the other tab's amount: never hand
     // out a payment for an amount the page does not show.
     if (amountCents !== query.data.total) {
@@ -35,7 +62,7 @@ export const paymentRoutes = new Hono<AppEnv>()
     const result = owner ? await withProvider(() => c.get("services").checkout.recordOrder(paymentIntentId, owner)) : null;
     if (!result) throw new AppError("NOT_FOUND", "We could not find that payment.");
     if (result.kind === "needs-review") throw paymentHeldForReview(result.paidAmountCents);
-    return c.json({ orderId: result.orderId }, 201);
+    return c.json({ orderId: result.orderId, orderNumber: result.orderNumber }, 201);
   })
   .post("/webhooks/stripe", async (c) => {
     const signature = c.req.header("stripe-signature");

@@ -29,6 +29,11 @@ export async function readBody<Schema extends z.ZodType>(request: Request, schem
   return result.data;
 }
 
+/** The body as sent (a form's fields or parsed JSON), for a route whose schema depends on what the body holds. */
+export function readRawBody(request: Request): Promise<unknown> {
+  return readRaw(request);
+}
+
 async function readRaw(request: Request): Promise<unknown> {
   const kind = bodyKind(request);
   if (kind === null) {

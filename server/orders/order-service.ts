@@ -2,7 +2,9 @@ import { sql } from "kysely";
 import { z } from "zod";
 import type { BasketOwner } from "../basket/basket-service";
 import type { DB } from "../db/client";
-import { ORDERS_PAGE_SIZE, readOrderItem, type OrderView } from "../../shared/orders";
+import { AppError } from "../../shared/errors";
+import { formatCents } from "../../shared/money";
+import { ORDER_NUMBER_PATTERN, ORDER_STATUS_LABELS, ORDERS_PAGE_SIZE, readOrderItem, type OrderDetail, type OrderStatus, type OrderView } from "../../shared/orders";
 
 /** A position in the newest-first list: the last order of the previous page. */
 export interface OrdersCursor {
@@ -34,11 +36,77 @@ function decodeCursor(value: string | null): OrdersCursor | null {
   return parsed.success ? parsed.data : null;
 }
 
+/** Who changed an order: an operator (by e-mail or id), "processor" for its events, "shop" for the shop itself. */
+export type Actor = string;
+
+/** What a transition may start from. Anything else is refused with a sentence saying why. */
+const SHIPPABLE: readonly OrderStatus[] = ["paid", "partially_refunded"];
+const CANCELLABLE: readonly OrderStatus[] = ["paid", "partially_refunded"];
+const REFUNDABLE: readonly OrderStatus[] = ["paid", "shipped", "cancelled", "partially_refunded", "disputed"];
+
+const TRACKING_LIMITS = { carrier: 100, trackingNumber: 100, note: 500, actor: 254 } as const;
+
 export function createOrderService(db: DB) {
+  /** Locks the order, lets `decide` refuse or choose the change, applies it and appends it to the history. */
+  async function transition(
+    orderId: string,
+    actor: Actor,
+    decide: (order: { status: OrderStatus; amount_cents: number; refunded_cents: number; number: string }) => {
+      status: OrderStatus;
+      refundedCents?: number;
+      history: { carrier?: string; trackingNumber?: string; amountCents?: number; note?: string };
+    },
+  ): Promise<OrderStatus> {
+    const who = actor.trim().slice(0, TRACKING_LIMITS.actor);
+    if (!who) throw new AppError("BAD_REQUEST", "Say who is making the change.");
+    return db.transaction().execute(async (trx) => {
+      const order = await trx
+        .selectFrom("orders")
+        .select(["status", "amount_cents", "refunded_cents", "number"])
+        .where("id", "=", orderId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!order) throw new AppError("NOT_FOUND", "There is no such order.");
+      const change = decide(order);
+      await trx
+        .updateTable("orders")
+        .set({ status: change.status, ...(change.refundedCents === undefined ? {} : { refunded_cents: change.refundedCents }) })
+        .where("id", "=", orderId)
+        .execute();
+      await trx
+        .insertInto("order_status_history")
+        .values({
+          order_id: orderId,
+          status: change.status,
+          carrier: change.history.carrier ?? null,
+          tracking_number: change.history.trackingNumber ?? null,
+          amount_cents: change.history.amountCents ?? null,
+          note: change.history.note ?? null,
+          actor: who,
+        })
+        .execute();
+      return change.status;
+    });
+  }
+
+  function refuse(number: string, status: OrderStatus, what: string): never {
+    throw new AppError("ORDER_TRANSITION_REFUSED", `Order ${number} is ${ORDER_STATUS_LABELS[status].toLowerCase()}, so it cannot be ${what}.`, {
+      details: { status },
+    });
+  }
+
+  function boundedText(value: string, max: number, name: string): string {
+    const text = value.trim();
+    if (!text) throw new AppError("BAD_REQUEST", `Enter the ${name}.`);
+    if (text.length > max) throw new AppError("BAD_REQUEST", `The ${name} must be at most ${max} characters.`);
+    return text;
+  }
+
   return {
     /**
-     * One page of the owner's orders, newest first, after the cursor of the previous page's last order. Keyset pagination on (created_at, id), served by the
-     * orders_*_newest indexes, so page 50 costs what page 1 does however many orders there are.
+     * One page of the owner's orders, newest paid first, after the cursor of the previous page's last order. Keyset
+     * pagination on (paid_at, id), served by the orders_*_paid indexes, so page 50 costs what page 1 does however
+     * many orders there are.
      */
     async listOrders(owner: BasketOwner | null, beforeCursor: string | null): Promise<{ orders: OrderView[]; next: string | null; isFirstPage: boolean }> {
       const before = decodeCursor(beforeCursor);
@@ -49,20 +117,130 @@ export function createOrderService(db: DB) {
       const value = "userId" in owner ? owner.userId : owner.sessionId;
       let query = db
         .selectFrom("orders")
-        .select(["id", "amount_cents", "created_at", "items"])
+        .select(["id", "number", "amount_cents", "paid_at", "items", "status", "refunded_cents"])
         .where(column, "=", value)
-        .orderBy("created_at", "desc")
+        .orderBy("paid_at", "desc")
         .orderBy("id", "desc")
         .limit(ORDERS_PAGE_SIZE + 1);
-      if (before) query = query.where(sql<boolean>`(created_at, id) < (${before.createdAt}, ${before.id})`);
+      if (before) query = query.where(sql<boolean>`(paid_at, id) < (${before.createdAt}, ${before.id})`);
       const rows = await query.execute();
       const page = rows.slice(0, ORDERS_PAGE_SIZE);
       const last = page.at(-1);
       return {
-        orders: page.map((row) => ({ id: row.id, amountCents: row.amount_cents, createdAt: row.created_at.toISOString(), items: row.items.map(readOrderItem) })),
-        next: rows.length > ORDERS_PAGE_SIZE && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+        orders: page.map((row) => ({
+          id: row.id,
+          number: row.number,
+          amountCents: row.amount_cents,
+          createdAt: row.paid_at.toISOString(),
+          status: row.status,
+          refundedCents: row.refunded_cents,
+          items: row.items.map(readOrderItem),
+        })),
+        next: rows.length > ORDERS_PAGE_SIZE && last ? encodeCursor({ createdAt: last.paid_at, id: last.id }) : null,
         isFirstPage,
       };
+    },
+
+    /**
+     * One order as its owner sees it, by its number (or, for links written before numbers, its intent id). Anybody
+     * else's order, and one that does not exist, are the same null: the page answers 404 to both.
+     */
+    async getOrder(owner: BasketOwner | null, numberOrId: string): Promise<OrderDetail | null> {
+      if (!owner) return null;
+      const key = numberOrId.toUpperCase();
+      const column = "userId" in owner ? "user_id" : "session_id";
+      const value = "userId" in owner ? owner.userId : owner.sessionId;
+      let query = db.selectFrom("orders").selectAll().where(column, "=", value);
+      if (ORDER_NUMBER_PATTERN.test(key)) query = query.where("number", "=", key);
+      else if (/^pi_[A-Za-z0-9]{1,64}$/.test(numberOrId)) query = query.where("id", "=", numberOrId);
+      else return null;
+      const row = await query.executeTakeFirst();
+      if (!row) return null;
+      const history = await db
+        .selectFrom("order_status_history")
+        .select(["status", "created_at", "carrier", "tracking_number", "amount_cents", "note"])
+        .where("order_id", "=", row.id)
+        .orderBy("id")
+        .execute();
+      return {
+        id: row.id,
+        number: row.number,
+        amountCents: row.amount_cents,
+        currency: row.currency,
+        createdAt: row.paid_at.toISOString(),
+        status: row.status,
+        refundedCents: row.refunded_cents,
+        items: row.items.map(readOrderItem),
+        contactEmail: row.contact_email,
+        deliveryAddress: row.delivery_address,
+        card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
+        history: history.map((entry) => ({
+          status: entry.status,
+          at: entry.created_at.toISOString(),
+          carrier: entry.carrier,
+          trackingNumber: entry.tracking_number,
+          amountCents: entry.amount_cents,
+          note: entry.note,
+        })),
+      };
+    },
+
+    /** The order's number by its intent id, for callers that hold the id (the console, the record call). */
+    async findOrderNumber(orderId: string): Promise<string | null> {
+      const row = await db.selectFrom("orders").select("number").where("id", "=", orderId).executeTakeFirst();
+      return row?.number ?? null;
+    },
+
+    /** Handed to the carrier. Only a paid order (or one partly refunded) that has not shipped can ship. */
+    async markShipped(orderId: string, shipment: { carrier: string; trackingNumber: string }, actor: Actor): Promise<OrderStatus> {
+      const carrier = boundedText(shipment.carrier, TRACKING_LIMITS.carrier, "carrier");
+      const trackingNumber = boundedText(shipment.trackingNumber, TRACKING_LIMITS.trackingNumber, "tracking number");
+      return transition(orderId, actor, (order) => {
+        if (!SHIPPABLE.includes(order.status)) refuse(order.number, order.status, "shipped");
+        return { status: "shipped", history: { carrier, trackingNumber } };
+      });
+    },
+
+    /** Cancelled before it shipped. The money goes back through a refund, recorded with recordRefund. */
+    async cancel(orderId: string, actor: Actor, reason?: string): Promise<OrderStatus> {
+      const note = reason ? boundedText(reason, TRACKING_LIMITS.note, "reason") : undefined;
+      return transition(orderId, actor, (order) => {
+        if (!CANCELLABLE.includes(order.status)) refuse(order.number, order.status, "cancelled");
+        return { status: "cancelled", history: { note } };
+      });
+    },
+
+    /**
+     * Money given back: "Refunded" once all of it is, "Partially refunded" before. Refunding more than was paid (all
+     * refunds together), or a whole-cents amount below one, is refused.
+     */
+    async recordRefund(orderId: string, amountCents: number, actor: Actor, reason?: string): Promise<OrderStatus> {
+      if (!Number.isSafeInteger(amountCents) || amountCents < 1) throw new AppError("BAD_REQUEST", "A refund is a whole number of cents, at least 1.");
+      const note = reason ? boundedText(reason, TRACKING_LIMITS.note, "reason") : undefined;
+      return transition(orderId, actor, (order) => {
+        if (!REFUNDABLE.includes(order.status)) refuse(order.number, order.status, "refunded");
+        const refunded = order.refunded_cents + amountCents;
+        if (refunded > order.amount_cents) {
+          throw new AppError(
+            "ORDER_TRANSITION_REFUSED",
+            `Order ${order.number} was paid ${formatCents(order.amount_cents)} and ${formatCents(order.refunded_cents)} of it is refunded already, so at most ${formatCents(order.amount_cents - order.refunded_cents)} can be refunded.`,
+            { details: { refundableCents: order.amount_cents - order.refunded_cents } },
+          );
+        }
+        return { status: refunded === order.amount_cents ? "refunded" : "partially_refunded", refundedCents: refunded, history: { amountCents, note } };
+      });
+    },
+
+    /** The card's holder disputed the payment (the processor's dispute event). A refunded order has nothing to dispute. */
+    async recordDispute(orderId: string, dispute: { amountCents: number; reason?: string }, actor: Actor): Promise<OrderStatus> {
+      const note = dispute.reason ? boundedText(dispute.reason, TRACKING_LIMITS.note, "reason") : undefined;
+      return transition(orderId, actor, (order) => {
+        if (order.status === "refunded" || order.status === "disputed") refuse(order.number, order.status, "disputed");
+        if (!Number.isSafeInteger(dispute.amountCents) || dispute.amountCents < 1 || dispute.amountCents > order.amount_cents) {
+          throw new AppError("BAD_REQUEST", `A dispute is for between 1 cent and the ${formatCents(order.amount_cents)} paid.`);
+        }
+        return { status: "disputed", history: { amountCents: dispute.amountCents, note } };
+      });
     },
 
     /** At sign-in: a guest's orders (and payments in progress) join the account. */

@@ -14,6 +14,16 @@ export interface ProviderIntent {
   clientSecret: string;
   created: Date;
   metadata: Record<string, string>;
+  /** The card it was paid with, when the PaymentMethod came expanded (brand and last four: never more of the card). */
+  card: { brand: string; last4: string } | null;
+  /** The delivery address the intent carries (Stripe's `shipping`), in the shop's terms. */
+  shipping: ProviderShipping | null;
+}
+
+/** Stripe's `shipping` hash, as the shop sends it. */
+export interface ProviderShipping {
+  name: string;
+  address: { line1: string; line2: string; city: string; state: string; postal_code: string; country: string };
 }
 
 /** What a webhook means to the shop, once its signature has been checked. */
@@ -46,24 +56,25 @@ export function createPaymentProvider(settings: ProviderSettings) {
     /** Where the payment page sends the card in built-in mode: this server's /_processor, or the processor's own URL. */
     browserProcessorUrl: settings.processorUrl?.replace(/\/$/, "") ?? BUILT_IN_PROCESSOR_PATH,
 
-    async createIntent(input: { amountCents: number; metadata: Record<string, string>; idempotencyKey: string }) {
+    async createIntent(input: { amountCents: number; metadata: Record<string, string>; shipping: ProviderShipping; idempotencyKey: string }) {
       const intent = await stripe().paymentIntents.create(
-        { amount: input.amountCents, currency: "usd", metadata: input.metadata },
+        { amount: input.amountCents, currency: "usd", metadata: input.metadata, shipping: input.shipping },
         { idempotencyKey: input.idempotencyKey },
       );
       return toProviderIntent(intent);
     },
 
-    async updateIntent(id: string, input: { amountCents: number; metadata: Record<string, string> }) {
-      return toProviderIntent(await stripe().paymentIntents.update(id, { amount: input.amountCents, metadata: input.metadata }));
+    async updateIntent(id: string, input: { amountCents: number; metadata: Record<string, string>; shipping: ProviderShipping }) {
+      return toProviderIntent(await stripe().paymentIntents.update(id, { amount: input.amountCents, metadata: input.metadata, shipping: input.shipping }));
     },
 
     async cancelIntent(id: string): Promise<void> {
       await stripe().paymentIntents.cancel(id);
     },
 
+    /** With its PaymentMethod expanded, so a paid intent says which card paid it. */
     async retrieveIntent(id: string) {
-      return toProviderIntent(await stripe().paymentIntents.retrieve(id));
+      return toProviderIntent(await stripe().paymentIntents.retrieve(id, { expand: ["payment_method"] }));
     },
 
     /** Checks the signature on the raw body and turns the event into the shop's terms; throws if it is not genuine. */
@@ -92,7 +103,27 @@ function toProviderIntent(intent: Stripe.PaymentIntent): ProviderIntent {
     clientSecret: intent.client_secret ?? "",
     created: new Date(intent.created * 1000),
     metadata: intent.metadata ?? {},
+    card: cardOf(intent.payment_method),
+    shipping: intent.shipping?.name
+      ? {
+          name: intent.shipping.name,
+          address: {
+            line1: intent.shipping.address?.line1 ?? "",
+            line2: intent.shipping.address?.line2 ?? "",
+            city: intent.shipping.address?.city ?? "",
+            state: intent.shipping.address?.state ?? "",
+            postal_code: intent.shipping.address?.postal_code ?? "",
+            country: intent.shipping.address?.country ?? "",
+          },
+        }
+      : null,
   };
+}
+
+/** Brand and last four of an expanded card PaymentMethod; an id alone (not expanded) tells nothing. */
+function cardOf(paymentMethod: string | Stripe.PaymentMethod | null): { brand: string; last4: string } | null {
+  if (!paymentMethod || typeof paymentMethod === "string" || !paymentMethod.card) return null;
+  return { brand: paymentMethod.card.brand, last4: paymentMethod.card.last4 };
 }
 
 function createStripeClient(settings: ProviderSettings): Stripe {

@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import type { KeyKind } from "./processor-keys.ts";
-import type { PaymentIntentStatus, ProcessorPaymentIntentTable, StoredPaymentError, StoredPaymentMethod } from "./processor-tables.ts";
+import type { PaymentIntentStatus, ProcessorPaymentIntentTable, StoredPaymentError, StoredPaymentMethod, StoredShipping } from "./processor-tables.ts";
 
 export type PaymentIntentRow = Selectable<ProcessorPaymentIntentTable>;
 
@@ -24,8 +24,10 @@ export interface PaymentIntentObject {
   livemode: false;
   metadata: Record<string, string>;
   next_action: NextAction | null;
-  payment_method: string | null;
+  /** The pm_… id, or the PaymentMethod itself when the call asked for `expand[]=payment_method`. */
+  payment_method: string | PaymentMethodObject | null;
   payment_method_types: ["card"];
+  shipping: StoredShipping | null;
   status: PaymentIntentStatus;
 }
 
@@ -80,7 +82,18 @@ export function toPaymentIntentObject(row: PaymentIntentRow): PaymentIntentObjec
     next_action: row.status === "requires_action" ? { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect" } } : null,
     payment_method: row.payment_method_id,
     payment_method_types: ["card"],
+    shipping: row.shipping,
     status: row.status,
+  };
+}
+
+/** `expand[]=payment_method`: the intent with its PaymentMethod in place of the id (brand and last four only). */
+export function withExpandedPaymentMethod(row: PaymentIntentRow): PaymentIntentObject {
+  const intent = toPaymentIntentObject(row);
+  if (!row.payment_method_id) return intent;
+  return {
+    ...intent,
+    payment_method: toPaymentMethodObject({ id: row.payment_method_id, brand: row.card_brand ?? "unknown", last4: row.card_last4 ?? "0000" }),
   };
 }
 

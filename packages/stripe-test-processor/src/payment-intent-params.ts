@@ -18,6 +18,8 @@ export const LIMITS = {
   clientSecretLength: 200,
   returnUrlLength: 2048,
   expandItems: 20,
+  /** Each field of `shipping` (Stripe documents no limit below this; its own address fields are shorter in practice). */
+  shippingText: 5000,
 } as const;
 
 /** A refusal with Stripe's error code, raised inside a schema and carried out by readParams. */
@@ -80,6 +82,27 @@ const metadata = z.custom<FormValue>((value) => value !== undefined).transform((
 /** Accepted so that calls written for Stripe parse; the route refuses any field, as none can be expanded here. */
 const expand = list(text(200), LIMITS.expandItems).optional();
 
+/** Stripe's `shipping` hash: `name` and `address` are required; an empty `shipping=` on update removes it. */
+const shippingHash = z.strictObject({
+  name: text(LIMITS.shippingText),
+  address: z.strictObject({
+    line1: text(LIMITS.shippingText).optional(),
+    line2: text(LIMITS.shippingText).optional(),
+    city: text(LIMITS.shippingText).optional(),
+    state: text(LIMITS.shippingText).optional(),
+    postal_code: text(LIMITS.shippingText).optional(),
+    country: text(LIMITS.shippingText).optional(),
+  }),
+  carrier: text(LIMITS.shippingText).optional(),
+  phone: text(LIMITS.shippingText).optional(),
+  tracking_number: text(LIMITS.shippingText).optional(),
+});
+
+/** What a call said about shipping: set it, remove it (`shipping=`), or nothing. */
+export type ShippingChange = { kind: "set"; shipping: z.output<typeof shippingHash> } | { kind: "remove" };
+
+const shipping = z.union([z.literal("").transform((): ShippingChange => ({ kind: "remove" })), shippingHash.transform((value): ShippingChange => ({ kind: "set", shipping: value }))]);
+
 export const createParams = z
   .strictObject({
     amount,
@@ -89,6 +112,7 @@ export const createParams = z
     }),
     metadata: metadata.optional(),
     description: text(LIMITS.descriptionLength).optional(),
+    shipping: shippingHash.optional(),
     automatic_payment_methods: z
       .strictObject({ enabled: boolean, allow_redirects: oneOf("allow_redirects", ["always", "never"]).optional() })
       .optional(),
@@ -112,6 +136,7 @@ export const createParams = z
 export const updateParams = z.strictObject({
   amount: amount.optional(),
   metadata: metadata.optional(),
+  shipping: shipping.optional(),
   description: text(LIMITS.descriptionLength).optional(),
   expand,
 });

@@ -1,10 +1,10 @@
 import { sql, type UpdateObject } from "kysely";
 import type { ProcessorDB, ProcessorTables } from "./processor-tables.ts";
 import { DECLINE_MESSAGES, type CardCheck, type CardInputError, type Decline } from "./card-outcomes.ts";
-import { LIMITS, type MetadataChange } from "./payment-intent-params.ts";
-import { toPaymentIntentObject, type PaymentErrorObject, type PaymentIntentObject, type PaymentIntentRow } from "./payment-intent-object.ts";
+import { LIMITS, type MetadataChange, type ShippingChange } from "./payment-intent-params.ts";
+import { toPaymentIntentObject, withExpandedPaymentMethod, type PaymentErrorObject, type PaymentIntentObject, type PaymentIntentRow } from "./payment-intent-object.ts";
 import { newClientSecret, newId } from "./processor-ids.ts";
-import type { OutcomeAfterAuthentication, PaymentIntentStatus, StoredPaymentError, StoredPaymentMethod } from "./processor-tables.ts";
+import type { OutcomeAfterAuthentication, PaymentIntentStatus, StoredPaymentError, StoredPaymentMethod, StoredShipping } from "./processor-tables.ts";
 import { docUrl, invalidRequest, resourceMissing, unexpectedState } from "./stripe-errors.ts";
 import { recordEvent, type EventRequest, type EventType } from "./webhook-events.ts";
 
@@ -14,10 +14,15 @@ export interface NewPaymentIntent {
   metadata: MetadataChange | undefined;
   description: string | undefined;
   automaticPaymentMethods: { enabled: boolean; allow_redirects?: "always" | "never" } | undefined;
+  shipping?: ShippingInput;
 }
+
+/** `shipping` as a call gives it: absent optional fields are null in the object, as Stripe's are. */
+export type ShippingInput = Extract<ShippingChange, { kind: "set" }>["shipping"];
 
 export interface PaymentIntentChanges {
   amount?: number;
+  shipping?: ShippingChange;
   metadata?: MetadataChange;
   description?: string;
 }
@@ -77,10 +82,17 @@ export function createPaymentIntentStore(db: ProcessorDB) {
           metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
           description: input.description || null,
           automatic_payment_methods: input.automaticPaymentMethods ? JSON.stringify(input.automaticPaymentMethods) : null,
+          shipping: input.shipping ? JSON.stringify(toStoredShipping(input.shipping)) : null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
       return toPaymentIntentObject(row);
+    },
+
+    /** With `expand[]=payment_method`: the PaymentMethod (brand and last four) in place of its id. */
+    async findExpanded(id: string): Promise<Row | undefined> {
+      const row = await db.selectFrom("processor_payment_intents").selectAll().where("id", "=", id).executeTakeFirst();
+      return row && withExpandedPaymentMethod(row);
     },
 
     async find(id: string): Promise<Row | undefined> {
@@ -101,6 +113,7 @@ export function createPaymentIntentStore(db: ProcessorDB) {
         if (changes.amount !== undefined) set.amount = changes.amount;
         if (changes.metadata) set.metadata = JSON.stringify(mergeMetadata(current.metadata, changes.metadata));
         if (changes.description !== undefined) set.description = changes.description || null;
+        if (changes.shipping) set.shipping = changes.shipping.kind === "set" ? JSON.stringify(toStoredShipping(changes.shipping.shipping)) : null;
         return { set };
       });
       return intent;
@@ -219,6 +232,26 @@ function refusedCard(error: CardInputError): Transition {
 
 function withCard(paymentMethod: StoredPaymentMethod): Transition["set"] {
   return { payment_method_id: paymentMethod.id, card_brand: paymentMethod.brand, card_last4: paymentMethod.last4 };
+}
+
+/** Stripe answers with every field of `shipping`, an empty or absent one as null. */
+function toStoredShipping(input: ShippingInput): StoredShipping {
+  const orNull = (value: string | undefined) => (value ? value : null);
+  const { address } = input;
+  return {
+    name: input.name,
+    address: {
+      line1: orNull(address.line1),
+      line2: orNull(address.line2),
+      city: orNull(address.city),
+      state: orNull(address.state),
+      postal_code: orNull(address.postal_code),
+      country: orNull(address.country),
+    },
+    carrier: orNull(input.carrier),
+    phone: orNull(input.phone),
+    tracking_number: orNull(input.tracking_number),
+  };
 }
 
 /** Stripe's metadata semantics: keys are merged, an empty value removes a key, `metadata=` removes all. */

@@ -70,7 +70,7 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
         });
         if (access === "secret" && keyKind !== "secret") throw secretKeyRequired();
         const params = readParams(schema, form);
-        refuseExpansion(params);
+        refuseExpansion(params, c.req.method === "GET" ? ["payment_method"] : []);
 
         const idempotencyKey = c.req.method === "POST" ? c.req.header("idempotency-key") : undefined;
         const id = c.req.param("id") ?? "";
@@ -159,6 +159,7 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
         metadata: params.metadata,
         description: params.description,
         automaticPaymentMethods: params.automatic_payment_methods,
+        shipping: params.shipping,
       });
       return { status: 200, body: intent };
     }),
@@ -166,17 +167,18 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
 
   app.get(
     "/v1/payment_intents/:id",
-    endpoint("secret-or-client", retrieveParams, async ({ id, keyKind, params }) => ({
-      status: 200,
-      body: viewFor(await findForCaller(id, keyKind, params.client_secret), keyKind),
-    })),
+    endpoint("secret-or-client", retrieveParams, async ({ id, keyKind, params }) => {
+      const intent = await findForCaller(id, keyKind, params.client_secret);
+      const expanded = params.expand?.includes("payment_method") ? await intents.findExpanded(id) : undefined;
+      return { status: 200, body: viewFor(expanded ?? intent, keyKind) };
+    }),
   );
 
   app.post(
     "/v1/payment_intents/:id",
     endpoint("secret", updateParams, async ({ id, params }) => ({
       status: 200,
-      body: await intents.update(id, { amount: params.amount, metadata: params.metadata, description: params.description }),
+      body: await intents.update(id, { amount: params.amount, metadata: params.metadata, description: params.description, shipping: params.shipping }),
     })),
   );
 
@@ -237,10 +239,11 @@ async function readForm(c: Context): Promise<FormHash> {
   }
 }
 
-/** No field of these objects is expandable here; Stripe refuses an unknown expansion the same way. */
-function refuseExpansion(params: unknown): void {
-  const expand = (params as { expand?: unknown[] }).expand;
-  if (expand && expand.length > 0) throw invalidRequest(`This property cannot be expanded (${String(expand[0]).slice(0, 100)}).`, { param: "expand" });
+/** Only a retrieved intent's payment_method can be expanded here; Stripe refuses an unknown expansion the same way. */
+function refuseExpansion(params: unknown, expandable: readonly string[]): void {
+  const expand = (params as { expand?: unknown[] }).expand ?? [];
+  const refused = expand.find((field) => !expandable.includes(String(field)));
+  if (refused !== undefined) throw invalidRequest(`This property cannot be expanded (${String(refused).slice(0, 100)}).`, { param: "expand" });
 }
 
 function reply(c: Context, requestId: string, status: number, body: string, headers: Record<string, string> = {}): Response {

@@ -45,6 +45,15 @@ export interface StoredPaymentError {
   payment_method: StoredPaymentMethod | null;
 }
 
+/** Stripe's `shipping` object (docs.stripe.com/api/payment_intents/object#payment_intent_object-shipping). */
+export interface StoredShipping {
+  name: string;
+  address: { line1: string | null; line2: string | null; city: string | null; state: string | null; postal_code: string | null; country: string | null };
+  carrier: string | null;
+  phone: string | null;
+  tracking_number: string | null;
+}
+
 export interface StoredPaymentMethod {
   id: string;
   brand: string;
@@ -69,6 +78,8 @@ export interface ProcessorPaymentIntentTable {
   card_brand: string | null;
   card_last4: string | null;
   after_authentication: NullableJsonColumn<OutcomeAfterAuthentication>;
+  /** The intent's `shipping` hash as Stripe returns it; null when none was given. */
+  shipping: NullableJsonColumn<StoredShipping>;
   last_payment_error: NullableJsonColumn<StoredPaymentError>;
   canceled_at: Date | null;
   cancellation_reason: string | null;

@@ -1,0 +1,122 @@
+import { sql } from "kysely";
+import type { DeliveryAddress } from "../../shared/address";
+import { AppError } from "../../shared/errors";
+import type { BasketOwner } from "../basket/basket-service";
+import type { DB } from "../db/client";
+
+/** The address a basket owner is checking out with, and the e-mail a guest's receipt goes to. */
+export interface CheckoutAddress {
+  address: DeliveryAddress;
+  /** A guest's receipt e-mail; null for an account (its own e-mail is used). */
+  contactEmail: string | null;
+}
+
+export interface SavedAddress {
+  id: string;
+  address: DeliveryAddress;
+  /** ISO 8601. */
+  lastUsedAt: string;
+}
+
+/** An account keeps at most this many addresses; the least recently used goes first. */
+const SAVED_ADDRESS_LIMIT = 20;
+
+function ownerColumn(owner: BasketOwner) {
+  return "userId" in owner ? ({ column: "user_id", value: owner.userId } as const) : ({ column: "session_id", value: owner.sessionId } as const);
+}
+
+/** The same address, however it was typed: the fields joined, lower-cased. */
+function fingerprintOf(address: DeliveryAddress): string {
+  return [address.name, address.line1, address.line2 ?? "", address.city, address.region ?? "", address.postalCode, address.country]
+    .map((field) => field.toLowerCase())
+    .join("\u001f");
+}
+
+/**
+ * Delivery addresses: the one each basket owner is checking out with (kept beside the basket, so a reload or a
+ * second tab has it), and the addresses an account has used (offered next time, several kept).
+ */
+export function createAddressService(db: DB) {
+  async function rememberForAccount(userId: string, address: DeliveryAddress): Promise<void> {
+    await db
+      .insertInto("saved_addresses")
+      .values({ user_id: userId, address: JSON.stringify(address), fingerprint: fingerprintOf(address) })
+      .onConflict((conflict) => conflict.columns(["user_id", "fingerprint"]).doUpdateSet({ address: JSON.stringify(address), last_used_at: sql`now()` }))
+      .execute();
+    // Oldest beyond the limit go: an account's list stays short enough to choose from.
+    await db
+      .deleteFrom("saved_addresses")
+      .where("user_id", "=", userId)
+      .where("id", "not in", (query) => query.selectFrom("saved_addresses").select("id").where("user_id", "=", userId).orderBy("last_used_at", "desc").limit(SAVED_ADDRESS_LIMIT))
+      .execute();
+  }
+
+  async function writeCheckoutAddress(owner: BasketOwner, address: DeliveryAddress, contactEmail: string | null): Promise<CheckoutAddress> {
+    const { column, value } = ownerColumn(owner);
+    await db
+      .insertInto("checkout_addresses")
+      .values({ [column]: value, address: JSON.stringify(address), contact_email: contactEmail })
+      .onConflict((conflict) => conflict.column(column).doUpdateSet({ address: JSON.stringify(address), contact_email: contactEmail, updated_at: sql`now()` }))
+      .execute();
+    if ("userId" in owner) await rememberForAccount(owner.userId, address);
+    return { address, contactEmail };
+  }
+
+  const service = {
+    /**
+     * The owner's checkout address. An account that has not chosen one in this checkout is offered the address it
+     * used last.
+     */
+    async getCheckoutAddress(owner: BasketOwner | null): Promise<CheckoutAddress | null> {
+      if (!owner) return null;
+      const { column, value } = ownerColumn(owner);
+      const row = await db.selectFrom("checkout_addresses").select(["address", "contact_email"]).where(column, "=", value).executeTakeFirst();
+      if (row) return { address: row.address, contactEmail: row.contact_email };
+      if (!("userId" in owner)) return null;
+      const [last] = await service.listSavedAddresses(owner.userId, 1);
+      return last ? { address: last.address, contactEmail: null } : null;
+    },
+
+    /** Sets the address (already validated at the edge); an account also keeps it among its saved addresses. */
+    async setCheckoutAddress(owner: BasketOwner, address: DeliveryAddress, contactEmail: string | null): Promise<CheckoutAddress> {
+      return writeCheckoutAddress(owner, address, "userId" in owner ? null : contactEmail);
+    },
+
+    /** Checks out with one of the account's saved addresses; another account's id is as unknown as a made-up one. */
+    async chooseSavedAddress(userId: string, savedAddressId: string): Promise<CheckoutAddress> {
+      const saved = await db.selectFrom("saved_addresses").select("address").where("id", "=", savedAddressId).where("user_id", "=", userId).executeTakeFirst();
+      if (!saved) throw new AppError("NOT_FOUND", "That address is no longer in your saved addresses. Please choose another or add it again.");
+      return writeCheckoutAddress({ userId }, saved.address, null);
+    },
+
+    /** The account's addresses, most recently used first (for /payment and the account page). */
+    async listSavedAddresses(userId: string, limit = SAVED_ADDRESS_LIMIT): Promise<SavedAddress[]> {
+      const rows = await db
+        .selectFrom("saved_addresses")
+        .select(["id", "address", "last_used_at"])
+        .where("user_id", "=", userId)
+        .orderBy("last_used_at", "desc")
+        .orderBy("id")
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ id: row.id, address: row.address, lastUsedAt: row.last_used_at.toISOString() }));
+    },
+
+    /** Forgets one saved address; true when there was one of this account's to forget. */
+    async deleteSavedAddress(userId: string, savedAddressId: string): Promise<boolean> {
+      const deleted = await db.deleteFrom("saved_addresses").where("id", "=", savedAddressId).where("user_id", "=", userId).executeTakeFirst();
+      return deleted.numDeletedRows > 0n;
+    },
+
+    /** At sign-in: the address a guest was checking out with becomes the account's (and one of its saved addresses). */
+    async adoptGuestAddress(sessionId: string, userId: string): Promise<void> {
+      const guest = await db.selectFrom("checkout_addresses").select("address").where("session_id", "=", sessionId).executeTakeFirst();
+      if (!guest) return;
+      await writeCheckoutAddress({ userId }, guest.address, null);
+      await db.deleteFrom("checkout_addresses").where("session_id", "=", sessionId).execute();
+    },
+  };
+  return service;
+}
+
+export type AddressService = ReturnType<typeof createAddressService>;

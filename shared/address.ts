@@ -1,0 +1,204 @@
+import { z } from "zod";
+
+/**
+ * The delivery address: the one strict, bounded schema the address form (with or without JavaScript) and the JSON
+ * call share. Lengths are Stripe's for `shipping` where it has them, and what a label can print.
+ */
+export const ADDRESS_LIMITS = { name: 100, line: 100, city: 100, region: 100, postalCode: 12, email: 254 } as const;
+
+/** ISO 3166-1 alpha-2 codes, United States first, then by name. */
+export const COUNTRIES = [
+  { code: "US", name: "United States" },
+  { code: "AU", name: "Australia" },
+  { code: "AT", name: "Austria" },
+  { code: "BE", name: "Belgium" },
+  { code: "CA", name: "Canada" },
+  { code: "DK", name: "Denmark" },
+  { code: "FR", name: "France" },
+  { code: "DE", name: "Germany" },
+  { code: "IE", name: "Ireland" },
+  { code: "IT", name: "Italy" },
+  { code: "JP", name: "Japan" },
+  { code: "MX", name: "Mexico" },
+  { code: "NL", name: "Netherlands" },
+  { code: "NZ", name: "New Zealand" },
+  { code: "NO", name: "Norway" },
+  { code: "ES", name: "Spain" },
+  { code: "SE", name: "Sweden" },
+  { code: "CH", name: "Switzerland" },
+  { code: "GB", name: "United Kingdom" },
+] as const;
+
+export type CountryCode = (typeof COUNTRIES)[number]["code"];
+
+export const US_STATES = [
+  ["AL", "Alabama"], ["AK", "Alaska"], ["AZ", "Arizona"], ["AR", "Arkansas"], ["CA", "California"], ["CO", "Colorado"],
+  ["CT", "Connecticut"], ["DE", "Delaware"], ["DC", "District of Columbia"], ["FL", "Florida"], ["GA", "Georgia"],
+  ["HI", "Hawaii"], ["ID", "Idaho"], ["IL", "Illinois"], ["IN", "Indiana"], ["IA", "Iowa"], ["KS", "Kansas"],
+  ["KY", "Kentucky"], ["LA", "Louisiana"], ["ME", "Maine"], ["MD", "Maryland"], ["MA", "Massachusetts"],
+  ["MI", "Michigan"], ["MN", "Minnesota"], ["MS", "Mississippi"], ["MO", "Missouri"], ["MT", "Montana"],
+  ["NE", "Nebraska"], ["NV", "Nevada"], ["NH", "New Hampshire"], ["NJ", "New Jersey"], ["NM", "New Mexico"],
+  ["NY", "New York"], ["NC", "North Carolina"], ["ND", "North Dakota"], ["OH", "Ohio"], ["OK", "Oklahoma"],
+  ["OR", "Oregon"], ["PA", "Pennsylvania"], ["RI", "Rhode Island"], ["SC", "South Carolina"], ["SD", "South Dakota"],
+  ["TN", "Tennessee"], ["TX", "Texas"], ["UT", "Utah"], ["VT", "Vermont"], ["VA", "Virginia"], ["WA", "Washington"],
+  ["WV", "West Virginia"], ["WI", "Wisconsin"], ["WY", "Wyoming"], ["PR", "Puerto Rico"],
+] as const;
+
+const STATE_CODES = new Set<string>(US_STATES.map(([code]) => code));
+const COUNTRY_CODES = new Set<string>(COUNTRIES.map((country) => country.code));
+
+/** Postal code rules where a country has a simple one; elsewhere letters, digits, spaces and hyphens. */
+const POSTAL_RULES: Partial<Record<CountryCode, { pattern: RegExp; message: string }>> = {
+  US: { pattern: /^\d{5}(-?\d{4})?$/, message: "Enter a ZIP code of 5 or 9 digits, like 90001 or 90001-1234." },
+  CA: { pattern: /^[A-Z]\d[A-Z] ?\d[A-Z]\d$/, message: "Enter a Canadian postal code, like K1A 0B1." },
+  GB: { pattern: /^[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}$/, message: "Enter a UK postcode, like SW1A 1AA." },
+  DE: { pattern: /^\d{5}$/, message: "Enter a German postal code of 5 digits, like 10115." },
+};
+const ANY_POSTAL_CODE = /^[A-Z0-9][A-Z0-9 -]{1,11}$/;
+
+/** A delivery address as the shop keeps it and sends it to the processor (Stripe's `shipping`). */
+export interface DeliveryAddress {
+  name: string;
+  line1: string;
+  line2: string | null;
+  city: string;
+  /** A US state's two-letter code; elsewhere the region as typed, or null. */
+  region: string | null;
+  postalCode: string;
+  country: CountryCode;
+}
+
+/** Trimmed, inner runs of white space made one space: what a label prints. */
+const tidy = (value: string) => value.trim().replace(/\s+/g, " ");
+
+function text(max: number, missing: string, tooLong: string) {
+  return z.string({ error: missing }).transform(tidy).pipe(z.string().min(1, missing).max(max, tooLong));
+}
+
+function optionalText(max: number, tooLong: string) {
+  return z
+    .string()
+    .transform(tidy)
+    .pipe(z.string().max(max, tooLong))
+    .optional()
+    .transform((value) => (value ? value : null));
+}
+
+const addressFields = {
+  name: text(ADDRESS_LIMITS.name, "Enter the full name of the person receiving the order.", `The name must be at most ${ADDRESS_LIMITS.name} characters.`),
+  line1: text(ADDRESS_LIMITS.line, "Enter the street address.", `Address line 1 must be at most ${ADDRESS_LIMITS.line} characters.`),
+  line2: optionalText(ADDRESS_LIMITS.line, `Address line 2 must be at most ${ADDRESS_LIMITS.line} characters.`),
+  city: text(ADDRESS_LIMITS.city, "Enter the city.", `The city must be at most ${ADDRESS_LIMITS.city} characters.`),
+  region: optionalText(ADDRESS_LIMITS.region, `The region must be at most ${ADDRESS_LIMITS.region} characters.`),
+  postalCode: z.string().max(40, "That postal code is too long.").transform((value) => tidy(value).toUpperCase()).optional().default(""),
+  country: z
+    .string({ error: "Choose the country." })
+    .refine((value) => COUNTRY_CODES.has(value), "Choose a country from the list.")
+    .transform((value) => value as CountryCode),
+};
+
+/** The e-mail a guest's receipt goes to. Signed-in shoppers' receipts go to their account's address. */
+export const contactEmailSchema = z
+  .string({ error: "Enter the e-mail address for your receipt." })
+  .trim()
+  .min(1, "Enter the e-mail address for your receipt.")
+  .max(ADDRESS_LIMITS.email, "That e-mail address is too long.")
+  .pipe(z.email({ error: "Enter a valid e-mail address, like name@example.com." }))
+  .transform((email) => email.toLowerCase());
+
+/** Applies the country's rules: a US state from the list, each country's postal code format. */
+function checkCountryRules(address: z.infer<z.ZodObject<typeof addressFields>>, ctx: z.RefinementCtx): void {
+  const isUs = address.country === "US";
+  if (isUs && (!address.region || !STATE_CODES.has(address.region))) {
+    ctx.addIssue({ code: "custom", path: ["region"], message: "Choose the state." });
+  }
+  const postal = address.postalCode;
+  if (!postal) {
+    ctx.addIssue({ code: "custom", path: ["postalCode"], message: isUs ? "Enter the ZIP code." : "Enter the postal code." });
+    return;
+  }
+  const rule = POSTAL_RULES[address.country];
+  if (rule ? !rule.pattern.test(postal) : !ANY_POSTAL_CODE.test(postal)) {
+    ctx.addIssue({ code: "custom", path: ["postalCode"], message: rule?.message ?? "Enter the postal code as it is written on your post." });
+  }
+}
+
+/** A US ZIP+4 written the one way Stripe and the carriers expect: 90001-1234. */
+function normalise(address: z.infer<z.ZodObject<typeof addressFields>>): DeliveryAddress {
+  const postalCode = address.country === "US" && /^\d{9}$/.test(address.postalCode) ? `${address.postalCode.slice(0, 5)}-${address.postalCode.slice(5)}` : address.postalCode;
+  return { ...address, postalCode };
+}
+
+export const deliveryAddressSchema = z.strictObject(addressFields).superRefine(checkCountryRules).transform(normalise);
+
+/**
+ * POST /checkout/address: a new address (with the receipt e-mail when the shopper is a guest), or one of a signed-in
+ * shopper's saved addresses by id.
+ */
+export const addressFormSchema = z.strictObject({ ...addressFields, email: contactEmailSchema.optional() }).superRefine(checkCountryRules);
+export const chooseSavedAddressSchema = z.strictObject({ savedAddressId: z.uuid({ error: "Choose one of your saved addresses." }) });
+
+export type AddressFormInput = z.infer<typeof addressFormSchema>;
+
+export function toDeliveryAddress(input: AddressFormInput): DeliveryAddress {
+  const { email: _email, ...address } = input;
+  return normalise(address);
+}
+
+/** The form's field names, in the order the form shows them (the error summary lists them in that order). */
+export const ADDRESS_FIELD_ORDER = ["name", "line1", "line2", "city", "region", "postalCode", "country", "email"] as const;
+export type AddressField = (typeof ADDRESS_FIELD_ORDER)[number];
+
+export function countryName(code: string): string {
+  return COUNTRIES.find((country) => country.code === code)?.name ?? code;
+}
+
+/** The lines a label prints, e.g. ["Ada Lovelace", "1 Main St", "Apt 2", "Los Angeles, CA 90001", "United States"]. */
+export function addressLines(address: DeliveryAddress): string[] {
+  const place = address.country === "US" ? `${address.city}, ${address.region ?? ""} ${address.postalCode}` : [address.postalCode, address.city, address.region].filter(Boolean).join(" ");
+  return [address.name, address.line1, address.line2, place.replace(/\s+/g, " ").trim(), countryName(address.country)].filter((line): line is string => Boolean(line));
+}
+
+/** Stripe's `shipping` hash (docs.stripe.com/api/payment_intents/object#payment_intent_object-shipping). */
+export function toStripeShipping(address: DeliveryAddress) {
+  return {
+    name: address.name,
+    address: {
+      line1: address.line1,
+      line2: address.line2 ?? "",
+      city: address.city,
+      state: address.region ?? "",
+      postal_code: address.postalCode,
+      country: address.country,
+    },
+  };
+}
+
+/** The query parameter a form post without JavaScript comes back to /payment with when POST /checkout/address refused it. */
+export const ADDRESS_ERROR_PARAM = "addressError";
+
+/** Errors by field, each a sentence for the shopper. */
+export type AddressErrors = Partial<Record<AddressField | "form", string>>;
+
+/**
+ * Checks a submitted address form: the schema, plus the receipt e-mail a guest must give (an account's receipts go to
+ * its own address, so a signed-in shopper's form has no e-mail field). The first problem of each field is kept.
+ */
+export function checkAddressForm(raw: unknown, { isGuest }: { isGuest: boolean }): { ok: true; address: DeliveryAddress; contactEmail: string | null } | { ok: false; errors: AddressErrors } {
+  const parsed = addressFormSchema.safeParse(raw);
+  const errors: AddressErrors = {};
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      if (issue.code === "unrecognized_keys") {
+        errors.form ??= `The form had fields we do not know: ${issue.keys.join(", ").slice(0, 200)}.`;
+        continue;
+      }
+      const field = (ADDRESS_FIELD_ORDER as readonly PropertyKey[]).includes(issue.path[0] ?? "") ? (issue.path[0] as AddressField) : "form";
+      errors[field] ??= issue.message;
+    }
+  }
+  const email = parsed.success ? parsed.data.email : undefined;
+  if (isGuest && !email && !errors.email) errors.email = "Enter the e-mail address for your receipt.";
+  if (!parsed.success || Object.keys(errors).length > 0) return { ok: false, errors };
+  return { ok: true, address: toDeliveryAddress(parsed.data), contactEmail: isGuest ? (email ?? null) : null };
+}
