@@ -7,6 +7,7 @@ export default [
     route("checkout", "routes/checkout.tsx"),
     route("payment", "routes/payment.tsx"),
     route("orders", "routes/orders.tsx"),
+    route("orders/:number", "routes/order.tsx"),
     route("products/:slug", "routes/product.tsx"),
     route("search", "routes/search.tsx"),
     route("*", "routes/not-found.tsx"),

@@ -141,8 +141,7 @@ export const chooseSavedAddressSchema = z.strictObject({ savedAddressId: z.uuid(
 export type AddressFormInput = z.infer<typeof addressFormSchema>;
 
 export function toDeliveryAddress(input: AddressFormInput): DeliveryAddress {
-  const { email: _email, ...address } = input;
-  return normalise(address);
+  return normalise({ name: input.name, line1: input.line1, line2: input.line2, city: input.city, region: input.region, postalCode: input.postalCode, country: input.country });
 }
 
 /** The form's field names, in the order the form shows them (the error summary lists them in that order). */

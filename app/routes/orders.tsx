@@ -1,3 +1,4 @@
+import { useEffect, useRef } from "react";
 import { Link } from "react-router";
 import type { Route } from "./+types/orders";
 import { requestContext } from "../context";
@@ -7,22 +8,36 @@ import { formatCents } from "../../shared/money";
 /** "Your Orders", newest first, 20 a page. A guest sees the orders of this browser's session. */
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
-  const before = new URL(request.url).searchParams.get("before");
+  const url = new URL(request.url);
+  const before = url.searchParams.get("before");
   const [page, underReview] = await Promise.all([
     services.orders.listOrders(shopper.basketOwner, before),
     services.checkout.listPaymentsUnderReview(shopper.basketOwner),
   ]);
   // Payments held for review are news, shown above the newest orders only.
-  return { ...page, underReview: page.isFirstPage ? underReview : [], isGuest: !shopper.user };
+  // After Buy Now: the order just placed, announced if it is the shopper's (a number in a link proves nothing).
+  const placed = url.searchParams.get("placed");
+  const placedOrder = placed && page.isFirstPage ? page.orders.find((order) => order.number === placed) : undefined;
+  const isConfirming = url.searchParams.get("confirming") === "1" && !placedOrder;
+  return { ...page, underReview: page.isFirstPage ? underReview : [], isGuest: !shopper.user, placedNumber: placedOrder?.number ?? null, isConfirming };
 }
 
 export default function Orders({ loaderData }: Route.ComponentProps) {
-  const { orders, next, underReview, isGuest, isFirstPage } = loaderData;
+  const { orders, next, underReview, isGuest, isFirstPage, placedNumber, isConfirming } = loaderData;
   return (
     <main id="main" className="orders">
       <title>Your Orders | Storefront</title>
       <meta name="description" content="Your Storefront orders, newest first." />
       <h1 className="orders__title">Your Orders</h1>
+      <PlacedAnnouncement
+        message={
+          placedNumber
+            ? `Thank you: your order ${placedNumber} is placed.`
+            : isConfirming
+              ? "Thank you: your payment went through and your order is being confirmed. It will appear here in a moment."
+              : null
+        }
+      />
       {isGuest ? (
         <p className="orders__guest">
           You are not signed in: these are the orders placed in this browser. <Link to="/login">Sign in or create an account</Link> to
@@ -62,4 +77,19 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
       </nav>
     </main>
   );
+}
+
+/**
+ * The confirmation after Buy Now. The live region is on the page first and empty, and the sentence is put into it
+ * once the page is shown, which is what makes screen readers announce it.
+ */
+function PlacedAnnouncement({ message }: { message: string | null }) {
+  const region = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = region.current;
+    if (!element) return;
+    element.textContent = message ?? "";
+    element.className = message ? "orders__placed" : "orders__placed orders__placed--empty";
+  }, [message]);
+  return <div ref={region} role="status" className="orders__placed orders__placed--empty" data-testid="order-placed" />;
 }

@@ -11,6 +11,8 @@ interface CheckoutPaymentInput {
   /** Changes whenever the basket's contents do: a new basket needs a newly priced payment. */
   basketKey: string;
   isEmpty: boolean;
+  /** No payment is prepared before there is a delivery address: the server would refuse it. */
+  hasAddress: boolean;
   /** The card entry on the page: it confirms the payment with its processor. */
   cardEntry: RefObject<CardEntryController | null>;
 }
@@ -20,7 +22,7 @@ interface CheckoutPaymentInput {
  * changes), confirm the card with the processor, let the shopper authenticate when the bank asks, then have the
  * server record the order and go to /orders. Any failure comes back as one sentence, with the button usable again.
  */
-export function useCheckoutPayment({ totalCents, basketKey, isEmpty, cardEntry }: CheckoutPaymentInput) {
+export function useCheckoutPayment({ totalCents, basketKey, isEmpty, hasAddress, cardEntry }: CheckoutPaymentInput) {
   const navigate = useNavigate();
   const { revalidate } = useRevalidator();
   // The client secret belongs to the basket it was priced for; a secret for another basket is never used.
@@ -30,6 +32,7 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, cardEntry }
   const [hasSucceeded, setSucceeded] = useState(false);
   const [isChallenged, setChallenged] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [paidOrderNumber, setPaidOrderNumber] = useState<string | null>(null);
   const requestKey = `${basketKey}:${totalCents}:${attempt}`;
   const clientSecret = prepared?.key === requestKey ? prepared.clientSecret : null;
 
@@ -37,7 +40,7 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, cardEntry }
   const reloadBasket = useEffectEvent(() => void revalidate());
 
   useEffect(() => {
-    if (isEmpty || hasSucceeded) return;
+    if (isEmpty || !hasAddress || hasSucceeded) return;
     const controller = new AbortController();
     fetch(`/payments/create?total=${totalCents}`, { method: "POST", signal: controller.signal })
       .then(async (response) => {
@@ -54,12 +57,21 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, cardEntry }
         if (!controller.signal.aborted) setError(SHOP_UNREACHABLE);
       });
     return () => controller.abort();
-  }, [requestKey, totalCents, isEmpty, hasSucceeded]);
+  }, [requestKey, totalCents, isEmpty, hasAddress, hasSucceeded]);
 
   const finish = useCallback(
     async (outcome: ConfirmOutcome) => {
       if (outcome.status === "failed") {
-        setError(outcome.message);
+        // Paid already, in another tab: the processor refuses a second confirmation. The shop's own record says so,
+        // in its own words, with a link to the order.
+        const paid = clientSecret ? await recordOrder(intentIdOf(clientSecret)) : null;
+        if (paid?.orderNumber) {
+          setPaidOrderNumber(paid.orderNumber);
+          setSucceeded(true);
+          setError(`This order is already paid: it is order ${paid.orderNumber}.`);
+        } else {
+          setError(outcome.message);
+        }
         setProcessing(false);
         return;
       }
@@ -68,24 +80,20 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, cardEntry }
         return;
       }
       // Paid. The server checks the payment with the processor and records the order; the processor's webhook
-      // records it too, so even if these calls fail the order is not lost.
+      // records it too, so even if these calls fail the order is not lost. The page moves on only once the order is
+      // recorded (or the server has said why not), so /orders shows it; if the shop cannot be reached, /orders says
+      // the order is being confirmed.
+      let answer: RecordAnswer | null = null;
       for (let tries = 0; tries < RECORD_ATTEMPTS; tries++) {
-        const recorded = await fetch("/orders/record", {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ paymentIntentId: outcome.paymentIntentId }),
-        }).then(
-          // A refusal (4xx) is the server's final word: the orders page says what became of the payment.
-          (response) => response.status < 500,
-          () => false,
-        );
-        if (recorded) break;
+        answer = await recordOrder(outcome.paymentIntentId);
+        if (answer) break;
         await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** tries));
       }
       setSucceeded(true);
-      await navigate("/orders", { replace: true });
+      const next = answer?.orderNumber ? `/orders?placed=${encodeURIComponent(answer.orderNumber)}` : answer ? "/orders" : "/orders?confirming=1";
+      await navigate(next, { replace: true });
     },
-    [navigate],
+    [navigate, clientSecret],
   );
 
   const buy = useCallback(async () => {
@@ -111,5 +119,29 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, cardEntry }
     setAttempt((count) => count + 1);
   }, []);
 
-  return { clientSecret, isProcessing, hasSucceeded, isChallenged, error, buy, answerChallenge, retry, clearError: () => setError(null) };
+  return { clientSecret, isProcessing, hasSucceeded, isChallenged, error, paidOrderNumber, buy, answerChallenge, retry, clearError: () => setError(null) };
+}
+
+/** The server's answer to recording a payment: the order's number, or {} for a refusal (its final word); null: try again. */
+type RecordAnswer = { orderNumber?: string };
+
+async function recordOrder(paymentIntentId: string): Promise<RecordAnswer | null> {
+  try {
+    const response = await fetch("/orders/record", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ paymentIntentId }),
+    });
+    if (response.status >= 500) return null;
+    if (!response.ok) return {};
+    const body = (await response.json().catch(() => ({}))) as { orderNumber?: unknown };
+    return typeof body.orderNumber === "string" ? { orderNumber: body.orderNumber } : {};
+  } catch {
+    return null;
+  }
+}
+
+/** "pi_123_secret_abc" → "pi_123": a client secret begins with its intent's id. */
+function intentIdOf(clientSecret: string): string {
+  return clientSecret.split("_secret_")[0] ?? "";
 }
