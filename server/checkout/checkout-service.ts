@@ -216,16 +216,16 @@ export function createCheckoutService(db: DB, basket: BasketService, addresses: 
       // nothing left to check with the processor.
       if (payment.status === "paid") return { kind: "recorded", orderId: paymentIntentId, orderNumber: await numberOf(paymentIntentId), isNew: false };
       if (payment.status === "needs_review") return { kind: "needs-review", paidAmountCents: payment.paid_amount_cents ?? 0, isNew: false };
-      let intent = succeededIntent?.id === paymentIntentId && succeededIntent.status === "succeeded" ? succeededIntent : await provider.retrieveIntent(paymentIntentId);
-      // An event's intent names its PaymentMethod by id only: ask for the card's brand and last four. Without an
-      // answer the order is still recorded, just without them.
-      if (intent.status === "succeeded" && !intent.card) intent = await provider.retrieveIntent(paymentIntentId).catch(() => intent);
+      const intent = succeededIntent?.id === paymentIntentId && succeededIntent.status === "succeeded" ? succeededIntent : await provider.retrieveIntent(paymentIntentId);
       if (intent.status !== "succeeded") {
         throw new AppError("PAYMENT_NOT_COMPLETE", "Your payment has not gone through, so no order was placed. Your basket is unchanged.");
       }
       const mismatch = describeMismatch(intent, payment);
       if (mismatch) return holdForReview(intent, mismatch);
-      const written = await writeOrder(intent, payment);
+      // An event's intent names its PaymentMethod by id only: ask for the card's brand and last four. Without an
+      // answer the order is still recorded, just without them.
+      const card = intent.card ?? (await provider.retrieveIntent(paymentIntentId).then((retrieved) => retrieved.card, () => null));
+      const written = await writeOrder({ ...intent, card }, payment);
       return { kind: "recorded", ...written };
     },
 

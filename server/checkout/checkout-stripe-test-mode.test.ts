@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Stripe from "stripe";
 import { openTestDatabase } from "../testing/test-database";
-import { createHttpBrowser, createTestShop } from "../testing/test-app";
+import { addDeliveryAddress, createHttpBrowser, createTestShop } from "../testing/test-app";
 import type { DatabaseHandle } from "../db/client";
 
 /**
@@ -42,6 +42,7 @@ if (!hasKeys) {
     it("pays with a test card, records the order once and empties the basket", async () => {
       const browser = createHttpBrowser(origin);
       await browser.postJson("/basket/add", { productId: "12321341" });
+      await addDeliveryAddress(browser);
       const created = await browser.send("/payments/create?total=1196", { method: "POST" });
       expect(created.status).toBe(201);
       const { clientSecret } = (await created.json()) as { clientSecret: string };
@@ -57,6 +58,7 @@ if (!hasKeys) {
     it("records nothing for a declined card", async () => {
       const browser = createHttpBrowser(origin);
       await browser.postJson("/basket/add", { productId: "23445930" });
+      await addDeliveryAddress(browser);
       const { clientSecret } = (await (await browser.send("/payments/create?total=9899", { method: "POST" })).json()) as { clientSecret: string };
       const intentId = clientSecret.split("_secret_")[0] ?? "";
       await expect(stripe.paymentIntents.confirm(intentId, { payment_method: "pm_card_chargeDeclined" })).rejects.toMatchObject({ code: "card_declined" });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import Stripe from "stripe";
 import { sql } from "kysely";
+import { ORDER_NUMBER_PATTERN } from "../../shared/orders";
 import { describeEachDatabase } from "../testing/test-database";
 import { startTwoInstances } from "../testing/two-instances";
-import { confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
+import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
 
 const BOOK = "12321341"; // $11.96
 const ECHO = "23445930"; // $98.99
@@ -26,6 +27,7 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
   const shopperWith = async (...productIds: string[]) => {
     const browser = createHttpBrowser(origin);
     for (const productId of productIds) expect((await browser.postJson("/basket/add", { productId })).status).toBe(201);
+    await addDeliveryAddress(browser);
     return browser;
   };
   const create = async (browser: ReturnType<typeof createHttpBrowser>, total: number) => {
@@ -97,7 +99,7 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
 
     const recorded = await browser.postJson("/orders/record", { paymentIntentId });
     expect(recorded.status).toBe(201);
-    expect(await recorded.json()).toEqual({ orderId: paymentIntentId });
+    expect(await recorded.json()).toEqual({ orderId: paymentIntentId, orderNumber: expect.stringMatching(ORDER_NUMBER_PATTERN) });
     const order = await getDatabase().db.selectFrom("orders").selectAll().where("id", "=", paymentIntentId).executeTakeFirstOrThrow();
     expect(order.amount_cents).toBe(11095);
     expect(order.items.map((item) => item.productId)).toEqual([BOOK, ECHO]);
@@ -277,6 +279,7 @@ if (process.env.TEST_DATABASE_URL) {
       // The shopper's requests land on either instance (a load balancer without stickiness).
       const onA = createHttpBrowser(a);
       expect((await onA.postJson("/basket/add", { productId: ECHO })).status).toBe(201);
+      await addDeliveryAddress(onA);
       const cookie = onA.cookie ?? "";
       const created = await fetch(`${b}/payments/create?total=9899`, { method: "POST", headers: { cookie } });
       expect(created.status).toBe(201);

@@ -4,7 +4,7 @@ import { createLogger } from "../logger";
 import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient, type PaymentProvider } from "../payments/payment-provider";
 import type { BasketOwner } from "../basket/basket-service";
 import { describeEachDatabase } from "../testing/test-database";
-import { confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
+import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
 import { createCheckoutService, FINGERPRINT_METADATA_KEY } from "./checkout-service";
 
 const BOOK = "12321341"; // $11.96
@@ -33,6 +33,7 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
   const shopperWith = async (...productIds: string[]) => {
     const browser = createHttpBrowser(origin);
     for (const productId of productIds) expect((await browser.postJson("/basket/add", { productId })).status).toBe(201);
+    await addDeliveryAddress(browser);
     return browser;
   };
   /** The guest behind an open intent, as the routes would resolve them from the cookie. */

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import { sql } from "kysely";
-import { confirmCard, createHttpBrowser } from "../testing/test-app";
+import { addDeliveryAddress, confirmCard, createHttpBrowser } from "../testing/test-app";
 import { startTwoInstances } from "../testing/two-instances";
 
 const PRODUCTS = ["12321341", "49538094", "4903850", "23445930", "3254354345", "90829332"];
@@ -82,6 +82,7 @@ it.skipIf(!process.env.TEST_DATABASE_URL)(
 );
 
 async function requestPayment(tab: ReturnType<typeof createHttpBrowser>, totalCents: number): Promise<string | null> {
+  await addDeliveryAddress(tab);
   const created = await tab.send(`/payments/create?total=${totalCents}`, { method: "POST" });
   return created.status === 201 ? ((await created.json()) as { clientSecret: string }).clientSecret : null;
 }

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachDatabase } from "../testing/test-database";
-import { createHttpBrowser, createTestShop } from "../testing/test-app";
+import { addDeliveryAddress, createHttpBrowser, createTestShop } from "../testing/test-app";
 
 const PROCESSOR_ENTRY = new URL("../../packages/stripe-test-processor/src/main.ts", import.meta.url);
 /** Made-up test keys, given to both processes as an operator would. */
@@ -71,6 +71,7 @@ describeEachDatabase("a shop paying through the test processor run as its own pr
   it("creates the intent through the SDK over HTTP, takes the card from the page's origin, and records the order from the webhook", async () => {
     const browser = createHttpBrowser(shopOrigin);
     expect((await browser.postJson("/basket/add", { productId: ECHO })).status).toBe(201);
+    await addDeliveryAddress(browser);
     const notMounted = await browser.get("/_processor/v1/payment_intents");
     expect(notMounted.status).toBe(404);
     // The payment page may call the processor's origin, and only that one besides its own.

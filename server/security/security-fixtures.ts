@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { sql } from "kysely";
 import type { DatabaseHandle, DB } from "../db/client";
-import { createBrowser, createTestShop } from "../testing/test-app";
+import { addDeliveryAddress, createBrowser, createTestShop } from "../testing/test-app";
 
 /** The host every in-process request is addressed to (createBrowser uses the same). */
 export const SHOP_ORIGIN = "http://shop.test";
@@ -77,6 +77,7 @@ export async function startListeningShop(database: DatabaseHandle, options: Para
 export async function seedShopperWithOpenPayment(app: Parameters<typeof createBrowser>[0]) {
   const browser = createBrowser(app);
   for (const productId of [BOOK, ECHO]) expect((await browser.postJson("/basket/add", { productId })).status).toBe(201);
+  await addDeliveryAddress(browser);
   const created = await browser.send(`/payments/create?total=${BOOK_AND_ECHO_CENTS}`, { method: "POST" });
   expect(created.status).toBe(201);
   const { clientSecret } = (await created.json()) as { clientSecret: string };

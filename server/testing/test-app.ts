@@ -51,3 +51,21 @@ export function createHttpBrowser(origin: string) {
 }
 
 export { confirmCard } from "./confirm-card";
+
+/** A delivery address that passes every rule: a guest's, with its receipt e-mail. */
+export const TEST_DELIVERY_ADDRESS = {
+  name: "Ada Lovelace",
+  line1: "1 Main Street",
+  city: "Los Angeles",
+  region: "CA",
+  postalCode: "90001",
+  country: "US",
+  email: "ada@example.com",
+} as const;
+
+/** Gives the browser's basket a delivery address, as a shopper does before paying (an account's needs no e-mail). */
+export async function addDeliveryAddress(browser: { postJson: (path: string, body: unknown) => Promise<Response> }, { isSignedIn = false } = {}): Promise<void> {
+  const { email, ...address } = TEST_DELIVERY_ADDRESS;
+  const response = await browser.postJson("/checkout/address", isSignedIn ? address : { ...address, email });
+  if (response.status !== 200) throw new Error(`POST /checkout/address answered ${response.status}: ${await response.text()}`);
+}

@@ -55,11 +55,42 @@ describeEachDatabase("the test-mode processor's PaymentIntents API, through the 
       next_action: null,
       payment_method: null,
       payment_method_types: ["card"],
+      shipping: null,
       status: "requires_payment_method",
     });
     expect(intent.created).toBeGreaterThanOrEqual(before - 1);
     expect(intent.lastResponse.requestId).toMatch(/^req_/);
     expect(await processor.stripe.paymentIntents.retrieve(intent.id)).toEqual(intent);
+  });
+
+  it("keeps `shipping` as Stripe does: set at creation, changed or removed by an update, returned with every field", async () => {
+    const shipping = { name: "Ada Lovelace", address: { line1: "1 Main Street", line2: "", city: "Los Angeles", state: "CA", postal_code: "90001", country: "US" } };
+    const intent = await createIntent({ shipping });
+    const expected = {
+      name: "Ada Lovelace",
+      address: { line1: "1 Main Street", line2: null, city: "Los Angeles", state: "CA", postal_code: "90001", country: "US" },
+      carrier: null,
+      phone: null,
+      tracking_number: null,
+    };
+    expect(intent.shipping).toEqual(expected);
+    expect((await processor.stripe.paymentIntents.retrieve(intent.id)).shipping).toEqual(expected);
+    const moved = await processor.stripe.paymentIntents.update(intent.id, { shipping: { name: "Ada Lovelace", address: { line1: "2 Baker Street", city: "London", postal_code: "NW1 6XE", country: "GB" } } });
+    expect(moved.shipping?.address).toEqual({ line1: "2 Baker Street", line2: null, city: "London", state: null, postal_code: "NW1 6XE", country: "GB" });
+    const removed = await processor.stripe.paymentIntents.update(intent.id, { shipping: "" as unknown as Stripe.PaymentIntentUpdateParams.Shipping });
+    expect(removed.shipping).toBeNull();
+    const withoutName = await failure(createIntent({ shipping: { address: { line1: "1 Main Street" } } as Stripe.PaymentIntentCreateParams.Shipping }));
+    expect(withoutName).toMatchObject({ type: "StripeInvalidRequestError", param: "shipping[name]" });
+  });
+
+  it("expands a paid intent's payment_method to its brand and last four, and expands nothing else", async () => {
+    const intent = await createIntent();
+    expect((await confirm(intent, "4242424242424242")).status).toBe(200);
+    const expanded = await processor.stripe.paymentIntents.retrieve(intent.id, { expand: ["payment_method"] });
+    expect(expanded.payment_method).toEqual({ id: expect.stringMatching(/^pm_/), object: "payment_method", type: "card", card: { brand: "visa", last4: "4242" }, livemode: false });
+    const plain = await processor.stripe.paymentIntents.retrieve(intent.id);
+    expect(plain.payment_method).toBe((expanded.payment_method as Stripe.PaymentMethod).id);
+    expect(await failure(processor.stripe.paymentIntents.retrieve(intent.id, { expand: ["latest_charge"] }))).toMatchObject({ param: "expand" });
   });
 
   it("accepts payment_method_types[]=card (or its newer name), and an upper-case currency", async () => {
