@@ -90,7 +90,7 @@ const addressFields = {
   line2: optionalText(ADDRESS_LIMITS.line, `Address line 2 must be at most ${ADDRESS_LIMITS.line} characters.`),
   city: text(ADDRESS_LIMITS.city, "Enter the city.", `The city must be at most ${ADDRESS_LIMITS.city} characters.`),
   region: optionalText(ADDRESS_LIMITS.region, `The region must be at most ${ADDRESS_LIMITS.region} characters.`),
-  postalCode: z.string().max(40, "That postal code is too long.").transform((value) => tidy(value).toUpperCase()).optional().default(""),
+  postalCode: z.string({ error: "Enter the ZIP or postal code." }).max(40, "That postal code is too long.").transform((value) => tidy(value).toUpperCase()),
   country: z
     .string({ error: "Choose the country." })
     .refine((value) => COUNTRY_CODES.has(value), "Choose a country from the list.")
@@ -197,7 +197,8 @@ export function checkAddressForm(raw: unknown, { isGuest }: { isGuest: boolean }
     }
   }
   const email = parsed.success ? parsed.data.email : undefined;
-  if (isGuest && !email && !errors.email) errors.email = "Enter the e-mail address for your receipt.";
+  const sentEmail = raw && typeof raw === "object" && "email" in raw && typeof raw.email === "string" && raw.email.trim() !== "";
+  if (isGuest && !sentEmail && !errors.email) errors.email = "Enter the e-mail address for your receipt.";
   if (!parsed.success || Object.keys(errors).length > 0) return { ok: false, errors };
   return { ok: true, address: toDeliveryAddress(parsed.data), contactEmail: isGuest ? (email ?? null) : null };
 }
