@@ -17,7 +17,8 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   const key = params.number.slice(0, 80);
   const order = await services.orders.getOrder(shopper.basketOwner, key);
   if (!order) throw data(null, { status: 404 });
-  return { order };
+  // The processor's intent id stays on the server: the shopper's page knows the order by its number.
+  return { order: { ...order, id: undefined } };
 }
 
 function describe(entry: OrderHistoryEntry): string {
@@ -36,7 +37,7 @@ export default function Order({ loaderData }: Route.ComponentProps) {
       <title>{`Order ${order.number} | Storefront`}</title>
       <meta name="description" content={`Your Storefront order ${order.number}: its items, delivery address and status.`} />
       <div className="order-page__top">
-        <h1 className="order-page__title">Order {order.number}</h1>
+        <h1 className="order-page__title">{`Order ${order.number}`}</h1>
         <PrintButton />
       </div>
       <dl className="order-page__facts">
@@ -54,7 +55,7 @@ export default function Order({ loaderData }: Route.ComponentProps) {
           <div>
             <dt>Payment</dt>
             <dd data-testid="order-card">
-              Paid with {cardBrandName(order.card.brand)} ending in {order.card.last4}
+              {`Paid with ${cardBrandName(order.card.brand)} ending in ${order.card.last4}`}
             </dd>
           </div>
         ) : null}

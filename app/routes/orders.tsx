@@ -19,7 +19,15 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const placed = url.searchParams.get("placed");
   const placedOrder = placed && page.isFirstPage ? page.orders.find((order) => order.number === placed) : undefined;
   const isConfirming = url.searchParams.get("confirming") === "1" && !placedOrder;
-  return { ...page, underReview: page.isFirstPage ? underReview : [], isGuest: !shopper.user, placedNumber: placedOrder?.number ?? null, isConfirming };
+  return {
+    ...page,
+    // Shoppers know an order by its number; the processor's intent id stays on the server.
+    orders: page.orders.map(({ number, amountCents, createdAt, status, refundedCents, items }) => ({ number, amountCents, createdAt, status, refundedCents, items })),
+    underReview: page.isFirstPage ? underReview : [],
+    isGuest: !shopper.user,
+    placedNumber: placedOrder?.number ?? null,
+    isConfirming,
+  };
 }
 
 export default function Orders({ loaderData }: Route.ComponentProps) {
@@ -67,7 +75,7 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
       ) : (
         <div className="orders__list">
           {orders.map((order) => (
-            <OrderCard key={order.id} order={order} />
+            <OrderCard key={order.number} order={order} />
           ))}
         </div>
       )}

@@ -6,12 +6,12 @@ import { LocalTime } from "../../components/ui/local-time";
 import { BasketLine } from "../basket/components/basket-line";
 
 /** One paid order: when, its number (a link to its page), its status, what was in it (as priced then), and what it cost. */
-export function OrderCard({ order }: { order: OrderView }) {
+export function OrderCard({ order }: { order: Omit<OrderView, "id"> }) {
   const headingId = `order-${order.number}`;
   return (
     <article className="order" aria-labelledby={headingId} data-testid="order">
       <h2 id={headingId} className="order__heading">
-        <Link to={`/orders/${order.number}`}>Order {order.number}</Link>
+        <Link to={`/orders/${order.number}`}>{`Order ${order.number}`}</Link>
       </h2>
       <p className="order__date">
         <LocalTime iso={order.createdAt} format={formatOrderDate} />
