@@ -145,3 +145,28 @@ test.describe("without JavaScript", () => {
     await expect(page.getByTestId("delivery-address")).toContainText("Los Angeles, CA 90001");
   });
 });
+
+test("paying in a second tab after the first has paid says the order is already paid, with a link to it", async ({ page, context }) => {
+  await addBook(page);
+  await page.goto("/payment");
+  await fillDeliveryAddress(page);
+  const second = await context.newPage();
+  await second.goto("/payment");
+  await expect(second.getByTestId("delivery-address")).toContainText("Ada Lovelace");
+  await enterCard(second, "4242 4242 4242 4242");
+  await expect(buyNow(second)).toBeEnabled();
+
+  await page.bringToFront();
+  await enterCard(page, "4242 4242 4242 4242");
+  await expect(buyNow(page)).toBeEnabled();
+  await buyNow(page).click();
+  await expect(page).toHaveURL(/\/orders\?placed=SF-/);
+  const number = /SF-\d{4}-[A-Z0-9]{4}/.exec(page.url())?.[0] ?? "";
+
+  await buyNow(second).click();
+  const alert = second.getByRole("alert").filter({ hasText: "This order is already paid" });
+  await expect(alert).toHaveText(`This order is already paid: it is order ${number}.See order ${number}`);
+  await expect(alert).not.toContainText("PaymentIntent");
+  await alert.getByRole("link", { name: `See order ${number}` }).click();
+  await expect(second).toHaveURL(`/orders/${number}`);
+});
