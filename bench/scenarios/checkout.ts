@@ -7,6 +7,7 @@ import {
   JSON_HEADERS,
   parseJson,
   sessionCookieOf,
+  setDeliveryAddress,
   TEST_CARD_FIELDS,
   timedFetch,
   type TimedResponse,
@@ -286,6 +287,10 @@ async function oneCheckout(baseUrl: string, { publishableKey, processorUrl }: Pa
   );
   const cookie = sessionCookieOf(added.headers);
   if (!cookie) throw new StepFailure("add", "POST /basket/add answered 201 without a session cookie");
+  // The delivery address the payment page's form saves: untimed, as before addresses the steps below were all there was.
+  await setDeliveryAddress(baseUrl, cookie).catch((error: unknown) => {
+    throw new StepFailure("create", String(error));
+  });
 
   // 2. The payment page asks for a payment of the total it shows: 201 { clientSecret }.
   let clientSecret = "";

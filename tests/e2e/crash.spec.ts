@@ -41,6 +41,11 @@ async function checkoutUntilKilled(shop: ShopProcess, killDuring: Step): Promise
     const added = await fetch(`${shop.origin}/basket/add`, { method: "POST", headers: json, body: JSON.stringify({ productId: "23445930" }) });
     shopper.cookie = (added.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
     shopper.added = added.status === 201;
+    await fetch(`${shop.origin}/checkout/address`, {
+      method: "POST",
+      headers: { ...json, cookie: shopper.cookie },
+      body: JSON.stringify({ name: "Ada Lovelace", line1: "1 Main Street", city: "Los Angeles", region: "CA", postalCode: "90001", country: "US", email: "ada@example.com" }),
+    });
     const publishableKey = /pk_test_[A-Za-z0-9]+/.exec(await (await fetch(`${shop.origin}/payment`, { headers: { cookie: shopper.cookie } })).text())?.[0] ?? "";
     killSoon("create");
     const created = await fetch(`${shop.origin}/payments/create?total=9899`, { method: "POST", headers: { cookie: shopper.cookie } });
