@@ -117,19 +117,21 @@ export const growthScenario: Scenario<GrowthResult> = {
       const cookie = first.cookie;
       const realOrderId = await payForBasket(server.baseUrl, cookie, publishableKey, first.basket.subtotalCents);
       const sessionId = await sessionIdOf(db, cookie);
-      const realOrder = await db.query<{ session_id: string | null; created_at: Date }>("select session_id, created_at from orders where id = $1", [realOrderId]);
+      const realOrder = await db.query<{ session_id: string | null; paid_at: Date }>("select session_id, paid_at from orders where id = $1", [realOrderId]);
       if (realOrder.rows[0]?.session_id !== sessionId) throw new Error(`order ${realOrderId} does not belong to the shopper's session ${sessionId}`);
-      const newest = realOrder.rows[0].created_at;
+      const newest = realOrder.rows[0].paid_at;
 
       const orders: OrdersAtSize[] = [];
       let stored = 1;
       for (const count of ORDER_COUNTS) {
         const started = performance.now();
         log(`${server.label}: seeding orders ${stored + 1}–${count} for the shopper`);
-        // Older than the real one, a second apart (whole seconds, as the processor's timestamps are), ids pi_benchgrowth…
+        // Paid before the real one, a second apart, ids pi_benchgrowth… and numbers of their own (the random default
+        // would clash within a month at these counts).
         await db.query(
-          `insert into orders (id, user_id, session_id, amount_cents, currency, items, created_at)
-           select 'pi_benchgrowth' || lpad(g::text, 7, '0'), null, $1, t.amount_cents, t.currency, t.items,
+          `insert into orders (id, number, user_id, session_id, amount_cents, currency, items, created_at, paid_at)
+           select 'pi_benchgrowth' || lpad(g::text, 7, '0'), 'SF-BENCH-' || g, null, $1, t.amount_cents, t.currency, t.items,
+                  date_trunc('second', $2::timestamptz) - make_interval(secs => g),
                   date_trunc('second', $2::timestamptz) - make_interval(secs => g)
            from generate_series($3::int, $4::int) as g,
                 (select amount_cents, currency, items from orders where id = $5) as t`,
@@ -337,7 +339,7 @@ async function findCursor(
     return { next: next ? decodeURIComponent(next.replace(/&amp;/g, "&")) : undefined, orders: (response.body.match(/data-testid="order"/g) ?? []).length };
   };
   if (page === 1) {
-    const newest = await db.query<{ at: Date }>("select max(created_at) as at from orders where session_id = $1", [sessionId]);
+    const newest = await db.query<{ at: Date }>("select max(paid_at) as at from orders where session_id = $1", [sessionId]);
     const cursor = `${new Date(newest.rows[0]!.at.getTime() + 1_000).toISOString()}~pi_zzzzzzzz`;
     const { orders } = await ordersOn(`/orders?before=${encodeURIComponent(cursor)}`);
     return { page, cursor, from: "synthetic", matchesDatabase: true, ordersOnPage: orders };
@@ -349,12 +351,12 @@ async function findCursor(
     cursor = next;
   }
   const { orders } = await ordersOn(`/orders?before=${encodeURIComponent(cursor!)}`);
-  const expected = await db.query<{ created_at: Date; id: string }>(
-    "select created_at, id from orders where session_id = $1 order by created_at desc, id desc offset $2 limit 1",
+  const expected = await db.query<{ paid_at: Date; id: string }>(
+    "select paid_at, id from orders where session_id = $1 order by paid_at desc, id desc offset $2 limit 1",
     [sessionId, (page - 1) * PAGE_SIZE - 1],
   );
   const row = expected.rows[0];
-  const matchesDatabase = row !== undefined && cursor === `${row.created_at.toISOString()}~${row.id}`;
+  const matchesDatabase = row !== undefined && cursor === `${row.paid_at.toISOString()}~${row.id}`;
   return { page, cursor: cursor!, from: "pages", matchesDatabase, ordersOnPage: orders };
 }
 

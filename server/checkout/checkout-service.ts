@@ -176,13 +176,14 @@ export function createCheckoutService(db: DB, basket: BasketService, addresses: 
     async preparePayment(owner: BasketOwner | null, expectedTotalCents: number, accountEmail: string | null = null): Promise<{ clientSecret: string; amountCents: number }> {
       let view = await basket.getBasket(owner);
       if (!owner || view.count === 0) throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to pay for.");
-      const delivery = deliveryFor(await addresses.getCheckoutAddress(owner), accountEmail);
-      if (!delivery) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address");
       if (expectedTotalCents !== view.subtotalCents) {
         throw new AppError("TOTAL_MISMATCH", `Your basket has changed: the total is now ${formatCents(view.subtotalCents)}. Please check it and pay again.`, {
           details: { totalCents: view.subtotalCents },
         });
       }
+      // After the total: a page with a stale total is told so first, whatever else it lacks.
+      const delivery = deliveryFor(await addresses.getCheckoutAddress(owner), accountEmail);
+      if (!delivery) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address");
       for (let pass = 1; ; pass++) {
         const prepared = await preparePaymentOnce(owner, view, delivery, pass > 1);
         if (prepared) return prepared;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { credentialsSchema } from "../../shared/account";
 import type { OrderItem, StoredOrderItem } from "../../shared/orders";
-import { confirmCard, createBrowser, createHttpBrowser, createTestShop } from "../testing/test-app";
+import { addDeliveryAddress, confirmCard, createBrowser, createHttpBrowser, createTestShop } from "../testing/test-app";
 import { describeEachDatabase } from "../testing/test-database";
 import {
   BOOK,
@@ -66,6 +66,7 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
   const shopperWith = async (...productIds: string[]) => {
     const browser = newBrowser();
     for (const productId of productIds) expect((await browser.postJson("/basket/add", { productId })).status).toBe(201);
+    await addDeliveryAddress(browser);
     return browser;
   };
   /** Runs an attack and checks that not one row of any table changed. */
@@ -486,6 +487,7 @@ describeEachDatabase("attacks on payments between shoppers", (getDatabase) => {
   const shopperWith = async (...productIds: string[]) => {
     const browser = createHttpBrowser(shop.origin);
     for (const productId of productIds) expect((await browser.postJson("/basket/add", { productId })).status).toBe(201);
+    await addDeliveryAddress(browser);
     return browser;
   };
   const createPayment = async (browser: Browser, total: number) => {

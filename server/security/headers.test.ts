@@ -1,5 +1,5 @@
 import { beforeAll, expect, it } from "vitest";
-import { createBrowser, createTestShop } from "../testing/test-app";
+import { addDeliveryAddress, createBrowser, createTestShop } from "../testing/test-app";
 import { credentialsSchema } from "../../shared/account";
 import { describeEachDatabase } from "../testing/test-database";
 import { BOOK, ECHO } from "./security-fixtures";
@@ -27,7 +27,14 @@ const RESPONSE_KINDS: { kind: string; status: number; make: (browser: Browser) =
   { kind: "a 415 for another body type", status: 415, make: (browser) => browser.send("/basket/add", { method: "POST", body: "<x/>", headers: { "content-type": "application/xml" } }) },
   { kind: "a 422 for an unknown product", status: 422, make: (browser) => browser.postJson("/basket/add", { productId: "nope" }) },
   // The shop is not listening, so the processor cannot be reached: the one 5xx a caller can bring about on purpose.
-  { kind: "a 502 when the processor cannot be reached", status: 502, make: (browser) => browser.send("/payments/create?total=1196", { method: "POST" }) },
+  {
+    kind: "a 502 when the processor cannot be reached",
+    status: 502,
+    make: async (browser) => {
+      await addDeliveryAddress(browser);
+      return browser.send("/payments/create?total=1196", { method: "POST" });
+    },
+  },
   { kind: "a 404 as JSON", status: 404, make: (browser) => browser.get("/nothing-here") },
   { kind: "a 404 as a page", status: 404, make: (browser) => browser.send("/nothing-here", { headers: { accept: "text/html" } }) },
   { kind: "a HEAD request", status: 200, make: (browser) => browser.send("/basket", { method: "HEAD" }) },
