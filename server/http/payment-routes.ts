@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { ADDRESS_ERROR_PARAM, checkAddressForm, chooseSavedAddressSchema } from "../../shared/address";
+import { ADDRESS_ERROR_PARAM } from "../../shared/address";
+import { checkAddressForm, chooseSavedAddressSchema } from "../../shared/address-schemas";
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
 import { createPaymentQuerySchema, recordOrderSchema } from "../../shared/payments";
