@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { z } from "zod";
 import type { BasketOwner } from "../basket/basket-service";
-import type { DB } from "../db/client";
+import type { DB, Writer } from "../db/client";
 import { ORDERS_PAGE_SIZE, readOrderItem, type OrderView } from "../../shared/orders";
 
 /** A position in the newest-first list: the last order of the previous page. */
@@ -63,6 +63,21 @@ export function createOrderService(db: DB) {
         next: rows.length > ORDERS_PAGE_SIZE && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
         isFirstPage,
       };
+    },
+
+    /**
+     * At account deletion, in its transaction: the account's orders and paid payments stay for the shop's books but
+     * name nobody. Orders hold no personal data today beyond the link to the account; what else they come to hold (a
+     * delivery address, a name) is blanked here too. Payments still open are left to the account's deletion.
+     */
+    async anonymiseOrdersOf(writer: Writer, userId: string): Promise<void> {
+      await writer.updateTable("orders").set({ user_id: null, session_id: null }).where("user_id", "=", userId).execute();
+      await writer
+        .updateTable("checkout_payments")
+        .set({ user_id: null, session_id: null })
+        .where("user_id", "=", userId)
+        .where("status", "in", ["paid", "needs_review"])
+        .execute();
     },
 
     /** At sign-in: a guest's orders (and payments in progress) join the account. */
