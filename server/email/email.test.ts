@@ -146,7 +146,7 @@ describeEachDatabase("e-mail through a real SMTP server", (getDatabase) => {
     expect(first.entries).toHaveLength(2);
     expect(first.next).not.toBeNull();
     const second = await outbox.listOutbox({ limit: 2, before: first.next });
-    expect(second.entries[0]?.createdAt <= first.entries[1]!.createdAt).toBe(true);
+    expect((second.entries[0]?.createdAt ?? "") <= (first.entries[1]?.createdAt ?? "")).toBe(true);
     expect(new Set([...first.entries, ...second.entries].map((entry) => entry.id)).size).toBe(4);
     const failed = await outbox.listOutbox({ status: "failed" });
     expect(failed.entries.length).toBeGreaterThanOrEqual(1);
