@@ -2,6 +2,7 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/account";
 import { requestContext } from "../context";
 import { ErrorSummary, FieldError } from "../features/account/form-errors";
+import { PasswordField } from "../features/account/password-field";
 import { SignOutButton } from "../features/account/sign-out-button";
 import { accountActionSchema } from "../../shared/account";
 import { AppError } from "../../shared/errors";
@@ -71,25 +72,6 @@ export async function action({ request, context }: Route.ActionArgs) {
     const headers: HeadersInit = error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : {};
     return data<Answer>({ intent, errors: { [field]: message }, done: null }, { status: error.status, headers });
   }
-}
-
-function PasswordField({ id, name, label, autoComplete, error }: { id: string; name: string; label: string; autoComplete: string; error: string | undefined }) {
-  return (
-    <>
-      <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        name={name}
-        type="password"
-        autoComplete={autoComplete}
-        maxLength={128}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
-        required
-      />
-      <FieldError id={`${id}-error`} message={error} />
-    </>
-  );
 }
 
 export default function Account({ loaderData, actionData }: Route.ComponentProps) {

@@ -2,7 +2,8 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/reset-password";
 import { requestContext } from "../context";
 import { AuthPage } from "../features/account/auth-page";
-import { ErrorSummary, FieldError } from "../features/account/form-errors";
+import { ErrorSummary } from "../features/account/form-errors";
+import { PasswordField } from "../features/account/password-field";
 import { resetPasswordSchema } from "../../shared/account";
 import { AppError } from "../../shared/errors";
 import { readFormFields } from "../../shared/form-fields";
@@ -58,30 +59,8 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
       <ErrorSummary errors={errors} labels={{ password: "reset-password", confirmPassword: "reset-confirm" }} />
       <Form method="post" className="login__form" noValidate>
         <input type="hidden" name="token" value={loaderData.token} />
-        <label htmlFor="reset-password">New password</label>
-        <input
-          id="reset-password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          maxLength={128}
-          aria-invalid={errors?.password ? true : undefined}
-          aria-describedby={errors?.password ? "reset-password-error" : undefined}
-          required
-        />
-        <FieldError id="reset-password-error" message={errors?.password} />
-        <label htmlFor="reset-confirm">Confirm new password</label>
-        <input
-          id="reset-confirm"
-          name="confirmPassword"
-          type="password"
-          autoComplete="new-password"
-          maxLength={128}
-          aria-invalid={errors?.confirmPassword ? true : undefined}
-          aria-describedby={errors?.confirmPassword ? "reset-confirm-error" : undefined}
-          required
-        />
-        <FieldError id="reset-confirm-error" message={errors?.confirmPassword} />
+        <PasswordField id="reset-password" name="password" label="New password" autoComplete="new-password" error={errors?.password} />
+        <PasswordField id="reset-confirm" name="confirmPassword" label="Confirm new password" autoComplete="new-password" error={errors?.confirmPassword} />
         <button type="submit" className="button login__sign-in" disabled={navigation.state === "submitting"}>
           Set new password
         </button>

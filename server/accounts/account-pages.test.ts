@@ -169,7 +169,7 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     const user = await db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow();
     expect((await browser.postJson("/basket/add", { productId: "12321341" })).status).toBe(201);
     // An order as the checkout records it (the checkout's own tests pay for real; here only what deletion does to it matters).
-    await db.insertInto("orders").values({ id: `pi_deleted_${counter}`, user_id: user.id, session_id: null, amount_cents: 1196, currency: "usd", items: JSON.stringify([{ productId: "12321341", title: "A book", priceCents: 1196, quantity: 1, rating: 4, image: "/images/book.webp" }]), created_at: new Date() }).execute();
+    await db.insertInto("orders").values({ id: `pi_deleted_${counter}`, user_id: user.id, session_id: null, amount_cents: 1196, currency: "usd", items: JSON.stringify([{ productId: "12321341", title: "A book", priceCents: 1196, quantity: 1, rating: 4, image: { src: "/images/book.webp", width: 1, height: 1 } }]), created_at: new Date() }).execute();
 
     const wrong = await post(browser, "/account", { intent: "delete-account", deletePassword: "not the password" });
     expect(wrong.status).toBe(401);

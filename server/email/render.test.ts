@@ -10,8 +10,8 @@ describe("e-mail rendering", () => {
       orderUrl: "https://shop.example/orders/pi_1",
       totalCents: 125_096,
       items: [
-        { productId: "1", title: "Books & <Things>", priceCents: 1196, quantity: 2, rating: 4, image: "/a.webp" },
-        { productId: "2", title: "Monitor", priceCents: 122_704, quantity: 1, rating: 5, image: "/b.webp" },
+        { productId: "1", title: "Books & <Things>", priceCents: 1196, quantity: 2, rating: 4, image: { src: "/a.webp", width: 1, height: 1 } },
+        { productId: "2", title: "Monitor", priceCents: 122_704, quantity: 1, rating: 5, image: { src: "/b.webp", width: 1, height: 1 } },
       ],
     });
     expect(email.subject).toBe("Your Storefront order: $1,250.96");

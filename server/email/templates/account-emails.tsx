@@ -6,27 +6,28 @@ export interface LinkContext {
   shopUrl: string;
 }
 
-export function welcomeEmail({ shopUrl, verifyUrl }: LinkContext & { verifyUrl: string }) {
-  return renderEmail(
-    "Welcome to Storefront: please confirm your e-mail",
-    <EmailLayout preview="Welcome to Storefront" shopUrl={shopUrl}>
-      <EmailHeading>Welcome to Storefront</EmailHeading>
-      <p>Your account is ready, and you can shop straight away. Please confirm that this e-mail address is yours:</p>
+function ConfirmEmail({ shopUrl, verifyUrl, heading, intro, ignore }: LinkContext & { verifyUrl: string; heading: string; intro: string; ignore: string }) {
+  return (
+    <EmailLayout preview={heading} shopUrl={shopUrl}>
+      <EmailHeading>{heading}</EmailHeading>
+      <p>{intro} Please confirm that this e-mail address is yours:</p>
       <EmailButton href={verifyUrl}>Confirm my e-mail</EmailButton>
-      <p>The link works for 7 days. If you did not create an account, you can ignore this e-mail.</p>
-    </EmailLayout>,
+      <p>The link works for 7 days. {ignore}</p>
+    </EmailLayout>
   );
 }
 
-export function verificationEmail({ shopUrl, verifyUrl }: LinkContext & { verifyUrl: string }) {
+export function welcomeEmail(links: LinkContext & { verifyUrl: string }) {
+  return renderEmail(
+    "Welcome to Storefront: please confirm your e-mail",
+    <ConfirmEmail {...links} heading="Welcome to Storefront" intro="Your account is ready, and you can shop straight away." ignore="If you did not create an account, you can ignore this e-mail." />,
+  );
+}
+
+export function verificationEmail(links: LinkContext & { verifyUrl: string }) {
   return renderEmail(
     "Please confirm your e-mail for Storefront",
-    <EmailLayout preview="Confirm your e-mail" shopUrl={shopUrl}>
-      <EmailHeading>Confirm your e-mail</EmailHeading>
-      <p>You asked us to send the confirmation link again. Please confirm that this e-mail address is yours:</p>
-      <EmailButton href={verifyUrl}>Confirm my e-mail</EmailButton>
-      <p>The link works for 7 days. If you did not ask for it, you can ignore this e-mail.</p>
-    </EmailLayout>,
+    <ConfirmEmail {...links} heading="Confirm your e-mail" intro="You asked us to send the confirmation link again." ignore="If you did not ask for it, you can ignore this e-mail." />,
   );
 }
 
