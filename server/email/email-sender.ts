@@ -21,6 +21,9 @@ export interface EmailSenderOptions {
 }
 
 const BATCH = 20;
+/** E-mails whose link signs someone in or proves an address: once an SMTP server has them, the outbox keeps no copy of the link. */
+const LINK_BEARING_KINDS = new Set(["password-reset", "welcome", "email-verification"]);
+const LINK_REMOVED = "(Removed after delivery: this e-mail held a single-use link.)";
 /** Links in a logged e-mail: what a local trial follows. */
 const LINK = /https?:\/\/[^\s)>"]+/g;
 
@@ -65,9 +68,15 @@ export function createEmailSender({ db, transport, logger, pollIntervalMs = 1_00
         } else {
           logger.info({ messageId: email.message_id, kind: email.kind }, "email: sent");
         }
+        const isScrubbed = transport.kind === "smtp" && LINK_BEARING_KINDS.has(email.kind);
         await db
           .updateTable("email_outbox")
-          .set({ status: transport.kind === "log" ? "logged" : "sent", sent_at: new Date(), last_error: null })
+          .set({
+            status: transport.kind === "log" ? "logged" : "sent",
+            sent_at: new Date(),
+            last_error: null,
+            ...(isScrubbed ? { text_body: LINK_REMOVED, html_body: LINK_REMOVED } : {}),
+          })
           .where("id", "=", email.id)
           .where("status", "=", "pending")
           .execute();

@@ -60,6 +60,9 @@ describeEachDatabase("e-mail through a real SMTP server", (getDatabase) => {
     expect(welcome?.body).toContain("Content-Type: text/plain");
     expect(welcome?.body).toContain("Content-Type: text/html");
     expect(welcome?.links.some((link) => /^http:\/\/localhost:\d+\/verify-email\?token=[\w-]{43}$/.test(link))).toBe(true);
+    // Delivered, the outbox keeps no copy of the link.
+    const { db } = getDatabase();
+    await expect.poll(async () => (await db.selectFrom("email_outbox").select("text_body").where("recipient", "=", email).executeTakeFirstOrThrow()).text_body).not.toContain("token=");
   });
 
   it("confirms a paid order once, with its items, total and a link to the order, however often it is recorded", async () => {
