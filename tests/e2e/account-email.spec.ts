@@ -17,6 +17,8 @@ test.describe("the account's e-mails", () => {
   let shop: ShopProcess;
 
   test.beforeAll(async () => {
+    // A second production server starting beside the suite's own: on a busy machine that takes longer than a story.
+    test.setTimeout(120_000);
     catcher = await startSmtpCatcher();
     shop = await startShopProcess(
       { DATA_DIR: mkdtempSync(join(tmpdir(), "storefront-email-")), SMTP_URL: catcher.url, MAIL_FROM: "Storefront <orders@shop.test>", LOG_LEVEL: "warn" },
