@@ -18,10 +18,12 @@ describeEachDatabase("e-mail through a real SMTP server", (getDatabase) => {
   let shop: Awaited<ReturnType<typeof createTestShop>>;
   let origin = "";
   let close: () => Promise<void> = async () => {};
+  const logLines: string[] = [];
 
   beforeAll(async () => {
     catcher = await startSmtpCatcher();
-    shop = await createTestShop(getDatabase(), { smtp: { url: catcher.url, from: "Storefront <orders@shop.test>" }, emailSender: FAST_SENDER });
+    const logger = createLogger("info", { write: (line: string) => void logLines.push(line) });
+    shop = await createTestShop(getDatabase(), { logger, smtp: { url: catcher.url, from: "Storefront <orders@shop.test>" }, emailSender: FAST_SENDER });
     const running = await shop.listen(0);
     origin = `http://127.0.0.1:${running.port}`;
     close = running.close;
@@ -79,6 +81,18 @@ describeEachDatabase("e-mail through a real SMTP server", (getDatabase) => {
     expect(confirmations[0]?.subject).toBe("Your Storefront order: $23.92");
     expect(confirmations[0]?.body).toContain("2 × ");
     expect(confirmations[0]?.links).toContain(`http://localhost:${new URL(origin).port}/orders/${orderId}`);
+
+    // The operator console's notices for the same order, written in its own transactions, once each.
+    const { db } = getDatabase();
+    await db.transaction().execute(async (trx) => {
+      expect(await shop.services.email.enqueueOrderShipped(trx, { orderId, carrier: "UPS", trackingNumber: "1Z999AA10123456784" })).toBe(true);
+      expect(await shop.services.email.enqueueOrderShipped(trx, { orderId, carrier: "UPS", trackingNumber: "1Z999AA10123456784" })).toBe(false);
+      expect(await shop.services.email.enqueueOrderRefunded(trx, { orderId, refundId: "re_1", amountCents: 1196 })).toBe(true);
+    });
+    await expect.poll(() => catcher.to(email).map((message) => message.subject)).toEqual(expect.arrayContaining(["Your Storefront order has shipped", "Your Storefront refund: $11.96"]));
+    const shipped = catcher.to(email).find((message) => message.subject === "Your Storefront order has shipped");
+    expect(shipped?.body).toContain("Carrier: UPS");
+    expect(shipped?.body).toContain("Tracking number: 1Z999AA10123456784");
   });
 
   it("keeps an order's confirmation through an SMTP outage and delivers exactly one when the server is back", async () => {
@@ -143,6 +157,14 @@ describeEachDatabase("e-mail through a real SMTP server", (getDatabase) => {
     }
   });
 
+  it("logs a sent e-mail by its Message-ID and kind only: no address, no link, no token", async () => {
+    const { email } = await signedInShopper();
+    await expect.poll(() => catcher.to(email).length).toBe(1);
+    const token = new URL(catcher.to(email)[0]?.links.find((link) => link.includes("token=")) ?? "http://x/").searchParams.get("token") ?? "missing";
+    await expect.poll(() => logLines.some((line) => line.includes('"msg":"email: sent"'))).toBe(true);
+    expect(logLines.filter((line) => line.includes(token) || line.includes(email))).toEqual([]);
+  });
+
   it("lists the outbox newest first by state, a page at a time, and reports the backlog", async () => {
     const { email: outbox } = shop.services;
     const first = await outbox.listOutbox({ limit: 2 });
@@ -157,6 +179,28 @@ describeEachDatabase("e-mail through a real SMTP server", (getDatabase) => {
     const backlog = await outbox.backlog();
     expect(backlog.pending).toBeGreaterThanOrEqual(0);
     expect(backlog.oldestPendingAgeSeconds).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describeEachDatabase("e-mail without SMTP", (getDatabase) => {
+  it("keeps every e-mail and logs it as one line with its links, so a local trial can follow them", async () => {
+    const lines: { msg: string; to?: string; subject?: string; links?: string[] }[] = [];
+    const logger = createLogger("info", { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
+    const shop = await createTestShop(getDatabase(), { logger, emailSender: FAST_SENDER });
+    const running = await shop.listen(0);
+    try {
+      const email = uniqueEmail();
+      await shop.services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email, password: "correct horse battery" }), { ip: "10.9.0.2", current: null });
+      await expect.poll(() => lines.filter((line) => line.to === email)).toHaveLength(1);
+      const line = lines.find((candidate) => candidate.to === email);
+      expect(line).toMatchObject({ msg: "email: not sent (no SMTP_URL), logged", subject: "Welcome to Storefront: please confirm your e-mail" });
+      expect(line?.links?.some((link) => link.startsWith(`http://localhost:${running.port}/verify-email?token=`))).toBe(true);
+      const row = await getDatabase().db.selectFrom("email_outbox").select(["status", "text_body"]).where("recipient", "=", email).executeTakeFirstOrThrow();
+      expect(row.status).toBe("logged");
+      expect(row.text_body).toContain("/verify-email?token=");
+    } finally {
+      await running.close();
+    }
   });
 });
 
