@@ -138,3 +138,21 @@ describe("PROCESSOR_URL", () => {
     expect(() => parseConfig({ ...keys, PROCESSOR_URL: "ftp://127.0.0.1:4242" })).toThrow(/PROCESSOR_URL/);
   });
 });
+
+describe("outgoing e-mail", () => {
+  it("is off without SMTP_URL, and takes smtp:// or smtps:// with MAIL_FROM", () => {
+    expect(parseConfig({}).SMTP_URL).toBeUndefined();
+    const config = parseConfig({ SMTP_URL: "smtps://user:secret@smtp.example:465", MAIL_FROM: "Storefront <orders@shop.example>" });
+    expect(config).toMatchObject({ SMTP_URL: "smtps://user:secret@smtp.example:465", MAIL_FROM: "Storefront <orders@shop.example>" });
+  });
+
+  it("refuses to start with SMTP_URL but no MAIL_FROM, naming it, and refuses an SMTP_URL of another scheme", () => {
+    expect(() => parseConfig({ SMTP_URL: "smtp://localhost:1025" })).toThrow(/MAIL_FROM: is required with SMTP_URL/);
+    expect(() => parseConfig({ SMTP_URL: "http://localhost:1025", MAIL_FROM: "a@b.example" })).toThrow(/SMTP_URL/);
+  });
+
+  it("needs PUBLIC_URL behind a proxy, where links in e-mails could not reach the shop otherwise", () => {
+    expect(() => parseConfig({ SMTP_URL: "smtp://localhost:1025", MAIL_FROM: "a@b.example", TRUST_PROXY: "1" })).toThrow(/PUBLIC_URL/);
+    expect(parseConfig({ SMTP_URL: "smtp://localhost:1025", MAIL_FROM: "a@b.example", TRUST_PROXY: "1", PUBLIC_URL: "https://shop.example" }).PUBLIC_URL?.origin).toBe("https://shop.example");
+  });
+});

@@ -48,6 +48,10 @@ const configSchema = z
    * mounts none and reaches that one instead, with the three STRIPE_* keys the processor was given.
    */
   PROCESSOR_URL: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  /** Outgoing e-mail, e.g. smtp://user:pass@smtp.example:587 (STARTTLS when offered) or smtps://…:465; unset: e-mails are logged. */
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).max(2048).optional(),
+  /** The From of every e-mail, e.g. "Storefront <orders@shop.example>"; required with SMTP_URL. */
+  MAIL_FROM: z.string().min(3).max(320).regex(/@/, "must contain an e-mail address, e.g. Storefront <orders@shop.example>").optional(),
   })
   .superRefine((config, context) => {
     const stripeKeys = ["STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const;
@@ -65,6 +69,13 @@ const configSchema = z
         path: ["ALLOW_TEST_PAYMENTS"],
         message: "DATABASE_URL is set but no Stripe keys are: set STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET, or ALLOW_TEST_PAYMENTS=true to take test payments only",
       });
+    }
+    if (config.SMTP_URL && !config.MAIL_FROM) {
+      context.addIssue({ code: "custom", path: ["MAIL_FROM"], message: "is required with SMTP_URL: the address e-mails are sent from, e.g. Storefront <orders@shop.example>" });
+    }
+    // Behind a proxy the shop cannot know its public address, and e-mailed links would point at localhost.
+    if (config.SMTP_URL && config.TRUST_PROXY > 0 && !config.PUBLIC_URL) {
+      context.addIssue({ code: "custom", path: ["PUBLIC_URL"], message: "is required with SMTP_URL behind a proxy (TRUST_PROXY): links in e-mails must reach the shop" });
     }
     if (config.PROCESSOR_URL && missing.length > 0) {
       context.addIssue({ code: "custom", path: ["PROCESSOR_URL"], message: "needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET: the keys the processor was started with" });

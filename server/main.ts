@@ -41,6 +41,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     authAttemptsPerIp: config.AUTH_ATTEMPTS_PER_IP,
     maxConnections: config.MAX_CONNECTIONS,
     newSessionsPerIp: config.NEW_SESSIONS_PER_IP,
+    smtp: config.SMTP_URL && config.MAIL_FROM ? { url: config.SMTP_URL, from: config.MAIL_FROM } : undefined,
     clientBuildDir,
     devMiddleware,
     handlePageRequest: createRequestHandler(
@@ -53,6 +54,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     throw listenFailure(error, config.PORT, config.HOST);
   });
   logger.info({ url, database: database.kind, payments: shop.services.provider.mode }, `Storefront is ready at ${url}`);
+  if (!config.SMTP_URL) logger.warn("E-mail: no SMTP_URL, so e-mails are not sent: each is kept in the database and logged with its links (docs/email.md)");
   if (shop.services.provider.mode === "built-in") {
     logger.warn("Test mode: no real payments. The built-in processor takes test cards only; set the STRIPE_* keys to take payments (docs/stripe.md)");
   }

@@ -1,7 +1,8 @@
 import type { DatabaseHandle, DB } from "./db/client";
 import { migrateToLatest } from "./db/migrate";
 import type { Logger } from "./logger";
-import { createAccountService } from "./accounts/account-service";
+import { createAccountFlows } from "./accounts/account-flows";
+import { createAccountService, DEFAULT_ATTEMPTS_PER_IP } from "./accounts/account-service";
 import { createAddressService } from "./addresses/address-service";
 import { createRateLimiter } from "./accounts/rate-limiter";
 import { createSignInFlow } from "./accounts/sign-in-flow";
@@ -9,6 +10,7 @@ import { createBasketService } from "./basket/basket-service";
 import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-service";
 import { createCheckoutService } from "./checkout/checkout-service";
 import { createWebhookHandler } from "./checkout/webhook-handler";
+import { createEmailOutbox } from "./email/email-outbox";
 import { createOrderService } from "./orders/order-service";
 import type { PaymentProvider } from "./payments/payment-provider";
 import { createSessionService } from "./sessions/session-service";
@@ -24,6 +26,8 @@ export interface ServiceOptions {
   authAttemptsPerIp?: number;
   /** Guest sessions one client address may start per hour. */
   newSessionsPerIp?: number;
+  /** The shop's public origin for links in e-mails (PUBLIC_URL, else http://localhost:PORT). */
+  publicOrigin?: () => URL;
 }
 
 export function createServices(database: DatabaseHandle, logger: Logger, options: ServiceOptions) {
@@ -32,10 +36,15 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const rateLimiter = createRateLimiter(db);
   const sessions = createSessionService(db, { rateLimiter, newSessionsPerIp: options.newSessionsPerIp });
   const basket = createBasketService(db, catalogue, logger);
-  const accounts = createAccountService(db, rateLimiter, { attemptsPerIp: options.authAttemptsPerIp });
+  const email = createEmailOutbox(db, { publicOrigin: options.publicOrigin ?? (() => new URL("http://localhost:3000/")) });
+  const accounts = createAccountService(db, rateLimiter, email, { attemptsPerIp: options.authAttemptsPerIp });
   const orders = createOrderService(db);
   const addresses = createAddressService(db);
-  const checkout = createCheckoutService(db, basket, addresses, options.provider, logger);
+  // The order confirmation is written in the transaction that records the order: exactly once, whoever records it.
+  const checkout = createCheckoutService(db, basket, addresses, options.provider, logger, (trx, orderId) =>
+    email.enqueueOrderConfirmation(trx, orderId),
+  );
+  const signInFlow = createSignInFlow(accounts, sessions, basket, orders, addresses);
   return {
     logger,
     database,
@@ -48,7 +57,9 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     checkout,
     provider: options.provider,
     payments: createWebhookHandler(db, options.provider, checkout, logger),
-    signInFlow: createSignInFlow(accounts, sessions, basket, orders, addresses),
+    signInFlow,
+    email,
+    accountFlows: createAccountFlows({ db, accounts, sessions, signInFlow, orders, email, rateLimiter, attemptsPerIp: options.authAttemptsPerIp ?? DEFAULT_ATTEMPTS_PER_IP }),
   };
 }
 

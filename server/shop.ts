@@ -9,6 +9,8 @@ import type { Logger } from "./logger";
 import { createStripeTestProcessor, migrateProcessor } from "@storefront/stripe-test-processor";
 import { createPaymentProvider, type PaymentProvider } from "./payments/payment-provider";
 import { createRetentionSweep } from "./retention/retention-sweep";
+import { createEmailSender, createLogTransport, type EmailSenderOptions } from "./email/email-sender";
+import { createSmtpTransport } from "./email/email-transport";
 import { createServices, prepareDatabase } from "./services";
 
 type NodeMiddleware = (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
@@ -31,6 +33,10 @@ export interface ShopOptions {
   /** Connections this process holds open at once; those over it are answered 503 (connection-limits.ts). */
   maxConnections?: number;
   newSessionsPerIp?: number;
+  /** Outgoing e-mail (SMTP_URL and MAIL_FROM); without it every e-mail is logged instead. */
+  smtp?: { url: string; from: string };
+  /** The outbox sender's pace (tests shorten it); see email-sender.ts for the defaults. */
+  emailSender?: Pick<EmailSenderOptions, "pollIntervalMs" | "retryBaseMs" | "leaseMs" | "maxAttempts">;
 }
 
 /** How long a stop waits for in-flight requests before closing their connections. */
@@ -67,8 +73,16 @@ export async function createShop(options: ShopOptions) {
         ...(options.stripe as NonNullable<ShopOptions["stripe"]>),
         processorUrl: options.processorUrl,
       });
-  const services = createServices(database, logger, { provider, authAttemptsPerIp: options.authAttemptsPerIp, newSessionsPerIp: options.newSessionsPerIp });
+  // Links in e-mails: PUBLIC_URL, else this server's own port on localhost (a local trial's address).
+  const publicOrigin = () => options.publicUrl ?? new URL(`http://localhost:${selfOrigin?.port || 3000}/`);
+  const services = createServices(database, logger, { provider, authAttemptsPerIp: options.authAttemptsPerIp, newSessionsPerIp: options.newSessionsPerIp, publicOrigin });
   const retention = createRetentionSweep({ db: database.db, logger });
+  const emailSender = createEmailSender({
+    db: database.db,
+    logger,
+    transport: options.smtp ? createSmtpTransport(options.smtp.url, options.smtp.from) : createLogTransport(),
+    ...options.emailSender,
+  });
 
   const app = createApp({
     services,
@@ -97,6 +111,7 @@ export async function createShop(options: ShopOptions) {
     selfOrigin = new URL(`http://${loopback.includes(":") ? `[${loopback}]` : loopback}:${address.port}/`);
     builtIn?.start(WEBHOOK_DELIVERY_INTERVAL_MS);
     retention.start();
+    emailSender.start();
     // Payments that succeeded while no server was up to record them (a crash after the charge) get their orders.
     void services.checkout.recordMissedOrders().catch((error: unknown) => logger.error({ err: error }, "checkout: sweep for missed orders failed"));
 
@@ -105,6 +120,7 @@ export async function createShop(options: ShopOptions) {
       (closing ??= (async () => {
         await builtIn?.stop();
         await retention.stop();
+        await emailSender.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
@@ -115,5 +131,5 @@ export async function createShop(options: ShopOptions) {
   }
 
   // Tests play the outside world's part (a browser confirming a card, a forged webhook) with the built-in processor's keys.
-  return { app, services, retention, listen, processorKeys: builtIn?.keys };
+  return { app, services, retention, emailSender, listen, processorKeys: builtIn?.keys };
 }

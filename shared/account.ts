@@ -25,3 +25,33 @@ export type Credentials = z.infer<typeof credentialsSchema>;
 
 /** The sign-out form: only where to come back to. */
 export const signOutSchema = z.strictObject({ returnTo: returnToSchema });
+
+const emailField = credentialsSchema.shape.email;
+const newPasswordField = z
+  .string({ error: "Enter a new password." })
+  .min(1, "Enter a new password.")
+  .max(PASSWORD_MAX_LENGTH, `Your password must be at most ${PASSWORD_MAX_LENGTH} characters.`);
+const confirmField = z.string({ error: "Enter the new password again." }).max(PASSWORD_MAX_LENGTH).min(1, "Enter the new password again.");
+const currentPasswordField = z.string({ error: "Enter your password." }).min(1, "Enter your password.").max(PASSWORD_MAX_LENGTH);
+const NOT_THE_SAME = "The two passwords are not the same. Please type the new one twice.";
+
+/** "Forgot your password?": the address to send the link to. */
+export const forgotPasswordSchema = z.strictObject({ email: emailField });
+
+/** "Set new password" on the page a reset link opens. */
+export const resetPasswordSchema = z
+  .strictObject({ token: z.string().max(100), password: newPasswordField, confirmPassword: confirmField })
+  .refine((form) => form.password === form.confirmPassword, { path: ["confirmPassword"], message: NOT_THE_SAME });
+
+/** The account page's forms, told apart by the button that posted them. */
+export const accountActionSchema = z.discriminatedUnion("intent", [
+  z
+    .strictObject({ intent: z.literal("change-password"), currentPassword: currentPasswordField, password: newPasswordField, confirmPassword: confirmField })
+    .refine((form) => form.password === form.confirmPassword, { path: ["confirmPassword"], message: NOT_THE_SAME }),
+  z.strictObject({ intent: z.literal("sign-out-everywhere") }),
+  z.strictObject({ intent: z.literal("delete-account"), deletePassword: currentPasswordField }),
+  z.strictObject({ intent: z.literal("resend-verification") }),
+  z.strictObject({ intent: z.literal("delete-address"), addressId: z.uuid("That saved address does not exist.") }),
+]);
+
+export type AccountAction = z.infer<typeof accountActionSchema>;

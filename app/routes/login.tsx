@@ -62,9 +62,12 @@ export default function Login({ actionData }: Route.ComponentProps) {
           <button type="submit" name="intent" value="sign-in" className="button login__sign-in" disabled={isSubmitting}>
             Sign In
           </button>
+          <p className="login__forgot">
+            <Link to="/forgot-password">Forgot your password?</Link>
+          </p>
           <p className="login__notice">
-            By signing in or creating an account you agree to Storefront&apos;s Conditions of Use and Sale. Please see our Privacy
-            Notice, our Cookies Notice and our Interest-Based Ads Notice.
+            By signing in or creating an account you agree to Storefront&apos;s <Link to="/conditions">Conditions of Use &amp; Sale</Link>.
+            Please see our <Link to="/privacy">Privacy Notice</Link>.
           </p>
           <button type="submit" name="intent" value="register" className="login__register" disabled={isSubmitting}>
             Create your account

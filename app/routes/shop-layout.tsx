@@ -6,6 +6,7 @@ import { basketErrorMessage } from "../../shared/basket-messages";
 import { BasketProvider } from "../features/basket/basket-context";
 import { BasketAnnouncer } from "../features/basket/components/basket-announcer";
 import { SiteHeader, type SiteHeaderProps } from "../features/shell/site-header";
+import { VerifyEmailNotice } from "../features/account/verify-email-notice";
 import { StatusPage } from "../features/shell/status-page";
 import { useRevalidateOnFocus } from "../features/shell/use-revalidate-on-focus";
 
@@ -18,7 +19,9 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   // The product whose form failed, so the sentence is shown next to it; any text will do, it only picks a form.
   const basketError = errorCode ? { text: basketErrorMessage(errorCode), productId: params.get(BASKET_PRODUCT_PARAM) } : null;
   const header: SiteHeaderProps = { greetingName: shopper.user?.email ?? null, basketCount: basket.count, basketRevision: basket.revision };
-  return { header, basketError };
+  // Only an account known to be unconfirmed sees the notice; shopping never waits for it.
+  const isUnverified = shopper.user?.isEmailVerified === false;
+  return { header, basketError, isUnverified };
 }
 
 export default function ShopLayout({ loaderData }: Route.ComponentProps) {
@@ -26,6 +29,7 @@ export default function ShopLayout({ loaderData }: Route.ComponentProps) {
   return (
     <BasketProvider snapshot={{ owner: loaderData.header.greetingName, revision: loaderData.header.basketRevision }} formError={loaderData.basketError}>
       <SiteHeader {...loaderData.header} />
+      {loaderData.isUnverified ? <VerifyEmailNotice /> : null}
       <BasketAnnouncer />
       <Outlet />
     </BasketProvider>

@@ -1,6 +1,8 @@
 import { hash, verify } from "@node-rs/argon2";
 import { AppError } from "../../shared/errors";
 import type { DB } from "../db/client";
+import type { EmailOutbox } from "../email/email-outbox";
+import { issueToken } from "./account-tokens";
 import type { SessionUser } from "../sessions/session-service";
 import { assertAcceptablePassword } from "./password-policy";
 import { tooManyRequests, type RateLimiter, type RateLimitResult, type RateLimitRule } from "./rate-limiter";
@@ -34,7 +36,15 @@ export const FAILURES_PER_EMAIL: readonly RateLimitRule[] = [
 /** One message for a wrong password and an unknown e-mail: nobody can probe which addresses have accounts. */
 export const WRONG_CREDENTIALS = "The e-mail address or password is not right. Please check them and try again.";
 
-export function createAccountService(db: DB, rateLimiter: RateLimiter, { attemptsPerIp = DEFAULT_ATTEMPTS_PER_IP } = {}) {
+/** How long the welcome e-mail's confirmation link works. */
+export const VERIFICATION_VALID_MS = 7 * 24 * HOUR;
+
+/** The stored form of a new password (already checked against the policy). */
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, ARGON2_OPTIONS);
+}
+
+export function createAccountService(db: DB, rateLimiter: RateLimiter, outbox: EmailOutbox, { attemptsPerIp = DEFAULT_ATTEMPTS_PER_IP } = {}) {
   const perIp: RateLimitRule = { name: "auth:ip", limit: attemptsPerIp, windowMs: FIFTEEN_MINUTES };
   const perEmailAndIp: RateLimitRule = { name: "auth:email-ip", limit: FAILURES_PER_EMAIL_AND_IP, windowMs: FIFTEEN_MINUTES };
   const refuse = (results: RateLimitResult[]) =>
@@ -68,25 +78,30 @@ export function createAccountService(db: DB, rateLimiter: RateLimiter, { attempt
     register(email: string, password: string, ip: string): Promise<SessionUser> {
       return withinLimits(email, ip, async () => {
         assertAcceptablePassword(password, email);
-        const passwordHash = await hash(password, ARGON2_OPTIONS);
-        const row = await db
-          .insertInto("users")
-          .values({ email, password_hash: passwordHash })
-          .onConflict((conflict) => conflict.column("email").doNothing())
-          .returning(["id", "email"])
-          .executeTakeFirst();
+        const passwordHash = await hashPassword(password);
+        // The account and its welcome e-mail (with the confirmation link) are written together, or neither is.
+        const row = await db.transaction().execute(async (trx) => {
+          const inserted = await trx
+            .insertInto("users")
+            .values({ email, password_hash: passwordHash })
+            .onConflict((conflict) => conflict.column("email").doNothing())
+            .returning(["id", "email"])
+            .executeTakeFirst();
+          if (inserted) await outbox.enqueueWelcome(trx, inserted.email, await issueToken(trx, inserted.id, "email-verification", VERIFICATION_VALID_MS));
+          return inserted;
+        });
         if (!row) throw new AppError("EMAIL_TAKEN", "An account with this e-mail address already exists. Sign in instead.");
-        return row;
+        return { ...row, isEmailVerified: false };
       });
     },
 
     /** The account these credentials open, or the one wrong-credentials error. */
     verifyCredentials(email: string, password: string, ip: string): Promise<SessionUser> {
       return withinLimits(email, ip, async () => {
-        const row = await db.selectFrom("users").select(["id", "email", "password_hash"]).where("email", "=", email).executeTakeFirst();
+        const row = await db.selectFrom("users").select(["id", "email", "password_hash", "email_verified_at"]).where("email", "=", email).executeTakeFirst();
         const matches = await verify(row?.password_hash ?? DUMMY_HASH, password).catch(() => false);
         if (!row || !matches) throw new AppError("WRONG_CREDENTIALS", WRONG_CREDENTIALS);
-        return { id: row.id, email: row.email };
+        return { id: row.id, email: row.email, isEmailVerified: row.email_verified_at !== null };
       });
     },
   };

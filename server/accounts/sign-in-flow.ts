@@ -25,6 +25,9 @@ export function createSignInFlow(accounts: AccountService, sessions: SessionServ
   }
 
   return {
+    /** Signs in a shopper whose identity was proven another way (a password reset link): a new session, the guest's basket adopted. */
+    startAccountSession,
+
     /** "Sign In" or "Create your account": either way the shopper ends up signed in, or gets the reason why not. */
     async signIn(credentials: Credentials, { ip, current }: { ip: string; current: Session | null }) {
       const user =

@@ -6,7 +6,7 @@ import type { BasketView } from "../../shared/basket";
 import { readOrderItem, type OrderItem, type StoredOrderItem } from "../../shared/orders";
 import type { AddressService, CheckoutAddress } from "../addresses/address-service";
 import type { BasketOwner, BasketService } from "../basket/basket-service";
-import type { DB } from "../db/client";
+import type { DB, Writer } from "../db/client";
 import type { Logger } from "../logger";
 import { newOrderNumber } from "../orders/order-number";
 import type { PaymentProvider, ProviderIntent } from "../payments/payment-provider";
@@ -32,7 +32,17 @@ const SWEEP_PAGE_SIZE = 200;
  *    keyed by the intent id, and takes the paid items out of the basket in the same transaction. The browser's call, the webhook
  *    and the start-up sweep all end here; whichever comes first wins.
  */
-export function createCheckoutService(db: DB, basket: BasketService, addresses: AddressService, provider: PaymentProvider, logger: Logger) {
+/** What else a newly recorded order writes, in the order's own transaction (its confirmation e-mail). */
+export type OrderRecordedHook = (trx: Writer, orderId: string) => Promise<unknown>;
+
+export function createCheckoutService(
+  db: DB,
+  basket: BasketService,
+  addresses: AddressService,
+  provider: PaymentProvider,
+  logger: Logger,
+  onOrderRecorded?: OrderRecordedHook,
+) {
   const ownerColumns = (owner: BasketOwner) =>
     "userId" in owner ? { user_id: owner.userId, session_id: null } : { user_id: null, session_id: owner.sessionId };
   const ownerFilter = (owner: BasketOwner) =>
@@ -345,6 +355,7 @@ export function createCheckoutService(db: DB, basket: BasketService, addresses: 
       const owner: BasketOwner | null = payment.user_id ? { userId: payment.user_id } : payment.session_id ? { sessionId: payment.session_id } : null;
       // A snapshot taken before lines had quantities lists one entry per item: each means one.
       if (owner) await basket.removePaidItems(owner, payment.items.map(readOrderItem), trx);
+      await onOrderRecorded?.(trx, intent.id);
       return { orderId: intent.id, orderNumber: inserted.number, isNew: true };
     });
   }

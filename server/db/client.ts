@@ -1,12 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool, type PostgresPoolClient } from "kysely";
+import { Kysely, PGliteDialect, type Transaction, PostgresDialect, type PostgresPool, type PostgresPoolClient } from "kysely";
 import pg from "pg";
 import { isQueryReadTimeout, markAsConnectFailure } from "./database-errors";
 import type { Database } from "./schema";
 
 export type DB = Kysely<Database>;
+/** A transaction or the database itself: whatever writes a fact also writes what follows from it (an e-mail). */
+export type Writer = Transaction<Database> | DB;
 
 /** The longest a statement may run on the server; the shop's queries take milliseconds (p99 under 0.5 s under load). */
 const STATEMENT_TIMEOUT_MS = 5_000;

@@ -10,6 +10,7 @@ import * as paymentReview from "./migrations/0007-payment-review";
 import * as catalogueAsData from "./migrations/0008-catalogue-as-data";
 import * as basketQuantities from "./migrations/0009-basket-quantities";
 import * as deliveryAndOrderLife from "./migrations/0010-delivery-and-order-life";
+import * as emailAndAccountTokens from "./migrations/0011-email-and-account-tokens";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   "0008-catalogue-as-data": catalogueAsData,
   "0009-basket-quantities": basketQuantities,
   "0010-delivery-and-order-life": deliveryAndOrderLife,
+  "0011-email-and-account-tokens": emailAndAccountTokens,
 };
 
 export const migrationNames = Object.keys(migrations);

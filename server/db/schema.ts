@@ -21,6 +21,8 @@ export interface Database {
   checkout_addresses: CheckoutAddressTable;
   saved_addresses: SavedAddressTable;
   order_status_history: OrderStatusHistoryTable;
+  account_tokens: AccountTokenTable;
+  email_outbox: EmailOutboxTable;
 }
 
 export interface ProductTable {
@@ -107,6 +109,8 @@ export interface UserTable {
   /** argon2id PHC string; the password itself is never stored or logged. */
   password_hash: string;
   created_at: Generated<Date>;
+  /** When the shopper followed the welcome e-mail's link; null while unconfirmed. */
+  email_verified_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface RateLimitTable {
@@ -211,4 +215,39 @@ export interface ProcessedWebhookEventTable {
   id: string;
   type: string;
   processed_at: Generated<Date>;
+}
+
+/** A single-use link sent by e-mail. Only the token's SHA-256 (base64url) is stored; the token is in the e-mail alone. */
+export interface AccountTokenTable {
+  token_hash: string;
+  user_id: string;
+  purpose: "password-reset" | "email-verification";
+  expires_at: Date;
+  /** Set when followed, or when a newer token for the same purpose voids it. */
+  used_at: Date | null;
+  created_at: Generated<Date>;
+}
+
+export type EmailStatus = "pending" | "sent" | "logged" | "failed" | "cancelled";
+
+/** One e-mail, rendered when its fact was written, delivered afterwards (server/email/README.md). */
+export interface EmailOutboxTable {
+  id: Generated<string>;
+  /** The Message-ID header, fixed at enqueue: a repeat after a crash mid-send carries the same one. */
+  message_id: string;
+  /** Makes enqueueing idempotent where the fact is (one confirmation per order): unique when set. */
+  dedupe_key: string | null;
+  kind: string;
+  recipient: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  /** pending: to send (or being sent); sent: accepted by SMTP; logged: no SMTP configured, written to the log; failed: refused for good or given up on; cancelled: its account was deleted first. */
+  status: Generated<EmailStatus>;
+  attempts: Generated<number>;
+  /** When a sender may next claim it: its backoff, or the lease of the sender that claimed it. */
+  next_attempt_at: Generated<Date>;
+  last_error: string | null;
+  created_at: Generated<Date>;
+  sent_at: Date | null;
 }

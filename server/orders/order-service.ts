@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { z } from "zod";
 import type { BasketOwner } from "../basket/basket-service";
-import type { DB } from "../db/client";
+import type { DB, Writer } from "../db/client";
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
 import { ORDER_NUMBER_PATTERN, ORDER_STATUS_LABELS, ORDERS_PAGE_SIZE, readOrderItem, type OrderDetail, type OrderStatus, type OrderView } from "../../shared/orders";
@@ -241,6 +241,29 @@ export function createOrderService(db: DB) {
         }
         return { status: "disputed", history: { amountCents: dispute.amountCents, note } };
       });
+    },
+
+    /**
+     * At account deletion, in its transaction: the account's orders and paid payments stay for the shop's books but
+     * name nobody: the link to the account and the receipt e-mail go, and the delivery address keeps only its
+     * country (what the books need for tax), its name and lines reading "deleted account". Payments still open are
+     * left to the account's deletion.
+     */
+    async anonymiseOrdersOf(writer: Writer, userId: string): Promise<void> {
+      const erased = sql<string>`case when delivery_address is null then null else jsonb_build_object(
+        'name', 'deleted account', 'line1', 'deleted account', 'line2', null, 'city', 'deleted account',
+        'region', null, 'postalCode', '', 'country', delivery_address->'country') end`;
+      await writer
+        .updateTable("orders")
+        .set({ user_id: null, session_id: null, contact_email: null, delivery_address: erased })
+        .where("user_id", "=", userId)
+        .execute();
+      await writer
+        .updateTable("checkout_payments")
+        .set({ user_id: null, session_id: null, contact_email: null, delivery_address: erased })
+        .where("user_id", "=", userId)
+        .where("status", "in", ["paid", "needs_review"])
+        .execute();
     },
 
     /** At sign-in: a guest's orders (and payments in progress) join the account. */

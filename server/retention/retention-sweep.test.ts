@@ -30,7 +30,7 @@ async function seedGuest(db: DB, expiresAt: Date, items = 2) {
   return { sessionId: session.id, basketId: basket.id, orderId };
 }
 
-const countOf = async (db: DB, table: "sessions" | "baskets" | "basket_items" | "rate_limits" | "processed_webhook_events", column: string, values: string[]) =>
+const countOf = async (db: DB, table: "sessions" | "baskets" | "basket_items" | "rate_limits" | "processed_webhook_events" | "account_tokens", column: string, values: string[]) =>
   Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)} where ${sql.ref(column)} in (${sql.join(values)})`.execute(db)).rows[0]?.n);
 
 describeEachDatabase("retention sweep", (getDatabase) => {
@@ -89,6 +89,19 @@ describeEachDatabase("retention sweep", (getDatabase) => {
     ]);
     expect((first?.sessions ?? 0) + (second?.sessions ?? 0)).toBeGreaterThanOrEqual(guests.length);
     expect(await countOf(db, "sessions", "id", guests.map((guest) => guest.sessionId))).toBe(0);
+  });
+
+  it("deletes reset and confirmation link hashes a day after they expired, and keeps live ones", async () => {
+    const { db } = getDatabase();
+    const user = await db.insertInto("users").values({ email: `${unique("tokens")}@example.com`, password_hash: "x" }).returning("id").executeTakeFirstOrThrow();
+    const [stale, fresh] = [unique("stale-token"), unique("fresh-token")];
+    await db.insertInto("account_tokens").values([
+      { token_hash: stale, user_id: user.id, purpose: "password-reset", expires_at: ago(25 * HOUR), used_at: null },
+      { token_hash: fresh, user_id: user.id, purpose: "password-reset", expires_at: ago(-HOUR), used_at: null },
+    ]).execute();
+    await createRetentionSweep({ db, logger }).runOnce();
+    expect(await countOf(db, "account_tokens", "token_hash", [stale])).toBe(0);
+    expect(await countOf(db, "account_tokens", "token_hash", [fresh])).toBe(1);
   });
 
   it("a listening shop sweeps at start, and close waits for the sweep", async () => {

@@ -17,6 +17,8 @@ export const RETENTION = {
   expiredSessionGraceMs: 60 * 60 * 1000,
   rateLimitWindowMs: LONGEST_WINDOW_MS,
   processedWebhookEventMs: 30 * 24 * 60 * 60 * 1000,
+  /** A reset or confirmation link a day past its expiry: used or not, nothing will ever accept it. */
+  expiredAccountTokenMs: 24 * 60 * 60 * 1000,
 } as const;
 
 /** One batch of one kind of row: deletes at most `limit` rows and says how many went. */
@@ -45,6 +47,7 @@ const SHOP_BATCHES: Record<string, BatchDelete> = {
   sessions: deleteOlderThan("sessions", "id", "expires_at", RETENTION.expiredSessionGraceMs),
   rateLimits: deleteOlderThan("rate_limits", "key", "window_started_at", RETENTION.rateLimitWindowMs),
   processedWebhookEvents: deleteOlderThan("processed_webhook_events", "id", "processed_at", RETENTION.processedWebhookEventMs),
+  accountTokens: deleteOlderThan("account_tokens", "token_hash", "expires_at", RETENTION.expiredAccountTokenMs),
 };
 
 export interface RetentionSweepOptions {

@@ -11,6 +11,8 @@ const TOUCH_AFTER_MS = DAY_MS;
 export interface SessionUser {
   id: string;
   email: string;
+  /** Whether the shopper followed the welcome e-mail's link (unknown, and taken as true, where not read). */
+  isEmailVerified?: boolean;
 }
 
 export interface Session {
@@ -64,13 +66,13 @@ export function createSessionService(db: DB, { rateLimiter, newSessionsPerIp = D
       const row = await db
         .selectFrom("sessions")
         .leftJoin("users", "users.id", "sessions.user_id")
-        .select(["sessions.id", "sessions.created_at", "sessions.expires_at", "sessions.last_seen_at", "users.id as user_id", "users.email"])
+        .select(["sessions.id", "sessions.created_at", "sessions.expires_at", "sessions.last_seen_at", "users.id as user_id", "users.email", "users.email_verified_at"])
         .where("sessions.token_hash", "=", await hashToken(token))
         .where("sessions.expires_at", ">", new Date())
         .where("sessions.created_at", ">", new Date(Date.now() - SESSION_MAX_AGE_MS))
         .executeTakeFirst();
       if (!row) return null;
-      const user = row.user_id && row.email ? { id: row.user_id, email: row.email } : null;
+      const user = row.user_id && row.email ? { id: row.user_id, email: row.email, isEmailVerified: row.email_verified_at !== null } : null;
       if (Date.now() - row.last_seen_at.getTime() > TOUCH_AFTER_MS) {
         const expiresAt = new Date(Math.min(Date.now() + SESSION_TTL_MS, row.created_at.getTime() + SESSION_MAX_AGE_MS));
         await db.updateTable("sessions").set({ last_seen_at: new Date(), expires_at: expiresAt }).where("id", "=", row.id).execute();
@@ -91,6 +93,13 @@ export function createSessionService(db: DB, { rateLimiter, newSessionsPerIp = D
       const { allowed, retryAfterMs } = await rateLimiter.hit(newSessionLimit, ip);
       if (!allowed) throw tooManyRequests("TOO_MANY_NEW_SESSIONS", "Too many new baskets have been started from your network in the last hour.", retryAfterMs);
       return startSession();
+    },
+
+    /** Ends every session of an account ("Sign out everywhere", a new password), but the one given, if any. */
+    async endAccountSessions(userId: string, exceptSessionId: string | null = null): Promise<void> {
+      let query = db.deleteFrom("sessions").where("user_id", "=", userId);
+      if (exceptSessionId) query = query.where("id", "<>", exceptSessionId);
+      await query.execute();
     },
 
     /** Ends a session for good: its cookie no longer names anything. */

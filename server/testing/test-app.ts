@@ -15,8 +15,8 @@ export function createTestShop(database: DatabaseHandle, options: Partial<ShopOp
  * A browser's worth of state for in-process requests: it keeps the session cookie the server sets and
  * sends the headers a same-origin browser would.
  */
-export function createBrowser(app: { request: (url: string, init?: RequestInit) => Response | Promise<Response> }) {
-  let cookie: string | undefined;
+export function createBrowser(app: { request: (url: string, init?: RequestInit) => Response | Promise<Response> }, initialCookie?: string) {
+  let cookie: string | undefined = initialCookie;
   async function send(path: string, init: RequestInit = {}) {
     const headers = new Headers(init.headers);
     headers.set("host", "shop.test");
@@ -40,14 +40,14 @@ export function createBrowser(app: { request: (url: string, init?: RequestInit) 
 }
 
 /** The same as createBrowser, over real HTTP to a listening shop (the processor is reached over HTTP too). */
-export function createHttpBrowser(origin: string) {
+export function createHttpBrowser(origin: string, initialCookie?: string) {
   return createBrowser({
     request: (url, init) => {
       const headers = new Headers(init?.headers);
       headers.delete("host");
       return fetch(new URL(new URL(url).pathname + new URL(url).search, origin), { ...init, headers, redirect: "manual" });
     },
-  });
+  }, initialCookie);
 }
 
 export { confirmCard } from "./confirm-card";

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { openDatabase, type DatabaseHandle } from "../db/client";
+import type { ShopOptions } from "../shop";
 import { createTestShop } from "./test-app";
 import { testSchemaName } from "./test-database";
 
@@ -7,7 +8,7 @@ import { testSchemaName } from "./test-database";
  * Two shop instances on one PostgreSQL schema of their own, each with its own pool and listening over HTTP, as two
  * processes behind a load balancer would be. Needs TEST_DATABASE_URL.
  */
-export async function startTwoInstances(label: string) {
+export async function startTwoInstances(label: string, options: Partial<ShopOptions> = {}) {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error("Two instances need PostgreSQL: set TEST_DATABASE_URL");
   const schema = testSchemaName(label);
@@ -16,12 +17,13 @@ export async function startTwoInstances(label: string) {
   const databases: DatabaseHandle[] = [openDatabase({ kind: "postgres", url, schema }), openDatabase({ kind: "postgres", url, schema })];
   // One after the other: the first migrates and seeds, the second finds it done.
   const shops: Awaited<ReturnType<typeof createTestShop>>[] = [];
-  for (const database of databases) shops.push(await createTestShop(database));
+  for (const database of databases) shops.push(await createTestShop(database, options));
   const running = await Promise.all(shops.map((shop) => shop.listen(0)));
   const keys = shops[0]!.processorKeys!;
   return {
     origins: running.map((instance) => `http://127.0.0.1:${instance.port}`) as [string, string],
     db: databases[0]!.db,
+    shops,
     keys,
     async close() {
       await Promise.all(running.map((instance) => instance.close()));

@@ -52,10 +52,16 @@ export function SiteHeader({ greetingName, basketCount: serverCount, basketRevis
 
       <nav className="site-header__nav" aria-label="Account and basket">
         {greetingName ? (
-          <SignOutButton className="site-header__option">
-            <span className="site-header__line-one site-header__greeting">Hello {greetingName}</span>
-            <span className="site-header__line-two">Sign Out</span>
-          </SignOutButton>
+          <>
+            <Link to="/account" className="site-header__option">
+              <span className="site-header__line-one site-header__greeting">Hello {greetingName}</span>
+              <span className="site-header__line-two">Your Account</span>
+            </Link>
+            <SignOutButton className="site-header__option site-header__option--sign-out">
+              <span className="site-header__line-one">Not you?</span>
+              <span className="site-header__line-two">Sign Out</span>
+            </SignOutButton>
+          </>
         ) : (
           <Link to="/login" className="site-header__option">
             <span className="site-header__line-one">Hello Guest</span>

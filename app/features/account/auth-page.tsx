@@ -1,0 +1,20 @@
+import type { ReactNode } from "react";
+import { Link } from "react-router";
+import { Wordmark } from "../../components/ui/icons";
+
+/** The plain frame of the sign-in pages (no shop header): the wordmark, one box, a title. */
+export function AuthPage({ title, description, children }: { title: string; description: string; children: ReactNode }) {
+  return (
+    <main id="main" className="login">
+      <title>{`${title} | Storefront`}</title>
+      <meta name="description" content={description} />
+      <Link to="/" className="login__logo" aria-label="Storefront home">
+        <Wordmark />
+      </Link>
+      <div className="login__box">
+        <h1 className="login__title">{title}</h1>
+        {children}
+      </div>
+    </main>
+  );
+}

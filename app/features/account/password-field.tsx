@@ -1,0 +1,21 @@
+import { FieldError } from "./form-errors";
+
+/** A labelled password input with its error under it, named by aria-describedby while there is one. */
+export function PasswordField({ id, name, label, autoComplete, error }: { id: string; name: string; label: string; autoComplete: string; error: string | undefined }) {
+  return (
+    <>
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        name={name}
+        type="password"
+        autoComplete={autoComplete}
+        maxLength={128}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        required
+      />
+      <FieldError id={`${id}-error`} message={error} />
+    </>
+  );
+}

@@ -1,0 +1,211 @@
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import type { Route } from "./+types/account";
+import { requestContext } from "../context";
+import { ErrorSummary, FieldError } from "../features/account/form-errors";
+import { PasswordField } from "../features/account/password-field";
+import { SignOutButton } from "../features/account/sign-out-button";
+import { accountActionSchema } from "../../shared/account";
+import { addressLines } from "../../shared/address";
+import { AppError } from "../../shared/errors";
+import { readFormFields } from "../../shared/form-fields";
+import { fieldErrorsOf, type FieldErrors } from "../../shared/form-errors";
+
+const NOTICES: Record<string, string> = {
+  "password-reset": "Your new password is set, and you are signed in. Every other device was signed out.",
+  "verification-sent": "We have sent a new confirmation link. It works for 7 days.",
+  "verification-limit": "We have sent several links in the last hour. Please use the newest one, or try again later.",
+};
+
+/** "Your Account": the e-mail and its state, the password, sessions, and deleting the account. Signed-in shoppers only. */
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { services, shopper } = context.get(requestContext);
+  const notice = new URL(request.url).searchParams.get("notice") ?? "";
+  if (!shopper.user) {
+    if (notice === "account-deleted") return { account: null, savedAddresses: [], notice: "Your account has been deleted. Thank you for shopping with us." };
+    throw redirect("/login");
+  }
+  const [account, savedAddresses] = await Promise.all([
+    services.accountFlows.getAccount(shopper.user.id),
+    services.addresses.listSavedAddresses(shopper.user.id),
+  ]);
+  if (!account) throw redirect("/login");
+  return { account, savedAddresses, notice: NOTICES[notice] ?? null };
+}
+
+type Answer = { intent: string; errors: FieldErrors; done: string | null };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { services, shopper, clientIp } = context.get(requestContext);
+  const session = shopper.session;
+  if (!session?.user) return redirect("/login");
+  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const intent = typeof fields.intent === "string" ? fields.intent.slice(0, 40) : "";
+  const parsed = accountActionSchema.safeParse(fields);
+  if (!parsed.success) return data<Answer>({ intent, errors: fieldErrorsOf(parsed.error), done: null }, { status: 400 });
+  const form = parsed.data;
+  try {
+    switch (form.intent) {
+      case "change-password":
+        await services.accountFlows.changePassword(session, form.currentPassword, form.password, clientIp);
+        return { intent, errors: {} as FieldErrors, done: "Your password is changed. Every other device was signed out; we have sent you an e-mail about it." } satisfies Answer;
+      case "sign-out-everywhere":
+        await services.accountFlows.signOutEverywhere(session.user.id);
+        shopper.clearSession();
+        return redirect("/login");
+      case "delete-account":
+        await services.accountFlows.deleteAccount(session, form.deletePassword, clientIp);
+        shopper.clearSession();
+        return redirect("/account?notice=account-deleted");
+      case "delete-address":
+        await services.addresses.deleteSavedAddress(session.user.id, form.addressId);
+        return { intent, errors: {} as FieldErrors, done: "The address is removed from your account." } satisfies Answer;
+      case "resend-verification":
+        await services.accountFlows.resendVerification(session.user.id);
+        return { intent, errors: {} as FieldErrors, done: "We have sent a new confirmation link. It works for 7 days." } satisfies Answer;
+    }
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const field =
+      error.code === "WRONG_CREDENTIALS"
+        ? form.intent === "delete-account"
+          ? "deletePassword"
+          : "currentPassword"
+        : error.code === "INVALID_PASSWORD"
+          ? "password"
+          : form.intent === "delete-account"
+            ? "deletePassword"
+            : "form";
+    const message = error.code === "WRONG_CREDENTIALS" ? "That is not your current password." : error.message;
+    const headers: HeadersInit = error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : {};
+    return data<Answer>({ intent, errors: { [field]: message }, done: null }, { status: error.status, headers });
+  }
+}
+
+export default function Account({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const isSubmitting = navigation.state === "submitting";
+  const { account, savedAddresses, notice } = loaderData;
+  if (!account) {
+    return (
+      <main id="main" className="account">
+        <title>Account deleted | Storefront</title>
+        <h1>Account deleted</h1>
+        <p role="status">{notice}</p>
+        <Link className="button" to="/">
+          Go to the home page
+        </Link>
+      </main>
+    );
+  }
+  const answerFor = (intent: string) => (actionData?.intent === intent ? actionData : undefined);
+  const password = answerFor("change-password");
+  const deletion = answerFor("delete-account");
+  const resent = answerFor("resend-verification");
+  return (
+    <main id="main" className="account">
+      <title>Your Account | Storefront</title>
+      <meta name="description" content="Your Storefront account: e-mail, password, sign-out and deletion." />
+      <h1>Your Account</h1>
+      {notice ? (
+        <p role="status" className="account__notice">
+          {notice}
+        </p>
+      ) : null}
+
+      <section className="account__section" aria-labelledby="account-email">
+        <h2 id="account-email">E-mail</h2>
+        <p>
+          {account.email}: {account.isEmailVerified ? <strong>confirmed</strong> : <strong>not confirmed yet</strong>}
+        </p>
+        {account.isEmailVerified ? null : (
+          <Form method="post">
+            <p>We sent a confirmation link when you registered. Lost it?</p>
+            <button type="submit" name="intent" value="resend-verification" className="button" disabled={isSubmitting}>
+              Send again
+            </button>
+            {resent?.done ? <p role="status">{resent.done}</p> : null}
+            <FieldError id="resend-error" message={resent?.errors.form} />
+          </Form>
+        )}
+      </section>
+
+      <section className="account__section" aria-labelledby="account-password">
+        <h2 id="account-password">Change password</h2>
+        {password?.done ? (
+          <p role="status" className="account__notice">
+            {password.done}
+          </p>
+        ) : null}
+        <ErrorSummary
+          errors={password?.errors}
+          labels={{ currentPassword: "account-current-password", password: "account-new-password", confirmPassword: "account-confirm-password" }}
+        />
+        <Form method="post" className="account__form" noValidate>
+          <PasswordField id="account-current-password" name="currentPassword" label="Current password" autoComplete="current-password" error={password?.errors.currentPassword} />
+          <PasswordField id="account-new-password" name="password" label="New password" autoComplete="new-password" error={password?.errors.password} />
+          <PasswordField id="account-confirm-password" name="confirmPassword" label="Confirm new password" autoComplete="new-password" error={password?.errors.confirmPassword} />
+          <FieldError id="account-password-form-error" message={password?.errors.form} />
+          <button type="submit" name="intent" value="change-password" className="button" disabled={isSubmitting}>
+            Change password
+          </button>
+        </Form>
+      </section>
+
+      <section className="account__section" aria-labelledby="account-addresses">
+        <h2 id="account-addresses">Saved delivery addresses</h2>
+        {actionData?.intent === "delete-address" && actionData.done ? (
+          <p className="account__notice" role="status">
+            {actionData.done}
+          </p>
+        ) : null}
+        {savedAddresses.length === 0 ? (
+          <p>You have no saved delivery addresses. An address you deliver to is kept here for next time.</p>
+        ) : (
+          <ul className="account__addresses">
+            {savedAddresses.map((saved) => (
+              <li key={saved.id}>
+                <address>
+                  {addressLines(saved.address).map((line) => (
+                    <span key={line}>{line}</span>
+                  ))}
+                </address>
+                <Form method="post">
+                  <input type="hidden" name="addressId" value={saved.id} />
+                  <button type="submit" name="intent" value="delete-address" className="button" disabled={isSubmitting} aria-label={`Remove the address of ${saved.address.name}, ${saved.address.line1}`}>
+                    Remove
+                  </button>
+                </Form>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section className="account__section" aria-labelledby="account-sessions">
+        <h2 id="account-sessions">Signed-in devices</h2>
+        <SignOutButton className="button">Sign out</SignOutButton>
+        <p>&ldquo;Sign out everywhere&rdquo; signs you out on every device and browser, this one included.</p>
+        <Form method="post">
+          <button type="submit" name="intent" value="sign-out-everywhere" className="button" disabled={isSubmitting}>
+            Sign out everywhere
+          </button>
+        </Form>
+      </section>
+
+      <section className="account__section" aria-labelledby="account-delete">
+        <h2 id="account-delete">Delete my account</h2>
+        <p>
+          Your account, its sessions and basket are erased for good. Your orders are kept for the shop&apos;s books, with your personal data
+          removed. See the <Link to="/privacy">Privacy Notice</Link>.
+        </p>
+        <ErrorSummary errors={deletion?.errors} labels={{ deletePassword: "account-delete-password" }} />
+        <Form method="post" className="account__form" noValidate>
+          <PasswordField id="account-delete-password" name="deletePassword" label="Your password, to confirm" autoComplete="current-password" error={deletion?.errors.deletePassword} />
+          <button type="submit" name="intent" value="delete-account" className="button account__danger" disabled={isSubmitting}>
+            Delete my account
+          </button>
+        </Form>
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,70 @@
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import type { Route } from "./+types/reset-password";
+import { requestContext } from "../context";
+import { AuthPage } from "../features/account/auth-page";
+import { ErrorSummary } from "../features/account/form-errors";
+import { PasswordField } from "../features/account/password-field";
+import { resetPasswordSchema } from "../../shared/account";
+import { AppError } from "../../shared/errors";
+import { readFormFields } from "../../shared/form-fields";
+import { fieldErrorsOf, type FieldErrors } from "../../shared/form-errors";
+
+/** The page a reset link opens: the form while the link is live, else a clear page with a way to ask again. */
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { services } = context.get(requestContext);
+  const token = new URL(request.url).searchParams.get("token") ?? "";
+  const isLive = token.length <= 100 && (await services.accountFlows.isResetLinkLive(token));
+  return data({ token: isLive ? token : "", isLive }, { status: isLive ? 200 : 410 });
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { services, shopper } = context.get(requestContext);
+  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const parsed = resetPasswordSchema.safeParse(fields);
+  if (!parsed.success) return data({ errors: fieldErrorsOf(parsed.error) as FieldErrors, isDead: false }, { status: 400 });
+  try {
+    const next = await services.accountFlows.resetPassword(parsed.data.token, parsed.data.password, shopper.session);
+    shopper.replaceSession(next);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    if (error.code === "NOT_FOUND") return data({ errors: {} as FieldErrors, isDead: true }, { status: 410 });
+    return data({ errors: { password: error.message } as FieldErrors, isDead: false }, { status: error.status });
+  }
+  return redirect("/account?notice=password-reset");
+}
+
+function DeadLink() {
+  return (
+    <AuthPage title="This link can no longer be used" description="A password reset link that has been used or has expired.">
+      <p role="alert">This password reset link has already been used, has expired or is not complete. Links work once, for one hour.</p>
+      <p>
+        <Link className="button" to="/forgot-password">
+          Send a new link
+        </Link>
+      </p>
+      <p className="login__notice">
+        <Link to="/login">Back to sign-in</Link>
+      </p>
+    </AuthPage>
+  );
+}
+
+export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  if (!loaderData.isLive || actionData?.isDead) return <DeadLink />;
+  const errors = actionData?.errors;
+  return (
+    <AuthPage title="Choose a new password" description="Set a new password for your Storefront account.">
+      <p>At least 12 characters; a few words that have nothing to do with each other make a strong password.</p>
+      <ErrorSummary errors={errors} labels={{ password: "reset-password", confirmPassword: "reset-confirm" }} />
+      <Form method="post" className="login__form" noValidate>
+        <input type="hidden" name="token" value={loaderData.token} />
+        <PasswordField id="reset-password" name="password" label="New password" autoComplete="new-password" error={errors?.password} />
+        <PasswordField id="reset-confirm" name="confirmPassword" label="Confirm new password" autoComplete="new-password" error={errors?.confirmPassword} />
+        <button type="submit" className="button login__sign-in" disabled={navigation.state === "submitting"}>
+          Set new password
+        </button>
+      </Form>
+    </AuthPage>
+  );
+}

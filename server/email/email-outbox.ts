@@ -1,0 +1,211 @@
+import { sql } from "kysely";
+import { readOrderItem } from "../../shared/orders";
+import type { DB, Writer } from "../db/client";
+import type { EmailStatus } from "../db/schema";
+import type { RenderedEmail } from "./render";
+import { accountDeletedEmail, passwordChangedEmail, passwordResetEmail, verificationEmail, welcomeEmail } from "./templates/account-emails";
+import { orderConfirmationEmail, orderRefundedEmail, orderShippedEmail } from "./templates/order-emails";
+
+export type { Writer };
+
+export type EmailKind = "order-confirmation" | "order-shipped" | "order-refunded" | "welcome" | "email-verification" | "password-reset" | "password-changed" | "account-deleted";
+
+export interface OutboxEntry {
+  id: string;
+  messageId: string;
+  kind: string;
+  recipient: string;
+  subject: string;
+  status: EmailStatus;
+  attempts: number;
+  lastError: string | null;
+  /** ISO 8601. */
+  createdAt: string;
+  nextAttemptAt: string;
+  sentAt: string | null;
+}
+
+export interface OutboxPage {
+  entries: OutboxEntry[];
+  /** Pass as `before` for the next (older) page; null on the last. */
+  next: string | null;
+}
+
+export interface OutboxBacklog {
+  /** E-mails waiting to be sent (including those being sent right now). */
+  pending: number;
+  /** Seconds since the oldest of them was written; 0 when none wait. */
+  oldestPendingAgeSeconds: number;
+}
+
+export interface EmailOutboxOptions {
+  /** The shop's public origin for links in e-mails: PUBLIC_URL, else http://localhost:PORT. */
+  publicOrigin: () => URL;
+}
+
+/**
+ * The transactional outbox's writing side: every enqueue takes the transaction that writes the fact (the order,
+ * the reset token), renders the e-mail there and then and inserts its row, so the e-mail exists exactly when the fact
+ * does. Delivery is email-sender.ts's. The read side (list, backlog) is for the operator console and metrics.
+ */
+export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) {
+  const link = (path: string) => new URL(path, publicOrigin()).toString();
+  const shopUrl = () => link("/");
+
+  async function enqueue(writer: Writer, kind: EmailKind, recipient: string, rendered: RenderedEmail, dedupeKey: string | null = null): Promise<boolean> {
+    const id = crypto.randomUUID();
+    const inserted = await writer
+      .insertInto("email_outbox")
+      .values({
+        id,
+        // Fixed now, so every attempt (and a repeat after a crash mid-send) carries the same Message-ID.
+        message_id: `<${id}@${publicOrigin().hostname}>`,
+        dedupe_key: dedupeKey,
+        kind,
+        recipient,
+        subject: rendered.subject,
+        text_body: rendered.text,
+        html_body: rendered.html,
+      })
+      .onConflict((conflict) => conflict.column("dedupe_key").doNothing())
+      .returning("id")
+      .executeTakeFirst();
+    return inserted !== undefined;
+  }
+
+  /** The order and its owner's address, as the orders table holds them; null for a guest's order (no address to write to). */
+  /** An order as its e-mails show it, and where they go: the receipt e-mail it was paid with, else its account's. */
+  async function orderFor(writer: Writer, orderId: string) {
+    const order = await writer
+      .selectFrom("orders")
+      .leftJoin("users", "users.id", "orders.user_id")
+      .select(["orders.id", "orders.number", "orders.amount_cents", "orders.items", "orders.delivery_address", "orders.contact_email", "users.email"])
+      .where("orders.id", "=", orderId)
+      .executeTakeFirst();
+    const email = order?.contact_email ?? order?.email;
+    if (!order || !email) return null;
+    return {
+      email,
+      data: {
+        shopUrl: shopUrl(),
+        orderUrl: link(`/orders/${encodeURIComponent(order.number)}`),
+        orderNumber: order.number,
+        items: order.items.map(readOrderItem),
+        totalCents: order.amount_cents,
+        deliveryAddress: order.delivery_address,
+      },
+    };
+  }
+
+  return {
+    /**
+     * The confirmation of a recorded order, written in the transaction that recorded it; at most once per order
+     * whoever calls (the page, the webhook, the start-up sweep). False when the order has no account to write to.
+     */
+    async enqueueOrderConfirmation(writer: Writer, orderId: string): Promise<boolean> {
+      const order = await orderFor(writer, orderId);
+      if (!order) return false;
+      return enqueue(writer, "order-confirmation", order.email, orderConfirmationEmail(order.data), `order-confirmation:${orderId}`);
+    },
+
+    /** "Your order has shipped", with the carrier and tracking number; once per order and tracking number. */
+    async enqueueOrderShipped(writer: Writer, { orderId, carrier, trackingNumber }: { orderId: string; carrier: string; trackingNumber: string }): Promise<boolean> {
+      const order = await orderFor(writer, orderId);
+      if (!order) return false;
+      return enqueue(writer, "order-shipped", order.email, orderShippedEmail({ ...order.data, carrier, trackingNumber }), `order-shipped:${orderId}:${trackingNumber}`);
+    },
+
+    /** A refund notice for an amount; `refundId` (the processor's) makes it once per refund. */
+    async enqueueOrderRefunded(writer: Writer, { orderId, refundId, amountCents }: { orderId: string; refundId: string; amountCents: number }): Promise<boolean> {
+      const order = await orderFor(writer, orderId);
+      if (!order) return false;
+      return enqueue(writer, "order-refunded", order.email, orderRefundedEmail({ shopUrl: order.data.shopUrl, orderUrl: order.data.orderUrl, orderNumber: order.data.orderNumber, refundCents: amountCents }), `order-refunded:${refundId}`);
+    },
+
+    enqueueWelcome: (writer: Writer, email: string, token: string) =>
+      enqueue(writer, "welcome", email, welcomeEmail({ shopUrl: shopUrl(), verifyUrl: link(`/verify-email?token=${token}`) })),
+
+    enqueueVerification: (writer: Writer, email: string, token: string) =>
+      enqueue(writer, "email-verification", email, verificationEmail({ shopUrl: shopUrl(), verifyUrl: link(`/verify-email?token=${token}`) })),
+
+    enqueuePasswordReset: (writer: Writer, email: string, token: string) =>
+      enqueue(writer, "password-reset", email, passwordResetEmail({ shopUrl: shopUrl(), resetUrl: link(`/reset-password?token=${token}`) })),
+
+    enqueuePasswordChanged: (writer: Writer, email: string) =>
+      enqueue(writer, "password-changed", email, passwordChangedEmail({ shopUrl: shopUrl(), forgotUrl: link("/forgot-password") })),
+
+    enqueueAccountDeleted: (writer: Writer, email: string) => enqueue(writer, "account-deleted", email, accountDeletedEmail({ shopUrl: shopUrl() })),
+
+    /**
+     * On account deletion: what the outbox holds for that address loses it. Unsent e-mails are cancelled; every row
+     * keeps its kind and dates (the shop's record that it wrote) with recipient and content replaced.
+     */
+    async forgetRecipient(writer: Writer, email: string): Promise<void> {
+      await writer
+        .updateTable("email_outbox")
+        .set({
+          recipient: "deleted account",
+          subject: "deleted account",
+          text_body: "",
+          html_body: "",
+          status: sql`case when status = 'pending' then 'cancelled' else status end`,
+        })
+        .where("recipient", "=", email)
+        .execute();
+    },
+
+    /** The operator console's list: newest first, optionally one state, a page at a time (keyset on created_at, id). */
+    async listOutbox({ status, before, limit = 50 }: { status?: EmailStatus; before?: string | null; limit?: number } = {}): Promise<OutboxPage> {
+      const pageSize = Math.min(Math.max(1, Math.trunc(limit)), 200);
+      let query = db
+        .selectFrom("email_outbox")
+        .select(["id", "message_id", "kind", "recipient", "subject", "status", "attempts", "last_error", "created_at", "next_attempt_at", "sent_at"])
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .limit(pageSize + 1);
+      if (status) query = query.where("status", "=", status);
+      const cursor = decodeCursor(before ?? null);
+      if (cursor) query = query.where(sql<boolean>`(created_at, id) < (${cursor.createdAt}, ${cursor.id}::uuid)`);
+      const rows = await query.execute();
+      const page = rows.slice(0, pageSize);
+      const last = page.at(-1);
+      return {
+        entries: page.map((row) => ({
+          id: row.id,
+          messageId: row.message_id,
+          kind: row.kind,
+          recipient: row.recipient,
+          subject: row.subject,
+          status: row.status,
+          attempts: row.attempts,
+          lastError: row.last_error,
+          createdAt: row.created_at.toISOString(),
+          nextAttemptAt: row.next_attempt_at.toISOString(),
+          sentAt: row.sent_at?.toISOString() ?? null,
+        })),
+        next: rows.length > pageSize && last ? `${last.created_at.toISOString()}~${last.id}` : null,
+      };
+    },
+
+    /** For metrics: how many e-mails wait, and how long the oldest has waited. */
+    async backlog(): Promise<OutboxBacklog> {
+      const row = await db
+        .selectFrom("email_outbox")
+        .select([sql<number>`count(*)::int`.as("pending"), sql<number | null>`extract(epoch from now() - min(created_at))`.as("age")])
+        .where("status", "=", "pending")
+        .executeTakeFirstOrThrow();
+      return { pending: row.pending, oldestPendingAgeSeconds: Math.max(0, Math.floor(Number(row.age ?? 0))) };
+    },
+  };
+}
+
+export type EmailOutbox = ReturnType<typeof createEmailOutbox>;
+
+const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)~([0-9a-f-]{36})$/;
+
+function decodeCursor(value: string | null): { createdAt: Date; id: string } | null {
+  const match = value ? CURSOR.exec(value) : null;
+  if (!match?.[1] || !match[2]) return null;
+  const createdAt = new Date(match[1]);
+  return Number.isNaN(createdAt.getTime()) ? null : { createdAt, id: match[2] };
+}

@@ -1,0 +1,138 @@
+import { sql } from "kysely";
+import type { DB } from "../db/client";
+import type { Logger } from "../logger";
+import { PermanentEmailFailure, type EmailTransport } from "./email-transport";
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+export interface EmailSenderOptions {
+  db: DB;
+  transport: EmailTransport;
+  logger: Logger;
+  /** How often the outbox is looked at. */
+  pollIntervalMs?: number;
+  /** The first retry's wait; each next one doubles, up to a day. */
+  retryBaseMs?: number;
+  /** How long a claimed e-mail is this sender's: past it (a crash mid-send) another sender sends it again, with the same Message-ID. */
+  leaseMs?: number;
+  /** Attempts before giving up on an e-mail the server keeps deferring. */
+  maxAttempts?: number;
+}
+
+const BATCH = 20;
+/** E-mails whose link signs someone in or proves an address: once an SMTP server has them, the outbox keeps no copy of the link. */
+const LINK_BEARING_KINDS = new Set(["password-reset", "welcome", "email-verification"]);
+const LINK_REMOVED = "(Removed after delivery: this e-mail held a single-use link.)";
+/** Links in a logged e-mail: what a local trial follows. */
+const LINK = /https?:\/\/[^\s)>"]+/g;
+
+/**
+ * The outbox's delivering side. Each pass claims due e-mails with FOR UPDATE SKIP LOCKED, pushing their
+ * next_attempt_at a lease ahead in the same statement, so that any number of instances share the outbox and each
+ * e-mail is claimed by one of them; the send happens after that statement committed, with no transaction open. A
+ * sender that dies mid-send leaves the lease to run out, and the e-mail is sent again with the same Message-ID
+ * (at-least-once, a repeat recognisable). Temporary failures wait a minute, then 2, 4, … up to a day.
+ */
+export function createEmailSender({ db, transport, logger, pollIntervalMs = 1_000, retryBaseMs = MINUTE, leaseMs = 2 * MINUTE, maxAttempts = 16 }: EmailSenderOptions) {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+  let stopped = false;
+
+  async function claim() {
+    const { rows } = await sql<{ id: string; message_id: string; kind: string; recipient: string; subject: string; text_body: string; html_body: string; attempts: number }>`
+      update email_outbox set attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
+      where id in (
+        select id from email_outbox where status = 'pending' and next_attempt_at <= now()
+        order by next_attempt_at limit ${BATCH} for update skip locked)
+      returning id, message_id, kind, recipient, subject, text_body, html_body, attempts`.execute(db);
+    return rows;
+  }
+
+  /** One pass: every due e-mail it could claim is sent (or rescheduled). Returns how many were delivered. */
+  async function deliverDue(): Promise<number> {
+    let delivered = 0;
+    for (;;) {
+      const claimed = await claim();
+      for (const email of claimed) {
+        if (stopped) return delivered;
+        try {
+          await transport.send({ messageId: email.message_id, to: email.recipient, subject: email.subject, text: email.text_body, html: email.html_body });
+        } catch (error) {
+          await recordFailure(email, error);
+          continue;
+        }
+        if (transport.kind === "log") {
+          // No SMTP: the log is how a local trial reads its e-mail, links included.
+          logger.info({ to: email.recipient, subject: email.subject, links: email.text_body.match(LINK) ?? [] }, "email: not sent (no SMTP_URL), logged");
+        } else {
+          logger.info({ messageId: email.message_id, kind: email.kind }, "email: sent");
+        }
+        const isScrubbed = transport.kind === "smtp" && LINK_BEARING_KINDS.has(email.kind);
+        await db
+          .updateTable("email_outbox")
+          .set({
+            status: transport.kind === "log" ? "logged" : "sent",
+            sent_at: new Date(),
+            last_error: null,
+            ...(isScrubbed ? { text_body: LINK_REMOVED, html_body: LINK_REMOVED } : {}),
+          })
+          .where("id", "=", email.id)
+          .where("status", "=", "pending")
+          .execute();
+        delivered++;
+      }
+      if (claimed.length < BATCH) return delivered;
+    }
+  }
+
+  async function recordFailure(email: { id: string; message_id: string; kind: string; attempts: number }, error: unknown) {
+    const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+    const isPermanent = error instanceof PermanentEmailFailure || email.attempts >= maxAttempts;
+    if (isPermanent) {
+      logger.error({ messageId: email.message_id, kind: email.kind, reason }, "email: not delivered, given up");
+      await db.updateTable("email_outbox").set({ status: "failed", last_error: reason }).where("id", "=", email.id).where("status", "=", "pending").execute();
+      return;
+    }
+    const waitMs = Math.min(retryBaseMs * 2 ** (email.attempts - 1), DAY);
+    logger.warn({ messageId: email.message_id, kind: email.kind, reason, retryInSeconds: Math.round(waitMs / 1000) }, "email: delivery failed, will retry");
+    await db
+      .updateTable("email_outbox")
+      .set({ last_error: reason, next_attempt_at: sql`now() + make_interval(secs => ${waitMs / 1000})` })
+      .where("id", "=", email.id)
+      .where("status", "=", "pending")
+      .execute();
+  }
+
+  function tick() {
+    running = deliverDue().catch((error: unknown) => {
+      // A database outage: the next tick tries again.
+      logger.error({ err: error }, "email: outbox pass failed");
+      return 0;
+    });
+    void running.finally(() => {
+      if (!stopped) timer = setTimeout(tick, pollIntervalMs);
+    });
+  }
+
+  return {
+    deliverDue,
+    start() {
+      stopped = false;
+      timer = setTimeout(tick, 0);
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      transport.close();
+    },
+  };
+}
+
+export type EmailSender = ReturnType<typeof createEmailSender>;
+
+/** Without SMTP_URL: every e-mail is kept in the outbox and written to the log (by the sender, as "logged"). */
+export function createLogTransport(): EmailTransport {
+  return { kind: "log", send: async () => {}, close: () => {} };
+}

@@ -1,0 +1,46 @@
+import { createTransport } from "nodemailer";
+
+/** One message as the outbox hands it to a transport. */
+export interface OutgoingEmail {
+  messageId: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Where e-mail goes: an SMTP server, or (without SMTP_URL) the log only. */
+export interface EmailTransport {
+  kind: "smtp" | "log";
+  /** Resolves once the server accepted the message; rejects with an error whose `permanent` says whether to retry. */
+  send(email: OutgoingEmail): Promise<void>;
+  close(): void;
+}
+
+/** A refusal worth recording but never retrying (a 5xx to the recipient or the message). */
+export class PermanentEmailFailure extends Error {}
+
+/**
+ * SMTP through nodemailer: `smtp://user:pass@host:587` (STARTTLS whenever the server offers it) or `smtps://…:465`.
+ * Timeouts are short so that a server that hangs counts as an outage and the message is retried later, instead of
+ * holding its claim past the lease.
+ */
+export function createSmtpTransport(url: string, from: string): EmailTransport {
+  const transporter = createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 } as Parameters<typeof createTransport>[0]);
+  return {
+    kind: "smtp",
+    async send(email) {
+      try {
+        await transporter.sendMail({ from, to: email.to, subject: email.subject, text: email.text, html: email.html, messageId: email.messageId });
+      } catch (error) {
+        const { responseCode, code } = error as { responseCode?: number; code?: string };
+        // 5xx means "never" (RFC 5321 4.2.1), except a refused login: that is the shop's configuration, fixed and retried.
+        if (responseCode !== undefined && responseCode >= 500 && code !== "EAUTH") {
+          throw new PermanentEmailFailure(`SMTP ${responseCode}: ${(error as Error).message}`, { cause: error });
+        }
+        throw error;
+      }
+    },
+    close: () => transporter.close(),
+  };
+}

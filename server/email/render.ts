@@ -1,0 +1,54 @@
+import type { ReactElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+
+export interface RenderedEmail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/**
+ * One React element, two parts: the HTML part as React renders it, and a plain-text part read from that same markup,
+ * so the two never say different things (docs/decisions/013-email.md). The templates use a small set of elements
+ * (h1, p, a, table rows, hr, br), which is all the text conversion needs to know.
+ */
+export function renderEmail(subject: string, element: ReactElement): RenderedEmail {
+  const body = renderToStaticMarkup(element);
+  return { subject, html: `<!DOCTYPE html>${body}`, text: htmlToText(body) };
+}
+
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#x27": "'", nbsp: " " };
+
+/** Plain text from the templates' markup: paragraphs apart, table cells side by side, a link as "text: address". */
+export function htmlToText(html: string): string {
+  const text = html
+    .replace(/<(head|style|title)[^>]*>[\s\S]*?<\/\1>/gi, "")
+    .replace(/<a\s[^>]*href="([^"]*)"[^>]*>([\s\S]*?)<\/a>/gi, (_match, href: string, label: string) => {
+      const words = label.replace(/<[^>]+>/g, "").trim();
+      const address = decodeEntities(href);
+      return words && decodeEntities(words) !== address ? `${words}: ${href}` : href;
+    })
+    .replace(/<br\s*\/?>/gi, "\n")
+    .replace(/<hr[^>]*>/gi, "\n\n----\n\n")
+    .replace(/<\/(td|th)>/gi, "  ")
+    .replace(/<\/(tr|li)>/gi, "\n")
+    .replace(/<\/(p|h1|h2|h3|table|div)>/gi, "\n\n")
+    .replace(/<[^>]+>/g, "");
+  return decodeEntities(text)
+    .split("\n")
+    .map((line) => line.replace(/[ \t]+/g, " ").trim())
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim()
+    .concat("\n");
+}
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x?[0-9a-f]+|[a-z]+);/gi, (match, name: string) => {
+    const known = ENTITIES[name.toLowerCase()];
+    if (known) return known;
+    if (name.startsWith("#x") || name.startsWith("#X")) return String.fromCodePoint(Number.parseInt(name.slice(2), 16));
+    if (name.startsWith("#")) return String.fromCodePoint(Number.parseInt(name.slice(1), 10));
+    return match;
+  });
+}

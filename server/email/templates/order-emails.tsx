@@ -1,0 +1,91 @@
+import { addressLines, type DeliveryAddress } from "../../../shared/address";
+import { formatCents } from "../../../shared/money";
+import type { OrderItem } from "../../../shared/orders";
+import { renderEmail } from "../render";
+import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
+
+export interface OrderEmailData {
+  shopUrl: string;
+  orderUrl: string;
+  orderNumber: string;
+  items: OrderItem[];
+  totalCents: number;
+  deliveryAddress: DeliveryAddress | null;
+}
+
+function DeliveryTo({ address }: { address: DeliveryAddress | null }) {
+  if (!address) return null;
+  return (
+    <p>
+      <strong>Delivering to</strong>
+      {addressLines(address).map((line) => (
+        <span key={line}>
+          <br />
+          {line}
+        </span>
+      ))}
+    </p>
+  );
+}
+
+function OrderLines({ items, totalCents }: { items: OrderItem[]; totalCents: number }) {
+  return (
+    <table style={{ width: "100%", borderCollapse: "collapse" }}>
+      <tbody>
+        {items.map((item) => (
+          <tr key={item.productId}>
+            <td style={{ padding: "4px 0" }}>
+              {item.quantity} × {item.title}
+            </td>
+            <td style={{ padding: "4px 0", textAlign: "right" }}>{formatCents(item.priceCents * item.quantity)}</td>
+          </tr>
+        ))}
+        <tr>
+          <td style={{ padding: "8px 0", fontWeight: "bold" }}>Order total</td>
+          <td style={{ padding: "8px 0", textAlign: "right", fontWeight: "bold" }}>{formatCents(totalCents)}</td>
+        </tr>
+      </tbody>
+    </table>
+  );
+}
+
+export function orderConfirmationEmail({ shopUrl, orderUrl, orderNumber, items, totalCents, deliveryAddress }: OrderEmailData) {
+  return renderEmail(
+    `Your Storefront order ${orderNumber}: ${formatCents(totalCents)}`,
+    <EmailLayout preview="Thank you for your order" shopUrl={shopUrl}>
+      <EmailHeading>Thank you for your order</EmailHeading>
+      <p>We have received your payment and your order {orderNumber} is confirmed.</p>
+      <OrderLines items={items} totalCents={totalCents} />
+      <DeliveryTo address={deliveryAddress} />
+      <EmailButton href={orderUrl}>View your order</EmailButton>
+    </EmailLayout>,
+  );
+}
+
+export function orderShippedEmail({ shopUrl, orderUrl, orderNumber, items, totalCents, deliveryAddress, carrier, trackingNumber }: OrderEmailData & { carrier: string; trackingNumber: string }) {
+  return renderEmail(
+    `Your Storefront order ${orderNumber} has shipped`,
+    <EmailLayout preview="Your order has shipped" shopUrl={shopUrl}>
+      <EmailHeading>Your order is on its way</EmailHeading>
+      <p>
+        Carrier: {carrier}
+        <br />
+        Tracking number: {trackingNumber}
+      </p>
+      <OrderLines items={items} totalCents={totalCents} />
+      <DeliveryTo address={deliveryAddress} />
+      <EmailButton href={orderUrl}>View your order</EmailButton>
+    </EmailLayout>,
+  );
+}
+
+export function orderRefundedEmail({ shopUrl, orderUrl, orderNumber, refundCents }: Pick<OrderEmailData, "shopUrl" | "orderUrl" | "orderNumber"> & { refundCents: number }) {
+  return renderEmail(
+    `Your Storefront refund for order ${orderNumber}: ${formatCents(refundCents)}`,
+    <EmailLayout preview="Your refund" shopUrl={shopUrl}>
+      <EmailHeading>We have refunded {formatCents(refundCents)}</EmailHeading>
+      <p>The refund goes back to the card you paid with. Banks usually show it within 5 to 10 days.</p>
+      <EmailButton href={orderUrl}>View your order</EmailButton>
+    </EmailLayout>,
+  );
+}
