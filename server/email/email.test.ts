@@ -6,7 +6,7 @@ import { createEmailSender } from "./email-sender";
 import { describeEachDatabase } from "../testing/test-database";
 import { startTwoInstances } from "../testing/two-instances";
 import { startSmtpCatcher } from "../testing/smtp-catcher";
-import { confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
+import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop, TEST_DELIVERY_ADDRESS } from "../testing/test-app";
 
 const BOOK = "12321341"; // $11.96
 const FAST_SENDER = { pollIntervalMs: 50, retryBaseMs: 200, leaseMs: 2_000 };
@@ -45,6 +45,7 @@ describeEachDatabase("e-mail through a real SMTP server", (getDatabase) => {
 
   /** Pays for the basket through the real checkout: the Stripe SDK, the built-in processor, the card confirmed over HTTP. */
   const pay = async (browser: ReturnType<typeof createHttpBrowser>, totalCents: number) => {
+    await addDeliveryAddress(browser, { isSignedIn: true });
     const created = await browser.send(`/payments/create?total=${totalCents}`, { method: "POST" });
     const { clientSecret } = (await created.json()) as { clientSecret: string };
     const confirmed = await confirmCard(origin, clientSecret, shop.processorKeys!.publishableKey, "4242424242424242");
@@ -78,21 +79,38 @@ describeEachDatabase("e-mail through a real SMTP server", (getDatabase) => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const confirmations = catcher.to(email).filter((message) => message.subject.startsWith("Your Storefront order"));
     expect(confirmations).toHaveLength(1);
-    expect(confirmations[0]?.subject).toBe("Your Storefront order: $23.92");
+    const { db } = getDatabase();
+    const { number } = await db.selectFrom("orders").select("number").where("id", "=", orderId).executeTakeFirstOrThrow();
+    expect(confirmations[0]?.subject).toBe(`Your Storefront order ${number}: $23.92`);
     expect(confirmations[0]?.body).toContain("2 × ");
-    expect(confirmations[0]?.links).toContain(`http://localhost:${new URL(origin).port}/orders/${orderId}`);
+    expect(confirmations[0]?.body).toContain("Delivering to");
+    expect(confirmations[0]?.links).toContain(`http://localhost:${new URL(origin).port}/orders/${number}`);
 
     // The operator console's notices for the same order, written in its own transactions, once each.
-    const { db } = getDatabase();
     await db.transaction().execute(async (trx) => {
       expect(await shop.services.email.enqueueOrderShipped(trx, { orderId, carrier: "UPS", trackingNumber: "1Z999AA10123456784" })).toBe(true);
       expect(await shop.services.email.enqueueOrderShipped(trx, { orderId, carrier: "UPS", trackingNumber: "1Z999AA10123456784" })).toBe(false);
       expect(await shop.services.email.enqueueOrderRefunded(trx, { orderId, refundId: "re_1", amountCents: 1196 })).toBe(true);
     });
-    await expect.poll(() => catcher.to(email).map((message) => message.subject)).toEqual(expect.arrayContaining(["Your Storefront order has shipped", "Your Storefront refund: $11.96"]));
-    const shipped = catcher.to(email).find((message) => message.subject === "Your Storefront order has shipped");
+    await expect.poll(() => catcher.to(email).map((message) => message.subject)).toEqual(expect.arrayContaining([`Your Storefront order ${number} has shipped`, `Your Storefront refund for order ${number}: $11.96`]));
+    const shipped = catcher.to(email).find((message) => message.subject === `Your Storefront order ${number} has shipped`);
     expect(shipped?.body).toContain("Carrier: UPS");
     expect(shipped?.body).toContain("Tracking number: 1Z999AA10123456784");
+  });
+
+  it("sends a guest's confirmation to the receipt e-mail given with the delivery address", async () => {
+    const guest = createHttpBrowser(origin);
+    const receipt = uniqueEmail();
+    expect((await guest.postJson("/basket/add", { productId: BOOK })).status).toBe(201);
+    const { email: _ignored, ...address } = TEST_DELIVERY_ADDRESS;
+    expect((await guest.postJson("/checkout/address", { ...address, email: receipt })).status).toBe(200);
+    const created = await guest.send("/payments/create?total=1196", { method: "POST" });
+    const { clientSecret } = (await created.json()) as { clientSecret: string };
+    const confirmed = await confirmCard(origin, clientSecret, shop.processorKeys!.publishableKey, "4242424242424242");
+    expect((await guest.postJson("/orders/record", { paymentIntentId: confirmed.body.id })).status).toBeLessThan(300);
+    await expect.poll(() => catcher.to(receipt).length).toBe(1);
+    expect(catcher.to(receipt)[0]?.subject).toMatch(/^Your Storefront order SF-\d{4}-[2-9A-Z]{4}: \$11\.96$/);
+    expect(catcher.to(receipt)[0]?.body).toContain("Ada Lovelace");
   });
 
   it("keeps an order's confirmation through an SMTP outage and delivers exactly one when the server is back", async () => {
