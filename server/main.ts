@@ -87,3 +87,10 @@ function listenFailure(error: unknown, port: number, host: string): unknown {
   }
   return error;
 }
+
+/**
+ * The pages alone, for the benchmark's floor (bench/floor/server.ts): the same React Router build and the context key
+ * its loaders read, so the floor renders the same markup with none of the shop around it.
+ */
+export const loadPageBuild = () => import("virtual:react-router/server-build") as Promise<ServerBuild>;
+export { requestContext } from "./http/request-context";
