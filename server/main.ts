@@ -7,6 +7,9 @@ import { createShop } from "./shop";
 
 type NodeMiddleware = NonNullable<Parameters<typeof createShop>[0]["devMiddleware"]>;
 
+/** After the shutdown delay: the drain's own 10 s for in-flight requests, then closing the database. */
+const SHUTDOWN_LIMIT_MS = 15_000;
+
 export interface StartOptions {
   /** The production client build (hashed assets); omitted in development, where Vite serves them. */
   clientBuildDir?: string;
@@ -41,6 +44,9 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     authAttemptsPerIp: config.AUTH_ATTEMPTS_PER_IP,
     maxConnections: config.MAX_CONNECTIONS,
     newSessionsPerIp: config.NEW_SESSIONS_PER_IP,
+    maxRequestsInFlight: config.MAX_REQUESTS_IN_FLIGHT,
+    shutdownDelayMs: config.SHUTDOWN_DELAY_MS,
+    metricsAllow: config.METRICS_ALLOW,
     clientBuildDir,
     devMiddleware,
     handlePageRequest: createRequestHandler(
@@ -59,6 +65,11 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
 
   const stop = async () => {
     logger.info("shutting down: draining in-flight requests");
+    // Whatever hangs (a database that stopped answering mid-close), the process is gone within a bounded time.
+    setTimeout(() => {
+      logger.error("shutdown took too long: exiting with requests unfinished");
+      process.exit(1);
+    }, config.SHUTDOWN_DELAY_MS + SHUTDOWN_LIMIT_MS).unref();
     await close();
     await database.close();
     logger.info("stopped");
