@@ -12,6 +12,7 @@ import { accountRoutes } from "./account-routes";
 import { basketRoutes } from "./basket-routes";
 import { clientIp } from "./client-ip";
 import { compressResponses } from "./compress";
+import { guestPageCache } from "./guest-page-cache";
 import { healthRoutes } from "./health-routes";
 import { metricsRoutes, observeRequests } from "./metrics-routes";
 import { paymentRoutes } from "./payment-routes";
@@ -67,6 +68,7 @@ export function createApp({ services, handlePageRequest, clientBuildDir, publicU
   });
   app.use(observeRequests(services.metrics));
   app.use(requestLog(services.logger));
+  app.use(guestPageCache({ catalogueVersion: () => services.catalogue.currentVersion() }));
   app.use(
     securityHeaders({
       isHttps,

@@ -46,7 +46,7 @@ describeEachDatabase("readiness, draining and load shedding", (getDatabase) => {
   });
 
   it("on stop, /readyz turns 503 at once while pages and requests are still served, and a request in flight finishes", async () => {
-    const shop = await createTestShop(getDatabase(), { shutdownDelayMs: 1_000 });
+    const shop = await createTestShop(getDatabase(), { shutdownDelayMs: 4_000 });
     const running = await shop.listen(0);
     const origin = `http://127.0.0.1:${running.port}`;
     const held = heldBasketAdd(running.port);
