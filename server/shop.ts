@@ -53,7 +53,12 @@ const WEBHOOK_DELIVERY_INTERVAL_MS = 1_000;
  */
 export async function createShop(options: ShopOptions) {
   const { database, logger } = options;
-  await prepareDatabase(database.db, options.stripe ? undefined : migrateProcessor);
+  const startup = database.openForStartup?.();
+  try {
+    await prepareDatabase(startup?.db ?? database.db, options.stripe ? undefined : migrateProcessor);
+  } finally {
+    await startup?.close();
+  }
 
   // Known once listening: the built-in processor is reached over HTTP at this server's own address.
   let selfOrigin: URL | undefined;

@@ -13,6 +13,8 @@ const STATEMENT_TIMEOUT_MS = 5_000;
 /** The longest the client waits for any answer to a query: the server's own timeout, plus a margin to deliver it. */
 const QUERY_READ_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 1_000;
 const CONNECT_TIMEOUT_MS = 3_000;
+/** Start-up's migrations may wait for another instance's and build indexes on large tables. */
+const STARTUP_STATEMENT_TIMEOUT_MS = 10 * 60_000;
 const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 
 export type DatabaseTarget =
@@ -29,6 +31,11 @@ export interface DatabaseHandle {
   observeQueries(observer: QueryObserver): () => void;
   /** PostgreSQL: the pool's connections now (open, idle, and requests waiting for one). */
   poolStats?(): { total: number; idle: number; waiting: number };
+  /**
+   * PostgreSQL: one connection for start-up's migrations and seeding, without the shopper-facing timeouts (a wait
+   * for another instance's migrations, or a long index build, is not a stuck query). Closed by the caller.
+   */
+  openForStartup?(): { db: DB; close(): Promise<void> };
 }
 
 export type QueryObserver = (milliseconds: number, isError: boolean) => void;
@@ -79,6 +86,20 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
       close: () => db.destroy(),
       observeQueries,
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      openForStartup() {
+        const startupPool = new pg.Pool({
+          connectionString: target.url,
+          max: 1,
+          connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+          statement_timeout: STARTUP_STATEMENT_TIMEOUT_MS,
+          keepAlive: true,
+          keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
+          ...(target.schema ? { options: `-c search_path=${target.schema},public` } : {}),
+        });
+        startupPool.on("error", () => {});
+        const startupDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: startupPool }) });
+        return { db: startupDb, close: () => startupDb.destroy() };
+      },
     };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });

@@ -3,14 +3,13 @@ import { sql } from "kysely";
 import type { DB } from "./client";
 
 /**
- * How long start-up may wait for another instance's migrations and seeding. The wait is a series of short tries:
- * one statement blocked on the lock would meet the pool's 5-second statement and read timeouts, which are meant for
- * a shopper's queries, and fail an instance that waits behind a peer migrating a large table.
+ * How long start-up may wait for another instance's migrations and seeding. The wait is a series of short tries, so
+ * that no statement blocks for long even where start-up runs on the shop's pool (the tests' databases), whose
+ * 5-second timeouts are meant for a shopper's queries; the shop itself prepares on a connection without them
+ * (DatabaseHandle.openForStartup).
  */
 const STARTUP_LOCK_WAIT_MS = 10 * 60_000;
 const STARTUP_LOCK_RETRY_MS = 100;
-/** The server-side limit for the migrations themselves (an index on a large table takes longer than 5 s). */
-const STARTUP_STATEMENT_TIMEOUT = "10min";
 
 /**
  * Runs `work` (migrations and seeding) on one connection holding a session-level advisory lock keyed by the schema:
@@ -28,11 +27,8 @@ export async function withStartupLock(db: DB, work: (db: DB) => Promise<void>): 
       await sleep(STARTUP_LOCK_RETRY_MS);
     }
     try {
-      await sql`select set_config('statement_timeout', ${STARTUP_STATEMENT_TIMEOUT}, false)`.execute(connection);
       await work(connection);
     } finally {
-      // Back to the pool's own timeout before the connection serves shoppers' queries.
-      await sql`reset statement_timeout`.execute(connection);
       await sql`select pg_advisory_unlock(${key})`.execute(connection);
     }
   });
