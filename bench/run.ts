@@ -13,6 +13,7 @@ import { projectRoot, readSettings, type Settings } from "./lib/settings.ts";
 import { basketScenario } from "./scenarios/basket.ts";
 import { catalogueScenario } from "./scenarios/catalogue.ts";
 import { checkoutScenario } from "./scenarios/checkout.ts";
+import { cpuPerRequestScenario } from "./scenarios/cpu-per-request.ts";
 import { separateProcessorCheckoutScenario } from "./scenarios/checkout-separate-processor.ts";
 import { growthScenario } from "./scenarios/growth.ts";
 import { pageWeightScenario } from "./scenarios/page-weight.ts";
@@ -28,6 +29,7 @@ import { throughputScenario } from "./scenarios/throughput.ts";
 const ALL_SCENARIOS: Scenario<unknown>[] = [
   pageWeightScenario,
   throughputScenario,
+  cpuPerRequestScenario,
   basketScenario,
   checkoutScenario,
   separateProcessorCheckoutScenario,

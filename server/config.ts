@@ -52,6 +52,18 @@ const configSchema = z
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).max(2048).optional(),
   /** The From of every e-mail, e.g. "Storefront <orders@shop.example>"; required with SMTP_URL. */
   MAIL_FROM: z.string().min(3).max(320).regex(/@/, "must contain an e-mail address, e.g. Storefront <orders@shop.example>").optional(),
+  // Running many instances (docs/scaling.md).
+  /** Requests one process works on at once; more are answered 503 with Retry-After at once instead of queueing. */
+  MAX_REQUESTS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(200),
+  /** After SIGTERM, how long /readyz answers 503 while requests are still served, so a load balancer stops sending any. */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  /** Addresses and networks (CIDR) that may read /metrics, comma-separated. */
+  METRICS_ALLOW: z
+    .string()
+    .max(4096)
+    .transform((list) => list.split(",").map((entry) => entry.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[0-9a-fA-F.:]+(\/\d{1,3})?$/, "must be IP addresses or CIDR networks, comma-separated")))
+    .default(["127.0.0.1", "::1"]),
   })
   .superRefine((config, context) => {
     const stripeKeys = ["STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const;

@@ -7,6 +7,9 @@ import { createShop } from "./shop";
 
 type NodeMiddleware = NonNullable<Parameters<typeof createShop>[0]["devMiddleware"]>;
 
+/** After the shutdown delay: the drain's own 10 s for in-flight requests, then closing the database. */
+const SHUTDOWN_LIMIT_MS = 15_000;
+
 export interface StartOptions {
   /** The production client build (hashed assets); omitted in development, where Vite serves them. */
   clientBuildDir?: string;
@@ -42,6 +45,9 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     maxConnections: config.MAX_CONNECTIONS,
     newSessionsPerIp: config.NEW_SESSIONS_PER_IP,
     smtp: config.SMTP_URL && config.MAIL_FROM ? { url: config.SMTP_URL, from: config.MAIL_FROM } : undefined,
+    maxRequestsInFlight: config.MAX_REQUESTS_IN_FLIGHT,
+    shutdownDelayMs: config.SHUTDOWN_DELAY_MS,
+    metricsAllow: config.METRICS_ALLOW,
     clientBuildDir,
     devMiddleware,
     handlePageRequest: createRequestHandler(
@@ -61,6 +67,11 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
 
   const stop = async () => {
     logger.info("shutting down: draining in-flight requests");
+    // Whatever hangs (a database that stopped answering mid-close), the process is gone within a bounded time.
+    setTimeout(() => {
+      logger.error("shutdown took too long: exiting with requests unfinished");
+      process.exit(1);
+    }, config.SHUTDOWN_DELAY_MS + SHUTDOWN_LIMIT_MS).unref();
     await close();
     await database.close();
     logger.info("stopped");
@@ -89,3 +100,10 @@ function listenFailure(error: unknown, port: number, host: string): unknown {
   }
   return error;
 }
+
+/**
+ * The pages alone, for the benchmark's floor (bench/floor/server.ts): the same React Router build and the context key
+ * its loaders read, so the floor renders the same markup with none of the shop around it.
+ */
+export const loadPageBuild = () => import("virtual:react-router/server-build") as Promise<ServerBuild>;
+export { requestContext } from "./http/request-context";

@@ -1,6 +1,8 @@
 import type { DatabaseHandle, DB } from "./db/client";
 import { migrateToLatest } from "./db/migrate";
+import { withStartupLock } from "./db/startup-lock";
 import type { Logger } from "./logger";
+import { createMetrics } from "./metrics/metrics";
 import { createAccountFlows } from "./accounts/account-flows";
 import { createAccountService, DEFAULT_ATTEMPTS_PER_IP } from "./accounts/account-service";
 import { createAddressService } from "./addresses/address-service";
@@ -45,7 +47,22 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     email.enqueueOrderConfirmation(trx, orderId),
   );
   const signInFlow = createSignInFlow(accounts, sessions, basket, orders, addresses);
+  const metrics = createMetrics();
+  database.observeQueries(metrics.observeQuery);
+  const poolStats = database.poolStats;
+  if (poolStats) {
+    metrics.registerGauge({ name: "storefront_db_pool_connections", help: "Connections the database pool holds open.", collect: () => poolStats().total });
+    metrics.registerGauge({ name: "storefront_db_pool_idle", help: "Pooled connections idle right now.", collect: () => poolStats().idle });
+    metrics.registerGauge({ name: "storefront_db_pool_waiting", help: "Queries waiting for a pooled connection.", collect: () => poolStats().waiting });
+  }
+  metrics.registerGauge({ name: "storefront_email_outbox_pending", help: "E-mails written and not yet sent.", collect: async () => (await email.backlog()).pending });
+  metrics.registerGauge({
+    name: "storefront_email_outbox_oldest_pending_seconds",
+    help: "Age of the oldest e-mail not yet sent (0 when none waits).",
+    collect: async () => (await email.backlog()).oldestPendingAgeSeconds,
+  });
   return {
+    metrics,
     logger,
     database,
     catalogue,
@@ -65,8 +82,15 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
 
 export type Services = ReturnType<typeof createServices>;
 
-/** What start-up does to a database before serving: bring the schema up to date, then seed the catalogue. */
-export async function prepareDatabase(db: DB): Promise<void> {
-  await migrateToLatest(db);
-  await seedCatalogue(db);
+/**
+ * What start-up does to a database before serving: bring the schema up to date, seed the catalogue, and whatever
+ * else must happen once per database (`alsoOnce`: the built-in processor's tables), all under the start-up lock,
+ * so that instances started together do each step once and wait for it.
+ */
+export async function prepareDatabase(db: DB, alsoOnce?: (db: DB) => Promise<void>): Promise<void> {
+  await withStartupLock(db, async (locked) => {
+    await migrateToLatest(locked);
+    await seedCatalogue(locked);
+    await alsoOnce?.(locked);
+  });
 }

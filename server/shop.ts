@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { getRequestListener } from "@hono/node-server";
 import type { RequestHandler } from "react-router";
 import type { DatabaseHandle } from "./db/client";
 import { createApp } from "./http/app";
 import { DEFAULT_MAX_CONNECTIONS, limitConnections, serverOptions } from "./http/connection-limits";
+import { createReadiness } from "./http/readiness";
 import type { Logger } from "./logger";
 import { createStripeTestProcessor, migrateProcessor } from "@storefront/stripe-test-processor";
 import { createPaymentProvider, type PaymentProvider } from "./payments/payment-provider";
@@ -37,6 +39,12 @@ export interface ShopOptions {
   smtp?: { url: string; from: string };
   /** The outbox sender's pace (tests shorten it); see email-sender.ts for the defaults. */
   emailSender?: Pick<EmailSenderOptions, "pollIntervalMs" | "retryBaseMs" | "leaseMs" | "maxAttempts">;
+  /** Requests worked on at once; more are answered 503 with Retry-After (readiness.ts). */
+  maxRequestsInFlight?: number;
+  /** After a stop is asked for, how long /readyz answers 503 while requests are still served (for a load balancer). */
+  shutdownDelayMs?: number;
+  /** Who may read /metrics. */
+  metricsAllow?: readonly string[];
 }
 
 /** How long a stop waits for in-flight requests before closing their connections. */
@@ -51,11 +59,15 @@ const WEBHOOK_DELIVERY_INTERVAL_MS = 1_000;
  */
 export async function createShop(options: ShopOptions) {
   const { database, logger } = options;
-  await prepareDatabase(database.db);
+  const startup = database.openForStartup?.();
+  try {
+    await prepareDatabase(startup?.db ?? database.db, options.stripe ? undefined : migrateProcessor);
+  } finally {
+    await startup?.close();
+  }
 
   // Known once listening: the built-in processor is reached over HTTP at this server's own address.
   let selfOrigin: URL | undefined;
-  if (!options.stripe) await migrateProcessor(database.db);
   const builtIn = options.stripe
     ? null
     : await createStripeTestProcessor({ db: database.db, logger, webhookUrl: () => selfOrigin && new URL("/webhooks/stripe", selfOrigin).toString() });
@@ -83,6 +95,14 @@ export async function createShop(options: ShopOptions) {
     transport: options.smtp ? createSmtpTransport(options.smtp.url, options.smtp.from) : createLogTransport(),
     ...options.emailSender,
   });
+  const readiness = createReadiness();
+  if (builtIn) {
+    services.metrics.registerGauge({
+      name: "storefront_webhook_deliveries_pending",
+      help: "Webhook events of the built-in processor not yet delivered.",
+      collect: () => builtIn.countPendingDeliveries(),
+    });
+  }
 
   const app = createApp({
     services,
@@ -91,6 +111,9 @@ export async function createShop(options: ShopOptions) {
     clientBuildDir: options.clientBuildDir,
     handlePageRequest: options.handlePageRequest,
     processor: builtIn?.app,
+    readiness,
+    maxRequestsInFlight: options.maxRequestsInFlight,
+    metricsAllow: options.metricsAllow,
   });
 
   async function listen(port: number, host = "127.0.0.1") {
@@ -118,6 +141,9 @@ export async function createShop(options: ShopOptions) {
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
+        // Out of the load balancer's rotation first, still serving what it sends until it has noticed.
+        readiness.isDraining = true;
+        if (options.shutdownDelayMs) await sleep(options.shutdownDelayMs);
         await builtIn?.stop();
         await retention.stop();
         await emailSender.stop();
@@ -131,5 +157,5 @@ export async function createShop(options: ShopOptions) {
   }
 
   // Tests play the outside world's part (a browser confirming a card, a forged webhook) with the built-in processor's keys.
-  return { app, services, retention, emailSender, listen, processorKeys: builtIn?.keys };
+  return { app, services, retention, emailSender, readiness, listen, processorKeys: builtIn?.keys };
 }

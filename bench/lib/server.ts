@@ -167,6 +167,21 @@ export async function startProcessorServer(
 }
 
 /**
+ * Starts the floor (bench/floor/server.ts): the same React Router build rendering the home page from constant data,
+ * with nothing of the shop around it. Resolves once it has logged that it is ready on its port.
+ */
+export async function startFloorServer(root: string, { startTimeoutMs = 30_000 }: { startTimeoutMs?: number } = {}): Promise<ChildServer> {
+  return startChildServer({
+    root,
+    label: "floor",
+    script: "bench/floor/server.ts",
+    startTimeoutMs,
+    env: (listenPort) => ({ NODE_ENV: "production", PORT: String(listenPort) }),
+    isReady: async (log, _baseUrl, listenPort) => log.includes(`Floor is ready at http://127.0.0.1:${listenPort}`),
+  });
+}
+
+/**
  * A Node program of this repository as a child process in its own temporary directory (its DATA_DIR and its log
  * file), in its own process group, stopped with the bench's clean-up. Resolves once `isReady` says so.
  */

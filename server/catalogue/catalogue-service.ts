@@ -191,6 +191,12 @@ export function createCatalogueService(
     /** The home page's products: the active featured ones, in their shelf order. */
     listProducts: listFeatured,
 
+    /** The catalogue's version as this instance knows it (checked at most once a CATALOGUE_VERSION_CHECK_MS). */
+    async currentVersion(): Promise<bigint> {
+      await dropStaleReads();
+      return knownVersion;
+    },
+
     /** The active products with these ids, keyed by id; unknown and archived ids are simply absent. */
     findProducts,
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { Kysely, PGliteDialect, type Transaction, PostgresDialect, type PostgresPool, type PostgresPoolClient } from "kysely";
+import { Kysely, PGliteDialect, PostgresDialect, type LogEvent, type PostgresPool, type PostgresPoolClient, type Transaction } from "kysely";
 import pg from "pg";
 import { isQueryReadTimeout, markAsConnectFailure } from "./database-errors";
 import type { Database } from "./schema";
@@ -15,6 +15,8 @@ const STATEMENT_TIMEOUT_MS = 5_000;
 /** The longest the client waits for any answer to a query: the server's own timeout, plus a margin to deliver it. */
 const QUERY_READ_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 1_000;
 const CONNECT_TIMEOUT_MS = 3_000;
+/** Start-up's migrations may wait for another instance's and build indexes on large tables. */
+const STARTUP_STATEMENT_TIMEOUT_MS = 10 * 60_000;
 const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 
 export type DatabaseTarget =
@@ -27,6 +29,31 @@ export interface DatabaseHandle {
   db: DB;
   kind: DatabaseTarget["kind"];
   close(): Promise<void>;
+  /** Calls `observer` after every statement with its duration (for /metrics); returns a function that stops it. */
+  observeQueries(observer: QueryObserver): () => void;
+  /** PostgreSQL: the pool's connections now (open, idle, and requests waiting for one). */
+  poolStats?(): { total: number; idle: number; waiting: number };
+  /**
+   * PostgreSQL: one connection for start-up's migrations and seeding, without the shopper-facing timeouts (a wait
+   * for another instance's migrations, or a long index build, is not a stuck query). Closed by the caller.
+   */
+  openForStartup?(): { db: DB; close(): Promise<void> };
+}
+
+export type QueryObserver = (milliseconds: number, isError: boolean) => void;
+
+/** Kysely's query log, handed to whoever observes this database; nothing is measured beyond what Kysely already does. */
+function queryObservers() {
+  const observers = new Set<QueryObserver>();
+  return {
+    log: (event: LogEvent) => {
+      for (const observer of observers) observer(event.queryDurationMillis, event.level === "error");
+    },
+    observeQueries(observer: QueryObserver) {
+      observers.add(observer);
+      return () => void observers.delete(observer);
+    },
+  };
 }
 
 /** Opens the database the configuration names: PostgreSQL when DATABASE_URL is set, else PGlite in DATA_DIR. */
@@ -53,8 +80,29 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     // node-postgres re-emits the loss as an uncaught 'error' event.
     pool.on("error", () => {});
     pool.on("connect", (client) => client.on("error", () => {}));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: boundedPool(pool) }) });
-    return { db, kind: "postgres", close: () => db.destroy() };
+    const { log, observeQueries } = queryObservers();
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: boundedPool(pool) }), log });
+    return {
+      db,
+      kind: "postgres",
+      close: () => db.destroy(),
+      observeQueries,
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      openForStartup() {
+        const startupPool = new pg.Pool({
+          connectionString: target.url,
+          max: 1,
+          connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+          statement_timeout: STARTUP_STATEMENT_TIMEOUT_MS,
+          keepAlive: true,
+          keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
+          ...(target.schema ? { options: `-c search_path=${target.schema},public` } : {}),
+        });
+        startupPool.on("error", () => {});
+        const startupDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: startupPool }) });
+        return { db: startupDb, close: () => startupDb.destroy() };
+      },
+    };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
   return wrapPglite(createPglite({ dataDir: target.dataDir, loadDataDir: target.loadDataDir }));
@@ -99,10 +147,12 @@ function boundedPool(pool: pg.Pool): PostgresPool {
 
 /** Puts Kysely in front of a PGlite instance; closing the handle closes the instance. */
 export function wrapPglite(pglite: PGlite): DatabaseHandle {
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  const { log, observeQueries } = queryObservers();
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }), log });
   return {
     db,
     kind: "pglite",
+    observeQueries,
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();

@@ -12,9 +12,12 @@ import { accountRoutes } from "./account-routes";
 import { basketRoutes } from "./basket-routes";
 import { clientIp } from "./client-ip";
 import { compressResponses } from "./compress";
+import { guestPageCache } from "./guest-page-cache";
 import { healthRoutes } from "./health-routes";
+import { metricsRoutes, observeRequests } from "./metrics-routes";
 import { paymentRoutes } from "./payment-routes";
 import { personalPagesUncached } from "./personal-pages";
+import { boundedWork, createReadiness, DEFAULT_MAX_REQUESTS_IN_FLIGHT, type Readiness } from "./readiness";
 import { isHttpsRequest, requestScheme } from "./request-scheme";
 import { requestContext } from "./request-context";
 import { requestLog } from "./request-log";
@@ -43,6 +46,10 @@ export interface AppOptions {
   trustedProxyHops?: number;
   /** The built-in test-mode card processor, mounted at /_processor when no Stripe keys are set. */
   processor?: Hono;
+  /** Running many instances: draining state for /readyz, the bound on requests in flight, who may read /metrics. */
+  readiness?: Readiness;
+  maxRequestsInFlight?: number;
+  metricsAllow?: readonly string[];
 }
 
 /**
@@ -50,15 +57,18 @@ export interface AppOptions {
  * that reads a session or changes state, the built-in processor, JSON-or-form routes, then React Router for every
  * page. One error handler at the end hides 5xx details from callers and turns a database outage into a 503.
  */
-export function createApp({ services, handlePageRequest, clientBuildDir, publicUrl, trustedProxyHops = 0, processor }: AppOptions) {
+export function createApp({ services, handlePageRequest, clientBuildDir, publicUrl, trustedProxyHops = 0, processor, ...scaling }: AppOptions) {
   const app = new Hono<AppEnv>();
+  const readiness = scaling.readiness ?? createReadiness();
   const isHttps = (c: Context) => isHttpsRequest(c, { publicUrl, trustedProxyHops });
 
   app.use(async (c, next) => {
     c.set("services", services);
     await next();
   });
+  app.use(observeRequests(services.metrics));
   app.use(requestLog(services.logger));
+  app.use(guestPageCache({ catalogueVersion: () => services.catalogue.currentVersion() }));
   app.use(
     securityHeaders({
       isHttps,
@@ -83,7 +93,9 @@ export function createApp({ services, handlePageRequest, clientBuildDir, publicU
     app.use("*", (c, next) => (publicFiles.has(c.req.path) ? servePublicFile(c, next) : next()));
   }
 
-  app.route("/", healthRoutes);
+  app.route("/", healthRoutes(readiness));
+  app.route("/", metricsRoutes(services.metrics, scaling.metricsAllow ?? ["127.0.0.1", "::1"]));
+  app.use(boundedWork(readiness, scaling.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT, services.metrics.countShed));
 
   // Everything below may read the session or change state.
   app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large."); } }));

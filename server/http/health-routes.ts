@@ -1,14 +1,35 @@
 import { Hono } from "hono";
 import { sql } from "kysely";
+import type { DB } from "../db/client";
 import type { AppEnv } from "./app";
+import type { Readiness } from "./readiness";
 
-/** GET /healthz: 200 once the server and its database answer, 503 otherwise (for load balancers). */
-export const healthRoutes = new Hono<AppEnv>().get("/healthz", async (c) => {
-  const { database } = c.get("services");
+const NO_STORE = { "Cache-Control": "no-store" };
+
+/**
+ * GET /healthz, liveness: 200 while the process and its database answer, 503 otherwise.
+ * GET /readyz, readiness for a load balancer: 200 only when the database answers, its migrations are done (the app
+ * exists only after start-up applied them) and the process is not draining; 503 from the moment SIGTERM arrives.
+ */
+export function healthRoutes(readiness: Readiness) {
+  return new Hono<AppEnv>()
+    .get("/healthz", async (c) => {
+      const { database } = c.get("services");
+      const isUp = await databaseAnswers(c.get("services").database.db);
+      return c.json({ status: isUp ? "ok" : "unavailable", database: database.kind }, isUp ? 200 : 503, NO_STORE);
+    })
+    .get("/readyz", async (c) => {
+      if (readiness.isDraining) return c.json({ status: "draining" }, 503, NO_STORE);
+      const isUp = await databaseAnswers(c.get("services").database.db);
+      return c.json({ status: isUp ? "ready" : "unavailable" }, isUp ? 200 : 503, NO_STORE);
+    });
+}
+
+async function databaseAnswers(db: DB): Promise<boolean> {
   try {
-    await sql`select 1`.execute(database.db);
-    return c.json({ status: "ok", database: database.kind }, 200, { "Cache-Control": "no-store" });
+    await sql`select 1`.execute(db);
+    return true;
   } catch {
-    return c.json({ status: "unavailable", database: database.kind }, 503, { "Cache-Control": "no-store" });
+    return false;
   }
-});
+}

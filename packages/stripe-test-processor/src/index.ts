@@ -40,6 +40,16 @@ export async function createStripeTestProcessor({ db, logger, webhookUrl, keys: 
     stop: () => delivery.stop(),
     /** Attempts every due webhook now; resolves with how many were attempted. */
     deliverDue: () => delivery.deliverDue(),
+    /** Webhook events not yet delivered and not given up on (a host's metrics). */
+    async countPendingDeliveries(): Promise<number> {
+      const row = await processorDb
+        .selectFrom("processor_events")
+        .select((eb) => eb.fn.countAll<string>().as("pending"))
+        .where("delivered_at", "is", null)
+        .where("gave_up_at", "is", null)
+        .executeTakeFirstOrThrow();
+      return Number(row.pending);
+    },
   };
 }
 

@@ -1,0 +1,232 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { runLoad, type LoadOptions } from "../lib/load.ts";
+import { cpuSecondsOf } from "../lib/process-stats.ts";
+import { integer, ms, round, table } from "../lib/report.ts";
+import type { Scenario } from "../lib/scenario.ts";
+import { startFloorServer, type RunningServer } from "../lib/server.ts";
+import { projectRoot } from "../lib/settings.ts";
+import {
+  addToBasket,
+  BENCH_PRODUCT,
+  confirmPayment,
+  createPayment,
+  describeAnswer,
+  findPaymentConfig,
+  JSON_HEADERS,
+  newShopper,
+  recordOrder,
+  sessionCookieOf,
+  timedFetch,
+} from "../lib/shop-client.ts";
+import { BROWSER_HEADERS } from "./throughput.ts";
+
+/**
+ * Server CPU per request: the server process's CPU time (user + system, from /proc/<pid>/stat) over a measured load,
+ * divided by the requests answered. Steadier than req/s on a shared machine, since it does not depend on how much of
+ * the CPU the server was given. The floor is React Router alone (bench/floor/server.ts) rendering the same home page.
+ */
+export interface CpuRow {
+  name: string;
+  /** The target in ms of CPU per request (or per checkout), when the project has set one. */
+  targetMs?: number;
+  cpuMsPerRequest: number;
+  requests: number;
+  rps: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface CpuResult {
+  rows: CpuRow[];
+}
+
+const CHECKOUT_CONCURRENCY = 4;
+/** The built-in processor delivers its webhooks every second: this covers the last ones of a checkout run. */
+const WEBHOOK_SETTLE_MS = 2_500;
+
+export const TARGETS_MS: Record<string, number> = {
+  "guest GET /": 1.0,
+  "GET /products/the-lean-startup": 1.5,
+  "GET /search?q=monitor": 1.5,
+  "signed-in GET /": 2.0,
+  "POST /basket/add + /basket/remove": 1.0,
+  "whole checkout (add, create, confirm, record, webhook)": 15,
+};
+
+export const cpuPerRequestScenario: Scenario<CpuResult> = {
+  name: "cpuPerRequest",
+  title: "Server CPU per request",
+  scope: "each-database",
+  plannedSeconds: (settings) => 7 * (settings.warmupS + settings.durationS) + 10,
+
+  async run({ server, settings, log }) {
+    const rows: CpuRow[] = [];
+    const measure = async (name: string, pid: number, options: Omit<LoadOptions, "durationS" | "warmupS" | "connections">) => {
+      log(`${server.label}: CPU per request, ${name}`);
+      // The warm-up runs apart, so that its requests are not counted against the CPU measured.
+      await runLoad({ ...options, connections: settings.connections, durationS: settings.warmupS, warmupS: 0 });
+      const before = cpuSecondsOf(pid);
+      const result = await runLoad({ ...options, connections: settings.connections, durationS: settings.durationS, warmupS: 0 });
+      const after = cpuSecondsOf(pid);
+      if (before === undefined || after === undefined) throw new Error("cannot read the server's CPU time from /proc");
+      const row: CpuRow = {
+        name,
+        targetMs: TARGETS_MS[name],
+        cpuMsPerRequest: round(((after - before) * 1000) / Math.max(1, result.requests), 3),
+        requests: result.requests,
+        rps: result.rps,
+        p99: result.p99,
+        non2xx: result.non2xx,
+        errors: result.errors,
+      };
+      log(`  ${row.cpuMsPerRequest} ms CPU/request, ${integer(row.rps)} req/s, p99 ${ms(row.p99)}, non-2xx ${row.non2xx}`);
+      rows.push(row);
+    };
+
+    const floor = await startFloorServer(projectRoot);
+    try {
+      await measure("floor: React Router alone, GET /", floor.pid, { url: `${floor.baseUrl}/`, headers: BROWSER_HEADERS });
+    } finally {
+      await floor.stop();
+    }
+    await measure("guest GET /", server.pid, { url: `${server.baseUrl}/`, headers: BROWSER_HEADERS });
+    await measure("GET /products/the-lean-startup", server.pid, { url: `${server.baseUrl}/products/the-lean-startup`, headers: BROWSER_HEADERS });
+    await measure("GET /search?q=monitor", server.pid, { url: `${server.baseUrl}/search?q=monitor`, headers: BROWSER_HEADERS });
+
+    const signedIn = await registerShopper(server.baseUrl);
+    await measure("signed-in GET /", server.pid, { url: `${server.baseUrl}/`, headers: { ...BROWSER_HEADERS, cookie: signedIn } });
+
+    const cookies: string[] = [];
+    for (let index = 0; index < 20; index += 1) cookies.push((await newShopper(server.baseUrl)).cookie);
+    let next = 0;
+    const body = JSON.stringify({ productId: BENCH_PRODUCT.id });
+    await measure("POST /basket/add + /basket/remove", server.pid, {
+      url: `${server.baseUrl}/basket/add`,
+      headers: JSON_HEADERS,
+      requests: [
+        {
+          name: "add",
+          method: "POST",
+          path: "/basket/add",
+          body,
+          headersFor: (context) => {
+            context.cookie = cookies[next++ % cookies.length];
+            return { cookie: context.cookie as string };
+          },
+        },
+        { name: "remove", method: "POST", path: "/basket/remove", body, headersFor: (context) => ({ cookie: context.cookie as string }) },
+      ],
+    });
+
+    rows.push(await measureCheckouts(server, settings.durationS, log));
+    return { rows };
+  },
+
+  render(measurements) {
+    const rows: (string | number)[][] = [];
+    const notes: string[] = [];
+    for (const measurement of measurements) {
+      if (!measurement.result) {
+        notes.push(`${measurement.databaseLabel}: ${measurement.error}`);
+        continue;
+      }
+      const floor = measurement.result.rows.find((row) => row.name.startsWith("floor"));
+      for (const row of measurement.result.rows) {
+        rows.push([
+          measurement.databaseLabel,
+          row.name,
+          row.cpuMsPerRequest.toFixed(3),
+          row.targetMs === undefined ? "" : `${row.cpuMsPerRequest <= row.targetMs ? "PASS" : "FAIL"} (≤ ${row.targetMs})`,
+          floor && row.name.endsWith("GET /") && row !== floor ? `${(row.cpuMsPerRequest / floor.cpuMsPerRequest).toFixed(2)}×` : "",
+          integer(row.requests),
+          integer(row.rps),
+          ms(row.p99),
+          integer(row.non2xx + row.errors),
+        ]);
+      }
+    }
+    const how =
+      "CPU time (user + system) of the server process over the measured load, from /proc/<pid>/stat (10 ms ticks), " +
+      "divided by the requests answered; the warm-up is not counted. For PGlite the database runs inside the process and is " +
+      "included; for PostgreSQL its own processes are not. The checkout row is per checkout (four requests and the webhook " +
+      `the processor sends, ${CHECKOUT_CONCURRENCY} at a time, the process's idle CPU over the same time subtracted). ` +
+      "The floor is React Router alone rendering the same home page from constant data (no database, middleware or compression).";
+    return [
+      how,
+      "",
+      table(
+        ["Database", "Request", "CPU ms/request", "Target", "÷ floor", "Requests", "req/s", "p99", "Failed"],
+        rows,
+        ["l", "l", "r", "l", "r", "r", "r", "r", "r"],
+      ),
+      ...notes.map((note) => `⚠️ ${note}`),
+    ].join("\n");
+  },
+
+  missedTargets(result, databaseLabel) {
+    return result.rows
+      .filter((row) => row.targetMs !== undefined && row.cpuMsPerRequest > row.targetMs)
+      .map((row) => `${databaseLabel}, ${row.name}: ${row.cpuMsPerRequest} ms CPU > ${row.targetMs} ms`);
+  },
+};
+
+/** A new account through the sign-in form (as a browser without JavaScript posts it); returns its session cookie. */
+async function registerShopper(baseUrl: string): Promise<string> {
+  const response = await timedFetch(`${baseUrl}/login`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html" },
+    body: new URLSearchParams({ intent: "register", email: `bench-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`, password: "correct horse battery staple" }).toString(),
+  });
+  const cookie = sessionCookieOf(response.headers);
+  if (response.status !== 302 || !cookie) throw new Error(describeAnswer("POST /login (register)", response));
+  // A signed-in shopper with something in the basket: the header then shows a name and a count.
+  await addToBasket(baseUrl, cookie);
+  return cookie;
+}
+
+/** Whole checkouts by new shoppers for `durationS`, a few at a time; CPU per checkout, idle CPU subtracted. */
+async function measureCheckouts(server: RunningServer, durationS: number, log: (message: string) => void): Promise<CpuRow> {
+  const name = "whole checkout (add, create, confirm, record, webhook)";
+  log(`${server.label}: CPU per request, ${name}`);
+  const { publishableKey } = await findPaymentConfig(server.baseUrl);
+  const idleBefore = cpuSecondsOf(server.pid)!;
+  await sleep(WEBHOOK_SETTLE_MS);
+  const idlePerMs = (cpuSecondsOf(server.pid)! - idleBefore) / WEBHOOK_SETTLE_MS;
+
+  const latencies: number[] = [];
+  let failed = 0;
+  const started = performance.now();
+  const before = cpuSecondsOf(server.pid)!;
+  const worker = async () => {
+    while (performance.now() - started < durationS * 1000) {
+      const began = performance.now();
+      try {
+        const { cookie } = await addToBasket(server.baseUrl, undefined);
+        const { intentId, clientSecret } = await createPayment(server.baseUrl, cookie, BENCH_PRODUCT.priceCents);
+        await confirmPayment(server.baseUrl, publishableKey, intentId, clientSecret);
+        await recordOrder(server.baseUrl, cookie, intentId);
+        latencies.push(performance.now() - began);
+      } catch {
+        failed += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CHECKOUT_CONCURRENCY }, worker));
+  const elapsedMs = performance.now() - started;
+  await sleep(WEBHOOK_SETTLE_MS);
+  const cpuMs = (cpuSecondsOf(server.pid)! - before) * 1000 - idlePerMs * 1000 * (elapsedMs + WEBHOOK_SETTLE_MS);
+  latencies.sort((a, b) => a - b);
+  const row: CpuRow = {
+    name,
+    targetMs: TARGETS_MS[name],
+    cpuMsPerRequest: round(cpuMs / Math.max(1, latencies.length), 3),
+    requests: latencies.length,
+    rps: round((latencies.length * 1000) / elapsedMs, 1),
+    p99: round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? Number.NaN, 1),
+    non2xx: failed,
+    errors: 0,
+  };
+  log(`  ${row.cpuMsPerRequest} ms CPU/checkout, ${row.rps} checkouts/s, p99 ${ms(row.p99)}, failed ${failed}`);
+  return row;
+}
