@@ -21,11 +21,13 @@ export interface PaymentIntentObject {
   currency: string;
   description: string | null;
   last_payment_error: PaymentErrorObject | null;
+  latest_charge: string | null;
   livemode: false;
   metadata: Record<string, string>;
   next_action: NextAction | null;
   payment_method: string | null;
   payment_method_types: ["card"];
+  receipt_email: string | null;
   status: PaymentIntentStatus;
 }
 
@@ -75,11 +77,13 @@ export function toPaymentIntentObject(row: PaymentIntentRow): PaymentIntentObjec
     currency: row.currency,
     description: row.description,
     last_payment_error: row.last_payment_error ? toPaymentErrorObject(row.last_payment_error) : null,
+    latest_charge: row.latest_charge,
     livemode: false,
     metadata: row.metadata,
     next_action: row.status === "requires_action" ? { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect" } } : null,
     payment_method: row.payment_method_id,
     payment_method_types: ["card"],
+    receipt_email: row.receipt_email,
     status: row.status,
   };
 }

@@ -119,6 +119,8 @@ export type ProcessorTestServer = Awaited<ReturnType<typeof startProcessorTestSe
 export function cardFields(clientSecret: string, number: string, card: { expMonth?: string; expYear?: string; cvc?: string; postalCode?: string } = {}) {
   return {
     client_secret: clientSecret,
+    // As Stripe.js sends it: the page handles any next action itself, so no return_url is needed.
+    use_stripe_sdk: "true",
     "payment_method_data[type]": "card",
     "payment_method_data[card][number]": number,
     "payment_method_data[card][exp_month]": card.expMonth ?? "12",
