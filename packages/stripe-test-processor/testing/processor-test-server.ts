@@ -38,6 +38,8 @@ export interface ReceivedWebhook {
   receivedAt: number;
 }
 
+export const RETRY_TIME_SCALE = 1 / 1800;
+
 export async function startProcessorTestServer(db: ProcessorDB) {
   const keys: ProcessorKeys = await getProcessorKeys(db);
   const logLines: string[] = [];
@@ -49,7 +51,8 @@ export async function startProcessorTestServer(db: ProcessorDB) {
   const receiverAnswers: number[] = [];
 
   let origin = "";
-  const delivery = createWebhookDelivery({ db, logger, webhookUrl: () => `${origin}/webhooks/stripe` });
+  // Stripe's test-mode schedule with half an hour as one second: 1 s, 2 s, 4 s, then given up.
+  const delivery = createWebhookDelivery({ db, logger, webhookUrl: () => `${origin}/webhooks/stripe`, retryTimeScale: RETRY_TIME_SCALE });
   const app = new Hono();
   app.route("/_processor", createProcessorApp({ db, logger, delivery }));
   app.post("/webhooks/stripe", async (c) => {
