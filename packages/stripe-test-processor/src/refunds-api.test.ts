@@ -21,7 +21,7 @@ describeEachDatabase("the test-mode processor's Refunds API, through the Stripe 
     return error;
   };
   const paidIntent = async (amount = 5000) => {
-    const intent = await processor.stripe.paymentIntents.create({ amount, currency: "usd", payment_method_types: ["card"] });
+    const intent = await processor.stripe.paymentIntents.create({ amount, currency: "usd", allowed_payment_method_types: ["card"] });
     return processor.stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa" });
   };
   const refundedOf = async (intent: Stripe.PaymentIntent) => (await processor.stripe.charges.retrieve(String(intent.latest_charge))).amount_refunded;

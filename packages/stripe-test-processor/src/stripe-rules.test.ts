@@ -37,7 +37,7 @@ describeEachDatabase("the test-mode processor follows Stripe's rules for the SDK
   it("needs no return_url when redirects are off, when only cards are allowed, or on Stripe.js's card path", async () => {
     const never = await create({ automatic_payment_methods: { enabled: true, allow_redirects: "never" } });
     expect(await processor.stripe.paymentIntents.confirm(never.id, { payment_method: "pm_card_visa" })).toMatchObject({ status: "succeeded" });
-    const cardsOnly = await create({ payment_method_types: ["card"] });
+    const cardsOnly = await create({ allowed_payment_method_types: ["card"] });
     expect(cardsOnly.automatic_payment_methods).toBeNull();
     expect(await processor.stripe.paymentIntents.confirm(cardsOnly.id, { payment_method: "pm_card_mastercard" })).toMatchObject({ status: "succeeded" });
     const browser = await create();
@@ -78,7 +78,7 @@ describeEachDatabase("the test-mode processor follows Stripe's rules for the SDK
     ["pm_card_authenticationRequired", "requires_action", undefined],
     ["pm_card_threeDSecure2Required", "requires_action", undefined],
   ])("confirms with the test PaymentMethod %s: %s", async (paymentMethod, outcome, declineCode) => {
-    const intent = await create({ payment_method_types: ["card"] });
+    const intent = await create({ allowed_payment_method_types: ["card"] });
     const confirm = processor.stripe.paymentIntents.confirm(intent.id, { payment_method: paymentMethod });
     if (outcome === "declined") {
       const error = await failure(confirm);
@@ -90,7 +90,7 @@ describeEachDatabase("the test-mode processor follows Stripe's rules for the SDK
   });
 
   it("refuses a PaymentMethod it does not know", async () => {
-    const intent = await create({ payment_method_types: ["card"] });
+    const intent = await create({ allowed_payment_method_types: ["card"] });
     expect(await failure(processor.stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_nonesuch" }))).toMatchObject({ code: "resource_missing", param: "payment_method" });
   });
 
@@ -110,7 +110,7 @@ describeEachDatabase("the test-mode processor follows Stripe's rules for the SDK
   });
 
   it("keeps a processing payment processing, then finishes it with payment_intent.succeeded", async () => {
-    const intent = await create({ payment_method_types: ["card"] });
+    const intent = await create({ allowed_payment_method_types: ["card"] });
     const processing = await processor.stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_processing" });
     expect(processing).toMatchObject({ status: "processing", amount_received: 0 });
     expect(await failure(processor.stripe.paymentIntents.cancel(intent.id))).toMatchObject({ code: "payment_intent_unexpected_state" });
