@@ -8,6 +8,7 @@ import { createBasketService } from "./basket/basket-service";
 import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-service";
 import { createCheckoutService } from "./checkout/checkout-service";
 import { createWebhookHandler } from "./checkout/webhook-handler";
+import { createPaymentRateLimits, type PaymentLimits } from "./checkout/payment-rate-limits";
 import { createOrderService } from "./orders/order-service";
 import type { PaymentProvider } from "./payments/payment-provider";
 import { createSessionService } from "./sessions/session-service";
@@ -23,6 +24,8 @@ export interface ServiceOptions {
   authAttemptsPerIp?: number;
   /** Guest sessions one client address may start per hour. */
   newSessionsPerIp?: number;
+  /** Payment attempts per session and client address (tests lower them). */
+  paymentLimits?: PaymentLimits;
 }
 
 export function createServices(database: DatabaseHandle, logger: Logger, options: ServiceOptions) {
@@ -43,6 +46,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     accounts,
     orders,
     checkout,
+    paymentLimits: createPaymentRateLimits(rateLimiter, options.paymentLimits),
     provider: options.provider,
     payments: createWebhookHandler(db, options.provider, checkout, logger),
     signInFlow: createSignInFlow(accounts, sessions, basket, orders),

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_CONNECTIONS, limitConnections, serverOptions } from "./http
 import type { Logger } from "./logger";
 import { createStripeTestProcessor, migrateProcessor } from "@storefront/stripe-test-processor";
 import { createPaymentProvider, type PaymentProvider } from "./payments/payment-provider";
+import type { PaymentLimits } from "./checkout/payment-rate-limits";
 import { createRetentionSweep } from "./retention/retention-sweep";
 import { createServices, prepareDatabase } from "./services";
 
@@ -31,6 +32,8 @@ export interface ShopOptions {
   /** Connections this process holds open at once; those over it are answered 503 (connection-limits.ts). */
   maxConnections?: number;
   newSessionsPerIp?: number;
+  /** Payment attempts per session and client address (defaults in checkout/payment-rate-limits.ts; tests lower them). */
+  paymentLimits?: PaymentLimits;
 }
 
 /** How long a stop waits for in-flight requests before closing their connections. */
@@ -57,6 +60,7 @@ export async function createShop(options: ShopOptions) {
     ? createPaymentProvider({
         mode: "built-in",
         ...builtIn.keys,
+        logger,
         selfOrigin: () => {
           if (!selfOrigin) throw new Error("The shop is not listening yet");
           return selfOrigin;
@@ -66,8 +70,9 @@ export async function createShop(options: ShopOptions) {
         mode: options.processorUrl ? "built-in" : "stripe",
         ...(options.stripe as NonNullable<ShopOptions["stripe"]>),
         processorUrl: options.processorUrl,
+        logger,
       });
-  const services = createServices(database, logger, { provider, authAttemptsPerIp: options.authAttemptsPerIp, newSessionsPerIp: options.newSessionsPerIp });
+  const services = createServices(database, logger, { provider, authAttemptsPerIp: options.authAttemptsPerIp, newSessionsPerIp: options.newSessionsPerIp, paymentLimits: options.paymentLimits });
   const retention = createRetentionSweep({ db: database.db, logger });
 
   const app = createApp({

@@ -20,3 +20,6 @@ export interface PaymentClientConfig {
   /** Built-in mode: the processor's base URL for the browser ("/_processor" on the shop, or its own origin). */
   processorUrl: string;
 }
+
+/** What a shopper reads when the payment is accepted but not yet final (e.g. a bank debit): not a failure. */
+export const PAYMENT_PROCESSING_MESSAGE = "Your payment is processing; we will e-mail you when it is complete, and your order will then appear under Orders.";

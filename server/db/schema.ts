@@ -114,6 +114,8 @@ export interface RateLimitTable {
 /** jsonb written as a JSON string, read back parsed. Lines written before quantities existed have none: they mean 1. */
 type ItemsColumn = JSONColumnType<StoredOrderItem[], string, string>;
 
+export type ProcessorName = "built-in" | "stripe";
+
 export interface CheckoutPaymentTable {
   /** The processor's payment intent id ("pi_…"). */
   payment_intent_id: string;
@@ -134,6 +136,9 @@ export interface CheckoutPaymentTable {
   /** Set with needs_review: what the processor says was paid, and why it did not match. */
   paid_amount_cents: number | null;
   review_reason: string | null;
+  /** Which processor made the intent ("built-in" or "stripe") and in which mode; null for rows made before it was kept. */
+  processor: ProcessorName | null;
+  livemode: boolean | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -146,6 +151,9 @@ export interface OrderTable {
   amount_cents: number;
   currency: string;
   items: ItemsColumn;
+  /** Which processor took the payment, and whether it was real money (livemode); null for orders made before. */
+  processor: ProcessorName | null;
+  livemode: boolean | null;
   /** Taken from the payment intent. */
   created_at: ColumnType<Date, Date, never>;
   recorded_at: Generated<Date>;
