@@ -9,6 +9,7 @@ import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-ser
 import { createCheckoutService } from "./checkout/checkout-service";
 import { createWebhookHandler } from "./checkout/webhook-handler";
 import { createPaymentRateLimits, type PaymentLimits } from "./checkout/payment-rate-limits";
+import { createPaymentReturn } from "./checkout/payment-return";
 import { createOrderService } from "./orders/order-service";
 import type { PaymentProvider } from "./payments/payment-provider";
 import { createSessionService } from "./sessions/session-service";
@@ -37,6 +38,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const accounts = createAccountService(db, rateLimiter, { attemptsPerIp: options.authAttemptsPerIp });
   const orders = createOrderService(db);
   const checkout = createCheckoutService(db, basket, options.provider, logger);
+  const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits);
   return {
     logger,
     database,
@@ -46,7 +48,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     accounts,
     orders,
     checkout,
-    paymentLimits: createPaymentRateLimits(rateLimiter, options.paymentLimits),
+    paymentLimits,
+    paymentReturn: createPaymentReturn(checkout, paymentLimits),
     provider: options.provider,
     payments: createWebhookHandler(db, options.provider, checkout, logger),
     signInFlow: createSignInFlow(accounts, sessions, basket, orders),
