@@ -42,7 +42,8 @@ export interface ProcessorErrorFacts {
 export function processorErrorFacts(error: unknown): ProcessorErrorFacts {
   if (!(error instanceof Stripe.errors.StripeError)) return { type: error instanceof Error ? error.name : "unknown" };
   return {
-    type: error.type,
+    // Stripe's own name for the kind of error (card_error, invalid_request_error…), else the SDK's class name.
+    type: error.rawType ?? error.type,
     ...(error.code ? { code: error.code } : {}),
     ...(error.decline_code ? { declineCode: error.decline_code } : {}),
     ...(error.param ? { param: error.param } : {}),
