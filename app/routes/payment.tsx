@@ -94,6 +94,7 @@ export default function Payment({ loaderData }: Route.ComponentProps) {
           >
             <CardEntry
               config={payment}
+              clientSecret={checkout.clientSecret}
               controller={cardEntry}
               errorId="card-error"
               disabled={checkout.isProcessing || checkout.hasSucceeded}

@@ -67,6 +67,12 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, cardEntry }
         setChallenged(true);
         return;
       }
+      // Not a failure: the return page says so, and records the order if the payment has succeeded by then.
+      if (outcome.status === "processing") {
+        setSucceeded(true);
+        await navigate(`/payment/return?payment_intent=${encodeURIComponent(outcome.paymentIntentId)}`, { replace: true });
+        return;
+      }
       // Paid. The server checks the payment with the processor and records the order; the processor's webhook
       // records it too, so even if these calls fail the order is not lost.
       for (let tries = 0; tries < RECORD_ATTEMPTS; tries++) {
