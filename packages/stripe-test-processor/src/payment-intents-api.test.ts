@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import Stripe from "stripe";
 import { describeEachDatabase } from "../testing/test-database.ts";
-import { cardFields, startProcessorTestServer, type ProcessorTestServer } from "../testing/processor-test-server.ts";
+import { cardFields, startProcessorTestServer, stripeFailure, type ProcessorTestServer } from "../testing/processor-test-server.ts";
 
 const FUTURE_YEAR = String(new Date().getUTCFullYear() + 3);
 
@@ -21,15 +21,7 @@ describeEachDatabase("the test-mode processor's PaymentIntents API, through the 
     processor.browserPost(`/v1/payment_intents/${intent.id}/confirm`, cardFields(intent.client_secret ?? "", number, card));
   const authenticate = (intent: Stripe.PaymentIntent, outcome: "complete" | "fail") =>
     processor.browserPost(`/v1/payment_intents/${intent.id}/authenticate`, { client_secret: intent.client_secret ?? "", outcome });
-  /** The error an SDK call threw. */
-  const failure = async (call: Promise<unknown>) => {
-    const error = await call.then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    if (!(error instanceof Stripe.errors.StripeError)) throw new Error(`expected a StripeError, got ${String(error)}`);
-    return error;
-  };
+  const failure = stripeFailure;
 
   it("creates an intent with Stripe's shape, and retrieves it", async () => {
     const before = Math.floor(Date.now() / 1000);

@@ -1,7 +1,7 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachDatabase } from "../testing/test-database.ts";
-import { startProcessorTestServer, type ProcessorTestServer } from "../testing/processor-test-server.ts";
+import { startProcessorTestServer, stripeFailure, type ProcessorTestServer } from "../testing/processor-test-server.ts";
 
 describeEachDatabase("the test-mode processor's Refunds API, through the Stripe SDK", (getDatabase) => {
   let processor: ProcessorTestServer;
@@ -12,14 +12,7 @@ describeEachDatabase("the test-mode processor's Refunds API, through the Stripe 
     await processor?.close();
   });
 
-  const failure = async (call: Promise<unknown>) => {
-    const error = await call.then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    if (!(error instanceof Stripe.errors.StripeError)) throw new Error(`expected a StripeError, got ${String(error)}`);
-    return error;
-  };
+  const failure = stripeFailure;
   const paidIntent = async (amount = 5000) => {
     const intent = await processor.stripe.paymentIntents.create({ amount, currency: "usd", allowed_payment_method_types: ["card"] });
     return processor.stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa" });

@@ -1,7 +1,7 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachDatabase } from "../testing/test-database.ts";
-import { cardFields, startProcessorTestServer, type ProcessorTestServer } from "../testing/processor-test-server.ts";
+import { cardFields, startProcessorTestServer, stripeFailure, type ProcessorTestServer } from "../testing/processor-test-server.ts";
 import { RETURN_URL_REQUIRED_MESSAGE } from "./payment-intent-store.ts";
 
 describeEachDatabase("the test-mode processor follows Stripe's rules for the SDK's API version", (getDatabase) => {
@@ -13,14 +13,7 @@ describeEachDatabase("the test-mode processor follows Stripe's rules for the SDK
     await processor?.close();
   });
 
-  const failure = async (call: Promise<unknown>) => {
-    const error = await call.then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    if (!(error instanceof Stripe.errors.StripeError)) throw new Error(`expected a StripeError, got ${String(error)}`);
-    return error;
-  };
+  const failure = stripeFailure;
   const create = (params: Partial<Stripe.PaymentIntentCreateParams> = {}) => processor.stripe.paymentIntents.create({ amount: 2000, currency: "usd", ...params });
 
   it("turns on automatic payment methods when none are named, and then wants a return_url to confirm, as Stripe does", async () => {

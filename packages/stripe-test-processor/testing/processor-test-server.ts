@@ -118,6 +118,17 @@ export async function startProcessorTestServer(db: ProcessorDB) {
 
 export type ProcessorTestServer = Awaited<ReturnType<typeof startProcessorTestServer>>;
 
+/** The StripeError an SDK call threw (fails the test if it resolved or threw anything else). */
+export async function stripeFailure(call: Promise<unknown>): Promise<Stripe.errors.StripeError> {
+  const error = await call.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  if (!(error instanceof Stripe.errors.StripeError)) throw new Error(`expected a StripeError, got ${String(error)}`);
+  return error;
+}
+
+
 /** The form fields Stripe.js sends to confirm a card payment. */
 export function cardFields(clientSecret: string, number: string, card: { expMonth?: string; expYear?: string; cvc?: string; postalCode?: string } = {}) {
   return {
