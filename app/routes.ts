@@ -6,6 +6,7 @@ export default [
     index("routes/home.tsx"),
     route("checkout", "routes/checkout.tsx"),
     route("payment", "routes/payment.tsx"),
+    route("payment/return", "routes/payment-return.tsx"),
     route("orders", "routes/orders.tsx"),
     route("orders/:number", "routes/order.tsx"),
     route("products/:slug", "routes/product.tsx"),

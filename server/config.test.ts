@@ -52,6 +52,13 @@ describe("Stripe keys", () => {
     expect(() => parseConfig({ ...keys, STRIPE_SECRET_KEY: "pk_test_abc123" })).toThrow(/STRIPE_SECRET_KEY/);
     expect(() => parseConfig({ ...keys, STRIPE_WEBHOOK_SECRET: "secret" })).toThrow(/STRIPE_WEBHOOK_SECRET/);
   });
+
+  it("stop the server when the secret and publishable keys are of different modes (test and live)", () => {
+    expect(() => parseConfig({ ...keys, STRIPE_SECRET_KEY: "sk_live_abc123" })).toThrow(/STRIPE_PUBLISHABLE_KEY: is a test key but STRIPE_SECRET_KEY is a live key/);
+    expect(() => parseConfig({ ...keys, STRIPE_PUBLISHABLE_KEY: "pk_live_abc123" })).toThrow(/is a live key but STRIPE_SECRET_KEY is a test key/);
+    expect(() => parseConfig({ ...keys, STRIPE_SECRET_KEY: "rk_live_abc123" })).toThrow(ConfigError);
+    expect(parseConfig({ ...keys, STRIPE_SECRET_KEY: "sk_live_abc123", STRIPE_PUBLISHABLE_KEY: "pk_live_abc123" }).STRIPE_SECRET_KEY).toBe("sk_live_abc123");
+  });
 });
 
 describe("guest sessions per address", () => {

@@ -89,6 +89,17 @@ const configSchema = z
     if (config.SMTP_URL && config.TRUST_PROXY > 0 && !config.PUBLIC_URL) {
       context.addIssue({ code: "custom", path: ["PUBLIC_URL"], message: "is required with SMTP_URL behind a proxy (TRUST_PROXY): links in e-mails must reach the shop" });
     }
+    // A live secret key with a test publishable key (or the reverse) takes payments the browser and the server
+    // disagree about: Stripe.js would confirm intents the server cannot see. Refused at start, like a partial set.
+    const secretMode = config.STRIPE_SECRET_KEY?.match(/^(?:sk|rk)_(test|live)_/)?.[1];
+    const publishableMode = config.STRIPE_PUBLISHABLE_KEY?.match(/^pk_(test|live)_/)?.[1];
+    if (secretMode && publishableMode && secretMode !== publishableMode) {
+      context.addIssue({
+        code: "custom",
+        path: ["STRIPE_PUBLISHABLE_KEY"],
+        message: `is a ${publishableMode} key but STRIPE_SECRET_KEY is a ${secretMode} key: use both keys from the same mode (test or live) of the Dashboard`,
+      });
+    }
     if (config.PROCESSOR_URL && missing.length > 0) {
       context.addIssue({ code: "custom", path: ["PROCESSOR_URL"], message: "needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET: the keys the processor was started with" });
     }

@@ -13,6 +13,8 @@ import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-ser
 import { createCheckoutService } from "./checkout/checkout-service";
 import { createWebhookHandler } from "./checkout/webhook-handler";
 import { createEmailOutbox } from "./email/email-outbox";
+import { createPaymentRateLimits, type PaymentLimits } from "./checkout/payment-rate-limits";
+import { createPaymentReturn } from "./checkout/payment-return";
 import { createOrderService } from "./orders/order-service";
 import type { PaymentProvider } from "./payments/payment-provider";
 import { createSessionService } from "./sessions/session-service";
@@ -30,6 +32,8 @@ export interface ServiceOptions {
   newSessionsPerIp?: number;
   /** The shop's public origin for links in e-mails (PUBLIC_URL, else http://localhost:PORT). */
   publicOrigin?: () => URL;
+  /** Payment attempts per session and client address (tests lower them). */
+  paymentLimits?: PaymentLimits;
 }
 
 export function createServices(database: DatabaseHandle, logger: Logger, options: ServiceOptions) {
@@ -61,6 +65,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     help: "Age of the oldest e-mail not yet sent (0 when none waits).",
     collect: async () => (await email.backlog()).oldestPendingAgeSeconds,
   });
+  const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits);
   return {
     metrics,
     logger,
@@ -72,8 +77,10 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     orders,
     addresses,
     checkout,
+    paymentLimits,
+    paymentReturn: createPaymentReturn(checkout, paymentLimits),
     provider: options.provider,
-    payments: createWebhookHandler(db, options.provider, checkout, logger),
+    payments: createWebhookHandler(db, options.provider, checkout, orders, logger),
     signInFlow,
     email,
     accountFlows: createAccountFlows({ db, accounts, sessions, signInFlow, orders, email, rateLimiter, attemptsPerIp: options.authAttemptsPerIp ?? DEFAULT_ATTEMPTS_PER_IP }),

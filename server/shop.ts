@@ -10,6 +10,7 @@ import { createReadiness } from "./http/readiness";
 import type { Logger } from "./logger";
 import { createStripeTestProcessor, migrateProcessor } from "@storefront/stripe-test-processor";
 import { createPaymentProvider, type PaymentProvider } from "./payments/payment-provider";
+import type { PaymentLimits } from "./checkout/payment-rate-limits";
 import { createRetentionSweep } from "./retention/retention-sweep";
 import { createEmailSender, createLogTransport, type EmailSenderOptions } from "./email/email-sender";
 import { createSmtpTransport } from "./email/email-transport";
@@ -45,6 +46,8 @@ export interface ShopOptions {
   shutdownDelayMs?: number;
   /** Who may read /metrics. */
   metricsAllow?: readonly string[];
+  /** Payment attempts per session and client address (defaults in checkout/payment-rate-limits.ts; tests lower them). */
+  paymentLimits?: PaymentLimits;
 }
 
 /** How long a stop waits for in-flight requests before closing their connections. */
@@ -75,6 +78,7 @@ export async function createShop(options: ShopOptions) {
     ? createPaymentProvider({
         mode: "built-in",
         ...builtIn.keys,
+        logger,
         selfOrigin: () => {
           if (!selfOrigin) throw new Error("The shop is not listening yet");
           return selfOrigin;
@@ -84,10 +88,17 @@ export async function createShop(options: ShopOptions) {
         mode: options.processorUrl ? "built-in" : "stripe",
         ...(options.stripe as NonNullable<ShopOptions["stripe"]>),
         processorUrl: options.processorUrl,
+        logger,
       });
   // Links in e-mails: PUBLIC_URL, else this server's own port on localhost (a local trial's address).
   const publicOrigin = () => options.publicUrl ?? new URL(`http://localhost:${selfOrigin?.port || 3000}/`);
-  const services = createServices(database, logger, { provider, authAttemptsPerIp: options.authAttemptsPerIp, newSessionsPerIp: options.newSessionsPerIp, publicOrigin });
+  const services = createServices(database, logger, {
+    provider,
+    authAttemptsPerIp: options.authAttemptsPerIp,
+    newSessionsPerIp: options.newSessionsPerIp,
+    publicOrigin,
+    paymentLimits: options.paymentLimits,
+  });
   const retention = createRetentionSweep({ db: database.db, logger });
   const emailSender = createEmailSender({
     db: database.db,

@@ -156,6 +156,7 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
           >
             <CardEntry
               config={payment}
+              clientSecret={checkout.clientSecret}
               controller={cardEntry}
               errorId="card-error"
               disabled={checkout.isProcessing || checkout.hasSucceeded}

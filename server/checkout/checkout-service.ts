@@ -47,6 +47,10 @@ export function createCheckoutService(
     "userId" in owner ? { user_id: owner.userId, session_id: null } : { user_id: null, session_id: owner.sessionId };
   const ownerFilter = (owner: BasketOwner) =>
     "userId" in owner ? (["user_id", owner.userId] as const) : (["session_id", owner.sessionId] as const);
+  // Which processor (and mode) this shop runs on: an intent another one made is never reused or handed out.
+  const { processor, livemode } = provider.identity;
+  const isOtherProcessors = (payment: { processor: string | null; livemode: boolean | null }) =>
+    payment.processor !== null && (payment.processor !== processor || payment.livemode !== livemode);
 
   /** What the intent is for: the basket's lines, where they go and where the receipt goes. */
   async function snapshot(view: BasketView, delivery: Delivery): Promise<{ items: OrderItem[]; fingerprint: string }> {
@@ -95,6 +99,8 @@ export function createCheckoutService(
       .select(["payment_intent_id", "client_secret", "basket_fingerprint", "pending_fingerprint", "amount_cents", "revision"])
       .where(column, "=", value)
       .where("status", "=", "open")
+      .where("processor", "=", processor)
+      .where("livemode", "=", livemode)
       .orderBy("created_at", "desc")
       .executeTakeFirst();
 
@@ -171,6 +177,8 @@ export function createCheckoutService(
         items: JSON.stringify(items),
         ...deliveryColumns,
         status: "open",
+        processor,
+        livemode,
       })
       .onConflict((conflict) => conflict.column("payment_intent_id").doNothing())
       .execute();
@@ -227,7 +235,11 @@ export function createCheckoutService(
       // nothing left to check with the processor.
       if (payment.status === "paid") return { kind: "recorded", orderId: paymentIntentId, orderNumber: await numberOf(paymentIntentId), isNew: false };
       if (payment.status === "needs_review") return { kind: "needs-review", paidAmountCents: payment.paid_amount_cents ?? 0, isNew: false };
+      // Made by the processor the shop used before a switch: this one does not know it, and must not be asked.
+      if (isOtherProcessors(payment)) return null;
       const intent = succeededIntent?.id === paymentIntentId && succeededIntent.status === "succeeded" ? succeededIntent : await provider.retrieveIntent(paymentIntentId);
+      // Not a failure: the bank decides later, and payment_intent.succeeded then records the order.
+      if (intent.status === "processing") return { kind: "processing" };
       if (intent.status !== "succeeded") {
         throw new AppError("PAYMENT_NOT_COMPLETE", "Your payment has not gone through, so no order was placed. Your basket is unchanged.");
       }
@@ -267,6 +279,7 @@ export function createCheckoutService(
           .selectFrom("checkout_payments")
           .select("payment_intent_id")
           .where("status", "=", "open")
+          .where((where) => where.or([where("processor", "is", null), where.and([where("processor", "=", processor), where("livemode", "=", livemode)])]))
           .where("updated_at", ">", sql<Date>`now() - interval '7 days'`)
           .where("payment_intent_id", ">", after)
           .orderBy("payment_intent_id")
@@ -336,6 +349,8 @@ export function createCheckoutService(
           amount_cents: intent.amountCents,
           currency: intent.currency,
           items: JSON.stringify(payment.items),
+          processor: (payment.processor as typeof processor | null) ?? processor,
+          livemode: payment.livemode ?? livemode,
           created_at: intent.created,
           delivery_address: payment.delivery_address ? JSON.stringify(payment.delivery_address) : null,
           contact_email: payment.contact_email,
@@ -379,6 +394,8 @@ interface PaymentToRecord {
   currency: string;
   delivery_address: DeliveryAddress | null;
   contact_email: string | null;
+  processor: string | null;
+  livemode: boolean | null;
 }
 
 export type CheckoutService = ReturnType<typeof createCheckoutService>;
@@ -386,6 +403,8 @@ export type CheckoutService = ReturnType<typeof createCheckoutService>;
 /** What recording a succeeded intent came to: its order, or a payment held for the operator's review. */
 export type RecordOutcome =
   | { kind: "recorded"; orderId: string; orderNumber: string; isNew: boolean }
+  /** The payment is processing: no order yet, and not a failure (payment_intent.succeeded will record it). */
+  | { kind: "processing" }
   | { kind: "needs-review"; paidAmountCents: number; isNew: boolean };
 
 export interface PaymentUnderReview {

@@ -88,6 +88,7 @@ describeEachDatabase("a shop paying through the test processor run as its own pr
       headers: { authorization: `Bearer ${KEYS.publishableKey}`, "content-type": "application/x-www-form-urlencoded", origin: shopOrigin },
       body: new URLSearchParams({
         client_secret: clientSecret,
+        use_stripe_sdk: "true",
         "payment_method_data[type]": "card",
         "payment_method_data[card][number]": "4242424242424242",
         "payment_method_data[card][exp_month]": "12",

@@ -1,17 +1,19 @@
 import type { DB } from "../db/client";
 import type { Logger } from "../logger";
+import type { OrderService } from "../orders/order-service";
 import type { PaymentProvider } from "../payments/payment-provider";
 import { AppError } from "../../shared/errors";
 import { SHOP_METADATA_KEY, type CheckoutService } from "./checkout-service";
+import { disputeOpened } from "./dispute-opened";
 
-export type WebhookOutcome = "recorded" | "needs-review" | "already-processed" | "ignored" | "noted";
+export type WebhookOutcome = "recorded" | "needs-review" | "already-processed" | "ignored" | "noted" | "processing" | "disputed";
 
 /**
  * The processor's events, turned into the shop's few actions: a succeeded payment records its order (the same
  * idempotent step the browser's call takes), a failed one is only logged. Events for intents the shop did not
  * create are acknowledged and ignored; an event id seen before is acknowledged without acting again.
  */
-export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout: CheckoutService, logger: Logger) {
+export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout: CheckoutService, orders: OrderService, logger: Logger) {
   return {
     async handleWebhook(rawBody: string, signature: string): Promise<WebhookOutcome> {
       let event;
@@ -26,7 +28,14 @@ export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout
       if (seen) return "already-processed";
 
       let outcome: WebhookOutcome = "ignored";
-      if (event.kind !== "ignored" && event.intent.metadata[SHOP_METADATA_KEY]) {
+      if (event.kind === "dispute-created") {
+        await disputeOpened(event.dispute, orders, logger);
+        outcome = "disputed";
+      } else if (event.kind === "payment-processing" && event.intent.metadata[SHOP_METADATA_KEY]) {
+        // Not a failure and not yet paid: the order is recorded by payment_intent.succeeded when the bank decides.
+        logger.info({ paymentIntentId: event.intent.id }, "webhook: payment processing");
+        outcome = "processing";
+      } else if (event.kind !== "ignored" && event.kind !== "payment-processing" && event.intent.metadata[SHOP_METADATA_KEY]) {
         if (event.kind === "payment-succeeded") {
           // The signed event says the intent succeeded, which is final: its amount is what was paid, checked against
           // the snapshot as for the browser's call. A failure to record throws, and the 5xx makes the processor

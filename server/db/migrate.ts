@@ -11,6 +11,7 @@ import * as catalogueAsData from "./migrations/0008-catalogue-as-data";
 import * as basketQuantities from "./migrations/0009-basket-quantities";
 import * as deliveryAndOrderLife from "./migrations/0010-delivery-and-order-life";
 import * as emailAndAccountTokens from "./migrations/0011-email-and-account-tokens";
+import * as paymentProcessor from "./migrations/0012-payment-processor";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   "0009-basket-quantities": basketQuantities,
   "0010-delivery-and-order-life": deliveryAndOrderLife,
   "0011-email-and-account-tokens": emailAndAccountTokens,
+  "0012-payment-processor": paymentProcessor,
 };
 
 export const migrationNames = Object.keys(migrations);

@@ -122,6 +122,8 @@ export interface RateLimitTable {
 /** jsonb written as a JSON string, read back parsed. Lines written before quantities existed have none: they mean 1. */
 type ItemsColumn = JSONColumnType<StoredOrderItem[], string, string>;
 
+export type ProcessorName = "built-in" | "stripe";
+
 export interface CheckoutPaymentTable {
   /** The processor's payment intent id ("pi_…"). */
   payment_intent_id: string;
@@ -145,6 +147,9 @@ export interface CheckoutPaymentTable {
   /** The address and receipt e-mail the intent was priced with (its `shipping`); null on rows from before addresses. */
   delivery_address: NullableAddressColumn;
   contact_email: string | null;
+  /** Which processor made the intent ("built-in" or "stripe") and in which mode; null for rows made before it was kept. */
+  processor: ProcessorName | null;
+  livemode: boolean | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -157,6 +162,9 @@ export interface OrderTable {
   amount_cents: number;
   currency: string;
   items: ItemsColumn;
+  /** Which processor took the payment, and whether it was real money (livemode); null for orders made before. */
+  processor: ProcessorName | null;
+  livemode: boolean | null;
   /** Taken from the payment intent: when it was first created (it may have been paid much later). */
   created_at: ColumnType<Date, Date, never>;
   recorded_at: Generated<Date>;

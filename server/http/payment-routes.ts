@@ -4,7 +4,8 @@ import { ADDRESS_ERROR_PARAM } from "../../shared/address";
 import { checkAddressForm, chooseSavedAddressSchema } from "../../shared/address-schemas";
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
-import { createPaymentQuerySchema, recordOrderSchema } from "../../shared/payments";
+import { createPaymentQuerySchema, PAYMENT_PROCESSING_MESSAGE, recordOrderSchema } from "../../shared/payments";
+import { toShopperError } from "../payments/processor-errors";
 import type { AppEnv } from "./app";
 import { answerFormOrJson } from "./form-or-json";
 import { readBody, readRawBody } from "./read-body";
@@ -48,7 +49,8 @@ export const paymentRoutes = new Hono<AppEnv>()
     const query = createPaymentQuerySchema.safeParse(c.req.query());
     if (!query.success) throw new AppError("BAD_REQUEST", `The request was not understood. ${query.error.issues[0]?.message ?? ""}.`);
     await readBody(c.req.raw, noBody);
-    const { checkout } = c.get("services");
+    const { checkout, paymentLimits } = c.get("services");
+    await paymentLimits.check("create", c.get("shopper").session?.id ?? null, c.get("clientIp"));
     const { clientSecret, amountCents } = await withProvider(() => checkout.preparePayment(c.get("shopper").basketOwner, query.data.total, c.get("shopper").user?.email ?? null));
     // Two tabs pricing different baskets at once may leave the open intent at the other tab's amount: never hand
     // out a payment for an amount the page does not show.
@@ -59,10 +61,14 @@ export const paymentRoutes = new Hono<AppEnv>()
   })
   .post("/orders/record", async (c) => {
     const { paymentIntentId } = await readBody(c.req.raw, recordOrderSchema);
-    const owner = c.get("shopper").basketOwner;
+    const shopper = c.get("shopper");
+    await c.get("services").paymentLimits.check("record", shopper.session?.id ?? null, c.get("clientIp"));
+    const owner = shopper.basketOwner;
     const result = owner ? await withProvider(() => c.get("services").checkout.recordOrder(paymentIntentId, owner)) : null;
     if (!result) throw new AppError("NOT_FOUND", "We could not find that payment.");
     if (result.kind === "needs-review") throw paymentHeldForReview(result.paidAmountCents);
+    // Accepted, not yet paid: the order is recorded when the processor says the payment succeeded.
+    if (result.kind === "processing") return c.json({ processing: true, message: PAYMENT_PROCESSING_MESSAGE }, 202);
     return c.json({ orderId: result.orderId, orderNumber: result.orderNumber }, 201);
   })
   .post("/webhooks/stripe", async (c) => {
@@ -80,14 +86,11 @@ function paymentHeldForReview(paidAmountCents: number): AppError {
   );
 }
 
-/** Turns a processor outage or refusal into one clear sentence; the shop's own errors pass through. */
+/** Anything the provider did not already turn into a sentence of ours (payments/processor-errors.ts) gets one. */
 async function withProvider<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof AppError) throw error;
-    throw new AppError("PAYMENT_PROVIDER_ERROR", "We couldn't reach the payment service. Nothing was charged; please try again in a moment.", {
-      cause: error,
-    });
+    throw toShopperError(error);
   }
 }

@@ -1,4 +1,6 @@
 import Stripe from "stripe";
+import type { Logger } from "../logger";
+import { logProcessorError, toShopperError } from "./processor-errors";
 
 /**
  * The shop's one door to the card processor: the official Stripe SDK, whichever processor is behind it. With
@@ -26,11 +28,29 @@ export interface ProviderShipping {
   address: { line1: string; line2: string; city: string; state: string; postal_code: string; country: string };
 }
 
+/** A cardholder's dispute of a payment, as the processor reported it. */
+export interface ProviderDispute {
+  id: string;
+  paymentIntentId: string | null;
+  chargeId: string | null;
+  amountCents: number;
+  reason: string;
+  status: string;
+}
+
 /** What a webhook means to the shop, once its signature has been checked. */
 export type PaymentEvent =
   | { id: string; kind: "payment-succeeded"; intent: ProviderIntent }
+  | { id: string; kind: "payment-processing"; intent: ProviderIntent }
   | { id: string; kind: "payment-failed"; intent: ProviderIntent }
+  | { id: string; kind: "dispute-created"; dispute: ProviderDispute }
   | { id: string; kind: "ignored"; type: string };
+
+/** Which processor, and whether it moves real money: recorded with every intent and order. */
+export interface ProcessorIdentity {
+  processor: "built-in" | "stripe";
+  livemode: boolean;
+}
 
 export interface ProviderSettings {
   mode: "stripe" | "built-in";
@@ -41,6 +61,17 @@ export interface ProviderSettings {
   selfOrigin?: () => URL;
   /** Built-in mode with the processor run as its own process: its base URL (PROCESSOR_URL), for the SDK and the browser. */
   processorUrl?: string;
+  /** Where processor errors are logged (type, code, decline code, request id). */
+  logger?: Logger;
+}
+
+/**
+ * The intent's creation parameters, as Stripe documents them for the Payment Element: automatic payment methods
+ * (the Dashboard's choice), so methods that redirect come back to a return_url. The built-in card field confirms
+ * the same intents the way Stripe.js's card path does (`use_stripe_sdk`), which needs no return_url.
+ */
+export function intentCreationParams(amountCents: number, metadata: Record<string, string>, shipping: ProviderShipping): Stripe.PaymentIntentCreateParams {
+  return { amount: amountCents, currency: "usd", metadata, shipping, automatic_payment_methods: { enabled: true } };
 }
 
 export const BUILT_IN_PROCESSOR_PATH = "/_processor";
@@ -50,42 +81,62 @@ export function createPaymentProvider(settings: ProviderSettings) {
   // Built later than the provider itself: in built-in mode the port is known only once the server listens.
   const stripe = () => (client ??= createStripeClient(settings));
 
+  const identity: ProcessorIdentity = {
+    processor: settings.mode === "stripe" ? "stripe" : "built-in",
+    livemode: settings.mode === "stripe" && /^(sk|rk)_live_/.test(settings.secretKey),
+  };
+
+  /** One SDK call: its error logged with Stripe's names, and turned into a sentence of ours. */
+  async function call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      logProcessorError(settings.logger, operation, error);
+      throw toShopperError(error);
+    }
+  }
+
   return {
     mode: settings.mode,
+    identity,
     publishableKey: settings.publishableKey,
     /** Where the payment page sends the card in built-in mode: this server's /_processor, or the processor's own URL. */
     browserProcessorUrl: settings.processorUrl?.replace(/\/$/, "") ?? BUILT_IN_PROCESSOR_PATH,
 
     async createIntent(input: { amountCents: number; metadata: Record<string, string>; shipping: ProviderShipping; idempotencyKey: string }) {
-      const intent = await stripe().paymentIntents.create(
-        { amount: input.amountCents, currency: "usd", metadata: input.metadata, shipping: input.shipping },
-        { idempotencyKey: input.idempotencyKey },
+      const intent = await call("create intent", () =>
+        stripe().paymentIntents.create(intentCreationParams(input.amountCents, input.metadata, input.shipping), { idempotencyKey: input.idempotencyKey }),
       );
       return toProviderIntent(intent);
     },
 
     async updateIntent(id: string, input: { amountCents: number; metadata: Record<string, string>; shipping: ProviderShipping }) {
-      return toProviderIntent(await stripe().paymentIntents.update(id, { amount: input.amountCents, metadata: input.metadata, shipping: input.shipping }));
+      return toProviderIntent(
+        await call("update intent", () => stripe().paymentIntents.update(id, { amount: input.amountCents, metadata: input.metadata, shipping: input.shipping })),
+      );
     },
 
     async cancelIntent(id: string): Promise<void> {
-      await stripe().paymentIntents.cancel(id);
+      await call("cancel intent", () => stripe().paymentIntents.cancel(id));
     },
 
     /** With its PaymentMethod expanded, so a paid intent says which card paid it. */
     async retrieveIntent(id: string) {
-      return toProviderIntent(await stripe().paymentIntents.retrieve(id, { expand: ["payment_method"] }));
+      return toProviderIntent(await call("retrieve intent", () => stripe().paymentIntents.retrieve(id, { expand: ["payment_method"] })));
     },
 
     /** Checks the signature on the raw body and turns the event into the shop's terms; throws if it is not genuine. */
     parseWebhook(rawBody: string, signature: string): PaymentEvent {
       const event = stripe().webhooks.constructEvent(rawBody, signature, settings.webhookSecret);
-      // Signed but not shaped like an event about an intent (only the secret's holder can send one): nothing to do.
+      // Signed but not shaped like an event about an object (only the secret's holder can send one): nothing to do.
       const object = (event as { data?: { object?: { object?: unknown; id?: unknown } } }).data?.object;
-      if (typeof event.id !== "string" || object?.object !== "payment_intent" || typeof object.id !== "string") {
+      if (typeof event.id !== "string" || typeof object?.id !== "string") {
         return { id: typeof event.id === "string" ? event.id : "", kind: "ignored", type: String(event.type) };
       }
+      if (event.type === "charge.dispute.created" && object.object === "dispute") return { id: event.id, kind: "dispute-created", dispute: toProviderDispute(event.data.object) };
+      if (object.object !== "payment_intent") return { id: event.id, kind: "ignored", type: event.type };
       if (event.type === "payment_intent.succeeded") return { id: event.id, kind: "payment-succeeded", intent: toProviderIntent(event.data.object) };
+      if (event.type === "payment_intent.processing") return { id: event.id, kind: "payment-processing", intent: toProviderIntent(event.data.object) };
       if (event.type === "payment_intent.payment_failed") return { id: event.id, kind: "payment-failed", intent: toProviderIntent(event.data.object) };
       return { id: event.id, kind: "ignored", type: event.type };
     },
@@ -124,6 +175,18 @@ function toProviderIntent(intent: Stripe.PaymentIntent): ProviderIntent {
 function cardOf(paymentMethod: string | Stripe.PaymentMethod | null): { brand: string; last4: string } | null {
   if (!paymentMethod || typeof paymentMethod === "string" || !paymentMethod.card) return null;
   return { brand: paymentMethod.card.brand, last4: paymentMethod.card.last4 };
+}
+
+function toProviderDispute(dispute: Stripe.Dispute): ProviderDispute {
+  const idOf = (value: string | { id: string } | null | undefined) => (typeof value === "string" ? value : (value?.id ?? null));
+  return {
+    id: dispute.id,
+    paymentIntentId: idOf(dispute.payment_intent),
+    chargeId: idOf(dispute.charge),
+    amountCents: dispute.amount,
+    reason: dispute.reason,
+    status: dispute.status,
+  };
 }
 
 function createStripeClient(settings: ProviderSettings): Stripe {

@@ -8,6 +8,8 @@ export async function confirmCard(origin: string, clientSecret: string, publisha
     headers: { authorization: `Bearer ${publishableKey}`, "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({
       client_secret: clientSecret,
+      // As Stripe.js's card path sends it: the page handles 3-D Secure itself, so no return_url is needed.
+      use_stripe_sdk: "true",
       "payment_method_data[type]": "card",
       "payment_method_data[card][number]": number,
       "payment_method_data[card][exp_month]": "12",

@@ -8,7 +8,11 @@ import { createShop, type ShopOptions } from "../shop";
  * the Stripe SDK needs to reach the processor).
  */
 export function createTestShop(database: DatabaseHandle, options: Partial<ShopOptions> = {}) {
-  return createShop({ database, logger: createLogger("silent"), authAttemptsPerIp: 50, newSessionsPerIp: 100_000, ...options });
+  return createShop({ database, logger: createLogger("silent"), authAttemptsPerIp: 50,
+    newSessionsPerIp: 100_000,
+    // Tests make hundreds of payment calls from one address and session; the limits' own tests set them low.
+    paymentLimits: { createsPerSession: 100_000, createsPerIp: 100_000, recordsPerSession: 100_000, recordsPerIp: 100_000 },
+    ...options });
 }
 
 /**

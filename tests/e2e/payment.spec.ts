@@ -79,6 +79,26 @@ test("a shopper pays with 4242… and lands on their orders with an empty basket
   await expect(page).not.toHaveURL("/payment");
 });
 
+test("a shopper pays with Diners Club's 14 digits and a British postcode, and with UnionPay's 19", async ({ page }) => {
+  await fillBasket(page);
+  await openPayment(page);
+  await enterCard(page, "36227206271667", { zip: "sw1a 1aa" });
+  await expect(page.getByLabel("Card number")).toHaveValue("3622 720627 1667");
+  await expect(page.getByLabel("ZIP")).toHaveValue("SW1A 1AA");
+  await expect(buyNow(page)).toBeEnabled();
+  await buyNow(page).click();
+  await expect(page).toHaveURL("/orders");
+  await expect(page.getByTestId("order")).toHaveCount(1);
+
+  await fillBasket(page);
+  await openPayment(page);
+  await enterCard(page, "6205500000000000004", { zip: "K1A 0B1" });
+  await expect(page.getByLabel("Card number")).toHaveValue("6205 5000 0000 0000 004");
+  await buyNow(page).click();
+  await expect(page).toHaveURL("/orders");
+  await expect(page.getByTestId("order")).toHaveCount(2);
+});
+
 test("a declined card says so, keeps the basket and records no order", async ({ page }) => {
   await fillBasket(page);
   await openPayment(page);

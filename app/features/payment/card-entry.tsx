@@ -10,6 +10,8 @@ export { default as cardFieldStyles } from "@storefront/stripe-test-processor/ca
 
 interface CardEntryProps {
   config: PaymentClientConfig;
+  /** The intent being paid: the Payment Element is created for it (the built-in field needs it only to confirm). */
+  clientSecret: string | null;
   errorId: string;
   disabled: boolean;
   onChange(state: CardEntryState): void;
@@ -17,17 +19,17 @@ interface CardEntryProps {
 }
 
 // Stripe.js is loaded only in Stripe mode, and only by the page that takes a card.
-const StripeCardElement = lazy(() => import("./stripe-card-element"));
+const StripePaymentElement = lazy(() => import("./stripe-payment-element"));
 
 /**
  * The one place the payment page's card entry differs between processors: the built-in processor's own field, or
- * Stripe's Card Element (the spec's shop used the Card Element; see docs/decisions/007-stripe-mode.md).
+ * Stripe's Payment Element (docs/decisions/007-stripe-mode.md).
  */
-export function CardEntry({ config, errorId, disabled, onChange, controller }: CardEntryProps) {
+export function CardEntry({ config, clientSecret, errorId, disabled, onChange, controller }: CardEntryProps) {
   if (cardEntryFor(config) === "stripe") {
     return (
       <Suspense fallback={<p className="card-entry__loading">Loading the secure card field…</p>}>
-        <StripeCardElement publishableKey={config.publishableKey} disabled={disabled} onChange={onChange} controller={controller} />
+        <StripePaymentElement publishableKey={config.publishableKey} clientSecret={clientSecret} disabled={disabled} onChange={onChange} controller={controller} />
       </Suspense>
     );
   }
@@ -55,7 +57,7 @@ function BuiltInCardEntry({
   disabled,
   onChange,
   controller,
-}: Omit<CardEntryProps, "config"> & { publishableKey: string; processorUrl: string }) {
+}: Omit<CardEntryProps, "config" | "clientSecret"> & { publishableKey: string; processorUrl: string }) {
   const card = useRef<CardDetails | null>(null);
   useImperativeHandle(
     controller,

@@ -79,6 +79,12 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, hasAddress,
         setChallenged(true);
         return;
       }
+      // Not a failure: the return page says so, and records the order if the payment has succeeded by then.
+      if (outcome.status === "processing") {
+        setSucceeded(true);
+        await navigate(`/payment/return?payment_intent=${encodeURIComponent(outcome.paymentIntentId)}`, { replace: true });
+        return;
+      }
       // Paid. The server checks the payment with the processor and records the order; the processor's webhook
       // records it too, so even if these calls fail the order is not lost. The page moves on only once the order is
       // recorded (or the server has said why not), so /orders shows it; if the shop cannot be reached, /orders says

@@ -53,6 +53,8 @@ export const builtInProcessor = {
   confirmCardPayment(baseUrl: string, clientSecret: string, publishableKey: string, card: CardDetails): Promise<ConfirmOutcome> {
     return call(baseUrl, `${intentIdOf(clientSecret)}/confirm`, publishableKey, {
       client_secret: clientSecret,
+      // As Stripe.js's confirmCardPayment: the page handles 3-D Secure itself, so Stripe asks for no return_url.
+      use_stripe_sdk: "true",
       "payment_method_data[type]": "card",
       "payment_method_data[card][number]": card.number,
       "payment_method_data[card][exp_month]": String(card.expMonth),

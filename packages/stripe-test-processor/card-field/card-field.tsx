@@ -57,7 +57,7 @@ const fieldSettings: Record<CardFieldName, FieldSettings> = {
   },
   cvc: { label: "CVC", placeholder: "CVC", autoComplete: "cc-csc", modifier: "cvc", format: (raw, brand) => formatCvc(raw, brand) },
   postalCode: {
-    label: "ZIP",
+    label: "ZIP or postal code",
     placeholder: "ZIP",
     autoComplete: "postal-code",
     modifier: "postal-code",
@@ -185,7 +185,7 @@ export function CardField({ onChange, disabled = false, errorId }: CardFieldProp
                 id={inputId}
                 className={`card-field__input card-field__input--${settings.modifier}`}
                 type="text"
-                inputMode="numeric"
+                inputMode={field === "postalCode" ? "text" : "numeric"}
                 autoComplete={settings.autoComplete}
                 autoCorrect="off"
                 spellCheck={false}
@@ -246,6 +246,13 @@ function CardBrandMark({ brand }: { brand: CardBrand }) {
               <circle cx="12" cy="10" r="6" fill="#eb001b" />
               <circle cx="18" cy="10" r="6" fill="#f79e1b" />
               <path d="M15 4.8a6 6 0 0 1 0 10.4a6 6 0 0 1 0-10.4z" fill="#ff5f00" />
+            </>
+          ) : brand !== "amex" ? (
+            <>
+              <rect x="0.5" y="0.5" width="29" height="19" rx="3" fill="#fff" stroke="#d9d9d9" />
+              <text x="15" y="13" textAnchor="middle" fontFamily="Arial, Helvetica, sans-serif" fontSize="6" fontWeight="700" fill="#333">
+                {{ discover: "DISC", diners: "DINERS", jcb: "JCB", unionpay: "UPAY" }[brand]}
+              </text>
             </>
           ) : (
             <>

@@ -100,7 +100,9 @@ describe("formatCardNumber", () => {
   it("stops at the brand's length: 16 digits, 15 for Amex", () => {
     expect(formatCardNumber("42424242424242424242")).toBe("4242 4242 4242 4242");
     expect(formatCardNumber("3782822463100051234")).toBe(amex);
-    expect(formatCardNumber("60110000000000041234")).toBe("6011 0000 0000 0004");
+    expect(formatCardNumber("90000000000000011234")).toBe("9000 0000 0000 0001");
+    expect(formatCardNumber("6205500000000000004123")).toBe("6205 5000 0000 0000 004");
+    expect(formatCardNumber("36227206271667")).toBe("3622 720627 1667");
   });
 
   it("drops anything that is not a digit, and regroups a pasted number", () => {
@@ -216,9 +218,27 @@ describe("validateCard", () => {
     });
 
     it("of an unknown brand is held to 16 digits and Luhn", () => {
-      expect(fieldsOf({ number: "6011 0000 0000 0004" }).number.status).toBe("complete");
-      expect(fieldsOf({ number: "6011 0000 0000 0005" }).number.status).toBe("invalid");
-      expect(fieldsOf({ number: "6011 0000 0000 000" }).number.status).toBe("incomplete");
+      expect(fieldsOf({ number: "9000000000000001" }).number.status).toBe("complete");
+      expect(fieldsOf({ number: "9000000000000002" }).number.status).toBe("invalid");
+      expect(fieldsOf({ number: "900000000000000" }).number.status).toBe("incomplete");
+    });
+
+    it("takes Diners Club's 14 digits and UnionPay's 19, each brand at its own lengths", () => {
+      expect(fieldsOf({ number: "3622 720627 1667" }).number.status).toBe("complete");
+      expect(fieldsOf({ number: "6011 1111 1111 1117" }).number.status).toBe("complete");
+      expect(fieldsOf({ number: "3566 0020 2036 0505" }).number.status).toBe("complete");
+      expect(fieldsOf({ number: "6205 5000 0000 0000 004" }).number.status).toBe("complete");
+      expect(fieldsOf({ number: "6205 5000 0000 0000 00" }).number.status).toBe("incomplete");
+      expect(fieldsOf({ number: "6205 5000 0000 0000 005" }).number.status).toBe("invalid");
+    });
+
+    it("takes postal codes of other countries as well as US ZIPs", () => {
+      expect(fieldsOf({ postalCode: "SW1A 1AA" }).postalCode.status).toBe("complete");
+      expect(fieldsOf({ postalCode: "K1A 0B1" }).postalCode.status).toBe("complete");
+      expect(fieldsOf({ postalCode: "S" }).postalCode.status).toBe("incomplete");
+      expect(fieldsOf({ postalCode: "SW1A 1AA 1234" }).postalCode.status).toBe("invalid");
+      expect(formatPostalCode("sw1a  1aa")).toBe("SW1A 1AA");
+      expect(formatPostalCode("900011234")).toBe("90001-1234");
     });
   });
 

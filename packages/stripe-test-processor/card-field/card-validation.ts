@@ -8,25 +8,29 @@
  * "4242-4242-4242-4242" are one number), as Stripe.js does.
  */
 
-export type CardBrand = "visa" | "mastercard" | "amex" | "unknown";
+export type CardBrand = "visa" | "mastercard" | "amex" | "discover" | "diners" | "jcb" | "unionpay" | "unknown";
 
 interface BrandRules {
   /** What the shopper reads next to the number. */
   name: string;
-  /** Digits of a full number: fewer is incomplete, more is invalid. */
-  numberLength: number;
-  /** Positions (in digits) after which a space is shown: 4-4-4-4 or Amex's 4-6-5. */
+  /** Digits of a full number, the longest last: fewer than all is incomplete, more than the longest is invalid. */
+  numberLengths: readonly number[];
+  /** Positions (in digits) after which a space is shown: 4-4-4-4, Amex's 4-6-5, Diners' 4-6-4. */
   gaps: readonly number[];
   /** Digits of the security code: 3, or 4 for Amex (the four printed on the front). */
   cvcLength: number;
 }
 
 const brandRules: Record<CardBrand, BrandRules> = {
-  visa: { name: "Visa", numberLength: 16, gaps: [4, 8, 12], cvcLength: 3 },
-  mastercard: { name: "Mastercard", numberLength: 16, gaps: [4, 8, 12], cvcLength: 3 },
-  amex: { name: "American Express", numberLength: 15, gaps: [4, 10], cvcLength: 4 },
+  visa: { name: "Visa", numberLengths: [16], gaps: [4, 8, 12], cvcLength: 3 },
+  mastercard: { name: "Mastercard", numberLengths: [16], gaps: [4, 8, 12], cvcLength: 3 },
+  amex: { name: "American Express", numberLengths: [15], gaps: [4, 10], cvcLength: 4 },
+  discover: { name: "Discover", numberLengths: [16, 19], gaps: [4, 8, 12, 16], cvcLength: 3 },
+  diners: { name: "Diners Club", numberLengths: [14, 16, 19], gaps: [4, 10], cvcLength: 3 },
+  jcb: { name: "JCB", numberLengths: [16, 17, 18, 19], gaps: [4, 8, 12, 16], cvcLength: 3 },
+  unionpay: { name: "UnionPay", numberLengths: [16, 17, 18, 19], gaps: [4, 8, 12, 16], cvcLength: 3 },
   // A brand the field does not name is held to the common case, as Stripe's field does before it knows the brand.
-  unknown: { name: "Unknown card brand", numberLength: 16, gaps: [4, 8, 12], cvcLength: 3 },
+  unknown: { name: "Unknown card brand", numberLengths: [16], gaps: [4, 8, 12], cvcLength: 3 },
 };
 
 export function getBrandRules(brand: CardBrand): Readonly<BrandRules> {
@@ -45,7 +49,7 @@ export const cardFieldMessages = {
   /** Only reachable by calling validateCard directly: the field never lets a code grow longer than the brand's. */
   cvcInvalid: "Your card's security code is invalid.",
   postalCodeIncomplete: "Your postal code is incomplete.",
-  /** Only reachable by calling validateCard directly: the field never lets a ZIP grow past ZIP+4. */
+  /** Only reachable by calling validateCard directly: the field never lets a code grow past its longest form. */
   postalCodeInvalid: "Your postal code is invalid.",
 } as const;
 
@@ -72,7 +76,7 @@ export interface CardDetails {
   expMonth: number;
   expYear: number;
   cvc: string;
-  /** A US ZIP: "12345" or "12345-6789". */
+  /** A US ZIP ("12345" or "12345-6789"), or another country's code ("SW1A 1AA"). */
   postalCode: string;
 }
 
@@ -93,6 +97,9 @@ const digitsOf = (value: string) => value.replace(/\D/g, "");
 
 const MAX_POSTAL_CODE_DIGITS = 9;
 const SHORT_POSTAL_CODE_DIGITS = 5;
+/** Postal codes elsewhere (SW1A 1AA, K1A 0B1, 75008): letters, digits, a space or hyphen, up to 10 characters. */
+const MAX_POSTAL_CODE_LENGTH = 10;
+const MIN_POSTAL_CODE_LENGTH = 3;
 
 /**
  * The brand as soon as the first digits say so for certain: Visa 4; Mastercard 51-55 and 2221-2720; Amex 34, 37.
@@ -104,6 +111,10 @@ export function detectBrand(number: string): CardBrand {
   if (/^3[47]/.test(digits)) return "amex";
   if (/^5[1-5]/.test(digits)) return "mastercard";
   if (digits.startsWith("2") && isCertainlyWithin(digits.slice(0, 4), 2221, 2720)) return "mastercard";
+  if (/^(6011|65|64[4-9])/.test(digits)) return "discover";
+  if (/^(36|38|39|30[0-5])/.test(digits)) return "diners";
+  if (/^35(2[89]|[3-8])/.test(digits)) return "jcb";
+  if (/^62/.test(digits)) return "unionpay";
   return "unknown";
 }
 
@@ -133,8 +144,8 @@ export function luhnValid(number: string): boolean {
 
 /** Digits grouped as the brand prints them (4-4-4-4, Amex 4-6-5), cut at the brand's length. */
 export function formatCardNumber(number: string): string {
-  const { numberLength, gaps } = brandRules[detectBrand(number)];
-  const digits = digitsOf(number).slice(0, numberLength);
+  const { numberLengths, gaps } = brandRules[detectBrand(number)];
+  const digits = digitsOf(number).slice(0, Math.max(...numberLengths));
   let formatted = "";
   for (let index = 0; index < digits.length; index++) {
     if (gaps.includes(index)) formatted += " ";
@@ -148,8 +159,14 @@ export function formatCvc(cvc: string, brand: CardBrand): string {
   return digitsOf(cvc).slice(0, brandRules[brand].cvcLength);
 }
 
-/** A US ZIP, "12345" or ZIP+4 "12345-6789": the hyphen is put in as the sixth digit is typed. */
+/**
+ * A US ZIP, "12345" or ZIP+4 "12345-6789" (the hyphen put in as the sixth digit is typed); a code with letters is
+ * another country's, kept as typed in capitals ("SW1A 1AA").
+ */
 export function formatPostalCode(postalCode: string): string {
+  if (/[A-Za-z]/.test(postalCode)) {
+    return postalCode.toUpperCase().replace(/[^A-Z0-9 -]/g, "").replace(/\s+/g, " ").trimStart().slice(0, MAX_POSTAL_CODE_LENGTH);
+  }
   const digits = digitsOf(postalCode).slice(0, MAX_POSTAL_CODE_DIGITS);
   return digits.length > SHORT_POSTAL_CODE_DIGITS
     ? `${digits.slice(0, SHORT_POSTAL_CODE_DIGITS)}-${digits.slice(SHORT_POSTAL_CODE_DIGITS)}`
@@ -195,11 +212,13 @@ export function formatExpiry(expiry: string, options: { isDeleting?: boolean } =
 
 function checkNumber(number: string, brand: CardBrand): FieldCheck {
   const digits = digitsOf(number);
-  const { numberLength } = brandRules[brand];
+  const { numberLengths } = brandRules[brand];
+  const longest = Math.max(...numberLengths);
   if (digits.length === 0) return { status: "empty", message: cardFieldMessages.numberIncomplete };
-  if (digits.length < numberLength) return { status: "incomplete", message: cardFieldMessages.numberIncomplete };
-  if (digits.length > numberLength || !luhnValid(digits)) return { status: "invalid", message: cardFieldMessages.numberInvalid };
-  return { status: "complete", message: null };
+  if (numberLengths.includes(digits.length) && luhnValid(digits)) return { status: "complete", message: null };
+  // A shorter length that fails the check may still be the start of a longer number of the brand (UnionPay's 19).
+  if (digits.length < longest) return { status: "incomplete", message: cardFieldMessages.numberIncomplete };
+  return { status: "invalid", message: cardFieldMessages.numberInvalid };
 }
 
 /**
@@ -231,6 +250,11 @@ function checkCvc(cvc: string, brand: CardBrand): FieldCheck {
 }
 
 function checkPostalCode(postalCode: string): FieldCheck {
+  if (/[A-Za-z]/.test(postalCode)) {
+    const code = postalCode.trim();
+    if (code.length > MAX_POSTAL_CODE_LENGTH || !/^[A-Za-z0-9][A-Za-z0-9 -]*$/.test(code)) return { status: "invalid", message: cardFieldMessages.postalCodeInvalid };
+    return code.replace(/[ -]/g, "").length < MIN_POSTAL_CODE_LENGTH ? { status: "incomplete", message: cardFieldMessages.postalCodeIncomplete } : { status: "complete", message: null };
+  }
   const digits = digitsOf(postalCode);
   if (digits.length === 0) return { status: "empty", message: cardFieldMessages.postalCodeIncomplete };
   if (digits.length > MAX_POSTAL_CODE_DIGITS) return { status: "invalid", message: cardFieldMessages.postalCodeInvalid };

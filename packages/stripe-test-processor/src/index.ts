@@ -22,17 +22,19 @@ export interface StripeTestProcessorOptions {
   webhookUrl: () => string | undefined;
   /** Keys to use; without them the processor makes its own on first use and keeps them in the database. */
   keys?: ProcessorKeys;
+  /** Compresses Stripe's webhook retry schedule (tests); 1, the default, is Stripe's test-mode schedule itself. */
+  webhookRetryTimeScale?: number;
 }
 
 /**
  * One processor over one database: `app` answers the API, `start` begins retrying webhook deliveries (every change
  * also triggers an immediate attempt), `stop` ends the loop and waits for a round in flight.
  */
-export async function createStripeTestProcessor({ db, logger, webhookUrl, keys: givenKeys }: StripeTestProcessorOptions) {
+export async function createStripeTestProcessor({ db, logger, webhookUrl, keys: givenKeys, webhookRetryTimeScale }: StripeTestProcessorOptions) {
   const processorDb = db as ProcessorDB;
   if (givenKeys) await setProcessorKeys(processorDb, givenKeys);
   const keys: ProcessorKeys = await getProcessorKeys(processorDb);
-  const delivery = createWebhookDelivery({ db: processorDb, logger, webhookUrl });
+  const delivery = createWebhookDelivery({ db: processorDb, logger, webhookUrl, retryTimeScale: webhookRetryTimeScale });
   return {
     app: createProcessorApp({ db: processorDb, logger, delivery }),
     keys,

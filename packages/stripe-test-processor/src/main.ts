@@ -47,6 +47,7 @@ const processor = await createStripeTestProcessor({
   db,
   logger,
   webhookUrl: () => webhookUrl,
+  webhookRetryTimeScale: config.WEBHOOK_RETRY_TIME_SCALE,
   keys: { secretKey: config.STRIPE_SECRET_KEY, publishableKey: config.STRIPE_PUBLISHABLE_KEY, webhookSecret: config.STRIPE_WEBHOOK_SECRET },
 });
 

@@ -21,6 +21,7 @@ export interface PaymentIntentObject {
   currency: string;
   description: string | null;
   last_payment_error: PaymentErrorObject | null;
+  latest_charge: string | null;
   livemode: false;
   metadata: Record<string, string>;
   next_action: NextAction | null;
@@ -28,6 +29,7 @@ export interface PaymentIntentObject {
   payment_method: string | PaymentMethodObject | null;
   payment_method_types: ["card"];
   shipping: StoredShipping | null;
+  receipt_email: string | null;
   status: PaymentIntentStatus;
 }
 
@@ -77,12 +79,14 @@ export function toPaymentIntentObject(row: PaymentIntentRow): PaymentIntentObjec
     currency: row.currency,
     description: row.description,
     last_payment_error: row.last_payment_error ? toPaymentErrorObject(row.last_payment_error) : null,
+    latest_charge: row.latest_charge,
     livemode: false,
     metadata: row.metadata,
     next_action: row.status === "requires_action" ? { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect" } } : null,
     payment_method: row.payment_method_id,
     payment_method_types: ["card"],
     shipping: row.shipping,
+    receipt_email: row.receipt_email,
     status: row.status,
   };
 }

@@ -20,6 +20,10 @@ export const LIMITS = {
   expandItems: 20,
   /** Each field of `shipping` (Stripe documents no limit below this; its own address fields are shorter in practice). */
   shippingText: 5000,
+  /** Stripe's smallest charge in US dollars (docs.stripe.com/currencies#minimum-and-maximum-charge-amounts). */
+  minAmountUsd: 50,
+  emailLength: 800,
+  statementDescriptorLength: 22,
 } as const;
 
 /** A refusal with Stripe's error code, raised inside a schema and carried out by readParams. */
@@ -79,6 +83,20 @@ const metadata = z.custom<FormValue>((value) => value !== undefined).transform((
   return { clearAll: false, entries };
 });
 
+/** Refuses amounts under Stripe's minimum charge, with Stripe's words. */
+function atLeastMinimum(params: { amount?: number }, ctx: z.RefinementCtx): void {
+  if (params.amount !== undefined && params.amount < LIMITS.minAmountUsd) {
+    ctx.addIssue({ code: "custom", path: ["amount"], message: "Amount must be at least $0.50 usd", params: { stripeCode: "amount_too_small" } });
+  }
+}
+
+/** Parameters Stripe accepts that the processor keeps (receipt_email) or has no use for (statement descriptors). */
+const acceptedExtras = {
+  receipt_email: text(LIMITS.emailLength).optional(),
+  statement_descriptor: text(LIMITS.statementDescriptorLength).optional(),
+  statement_descriptor_suffix: text(LIMITS.statementDescriptorLength).optional(),
+};
+
 /** Accepted so that calls written for Stripe parse; the route refuses any field, as none can be expanded here. */
 const expand = list(text(200), LIMITS.expandItems).optional();
 
@@ -119,9 +137,13 @@ export const createParams = z
     payment_method_types: list(oneOf("payment_method_types", ["card"]), 1).optional(),
     /** The newer name of payment_method_types (the SDK's current API version knows only this one). */
     allowed_payment_method_types: list(oneOf("allowed_payment_method_types", ["card"]), 1).optional(),
+    /** Card payments are captured at once either way; `automatic_async` is the newer default's name. */
+    capture_method: oneOf("capture_method", ["automatic", "automatic_async"]).optional(),
+    ...acceptedExtras,
     expand,
   })
   .superRefine((params, ctx) => {
+    atLeastMinimum(params, ctx);
     const listed = params.payment_method_types ? "payment_method_types" : params.allowed_payment_method_types ? "allowed_payment_method_types" : null;
     if (params.automatic_payment_methods?.enabled && listed) {
       ctx.addIssue({
@@ -133,13 +155,16 @@ export const createParams = z
     }
   });
 
-export const updateParams = z.strictObject({
-  amount: amount.optional(),
-  metadata: metadata.optional(),
-  shipping: shipping.optional(),
-  description: text(LIMITS.descriptionLength).optional(),
-  expand,
-});
+export const updateParams = z
+  .strictObject({
+    amount: amount.optional(),
+    metadata: metadata.optional(),
+    shipping: shipping.optional(),
+    description: text(LIMITS.descriptionLength).optional(),
+    ...acceptedExtras,
+    expand,
+  })
+  .superRefine(atLeastMinimum);
 
 export const cancelParams = z.strictObject({
   cancellation_reason: oneOf("cancellation_reason", ["duplicate", "fraudulent", "requested_by_customer", "abandoned"]).optional(),
@@ -183,11 +208,48 @@ export const confirmParams = z.strictObject({
         .optional(),
     })
     .optional(),
+  /** A test PaymentMethod (`pm_card_visa`, …), as a server confirms with the secret key. */
+  payment_method: text(100).optional(),
+  receipt_email: text(LIMITS.emailLength).optional(),
   return_url: text(LIMITS.returnUrlLength).optional(),
   use_stripe_sdk: boolean.optional(),
   expected_payment_method_type: oneOf("expected_payment_method_type", ["card"]).optional(),
   expand,
 });
+
+/** The processor's own test helper: how a processing payment ends. */
+export const finishProcessingParams = z.strictObject({
+  outcome: oneOf("outcome", ["succeed", "fail"]),
+  expand,
+});
+
+/** POST /v1/refunds: a payment's charge named by intent or charge id; all that is left when no amount is given. */
+export const refundCreateParams = z
+  .strictObject({
+    payment_intent: text(100).optional(),
+    charge: text(100).optional(),
+    amount: integer
+      .transform((value, ctx) => (value < 1 ? refuse(ctx, "This value must be greater than or equal to 1.") : value))
+      .optional(),
+    reason: oneOf("reason", ["duplicate", "fraudulent", "requested_by_customer"]).optional(),
+    metadata: metadata.optional(),
+    expand,
+  })
+  .superRefine((params, ctx) => {
+    if (!params.payment_intent && !params.charge) {
+      ctx.addIssue({ code: "custom", path: [], message: "One of the following params should be provided for this request: payment_intent or charge.", params: { stripeCode: "parameter_missing" } });
+    }
+  });
+
+export const refundListParams = z.strictObject({
+  payment_intent: text(100).optional(),
+  charge: text(100).optional(),
+  limit: integer.transform((value, ctx) => (value < 1 || value > 100 ? refuse(ctx, "This value must be between 1 and 100.") : value)).optional(),
+  starting_after: text(100).optional(),
+  expand,
+});
+
+export const plainRetrieveParams = z.strictObject({ expand });
 
 export const authenticateParams = z.strictObject({
   client_secret: text(LIMITS.clientSecretLength).optional(),

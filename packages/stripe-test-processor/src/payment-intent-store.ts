@@ -1,10 +1,18 @@
 import { sql, type UpdateObject } from "kysely";
 import type { ProcessorDB, ProcessorTables } from "./processor-tables.ts";
-import { DECLINE_MESSAGES, type CardCheck, type CardInputError, type Decline } from "./card-outcomes.ts";
+import { DECLINE_MESSAGES, type CardCheck, type CardInputError } from "./card-outcomes.ts";
 import { LIMITS, type MetadataChange, type ShippingChange } from "./payment-intent-params.ts";
 import { toPaymentIntentObject, withExpandedPaymentMethod, type PaymentErrorObject, type PaymentIntentObject, type PaymentIntentRow } from "./payment-intent-object.ts";
 import { newClientSecret, newId } from "./processor-ids.ts";
-import type { OutcomeAfterAuthentication, PaymentIntentStatus, StoredPaymentError, StoredPaymentMethod, StoredShipping } from "./processor-tables.ts";
+import type {
+  DisputeReason,
+  OutcomeAfterAuthentication,
+  PaymentIntentStatus,
+  SettledOutcome,
+  StoredPaymentError,
+  StoredPaymentMethod,
+  StoredShipping,
+} from "./processor-tables.ts";
 import { docUrl, invalidRequest, resourceMissing, unexpectedState } from "./stripe-errors.ts";
 import { recordEvent, type EventRequest, type EventType } from "./webhook-events.ts";
 
@@ -15,6 +23,7 @@ export interface NewPaymentIntent {
   description: string | undefined;
   automaticPaymentMethods: { enabled: boolean; allow_redirects?: "always" | "never" } | undefined;
   shipping?: ShippingInput;
+  receiptEmail: string | undefined;
 }
 
 /** `shipping` as a call gives it: absent optional fields are null in the object, as Stripe's are. */
@@ -25,7 +34,20 @@ export interface PaymentIntentChanges {
   shipping?: ShippingChange;
   metadata?: MetadataChange;
   description?: string;
+  receiptEmail?: string;
 }
+
+/** How a confirm was asked for: what decides whether Stripe demands a return_url. */
+export interface ConfirmOptions {
+  returnUrl?: string;
+  /** Stripe.js's own confirm (and the built-in card field's): it handles any next action in the page. */
+  useStripeSdk?: boolean;
+  receiptEmail?: string;
+}
+
+/** Stripe's refusal when a confirm could lead to a redirect with nowhere to come back to (API 2023-08-16 and later). */
+export const RETURN_URL_REQUIRED_MESSAGE =
+  "This PaymentIntent is configured to accept payment methods enabled in your Dashboard. Because some of these payment methods might redirect your customer off of your page, you must provide a `return_url`. If you don't want to accept redirect-based payment methods, set `automatic_payment_methods[enabled]` to `true` and `automatic_payment_methods[allow_redirects]` to `never` when creating Setup Intents and Payment Intents.";
 
 /** A confirm or authentication: the intent afterwards, the failure to report (402) if any, and whether an event was recorded. */
 export interface AttemptResult {
@@ -36,14 +58,16 @@ export interface AttemptResult {
 
 type Row = PaymentIntentObject;
 
-/** One change to a locked intent: the columns to set and the event it causes. */
+/** One change to a locked intent: the columns to set, the event it causes, and any event about another object after it. */
 interface Transition {
   set: UpdateObject<ProcessorTables, "processor_payment_intents">;
   event?: EventType;
+  then?: { type: EventType; object: (intent: PaymentIntentObject) => { id: string; object: string } };
 }
 
 const CANCELABLE: PaymentIntentStatus[] = ["requires_payment_method", "requires_action"];
 const CONFIRMABLE: PaymentIntentStatus[] = ["requires_payment_method", "requires_action"];
+/** Stripe lets a processing payment be canceled only for some methods, never for cards. */
 
 /**
  * PaymentIntents in the database and their lifecycle: requires_payment_method → (requires_action →) succeeded, a
@@ -56,7 +80,7 @@ export function createPaymentIntentStore(db: ProcessorDB) {
     return db.transaction().execute(async (trx) => {
       const locked = await trx.selectFrom("processor_payment_intents").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
       if (!locked) throw resourceMissing(id);
-      const { set, event } = decide(locked);
+      const { set, event, then } = decide(locked);
       const row = await trx
         .updateTable("processor_payment_intents")
         .set({ ...set, updated_at: sql`now()` })
@@ -65,6 +89,7 @@ export function createPaymentIntentStore(db: ProcessorDB) {
         .executeTakeFirstOrThrow();
       const intent = toPaymentIntentObject(row);
       if (event && request) await recordEvent(trx, event, intent, request);
+      if (then && request) await recordEvent(trx, then.type, then.object(intent), request);
       return { intent, recordedEvent: Boolean(event && request) };
     });
   }
@@ -83,6 +108,7 @@ export function createPaymentIntentStore(db: ProcessorDB) {
           description: input.description || null,
           automatic_payment_methods: input.automaticPaymentMethods ? JSON.stringify(input.automaticPaymentMethods) : null,
           shipping: input.shipping ? JSON.stringify(toStoredShipping(input.shipping)) : null,
+          receipt_email: input.receiptEmail || null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -114,6 +140,7 @@ export function createPaymentIntentStore(db: ProcessorDB) {
         if (changes.metadata) set.metadata = JSON.stringify(mergeMetadata(current.metadata, changes.metadata));
         if (changes.description !== undefined) set.description = changes.description || null;
         if (changes.shipping) set.shipping = changes.shipping.kind === "set" ? JSON.stringify(toStoredShipping(changes.shipping.shipping)) : null;
+        if (changes.receiptEmail !== undefined) set.receipt_email = changes.receiptEmail || null;
         return { set };
       });
       return intent;
@@ -133,7 +160,7 @@ export function createPaymentIntentStore(db: ProcessorDB) {
     },
 
     /** Charges a checked card: the card's outcome, or (for a card that cannot be used) its input error. */
-    async confirm(id: string, check: CardCheck | null, request: EventRequest): Promise<AttemptResult> {
+    async confirm(id: string, check: CardCheck | null, request: EventRequest, options: ConfirmOptions = {}): Promise<AttemptResult> {
       const { intent, recordedEvent } = await transition(id, request, (current) => {
         if (!CONFIRMABLE.includes(current.status)) {
           const message =
@@ -148,13 +175,27 @@ export function createPaymentIntentStore(db: ProcessorDB) {
             toPaymentIntentObject(current),
           );
         }
+        const methods = current.automatic_payment_methods;
+        if (methods?.enabled && methods.allow_redirects !== "never" && !options.returnUrl && !options.useStripeSdk) {
+          throw invalidRequest(RETURN_URL_REQUIRED_MESSAGE, { param: "return_url" });
+        }
         if (!check.ok) return refusedCard(check.error);
         const paymentMethod = { id: newId("pm"), ...check.card };
         const outcome = check.outcome;
+        const receipt: Transition["set"] = options.receiptEmail === undefined ? {} : { receipt_email: options.receiptEmail || null };
         if (outcome.kind === "authenticate") {
-          return { set: { ...withCard(paymentMethod), status: "requires_action", last_payment_error: null, after_authentication: JSON.stringify(outcome.afterAuthentication) } };
+          return {
+            set: { ...withCard(paymentMethod), ...receipt, status: "requires_action", last_payment_error: null, after_authentication: JSON.stringify(outcome.afterAuthentication) },
+          };
         }
-        return settle(current, outcome, paymentMethod);
+        if (outcome.kind === "processing") {
+          return {
+            set: { ...withCard(paymentMethod), ...receipt, status: "processing", last_payment_error: null, after_processing: JSON.stringify(outcome.then) },
+            event: "payment_intent.processing",
+          };
+        }
+        const settled = settle(current, outcome, paymentMethod);
+        return { ...settled, set: { ...settled.set, ...receipt } };
       });
       return { intent, failure: intent.status === "succeeded" ? null : intent.last_payment_error, recordedEvent };
     },
@@ -184,17 +225,36 @@ export function createPaymentIntentStore(db: ProcessorDB) {
       });
       return { intent, failure: intent.status === "succeeded" ? null : intent.last_payment_error, recordedEvent };
     },
+
+    /** The end of a processing payment (the processor's test helper; Stripe's bank decides it in its own time). */
+    async finishProcessing(id: string, result: "succeed" | "fail", request: EventRequest): Promise<AttemptResult> {
+      const { intent, recordedEvent } = await transition(id, request, (current) => {
+        if (current.status !== "processing") {
+          throw unexpectedState(`This PaymentIntent is not processing: it has a status of ${current.status}.`, toPaymentIntentObject(current));
+        }
+        const paymentMethod = { id: current.payment_method_id ?? newId("pm"), brand: current.card_brand ?? "unknown", last4: current.card_last4 ?? "0000" };
+        const outcome: SettledOutcome =
+          result === "fail" ? { kind: "decline", decline: { code: "card_declined", declineCode: "generic_decline", message: DECLINE_MESSAGES.declined } } : (current.after_processing ?? { kind: "succeed" });
+        const settled = settle(current, outcome, paymentMethod);
+        return { ...settled, set: { ...settled.set, after_processing: null } };
+      });
+      return { intent, failure: intent.status === "succeeded" ? null : intent.last_payment_error, recordedEvent };
+    },
   };
 }
 
 export type PaymentIntentStore = ReturnType<typeof createPaymentIntentStore>;
 
 /** The final outcome of an attempt: the money is taken, or the card is declined and another may be tried. */
-function settle(current: PaymentIntentRow, outcome: { kind: "succeed" } | { kind: "decline"; decline: Decline }, paymentMethod: StoredPaymentMethod): Transition {
+function settle(current: PaymentIntentRow, outcome: SettledOutcome, paymentMethod: StoredPaymentMethod): Transition {
   if (outcome.kind === "succeed") {
+    const chargeId = newId("ch");
+    const dispute = outcome.dispute;
     return {
-      set: { ...withCard(paymentMethod), status: "succeeded", amount_received: current.amount, last_payment_error: null, after_authentication: null },
+      set: { ...withCard(paymentMethod), status: "succeeded", amount_received: current.amount, latest_charge: chargeId, last_payment_error: null, after_authentication: null },
       event: "payment_intent.succeeded",
+      // The dispute cards: the cardholder disputes the payment at once (Stripe sends it shortly after the charge).
+      ...(dispute ? { then: { type: "charge.dispute.created" as const, object: (intent: PaymentIntentObject) => disputeObject(intent, chargeId, dispute) } } : {}),
     };
   }
   const { code, declineCode, message } = outcome.decline;
@@ -266,4 +326,22 @@ function mergeMetadata(current: Record<string, string>, change: MetadataChange |
     throw invalidRequest(`Invalid metadata: metadata cannot contain more than ${LIMITS.metadataKeys} keys.`, { param: "metadata" });
   }
   return Object.fromEntries(merged);
+}
+
+/** A dispute as Stripe reports it in charge.dispute.created (docs.stripe.com/api/disputes/object). */
+function disputeObject(intent: PaymentIntentObject, chargeId: string, reason: DisputeReason) {
+  return {
+    id: newId("dp"),
+    object: "dispute",
+    amount: intent.amount,
+    charge: chargeId,
+    created: Math.floor(Date.now() / 1000),
+    currency: intent.currency,
+    is_charge_refundable: reason === "inquiry",
+    livemode: false,
+    metadata: {},
+    payment_intent: intent.id,
+    reason: reason === "inquiry" ? "general" : reason,
+    status: reason === "inquiry" ? "warning_needs_response" : "needs_response",
+  };
 }

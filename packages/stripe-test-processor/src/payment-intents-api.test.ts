@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import Stripe from "stripe";
 import { describeEachDatabase } from "../testing/test-database.ts";
-import { cardFields, startProcessorTestServer, type ProcessorTestServer } from "../testing/processor-test-server.ts";
+import { cardFields, startProcessorTestServer, stripeFailure, type ProcessorTestServer } from "../testing/processor-test-server.ts";
 
 const FUTURE_YEAR = String(new Date().getUTCFullYear() + 3);
 
@@ -21,15 +21,7 @@ describeEachDatabase("the test-mode processor's PaymentIntents API, through the 
     processor.browserPost(`/v1/payment_intents/${intent.id}/confirm`, cardFields(intent.client_secret ?? "", number, card));
   const authenticate = (intent: Stripe.PaymentIntent, outcome: "complete" | "fail") =>
     processor.browserPost(`/v1/payment_intents/${intent.id}/authenticate`, { client_secret: intent.client_secret ?? "", outcome });
-  /** The error an SDK call threw. */
-  const failure = async (call: Promise<unknown>) => {
-    const error = await call.then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    if (!(error instanceof Stripe.errors.StripeError)) throw new Error(`expected a StripeError, got ${String(error)}`);
-    return error;
-  };
+  const failure = stripeFailure;
 
   it("creates an intent with Stripe's shape, and retrieves it", async () => {
     const before = Math.floor(Date.now() / 1000);
@@ -50,12 +42,14 @@ describeEachDatabase("the test-mode processor's PaymentIntents API, through the 
       currency: "usd",
       description: "Order at Storefront",
       last_payment_error: null,
+      latest_charge: null,
       livemode: false,
       metadata: { basket: "b_1" },
       next_action: null,
       payment_method: null,
       payment_method_types: ["card"],
       shipping: null,
+      receipt_email: null,
       status: "requires_payment_method",
     });
     expect(intent.created).toBeGreaterThanOrEqual(before - 1);
@@ -122,7 +116,7 @@ describeEachDatabase("the test-mode processor's PaymentIntents API, through the 
     const again = await failure(processor.stripe.paymentIntents.cancel(intent.id));
     expect(again).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect(again).toMatchObject({ statusCode: 400, code: "payment_intent_unexpected_state", payment_intent: { id: intent.id, status: "canceled" } });
-    expect(await failure(processor.stripe.paymentIntents.update(intent.id, { amount: 5 }))).toMatchObject({ code: "payment_intent_unexpected_state" });
+    expect(await failure(processor.stripe.paymentIntents.update(intent.id, { amount: 500 }))).toMatchObject({ code: "payment_intent_unexpected_state" });
 
     const response = await confirm(intent, "4242424242424242");
     expect(response.status).toBe(400);
@@ -146,7 +140,7 @@ describeEachDatabase("the test-mode processor's PaymentIntents API, through the 
     const row = await getDatabase().db.selectFrom("processor_payment_intents").select(["card_brand", "card_last4"]).where("id", "=", intent.id).executeTakeFirstOrThrow();
     expect(row).toEqual({ card_brand: brand, card_last4: number.slice(-4) });
 
-    expect(await failure(processor.stripe.paymentIntents.update(intent.id, { amount: 1 }))).toMatchObject({ code: "payment_intent_unexpected_state" });
+    expect(await failure(processor.stripe.paymentIntents.update(intent.id, { amount: 100 }))).toMatchObject({ code: "payment_intent_unexpected_state" });
     expect(await failure(processor.stripe.paymentIntents.cancel(intent.id))).toMatchObject({ code: "payment_intent_unexpected_state" });
     const twice = await confirm(intent, number);
     expect(twice.status).toBe(400);
@@ -216,6 +210,7 @@ describeEachDatabase("the test-mode processor's PaymentIntents API, through the 
     const error = await failure(
       browserSdk.paymentIntents.confirm(intent.id, {
         client_secret: intent.client_secret,
+        use_stripe_sdk: true,
         payment_method_data: { type: "card", card: { number: "4000000000009995", exp_month: 12, exp_year: Number(FUTURE_YEAR), cvc: "123" } },
       } as Stripe.PaymentIntentConfirmParams),
     );
@@ -238,7 +233,7 @@ describeEachDatabase("the test-mode processor's PaymentIntents API, through the 
       amount_received: 0,
     });
     expect(await processor.stripe.paymentIntents.retrieve(intent.id)).toMatchObject({ status: "requires_action" });
-    expect(await failure(processor.stripe.paymentIntents.update(intent.id, { amount: 1 }))).toMatchObject({ code: "payment_intent_unexpected_state" });
+    expect(await failure(processor.stripe.paymentIntents.update(intent.id, { amount: 100 }))).toMatchObject({ code: "payment_intent_unexpected_state" });
 
     const completed = await authenticate(intent, "complete");
     expect(completed.status).toBe(status);
@@ -354,7 +349,7 @@ describeEachDatabase("the test-mode processor's PaymentIntents API, through the 
     expect(refused).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
     expect(refused).toMatchObject({ statusCode: 401, code: "secret_key_required" });
     const intent = await createIntent();
-    expect(await failure(browserSdk.paymentIntents.update(intent.id, { amount: 1 }))).toMatchObject({ statusCode: 401 });
+    expect(await failure(browserSdk.paymentIntents.update(intent.id, { amount: 100 }))).toMatchObject({ statusCode: 401 });
     expect(await failure(browserSdk.paymentIntents.cancel(intent.id))).toMatchObject({ statusCode: 401 });
   });
 
@@ -394,7 +389,7 @@ describeEachDatabase("the test-mode processor's PaymentIntents API, through the 
     const error = await failure(processor.stripe.paymentIntents.retrieve("pi_doesnotexist"));
     expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect(error).toMatchObject({ statusCode: 404, code: "resource_missing", param: "intent", message: "No such payment_intent: 'pi_doesnotexist'" });
-    expect(await failure(processor.stripe.paymentIntents.update("pi_nope", { amount: 5 }))).toMatchObject({ statusCode: 404, code: "resource_missing" });
+    expect(await failure(processor.stripe.paymentIntents.update("pi_nope", { amount: 500 }))).toMatchObject({ statusCode: 404, code: "resource_missing" });
     const browser = await processor.browserPost("/v1/payment_intents/pi_nope/confirm", cardFields("pi_nope_secret_x", "4242424242424242"));
     expect(browser.status).toBe(404);
   });

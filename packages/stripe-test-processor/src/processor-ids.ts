@@ -15,7 +15,7 @@ export function randomAlphanumeric(length: number): string {
 }
 
 /** A new object id with Stripe's prefix: `pi_…`, `pm_…`, `evt_…`, `req_…`. */
-export function newId(prefix: "pi" | "pm" | "evt" | "req"): string {
+export function newId(prefix: "pi" | "pm" | "evt" | "req" | "ch" | "re" | "dp"): string {
   return `${prefix}_${randomAlphanumeric(24)}`;
 }
 

@@ -2,9 +2,10 @@ import { sql, type Kysely } from "kysely";
 import { expect, it } from "vitest";
 import { migrateProcessor } from "./migrate.ts";
 import { down, up } from "./migrations/0001-processor-tables.ts";
+import { down as downRefunds, up as upRefunds } from "./migrations/0003-refunds-and-processing.ts";
 import { describeEachDatabase } from "../testing/test-database.ts";
 
-const TABLES = ["processor_keys", "processor_payment_intents", "processor_idempotency_keys", "processor_events"];
+const TABLES = ["processor_keys", "processor_payment_intents", "processor_idempotency_keys", "processor_events", "processor_refunds"];
 
 describeEachDatabase("the processor's migrations", (getDatabase) => {
   const existing = async () => {
@@ -15,9 +16,11 @@ describeEachDatabase("the processor's migrations", (getDatabase) => {
   it("creates the processor's tables, drops them all on the way down, and creates them again", async () => {
     const db = getDatabase().db;
     expect(await existing()).toEqual(TABLES);
+    await downRefunds(db as unknown as Kysely<unknown>);
     await down(db as unknown as Kysely<unknown>);
     expect(await existing()).toEqual([]);
     await up(db as unknown as Kysely<unknown>);
+    await upRefunds(db as unknown as Kysely<unknown>);
     expect(await existing()).toEqual(TABLES);
   });
 
@@ -28,7 +31,7 @@ describeEachDatabase("the processor's migrations", (getDatabase) => {
     await sql`drop table processor_migration`.execute(db);
     await migrateProcessor(db);
     const { rows } = await sql<{ name: string }>`select name from processor_migration order by name`.execute(db);
-    expect(rows.map((row) => row.name)).toEqual(["0001-processor-tables", "0002-intent-shipping"]);
+    expect(rows.map((row) => row.name)).toEqual(["0001-processor-tables", "0002-intent-shipping", "0003-refunds-and-processing"]);
     expect(await db.selectFrom("processor_keys").select("secret_key").execute()).toEqual([{ secret_key: "sk_test_kept" }]);
     await db.deleteFrom("processor_keys").execute();
   });
@@ -41,7 +44,7 @@ describeEachDatabase("the processor's migrations", (getDatabase) => {
         .values({ id: `pi_${crypto.randomUUID()}`, client_secret: crypto.randomUUID(), amount: 100, currency: "usd", metadata: "{}", ...values })
         .execute();
     await expect(insert({ card_last4: "4242424242424242" })).rejects.toThrow(/check constraint/);
-    await expect(insert({ status: "processing" as "succeeded" })).rejects.toThrow(/check constraint/);
+    await expect(insert({ status: "requires_capture" as "succeeded" })).rejects.toThrow(/check constraint/);
     await expect(insert({ card_last4: "4242", status: "succeeded" })).resolves.toBeDefined();
   });
 });

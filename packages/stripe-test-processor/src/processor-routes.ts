@@ -4,11 +4,24 @@ import Stripe from "stripe";
 import type { z } from "zod";
 import type { ProcessorDB } from "./processor-tables.ts";
 import type { Logger } from "pino";
-import { checkCard } from "./card-outcomes.ts";
+import { checkCard, checkTestPaymentMethod, type CardCheck } from "./card-outcomes.ts";
 import { FormParseError, parseFormParams, type FormHash } from "./form-params.ts";
 import { createIdempotencyStore, fingerprintRequest } from "./idempotency.ts";
 import { viewFor, type PaymentIntentObject } from "./payment-intent-object.ts";
-import { authenticateParams, cancelParams, confirmParams, createParams, readParams, retrieveParams, updateParams } from "./payment-intent-params.ts";
+import {
+  authenticateParams,
+  cancelParams,
+  confirmParams,
+  createParams,
+  finishProcessingParams,
+  plainRetrieveParams,
+  readParams,
+  refundCreateParams,
+  refundListParams,
+  retrieveParams,
+  updateParams,
+} from "./payment-intent-params.ts";
+import { createRefundStore } from "./refund-store.ts";
 import { createPaymentIntentStore, type AttemptResult } from "./payment-intent-store.ts";
 import { newId } from "./processor-ids.ts";
 import { getProcessorKeys, identifyKey, presentedKey, sameSecret, type KeyKind } from "./processor-keys.ts";
@@ -17,6 +30,8 @@ import type { EventRequest } from "./webhook-events.ts";
 import type { WebhookDelivery } from "./webhook-delivery.ts";
 
 const INTENT_ID_PATTERN = /^pi_[A-Za-z0-9]{1,64}$/;
+const REFUND_ID_PATTERN = /^re_[A-Za-z0-9]{1,64}$/;
+const CHARGE_ID_PATTERN = /^ch_[A-Za-z0-9]{1,64}$/;
 
 export interface ProcessorAppOptions {
   db: ProcessorDB;
@@ -48,6 +63,7 @@ interface CallContext<Params> {
  */
 export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions): Hono {
   const intents = createPaymentIntentStore(db);
+  const refunds = createRefundStore(db);
   const idempotency = createIdempotencyStore(db);
   const app = new Hono();
 
@@ -59,6 +75,7 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
     access: "secret" | "secret-or-client",
     schema: Schema,
     run: (call: CallContext<z.output<Schema>>) => Promise<ApiResponse>,
+    idPattern: { pattern: RegExp; missing: (id: string) => StripeApiError } = { pattern: INTENT_ID_PATTERN, missing: resourceMissing },
   ) {
     return async (c: Context) => {
       const requestId = newId("req");
@@ -74,8 +91,8 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
 
         const idempotencyKey = c.req.method === "POST" ? c.req.header("idempotency-key") : undefined;
         const id = c.req.param("id") ?? "";
-        // Ids the processor makes are "pi_" and letters or digits; anything else (a NUL, say) cannot name an intent.
-        if (id && !INTENT_ID_PATTERN.test(id)) throw resourceMissing(id);
+        // Ids the processor makes are a prefix and letters or digits; anything else (a NUL, say) cannot name an object.
+        if (id && !idPattern.pattern.test(id)) throw idPattern.missing(id);
         const call = { params, keyKind, request: { id: requestId, idempotencyKey: idempotencyKey ?? null }, id };
         if (idempotencyKey === undefined) {
           const response = await answer(run, call);
@@ -158,8 +175,12 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
         currency: params.currency,
         metadata: params.metadata,
         description: params.description,
-        automaticPaymentMethods: params.automatic_payment_methods,
         shipping: params.shipping,
+        // Under the API versions since 2023-08-16, an intent that names no payment method types takes the
+        // Dashboard's automatic payment methods, and may therefore need a return_url when confirmed.
+        automaticPaymentMethods:
+          params.automatic_payment_methods ?? (params.payment_method_types || params.allowed_payment_method_types ? undefined : { enabled: true }),
+        receiptEmail: params.receipt_email,
       });
       return { status: 200, body: intent };
     }),
@@ -178,7 +199,13 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
     "/v1/payment_intents/:id",
     endpoint("secret", updateParams, async ({ id, params }) => ({
       status: 200,
-      body: await intents.update(id, { amount: params.amount, metadata: params.metadata, description: params.description, shipping: params.shipping }),
+      body: await intents.update(id, {
+        amount: params.amount,
+        metadata: params.metadata,
+        description: params.description,
+        shipping: params.shipping,
+        receiptEmail: params.receipt_email,
+      }),
     })),
   );
 
@@ -198,9 +225,20 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
           { code: "raw_card_data_not_allowed" },
         );
       }
+      if (card && params.payment_method) {
+        throw invalidRequest("You may only specify one of these parameters: payment_method, payment_method_data.", { code: "parameters_exclusive", param: "payment_method" });
+      }
       await findForCaller(id, keyKind, params.client_secret);
-      const check = card ? checkCard({ number: card.number, expMonth: card.exp_month, expYear: card.exp_year, cvc: card.cvc }, new Date()) : null;
-      return attemptResponse(await intents.confirm(id, check, request), keyKind);
+      let check: CardCheck | null = null;
+      if (card) check = checkCard({ number: card.number, expMonth: card.exp_month, expYear: card.exp_year, cvc: card.cvc }, new Date());
+      else if (params.payment_method) {
+        check = checkTestPaymentMethod(params.payment_method) ?? null;
+        if (!check) {
+          throw invalidRequest(`No such PaymentMethod: '${params.payment_method.slice(0, 100)}'`, { code: "resource_missing", param: "payment_method", status: 400 });
+        }
+      }
+      const options = { returnUrl: params.return_url, useStripeSdk: params.use_stripe_sdk, receiptEmail: params.receipt_email };
+      return attemptResponse(await intents.confirm(id, check, request, options), keyKind);
     }),
   );
 
@@ -211,6 +249,40 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
       return attemptResponse(await intents.authenticate(id, params.outcome, request), keyKind);
     }),
   );
+
+  // Not Stripe's: Stripe decides when a processing payment ends; here a test (or an operator trying the shop) does.
+  app.post(
+    "/v1/test_helpers/payment_intents/:id/finish_processing",
+    endpoint("secret", finishProcessingParams, async ({ id, params, request }) => attemptResponse(await intents.finishProcessing(id, params.outcome, request), "secret")),
+  );
+
+  const refundIds = { pattern: REFUND_ID_PATTERN, missing: (id: string) => invalidRequest(`No such refund: '${id.slice(0, 100)}'`, { code: "resource_missing", param: "id", status: 404 }) };
+  const chargeIds = { pattern: CHARGE_ID_PATTERN, missing: (id: string) => invalidRequest(`No such charge: '${id.slice(0, 100)}'`, { code: "resource_missing", param: "id", status: 404 }) };
+
+  app.post(
+    "/v1/refunds",
+    endpoint("secret", refundCreateParams, async ({ params, request }) => {
+      const refund = await refunds.create(
+        { paymentIntentId: params.payment_intent, chargeId: params.charge, amount: params.amount, reason: params.reason, metadata: params.metadata },
+        request,
+      );
+      delivery.deliverSoon();
+      logger.info({ refundId: refund.id, paymentIntentId: refund.payment_intent, amount: refund.amount }, "processor: refund");
+      return { status: 200, body: refund };
+    }),
+  );
+
+  app.get(
+    "/v1/refunds",
+    endpoint("secret", refundListParams, async ({ params }) => ({
+      status: 200,
+      body: await refunds.list({ paymentIntentId: params.payment_intent, chargeId: params.charge, limit: params.limit ?? 10, startingAfter: params.starting_after }),
+    })),
+  );
+
+  app.get("/v1/refunds/:id", endpoint("secret", plainRetrieveParams, async ({ id }) => ({ status: 200, body: await refunds.find(id) }), refundIds));
+
+  app.get("/v1/charges/:id", endpoint("secret", plainRetrieveParams, async ({ id }) => ({ status: 200, body: await refunds.charge(id) }), chargeIds));
 
   // Mounted inside the shop, an unknown processor path must not fall through to the shop's pages.
   app.all("*", (c) => reply(c, newId("req"), 404, JSON.stringify({ error: unrecognizedUrl(c.req.method, c.req.path).body })));

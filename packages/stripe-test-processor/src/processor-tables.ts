@@ -11,6 +11,7 @@ export interface ProcessorTables {
   processor_payment_intents: ProcessorPaymentIntentTable;
   processor_idempotency_keys: ProcessorIdempotencyKeyTable;
   processor_events: ProcessorEventTable;
+  processor_refunds: ProcessorRefundTable;
 }
 
 /** The database as the processor sees it: its own tables only, whatever else the database holds. */
@@ -29,10 +30,16 @@ export interface ProcessorKeysTable {
   created_at: Generated<Date>;
 }
 
-export type PaymentIntentStatus = "requires_payment_method" | "requires_action" | "succeeded" | "canceled";
+export type PaymentIntentStatus = "requires_payment_method" | "requires_action" | "processing" | "succeeded" | "canceled";
 
 /** What the card does once the shopper completes 3-D Secure; null when no challenge is pending. */
-export type OutcomeAfterAuthentication = { kind: "succeed" } | { kind: "decline"; decline: Decline };
+export type OutcomeAfterAuthentication = SettledOutcome;
+
+/** How an attempt ends: paid (and, for the dispute cards, disputed at once) or declined. */
+export type SettledOutcome = { kind: "succeed"; dispute?: DisputeReason } | { kind: "decline"; decline: Decline };
+
+/** Stripe's dispute reasons its test cards produce; an inquiry is an early, informal dispute. */
+export type DisputeReason = "fraudulent" | "product_not_received" | "inquiry";
 
 /** A failed attempt as Stripe reports it in `last_payment_error` (never a card number: brand and last 4 only). */
 export interface StoredPaymentError {
@@ -80,6 +87,12 @@ export interface ProcessorPaymentIntentTable {
   after_authentication: NullableJsonColumn<OutcomeAfterAuthentication>;
   /** The intent's `shipping` hash as Stripe returns it; null when none was given. */
   shipping: NullableJsonColumn<StoredShipping>;
+  /** While processing: what the payment becomes when it is finished (test helper). */
+  after_processing: NullableJsonColumn<SettledOutcome>;
+  /** ch_…, set when the payment succeeds: refunds are made against it. */
+  latest_charge: string | null;
+  /** Accepted and echoed, as Stripe does; the processor sends no receipts. */
+  receipt_email: string | null;
   last_payment_error: NullableJsonColumn<StoredPaymentError>;
   canceled_at: Date | null;
   cancellation_reason: string | null;
@@ -118,4 +131,19 @@ export interface ProcessorEventTable {
   delivered_at: Date | null;
   gave_up_at: Date | null;
   last_error: string | null;
+}
+
+/** A refund of a payment's charge (docs.stripe.com/api/refunds/object). */
+export interface ProcessorRefundTable {
+  /** re_… */
+  id: string;
+  payment_intent_id: string;
+  charge_id: string;
+  /** Integer cents, more than zero. */
+  amount: number;
+  currency: string;
+  status: "pending" | "succeeded" | "failed" | "canceled";
+  reason: string | null;
+  metadata: JsonColumn<Record<string, string>>;
+  created_at: Generated<Date>;
 }

@@ -16,6 +16,8 @@ const standaloneConfigSchema = z.strictObject({
   STRIPE_SECRET_KEY: z.string().regex(/^sk_test_[A-Za-z0-9]{8,200}$/, "must be a test secret key (sk_test_ and 8 or more letters or digits)"),
   STRIPE_PUBLISHABLE_KEY: z.string().regex(/^pk_test_[A-Za-z0-9]{8,200}$/, "must be a test publishable key (pk_test_ and 8 or more letters or digits)"),
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9]{8,200}$/, "must be a webhook secret (whsec_ and 8 or more letters or digits)"),
+  /** Compresses Stripe's test-mode webhook retry schedule (0.001: an hour becomes 3.6 s), for trying retries out. */
+  WEBHOOK_RETRY_TIME_SCALE: z.coerce.number().positive().max(1).default(1),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

@@ -6,14 +6,22 @@ import { describeEachDatabase } from "../testing/test-database.ts";
 import { TEST_CARD_OUTCOMES } from "./card-outcomes.ts";
 import { getProcessorKeys } from "./processor-keys.ts";
 import { cardFields, startProcessorTestServer, type ProcessorTestServer } from "../testing/processor-test-server.ts";
-import { createWebhookDelivery, retryDelaySeconds } from "./webhook-delivery.ts";
+import { createWebhookDelivery, RETRY_SCHEDULES, retryDelaySeconds } from "./webhook-delivery.ts";
 
 describe("the webhook retry schedule", () => {
-  it("doubles from one second and stops growing at an hour", () => {
-    expect([1, 2, 3, 4, 5].map(retryDelaySeconds)).toEqual([1, 2, 4, 8, 16]);
-    expect(retryDelaySeconds(12)).toBe(2048);
-    expect(retryDelaySeconds(13)).toBe(3600);
-    expect(retryDelaySeconds(60)).toBe(3600);
+  it("is Stripe's test-mode one by default: three retries over a few hours, then none", () => {
+    expect([1, 2, 3, 4].map((attempts) => retryDelaySeconds(attempts))).toEqual([1800, 3600, 7200, null]);
+  });
+
+  it("is Stripe's live one on request: backoff up to every 12 hours, given up after three days", () => {
+    const delays = Array.from({ length: 12 }, (_, index) => retryDelaySeconds(index + 1, "live"));
+    expect(delays.slice(0, 8)).toEqual([300, 1800, 3600, 7200, 18000, 36000, 36000, 43200]);
+    expect(delays.slice(8)).toEqual([43200, 43200, 43200, 43200]);
+    expect(RETRY_SCHEDULES.live.giveUpAfterSeconds).toBe(3 * 24 * 3600);
+  });
+
+  it("is compressed by the time scale, for tests", () => {
+    expect([1, 2, 3, 4].map((attempts) => retryDelaySeconds(attempts, "test", 1 / 1800))).toEqual([1, 2, 4, null]);
   });
 });
 
@@ -132,7 +140,7 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
     expect(await processor.delivery.deliverDue()).toBe(0);
   }, 15_000);
 
-  it("gives up on an event older than three days", async () => {
+  it("gives up on an event past its schedule's last retry", async () => {
     processor.receiverAnswers.push(500);
     const intent = await createIntent();
     const delivery = createWebhookDelivery({ db: db(), logger: pino({ level: "silent" }), webhookUrl: () => undefined });
@@ -145,7 +153,7 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
     });
     await db()
       .updateTable("processor_events")
-      .set({ created_at: sql`now() - interval '3 days'`, next_attempt_at: sql`now()` })
+      .set({ created_at: sql`now() - interval '4 hours'`, next_attempt_at: sql`now()` })
       .where("id", "=", event?.id ?? "")
       .execute();
     processor.receiverAnswers.push(500);

@@ -15,18 +15,36 @@ export interface WebhookDeliveryOptions {
   batchSize?: number;
   /** How long one POST may take before it counts as failed. */
   requestTimeoutMs?: number;
+  /** Stripe's test-mode schedule (the default: the processor takes test keys only) or its live one. */
+  retrySchedule?: RetryScheduleName;
+  /** Compresses the schedule for tests (0.001: an hour becomes 3.6 s); 1 is Stripe's own. */
+  retryTimeScale?: number;
 }
 
-/** The retry schedule: 1 s, 2 s, 4 s … doubling up to an hour, for three days (Stripe retries for up to three days). */
-export const RETRY_POLICY = {
-  firstDelaySeconds: 1,
-  maxDelaySeconds: 60 * 60,
-  giveUpAfterSeconds: 3 * 24 * 60 * 60,
+/**
+ * Stripe's retry schedules (docs.stripe.com/webhooks#retries): in test mode three retries over a few hours; in live
+ * mode, retries with exponential backoff for up to three days. Delays are after the first attempt (made at once).
+ */
+export const RETRY_SCHEDULES = {
+  test: { delaysSeconds: [30 * 60, 60 * 60, 2 * 60 * 60], giveUpAfterSeconds: 4 * 60 * 60 },
+  live: {
+    delaysSeconds: [5 * 60, 30 * 60, 60 * 60, 2 * 60 * 60, 5 * 60 * 60, 10 * 60 * 60, 10 * 60 * 60, 12 * 60 * 60],
+    // After the listed delays, every 12 hours, until three days have passed.
+    giveUpAfterSeconds: 3 * 24 * 60 * 60,
+  },
 } as const;
 
-/** The wait before the next attempt, after `attempts` failed ones. */
-export function retryDelaySeconds(attempts: number): number {
-  return Math.min(RETRY_POLICY.firstDelaySeconds * 2 ** Math.max(0, attempts - 1), RETRY_POLICY.maxDelaySeconds);
+export type RetryScheduleName = keyof typeof RETRY_SCHEDULES;
+
+/**
+ * The wait before the next attempt after `attempts` failed ones, or null when the schedule has none left. `timeScale`
+ * compresses the schedule (tests: 1/1800 turns half an hour into a second); 1 is Stripe's own.
+ */
+export function retryDelaySeconds(attempts: number, schedule: RetryScheduleName = "test", timeScale = 1): number | null {
+  const { delaysSeconds } = RETRY_SCHEDULES[schedule];
+  const index = Math.max(0, attempts - 1);
+  const delay = index < delaysSeconds.length ? delaysSeconds[index] : schedule === "live" ? delaysSeconds[delaysSeconds.length - 1] : undefined;
+  return delay === undefined ? null : delay * timeScale;
 }
 
 const PURGE_EVERY_MS = 60_000;
@@ -40,7 +58,17 @@ const MAX_ROUNDS_PER_CALL = 10;
  * event at once and no transaction stays open during the HTTP call (PGlite has one connection, and the shop's webhook
  * handler needs it). A claim whose instance died expires after the lease, and the event is due again.
  */
-export function createWebhookDelivery({ db, logger, webhookUrl, fetch: send = fetch, batchSize = 20, requestTimeoutMs = 10_000 }: WebhookDeliveryOptions) {
+export function createWebhookDelivery({
+  db,
+  logger,
+  webhookUrl,
+  fetch: send = fetch,
+  batchSize = 20,
+  requestTimeoutMs = 10_000,
+  retrySchedule = "test",
+  retryTimeScale = 1,
+}: WebhookDeliveryOptions) {
+  const giveUpAfterSeconds = RETRY_SCHEDULES[retrySchedule].giveUpAfterSeconds * retryTimeScale;
   /** Longer than one POST can take, so a live claim never expires mid-request. */
   const leaseSeconds = Math.ceil(requestTimeoutMs / 1000) * 3;
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -122,11 +150,11 @@ export function createWebhookDelivery({ db, logger, webhookUrl, fetch: send = fe
           logger.info({ eventId: event.id, type: event.type, attempts: event.attempts }, "processor: webhook delivered");
           return;
         }
-        const delaySeconds = retryDelaySeconds(event.attempts);
+        const delaySeconds = retryDelaySeconds(event.attempts, retrySchedule, retryTimeScale);
         const ageSeconds = (Date.now() - event.created_at.getTime()) / 1000;
-        if (ageSeconds + delaySeconds > RETRY_POLICY.giveUpAfterSeconds) {
+        if (delaySeconds === null || ageSeconds + delaySeconds > giveUpAfterSeconds) {
           await finish({ gave_up_at: sql`now()`, last_error: failure });
-          logger.error({ eventId: event.id, type: event.type, attempts: event.attempts, failure }, "processor: webhook given up after three days");
+          logger.error({ eventId: event.id, type: event.type, attempts: event.attempts, failure, schedule: retrySchedule }, "processor: webhook given up");
           return;
         }
         await finish({ next_attempt_at: sql`now() + make_interval(secs => ${delaySeconds})`, last_error: failure });

@@ -4,7 +4,15 @@ import type { ProcessorTables } from "./processor-tables.ts";
 import type { PaymentIntentObject } from "./payment-intent-object.ts";
 import { newId } from "./processor-ids.ts";
 
-export type EventType = "payment_intent.succeeded" | "payment_intent.payment_failed";
+/** The events the processor sends: every state change of an intent a shop listens to, refunds and disputes. */
+export type EventType =
+  | "payment_intent.processing"
+  | "payment_intent.succeeded"
+  | "payment_intent.payment_failed"
+  | "charge.refunded"
+  | "refund.created"
+  | "refund.updated"
+  | "charge.dispute.created";
 
 /** The API request that caused an event, as Stripe names it in `event.request`. */
 export interface EventRequest {
@@ -18,7 +26,8 @@ export interface StripeEvent {
   object: "event";
   api_version: string;
   created: number;
-  data: { object: PaymentIntentObject };
+  /** The object as it was after the change: an intent, a charge, a refund or a dispute. */
+  data: { object: PaymentIntentObject | { id: string; object: string } };
   livemode: false;
   pending_webhooks: number;
   request: { id: string; idempotency_key: string | null };
@@ -29,7 +38,12 @@ export interface StripeEvent {
  * Records an event in the same transaction as the change it reports (an outbox): it is delivered if and only if the
  * change is committed. Delivery (webhook-delivery.ts) reads it from the table, so any instance can send it.
  */
-export async function recordEvent(trx: Transaction<ProcessorTables>, type: EventType, intent: PaymentIntentObject, request: EventRequest): Promise<StripeEvent> {
+export async function recordEvent(
+  trx: Transaction<ProcessorTables>,
+  type: EventType,
+  intent: StripeEvent["data"]["object"],
+  request: EventRequest,
+): Promise<StripeEvent> {
   const event: StripeEvent = {
     id: newId("evt"),
     object: "event",

@@ -38,6 +38,8 @@ export interface ReceivedWebhook {
   receivedAt: number;
 }
 
+export const RETRY_TIME_SCALE = 1 / 1800;
+
 export async function startProcessorTestServer(db: ProcessorDB) {
   const keys: ProcessorKeys = await getProcessorKeys(db);
   const logLines: string[] = [];
@@ -49,7 +51,8 @@ export async function startProcessorTestServer(db: ProcessorDB) {
   const receiverAnswers: number[] = [];
 
   let origin = "";
-  const delivery = createWebhookDelivery({ db, logger, webhookUrl: () => `${origin}/webhooks/stripe` });
+  // Stripe's test-mode schedule with half an hour as one second: 1 s, 2 s, 4 s, then given up.
+  const delivery = createWebhookDelivery({ db, logger, webhookUrl: () => `${origin}/webhooks/stripe`, retryTimeScale: RETRY_TIME_SCALE });
   const app = new Hono();
   app.route("/_processor", createProcessorApp({ db, logger, delivery }));
   app.post("/webhooks/stripe", async (c) => {
@@ -115,10 +118,23 @@ export async function startProcessorTestServer(db: ProcessorDB) {
 
 export type ProcessorTestServer = Awaited<ReturnType<typeof startProcessorTestServer>>;
 
+/** The StripeError an SDK call threw (fails the test if it resolved or threw anything else). */
+export async function stripeFailure(call: Promise<unknown>): Promise<Stripe.errors.StripeError> {
+  const error = await call.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  if (!(error instanceof Stripe.errors.StripeError)) throw new Error(`expected a StripeError, got ${String(error)}`);
+  return error;
+}
+
+
 /** The form fields Stripe.js sends to confirm a card payment. */
 export function cardFields(clientSecret: string, number: string, card: { expMonth?: string; expYear?: string; cvc?: string; postalCode?: string } = {}) {
   return {
     client_secret: clientSecret,
+    // As Stripe.js sends it: the page handles any next action itself, so no return_url is needed.
+    use_stripe_sdk: "true",
     "payment_method_data[type]": "card",
     "payment_method_data[card][number]": number,
     "payment_method_data[card][exp_month]": card.expMonth ?? "12",
