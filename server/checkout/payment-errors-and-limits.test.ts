@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import Stripe from "stripe";
 import { createLogger } from "../logger";
-import { createHttpBrowser, createTestShop } from "../testing/test-app";
+import { addDeliveryAddress, createHttpBrowser, createTestShop } from "../testing/test-app";
 import { describeEachDatabase } from "../testing/test-database";
 import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient } from "../payments/payment-provider";
 import { logProcessorError, PROCESSOR_ERROR_SENTENCES, toShopperError } from "../payments/processor-errors";
@@ -51,6 +51,7 @@ describeEachDatabase("processor errors in our words, and payment rate limits", (
   it("answers the fourth payment creation in ten minutes from one session with the sign-in's clear 429", async () => {
     const browser = createHttpBrowser(origin);
     await browser.postJson("/basket/add", { productId: "12321341" });
+    await addDeliveryAddress(browser);
     for (let attempt = 0; attempt < 3; attempt++) expect((await browser.send("/payments/create?total=1196", { method: "POST" })).status).toBe(201);
     const refused = await browser.send("/payments/create?total=1196", { method: "POST" });
     expect(refused.status).toBe(429);
@@ -59,6 +60,7 @@ describeEachDatabase("processor errors in our words, and payment rate limits", (
     // Another shopper on the same address is not held back by this one.
     const other = createHttpBrowser(origin);
     await other.postJson("/basket/add", { productId: "12321341" });
+    await addDeliveryAddress(other);
     expect((await other.send("/payments/create?total=1196", { method: "POST" })).status).toBe(201);
   });
 

@@ -29,7 +29,7 @@ export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout
 
       let outcome: WebhookOutcome = "ignored";
       if (event.kind === "dispute-created") {
-        await disputeOpened(event.dispute, orders, logger);
+        await disputeOpened(event.dispute, { checkout, orders }, logger);
         outcome = "disputed";
       } else if (event.kind === "payment-processing" && event.intent.metadata[SHOP_METADATA_KEY]) {
         // Not a failure and not yet paid: the order is recorded by payment_intent.succeeded when the bank decides.
