@@ -5,6 +5,10 @@ import { createAccountService } from "./accounts/account-service";
 import { createRateLimiter } from "./accounts/rate-limiter";
 import { createSignInFlow } from "./accounts/sign-in-flow";
 import { createBasketService } from "./basket/basket-service";
+import { createAdminProducts } from "./admin/admin-products";
+import { createAuditLog } from "./admin/audit-log";
+import { createOperatorService } from "./admin/operator-service";
+import { createPictureStore } from "./admin/picture-store";
 import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-service";
 import { createCheckoutService } from "./checkout/checkout-service";
 import { createWebhookHandler } from "./checkout/webhook-handler";
@@ -34,6 +38,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const accounts = createAccountService(db, rateLimiter, { attemptsPerIp: options.authAttemptsPerIp });
   const orders = createOrderService(db);
   const checkout = createCheckoutService(db, basket, options.provider, logger);
+  const pictures = createPictureStore(db);
   return {
     logger,
     database,
@@ -46,6 +51,11 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     provider: options.provider,
     payments: createWebhookHandler(db, options.provider, checkout, logger),
     signInFlow: createSignInFlow(accounts, sessions, basket, orders),
+    // The operator console (/admin).
+    pictures,
+    operators: createOperatorService(db),
+    auditLog: createAuditLog(db),
+    adminProducts: createAdminProducts(db, catalogue, pictures),
   };
 }
 

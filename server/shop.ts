@@ -31,6 +31,8 @@ export interface ShopOptions {
   /** Connections this process holds open at once; those over it are answered 503 (connection-limits.ts). */
   maxConnections?: number;
   newSessionsPerIp?: number;
+  /** OPERATOR_EMAIL and its password: the account is made an operator at start (server/admin/operator-service.ts). */
+  operator?: { email: string; password: string };
 }
 
 /** How long a stop waits for in-flight requests before closing their connections. */
@@ -69,6 +71,11 @@ export async function createShop(options: ShopOptions) {
       });
   const services = createServices(database, logger, { provider, authAttemptsPerIp: options.authAttemptsPerIp, newSessionsPerIp: options.newSessionsPerIp });
   const retention = createRetentionSweep({ db: database.db, logger });
+  if (options.operator) {
+    const result = await services.operators.bootstrapOperator(options.operator.email, options.operator.password);
+    // The e-mail address, never the password.
+    logger.info({ operator: options.operator.email, result }, "operator from OPERATOR_EMAIL is ready");
+  }
 
   const app = createApp({
     services,

@@ -9,6 +9,7 @@ import * as basketRevision from "./migrations/0006-basket-revision";
 import * as paymentReview from "./migrations/0007-payment-review";
 import * as catalogueAsData from "./migrations/0008-catalogue-as-data";
 import * as basketQuantities from "./migrations/0009-basket-quantities";
+import * as operatorConsole from "./migrations/0013-operator-console";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   "0007-payment-review": paymentReview,
   "0008-catalogue-as-data": catalogueAsData,
   "0009-basket-quantities": basketQuantities,
+  "0013-operator-console": operatorConsole,
 };
 
 export const migrationNames = Object.keys(migrations);

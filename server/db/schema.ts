@@ -17,6 +17,9 @@ export interface Database {
   checkout_payments: CheckoutPaymentTable;
   orders: OrderTable;
   processed_webhook_events: ProcessedWebhookEventTable;
+  operators: OperatorTable;
+  audit_log: AuditLogTable;
+  pictures: PictureTable;
 }
 
 export interface ProductTable {
@@ -35,6 +38,8 @@ export interface ProductTable {
   image: string;
   image_width: number;
   image_height: number;
+  /** The picture's widths as an <img srcset> ("/pictures/….webp 200w, …"); null: one size only (the seeded ones). */
+  image_srcset: Generated<string | null>;
   /** Archived products are no longer sold or shown; orders keep their own snapshot. */
   status: Generated<"active" | "archived">;
   /** Order on the home page; null: not on the home page (search and its own page only). */
@@ -155,4 +160,36 @@ export interface ProcessedWebhookEventTable {
   id: string;
   type: string;
   processed_at: Generated<Date>;
+}
+
+/** Accounts holding the operator role: they may use /admin. */
+export interface OperatorTable {
+  user_id: string;
+  granted_at: Generated<Date>;
+  /** The operator who granted it; null when start-up did (OPERATOR_EMAIL) or that account is gone. */
+  granted_by: string | null;
+}
+
+/** Every operator action, kept: who, what, when, and the values before and after. */
+export interface AuditLogTable {
+  /** bigint identity: read as a string; newer entries have larger ids. */
+  id: ColumnType<string, never, never>;
+  operator_id: string | null;
+  operator_email: string;
+  /** e.g. "product.update", "operator.grant". */
+  action: string;
+  /** What it was done to: a product id, an e-mail address. */
+  subject: string;
+  before: JSONColumnType<Record<string, unknown> | null, string | null, string | null>;
+  after: JSONColumnType<Record<string, unknown> | null, string | null, string | null>;
+  created_at: Generated<Date>;
+}
+
+/** Product pictures, re-encoded as WebP, one row per width; the name is a hash of the bytes. */
+export interface PictureTable {
+  name: string;
+  content: Buffer;
+  width: number;
+  height: number;
+  created_at: Generated<Date>;
 }

@@ -9,11 +9,13 @@ import { isDatabaseUnavailable } from "../db/database-errors";
 import { BUILT_IN_PROCESSOR_PATH } from "../payments/payment-provider";
 import type { Services } from "../services";
 import { accountRoutes } from "./account-routes";
+import { adminGuard, isPictureForm } from "./admin-guard";
 import { basketRoutes } from "./basket-routes";
 import { clientIp } from "./client-ip";
 import { compressResponses } from "./compress";
 import { healthRoutes } from "./health-routes";
 import { paymentRoutes } from "./payment-routes";
+import { pictureRoutes } from "./picture-routes";
 import { personalPagesUncached } from "./personal-pages";
 import { isHttpsRequest, requestScheme } from "./request-scheme";
 import { requestContext } from "./request-context";
@@ -84,13 +86,16 @@ export function createApp({ services, handlePageRequest, clientBuildDir, publicU
   }
 
   app.route("/", healthRoutes);
+  app.route("/", pictureRoutes);
 
-  // Everything below may read the session or change state.
-  app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large."); } }));
+  // Everything below may read the session or change state. The console's picture form gets its limit from adminGuard.
+  const shopBodyLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large."); } });
+  app.use((c, next) => (isPictureForm(c.req.method, c.req.path) ? next() : shopBodyLimit(c, next)));
   app.use(sameOriginOnly({ publicUrl, trustedProxyHops }));
   if (processor) app.route(BUILT_IN_PROCESSOR_PATH, processor);
   app.use(clientIp({ trustedProxyHops }));
   app.use(shopperMiddleware(services.sessions, { isHttps }));
+  app.use(adminGuard({ maxBodyBytes: MAX_BODY_BYTES }));
   app.route("/", basketRoutes);
   app.route("/", accountRoutes);
   app.route("/", paymentRoutes);
