@@ -1,5 +1,6 @@
 import { createRequestHandler, type ServerBuild } from "react-router";
-import { ConfigError, loadEnvFile, parseConfig } from "./config";
+import { readFileSync } from "node:fs";
+import { ConfigError, loadEnvFile, operatorCredentials, parseConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";
 import { openDatabase } from "./db/client";
 import { createLogger } from "./logger";
@@ -28,6 +29,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     ? openDatabase({ kind: "postgres", url: config.DATABASE_URL })
     : openDatabase({ kind: "pglite", dataDir: config.DATA_DIR });
   const isProduction = config.NODE_ENV === "production";
+  const operator = operatorCredentials(config, (path) => readFileSync(path, "utf8"));
 
   const shop = await createShop({
     database,
@@ -41,6 +43,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     authAttemptsPerIp: config.AUTH_ATTEMPTS_PER_IP,
     maxConnections: config.MAX_CONNECTIONS,
     newSessionsPerIp: config.NEW_SESSIONS_PER_IP,
+    operator,
     clientBuildDir,
     devMiddleware,
     handlePageRequest: createRequestHandler(

@@ -17,7 +17,12 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const errorCode = params.get(BASKET_ERROR_PARAM);
   // The product whose form failed, so the sentence is shown next to it; any text will do, it only picks a form.
   const basketError = errorCode ? { text: basketErrorMessage(errorCode), productId: params.get(BASKET_PRODUCT_PARAM) } : null;
-  const header: SiteHeaderProps = { greetingName: shopper.user?.email ?? null, basketCount: basket.count, basketRevision: basket.revision };
+  const header: SiteHeaderProps = {
+    greetingName: shopper.user?.email ?? null,
+    basketCount: basket.count,
+    basketRevision: basket.revision,
+    isOperator: shopper.user?.isOperator === true,
+  };
   return { header, basketError };
 }
 
