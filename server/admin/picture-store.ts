@@ -59,7 +59,8 @@ export async function encodePicture(bytes: Uint8Array): Promise<{ width: number;
   const format = sniffPictureFormat(bytes);
   if (!format) throw refuse(NOT_A_PICTURE);
   const options = { limitInputPixels: MAX_PICTURE_PIXELS, failOn: "error" as const, sequentialRead: true };
-  const metadata = await sharp(bytes, options)
+  // The header alone (no pixels are decoded), so that an oversized picture is told apart from a damaged one.
+  const metadata = await sharp(bytes, { ...options, limitInputPixels: false })
     .metadata()
     .catch(() => {
       throw refuse("The picture could not be read: the file is damaged or not a picture.");
