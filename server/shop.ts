@@ -23,6 +23,8 @@ export interface ShopOptions {
   /** The built-in processor run as its own process at this URL: `stripe` then holds its keys, and nothing is mounted. */
   processorUrl?: string;
   handlePageRequest?: RequestHandler;
+  /** The pages without the operator console, for everybody who is not an operator (http/admin-guard.ts). */
+  handlePublicPageRequest?: RequestHandler;
   clientBuildDir?: string;
   devMiddleware?: NodeMiddleware;
   /** Reverse proxies in front of the shop (TRUST_PROXY): client addresses are read from X-Forwarded-For. */
@@ -83,6 +85,7 @@ export async function createShop(options: ShopOptions) {
     trustedProxyHops: options.trustedProxyHops,
     clientBuildDir: options.clientBuildDir,
     handlePageRequest: options.handlePageRequest,
+    handlePublicPageRequest: options.handlePublicPageRequest,
     processor: builtIn?.app,
   });
 

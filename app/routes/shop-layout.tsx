@@ -21,7 +21,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     greetingName: shopper.user?.email ?? null,
     basketCount: basket.count,
     basketRevision: basket.revision,
-    isOperator: shopper.user?.isOperator === true,
+    // Only an operator's pages carry the flag: nobody else's data says the console exists.
+    ...(shopper.user?.isOperator ? { isOperator: true } : {}),
   };
   return { header, basketError };
 }

@@ -9,7 +9,7 @@ import { isDatabaseUnavailable } from "../db/database-errors";
 import { BUILT_IN_PROCESSOR_PATH } from "../payments/payment-provider";
 import type { Services } from "../services";
 import { accountRoutes } from "./account-routes";
-import { adminGuard, isPictureForm } from "./admin-guard";
+import { consoleRequestLimits, isPictureForm } from "./admin-guard";
 import { basketRoutes } from "./basket-routes";
 import { clientIp } from "./client-ip";
 import { compressResponses } from "./compress";
@@ -37,6 +37,8 @@ export interface AppOptions {
   services: Services;
   /** The React Router handler for pages; absent in tests that exercise only the JSON routes. */
   handlePageRequest?: RequestHandler;
+  /** The same pages without the operator console (withoutConsole in admin-guard.ts), for everybody but operators. */
+  handlePublicPageRequest?: RequestHandler;
   /** Where the production client build lives; in development Vite serves assets itself. */
   clientBuildDir?: string;
   /** The shop's public origin (PUBLIC_URL): its scheme decides Secure cookies and HSTS for every request. */
@@ -52,7 +54,7 @@ export interface AppOptions {
  * that reads a session or changes state, the built-in processor, JSON-or-form routes, then React Router for every
  * page. One error handler at the end hides 5xx details from callers and turns a database outage into a 503.
  */
-export function createApp({ services, handlePageRequest, clientBuildDir, publicUrl, trustedProxyHops = 0, processor }: AppOptions) {
+export function createApp({ services, handlePageRequest, handlePublicPageRequest, clientBuildDir, publicUrl, trustedProxyHops = 0, processor }: AppOptions) {
   const app = new Hono<AppEnv>();
   const isHttps = (c: Context) => isHttpsRequest(c, { publicUrl, trustedProxyHops });
 
@@ -95,7 +97,7 @@ export function createApp({ services, handlePageRequest, clientBuildDir, publicU
   if (processor) app.route(BUILT_IN_PROCESSOR_PATH, processor);
   app.use(clientIp({ trustedProxyHops }));
   app.use(shopperMiddleware(services.sessions, { isHttps }));
-  app.use(adminGuard({ maxBodyBytes: MAX_BODY_BYTES }));
+  app.use(consoleRequestLimits({ maxBodyBytes: MAX_BODY_BYTES }));
   app.route("/", basketRoutes);
   app.route("/", accountRoutes);
   app.route("/", paymentRoutes);
@@ -114,7 +116,8 @@ export function createApp({ services, handlePageRequest, clientBuildDir, publicU
         outage,
         isDatabaseUnavailable,
       });
-      const response = await handlePageRequest(c.req.raw, context);
+      const isOperator = c.get("shopper").user?.isOperator === true;
+      const response = await (isOperator ? handlePageRequest : (handlePublicPageRequest ?? handlePageRequest))(c.req.raw, context);
       if (!outage.isDatabaseUnavailable || response.status < 500) return response;
       // The page already says "please try again"; the status and Retry-After say it to machines.
       const headers = new Headers(response.headers);
