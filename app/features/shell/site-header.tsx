@@ -65,7 +65,9 @@ export function SiteHeader({ greetingName, basketCount: serverCount, basketRevis
           </Link>
         )}
         {isOperator ? (
-          <Link to="/admin" className="site-header__option site-header__option--admin">
+          // A document load: the console's routes come with the operator's own route manifest, which the page
+          // in hand may predate (it was loaded before signing in).
+          <Link to="/admin" reloadDocument className="site-header__option site-header__option--admin">
             <span className="site-header__line-two">Admin</span>
           </Link>
         ) : null}
