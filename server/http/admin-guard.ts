@@ -70,6 +70,7 @@ function manifestScript(assets: Assets, side: "operator" | "shop"): Response {
 }
 
 /** The console's form with a picture: the only request bodies above the shop's 32 KB limit (a 10 MB picture, its fields). */
+const PICTURE_TOO_LARGE = "The picture is larger than 10 MB. Nothing was saved: go back and choose a smaller one.";
 export const PICTURE_FORM_MAX_BYTES = 10 * 1024 * 1024 + 64 * 1024;
 const PICTURE_FORM_PATH = /^\/admin\/products\/[^/]+\/?$/;
 export const isPictureForm = (method: string, path: string) => method === "POST" && PICTURE_FORM_PATH.test(path);
@@ -83,7 +84,15 @@ export function consoleRequestLimits({ maxBodyBytes }: { maxBodyBytes: number })
   const tooLarge = () => {
     throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large.");
   };
-  const pictureFormLimit = bodyLimit({ maxSize: PICTURE_FORM_MAX_BYTES, onError: tooLarge });
+  // A form posted without JavaScript gets a page with the sentence, not an error body; the enhanced form, the same status.
+  const pictureFormLimit = bodyLimit({
+    maxSize: PICTURE_FORM_MAX_BYTES,
+    onError: (c) =>
+      c.html(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Picture too large | Console</title></head><body><main><h1>Picture too large</h1><p>${PICTURE_TOO_LARGE}</p><p><a href="${c.req.path.replace(/[^\w/-]/g, "")}">Back to the form</a></p></main></body></html>`,
+        413,
+      ),
+  });
   const shopLimit = bodyLimit({ maxSize: maxBodyBytes, onError: tooLarge });
   return async (c, next) => {
     if (!isAdminPath(c.req.path)) return next();

@@ -48,17 +48,20 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
 
 export async function action({ context, params, request }: Route.ActionArgs) {
   const { actor, services } = requireOperator(context);
-  const { fields, file } = await readFormWithFile(request, "picture");
-  const values = Object.fromEntries(Object.keys(LABELS).map((name) => [name, (fields[name] ?? "").slice(0, 10_000)])) as FormValues;
-  const parsed = adminProductSchema.safeParse(fields);
-  if (!parsed.success) return data({ errors: errorsByField(parsed.error.issues), values }, { status: 400 });
+  let values: FormValues | null = null;
   try {
+    const { fields, file } = await readFormWithFile(request, "picture");
+    values = Object.fromEntries(Object.keys(LABELS).map((name) => [name, (fields[name] ?? "").slice(0, 10_000)])) as FormValues;
+    const parsed = adminProductSchema.safeParse(fields);
+    if (!parsed.success) return data({ errors: errorsByField(parsed.error.issues), values }, { status: 400 });
     const input = toAdminProductInput(parsed.data);
     const product =
       params.id === "new" ? await services.adminProducts.createProduct(actor, input, file) : await services.adminProducts.updateProduct(actor, params.id, input, file);
     return redirect(`/admin/products/${product.id}?saved`);
   } catch (error) {
-    if (!(error instanceof AppError) || error.code === "NOT_FOUND") throw error;
+    if (!(error instanceof AppError)) throw error;
+    if (error.code === "NOT_FOUND") throw data(null, { status: 404 });
+    // A refusal names its field (the picture, say); one without a field (an unreadable form) goes above the button.
     const field = typeof error.details?.field === "string" ? error.details.field : "form";
     return data({ errors: { [field]: error.message }, values }, { status: error.status });
   }
