@@ -105,6 +105,21 @@ const editableColumns = [
   "featured_position",
 ] as const;
 
+/** The columns a set of changes writes (updateProduct); a change left out writes nothing. */
+function columnsOf(changes: ProductChanges) {
+  return {
+    title: changes.title,
+    description: changes.description,
+    price_cents: changes.priceCents,
+    rating: changes.rating,
+    status: changes.status,
+    featured_position: changes.featuredPosition,
+    ...(changes.image
+      ? { image: changes.image.src, image_width: changes.image.width, image_height: changes.image.height, image_srcset: changes.image.srcSet }
+      : {}),
+  };
+}
+
 /** Lower-case words joined by hyphens, as product addresses are ("Apple iPad Pro 12.9" → "apple-ipad-pro-12-9"). */
 export function slugFromTitle(title: string): string {
   return slugify(title, { decamelize: false }).slice(0, 100).replace(/-+$/, "");
@@ -329,15 +344,7 @@ export function createCatalogueService(
           .updateTable("products")
           .set({
             slug,
-            title: changes.title,
-            description: changes.description,
-            price_cents: changes.priceCents,
-            rating: changes.rating,
-            status: changes.status,
-            featured_position: changes.featuredPosition,
-            ...(changes.image
-              ? { image: changes.image.src, image_width: changes.image.width, image_height: changes.image.height, image_srcset: changes.image.srcSet }
-              : {}),
+            ...columnsOf(changes),
             updated_at: sql`now()`,
           })
           .where("id", "=", id)
