@@ -97,7 +97,9 @@ export function consoleRequestLimits({ maxBodyBytes }: { maxBodyBytes: number })
   return async (c, next) => {
     if (!isAdminPath(c.req.path)) return next();
     if (c.get("shopper").user?.isOperator !== true) return isPictureForm(c.req.method, c.req.path) ? shopLimit(c, next) : next();
-    await (isPictureForm(c.req.method, c.req.path) ? pictureFormLimit(c, next) : next());
+    // The limit answers a too-large form itself; that answer becomes the response.
+    const refusal: unknown = isPictureForm(c.req.method, c.req.path) ? await pictureFormLimit(c, next) : await next();
+    if (refusal instanceof Response) c.res = refusal;
     if (!c.res.headers.has("Cache-Control")) c.res.headers.set("Cache-Control", "private, no-store");
   };
 }
