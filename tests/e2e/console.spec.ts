@@ -75,7 +75,8 @@ test("the start-up operator creates a product with a picture, finds it on the sh
   // A shopper's search finds it; its page shows the price and the picture at its widths.
   await page.goto(`/search?q=${encodeURIComponent(title)}`);
   await page.getByRole("link", { name: title }).first().click();
-  await expect(page.getByRole("heading", { name: title })).toBeVisible();
+  await expect(page).toHaveURL(/\/products\/console-story-desk-lamp-/);
+  await expect(page.getByRole("heading", { level: 1, name: title, exact: true })).toBeVisible();
   await expect(page.getByText("$89.90").first()).toBeVisible();
   const image = page.locator("img.product-page__image");
   await expect(image).toHaveAttribute("srcset", /\/pictures\/[a-f0-9]{32}\.webp 200w, .* 400w, .* 800w/);
