@@ -33,7 +33,16 @@ export default defineConfig({
     command: "node scripts/start.js",
     url: `http://localhost:${port}/healthz`,
     // Every story signs in and starts baskets from 127.0.0.1: lift the per-address limits (their rules are tested in server/).
-    env: { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn", AUTH_ATTEMPTS_PER_IP: "10000", NEW_SESSIONS_PER_IP: "100000" },
+    env: {
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+      AUTH_ATTEMPTS_PER_IP: "10000",
+      NEW_SESSIONS_PER_IP: "100000",
+      // The operator the console stories sign in as (tests/e2e/console.spec.ts).
+      OPERATOR_EMAIL: "operator@storefront.test",
+      OPERATOR_PASSWORD: "violet tractor harbour pickle",
+    },
     reuseExistingServer: false,
     timeout: 120_000,
   },

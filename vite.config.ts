@@ -5,6 +5,9 @@ import { defineConfig } from "vite";
 /** The shop's own source folders (absolute, as module ids are), so that no dependency's folder of the same name matches. */
 const shopSources = ["app", "shared"].map((folder) => fileURLToPath(new URL(`./${folder}/`, import.meta.url)));
 
+/** The operator console's own folders (docs/decisions/014). */
+const consoleSources = ["app/features/admin", "app/routes/admin"].map((folder) => fileURLToPath(new URL(`./${folder}/`, import.meta.url)));
+
 export default defineConfig({
   environments: {
     // The server bundle's entry is our own server (server/main.ts), which imports React Router's build:
@@ -20,7 +23,8 @@ export default defineConfig({
             codeSplitting: {
               groups: [
                 { name: "framework", test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/, priority: 2 },
-                { name: "shop", test: (id) => shopSources.some((folder) => id.startsWith(folder)), minShareCount: 2, priority: 1 },
+                // The operator console's shared pieces stay out of it: the shop's pages never load them.
+                { name: "shop", test: (id) => shopSources.some((folder) => id.startsWith(folder)) && !consoleSources.some((folder) => id.startsWith(folder)), minShareCount: 2, priority: 1 },
               ],
             },
           },

@@ -20,6 +20,14 @@ export default [
   route("forgot-password", "routes/forgot-password.tsx"),
   route("reset-password", "routes/reset-password.tsx"),
   route("verify-email", "routes/verify-email.tsx"),
+  // The operator console: its own layout and modules; to anybody not an operator it is the 404 page (server/http/admin-guard.ts).
+  route("admin", "routes/admin/admin-layout.tsx", [
+    index("routes/admin/admin-index.tsx"),
+    route("products", "routes/admin/products.tsx"),
+    route("products/:id", "routes/admin/product-edit.tsx"),
+    route("operators", "routes/admin/operators.tsx"),
+    route("audit", "routes/admin/audit.tsx"),
+  ]),
   route("robots.txt", "routes/robots-txt.ts"),
   route("sitemap.xml", "routes/sitemap-xml.ts"),
   route("favicon.ico", "routes/favicon-ico.ts"),

@@ -1,6 +1,6 @@
 // After `react-router build`: writes a brotli (.br) and gzip (.gz) copy beside every text asset of the client
 // build, once, at the highest levels, so the server sends compressed bytes without compressing per request.
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
@@ -13,6 +13,12 @@ function* files(directory) {
     if (statSync(path).isDirectory()) yield* files(path);
     else yield path;
   }
+}
+
+// The route manifests are served by the server, one for operators and one without the console for everybody else
+// (server/http/admin-guard.ts): the build's own file, which names the console's routes, is not published.
+for (const path of files(root)) {
+  if (/\/assets\/manifest-[^/]+\.js$/.test(path)) rmSync(path);
 }
 
 let count = 0;

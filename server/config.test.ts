@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, configVariables, loadEnvFile, parseConfig } from "./config";
+import { ConfigError, configVariables, loadEnvFile, operatorCredentials, parseConfig } from "./config";
 
 describe("parseConfig", () => {
   it("defaults to the embedded database in ./data on port 3000", () => {
@@ -103,6 +103,32 @@ describe("test payments", () => {
     expect(parseConfig({ DATABASE_URL: "postgres://shop@db/shop", ALLOW_TEST_PAYMENTS: "true" }).ALLOW_TEST_PAYMENTS).toBe(true);
     const keys = { STRIPE_SECRET_KEY: "sk_live_abc123", STRIPE_PUBLISHABLE_KEY: "pk_live_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
     expect(parseConfig({ DATABASE_URL: "postgres://shop@db/shop", ...keys }).DATABASE_URL).toBe("postgres://shop@db/shop");
+  });
+});
+
+describe("the start-up operator", () => {
+  it("takes OPERATOR_EMAIL with OPERATOR_PASSWORD or OPERATOR_PASSWORD_FILE, never both, never one without the e-mail", () => {
+    const config = parseConfig({ OPERATOR_EMAIL: "Owner@Shop.Example", OPERATOR_PASSWORD: "violet tractor harbour pickle" });
+    expect(operatorCredentials(config, () => "unused")).toEqual({ email: "owner@shop.example", password: "violet tractor harbour pickle" });
+    expect(operatorCredentials(parseConfig({}), () => "unused")).toBeUndefined();
+    expect(() => parseConfig({ OPERATOR_EMAIL: "owner@shop.example" })).toThrow(/OPERATOR_PASSWORD: set OPERATOR_PASSWORD or OPERATOR_PASSWORD_FILE/);
+    expect(() => parseConfig({ OPERATOR_EMAIL: "owner@shop.example", OPERATOR_PASSWORD: "a", OPERATOR_PASSWORD_FILE: "/run/secret" })).toThrow(/one of them/);
+    expect(() => parseConfig({ OPERATOR_PASSWORD: "violet tractor harbour pickle" })).toThrow(/OPERATOR_EMAIL: is required/);
+    expect(() => parseConfig({ OPERATOR_EMAIL: "not an address", OPERATOR_PASSWORD: "x" })).toThrow(/OPERATOR_EMAIL/);
+  });
+
+  it("reads the password from its file without the trailing newline, and names the variable, not the content, when it cannot", () => {
+    const directory = mkdtempSync(join(tmpdir(), "storefront-operator-"));
+    const path = join(directory, "password");
+    writeFileSync(path, "violet tractor harbour pickle\n");
+    try {
+      const config = parseConfig({ OPERATOR_EMAIL: "owner@shop.example", OPERATOR_PASSWORD_FILE: path });
+      expect(operatorCredentials(config, (file) => readFileSync(file, "utf8"))?.password).toBe("violet tractor harbour pickle");
+      const missing = parseConfig({ OPERATOR_EMAIL: "owner@shop.example", OPERATOR_PASSWORD_FILE: join(directory, "missing") });
+      expect(() => operatorCredentials(missing, (file) => readFileSync(file, "utf8"))).toThrow(/^Invalid configuration: OPERATOR_PASSWORD_FILE: cannot be read \(ENOENT\)$/);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 

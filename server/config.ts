@@ -64,6 +64,11 @@ const configSchema = z
     .transform((list) => list.split(",").map((entry) => entry.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^[0-9a-fA-F.:]+(\/\d{1,3})?$/, "must be IP addresses or CIDR networks, comma-separated")))
     .default(["127.0.0.1", "::1"]),
+  /** The operator made at start (the account created or its password set, the role given); never logged. */
+  OPERATOR_EMAIL: z.email({ error: "must be an e-mail address" }).max(254).transform((email) => email.trim().toLowerCase()).optional(),
+  OPERATOR_PASSWORD: z.string().max(128, "must be at most 128 characters").optional(),
+  /** A file holding the operator's password (a container secret), instead of OPERATOR_PASSWORD. */
+  OPERATOR_PASSWORD_FILE: z.string().max(4096).optional(),
   })
   .superRefine((config, context) => {
     const stripeKeys = ["STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const;
@@ -100,6 +105,12 @@ const configSchema = z
         message: `is a ${publishableMode} key but STRIPE_SECRET_KEY is a ${secretMode} key: use both keys from the same mode (test or live) of the Dashboard`,
       });
     }
+    if (config.OPERATOR_EMAIL && !config.OPERATOR_PASSWORD === !config.OPERATOR_PASSWORD_FILE) {
+      context.addIssue({ code: "custom", path: ["OPERATOR_PASSWORD"], message: "set OPERATOR_PASSWORD or OPERATOR_PASSWORD_FILE (one of them) with OPERATOR_EMAIL" });
+    }
+    if (!config.OPERATOR_EMAIL && (config.OPERATOR_PASSWORD || config.OPERATOR_PASSWORD_FILE)) {
+      context.addIssue({ code: "custom", path: ["OPERATOR_EMAIL"], message: "is required with OPERATOR_PASSWORD or OPERATOR_PASSWORD_FILE" });
+    }
     if (config.PROCESSOR_URL && missing.length > 0) {
       context.addIssue({ code: "custom", path: ["PROCESSOR_URL"], message: "needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET: the keys the processor was started with" });
     }
@@ -120,6 +131,23 @@ export function loadEnvFile(path = ".env"): boolean {
   if (!existsSync(path)) return false;
   process.loadEnvFile(path);
   return true;
+}
+
+/**
+ * The start-up operator's credentials, the password read from OPERATOR_PASSWORD_FILE when that is set (one trailing
+ * newline dropped, as editors and `echo` add one). An unreadable file stops the server naming the variable, not the file's content.
+ */
+export function operatorCredentials(config: Config, readFile: (path: string) => string): { email: string; password: string } | undefined {
+  if (!config.OPERATOR_EMAIL) return undefined;
+  let password = config.OPERATOR_PASSWORD;
+  if (config.OPERATOR_PASSWORD_FILE) {
+    try {
+      password = readFile(config.OPERATOR_PASSWORD_FILE).replace(/\r?\n$/, "");
+    } catch (error) {
+      throw new ConfigError(`Invalid configuration: OPERATOR_PASSWORD_FILE: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    }
+  }
+  return { email: config.OPERATOR_EMAIL, password: password ?? "" };
 }
 
 export function parseConfig(env: Record<string, string | undefined>): Config {

@@ -1,6 +1,8 @@
-import { createRequestHandler, type ServerBuild } from "react-router";
-import { ConfigError, loadEnvFile, parseConfig } from "./config";
+import type { ServerBuild } from "react-router";
+import { readFileSync } from "node:fs";
+import { ConfigError, loadEnvFile, operatorCredentials, parseConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";
+import { createPageHandlers } from "./http/admin-guard";
 import { openDatabase } from "./db/client";
 import { createLogger } from "./logger";
 import { createShop } from "./shop";
@@ -31,6 +33,8 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     ? openDatabase({ kind: "postgres", url: config.DATABASE_URL })
     : openDatabase({ kind: "pglite", dataDir: config.DATA_DIR });
   const isProduction = config.NODE_ENV === "production";
+  const loadBuild = () => import("virtual:react-router/server-build") as Promise<ServerBuild>;
+  const operator = operatorCredentials(config, (path) => readFileSync(path, "utf8"));
 
   const shop = await createShop({
     database,
@@ -48,13 +52,11 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     maxRequestsInFlight: config.MAX_REQUESTS_IN_FLIGHT,
     shutdownDelayMs: config.SHUTDOWN_DELAY_MS,
     metricsAllow: config.METRICS_ALLOW,
+    operator,
     clientBuildDir,
     devMiddleware,
-    handlePageRequest: createRequestHandler(
-      // A function, so that in development every request sees the latest route modules.
-      () => import("virtual:react-router/server-build") as Promise<ServerBuild>,
-      isProduction ? "production" : "development",
-    ),
+    // A function, so that in development every request sees the latest route modules.
+    ...createPageHandlers(loadBuild, isProduction ? "production" : "development"),
   });
   const { url, close } = await shop.listen(config.PORT, config.HOST).catch((error: unknown) => {
     throw listenFailure(error, config.PORT, config.HOST);

@@ -9,6 +9,10 @@ import { createAddressService } from "./addresses/address-service";
 import { createRateLimiter } from "./accounts/rate-limiter";
 import { createSignInFlow } from "./accounts/sign-in-flow";
 import { createBasketService } from "./basket/basket-service";
+import { createAdminProducts } from "./admin/admin-products";
+import { createAuditLog } from "./admin/audit-log";
+import { createOperatorService } from "./admin/operator-service";
+import { createPictureStore } from "./admin/picture-store";
 import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-service";
 import { createCheckoutService } from "./checkout/checkout-service";
 import { createWebhookHandler } from "./checkout/webhook-handler";
@@ -66,6 +70,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     collect: async () => (await email.backlog()).oldestPendingAgeSeconds,
   });
   const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits);
+  const pictures = createPictureStore(db);
   return {
     metrics,
     logger,
@@ -84,6 +89,11 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     signInFlow,
     email,
     accountFlows: createAccountFlows({ db, accounts, sessions, signInFlow, orders, email, rateLimiter, attemptsPerIp: options.authAttemptsPerIp ?? DEFAULT_ATTEMPTS_PER_IP }),
+    // The operator console (/admin).
+    pictures,
+    operators: createOperatorService(db),
+    auditLog: createAuditLog(db),
+    adminProducts: createAdminProducts(db, catalogue, pictures),
   };
 }
 

@@ -28,6 +28,8 @@ export interface ShopOptions {
   /** The built-in processor run as its own process at this URL: `stripe` then holds its keys, and nothing is mounted. */
   processorUrl?: string;
   handlePageRequest?: RequestHandler;
+  /** The pages without the operator console, for everybody who is not an operator (http/admin-guard.ts). */
+  handlePublicPageRequest?: RequestHandler;
   clientBuildDir?: string;
   devMiddleware?: NodeMiddleware;
   /** Reverse proxies in front of the shop (TRUST_PROXY): client addresses are read from X-Forwarded-For. */
@@ -48,6 +50,8 @@ export interface ShopOptions {
   metricsAllow?: readonly string[];
   /** Payment attempts per session and client address (defaults in checkout/payment-rate-limits.ts; tests lower them). */
   paymentLimits?: PaymentLimits;
+  /** OPERATOR_EMAIL and its password: the account is made an operator at start (server/admin/operator-service.ts). */
+  operator?: { email: string; password: string };
 }
 
 /** How long a stop waits for in-flight requests before closing their connections. */
@@ -114,6 +118,11 @@ export async function createShop(options: ShopOptions) {
       collect: () => builtIn.countPendingDeliveries(),
     });
   }
+  if (options.operator) {
+    const result = await services.operators.bootstrapOperator(options.operator.email, options.operator.password);
+    // The e-mail address, never the password.
+    logger.info({ operator: options.operator.email, result }, "operator from OPERATOR_EMAIL is ready");
+  }
 
   const app = createApp({
     services,
@@ -121,6 +130,7 @@ export async function createShop(options: ShopOptions) {
     trustedProxyHops: options.trustedProxyHops,
     clientBuildDir: options.clientBuildDir,
     handlePageRequest: options.handlePageRequest,
+    handlePublicPageRequest: options.handlePublicPageRequest,
     processor: builtIn?.app,
     readiness,
     maxRequestsInFlight: options.maxRequestsInFlight,

@@ -4,7 +4,8 @@ export interface Product {
   title: string;
   priceCents: number;
   rating: number;
-  image: { src: string; width: number; height: number };
+  /** srcSet: the picture's other widths ("url 200w, url 400w"), for pictures an operator uploaded. */
+  image: { src: string; width: number; height: number; srcSet?: string };
 }
 
 /** A product as the catalogue holds it today, with the address of its page: /products/{slug}. */

@@ -13,3 +13,28 @@ export async function readFormFields(request: Request): Promise<Record<string, s
   }
   return Object.fromEntries(fields);
 }
+
+/**
+ * A form with one file field (multipart/form-data) as plain fields and that file's bytes: null when none was chosen
+ * (browsers send an empty, unnamed file then). Files in other fields and repeated fields are refused, as above.
+ */
+export async function readFormWithFile(request: Request, fileField: string): Promise<{ fields: Record<string, string>; file: Uint8Array | null }> {
+  const form = await request.formData().catch(() => {
+    throw new AppError("BAD_REQUEST", "The request was not understood. The form could not be read.");
+  });
+  const fields = new Map<string, string>();
+  let file: Uint8Array | null = null;
+  let seenFile = false;
+  for (const [name, value] of form) {
+    if (name === fileField) {
+      if (seenFile) throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
+      seenFile = true;
+      if (typeof value !== "string" && value.size > 0) file = new Uint8Array(await value.arrayBuffer());
+      continue;
+    }
+    if (typeof value !== "string") throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: files are not accepted.`);
+    if (fields.has(name)) throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
+    fields.set(name, value);
+  }
+  return { fields: Object.fromEntries(fields), file };
+}

@@ -73,7 +73,7 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
         dangerouslySetInnerHTML={{ __html: jsonForScriptElement(productStructuredData(product, pageUrl, imageUrl, summary)) }}
       />
       {/* Every product picture is drawn at one size (400 × 400 WebP), so there is no srcset to choose from. */}
-      <ProductImage product={product} className="product-page__image" load="first" />
+      <ProductImage product={product} className="product-page__image" load="first" sizes="(max-width: 440px) calc(100vw - 40px), 400px" />
       {/* The anchor a form post's answer returns to (#product-…), as on the cards of the home page. */}
       <div id={productAnchorId(product.id)} className="product-page__details">
         <h1 className="product-page__title">{product.title}</h1>

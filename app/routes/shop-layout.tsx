@@ -18,7 +18,13 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const errorCode = params.get(BASKET_ERROR_PARAM);
   // The product whose form failed, so the sentence is shown next to it; any text will do, it only picks a form.
   const basketError = errorCode ? { text: basketErrorMessage(errorCode), productId: params.get(BASKET_PRODUCT_PARAM) } : null;
-  const header: SiteHeaderProps = { greetingName: shopper.user?.email ?? null, basketCount: basket.count, basketRevision: basket.revision };
+  const header: SiteHeaderProps = {
+    greetingName: shopper.user?.email ?? null,
+    basketCount: basket.count,
+    basketRevision: basket.revision,
+    // Only an operator's pages carry the flag: nobody else's data says the console exists.
+    ...(shopper.user?.isOperator ? { isOperator: true } : {}),
+  };
   // Only an account known to be unconfirmed sees the notice; shopping never waits for it.
   const isUnverified = shopper.user?.isEmailVerified === false;
   return { header, basketError, isUnverified };

@@ -14,6 +14,16 @@ import { tooManyRequests, type RateLimiter, type RateLimitResult, type RateLimit
 // algorithm 2 is Argon2id (the package exports it as a const enum, which isolated modules cannot read).
 const ARGON2_OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
+/** A new password's stored form (argon2id, the parameters above). */
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, ARGON2_OPTIONS);
+}
+
+/** Whether a password opens a stored hash (false for a malformed hash). */
+export function passwordMatches(passwordHash: string, password: string): Promise<boolean> {
+  return verify(passwordHash, password).catch(() => false);
+}
+
 /** Verified against when the e-mail is unknown, so both failures take the same time. */
 const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$aTCgu222qz8RVREgN9F51w$YhOKUdRPiyDw/QVeu8yRlTQqWel7qEGjphGo3mvO17c";
 
@@ -38,11 +48,6 @@ export const WRONG_CREDENTIALS = "The e-mail address or password is not right. P
 
 /** How long the welcome e-mail's confirmation link works. */
 export const VERIFICATION_VALID_MS = 7 * 24 * HOUR;
-
-/** The stored form of a new password (already checked against the policy). */
-export function hashPassword(password: string): Promise<string> {
-  return hash(password, ARGON2_OPTIONS);
-}
 
 export function createAccountService(db: DB, rateLimiter: RateLimiter, outbox: EmailOutbox, { attemptsPerIp = DEFAULT_ATTEMPTS_PER_IP } = {}) {
   const perIp: RateLimitRule = { name: "auth:ip", limit: attemptsPerIp, windowMs: FIFTEEN_MINUTES };

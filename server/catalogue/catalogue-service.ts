@@ -1,7 +1,8 @@
+import { randomBytes } from "node:crypto";
 import slugify from "@sindresorhus/slugify";
-import { sql, type RawBuilder, type Selectable } from "kysely";
+import { sql, type RawBuilder, type Selectable, type Transaction } from "kysely";
 import type { DB } from "../db/client";
-import type { ProductTable } from "../db/schema";
+import type { Database, ProductTable } from "../db/schema";
 import { AppError } from "../../shared/errors";
 import { SEARCH_PAGE_SIZE, type CatalogueProduct, type ProductDetails, type SearchResults } from "../../shared/catalogue";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
@@ -33,7 +34,7 @@ export async function seedCatalogue(db: DB): Promise<void> {
     .execute();
 }
 
-const productColumns = ["id", "slug", "title", "price_cents", "rating", "image", "image_width", "image_height"] as const;
+const productColumns = ["id", "slug", "title", "price_cents", "rating", "image", "image_width", "image_height", "image_srcset"] as const;
 
 type ProductRow = Pick<Selectable<ProductTable>, (typeof productColumns)[number]>;
 
@@ -44,7 +45,7 @@ function toProduct(row: ProductRow): CatalogueProduct {
     title: row.title,
     priceCents: row.price_cents,
     rating: row.rating,
-    image: { src: row.image, width: row.image_width, height: row.image_height },
+    image: { src: row.image, width: row.image_width, height: row.image_height, ...(row.image_srcset ? { srcSet: row.image_srcset } : {}) },
   };
 }
 
@@ -79,6 +80,44 @@ export interface ProductChanges {
   status?: "active" | "archived";
   featuredPosition?: number | null;
   slug?: string;
+  /** A stored picture (server/admin/picture-store.ts). */
+  image?: { src: string; width: number; height: number; srcSet: string };
+}
+
+/** A product's editable values as a write saw them, for the audit log. */
+export type ProductValues = Omit<Selectable<ProductTable>, "search_document" | "created_at" | "updated_at">;
+
+/** Runs inside a write's transaction with the values before and after it: the audit entry commits with the change. */
+export type ProductWriteHook = (trx: Transaction<Database>, before: ProductValues | null, after: ProductValues) => Promise<void>;
+
+const editableColumns = [
+  "id",
+  "slug",
+  "title",
+  "description",
+  "price_cents",
+  "rating",
+  "image",
+  "image_width",
+  "image_height",
+  "image_srcset",
+  "status",
+  "featured_position",
+] as const;
+
+/** The columns a set of changes writes (updateProduct); a change left out writes nothing. */
+function columnsOf(changes: ProductChanges) {
+  return {
+    title: changes.title,
+    description: changes.description,
+    price_cents: changes.priceCents,
+    rating: changes.rating,
+    status: changes.status,
+    featured_position: changes.featuredPosition,
+    ...(changes.image
+      ? { image: changes.image.src, image_width: changes.image.width, image_height: changes.image.height, image_srcset: changes.image.srcSet }
+      : {}),
+  };
 }
 
 /** Lower-case words joined by hyphens, as product addresses are ("Apple iPad Pro 12.9" → "apple-ipad-pro-12-9"). */
@@ -291,9 +330,9 @@ export function createCatalogueService(
      * Changes a product (the operator console's write). A slug it leaves keeps answering with a redirect; a slug
      * another product holds is made unique with this product's id. This instance serves the change at once.
      */
-    async updateProduct(id: string, changes: ProductChanges): Promise<ProductDetails> {
+    async updateProduct(id: string, changes: ProductChanges, onWrite?: ProductWriteHook): Promise<ProductDetails> {
       const updated = await db.transaction().execute(async (trx) => {
-        const current = await trx.selectFrom("products").select(["slug", "title"]).where("id", "=", id).forUpdate().executeTakeFirst();
+        const current = await trx.selectFrom("products").select(editableColumns).where("id", "=", id).forUpdate().executeTakeFirst();
         if (!current) throw new AppError("NOT_FOUND", "There is no product with that id.");
         const wanted = changes.slug !== undefined ? slugFromTitle(changes.slug) : changes.title !== undefined ? slugFromTitle(changes.title) : current.slug;
         if (wanted === "") throw new AppError("BAD_REQUEST", "A product's address needs at least one letter or digit.");
@@ -307,24 +346,61 @@ export function createCatalogueService(
             .execute();
           await trx.deleteFrom("product_slug_history").where("slug", "=", slug).execute();
         }
-        return trx
+        const after = await trx
           .updateTable("products")
           .set({
             slug,
-            title: changes.title,
-            description: changes.description,
-            price_cents: changes.priceCents,
-            rating: changes.rating,
-            status: changes.status,
-            featured_position: changes.featuredPosition,
+            ...columnsOf(changes),
             updated_at: sql`now()`,
           })
           .where("id", "=", id)
-          .returning([...productColumns, "description"])
+          .returning(editableColumns)
           .executeTakeFirstOrThrow();
+        await onWrite?.(trx, current, after);
+        return after;
       });
       checkedAt = -Infinity;
       return { ...toProduct(updated), description: updated.description };
+    },
+
+    /**
+     * Adds a product (the operator console's). Its address comes from its title, made unique with its id when
+     * another product holds it, as updateProduct does.
+     */
+    async createProduct(
+      values: Required<Pick<ProductChanges, "title" | "description" | "priceCents" | "rating" | "status" | "featuredPosition" | "image">>,
+      onWrite?: ProductWriteHook,
+    ): Promise<ProductDetails> {
+      const id = randomBytes(6).toString("hex");
+      const wanted = slugFromTitle(values.title);
+      if (wanted === "") throw new AppError("BAD_REQUEST", "A product's address needs at least one letter or digit.");
+      const created = await db.transaction().execute(async (trx) => {
+        const taken = await trx.selectFrom("products").select("id").where("slug", "=", wanted).executeTakeFirst();
+        const slug = taken ? `${wanted}-${id}` : wanted;
+        await trx.deleteFrom("product_slug_history").where("slug", "=", slug).execute();
+        const after = await trx
+          .insertInto("products")
+          .values({
+            id,
+            slug,
+            title: values.title,
+            description: values.description,
+            price_cents: values.priceCents,
+            rating: values.rating,
+            status: values.status,
+            featured_position: values.featuredPosition,
+            image: values.image.src,
+            image_width: values.image.width,
+            image_height: values.image.height,
+            image_srcset: values.image.srcSet,
+          })
+          .returning(editableColumns)
+          .executeTakeFirstOrThrow();
+        await onWrite?.(trx, null, after);
+        return after;
+      });
+      checkedAt = -Infinity;
+      return { ...toProduct(created), description: created.description };
     },
   };
 }

@@ -12,6 +12,7 @@ import * as basketQuantities from "./migrations/0009-basket-quantities";
 import * as deliveryAndOrderLife from "./migrations/0010-delivery-and-order-life";
 import * as emailAndAccountTokens from "./migrations/0011-email-and-account-tokens";
 import * as paymentProcessor from "./migrations/0012-payment-processor";
+import * as operatorConsole from "./migrations/0013-operator-console";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   "0010-delivery-and-order-life": deliveryAndOrderLife,
   "0011-email-and-account-tokens": emailAndAccountTokens,
   "0012-payment-processor": paymentProcessor,
+  "0013-operator-console": operatorConsole,
 };
 
 export const migrationNames = Object.keys(migrations);

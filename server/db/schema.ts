@@ -23,6 +23,9 @@ export interface Database {
   order_status_history: OrderStatusHistoryTable;
   account_tokens: AccountTokenTable;
   email_outbox: EmailOutboxTable;
+  operators: OperatorTable;
+  audit_log: AuditLogTable;
+  pictures: PictureTable;
 }
 
 export interface ProductTable {
@@ -41,6 +44,8 @@ export interface ProductTable {
   image: string;
   image_width: number;
   image_height: number;
+  /** The picture's widths as an <img srcset> ("/pictures/….webp 200w, …"); null: one size only (the seeded ones). */
+  image_srcset: Generated<string | null>;
   /** Archived products are no longer sold or shown; orders keep their own snapshot. */
   status: Generated<"active" | "archived">;
   /** Order on the home page; null: not on the home page (search and its own page only). */
@@ -258,4 +263,36 @@ export interface EmailOutboxTable {
   last_error: string | null;
   created_at: Generated<Date>;
   sent_at: Date | null;
+}
+
+/** Accounts holding the operator role: they may use /admin. */
+export interface OperatorTable {
+  user_id: string;
+  granted_at: Generated<Date>;
+  /** The operator who granted it; null when start-up did (OPERATOR_EMAIL) or that account is gone. */
+  granted_by: string | null;
+}
+
+/** Every operator action, kept: who, what, when, and the values before and after. */
+export interface AuditLogTable {
+  /** bigint identity: read as a string; newer entries have larger ids. */
+  id: ColumnType<string, never, never>;
+  operator_id: string | null;
+  operator_email: string;
+  /** e.g. "product.update", "operator.grant". */
+  action: string;
+  /** What it was done to: a product id, an e-mail address. */
+  subject: string;
+  before: JSONColumnType<Record<string, unknown> | null, string | null, string | null>;
+  after: JSONColumnType<Record<string, unknown> | null, string | null, string | null>;
+  created_at: Generated<Date>;
+}
+
+/** Product pictures, re-encoded as WebP, one row per width; the name is a hash of the bytes. */
+export interface PictureTable {
+  name: string;
+  content: Buffer;
+  width: number;
+  height: number;
+  created_at: Generated<Date>;
 }

@@ -9,7 +9,7 @@ export interface RenderedEmail {
 
 /**
  * One React element, two parts: the HTML part as React renders it, and a plain-text part read from that same markup,
- * so the two never say different things (docs/decisions/013-email.md). The templates use a small set of elements
+ * so the two never say different things (docs/decisions/013-email-outbox-and-account-life.md). The templates use a small set of elements
  * (h1, p, a, table rows, hr, br), which is all the text conversion needs to know.
  */
 export function renderEmail(subject: string, element: ReactElement): RenderedEmail {

@@ -9,6 +9,7 @@ import { isDatabaseUnavailable } from "../db/database-errors";
 import { BUILT_IN_PROCESSOR_PATH } from "../payments/payment-provider";
 import type { Services } from "../services";
 import { accountRoutes } from "./account-routes";
+import { consoleRequestLimits, isPictureForm } from "./admin-guard";
 import { basketRoutes } from "./basket-routes";
 import { clientIp } from "./client-ip";
 import { compressResponses } from "./compress";
@@ -16,6 +17,7 @@ import { guestPageCache } from "./guest-page-cache";
 import { healthRoutes } from "./health-routes";
 import { metricsRoutes, observeRequests } from "./metrics-routes";
 import { paymentRoutes } from "./payment-routes";
+import { pictureRoutes } from "./picture-routes";
 import { personalPagesUncached } from "./personal-pages";
 import { boundedWork, createReadiness, DEFAULT_MAX_REQUESTS_IN_FLIGHT, type Readiness } from "./readiness";
 import { isHttpsRequest, requestScheme } from "./request-scheme";
@@ -38,6 +40,8 @@ export interface AppOptions {
   services: Services;
   /** The React Router handler for pages; absent in tests that exercise only the JSON routes. */
   handlePageRequest?: RequestHandler;
+  /** The same pages without the operator console (withoutConsole in admin-guard.ts), for everybody but operators. */
+  handlePublicPageRequest?: RequestHandler;
   /** Where the production client build lives; in development Vite serves assets itself. */
   clientBuildDir?: string;
   /** The shop's public origin (PUBLIC_URL): its scheme decides Secure cookies and HSTS for every request. */
@@ -57,7 +61,7 @@ export interface AppOptions {
  * that reads a session or changes state, the built-in processor, JSON-or-form routes, then React Router for every
  * page. One error handler at the end hides 5xx details from callers and turns a database outage into a 503.
  */
-export function createApp({ services, handlePageRequest, clientBuildDir, publicUrl, trustedProxyHops = 0, processor, ...scaling }: AppOptions) {
+export function createApp({ services, handlePageRequest, handlePublicPageRequest, clientBuildDir, publicUrl, trustedProxyHops = 0, processor, ...scaling }: AppOptions) {
   const app = new Hono<AppEnv>();
   const readiness = scaling.readiness ?? createReadiness();
   const isHttps = (c: Context) => isHttpsRequest(c, { publicUrl, trustedProxyHops });
@@ -96,13 +100,16 @@ export function createApp({ services, handlePageRequest, clientBuildDir, publicU
   app.route("/", healthRoutes(readiness));
   app.route("/", metricsRoutes(services.metrics, scaling.metricsAllow ?? ["127.0.0.1", "::1"]));
   app.use(boundedWork(readiness, scaling.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT, services.metrics.countShed));
+  app.route("/", pictureRoutes);
 
-  // Everything below may read the session or change state.
-  app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large."); } }));
+  // Everything below may read the session or change state. The console's picture form gets its limit from adminGuard.
+  const shopBodyLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large."); } });
+  app.use((c, next) => (isPictureForm(c.req.method, c.req.path) ? next() : shopBodyLimit(c, next)));
   app.use(sameOriginOnly({ publicUrl, trustedProxyHops }));
   if (processor) app.route(BUILT_IN_PROCESSOR_PATH, processor);
   app.use(clientIp({ trustedProxyHops }));
   app.use(shopperMiddleware(services.sessions, { isHttps }));
+  app.use(consoleRequestLimits({ maxBodyBytes: MAX_BODY_BYTES }));
   app.route("/", basketRoutes);
   app.route("/", accountRoutes);
   app.route("/", paymentRoutes);
@@ -121,7 +128,8 @@ export function createApp({ services, handlePageRequest, clientBuildDir, publicU
         outage,
         isDatabaseUnavailable,
       });
-      const response = await handlePageRequest(c.req.raw, context);
+      const isOperator = c.get("shopper").user?.isOperator === true;
+      const response = await (isOperator ? handlePageRequest : (handlePublicPageRequest ?? handlePageRequest))(c.req.raw, context);
       if (!outage.isDatabaseUnavailable || response.status < 500) return response;
       // The page already says "please try again"; the status and Retry-After say it to machines.
       const headers = new Headers(response.headers);

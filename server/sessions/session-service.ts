@@ -13,6 +13,8 @@ export interface SessionUser {
   email: string;
   /** Whether the shopper followed the welcome e-mail's link (unknown, and taken as true, where not read). */
   isEmailVerified?: boolean;
+  /** Holds the operator role (may use /admin); read with the session on every request, so a revoke takes effect at once. */
+  isOperator?: boolean;
 }
 
 export interface Session {
@@ -66,13 +68,23 @@ export function createSessionService(db: DB, { rateLimiter, newSessionsPerIp = D
       const row = await db
         .selectFrom("sessions")
         .leftJoin("users", "users.id", "sessions.user_id")
-        .select(["sessions.id", "sessions.created_at", "sessions.expires_at", "sessions.last_seen_at", "users.id as user_id", "users.email", "users.email_verified_at"])
+        .leftJoin("operators", "operators.user_id", "sessions.user_id")
+        .select([
+          "sessions.id",
+          "sessions.created_at",
+          "sessions.expires_at",
+          "sessions.last_seen_at",
+          "users.id as user_id",
+          "users.email",
+          "users.email_verified_at",
+          "operators.user_id as operator_id",
+        ])
         .where("sessions.token_hash", "=", await hashToken(token))
         .where("sessions.expires_at", ">", new Date())
         .where("sessions.created_at", ">", new Date(Date.now() - SESSION_MAX_AGE_MS))
         .executeTakeFirst();
       if (!row) return null;
-      const user = row.user_id && row.email ? { id: row.user_id, email: row.email, isEmailVerified: row.email_verified_at !== null } : null;
+      const user = row.user_id && row.email ? { id: row.user_id, email: row.email, isEmailVerified: row.email_verified_at !== null, isOperator: row.operator_id !== null } : null;
       if (Date.now() - row.last_seen_at.getTime() > TOUCH_AFTER_MS) {
         const expiresAt = new Date(Math.min(Date.now() + SESSION_TTL_MS, row.created_at.getTime() + SESSION_MAX_AGE_MS));
         await db.updateTable("sessions").set({ last_seen_at: new Date(), expires_at: expiresAt }).where("id", "=", row.id).execute();

@@ -1,6 +1,7 @@
-import { createRequestHandler, type ServerBuild } from "react-router";
+import type { ServerBuild } from "react-router";
 import { createServer } from "vite";
 import type { DatabaseHandle } from "../db/client";
+import { createPageHandlers } from "../http/admin-guard";
 import type { ShopOptions } from "../shop";
 import { createTestShop } from "./test-app";
 
@@ -23,7 +24,23 @@ export async function createPageShop(database: DatabaseHandle, options: Partial<
 }
 
 /** The other half of createPageShop, run inside Vite's module graph. */
-export function assemblePageShop(database: DatabaseHandle, options: Partial<ShopOptions>) {
-  const handlePageRequest = createRequestHandler(() => import("virtual:react-router/server-build") as Promise<ServerBuild>, "production");
-  return createTestShop(database, { ...options, handlePageRequest });
+export async function assemblePageShop(database: DatabaseHandle, options: Partial<ShopOptions>) {
+  const loadBuild = () => import("virtual:react-router/server-build") as Promise<ServerBuild>;
+  const shop = await createTestShop(database, { ...options, ...createPageHandlers(loadBuild, "production") });
+  // The route table as React Router holds it (app/routes.ts): each route's full path, and whether it has an action.
+  const { routes } = await loadBuild();
+  const fullPath = (id: string): string => {
+    const route = routes[id];
+    if (!route) return "";
+    const parent = route.parentId ? fullPath(route.parentId) : "";
+    return route.path ? `${parent.replace(/\/$/, "")}/${route.path}` : parent;
+  };
+  const routeTable = Object.values(routes).map((route) => ({
+    id: route!.id,
+    path: fullPath(route!.id) || "/",
+    index: route!.index === true,
+    hasLoader: typeof route!.module.loader === "function",
+    hasAction: typeof route!.module.action === "function",
+  }));
+  return { ...shop, routeTable };
 }

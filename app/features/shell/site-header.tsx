@@ -10,10 +10,12 @@ export interface SiteHeaderProps {
   basketCount: number;
   /** The basket's revision the count was read at (see BasketView.revision). */
   basketRevision: number;
+  /** Operators get a link to the console (/admin); nobody else sees that it exists. */
+  isOperator?: boolean;
 }
 
 /** The dark bar on every screen but /login: wordmark, search, greeting, orders, Prime, basket. */
-export function SiteHeader({ greetingName, basketCount: serverCount, basketRevision }: SiteHeaderProps) {
+export function SiteHeader({ greetingName, basketCount: serverCount, basketRevision, isOperator = false }: SiteHeaderProps) {
   const basketCount = useOptimisticCount(serverCount, basketRevision);
   const isBasketSaving = useBasketSaving();
   const itemWord = basketCount === 1 ? "item" : "items";
@@ -68,6 +70,13 @@ export function SiteHeader({ greetingName, basketCount: serverCount, basketRevis
             <span className="site-header__line-two">Sign In</span>
           </Link>
         )}
+        {isOperator ? (
+          // A document load: the console's routes come with the operator's own route manifest, which the page
+          // in hand may predate (it was loaded before signing in).
+          <Link to="/admin" reloadDocument className="site-header__option site-header__option--admin">
+            <span className="site-header__line-two">Admin</span>
+          </Link>
+        ) : null}
         <Link to="/orders" className="site-header__option">
           <span className="site-header__line-one">Returns</span>
           <span className="site-header__line-two">&amp; Orders</span>

@@ -1,0 +1,22 @@
+import { NavLink } from "react-router";
+
+/** The console's sections. Orders and the e-mail outbox join this list when they exist. */
+const SECTIONS: readonly { to: string; label: string }[] = [
+  { to: "/admin/products", label: "Products" },
+  { to: "/admin/operators", label: "Operators" },
+  { to: "/admin/audit", label: "Audit log" },
+];
+
+export function ConsoleNav() {
+  return (
+    <nav className="console-nav" aria-label="Console">
+      <ul>
+        {SECTIONS.map((section) => (
+          <li key={section.to}>
+            <NavLink to={section.to}>{section.label}</NavLink>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}

@@ -1,0 +1,58 @@
+import { isRouteErrorResponse, Link, Outlet } from "react-router";
+import type { Route } from "./+types/admin-layout";
+import consoleStyles from "../../styles/console.css?url";
+import { ConsoleNav } from "../../features/admin/console-nav";
+import { requireOperator } from "./require-operator";
+
+/** The console's own stylesheet, loaded by its pages only: the shop's inlined stylesheet stays as it is. */
+export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: consoleStyles }];
+
+export function loader({ context }: Route.LoaderArgs) {
+  const { actor } = requireOperator(context);
+  return { operatorEmail: actor.email };
+}
+
+export function meta() {
+  return [{ name: "robots", content: "noindex" }];
+}
+
+/** Plain and dense: a bar with where you are and who you are, the sections, the page. */
+export default function AdminLayout({ loaderData }: Route.ComponentProps) {
+  return (
+    <div className="console">
+      <header className="console-bar">
+        <a className="console-skip" href="#main">
+          Skip to content
+        </a>
+        <Link to="/admin/products" className="console-bar__title">
+          Storefront console
+        </Link>
+        <ConsoleNav />
+        <span className="console-bar__who">{loaderData.operatorEmail}</span>
+        <Link to="/">Shop</Link>
+        <form method="post" action="/logout">
+          <input type="hidden" name="returnTo" value="/" />
+          <button type="submit" className="console-link-button">
+            Sign out
+          </button>
+        </form>
+      </header>
+      <Outlet />
+    </div>
+  );
+}
+
+/** A product that does not exist, or a failure: said plainly, with a way back to the list. */
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  const isNotFound = isRouteErrorResponse(error) && error.status === 404;
+  return (
+    <main id="main" className="console-main">
+      <title>{isNotFound ? "Not found | Console" : "Error | Console"}</title>
+      <h1>{isNotFound ? "Not found" : "Something went wrong"}</h1>
+      <p>{isNotFound ? "There is nothing at this address." : "Sorry, something went wrong. Please try again in a moment."}</p>
+      <p>
+        <Link to="/admin/products">Back to products</Link>
+      </p>
+    </main>
+  );
+}

@@ -1,0 +1,108 @@
+import { data, Form, useNavigation } from "react-router";
+import type { Route } from "./+types/operators";
+import { errorsByField, operatorEmailSchema } from "../../../shared/admin-schemas";
+import { AppError } from "../../../shared/errors";
+import { readFormFields } from "../../../shared/form-fields";
+import { ErrorSummary, FieldError } from "../../features/admin/field-error";
+import { formatConsoleTime, requireOperator } from "./require-operator";
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const { services, actor } = requireOperator(context);
+  const operators = await services.operators.listOperators();
+  return {
+    me: actor.email,
+    operators: operators.map((operator) => ({
+      email: operator.email,
+      grantedAt: formatConsoleTime(operator.grantedAt),
+      grantedBy: operator.grantedByEmail ?? "start-up (OPERATOR_EMAIL)",
+    })),
+  };
+}
+
+/** Grant the role to an account by e-mail, or revoke it ("never the last one"). */
+export async function action({ context, request }: Route.ActionArgs) {
+  const { services, actor } = requireOperator(context);
+  const fields = await readFormFields(request);
+  const email = (fields.email ?? "").slice(0, 254);
+  const parsed = operatorEmailSchema.safeParse(fields);
+  if (!parsed.success) return data({ errors: errorsByField(parsed.error.issues), email, done: null }, { status: 400 });
+  try {
+    if (parsed.data.intent === "grant") await services.operators.grantRole(actor, parsed.data.email);
+    else await services.operators.revokeRole(actor, parsed.data.email);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return data({ errors: { email: error.message }, email, done: null }, { status: error.status });
+  }
+  const done = parsed.data.intent === "grant" ? `${parsed.data.email} is now an operator.` : `${parsed.data.email} is no longer an operator.`;
+  return { errors: undefined, email: "", done };
+}
+
+export default function Operators({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const isBusy = navigation.state === "submitting";
+  const errors = actionData?.errors;
+  return (
+    <main id="main" className="console-main">
+      <title>Operators | Console</title>
+      <h1>Operators</h1>
+      <p className="console-notice" role="status">
+        {actionData?.done ?? ""}
+      </p>
+      <table className="console-table">
+        <caption className="visually-hidden">Accounts with the operator role</caption>
+        <thead>
+          <tr>
+            <th scope="col">E-mail</th>
+            <th scope="col">Since</th>
+            <th scope="col">Granted by</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {loaderData.operators.map((operator) => (
+            <tr key={operator.email}>
+              <td>
+                {operator.email}
+                {operator.email === loaderData.me ? " (you)" : ""}
+              </td>
+              <td>{operator.grantedAt}</td>
+              <td>{operator.grantedBy}</td>
+              <td>
+                <Form method="post">
+                  <input type="hidden" name="email" value={operator.email} />
+                  <button type="submit" name="intent" value="revoke" className="console-link-button" disabled={isBusy} aria-label={`Revoke ${operator.email}`}>
+                    Revoke
+                  </button>
+                </Form>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h2>Grant the role</h2>
+      <ErrorSummary errors={errors} labels={{ email: "E-mail" }} />
+      <Form method="post" className="console-form console-form--inline" noValidate>
+        <div className="console-field">
+          <label htmlFor="field-email">E-mail of an existing account</label>
+          <input
+            id="field-email"
+            name="email"
+            type="email"
+            autoComplete="off"
+            maxLength={254}
+            defaultValue={actionData?.email}
+            key={actionData?.done ?? "form"}
+            aria-invalid={errors?.email ? true : undefined}
+            aria-describedby={errors?.email ? "error-email" : undefined}
+          />
+          <FieldError id="error-email" message={errors?.email} />
+        </div>
+        <button type="submit" name="intent" value="grant" className="console-button" disabled={isBusy}>
+          Grant
+        </button>
+      </Form>
+    </main>
+  );
+}

@@ -1,0 +1,117 @@
+import { Form, Link } from "react-router";
+import type { Route } from "./+types/products";
+import { adminProductListSchema } from "../../../shared/admin-schemas";
+import { formatCents } from "../../../shared/money";
+import { formatConsoleTime, requireOperator } from "./require-operator";
+
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const { services } = requireOperator(context);
+  const params = adminProductListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const list = await services.adminProducts.listProducts({ query: params.q, status: params.status, page: params.page });
+  return {
+    ...list,
+    query: params.q,
+    status: params.status,
+    products: list.products.map((product) => ({
+      id: product.id,
+      slug: product.slug,
+      title: product.title,
+      price: formatCents(product.priceCents),
+      rating: product.rating,
+      featuredPosition: product.featuredPosition,
+      updatedAt: formatConsoleTime(product.updatedAt),
+    })),
+  };
+}
+
+function listHref(status: string, query: string, page = 1) {
+  const params = new URLSearchParams();
+  if (query) params.set("q", query);
+  if (status !== "active") params.set("status", status);
+  if (page > 1) params.set("page", String(page));
+  const search = params.toString();
+  return `/admin/products${search ? `?${search}` : ""}`;
+}
+
+export default function AdminProducts({ loaderData }: Route.ComponentProps) {
+  const { products, query, status, page, pageCount, total, counts } = loaderData;
+  return (
+    <main id="main" className="console-main">
+      <title>Products | Console</title>
+      <div className="console-heading">
+        <h1>Products</h1>
+        <Link to="/admin/products/new" className="console-button">
+          New product
+        </Link>
+      </div>
+      <Form method="get" className="console-search" role="search">
+        <label htmlFor="product-search">Search titles</label>
+        <input id="product-search" name="q" type="search" defaultValue={query} maxLength={200} key={query} />
+        {status !== "active" ? <input type="hidden" name="status" value={status} /> : null}
+        <button type="submit" className="console-button">
+          Search
+        </button>
+      </Form>
+      <ul className="console-tabs" aria-label="Product status">
+        <li>
+          <Link to={listHref("active", query)} aria-current={status === "active" ? "page" : undefined}>
+            Active ({counts.active})
+          </Link>
+        </li>
+        <li>
+          <Link to={listHref("archived", query)} aria-current={status === "archived" ? "page" : undefined}>
+            Archived ({counts.archived})
+          </Link>
+        </li>
+      </ul>
+      <p className="console-count" aria-live="polite">
+        {total === 0 ? "No products match." : `${total} ${status} product${total === 1 ? "" : "s"}${query ? ` matching “${query}”` : ""}.`}
+      </p>
+      {products.length > 0 ? (
+        <table className="console-table">
+          <thead>
+            <tr>
+              <th scope="col">Title</th>
+              <th scope="col" className="console-number">
+                Price
+              </th>
+              <th scope="col" className="console-number">
+                Rating
+              </th>
+              <th scope="col" className="console-number">
+                Featured
+              </th>
+              <th scope="col">Address</th>
+              <th scope="col">Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {products.map((product) => (
+              <tr key={product.id}>
+                <td>
+                  <Link to={`/admin/products/${product.id}`}>{product.title}</Link>
+                </td>
+                <td className="console-number">{product.price}</td>
+                <td className="console-number">{product.rating}</td>
+                <td className="console-number">{product.featuredPosition ?? "–"}</td>
+                <td>
+                  <code>/products/{product.slug}</code>
+                </td>
+                <td>{product.updatedAt}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {pageCount > 1 ? (
+        <nav className="console-pages" aria-label="Pages">
+          {page > 1 ? <Link to={listHref(status, query, page - 1)}>Previous</Link> : null}
+          <span>
+            Page {page} of {pageCount}
+          </span>
+          {page < pageCount ? <Link to={listHref(status, query, page + 1)}>Next</Link> : null}
+        </nav>
+      ) : null}
+    </main>
+  );
+}

@@ -1,0 +1,19 @@
+import { data, type RouterContextProvider } from "react-router";
+import { requestContext } from "../../context";
+
+/**
+ * The signed-in operator, for a console loader or action (and the audit log's "who"). The HTTP guard
+ * (server/http/admin-guard.ts) already answers everyone else with the shop's 404 page; this is the second lock,
+ * on every loader and action, so a console route can never run for anybody else.
+ */
+export function requireOperator(context: Readonly<RouterContextProvider>) {
+  const { shopper, services } = context.get(requestContext);
+  const user = shopper.user;
+  if (!user?.isOperator) throw data(null, { status: 404 });
+  return { actor: { id: user.id, email: user.email }, services };
+}
+
+/** "2026-11-23 14:05 UTC": operators compare times across the log; one zone, no locale. */
+export function formatConsoleTime(date: Date): string {
+  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}

@@ -1,0 +1,195 @@
+import sharp from "sharp";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createPageShop } from "../testing/page-shop";
+import { createBrowser } from "../testing/test-app";
+import { describeEachDatabase } from "../testing/test-database";
+
+const OPERATOR = "owner@console.test";
+const SHOPPER = "shopper@console.test";
+const PASSWORD = "violet tractor harbour pickle";
+const BOOK = "12321341";
+
+/**
+ * The console as a browser meets it, pages rendered by React Router as in production: hidden from everyone but an
+ * operator, route by route from the route table, and its product form (multipart, with a picture) end to end.
+ */
+describeEachDatabase("the operator console", (getDatabase) => {
+  let shop: Awaited<ReturnType<typeof createPageShop>>;
+  type Browser = ReturnType<typeof createBrowser>;
+  let guest: Browser;
+  let shopper: Browser;
+  let operator: Browser;
+
+  const html = (browser: Browser, path: string, init: RequestInit = {}) =>
+    browser.send(path, { ...init, headers: { accept: "text/html", origin: "http://shop.test", ...Object.fromEntries(new Headers(init.headers)) } });
+  const mainText = (page: string) => /<main[^>]*>([\s\S]*?)<\/main>/.exec(page)?.[1]?.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
+  const count = async (table: "products" | "audit_log" | "operators" | "pictures") =>
+    Number((await getDatabase().db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n);
+
+  async function signedIn(email: string, intent: "sign-in" | "register") {
+    const browser = createBrowser(shop.app);
+    const response = await html(browser, "/login", { method: "POST", body: new URLSearchParams({ intent, email, password: PASSWORD }), headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(response.status, `${intent} ${email}`).toBe(302);
+    return browser;
+  }
+
+  beforeAll(async () => {
+    shop = await createPageShop(getDatabase(), { operator: { email: OPERATOR, password: PASSWORD } });
+    guest = createBrowser(shop.app);
+    shopper = await signedIn(SHOPPER, "register");
+    operator = await signedIn(OPERATOR, "sign-in");
+  }, 60_000);
+  afterAll(() => shop.close());
+
+  /** Every /admin route in the route table, as an address (a product id for :id), with whether it takes posts. */
+  const consoleRoutes = () => {
+    const routes = shop.routeTable.filter((route) => /^\/admin(\/|$)/.test(route.path));
+    expect(routes.length).toBeGreaterThanOrEqual(5);
+    return routes.map((route) => ({ ...route, address: route.path.replace(":id", BOOK) }));
+  };
+
+  it("answers a guest and a shopper the shop's own 404 page on every /admin route and action, changing nothing", async () => {
+    const notFound = await html(guest, "/no-such-page");
+    expect(notFound.status).toBe(404);
+    const notFoundText = mainText(await notFound.text());
+    expect(notFoundText).toContain("Page not found");
+    const before = await Promise.all([count("products"), count("audit_log"), count("operators")]);
+
+    const addresses = consoleRoutes().flatMap((route) => [{ ...route }, ...(route.path.includes(":id") ? [{ ...route, address: route.path.replace(":id", "new") }] : [])]);
+    for (const [who, browser] of [["guest", guest], ["shopper", shopper]] as const) {
+      for (const route of addresses) {
+        const label = `${who} ${route.address}`;
+        const page = await html(browser, route.address);
+        expect(page.status, label).toBe(404);
+        const text = await page.text();
+        expect(mainText(text), label).toBe(notFoundText);
+        // (Development rendering links a stylesheet by the rendered path; the production build has no such link.)
+        // Nothing beyond the address itself (which the sign-out form returns to, as on any page).
+        expect(text.split(route.address).join("").replace(/critical\.css\?pathname=[^"]*/g, "").match(/.{0,60}(storefront console|operator|routes\/admin).{0,60}/i)?.[0], label).toBeUndefined();
+        const data = await browser.send(`${route.address}.data`);
+        expect(data.status, `${label}.data`).toBe(404);
+        expect((await data.text()).match(/.{0,60}(storefront console|operator|routes\/admin).{0,60}/i)?.[0], `${label}.data`).toBeUndefined();
+        // Every action, as a form post and as the enhanced page's data post: the 404 page, nothing done.
+        const form = new URLSearchParams({ title: "Hijacked", price: "1.00", rating: "5", status: "active", featuredPosition: "", description: "", intent: "grant", email: who === "shopper" ? SHOPPER : "x@example.com" });
+        const post = await html(browser, route.address, { method: "POST", body: form, headers: { "content-type": "application/x-www-form-urlencoded" } });
+        expect(post.status, `${label} POST`).toBe(404);
+        expect(mainText(await post.text()), `${label} POST`).toBe(notFoundText);
+        const dataPost = await browser.send(`${route.address}.data`, { method: "POST", body: form, headers: { "content-type": "application/x-www-form-urlencoded" } });
+        expect(dataPost.status, `${label}.data POST`).toBe(404);
+      }
+      // However the address is spelled.
+      for (const address of ["/ADMIN/products", "/Admin", "/%61dmin/products", "//admin/products", "/admin/", "/admin/products/", "/admin/no-such-section"]) {
+        const response = await html(browser, address);
+        expect(response.status, `${who} ${address}`).toBe(404);
+        expect(mainText(await response.text()), `${who} ${address}`).toBe(notFoundText);
+      }
+    }
+    // The route manifest every page carries names no console route to a shopper; an operator's names them all.
+    const shopperHome = await (await html(shopper, "/")).text();
+    expect(shopperHome).not.toContain("routes/admin");
+    const shopManifest = /\/assets\/manifest-shop-[a-f0-9]{8}\.js/.exec(shopperHome)?.[0];
+    expect(shopManifest).toBeTruthy();
+    const shopManifestScript = await (await shopper.send(shopManifest!)).text();
+    expect(shopManifestScript).toContain('"routes/home"');
+    expect(shopManifestScript).not.toContain("routes/admin");
+    const operatorManifest = /\/admin\/manifest-[a-f0-9]{8}\.js/.exec(await (await html(operator, "/")).text())?.[0];
+    expect(operatorManifest).toBeTruthy();
+    expect(await (await operator.send(operatorManifest!)).text()).toContain('"routes/admin/products"');
+    expect((await html(shopper, operatorManifest!)).status).toBe(404);
+    expect(await Promise.all([count("products"), count("audit_log"), count("operators")])).toEqual(before);
+    expect(mainText(await (await html(shopper, "/")).text())).not.toContain("Admin");
+  });
+
+  it("holds everyone but an operator to the shop's 32 KB request limit on the picture form", async () => {
+    const big = new Uint8Array(200 * 1024);
+    const headers = { "content-type": "application/octet-stream", "content-length": String(big.byteLength) };
+    const unknown = await guest.send("/no-such-page", { method: "POST", body: big, headers });
+    const console = await shopper.send("/admin/products/new", { method: "POST", body: big, headers });
+    expect(console.status).toBe(413);
+    expect(console.status).toBe(unknown.status);
+    // An operator's 11 MB form is refused with a sentence, before it is read.
+    const huge = await operator.send("/admin/products/new", {
+      method: "POST",
+      body: new Uint8Array(11 * 1024 * 1024),
+      headers: { "content-type": "multipart/form-data; boundary=x", "content-length": String(11 * 1024 * 1024), accept: "text/html" },
+    });
+    expect(huge.status).toBe(413);
+    expect(await huge.text()).toContain("The picture is larger than 10 MB.");
+  });
+
+  it("shows an operator every console page, and the Admin link in the shop's header", async () => {
+    for (const route of consoleRoutes()) {
+      const response = await html(operator, route.address);
+      const expected = route.path === "/admin" ? 302 : 200;
+      expect(response.status, route.address).toBe(expected);
+      if (expected === 200) {
+        expect(response.headers.get("cache-control"), route.address).toBe("private, no-store");
+        expect(await response.text(), route.address).toContain("Storefront console");
+      }
+    }
+    expect(await (await html(operator, "/")).text()).toMatch(/<a[^>]*href="\/admin"[^>]*>.*Admin/);
+  });
+
+  it("creates a product with a picture, shows errors by field, changes its price, and logs both writes", async () => {
+    const picture = await sharp({ create: { width: 900, height: 900, channels: 3, background: { r: 10, g: 120, b: 200 } } }).jpeg().toBuffer();
+    const productForm = (fields: Record<string, string>, file?: { bytes: Uint8Array; name: string; type: string }) => {
+      const form = new FormData();
+      for (const [name, value] of Object.entries({ title: "Console Test Lamp", description: "A lamp.\n\nWith two paragraphs.", price: "$1,249.5", rating: "4", featuredPosition: "", status: "active", ...fields })) {
+        form.set(name, value);
+      }
+      form.set("picture", file ? new File([new Uint8Array(file.bytes)], file.name, { type: file.type }) : new File([], "", { type: "application/octet-stream" }));
+      return form;
+    };
+
+    // Errors by field, with what was typed kept.
+    const badPrice = await html(operator, "/admin/products/new", { method: "POST", body: productForm({ price: "twelve" }, { bytes: picture, name: "lamp.jpg", type: "image/jpeg" }) });
+    expect(badPrice.status).toBe(400);
+    const badPricePage = await badPrice.text();
+    expect(badPricePage).toContain("Enter a price in dollars and cents, like 12.99.");
+    expect(badPricePage).toContain('value="twelve"');
+    const svg = new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+    const badPicture = await html(operator, "/admin/products/new", { method: "POST", body: productForm({}, { bytes: svg, name: "lamp.jpg", type: "image/jpeg" }) });
+    expect(badPicture.status).toBe(400);
+    expect(await badPicture.text()).toContain("The picture must be a JPEG, PNG or WebP file.");
+    const noPicture = await html(operator, "/admin/products/new", { method: "POST", body: productForm({}) });
+    expect(await noPicture.text()).toContain("Choose a picture for the product.");
+    const productsBefore = await count("products");
+
+    const created = await html(operator, "/admin/products/new", { method: "POST", body: productForm({}, { bytes: picture, name: "lamp.jpg", type: "image/jpeg" }) });
+    expect(created.status).toBe(302);
+    const id = /\/admin\/products\/([^?]+)\?saved/.exec(created.headers.get("location") ?? "")?.[1];
+    expect(id).toBeTruthy();
+    expect(await count("products")).toBe(productsBefore + 1);
+
+    // On the shop at once: search finds it, its page shows the price and the picture's widths.
+    const search = await (await html(guest, "/search?q=console+lamp")).text();
+    expect(search).toContain("Console Test Lamp");
+    const page = await (await html(guest, "/products/console-test-lamp")).text();
+    expect(page).toContain("$1,249.50");
+    expect(page).toMatch(/srcSet="\/pictures\/[a-f0-9]{32}\.webp 200w, \/pictures\/[a-f0-9]{32}\.webp 400w, \/pictures\/[a-f0-9]{32}\.webp 800w"/i);
+
+    // A new price, no new picture: the picture stays.
+    const edited = await html(operator, `/admin/products/${id}`, { method: "POST", body: productForm({ price: "15.5" }) });
+    expect(edited.status).toBe(302);
+    const after = await (await html(guest, "/products/console-test-lamp")).text();
+    expect(after).toContain("$15.50");
+    expect(after).toMatch(/srcSet="\/pictures\//i);
+
+    const entries = await getDatabase().db.selectFrom("audit_log").select(["operator_email", "action", "before", "after"]).where("subject", "=", id!).orderBy("id").execute();
+    expect(entries.map((entry) => [entry.operator_email, entry.action])).toEqual([
+      [OPERATOR, "product.create"],
+      [OPERATOR, "product.update"],
+    ]);
+    expect(entries[0]!.before).toBeNull();
+    expect(entries[0]!.after).toMatchObject({ title: "Console Test Lamp", price_cents: 124_950, status: "active" });
+    expect(entries[1]!.before).toEqual({ price_cents: 124_950 });
+    expect(entries[1]!.after).toEqual({ price_cents: 1_550 });
+    const log = await (await html(operator, "/admin/audit")).text();
+    expect(log).toContain("price_cents: 124950 → 1550");
+
+    // Archived: gone from the shop, still in the console's archived list.
+    await html(operator, `/admin/products/${id}`, { method: "POST", body: productForm({ price: "15.5", status: "archived" }) });
+    expect((await html(guest, "/products/console-test-lamp")).status).toBe(404);
+    expect(await (await html(operator, "/admin/products?status=archived&q=lamp")).text()).toContain("Console Test Lamp");
+  });
+});

@@ -1,0 +1,106 @@
+import { sql } from "kysely";
+import { AppError } from "../../shared/errors";
+import type { AdminProductInput } from "../../shared/admin-schemas";
+import type { CatalogueService, ProductValues } from "../catalogue/catalogue-service";
+import type { DB } from "../db/client";
+import { recordAudit, type Actor } from "./audit-log";
+import type { PictureStore } from "./picture-store";
+
+export const ADMIN_PRODUCTS_PAGE_SIZE = 50;
+
+export interface AdminProductRow {
+  id: string;
+  slug: string;
+  title: string;
+  priceCents: number;
+  rating: number;
+  status: "active" | "archived";
+  featuredPosition: number | null;
+  image: string;
+  updatedAt: Date;
+}
+
+export interface AdminProductList {
+  products: AdminProductRow[];
+  total: number;
+  page: number;
+  pageCount: number;
+  counts: { active: number; archived: number };
+}
+
+/** The operator console's side of the catalogue: listing every product, and writes that leave an audit entry. */
+export function createAdminProducts(db: DB, catalogue: CatalogueService, pictures: PictureStore) {
+  const audit = (actor: Actor, action: string) => async (trx: Parameters<NonNullable<Parameters<CatalogueService["updateProduct"]>[2]>>[0], before: ProductValues | null, after: ProductValues) =>
+    recordAudit(trx, actor, { action, subject: after.id, before, after });
+
+  return {
+    /** Active or archived products, a title search (substring, any case), a page at a time by title. */
+    async listProducts({ query, status, page }: { query: string; status: "active" | "archived"; page: number }): Promise<AdminProductList> {
+      const pattern = `%${query.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+      const matching = db
+        .selectFrom("products")
+        .where("status", "=", status)
+        .$if(query !== "", (q) => q.where(sql<boolean>`title ilike ${pattern}`));
+      const [rows, total, counts] = await Promise.all([
+        matching
+          .select(["id", "slug", "title", "price_cents", "rating", "status", "featured_position", "image", "updated_at"])
+          .orderBy(sql`lower(title)`)
+          .orderBy("id")
+          .limit(ADMIN_PRODUCTS_PAGE_SIZE)
+          .offset((page - 1) * ADMIN_PRODUCTS_PAGE_SIZE)
+          .execute(),
+        matching.select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow(),
+        db
+          .selectFrom("products")
+          .select(["status", (eb) => eb.fn.countAll<string>().as("count")])
+          .groupBy("status")
+          .execute(),
+      ]);
+      const totalCount = Number(total.count);
+      return {
+        products: rows.map((row) => ({
+          id: row.id,
+          slug: row.slug,
+          title: row.title,
+          priceCents: row.price_cents,
+          rating: row.rating,
+          status: row.status,
+          featuredPosition: row.featured_position,
+          image: row.image,
+          updatedAt: row.updated_at,
+        })),
+        total: totalCount,
+        page,
+        pageCount: Math.max(1, Math.ceil(totalCount / ADMIN_PRODUCTS_PAGE_SIZE)),
+        counts: {
+          active: Number(counts.find((row) => row.status === "active")?.count ?? 0),
+          archived: Number(counts.find((row) => row.status === "archived")?.count ?? 0),
+        },
+      };
+    },
+
+    /** Everything the edit form shows, archived or not. */
+    async getProduct(id: string) {
+      return db
+        .selectFrom("products")
+        .select(["id", "slug", "title", "description", "price_cents", "rating", "status", "featured_position", "image", "image_width", "image_height"])
+        .where("id", "=", id)
+        .executeTakeFirst();
+    },
+
+    /** A new product; its picture is required, checked and stored before the product is written. */
+    async createProduct(actor: Actor, input: AdminProductInput, picture: Uint8Array | null) {
+      if (!picture || picture.byteLength === 0) throw new AppError("BAD_REQUEST", "Choose a picture for the product.", { details: { field: "picture" } });
+      const image = await pictures.storePicture(picture);
+      return catalogue.createProduct({ ...input, image }, audit(actor, "product.create"));
+    },
+
+    /** Changes a product; a new picture replaces the old one, no picture keeps it. */
+    async updateProduct(actor: Actor, id: string, input: AdminProductInput, picture: Uint8Array | null) {
+      const image = picture && picture.byteLength > 0 ? await pictures.storePicture(picture) : undefined;
+      return catalogue.updateProduct(id, { ...input, ...(image ? { image } : {}) }, audit(actor, "product.update"));
+    },
+  };
+}
+
+export type AdminProducts = ReturnType<typeof createAdminProducts>;

@@ -1,0 +1,84 @@
+import type { Transaction } from "kysely";
+import type { DB } from "../db/client";
+import type { Database } from "../db/schema";
+
+/** Who did something in the console: an operator, or start-up itself (OPERATOR_EMAIL). */
+export interface Actor {
+  id: string | null;
+  email: string;
+}
+
+/** Start-up's own actions (the operator named by OPERATOR_EMAIL), which no signed-in operator made. */
+export const STARTUP_ACTOR: Actor = { id: null, email: "start-up (OPERATOR_EMAIL)" };
+
+export interface AuditEntry {
+  id: string;
+  operatorEmail: string;
+  action: string;
+  subject: string;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  createdAt: Date;
+}
+
+export const AUDIT_PAGE_SIZE = 50;
+
+/**
+ * Writes one entry inside the change's own transaction, so an entry exists exactly when the change does. Only the
+ * values that changed are kept (both sides), which is what a reader of the log wants to see.
+ */
+export async function recordAudit(
+  trx: Transaction<Database> | DB,
+  actor: Actor,
+  entry: { action: string; subject: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null },
+): Promise<void> {
+  const [before, after] = changedValues(entry.before, entry.after);
+  await trx
+    .insertInto("audit_log")
+    .values({
+      operator_id: actor.id,
+      operator_email: actor.email,
+      action: entry.action,
+      subject: entry.subject,
+      before: before === null ? null : JSON.stringify(before),
+      after: after === null ? null : JSON.stringify(after),
+    })
+    .execute();
+}
+
+/** The fields whose values differ, on both sides; a creation or a deletion keeps its whole side. */
+function changedValues(before: Record<string, unknown> | null, after: Record<string, unknown> | null) {
+  if (!before || !after) return [before, after] as const;
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
+  return [Object.fromEntries(keys.map((key) => [key, before[key] ?? null])), Object.fromEntries(keys.map((key) => [key, after[key] ?? null]))] as const;
+}
+
+export function createAuditLog(db: DB) {
+  return {
+    /** Newest first, a page at a time by id (keyset): `before` is the last id of the previous page. */
+    async listEntries({ before }: { before?: string } = {}): Promise<{ entries: AuditEntry[]; nextBefore: string | null }> {
+      let query = db
+        .selectFrom("audit_log")
+        .select(["id", "operator_email", "action", "subject", "before", "after", "created_at"])
+        .orderBy("id", "desc")
+        .limit(AUDIT_PAGE_SIZE + 1);
+      if (before) query = query.where("id", "<", before);
+      const rows = await query.execute();
+      const page = rows.slice(0, AUDIT_PAGE_SIZE);
+      return {
+        entries: page.map((row) => ({
+          id: String(row.id),
+          operatorEmail: row.operator_email,
+          action: row.action,
+          subject: row.subject,
+          before: row.before,
+          after: row.after,
+          createdAt: row.created_at,
+        })),
+        nextBefore: rows.length > AUDIT_PAGE_SIZE ? String(page[page.length - 1]!.id) : null,
+      };
+    },
+  };
+}
+
+export type AuditLog = ReturnType<typeof createAuditLog>;

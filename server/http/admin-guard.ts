@@ -1,0 +1,105 @@
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { createHash } from "node:crypto";
+import { createRequestHandler, type RequestHandler, type ServerBuild } from "react-router";
+import { AppError } from "../../shared/errors";
+import type { AppEnv } from "./app";
+
+/**
+ * /admin and everything under it, as React Router would match it: any case, percent-encoded or not, repeated
+ * slashes, and the data requests of its pages ("/admin.data", "/admin/products.data").
+ */
+export function isAdminPath(pathname: string): boolean {
+  let decoded = pathname;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    // A malformed escape is matched as it is.
+  }
+  return /^\/+admin(?:[/.]|$)/i.test(decoded);
+}
+
+/** The console's route modules (app/routes/admin/): the route ids React Router gives them. */
+const isConsoleRoute = (id: string) => id.startsWith("routes/admin/");
+
+type Assets = ServerBuild["assets"];
+
+/**
+ * The page handlers: React Router over the whole build for operators, and over the build without the console for
+ * everybody else. To them /admin is an address no route claims, answered by the shop's own 404 page as any other,
+ * and the route manifest their browser loads names no console route (nor grows the shop's JavaScript by them).
+ * Each side's manifest is served by its handler, under its own content-hashed name, instead of the build's file
+ * (which scripts/precompress.js removes): the operators' one under /admin, where only operators are answered.
+ */
+export function createPageHandlers(loadBuild: () => Promise<ServerBuild>, mode: "production" | "development") {
+  const derived = new WeakMap<ServerBuild, { operator: ServerBuild; shop: ServerBuild }>();
+  const derive = (build: ServerBuild) => {
+    let both = derived.get(build);
+    if (!both) {
+      const keep = <T>(routes: Record<string, T>) => Object.fromEntries(Object.entries(routes).filter(([id]) => !isConsoleRoute(id))) as Record<string, T>;
+      const shopRoutes = keep(build.assets.routes);
+      const hashOf = (routes: Assets["routes"]) => createHash("sha256").update(JSON.stringify({ entry: build.assets.entry, routes })).digest("hex").slice(0, 8);
+      both = {
+        operator: { ...build, assets: { ...build.assets, url: `/admin/manifest-${hashOf(build.assets.routes)}.js` } },
+        shop: { ...build, routes: keep(build.routes), assets: { ...build.assets, routes: shopRoutes, url: `/assets/manifest-shop-${hashOf(shopRoutes)}.js` } },
+      };
+      derived.set(build, both);
+    }
+    return both;
+  };
+  const handler = (side: "operator" | "shop"): RequestHandler => {
+    const handle = createRequestHandler(() => loadBuild().then((build) => derive(build)[side]), mode);
+    return async (request, context) => {
+      const { assets } = derive(await loadBuild())[side];
+      if (request.method === "GET" && new URL(request.url).pathname === assets.url) return manifestScript(assets, side);
+      return handle(request, context);
+    };
+  };
+  return { handlePageRequest: handler("operator"), handlePublicPageRequest: handler("shop") };
+}
+
+/** The manifest as the build would have written it: one script that sets it, cached as the content hash allows. */
+function manifestScript(assets: Assets, side: "operator" | "shop"): Response {
+  const { entry, routes, url, version } = assets;
+  return new Response(`window.__reactRouterManifest=${JSON.stringify({ entry, routes, url, version })};`, {
+    headers: {
+      "Content-Type": "text/javascript; charset=utf-8",
+      "Cache-Control": side === "shop" ? "public, max-age=31536000, immutable" : "private, max-age=31536000, immutable",
+    },
+  });
+}
+
+/** The console's form with a picture: the only request bodies above the shop's 32 KB limit (a 10 MB picture, its fields). */
+const PICTURE_TOO_LARGE = "The picture is larger than 10 MB. Nothing was saved: go back and choose a smaller one.";
+export const PICTURE_FORM_MAX_BYTES = 10 * 1024 * 1024 + 64 * 1024;
+const PICTURE_FORM_PATH = /^\/admin\/products\/[^/]+\/?$/;
+export const isPictureForm = (method: string, path: string) => method === "POST" && PICTURE_FORM_PATH.test(path);
+
+/**
+ * The console's request limits: the picture form alone may carry a large body, and only from an operator; everyone
+ * else's is held to the shop's limit, as on any other address. An operator's console pages are never cached.
+ * (Who sees the console at all is decided by which page handler answers: see createPageHandlers.)
+ */
+export function consoleRequestLimits({ maxBodyBytes }: { maxBodyBytes: number }): MiddlewareHandler<AppEnv> {
+  const tooLarge = () => {
+    throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large.");
+  };
+  // A form posted without JavaScript gets a page with the sentence, not an error body; the enhanced form, the same status.
+  const pictureFormLimit = bodyLimit({
+    maxSize: PICTURE_FORM_MAX_BYTES,
+    onError: (c) =>
+      c.html(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Picture too large | Console</title></head><body><main><h1>Picture too large</h1><p>${PICTURE_TOO_LARGE}</p><p><a href="${c.req.path.replace(/[^\w/-]/g, "")}">Back to the form</a></p></main></body></html>`,
+        413,
+      ),
+  });
+  const shopLimit = bodyLimit({ maxSize: maxBodyBytes, onError: tooLarge });
+  return async (c, next) => {
+    if (!isAdminPath(c.req.path)) return next();
+    if (c.get("shopper").user?.isOperator !== true) return isPictureForm(c.req.method, c.req.path) ? shopLimit(c, next) : next();
+    // The limit answers a too-large form itself; that answer becomes the response.
+    const refusal: unknown = isPictureForm(c.req.method, c.req.path) ? await pictureFormLimit(c, next) : await next();
+    if (refusal instanceof Response) c.res = refusal;
+    if (!c.res.headers.has("Cache-Control")) c.res.headers.set("Cache-Control", "private, no-store");
+  };
+}
