@@ -39,6 +39,7 @@ export default defineConfig({
       LOG_LEVEL: "warn",
       AUTH_ATTEMPTS_PER_IP: "10000",
       NEW_SESSIONS_PER_IP: "100000",
+      PAYMENT_ATTEMPTS_PER_IP: "100000",
       // The operator the console stories sign in as (tests/e2e/console.spec.ts).
       OPERATOR_EMAIL: "operator@storefront.test",
       OPERATOR_PASSWORD: "violet tractor harbour pickle",

@@ -36,6 +36,8 @@ const configSchema = z
   MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   /** Guest sessions (a first basket) one client address may start per hour. */
   NEW_SESSIONS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(300),
+  /** Payment attempts (intents created, confirmations recorded) one client address may make per ten minutes, each. */
+  PAYMENT_ATTEMPTS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(150),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Stripe mode: all three, or none for the built-in test-mode processor. */
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret key (sk_test_… or sk_live_…)").optional(),

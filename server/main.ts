@@ -6,6 +6,7 @@ import { createPageHandlers } from "./http/admin-guard";
 import { openDatabase } from "./db/client";
 import { createLogger } from "./logger";
 import { createShop } from "./shop";
+import { DEFAULT_PAYMENT_LIMITS } from "./checkout/payment-rate-limits";
 
 type NodeMiddleware = NonNullable<Parameters<typeof createShop>[0]["devMiddleware"]>;
 
@@ -48,6 +49,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     authAttemptsPerIp: config.AUTH_ATTEMPTS_PER_IP,
     maxConnections: config.MAX_CONNECTIONS,
     newSessionsPerIp: config.NEW_SESSIONS_PER_IP,
+    paymentLimits: { ...DEFAULT_PAYMENT_LIMITS, createsPerIp: config.PAYMENT_ATTEMPTS_PER_IP, recordsPerIp: config.PAYMENT_ATTEMPTS_PER_IP },
     smtp: config.SMTP_URL && config.MAIL_FROM ? { url: config.SMTP_URL, from: config.MAIL_FROM } : undefined,
     maxRequestsInFlight: config.MAX_REQUESTS_IN_FLIGHT,
     shutdownDelayMs: config.SHUTDOWN_DELAY_MS,

@@ -119,6 +119,7 @@ export async function startShopServer(
       LOG_LEVEL: serverLogLevel(),
       // Every simulated shopper comes from 127.0.0.1: the per-address limit on new guest sessions would refuse them.
       NEW_SESSIONS_PER_IP: "1000000",
+      PAYMENT_ATTEMPTS_PER_IP: "1000000",
       ...env,
     }),
     // Our own child's ready line, for our port: a stray server already on the port cannot fool the check.

@@ -62,6 +62,7 @@ describe.skipIf(!url || !hasHaproxy)("three instances behind HAProxy", () => {
       TRUST_PROXY: "1",
       SHUTDOWN_DELAY_MS: "3000",
       NEW_SESSIONS_PER_IP: "1000000",
+      PAYMENT_ATTEMPTS_PER_IP: "1000000",
       AUTH_ATTEMPTS_PER_IP: "100000",
     };
     const ports = await Promise.all([0, 1, 2].map(() => freePort()));
