@@ -173,7 +173,7 @@ export async function confirmPayment(baseUrl: string, publishableKey: string, in
   const response = await timedFetch(`${baseUrl}/_processor/v1/payment_intents/${intentId}/confirm`, {
     method: "POST",
     headers: { authorization: `Bearer ${publishableKey}`, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ client_secret: clientSecret, ...TEST_CARD_FIELDS }).toString(),
+    body: new URLSearchParams({ client_secret: clientSecret, use_stripe_sdk: "true", ...TEST_CARD_FIELDS }).toString(),
   });
   const body = parseJson(response.body) as { id?: string; status?: string } | undefined;
   if (response.status !== 200 || body?.status !== "succeeded" || body.id !== intentId) throw new Error(describeAnswer("POST /_processor/…/confirm", response));

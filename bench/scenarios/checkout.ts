@@ -317,7 +317,7 @@ async function oneCheckout(baseUrl: string, { publishableKey, processorUrl }: Pa
       timedFetch(`${processorUrl}/v1/payment_intents/${intentId}/confirm`, {
         method: "POST",
         headers: { authorization: `Bearer ${publishableKey}`, "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ client_secret: clientSecret, ...TEST_CARD_FIELDS }).toString(),
+        body: new URLSearchParams({ client_secret: clientSecret, use_stripe_sdk: "true", ...TEST_CARD_FIELDS }).toString(),
       }),
     (response) => {
       const body = parseJson(response.body) as { id?: string; status?: string } | undefined;

@@ -5,6 +5,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "../../tests/e2e/support/shop-process";
+import { TEST_DELIVERY_ADDRESS } from "../testing/test-app";
 import { testSchemaName } from "../testing/test-database";
 
 /**
@@ -117,6 +118,8 @@ describe.skipIf(!url || !hasHaproxy)("three instances behind HAProxy", () => {
             if ((await call("POST /basket/remove", "/basket/remove", { method: "POST", headers: { ...json, cookie }, body: JSON.stringify({ productId: PRODUCTS[index % 2] }) }, 200)).ok) counts.basket += 1;
             continue;
           }
+          const address = await call("POST /checkout/address", "/checkout/address", { method: "POST", headers: { ...json, cookie }, body: JSON.stringify(TEST_DELIVERY_ADDRESS) }, 200);
+          if (!address.ok) continue;
           const created = await call("POST /payments/create", `/payments/create?total=${basket.basket.subtotalCents}`, { method: "POST", headers: { accept: "application/json", cookie } }, 201);
           if (!created.ok) continue;
           const clientSecret = (JSON.parse(created.text) as { clientSecret: string }).clientSecret;
@@ -127,7 +130,7 @@ describe.skipIf(!url || !hasHaproxy)("three instances behind HAProxy", () => {
             {
               method: "POST",
               headers: { authorization: `Bearer ${publishableKey}`, "content-type": "application/x-www-form-urlencoded" },
-              body: new URLSearchParams({ client_secret: clientSecret, ...TEST_CARD }).toString(),
+              body: new URLSearchParams({ client_secret: clientSecret, use_stripe_sdk: "true", ...TEST_CARD }).toString(),
             },
             200,
           );
