@@ -59,8 +59,10 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
     const operatorEmail = refund.metadata[OPERATOR_EMAIL_KEY];
     const actor: Actor = operatorEmail ? { id: refund.metadata[OPERATOR_ID_KEY] || null, email: operatorEmail } : PROCESSOR_ACTOR;
     return db.transaction().execute(async (trx) => {
-      const known = await trx.selectFrom("orders").select("id").where("id", "=", orderId).executeTakeFirst();
-      if (!known) return "not-ours";
+      // The order's row lock first: the refund row's foreign key would otherwise share-lock it, and two refunds of one
+      // order each waiting to upgrade that lock would deadlock. Locked, the audit entry's "before" is what this refund changed.
+      const order = await trx.selectFrom("orders").select(["number", "status", "refunded_cents"]).where("id", "=", orderId).forUpdate().executeTakeFirst();
+      if (!order) return "not-ours";
       const inserted = await trx
         .insertInto("order_refunds")
         .values({ id: refund.id, order_id: orderId, amount_cents: refund.amountCents, idempotency_key: idempotencyKey ?? refund.metadata[CONSOLE_KEY_KEY] ?? null, actor: actor.email })
@@ -68,8 +70,6 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
         .returning("id")
         .executeTakeFirst();
       if (!inserted) return "already-recorded";
-      // Locked, so the audit entry's "before" is what this refund changed.
-      const order = await trx.selectFrom("orders").select(["number", "status", "refunded_cents"]).where("id", "=", orderId).forUpdate().executeTakeFirstOrThrow();
       const status = await orders.recordRefund(orderId, refund.amountCents, actor.email, undefined, trx);
       await email.enqueueOrderRefunded(trx, { orderId, refundId: refund.id, amountCents: refund.amountCents });
       await recordAudit(trx, actor, {
