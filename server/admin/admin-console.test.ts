@@ -8,6 +8,7 @@ const OPERATOR = "owner@console.test";
 const SHOPPER = "shopper@console.test";
 const PASSWORD = "violet tractor harbour pickle";
 const BOOK = "12321341";
+const ORDER_NUMBER = "SF-2611-CT7Q";
 
 /**
  * The console as a browser meets it, pages rendered by React Router as in production: hidden from everyone but an
@@ -38,14 +39,31 @@ describeEachDatabase("the operator console", (getDatabase) => {
     guest = createBrowser(shop.app);
     shopper = await signedIn(SHOPPER, "register");
     operator = await signedIn(OPERATOR, "sign-in");
+    // A paid order, so the order page has something to show an operator (and to hide from everybody else).
+    await getDatabase()
+      .db.insertInto("orders")
+      .values({
+        id: "pi_consoletest1",
+        number: ORDER_NUMBER,
+        session_id: null,
+        user_id: null,
+        amount_cents: 1196,
+        currency: "usd",
+        items: JSON.stringify([{ productId: BOOK, title: "A book", priceCents: 1196, quantity: 1, rating: 4, image: { src: "/images/book.webp", width: 10, height: 10 } }]),
+        created_at: new Date(),
+        paid_at: new Date(),
+        contact_email: "buyer@console.test",
+      })
+      .execute();
   }, 60_000);
   afterAll(() => shop.close());
 
   /** Every /admin route in the route table, as an address (a product id for :id), with whether it takes posts. */
   const consoleRoutes = () => {
     const routes = shop.routeTable.filter((route) => /^\/admin(\/|$)/.test(route.path));
-    expect(routes.length).toBeGreaterThanOrEqual(5);
-    return routes.map((route) => ({ ...route, address: route.path.replace(":id", BOOK) }));
+    expect(routes.length).toBeGreaterThanOrEqual(8);
+    expect(routes.map((route) => route.path)).toEqual(expect.arrayContaining(["/admin/orders", "/admin/orders/:number", "/admin/outbox"]));
+    return routes.map((route) => ({ ...route, address: route.path.replace(":id", BOOK).replace(":number", ORDER_NUMBER) }));
   };
 
   it("answers a guest and a shopper the shop's own 404 page on every /admin route and action, changing nothing", async () => {
