@@ -49,7 +49,7 @@ export default function AdminOrders({ loaderData }: Route.ComponentProps) {
           Search
         </button>
       </Form>
-      <ul className="console-tabs" aria-label="Order status">
+      <ul className="console-tabs console-tabs--wrap" aria-label="Order status">
         <li>
           <Link to={listHref(null, query)} aria-current={status === null ? "page" : undefined}>
             All
