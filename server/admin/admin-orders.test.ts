@@ -114,6 +114,22 @@ describeEachDatabase("refunds from the console", (getDatabase) => {
     expect(state.emails).toBe(atProcessor / 500);
   });
 
+  it("cancels and refunds everything, once however often the form is sent, and then refuses to ship", async () => {
+    const orderId = await pay();
+    const number = await numberOf(orderId);
+    const { adminOrders, provider } = shop.services;
+    const key = newKey();
+    const [first, second] = await Promise.all([adminOrders.cancelAndRefund(OPERATOR, number, key), adminOrders.cancelAndRefund(OPERATOR, number, key)]);
+    // Both answer as the one that did the work: the same refund.
+    expect(second.refundId).toBe(first.refundId);
+    await settle();
+    expect(await orderState(getDatabase().db, orderId)).toMatchObject({ status: "refunded", refunded_cents: 2392, emails: 1, audits: 1 });
+    expect((await provider.listRefunds(orderId)).map((refund) => refund.amountCents)).toEqual([2392]);
+    const history = await getDatabase().db.selectFrom("order_status_history").select("status").where("order_id", "=", orderId).orderBy("id").execute();
+    expect(history.map((entry) => entry.status)).toEqual(["paid", "cancelled", "refunded"]);
+    await expect(adminOrders.markShipped(OPERATOR, number, { carrier: "UPS", trackingNumber: "1Z" })).rejects.toMatchObject({ code: "ORDER_TRANSITION_REFUSED" });
+  });
+
   it("records a refund made outside the console from the processor's webhooks, as the processor's", async () => {
     const orderId = await pay();
     const { provider } = shop.services;

@@ -87,7 +87,12 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
     const order = await orderByNumber(number);
     if (!order) throw new AppError("NOT_FOUND", "There is no such order.");
     // The same form sent again (a double click, a reload): the refund it made, not another one.
-    const earlier = await db.selectFrom("order_refunds").select(["id", "amount_cents"]).where("idempotency_key", "=", input.idempotencyKey).executeTakeFirst();
+    const earlier = await db
+      .selectFrom("order_refunds")
+      .select(["id", "amount_cents"])
+      .where("idempotency_key", "=", input.idempotencyKey)
+      .where("order_id", "=", order.id)
+      .executeTakeFirst();
     if (earlier) return { refundId: earlier.id, amountCents: earlier.amount_cents };
     const left = order.amount_cents - order.refunded_cents;
     if (left <= 0) throw new AppError("BAD_REQUEST", `Order ${order.number} is refunded in full already.`, { details: { field: "amount" } });
@@ -211,10 +216,15 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
       const order = await orderByNumber(number);
       if (!order) throw new AppError("NOT_FOUND", "There is no such order.");
       if (order.status !== "cancelled") {
-        await db.transaction().execute(async (trx: Writer) => {
-          await orders.cancel(order.id, actor.email, undefined, trx);
-          await recordAudit(trx, actor, { action: "order.cancel", subject: order.number, before: { status: order.status }, after: { status: "cancelled" } });
-        });
+        try {
+          await db.transaction().execute(async (trx: Writer) => {
+            await orders.cancel(order.id, actor.email, undefined, trx);
+            await recordAudit(trx, actor, { action: "order.cancel", subject: order.number, before: { status: order.status }, after: { status: "cancelled" } });
+          });
+        } catch (error) {
+          // The same form sent twice at once: the other request cancelled it; go on to the (same) refund.
+          if (!(error instanceof AppError && error.details?.status === "cancelled")) throw error;
+        }
       }
       if (order.amount_cents - order.refunded_cents <= 0) return { refundId: null, amountCents: 0 };
       return refund(actor, number, { amountCents: null, idempotencyKey }, { afterCancel: true });
