@@ -256,7 +256,10 @@ describeEachDatabase("the operator console", (getDatabase) => {
 
     const tooMuch = await post({ intent: "refund", key, amount: "12.00" });
     expect(tooMuch.status).toBe(400);
-    expect(await tooMuch.text()).toContain("You can refund at most $11.96.");
+    const tooMuchPage = await tooMuch.text();
+    expect(tooMuchPage).toContain("You can refund at most $11.96.");
+    // Drawn again with the same key: sending the corrected form cannot add a refund to one already made.
+    expect(tooMuchPage).toContain(`name="key" value="${key}"`);
     const noCarrier = await post({ intent: "ship", carrier: " ", trackingNumber: "1Z999" });
     expect(noCarrier.status).toBe(400);
     expect(await noCarrier.text()).toContain("Enter the carrier.");

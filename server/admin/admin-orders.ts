@@ -102,12 +102,18 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
     const amountCents = input.amountCents ?? left;
     if (amountCents < 1) throw new AppError("BAD_REQUEST", "Enter an amount of at least $0.01.", { details: { field: "amount" } });
     if (amountCents > left) throw new AppError("BAD_REQUEST", `You can refund at most ${formatCents(left)}.`, { details: { field: "amount" } });
-    const made = await provider.createRefund({
-      paymentIntentId: order.id,
-      amountCents,
-      idempotencyKey: `console-refund-${input.idempotencyKey}`,
-      metadata: { [OPERATOR_EMAIL_KEY]: actor.email, [OPERATOR_ID_KEY]: actor.id ?? "", [CONSOLE_KEY_KEY]: input.idempotencyKey },
-    });
+    const made = await provider
+      .createRefund({
+        paymentIntentId: order.id,
+        amountCents,
+        idempotencyKey: `console-refund-${input.idempotencyKey}`,
+        metadata: { [OPERATOR_EMAIL_KEY]: actor.email, [OPERATOR_ID_KEY]: actor.id ?? "", [CONSOLE_KEY_KEY]: input.idempotencyKey },
+      })
+      .catch((error: unknown) => {
+        // The provider's sentences speak to a paying shopper; an operator refunding needs to know what to do.
+        if (!(error instanceof AppError)) throw error;
+        throw new AppError(error.code, "The payment service did not confirm the refund. Send the form again: it refunds at most once.", { cause: error });
+      });
     if (made.status !== "succeeded") {
       // Pending refunds (some payment methods) are recorded when the processor's refund.updated says they succeeded.
       logger.info({ refundId: made.id, status: made.status }, "console: refund not yet succeeded");

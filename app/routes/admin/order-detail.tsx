@@ -50,7 +50,8 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   };
 }
 
-type ActionAnswer = { form: "ship" | "refund" | "cancel-and-refund" | null; errors: Record<string, string> | undefined; done: string | null };
+/** `key`: a refused refund form is drawn again with its key, so sending it again cannot make a second refund. */
+type ActionAnswer = { form: "ship" | "refund" | "cancel-and-refund" | null; errors: Record<string, string> | undefined; done: string | null; key?: string };
 
 /** Ship, refund, or cancel and refund: each one service call; a refusal reads as a sentence by its field. */
 export async function action({ context, request, params }: Route.ActionArgs) {
@@ -76,7 +77,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
     if (!(error instanceof AppError)) throw error;
     if (error.code === "NOT_FOUND") throw data(null, { status: 404 });
     const field = error.details?.field === "amount" ? "amount" : "form";
-    return data<ActionAnswer>({ form: input.intent, errors: { [field]: error.message }, done: null }, { status: error.status });
+    return data<ActionAnswer>({ form: input.intent, errors: { [field]: error.message }, done: null, key: "key" in input ? input.key : undefined }, { status: error.status });
   }
 }
 
@@ -88,6 +89,9 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
   const shipErrors = errorsOf("ship");
   const refundErrors = errorsOf("refund");
   const cancelErrors = errorsOf("cancel-and-refund");
+  const keyOf = (form: ActionAnswer["form"]) => (actionData?.form === form && "key" in actionData ? actionData.key : undefined);
+  const refundKey = keyOf("refund") ?? order.refundKey;
+  const cancelKey = keyOf("cancel-and-refund") ?? `${order.refundKey}-cancel`;
   return (
     <main id="main" className="console-main">
       <title>{`Order ${order.number} | Console`}</title>
@@ -204,7 +208,7 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
           <ErrorSummary errors={refundErrors} labels={{ amount: "Amount" }} />
           <Form method="post" className="console-form console-form--inline" noValidate>
             <input type="hidden" name="intent" value="refund" />
-            <input type="hidden" name="key" value={order.refundKey} />
+            <input type="hidden" name="key" value={refundKey} />
             <div className="console-field">
               <label htmlFor="field-amount">Amount</label>
               <input
@@ -234,7 +238,7 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
           <ErrorSummary errors={cancelErrors} labels={{}} />
           <Form method="post">
             <input type="hidden" name="intent" value="cancel-and-refund" />
-            <input type="hidden" name="key" value={`${order.refundKey}-cancel`} />
+            <input type="hidden" name="key" value={cancelKey} />
             <p className="console-hint">Cancels the order and refunds everything left, {order.left}.</p>
             <button type="submit" className="console-button" disabled={isBusy}>
               Cancel and refund
