@@ -10,6 +10,7 @@ import { cpuBusyPercent, describeMachine, gitCommit, writeResults } from "./lib/
 import type { Measurement, Scenario } from "./lib/scenario.ts";
 import { startShopServer, type DatabaseChoice, type DatabaseKind, type StopInfo } from "./lib/server.ts";
 import { projectRoot, readSettings, type Settings } from "./lib/settings.ts";
+import { adminOrdersScenario } from "./scenarios/admin-orders.ts";
 import { basketScenario } from "./scenarios/basket.ts";
 import { catalogueScenario } from "./scenarios/catalogue.ts";
 import { checkoutScenario } from "./scenarios/checkout.ts";
@@ -38,6 +39,7 @@ const ALL_SCENARIOS: Scenario<unknown>[] = [
   hurriedSoakScenario,
   growthScenario,
   catalogueScenario,
+  adminOrdersScenario,
 ];
 const DATABASES: DatabaseKind[] = ["pglite", "postgres"];
 

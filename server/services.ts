@@ -10,6 +10,7 @@ import { createRateLimiter } from "./accounts/rate-limiter";
 import { createSignInFlow } from "./accounts/sign-in-flow";
 import { createBasketService } from "./basket/basket-service";
 import { createAdminProducts } from "./admin/admin-products";
+import { createAdminOrders } from "./admin/admin-orders";
 import { createAuditLog } from "./admin/audit-log";
 import { createOperatorService } from "./admin/operator-service";
 import { createPictureStore } from "./admin/picture-store";
@@ -71,6 +72,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   });
   const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits);
   const pictures = createPictureStore(db);
+  const adminOrders = createAdminOrders(db, orders, options.provider, email, logger);
   return {
     metrics,
     logger,
@@ -85,7 +87,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     paymentLimits,
     paymentReturn: createPaymentReturn(checkout, paymentLimits),
     provider: options.provider,
-    payments: createWebhookHandler(db, options.provider, checkout, orders, logger),
+    payments: createWebhookHandler(db, options.provider, checkout, orders, logger, adminOrders),
     signInFlow,
     email,
     accountFlows: createAccountFlows({ db, accounts, sessions, signInFlow, orders, email, rateLimiter, attemptsPerIp: options.authAttemptsPerIp ?? DEFAULT_ATTEMPTS_PER_IP }),
@@ -94,6 +96,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     operators: createOperatorService(db),
     auditLog: createAuditLog(db),
     adminProducts: createAdminProducts(db, catalogue, pictures),
+    adminOrders,
   };
 }
 

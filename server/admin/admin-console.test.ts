@@ -8,6 +8,7 @@ const OPERATOR = "owner@console.test";
 const SHOPPER = "shopper@console.test";
 const PASSWORD = "violet tractor harbour pickle";
 const BOOK = "12321341";
+const ORDER_NUMBER = "SF-2611-CT7Q";
 
 /**
  * The console as a browser meets it, pages rendered by React Router as in production: hidden from everyone but an
@@ -38,14 +39,31 @@ describeEachDatabase("the operator console", (getDatabase) => {
     guest = createBrowser(shop.app);
     shopper = await signedIn(SHOPPER, "register");
     operator = await signedIn(OPERATOR, "sign-in");
+    // A paid order, so the order page has something to show an operator (and to hide from everybody else).
+    await getDatabase()
+      .db.insertInto("orders")
+      .values({
+        id: "pi_consoletest1",
+        number: ORDER_NUMBER,
+        session_id: null,
+        user_id: null,
+        amount_cents: 1196,
+        currency: "usd",
+        items: JSON.stringify([{ productId: BOOK, title: "A book", priceCents: 1196, quantity: 1, rating: 4, image: { src: "/images/book.webp", width: 10, height: 10 } }]),
+        created_at: new Date(),
+        paid_at: new Date(),
+        contact_email: "buyer@console.test",
+      })
+      .execute();
   }, 60_000);
   afterAll(() => shop.close());
 
   /** Every /admin route in the route table, as an address (a product id for :id), with whether it takes posts. */
   const consoleRoutes = () => {
     const routes = shop.routeTable.filter((route) => /^\/admin(\/|$)/.test(route.path));
-    expect(routes.length).toBeGreaterThanOrEqual(5);
-    return routes.map((route) => ({ ...route, address: route.path.replace(":id", BOOK) }));
+    expect(routes.length).toBeGreaterThanOrEqual(8);
+    expect(routes.map((route) => route.path)).toEqual(expect.arrayContaining(["/admin/orders", "/admin/orders/:number", "/admin/outbox"]));
+    return routes.map((route) => ({ ...route, address: route.path.replace(":id", BOOK).replace(":number", ORDER_NUMBER) }));
   };
 
   it("answers a guest and a shopper the shop's own 404 page on every /admin route and action, changing nothing", async () => {
@@ -191,5 +209,72 @@ describeEachDatabase("the operator console", (getDatabase) => {
     await html(operator, `/admin/products/${id}`, { method: "POST", body: productForm({ price: "15.5", status: "archived" }) });
     expect((await html(guest, "/products/console-test-lamp")).status).toBe(404);
     expect(await (await html(operator, "/admin/products?status=archived&q=lamp")).text()).toContain("Console Test Lamp");
+  });
+
+  it("finds orders by number and e-mail, pages them by keyset, ships one with its e-mail and audit entry, and refuses a refund above what is left", async () => {
+    const { db } = getDatabase();
+    // 55 more paid orders, a minute apart: a second page exists.
+    await db
+      .insertInto("orders")
+      .values(
+        Array.from({ length: 55 }, (_, i) => ({
+          id: `pi_consolepage${String(i).padStart(2, "0")}`,
+          number: `SF-2611-P${"23456789ABCDEFGHJKMNPQRSTUVWXYZ"[i % 31]}${"23456789"[Math.floor(i / 31)]}Z`,
+          session_id: null,
+          user_id: null,
+          amount_cents: 500 + i,
+          currency: "usd",
+          items: JSON.stringify([{ productId: BOOK, title: "A book", priceCents: 500 + i, quantity: 1, rating: 4, image: { src: "/images/book.webp", width: 10, height: 10 } }]),
+          created_at: new Date(Date.now() - (i + 1) * 60_000),
+          paid_at: new Date(Date.now() - (i + 1) * 60_000),
+          contact_email: `page${i}@console.test`,
+          livemode: i === 0 ? true : false,
+        })),
+      )
+      .execute();
+    const first = await (await html(operator, "/admin/orders")).text();
+    expect(first).toContain("Test");
+    const next = /href="(\/admin\/orders\?after=[^"]+)"/.exec(first)?.[1]?.replaceAll("&amp;", "&");
+    expect(next).toBeTruthy();
+    const second = await (await html(operator, next!)).text();
+    // Page two starts where page one ended: no order on both.
+    const numbersOf = (page: string) => [...page.matchAll(/>(SF-\d{4}-[2-9A-Z]{4})</g)].map((match) => match[1]);
+    expect(numbersOf(first)).toHaveLength(50);
+    expect(numbersOf(second)).toHaveLength(6);
+    expect(numbersOf(first).filter((number) => numbersOf(second).includes(number))).toEqual([]);
+    expect(numbersOf(await (await html(operator, `/admin/orders?q=${ORDER_NUMBER.toLowerCase()}`)).text())).toEqual([ORDER_NUMBER]);
+    expect(numbersOf(await (await html(operator, "/admin/orders?q=PAGE3%40console.test")).text())).toHaveLength(1);
+    expect(numbersOf(await (await html(operator, "/admin/orders?status=shipped")).text())).toEqual([]);
+
+    const page = await (await html(operator, `/admin/orders/${ORDER_NUMBER}`)).text();
+    expect(page).toContain("pi_consoletest1");
+    expect(page).toContain("A book");
+    const key = /name="key" value="([^"]+)"/.exec(page)?.[1] ?? "";
+    expect(key).toMatch(/^[0-9a-f-]{36}$/);
+    const post = (fields: Record<string, string>) =>
+      html(operator, `/admin/orders/${ORDER_NUMBER}`, { method: "POST", body: new URLSearchParams(fields), headers: { "content-type": "application/x-www-form-urlencoded" } });
+
+    const tooMuch = await post({ intent: "refund", key, amount: "12.00" });
+    expect(tooMuch.status).toBe(400);
+    const tooMuchPage = await tooMuch.text();
+    expect(tooMuchPage).toContain("You can refund at most $11.96.");
+    // Drawn again with the same key: sending the corrected form cannot add a refund to one already made.
+    expect(tooMuchPage).toContain(`name="key" value="${key}"`);
+    const noCarrier = await post({ intent: "ship", carrier: " ", trackingNumber: "1Z999" });
+    expect(noCarrier.status).toBe(400);
+    expect(await noCarrier.text()).toContain("Enter the carrier.");
+
+    const shipped = await post({ intent: "ship", carrier: "UPS", trackingNumber: "1Z999AA10123456784" });
+    expect(shipped.status).toBe(200);
+    const shippedPage = await shipped.text();
+    expect(shippedPage).toContain("Marked as shipped.");
+    expect(mainText(shippedPage)).toContain(`Shipped ${OPERATOR} UPS 1Z999AA10123456784`);
+    expect(await db.selectFrom("email_outbox").select("kind").where("recipient", "=", "buyer@console.test").execute()).toEqual([{ kind: "order-shipped" }]);
+    expect(await db.selectFrom("audit_log").select(["action", "operator_email"]).where("subject", "=", ORDER_NUMBER).execute()).toEqual([{ action: "order.ship", operator_email: OPERATOR }]);
+    expect(await (await html(operator, "/admin/outbox")).text()).toContain("buyer@console.test");
+    // Shipped twice: refused with a sentence, nothing written.
+    const again = await post({ intent: "ship", carrier: "UPS", trackingNumber: "x" });
+    expect(await again.text()).toContain(`Order ${ORDER_NUMBER} is shipped, so it cannot be shipped.`);
+    expect(await db.selectFrom("email_outbox").select("kind").where("recipient", "=", "buyer@console.test").execute()).toHaveLength(1);
   });
 });

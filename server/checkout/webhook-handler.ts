@@ -1,19 +1,25 @@
 import type { DB } from "../db/client";
 import type { Logger } from "../logger";
 import type { OrderService } from "../orders/order-service";
-import type { PaymentProvider } from "../payments/payment-provider";
+import type { PaymentProvider, ProviderRefund } from "../payments/payment-provider";
 import { AppError } from "../../shared/errors";
 import { SHOP_METADATA_KEY, type CheckoutService } from "./checkout-service";
 import { disputeOpened } from "./dispute-opened";
 
-export type WebhookOutcome = "recorded" | "needs-review" | "already-processed" | "ignored" | "noted" | "processing" | "disputed";
+export type WebhookOutcome = "recorded" | "needs-review" | "already-processed" | "ignored" | "noted" | "processing" | "disputed" | "refunded";
+
+/** Where refund events go: the console's refunds, which record each processor refund once. */
+export interface RefundRecorder {
+  recordProcessorRefund(refund: ProviderRefund): Promise<"recorded" | "already-recorded" | "not-ours">;
+  reconcileRefunds(paymentIntentId: string): Promise<number>;
+}
 
 /**
  * The processor's events, turned into the shop's few actions: a succeeded payment records its order (the same
  * idempotent step the browser's call takes), a failed one is only logged. Events for intents the shop did not
  * create are acknowledged and ignored; an event id seen before is acknowledged without acting again.
  */
-export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout: CheckoutService, orders: OrderService, logger: Logger) {
+export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout: CheckoutService, orders: OrderService, logger: Logger, refunds?: RefundRecorder) {
   return {
     async handleWebhook(rawBody: string, signature: string): Promise<WebhookOutcome> {
       let event;
@@ -28,7 +34,15 @@ export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout
       if (seen) return "already-processed";
 
       let outcome: WebhookOutcome = "ignored";
-      if (event.kind === "dispute-created") {
+      if (event.kind === "refund-updated" && refunds) {
+        // The same function the console's call uses: whichever arrives first records the refund, the other finds it.
+        outcome = (await refunds.recordProcessorRefund(event.refund)) === "recorded" ? "refunded" : "ignored";
+      } else if (event.kind === "charge-refunded" && refunds) {
+        // A charge event names no refund: ask the processor for the intent's refunds and record any not yet known.
+        outcome = (await refunds.reconcileRefunds(event.paymentIntentId)) > 0 ? "refunded" : "ignored";
+      } else if (event.kind === "refund-updated" || event.kind === "charge-refunded") {
+        outcome = "ignored";
+      } else if (event.kind === "dispute-created") {
         await disputeOpened(event.dispute, { checkout, orders }, logger);
         outcome = "disputed";
       } else if (event.kind === "payment-processing" && event.intent.metadata[SHOP_METADATA_KEY]) {

@@ -13,6 +13,7 @@ import * as deliveryAndOrderLife from "./migrations/0010-delivery-and-order-life
 import * as emailAndAccountTokens from "./migrations/0011-email-and-account-tokens";
 import * as paymentProcessor from "./migrations/0012-payment-processor";
 import * as operatorConsole from "./migrations/0013-operator-console";
+import * as orderRefunds from "./migrations/0014-order-refunds";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   "0011-email-and-account-tokens": emailAndAccountTokens,
   "0012-payment-processor": paymentProcessor,
   "0013-operator-console": operatorConsole,
+  "0014-order-refunds": orderRefunds,
 };
 
 export const migrationNames = Object.keys(migrations);

@@ -26,6 +26,7 @@ export interface Database {
   operators: OperatorTable;
   audit_log: AuditLogTable;
   pictures: PictureTable;
+  order_refunds: OrderRefundTable;
 }
 
 export interface ProductTable {
@@ -294,5 +295,16 @@ export interface PictureTable {
   content: Buffer;
   width: number;
   height: number;
+  created_at: Generated<Date>;
+}
+
+/** A refund the processor made, keyed by its refund id: recorded once, by the console's call or the webhook. */
+export interface OrderRefundTable {
+  id: string;
+  order_id: string;
+  amount_cents: number;
+  /** The console's key for the request that made it; null when the refund was made elsewhere (the processor's dashboard). */
+  idempotency_key: string | null;
+  actor: string;
   created_at: Generated<Date>;
 }

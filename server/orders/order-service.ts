@@ -56,10 +56,13 @@ export function createOrderService(db: DB) {
       refundedCents?: number;
       history: { carrier?: string; trackingNumber?: string; amountCents?: number; note?: string };
     },
+    within?: Writer,
   ): Promise<OrderStatus> {
     const who = actor.trim().slice(0, TRACKING_LIMITS.actor);
     if (!who) throw new AppError("BAD_REQUEST", "Say who is making the change.");
-    return db.transaction().execute(async (trx) => {
+    // Inside a caller's transaction (the console's, with its e-mail and audit entry), or in one of its own.
+    const inTransaction = <T,>(run: (trx: Writer) => Promise<T>) => (within?.isTransaction ? run(within) : db.transaction().execute(run));
+    return inTransaction(async (trx) => {
       const order = await trx
         .selectFrom("orders")
         .select(["status", "amount_cents", "refunded_cents", "number"])
@@ -192,29 +195,29 @@ export function createOrderService(db: DB) {
     },
 
     /** Handed to the carrier. Only a paid order (or one partly refunded) that has not shipped can ship. */
-    async markShipped(orderId: string, shipment: { carrier: string; trackingNumber: string }, actor: Actor): Promise<OrderStatus> {
+    async markShipped(orderId: string, shipment: { carrier: string; trackingNumber: string }, actor: Actor, within?: Writer): Promise<OrderStatus> {
       const carrier = boundedText(shipment.carrier, TRACKING_LIMITS.carrier, "carrier");
       const trackingNumber = boundedText(shipment.trackingNumber, TRACKING_LIMITS.trackingNumber, "tracking number");
       return transition(orderId, actor, (order) => {
         if (!SHIPPABLE.includes(order.status)) refuse(order.number, order.status, "shipped");
         return { status: "shipped", history: { carrier, trackingNumber } };
-      });
+      }, within);
     },
 
     /** Cancelled before it shipped. The money goes back through a refund, recorded with recordRefund. */
-    async cancel(orderId: string, actor: Actor, reason?: string): Promise<OrderStatus> {
+    async cancel(orderId: string, actor: Actor, reason?: string, within?: Writer): Promise<OrderStatus> {
       const note = reason ? boundedText(reason, TRACKING_LIMITS.note, "reason") : undefined;
       return transition(orderId, actor, (order) => {
         if (!CANCELLABLE.includes(order.status)) refuse(order.number, order.status, "cancelled");
         return { status: "cancelled", history: { note } };
-      });
+      }, within);
     },
 
     /**
      * Money given back: "Refunded" once all of it is, "Partially refunded" before. Refunding more than was paid (all
      * refunds together), or a whole-cents amount below one, is refused.
      */
-    async recordRefund(orderId: string, amountCents: number, actor: Actor, reason?: string): Promise<OrderStatus> {
+    async recordRefund(orderId: string, amountCents: number, actor: Actor, reason?: string, within?: Writer): Promise<OrderStatus> {
       if (!Number.isSafeInteger(amountCents) || amountCents < 1) throw new AppError("BAD_REQUEST", "A refund is a whole number of cents, at least 1.");
       const note = reason ? boundedText(reason, TRACKING_LIMITS.note, "reason") : undefined;
       return transition(orderId, actor, (order) => {
@@ -228,7 +231,7 @@ export function createOrderService(db: DB) {
           );
         }
         return { status: refunded === order.amount_cents ? "refunded" : "partially_refunded", refundedCents: refunded, history: { amountCents, note } };
-      });
+      }, within);
     },
 
     /** The card's holder disputed the payment (the processor's dispute event). A refunded order has nothing to dispute. */

@@ -38,12 +38,24 @@ export interface ProviderDispute {
   status: string;
 }
 
+/** A refund as the processor made it. Only a "succeeded" one has given the money back. */
+export interface ProviderRefund {
+  id: string;
+  paymentIntentId: string | null;
+  amountCents: number;
+  status: string;
+  metadata: Record<string, string>;
+}
+
 /** What a webhook means to the shop, once its signature has been checked. */
 export type PaymentEvent =
   | { id: string; kind: "payment-succeeded"; intent: ProviderIntent }
   | { id: string; kind: "payment-processing"; intent: ProviderIntent }
   | { id: string; kind: "payment-failed"; intent: ProviderIntent }
   | { id: string; kind: "dispute-created"; dispute: ProviderDispute }
+  /** refund.updated carries the refund; charge.refunded only its intent (refunds are then listed by intent). */
+  | { id: string; kind: "refund-updated"; refund: ProviderRefund }
+  | { id: string; kind: "charge-refunded"; paymentIntentId: string }
   | { id: string; kind: "ignored"; type: string };
 
 /** Which processor, and whether it moves real money: recorded with every intent and order. */
@@ -125,6 +137,29 @@ export function createPaymentProvider(settings: ProviderSettings) {
       return toProviderIntent(await call("retrieve intent", () => stripe().paymentIntents.retrieve(id, { expand: ["payment_method"] })));
     },
 
+    /**
+     * Gives back part or all of a paid intent. The idempotency key is the console's, one per refund form shown, so
+     * a second submission of the same form returns the same refund instead of making another.
+     */
+    async createRefund(input: { paymentIntentId: string; amountCents: number; idempotencyKey: string; metadata: Record<string, string> }): Promise<ProviderRefund> {
+      const refund = await call("create refund", () =>
+        stripe().refunds.create({ payment_intent: input.paymentIntentId, amount: input.amountCents, metadata: input.metadata }, { idempotencyKey: input.idempotencyKey }),
+      );
+      return toProviderRefund(refund);
+    },
+
+    /** Every refund of an intent, newest first (the SDK pages through them). */
+    async listRefunds(paymentIntentId: string): Promise<ProviderRefund[]> {
+      return call("list refunds", async () => {
+        const refunds: ProviderRefund[] = [];
+        for await (const refund of stripe().refunds.list({ payment_intent: paymentIntentId, limit: 100 })) {
+          refunds.push(toProviderRefund(refund));
+          if (refunds.length >= 1_000) break;
+        }
+        return refunds;
+      });
+    },
+
     /** Checks the signature on the raw body and turns the event into the shop's terms; throws if it is not genuine. */
     parseWebhook(rawBody: string, signature: string): PaymentEvent {
       const event = stripe().webhooks.constructEvent(rawBody, signature, settings.webhookSecret);
@@ -134,6 +169,12 @@ export function createPaymentProvider(settings: ProviderSettings) {
         return { id: typeof event.id === "string" ? event.id : "", kind: "ignored", type: String(event.type) };
       }
       if (event.type === "charge.dispute.created" && object.object === "dispute") return { id: event.id, kind: "dispute-created", dispute: toProviderDispute(event.data.object) };
+      if (event.type === "refund.updated" && object.object === "refund") return { id: event.id, kind: "refund-updated", refund: toProviderRefund(event.data.object) };
+      if (event.type === "charge.refunded" && object.object === "charge") {
+        const intent = event.data.object.payment_intent;
+        const paymentIntentId = typeof intent === "string" ? intent : intent?.id;
+        return paymentIntentId ? { id: event.id, kind: "charge-refunded", paymentIntentId } : { id: event.id, kind: "ignored", type: event.type };
+      }
       if (object.object !== "payment_intent") return { id: event.id, kind: "ignored", type: event.type };
       if (event.type === "payment_intent.succeeded") return { id: event.id, kind: "payment-succeeded", intent: toProviderIntent(event.data.object) };
       if (event.type === "payment_intent.processing") return { id: event.id, kind: "payment-processing", intent: toProviderIntent(event.data.object) };
@@ -186,6 +227,17 @@ function toProviderDispute(dispute: Stripe.Dispute): ProviderDispute {
     amountCents: dispute.amount,
     reason: dispute.reason,
     status: dispute.status,
+  };
+}
+
+function toProviderRefund(refund: Stripe.Refund): ProviderRefund {
+  const intent = refund.payment_intent;
+  return {
+    id: refund.id,
+    paymentIntentId: typeof intent === "string" ? intent : (intent?.id ?? null),
+    amountCents: refund.amount,
+    status: refund.status ?? "pending",
+    metadata: refund.metadata ?? {},
   };
 }
 

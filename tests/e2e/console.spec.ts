@@ -32,7 +32,7 @@ function consoleAddresses(): string[] {
   const walk = (entries: readonly Entry[], parent: string) => {
     for (const entry of entries) {
       const path = entry.path ? `${parent.replace(/\/$/, "")}/${entry.path}` : parent;
-      if (/^\/admin(\/|$)/.test(path)) addresses.push(path.replace(":id", "12321341"));
+      if (/^\/admin(\/|$)/.test(path)) addresses.push(path.replace(":id", "12321341").replace(":number", "SF-2611-ABCD"));
       if (entry.children) walk(entry.children, path);
     }
   };

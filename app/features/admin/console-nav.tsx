@@ -1,8 +1,10 @@
 import { NavLink } from "react-router";
 
-/** The console's sections. Orders and the e-mail outbox join this list when they exist. */
+/** The console's sections. */
 const SECTIONS: readonly { to: string; label: string }[] = [
+  { to: "/admin/orders", label: "Orders" },
   { to: "/admin/products", label: "Products" },
+  { to: "/admin/outbox", label: "Outbox" },
   { to: "/admin/operators", label: "Operators" },
   { to: "/admin/audit", label: "Audit log" },
 ];

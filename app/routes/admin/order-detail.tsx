@@ -1,0 +1,251 @@
+import { data, Form, Link, useNavigation } from "react-router";
+import type { Route } from "./+types/order-detail";
+import { adminOrderActionSchema } from "../../../shared/admin-order-schemas";
+import { errorsByField } from "../../../shared/admin-schemas";
+import { addressLines } from "../../../shared/address";
+import { AppError } from "../../../shared/errors";
+import { readFormFields } from "../../../shared/form-fields";
+import { formatCents } from "../../../shared/money";
+import { ORDER_STATUS_LABELS } from "../../../shared/orders";
+import { ErrorSummary, FieldError } from "../../features/admin/field-error";
+import { formatConsoleTime, requireOperator } from "./require-operator";
+
+export async function loader({ context, params }: Route.LoaderArgs) {
+  const { services } = requireOperator(context);
+  const order = await services.adminOrders.getOrder(params.number);
+  if (!order) throw data(null, { status: 404 });
+  const left = order.amountCents - order.refundedCents;
+  return {
+    number: order.number,
+    status: ORDER_STATUS_LABELS[order.status],
+    canShip: order.status === "paid" || order.status === "partially_refunded",
+    canCancel: order.status === "paid" || order.status === "partially_refunded",
+    canRefund: left > 0 && order.status !== "refunded",
+    total: formatCents(order.amountCents),
+    refunded: formatCents(order.refundedCents),
+    left: formatCents(left),
+    paidAt: formatConsoleTime(order.paidAt),
+    email: order.contactEmail ?? "–",
+    address: order.deliveryAddress ? addressLines(order.deliveryAddress) : [],
+    items: order.items.map((item) => ({ id: item.productId, title: item.title, quantity: item.quantity, price: formatCents(item.priceCents), line: formatCents(item.priceCents * item.quantity) })),
+    payment: {
+      card: order.card ? `${order.card.brand} ending ${order.card.last4}` : "–",
+      intentId: order.id,
+      processor: order.processor ?? "–",
+      mode: order.isTest ? "Test" : "Live",
+    },
+    history: order.history.map((entry, index) => ({
+      key: index,
+      at: formatConsoleTime(entry.created_at),
+      status: ORDER_STATUS_LABELS[entry.status],
+      who: entry.actor,
+      detail: [
+        entry.carrier ? `${entry.carrier} ${entry.tracking_number ?? ""}`.trim() : "",
+        entry.amount_cents ? formatCents(entry.amount_cents) : "",
+        entry.note ?? "",
+      ].filter(Boolean).join(" · "),
+    })),
+    // A fresh key each time the forms are drawn: the same form submitted twice refunds once.
+    refundKey: crypto.randomUUID(),
+  };
+}
+
+/** `key`: a refused refund form is drawn again with its key, so sending it again cannot make a second refund. */
+type ActionAnswer = { form: "ship" | "refund" | "cancel-and-refund" | null; errors: Record<string, string> | undefined; done: string | null; key?: string };
+
+/** Ship, refund, or cancel and refund: each one service call; a refusal reads as a sentence by its field. */
+export async function action({ context, request, params }: Route.ActionArgs) {
+  const { services, actor } = requireOperator(context);
+  const fields = await readFormFields(request);
+  const intent = fields.intent === "ship" || fields.intent === "refund" || fields.intent === "cancel-and-refund" ? fields.intent : null;
+  const parsed = adminOrderActionSchema.safeParse(fields);
+  if (!parsed.success) return data<ActionAnswer>({ form: intent, errors: errorsByField(parsed.error.issues), done: null }, { status: 400 });
+  const input = parsed.data;
+  try {
+    if (input.intent === "ship") {
+      await services.adminOrders.markShipped(actor, params.number, { carrier: input.carrier, trackingNumber: input.trackingNumber });
+      return { form: input.intent, errors: undefined, done: "Marked as shipped. The shopper is sent the shipped e-mail." } satisfies ActionAnswer;
+    }
+    if (input.intent === "refund") {
+      const refund = await services.adminOrders.refund(actor, params.number, { amountCents: input.amount, idempotencyKey: input.key });
+      const done = refund.amountCents > 0 ? `Refunded ${formatCents(refund.amountCents)}. The shopper is sent the refund e-mail.` : "The refund is pending at the processor.";
+      return { form: input.intent, errors: undefined, done } satisfies ActionAnswer;
+    }
+    const refund = await services.adminOrders.cancelAndRefund(actor, params.number, input.key);
+    return { form: input.intent, errors: undefined, done: refund.amountCents > 0 ? `Cancelled and refunded ${formatCents(refund.amountCents)}.` : "Cancelled." } satisfies ActionAnswer;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    if (error.code === "NOT_FOUND") throw data(null, { status: 404 });
+    const field = error.details?.field === "amount" ? "amount" : "form";
+    return data<ActionAnswer>({ form: input.intent, errors: { [field]: error.message }, done: null, key: "key" in input ? input.key : undefined }, { status: error.status });
+  }
+}
+
+export default function AdminOrder({ loaderData, actionData }: Route.ComponentProps) {
+  const order = loaderData;
+  const navigation = useNavigation();
+  const isBusy = navigation.state === "submitting";
+  const errorsOf = (form: ActionAnswer["form"]) => (actionData?.form === form ? actionData.errors : undefined);
+  const shipErrors = errorsOf("ship");
+  const refundErrors = errorsOf("refund");
+  const cancelErrors = errorsOf("cancel-and-refund");
+  const keyOf = (form: ActionAnswer["form"]) => (actionData?.form === form && "key" in actionData ? actionData.key : undefined);
+  const refundKey = keyOf("refund") ?? order.refundKey;
+  const cancelKey = keyOf("cancel-and-refund") ?? `${order.refundKey}-cancel`;
+  return (
+    <main id="main" className="console-main">
+      <title>{`Order ${order.number} | Console`}</title>
+      <p className="console-breadcrumb">
+        <Link to="/admin/orders">Orders</Link>
+      </p>
+      <h1>Order {order.number}</h1>
+      <p className="console-notice" role="status">
+        {actionData?.done ?? ""}
+      </p>
+      <dl className="console-facts">
+        <dt>Status</dt>
+        <dd>{order.status}</dd>
+        <dt>Paid</dt>
+        <dd>{order.paidAt}</dd>
+        <dt>Total</dt>
+        <dd>{order.total}</dd>
+        <dt>Refunded</dt>
+        <dd>{order.refunded}</dd>
+        <dt>E-mail</dt>
+        <dd>{order.email}</dd>
+        <dt>Deliver to</dt>
+        <dd>{order.address.length ? order.address.join(", ") : "–"}</dd>
+        <dt>Card</dt>
+        <dd>{order.payment.card}</dd>
+        <dt>Payment</dt>
+        <dd>
+          <code>{order.payment.intentId}</code> · {order.payment.processor} · {order.payment.mode}
+        </dd>
+      </dl>
+
+      <h2>Items</h2>
+      <table className="console-table">
+        <thead>
+          <tr>
+            <th scope="col">Item</th>
+            <th scope="col" className="console-number">
+              Quantity
+            </th>
+            <th scope="col" className="console-number">
+              Price
+            </th>
+            <th scope="col" className="console-number">
+              Line
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {order.items.map((item) => (
+            <tr key={item.id}>
+              <td>{item.title}</td>
+              <td className="console-number">{item.quantity}</td>
+              <td className="console-number">{item.price}</td>
+              <td className="console-number">{item.line}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      <h2>History</h2>
+      <table className="console-table">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Status</th>
+            <th scope="col">Who</th>
+            <th scope="col">Details</th>
+          </tr>
+        </thead>
+        <tbody>
+          {order.history.map((entry) => (
+            <tr key={entry.key}>
+              <td>{entry.at}</td>
+              <td>{entry.status}</td>
+              <td>{entry.who}</td>
+              <td>{entry.detail}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      {order.canShip ? (
+        <section aria-labelledby="ship-title">
+          <h2 id="ship-title">Mark as shipped</h2>
+          <ErrorSummary errors={shipErrors} labels={{ carrier: "Carrier", trackingNumber: "Tracking number" }} />
+          <Form method="post" className="console-form console-form--inline" noValidate>
+            <input type="hidden" name="intent" value="ship" />
+            <div className="console-field">
+              <label htmlFor="field-carrier">Carrier</label>
+              <input id="field-carrier" name="carrier" maxLength={100} aria-invalid={shipErrors?.carrier ? true : undefined} aria-describedby={shipErrors?.carrier ? "error-carrier" : undefined} />
+              <FieldError id="error-carrier" message={shipErrors?.carrier} />
+            </div>
+            <div className="console-field">
+              <label htmlFor="field-trackingNumber">Tracking number</label>
+              <input
+                id="field-trackingNumber"
+                name="trackingNumber"
+                maxLength={100}
+                aria-invalid={shipErrors?.trackingNumber ? true : undefined}
+                aria-describedby={shipErrors?.trackingNumber ? "error-trackingNumber" : undefined}
+              />
+              <FieldError id="error-trackingNumber" message={shipErrors?.trackingNumber} />
+            </div>
+            <button type="submit" className="console-button console-button--primary" disabled={isBusy}>
+              Mark as shipped
+            </button>
+          </Form>
+        </section>
+      ) : null}
+
+      {order.canRefund ? (
+        <section aria-labelledby="refund-title">
+          <h2 id="refund-title">Refund</h2>
+          <ErrorSummary errors={refundErrors} labels={{ amount: "Amount" }} />
+          <Form method="post" className="console-form console-form--inline" noValidate>
+            <input type="hidden" name="intent" value="refund" />
+            <input type="hidden" name="key" value={refundKey} />
+            <div className="console-field">
+              <label htmlFor="field-amount">Amount</label>
+              <input
+                id="field-amount"
+                name="amount"
+                inputMode="decimal"
+                maxLength={20}
+                placeholder={order.left}
+                aria-invalid={refundErrors?.amount ? true : undefined}
+                aria-describedby={refundErrors?.amount ? "error-amount hint-amount" : "hint-amount"}
+              />
+              <p id="hint-amount" className="console-hint">
+                Empty: everything left, {order.left}.
+              </p>
+              <FieldError id="error-amount" message={refundErrors?.amount} />
+            </div>
+            <button type="submit" className="console-button" disabled={isBusy}>
+              Refund
+            </button>
+          </Form>
+        </section>
+      ) : null}
+
+      {order.canCancel ? (
+        <section aria-labelledby="cancel-title">
+          <h2 id="cancel-title">Cancel and refund</h2>
+          <ErrorSummary errors={cancelErrors} labels={{}} />
+          <Form method="post">
+            <input type="hidden" name="intent" value="cancel-and-refund" />
+            <input type="hidden" name="key" value={cancelKey} />
+            <p className="console-hint">Cancels the order and refunds everything left, {order.left}.</p>
+            <button type="submit" className="console-button" disabled={isBusy}>
+              Cancel and refund
+            </button>
+          </Form>
+        </section>
+      ) : null}
+    </main>
+  );
+}

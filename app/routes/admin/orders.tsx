@@ -1,0 +1,109 @@
+import { Form, Link } from "react-router";
+import type { Route } from "./+types/orders";
+import { adminOrderListSchema } from "../../../shared/admin-order-schemas";
+import { formatCents } from "../../../shared/money";
+import { ORDER_STATUS_LABELS, type OrderStatus } from "../../../shared/orders";
+import { formatConsoleTime, requireOperator } from "./require-operator";
+
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const { services } = requireOperator(context);
+  const params = adminOrderListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const { orders, next } = await services.adminOrders.listOrders({ status: params.status, search: params.q, after: params.after });
+  return {
+    status: params.status ?? null,
+    query: params.q,
+    isFirstPage: !params.after,
+    next,
+    orders: orders.map((order) => ({
+      number: order.number,
+      paidAt: formatConsoleTime(order.paidAt),
+      status: ORDER_STATUS_LABELS[order.status],
+      total: formatCents(order.amountCents),
+      refunded: order.refundedCents > 0 ? formatCents(order.refundedCents) : "",
+      email: order.contactEmail ?? "–",
+      isTest: order.isTest,
+    })),
+  };
+}
+
+function listHref(status: string | null, query: string, after?: string) {
+  const params = new URLSearchParams();
+  if (status) params.set("status", status);
+  if (query) params.set("q", query);
+  if (after) params.set("after", after);
+  const search = params.toString();
+  return `/admin/orders${search ? `?${search}` : ""}`;
+}
+
+export default function AdminOrders({ loaderData }: Route.ComponentProps) {
+  const { orders, status, query, next, isFirstPage } = loaderData;
+  return (
+    <main id="main" className="console-main">
+      <title>Orders | Console</title>
+      <h1>Orders</h1>
+      <Form method="get" className="console-search" role="search">
+        <label htmlFor="order-search">Order number or e-mail</label>
+        <input id="order-search" name="q" type="search" defaultValue={query} maxLength={254} key={query} />
+        {status ? <input type="hidden" name="status" value={status} /> : null}
+        <button type="submit" className="console-button">
+          Search
+        </button>
+      </Form>
+      <ul className="console-tabs console-tabs--wrap" aria-label="Order status">
+        <li>
+          <Link to={listHref(null, query)} aria-current={status === null ? "page" : undefined}>
+            All
+          </Link>
+        </li>
+        {(Object.keys(ORDER_STATUS_LABELS) as OrderStatus[]).map((key) => (
+          <li key={key}>
+            <Link to={listHref(key, query)} aria-current={status === key ? "page" : undefined}>
+              {ORDER_STATUS_LABELS[key]}
+            </Link>
+          </li>
+        ))}
+      </ul>
+      <p className="console-count" aria-live="polite">
+        {orders.length === 0 ? "No orders match." : `Newest paid first${query ? `, matching “${query}”` : ""}.`}
+      </p>
+      {orders.length > 0 ? (
+        <table className="console-table">
+          <thead>
+            <tr>
+              <th scope="col">Order</th>
+              <th scope="col">Paid</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="console-number">
+                Total
+              </th>
+              <th scope="col" className="console-number">
+                Refunded
+              </th>
+              <th scope="col">E-mail</th>
+              <th scope="col">Mode</th>
+            </tr>
+          </thead>
+          <tbody>
+            {orders.map((order) => (
+              <tr key={order.number}>
+                <td>
+                  <Link to={`/admin/orders/${order.number}`}>{order.number}</Link>
+                </td>
+                <td>{order.paidAt}</td>
+                <td>{order.status}</td>
+                <td className="console-number">{order.total}</td>
+                <td className="console-number">{order.refunded}</td>
+                <td>{order.email}</td>
+                <td>{order.isTest ? <span className="console-test-badge">Test</span> : "Live"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <nav className="console-pages" aria-label="Pages">
+        {isFirstPage ? null : <Link to={listHref(status, query)}>Newest</Link>}
+        {next ? <Link to={listHref(status, query, next)}>Older orders</Link> : null}
+      </nav>
+    </main>
+  );
+}

@@ -1,0 +1,73 @@
+import { Link } from "react-router";
+import type { Route } from "./+types/outbox";
+import { formatConsoleTime, requireOperator } from "./require-operator";
+
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const { services } = requireOperator(context);
+  const before = new URL(request.url).searchParams.get("before");
+  const page = await services.email.listOutbox({ before: before && before.length <= 200 ? before : null, limit: 50 });
+  return {
+    isFirstPage: !before,
+    next: page.next,
+    entries: page.entries.map((entry) => ({
+      id: entry.id,
+      createdAt: formatConsoleTime(new Date(entry.createdAt)),
+      kind: entry.kind,
+      recipient: entry.recipient,
+      subject: entry.subject,
+      status: entry.status,
+      attempts: entry.attempts,
+      sentAt: entry.sentAt ? formatConsoleTime(new Date(entry.sentAt)) : "",
+      lastError: entry.lastError ?? "",
+    })),
+  };
+}
+
+export default function Outbox({ loaderData }: Route.ComponentProps) {
+  const { entries, next, isFirstPage } = loaderData;
+  return (
+    <main id="main" className="console-main">
+      <title>Outbox | Console</title>
+      <h1>Outbox</h1>
+      <p>The e-mails the shop wrote, newest first: sent, waiting, being retried or given up. Without an SMTP server this is where they are read.</p>
+      {entries.length === 0 ? (
+        <p>Nothing yet.</p>
+      ) : (
+        <table className="console-table">
+          <thead>
+            <tr>
+              <th scope="col">Written</th>
+              <th scope="col">Kind</th>
+              <th scope="col">To</th>
+              <th scope="col">Subject</th>
+              <th scope="col">State</th>
+              <th scope="col" className="console-number">
+                Attempts
+              </th>
+              <th scope="col">Sent</th>
+              <th scope="col">Last error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((entry) => (
+              <tr key={entry.id}>
+                <td>{entry.createdAt}</td>
+                <td>{entry.kind}</td>
+                <td>{entry.recipient}</td>
+                <td>{entry.subject}</td>
+                <td>{entry.status}</td>
+                <td className="console-number">{entry.attempts}</td>
+                <td>{entry.sentAt}</td>
+                <td>{entry.lastError}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <nav className="console-pages" aria-label="Pages">
+        {isFirstPage ? null : <Link to="/admin/outbox">Newest</Link>}
+        {next ? <Link to={`/admin/outbox?before=${encodeURIComponent(next)}`}>Older e-mails</Link> : null}
+      </nav>
+    </main>
+  );
+}

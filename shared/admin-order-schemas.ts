@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { parseDollars } from "./admin-schemas";
+import type { OrderStatus } from "./orders";
+
+const STATUSES = ["paid", "shipped", "cancelled", "refunded", "partially_refunded", "disputed"] as const satisfies readonly OrderStatus[];
+
+/** The console's orders list: a status filter, a search (order number or e-mail), the keyset cursor. */
+export const adminOrderListSchema = z.object({
+  status: z.enum(STATUSES).optional().catch(undefined),
+  q: z.string().trim().max(254).catch(""),
+  after: z.string().max(200).optional().catch(undefined),
+});
+
+/** The key each refund form carries, made when the form is drawn: a second submission of it refunds nothing more. */
+const requestKey = z.string().regex(/^[A-Za-z0-9-]{16,64}$/, "The form was not understood. Reload the page and try again.");
+
+/** The order page's three forms, told apart by `intent`. Unknown fields are refused. */
+export const adminOrderActionSchema = z.discriminatedUnion("intent", [
+  z.strictObject({
+    intent: z.literal("ship"),
+    carrier: z.string().trim().min(1, "Enter the carrier.").max(100, "A carrier is at most 100 characters."),
+    trackingNumber: z.string().trim().min(1, "Enter the tracking number.").max(100, "A tracking number is at most 100 characters."),
+  }),
+  z.strictObject({
+    intent: z.literal("refund"),
+    key: requestKey,
+    amount: z
+      .string()
+      .max(20, "Enter an amount like 12.99.")
+      .transform((typed, context) => {
+        // Empty: everything that is left.
+        if (typed.trim() === "") return null;
+        const cents = parseDollars(typed);
+        if (cents === null || cents < 1) {
+          context.addIssue({ code: "custom", message: "Enter an amount in dollars and cents, like 12.99, at least $0.01." });
+          return z.NEVER;
+        }
+        return cents;
+      }),
+  }),
+  z.strictObject({ intent: z.literal("cancel-and-refund"), key: requestKey }),
+]);

@@ -1,0 +1,97 @@
+import { createRequire } from "node:module";
+import { expect, test, type Page } from "@playwright/test";
+import { fillDeliveryAddress } from "./support/delivery";
+
+const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
+const BOOK = "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses";
+const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+// axe is injected as a script, which the shop's Content-Security-Policy would rightly refuse.
+test.use({ bypassCSP: true });
+
+async function seriousViolations(page: Page) {
+  await page.addScriptTag({ path: axeSource });
+  const results = await page.evaluate(async () => (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run());
+  return results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical").map((violation) => violation.id);
+}
+
+/** A guest buys the book with 4242… and lands on their orders; the order's number. */
+async function guestBuysTheBook(page: Page, email: string): Promise<string> {
+  await page.goto("/");
+  await page.getByRole("article", { name: BOOK, exact: true }).getByRole("button", { name: "Add to Basket" }).click();
+  const basket = page.getByRole("banner").getByRole("link", { name: /^Basket,/ });
+  await expect(basket).toHaveAccessibleName("Basket, 1 item");
+  await expect(basket).toHaveAttribute("aria-busy", "false");
+  await page.goto("/checkout");
+  await page.getByRole("link", { name: "Proceed to Checkout" }).click();
+  await expect(page).toHaveURL("/payment");
+  await fillDeliveryAddress(page, { email });
+  await page.getByLabel("Card number").fill("4242424242424242");
+  await page.getByLabel("Expiration date").fill("12 / 34");
+  await page.getByLabel("CVC").fill("123");
+  await page.getByRole("textbox", { name: "ZIP or postal code" }).fill("90001");
+  await page.getByRole("button", { name: "Buy Now" }).click();
+  await expect(page).toHaveURL(/\/orders\?placed=SF-\d{4}-[A-Z0-9]{4}$/);
+  return new URL(page.url()).searchParams.get("placed") ?? "";
+}
+
+test("the operator finds a shopper's order, ships it, refunds part of it; the shopper sees both and both e-mails are written", async ({ browser }) => {
+  const email = `console.orders.${Date.now()}@example.com`;
+  const shopper = await browser.newPage();
+  const number = await guestBuysTheBook(shopper, email);
+
+  const page = await browser.newPage();
+  await page.goto("/login");
+  await page.getByLabel("E-mail").fill(OPERATOR.email);
+  await page.getByLabel("Password").fill(OPERATOR.password);
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await expect(page).toHaveURL("/");
+  await page.goto("/admin/orders");
+  await expect(page.getByRole("heading", { name: "Orders" })).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.getByLabel("Order number or e-mail").fill(email);
+  await page.getByRole("button", { name: "Search" }).click();
+  await page.getByRole("link", { name: number }).click();
+  await expect(page.getByRole("heading", { name: `Order ${number}` })).toBeVisible();
+  await expect(page.getByText(/visa ending 4242/)).toBeVisible();
+  await expect(page.getByText(/pi_\w+/).first()).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+
+  await page.getByLabel("Carrier").fill("UPS");
+  await page.getByLabel("Tracking number").fill("1Z999AA10123456784");
+  await page.getByRole("button", { name: "Mark as shipped" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Marked as shipped." })).toBeVisible();
+
+  // Above what was paid: refused with the most that can be refunded, under the field, the summary focused.
+  await page.getByLabel("Amount").fill("100");
+  await page.getByRole("button", { name: "Refund", exact: true }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Please correct the following" })).toBeFocused();
+  await expect(page.getByText("You can refund at most $11.96.").first()).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.getByLabel("Amount").fill("5.00");
+  await page.getByRole("button", { name: "Refund", exact: true }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Refunded $5.00." })).toBeVisible();
+  await expect(page.getByRole("cell", { name: "Partially refunded" }).first()).toBeVisible();
+  await expect(page.getByRole("cell", { name: OPERATOR.email }).first()).toBeVisible();
+
+  // The shopper sees both on the order's page.
+  await shopper.goto(`/orders/${number}`);
+  await expect(shopper.getByText("UPS, tracking number 1Z999AA10123456784")).toBeVisible();
+  await expect(shopper.getByText("Partially refunded").first()).toBeVisible();
+  await expect(shopper.getByText("$5.00").first()).toBeVisible();
+
+  // This shop has no SMTP server: the e-mails wait in the outbox, which the console lists.
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Outbox" }).click();
+  const mine = page.getByRole("row").filter({ hasText: email });
+  await expect(mine.filter({ hasText: "order-shipped" })).toHaveCount(1);
+  await expect(mine.filter({ hasText: "order-refunded" })).toHaveCount(1);
+  expect(await seriousViolations(page)).toEqual([]);
+
+  // The console's order pages fit a 375 px screen.
+  await page.setViewportSize({ width: 375, height: 800 });
+  for (const address of ["/admin/orders", `/admin/orders/${number}`, "/admin/outbox"]) {
+    await page.goto(address);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow, address).toBeLessThanOrEqual(0);
+  }
+});
