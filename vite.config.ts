@@ -5,6 +5,9 @@ import { defineConfig } from "vite";
 /** The shop's own source folders (absolute, as module ids are), so that no dependency's folder of the same name matches. */
 const shopSources = ["app", "shared"].map((folder) => fileURLToPath(new URL(`./${folder}/`, import.meta.url)));
 
+/** Orders' and addresses' shared data (statuses, countries, US states): only the personal pages need it, not every page. */
+const personalData = ["shared/address.ts", "shared/orders.ts"].map((file) => fileURLToPath(new URL(`./${file}`, import.meta.url)));
+
 /** The operator console's own folders (docs/decisions/014). */
 const consoleSources = ["app/features/admin", "app/routes/admin"].map((folder) => fileURLToPath(new URL(`./${folder}/`, import.meta.url)));
 
@@ -23,6 +26,7 @@ export default defineConfig({
             codeSplitting: {
               groups: [
                 { name: "framework", test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/, priority: 2 },
+                { name: "orders-and-addresses", test: (id) => personalData.includes(id), priority: 2 },
                 // The operator console's shared pieces stay out of it: the shop's pages never load them.
                 { name: "shop", test: (id) => shopSources.some((folder) => id.startsWith(folder)) && !consoleSources.some((folder) => id.startsWith(folder)), minShareCount: 2, priority: 1 },
               ],
