@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { DB, Writer } from "../db/client";
+import { keysetCursor } from "../db/keyset-cursor";
 import type { EmailOutbox } from "../email/email-outbox";
 import type { Logger } from "../logger";
 import type { OrderService } from "../orders/order-service";
@@ -29,13 +30,8 @@ export interface AdminOrderRow {
   isTest: boolean;
 }
 
-/** "2026-11-23T14:05:00.000Z~pi_123": the last row of the previous page, parsed strictly; anything else is page one. */
-function decodeCursor(value: string | null | undefined): { paidAt: Date; id: string } | null {
-  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)~([A-Za-z0-9_]{1,100})$/.exec(value ?? "");
-  if (!match) return null;
-  const paidAt = new Date(match[1]!);
-  return Number.isNaN(paidAt.getTime()) ? null : { paidAt, id: match[2]! };
-}
+/** The console's pages of all orders: (paid_at, intent id) of the previous page's last order. */
+const ordersCursor = keysetCursor(/^[A-Za-z0-9_]{1,100}$/);
 
 /**
  * The console's side of orders: every shopper's orders, one order in full, and the operator's three actions on it
@@ -152,8 +148,8 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
         if (ORDER_NUMBER_PATTERN.test(search.toUpperCase())) query = query.where("number", "=", search.toUpperCase());
         else query = query.where(sql<string>`lower(contact_email)`, "=", search.toLowerCase());
       }
-      const after = decodeCursor(filter.after);
-      if (after) query = query.where(sql<boolean>`(paid_at, id) < (${after.paidAt}, ${after.id})`);
+      const after = ordersCursor.decode(filter.after);
+      if (after) query = query.where(sql<boolean>`(paid_at, id) < (${after.at}, ${after.id})`);
       const rows = await query.execute();
       const page = rows.slice(0, ADMIN_ORDERS_PAGE_SIZE);
       const last = page.at(-1);
@@ -168,7 +164,7 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
           contactEmail: row.contact_email,
           isTest: row.livemode !== true,
         })),
-        next: rows.length > ADMIN_ORDERS_PAGE_SIZE && last ? `${last.paid_at.toISOString()}~${last.id}` : null,
+        next: rows.length > ADMIN_ORDERS_PAGE_SIZE && last ? ordersCursor.encode(last.paid_at, last.id) : null,
       };
     },
 

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { readOrderItem } from "../../shared/orders";
 import type { DB, Writer } from "../db/client";
 import type { EmailStatus } from "../db/schema";
+import { keysetCursor } from "../db/keyset-cursor";
 import type { RenderedEmail } from "./render";
 import { accountDeletedEmail, passwordChangedEmail, passwordResetEmail, verificationEmail, welcomeEmail } from "./templates/account-emails";
 import { orderConfirmationEmail, orderRefundedEmail, orderShippedEmail } from "./templates/order-emails";
@@ -48,6 +49,9 @@ export interface EmailOutboxOptions {
  * the reset token), renders the e-mail there and then and inserts its row, so the e-mail exists exactly when the fact
  * does. Delivery is email-sender.ts's. The read side (list, backlog) is for the operator console and metrics.
  */
+/** Pages of the outbox: (created_at, uuid) of the previous page's last e-mail. */
+const outboxCursor = keysetCursor(/^[0-9a-f-]{36}$/);
+
 export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) {
   const link = (path: string) => new URL(path, publicOrigin()).toString();
   const shopUrl = () => link("/");
@@ -164,8 +168,8 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
         .orderBy("id", "desc")
         .limit(pageSize + 1);
       if (status) query = query.where("status", "=", status);
-      const cursor = decodeCursor(before ?? null);
-      if (cursor) query = query.where(sql<boolean>`(created_at, id) < (${cursor.createdAt}, ${cursor.id}::uuid)`);
+      const cursor = outboxCursor.decode(before);
+      if (cursor) query = query.where(sql<boolean>`(created_at, id) < (${cursor.at}, ${cursor.id}::uuid)`);
       const rows = await query.execute();
       const page = rows.slice(0, pageSize);
       const last = page.at(-1);
@@ -183,7 +187,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
           nextAttemptAt: row.next_attempt_at.toISOString(),
           sentAt: row.sent_at?.toISOString() ?? null,
         })),
-        next: rows.length > pageSize && last ? `${last.created_at.toISOString()}~${last.id}` : null,
+        next: rows.length > pageSize && last ? outboxCursor.encode(last.created_at, last.id) : null,
       };
     },
 
@@ -200,12 +204,3 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
 }
 
 export type EmailOutbox = ReturnType<typeof createEmailOutbox>;
-
-const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)~([0-9a-f-]{36})$/;
-
-function decodeCursor(value: string | null): { createdAt: Date; id: string } | null {
-  const match = value ? CURSOR.exec(value) : null;
-  if (!match?.[1] || !match[2]) return null;
-  const createdAt = new Date(match[1]);
-  return Number.isNaN(createdAt.getTime()) ? null : { createdAt, id: match[2] };
-}

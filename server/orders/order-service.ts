@@ -1,40 +1,13 @@
 import { sql } from "kysely";
-import { z } from "zod";
 import type { BasketOwner } from "../basket/basket-service";
 import type { DB, Writer } from "../db/client";
+import { keysetCursor } from "../db/keyset-cursor";
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
 import { ORDER_NUMBER_PATTERN, ORDER_STATUS_LABELS, ORDERS_PAGE_SIZE, readOrderItem, type OrderDetail, type OrderStatus, type OrderView } from "../../shared/orders";
 
-/** A position in the newest-first list: the last order of the previous page. */
-export interface OrdersCursor {
-  createdAt: Date;
-  id: string;
-}
-
-/**
- * "2026-11-21T15:34:00.000Z~pi_123": opaque to the shopper, parsed strictly here; anything else means page one.
- * The time is the shop's own toISOString() of a stored order, so a four-digit year after 1970: a date JavaScript can
- * hold but PostgreSQL cannot (year -271821, year 0) would otherwise fail the query.
- */
-const cursorSchema = z
-  .string()
-  .max(200)
-  .transform((value) => value.split("~"))
-  .pipe(z.tuple([z.iso.datetime({ precision: 3 }), z.string().regex(/^[A-Za-z0-9_]{1,100}$/)]))
-  .transform(([iso, id]) => ({ createdAt: new Date(iso), id }))
-  .refine(({ createdAt }) => createdAt >= EARLIEST_ORDER && createdAt < AFTER_LATEST_ORDER);
-const EARLIEST_ORDER = new Date("1970-01-01T00:00:00.000Z");
-const AFTER_LATEST_ORDER = new Date(Date.UTC(10_000, 0, 1));
-
-function encodeCursor(cursor: OrdersCursor): string {
-  return `${cursor.createdAt.toISOString()}~${cursor.id}`;
-}
-
-function decodeCursor(value: string | null): OrdersCursor | null {
-  const parsed = cursorSchema.safeParse(value);
-  return parsed.success ? parsed.data : null;
-}
+/** Pages of an owner's orders: (paid_at, intent id) of the previous page's last order. */
+const ordersCursor = keysetCursor(/^[A-Za-z0-9_]{1,100}$/);
 
 /** Who changed an order: an operator (by e-mail or id), "processor" for its events, "shop" for the shop itself. */
 export type Actor = string;
@@ -112,7 +85,7 @@ export function createOrderService(db: DB) {
      * many orders there are.
      */
     async listOrders(owner: BasketOwner | null, beforeCursor: string | null): Promise<{ orders: OrderView[]; next: string | null; isFirstPage: boolean }> {
-      const before = decodeCursor(beforeCursor);
+      const before = ordersCursor.decode(beforeCursor);
       // A cursor that does not parse shows the first page, and says so.
       const isFirstPage = before === null;
       if (!owner) return { orders: [], next: null, isFirstPage };
@@ -125,7 +98,7 @@ export function createOrderService(db: DB) {
         .orderBy("paid_at", "desc")
         .orderBy("id", "desc")
         .limit(ORDERS_PAGE_SIZE + 1);
-      if (before) query = query.where(sql<boolean>`(paid_at, id) < (${before.createdAt}, ${before.id})`);
+      if (before) query = query.where(sql<boolean>`(paid_at, id) < (${before.at}, ${before.id})`);
       const rows = await query.execute();
       const page = rows.slice(0, ORDERS_PAGE_SIZE);
       const last = page.at(-1);
@@ -139,7 +112,7 @@ export function createOrderService(db: DB) {
           refundedCents: row.refunded_cents,
           items: row.items.map(readOrderItem),
         })),
-        next: rows.length > ORDERS_PAGE_SIZE && last ? encodeCursor({ createdAt: last.paid_at, id: last.id }) : null,
+        next: rows.length > ORDERS_PAGE_SIZE && last ? ordersCursor.encode(last.paid_at, last.id) : null,
         isFirstPage,
       };
     },
