@@ -1,8 +1,8 @@
 import pg from "pg";
 import { waitUntilIdle } from "../lib/process-stats.ts";
-import { integer, ms, round, table } from "../lib/report.ts";
+import { integer, round } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
-import { measure, type EndpointAtSize } from "./growth.ts";
+import { endpointsAtSizesTable, measure, type EndpointAtSize } from "./growth.ts";
 
 /** Orders in the shop, in turn (the second step adds to the first). */
 export const ADMIN_ORDER_SIZES = [1_000, 1_000_000] as const;
@@ -103,21 +103,10 @@ export const adminOrdersScenario: Scenario<AdminOrdersResult> = {
     return measured
       .map((measurement) => {
         const result = measurement.result!;
-        const rows = result.sizes.flatMap((size) =>
-          size.endpoints.map((endpoint, index) => [
-            index === 0 ? integer(size.orders) : "",
-            endpoint.request,
-            integer(endpoint.rps),
-            ms(endpoint.p50),
-            ms(endpoint.p99),
-            integer(endpoint.errors),
-            integer(endpoint.non2xx),
-          ]),
-        );
         return [
           `${measurement.databaseLabel}:`,
           "",
-          table(["Orders", "Request", "req/s", "p50", "p99", "Errors", "Non-2xx"], rows, ["r", "l", "r", "r", "r", "r", "r"]),
+          endpointsAtSizesTable("Orders", result.sizes.map((size) => ({ size: size.orders, endpoints: size.endpoints }))),
           "",
           `First page p99 with ${integer(result.sizes.at(-1)?.orders ?? 0)} orders: ${result.firstPageP99Ratio}× its p99 with ${integer(result.sizes[0]?.orders ?? 0)} ` +
             `(target: at most ${FLAT_P99_FACTOR}×). Server error log lines: ${result.serverErrorLogLines}.`,

@@ -1,8 +1,8 @@
 import pg from "pg";
 import { waitUntilIdle } from "../lib/process-stats.ts";
-import { integer, ms, round, table } from "../lib/report.ts";
+import { integer, round } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
-import { measure, type EndpointAtSize } from "./growth.ts";
+import { endpointsAtSizesTable, measure, type EndpointAtSize } from "./growth.ts";
 
 /** Products in the catalogue, in turn (each step adds to the last); the first is the spec's six alone. */
 export const CATALOGUE_SIZES = [6, 10_000, 100_000] as const;
@@ -95,21 +95,10 @@ export const catalogueScenario: Scenario<CatalogueResult> = {
     return measured
       .map((measurement) => {
         const result = measurement.result!;
-        const rows = result.sizes.flatMap((size) =>
-          size.endpoints.map((endpoint, index) => [
-            index === 0 ? integer(size.products) : "",
-            endpoint.request,
-            integer(endpoint.rps),
-            ms(endpoint.p50),
-            ms(endpoint.p99),
-            integer(endpoint.errors),
-            integer(endpoint.non2xx),
-          ]),
-        );
         return [
           `${measurement.databaseLabel}:`,
           "",
-          table(["Products", "Request", "req/s", "p50", "p99", "Errors", "Non-2xx"], rows, ["r", "l", "r", "r", "r", "r", "r"]),
+          endpointsAtSizesTable("Products", result.sizes.map((size) => ({ size: size.products, endpoints: size.endpoints }))),
           "",
           `GET / with ${integer(result.sizes.at(-1)?.products ?? 0)} products: ${result.homeRpsRatio}× its req/s with 6 ` +
             `(target: within ${HOME_RPS_TOLERANCE * 100}%). Server error log lines: ${result.serverErrorLogLines}.`,

@@ -38,6 +38,22 @@ export interface EndpointAtSize {
   rounds: LoadResult[];
 }
 
+/** The endpoints measured at each table size, as one table: the size ("Orders", "Products") on each group's first row. */
+export function endpointsAtSizesTable(sizeHeader: string, sizes: { size: number; endpoints: EndpointAtSize[] }[]): string {
+  const rows = sizes.flatMap(({ size, endpoints }) =>
+    endpoints.map((endpoint, index) => [
+      index === 0 ? integer(size) : "",
+      endpoint.request,
+      integer(endpoint.rps),
+      ms(endpoint.p50),
+      ms(endpoint.p99),
+      integer(endpoint.errors),
+      integer(endpoint.non2xx),
+    ]),
+  );
+  return table([sizeHeader, "Request", "req/s", "p50", "p99", "Errors", "Non-2xx"], rows, ["r", "l", "r", "r", "r", "r", "r"]);
+}
+
 export interface OrdersAtSize {
   /** The shopper's orders. */
   orders: number;
