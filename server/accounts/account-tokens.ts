@@ -1,20 +1,8 @@
 import { sql } from "kysely";
 import type { Writer } from "../db/client";
+import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "../tokens";
 
 export type TokenPurpose = "password-reset" | "email-verification";
-
-/** 32 random bytes, base64url: what the e-mailed link carries. Only its SHA-256 is stored. */
-function newToken(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-}
-
-async function hashToken(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
-  return Buffer.from(digest).toString("base64url");
-}
-
-/** Tokens we issue are 43 base64url characters; anything else is garbled and not worth a query. */
-export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 /** A new single-use token for the account; any older unused one for the same purpose is void from now on. */
 export async function issueToken(writer: Writer, userId: string, purpose: TokenPurpose, validForMs: number): Promise<string> {
@@ -28,7 +16,7 @@ export async function issueToken(writer: Writer, userId: string, purpose: TokenP
     .execute();
   await writer
     .insertInto("account_tokens")
-    .values({ token_hash: await hashToken(token), user_id: userId, purpose, expires_at: sql<Date>`now() + make_interval(secs => ${validForMs / 1000})` })
+    .values({ token_hash: hashToken(token), user_id: userId, purpose, expires_at: sql<Date>`now() + make_interval(secs => ${validForMs / 1000})` })
     .execute();
   return token;
 }
@@ -40,7 +28,7 @@ export async function findLiveToken(writer: Writer, token: string, purpose: Toke
     .selectFrom("account_tokens")
     .innerJoin("users", "users.id", "account_tokens.user_id")
     .select(["users.id", "users.email"])
-    .where("token_hash", "=", await hashToken(token))
+    .where("token_hash", "=", hashToken(token))
     .where("purpose", "=", purpose)
     .where("used_at", "is", null)
     .where("expires_at", ">", sql<Date>`now()`)
@@ -54,7 +42,7 @@ export async function consumeToken(writer: Writer, token: string, purpose: Token
   const row = await writer
     .updateTable("account_tokens")
     .set({ used_at: sql`now()` })
-    .where("token_hash", "=", await hashToken(token))
+    .where("token_hash", "=", hashToken(token))
     .where("purpose", "=", purpose)
     .where("used_at", "is", null)
     .where("expires_at", ">", sql<Date>`now()`)

@@ -71,30 +71,75 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
   }
 
   /**
-   * Runs a change to one basket under its row lock (select ... for update), so concurrent requests for the same
-   * basket take turns: the line and basket limits hold under any interleaving. The revision counts up only when the
-   * change says it changed something; the answer is the basket's lines as the change left them.
+   * Runs a change to one basket under its row lock, so concurrent requests for the same basket take turns: the line
+   * and basket limits hold under any interleaving. The revision is counted up first, which is what takes the lock
+   * (and, after waiting for another change, sees it), then the lines are read in a statement of their own (one that
+   * sees what the other change committed); the change answers the lines as it left them, since it knows what it
+   * wrote. A change that changes nothing, or is refused, rolls back: it writes nothing, the revision included. So a
+   * change to a basket that exists is four statements (begin, revision, lines, the write) and a commit.
    */
-  async function changeBasket(
-    owner: BasketOwner,
-    change: (trx: Transaction, basketId: string, lines: StoredLine[]) => Promise<boolean>,
-  ): Promise<BasketView> {
-    const { lines, revision } = await db.transaction().execute(async (trx) => {
-      const { id: basketId, revision } = await lockBasket(trx, owner);
-      const changed = await change(trx, basketId, await readLines(trx, basketId));
-      if (!changed) return { lines: await readLines(trx, basketId), revision };
-      return { lines: await readLines(trx, basketId), revision: await bumpRevision(trx, basketId) };
-    });
-    return view(lines, revision);
+  async function changeBasket(owner: BasketOwner, change: (trx: Transaction, basketId: string, lines: StoredLine[]) => Promise<StoredLine[] | null>): Promise<BasketView> {
+    const outcome = await db
+      .transaction()
+      .execute(async (trx) => {
+        const { id: basketId, revision, isNew } = await lockAndCountUp(trx, owner);
+        const before = isNew ? [] : await readLines(trx, basketId);
+        const after = await change(trx, basketId, before);
+        if (!after) throw new Unchanged(before, revision - 1);
+        return { lines: after, revision };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof Unchanged) return { lines: error.lines, revision: error.revision };
+        throw error;
+      });
+    return view(outcome.lines, outcome.revision);
   }
 
-  /** Sets a line to `quantity`, creating it (at the catalogue's price now) or re-pricing it: the shopper chose it at today's price. */
-  async function writeLine(trx: Transaction, basketId: string, line: StoredLine | null, productId: string, quantity: number, priceCents: number): Promise<void> {
+  /**
+   * Sets a product's line to `quantity`, creating it (at the catalogue's price now) or re-pricing it: the shopper chose
+   * it at today's price. Answers the basket's lines after the write; a new line comes last, as its identity is the
+   * highest.
+   */
+  async function writeLine(trx: Transaction, basketId: string, lines: StoredLine[], productId: string, quantity: number, priceCents: number): Promise<StoredLine[]> {
+    const line = findLine(lines, productId);
     if (line) {
       await trx.updateTable("basket_items").set({ quantity, added_price_cents: priceCents }).where("id", "=", line.lineId).execute();
-    } else {
-      await trx.insertInto("basket_items").values({ basket_id: basketId, product_id: productId, quantity, added_price_cents: priceCents }).execute();
+      return lines.map((each) => (each === line ? { ...line, quantity, addedPriceCents: priceCents } : each));
     }
+    const { id } = await trx
+      .insertInto("basket_items")
+      .values({ basket_id: basketId, product_id: productId, quantity, added_price_cents: priceCents })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return [...lines, toStoredLine({ id, product_id: productId, quantity, added_price_cents: priceCents })];
+  }
+
+  /**
+   * Counts the owner's basket's revision up, which locks its row for the rest of the transaction, creating the basket
+   * (at revision 1, locked as this transaction's own row) if there is none. One statement for a basket that exists.
+   */
+  async function lockAndCountUp(trx: Transaction, owner: BasketOwner): Promise<{ id: string; revision: number; isNew: boolean }> {
+    const { column, value } = ownerKey(owner);
+    const countUp = () =>
+      trx
+        .updateTable("baskets")
+        .set({ revision: sql`revision + 1`, updated_at: sql`now()` })
+        .where(column, "=", value)
+        .returning(["id", "revision"])
+        .executeTakeFirst();
+    const existing = await countUp();
+    if (existing) return { ...existing, isNew: false };
+    const created = await trx
+      .insertInto("baskets")
+      .values({ [column]: value, revision: 1 })
+      .onConflict((conflict) => conflict.column(column).doNothing())
+      .returning(["id", "revision"])
+      .executeTakeFirst();
+    if (created) return { ...created, isNew: true };
+    // Created meanwhile by a racing request: wait for its lock like any other change.
+    const raced = await countUp();
+    if (!raced) throw new Error("basket: the basket row vanished while it was being created");
+    return { ...raced, isNew: false };
   }
 
   /**
@@ -160,11 +205,9 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     async addItem(owner: BasketOwner, productId: string): Promise<BasketView> {
       const priceCents = await currentPrice(productId);
       return changeBasket(owner, async (trx, basketId, lines) => {
-        const line = findLine(lines, productId);
-        const quantity = (line?.quantity ?? 0) + 1;
+        const quantity = (findLine(lines, productId)?.quantity ?? 0) + 1;
         assertQuantityAllowed(lines, productId, quantity);
-        await writeLine(trx, basketId, line, productId, quantity, priceCents);
-        return true;
+        return writeLine(trx, basketId, lines, productId, quantity, priceCents);
       });
     },
 
@@ -176,10 +219,9 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       const priceCents = await currentPrice(productId);
       return changeBasket(owner, async (trx, basketId, lines) => {
         const line = findLine(lines, productId);
-        if (line?.quantity === quantity && line.addedPriceCents === priceCents) return false;
+        if (line?.quantity === quantity && line.addedPriceCents === priceCents) return null;
         assertQuantityAllowed(lines, productId, quantity);
-        await writeLine(trx, basketId, line, productId, quantity, priceCents);
-        return true;
+        return writeLine(trx, basketId, lines, productId, quantity, priceCents);
       });
     },
 
@@ -188,10 +230,10 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       let removed = false;
       const basket = await changeBasket(owner, async (trx, _basketId, lines) => {
         const line = findLine(lines, productId);
-        if (!line) return false;
+        if (!line) return null;
         await trx.deleteFrom("basket_items").where("id", "=", line.lineId).execute();
         removed = true;
-        return true;
+        return lines.filter((each) => each !== line);
       });
       if (!removed) logger.warn({ productId }, "basket: remove asked for a product that is not in the basket");
       return { basket, removed };
@@ -243,14 +285,23 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     /** Clears the owner's basket. */
     async emptyBasket(owner: BasketOwner): Promise<BasketView> {
       return changeBasket(owner, async (trx, basketId, lines) => {
-        if (lines.length > 0) await trx.deleteFrom("basket_items").where("basket_id", "=", basketId).execute();
-        return lines.length > 0;
+        if (lines.length === 0) return null;
+        await trx.deleteFrom("basket_items").where("basket_id", "=", basketId).execute();
+        return [];
       });
     },
   };
 }
 
 export type BasketService = ReturnType<typeof createBasketService>;
+
+/** Thrown out of a change's transaction when it changed nothing, so that it rolls back: its revision is not kept. */
+class Unchanged {
+  constructor(
+    readonly lines: StoredLine[],
+    readonly revision: number,
+  ) {}
+}
 
 function toStoredLine(row: { id: string; product_id: string; quantity: number; added_price_cents: number }): StoredLine {
   return { lineId: String(row.id), productId: row.product_id, quantity: row.quantity, addedPriceCents: row.added_price_cents };

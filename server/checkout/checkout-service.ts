@@ -9,6 +9,7 @@ import type { BasketOwner, BasketService } from "../basket/basket-service";
 import type { DB, Writer } from "../db/client";
 import type { Logger } from "../logger";
 import { newOrderNumber } from "../orders/order-number";
+import { sha256Base64url } from "../tokens";
 import type { PaymentProvider, ProviderIntent } from "../payments/payment-provider";
 
 /** Marks the intents this shop created; webhook events for any other intent are acknowledged and ignored. */
@@ -53,7 +54,7 @@ export function createCheckoutService(
     payment.processor !== null && (payment.processor !== processor || payment.livemode !== livemode);
 
   /** What the intent is for: the basket's lines, where they go and where the receipt goes. */
-  async function snapshot(view: BasketView, delivery: Delivery): Promise<{ items: OrderItem[]; fingerprint: string }> {
+  function snapshot(view: BasketView, delivery: Delivery): { items: OrderItem[]; fingerprint: string } {
     const items = view.items.map(({ product, quantity }) => ({
       productId: product.id,
       title: product.title,
@@ -66,8 +67,7 @@ export function createCheckoutService(
     const lines = items.map((item) => [item.productId, item.priceCents, item.quantity]);
     // The address too: a new address updates the open intent's `shipping`, and an intent paid with another address
     // than the row's is caught like one paid for another basket.
-    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify([lines, delivery.address, delivery.contactEmail])));
-    return { items, fingerprint: Buffer.from(digest).toString("base64url") };
+    return { items, fingerprint: sha256Base64url(JSON.stringify([lines, delivery.address, delivery.contactEmail])) };
   }
 
   /** The intent's metadata: whose it is, and which snapshot its amount was set for (checked when it is paid). */
@@ -90,7 +90,7 @@ export function createCheckoutService(
     delivery: Delivery,
     mustUpdateProcessor: boolean,
   ): Promise<{ clientSecret: string; amountCents: number } | null> {
-    const { items, fingerprint } = await snapshot(view, delivery);
+    const { items, fingerprint } = snapshot(view, delivery);
     const shipping = toStripeShipping(delivery.address);
     const deliveryColumns = { delivery_address: JSON.stringify(delivery.address), contact_email: delivery.contactEmail };
     const [column, value] = ownerFilter(owner);
