@@ -24,29 +24,55 @@ export interface RateLimitResult {
   count: number;
 }
 
+/** One attempt against one rule: the subject is what the rule counts (an address, a session, an e-mail). */
+export interface RateLimitHit {
+  rule: RateLimitRule;
+  subject: string;
+}
+
 /**
  * Fixed-window attempt counters in the database, so the limit holds across every server instance. One atomic
- * upsert per attempt: the window restarts when it has passed, otherwise the count goes up.
+ * upsert per call, however many counters it counts: the window restarts when it has passed, otherwise the count
+ * goes up.
  */
 export function createRateLimiter(db: DB) {
-  return {
-    async hit(rule: RateLimitRule, subject: string): Promise<RateLimitResult> {
-      if (rule.windowMs > LONGEST_WINDOW_MS) throw new Error(`Rate limit ${rule.name}: windows longer than a day are swept away early`);
-      const key = `${rule.name}:${subject}`;
-      const windowSeconds = rule.windowMs / 1000;
-      const row = await db
-        .insertInto("rate_limits")
-        .values({ key, window_started_at: sql`now()`, attempts: 1 })
-        .onConflict((conflict) =>
-          conflict.column("key").doUpdateSet({
-            attempts: sql`case when rate_limits.window_started_at <= now() - make_interval(secs => ${windowSeconds}) then 1 else rate_limits.attempts + 1 end`,
-            window_started_at: sql`case when rate_limits.window_started_at <= now() - make_interval(secs => ${windowSeconds}) then now() else rate_limits.window_started_at end`,
-          }),
-        )
-        .returning(["attempts", sql<number>`extract(epoch from (window_started_at + make_interval(secs => ${windowSeconds}) - now())) * 1000`.as("remaining_ms")])
-        .executeTakeFirstOrThrow();
+  /**
+   * Counts one attempt on each counter, in one statement; the results come in the order of the hits. The hits share
+   * one window length (the statement has one), and their keys are taken in a fixed order, so two calls counting the
+   * same counters never wait on each other in a circle.
+   */
+  async function hitAll(hits: readonly RateLimitHit[]): Promise<RateLimitResult[]> {
+    const windowMs = hits[0]?.rule.windowMs;
+    if (windowMs === undefined) return [];
+    if (hits.some(({ rule }) => rule.windowMs !== windowMs)) throw new Error("Rate limits counted together must share a window");
+    if (windowMs > LONGEST_WINDOW_MS) throw new Error(`Rate limit ${hits[0]!.rule.name}: windows longer than a day are swept away early`);
+    const keys = hits.map(({ rule, subject }) => `${rule.name}:${subject}`);
+    const windowSeconds = windowMs / 1000;
+    const rows = await db
+      .insertInto("rate_limits")
+      .values([...new Set(keys)].sort().map((key) => ({ key, window_started_at: sql`now()`, attempts: 1 })))
+      .onConflict((conflict) =>
+        conflict.column("key").doUpdateSet({
+          attempts: sql`case when rate_limits.window_started_at <= now() - make_interval(secs => ${windowSeconds}) then 1 else rate_limits.attempts + 1 end`,
+          window_started_at: sql`case when rate_limits.window_started_at <= now() - make_interval(secs => ${windowSeconds}) then now() else rate_limits.window_started_at end`,
+        }),
+      )
+      .returning(["key", "attempts", sql<number>`extract(epoch from (window_started_at + make_interval(secs => ${windowSeconds}) - now())) * 1000`.as("remaining_ms")])
+      .execute();
+    const byKey = new Map(rows.map((row) => [row.key, row]));
+    return hits.map(({ rule }, index) => {
+      const row = byKey.get(keys[index]!)!;
       const allowed = row.attempts <= rule.limit;
       return { allowed, count: row.attempts, retryAfterMs: allowed ? 0 : Math.max(1000, Math.ceil(Number(row.remaining_ms))) };
+    });
+  }
+
+  return {
+    hitAll,
+
+    async hit(rule: RateLimitRule, subject: string): Promise<RateLimitResult> {
+      const [result] = await hitAll([{ rule, subject }]);
+      return result!;
     },
 
     /** Takes back one hit in the current window: an attempt counted in advance that turned out not to count. */

@@ -59,6 +59,12 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     return row?.id;
   }
 
+  /** Counts the owner's basket's revision up, which locks its row until the transaction ends; undefined without a basket. */
+  async function countUp(trx: DB | Transaction, owner: BasketOwner): Promise<{ id: string; revision: number } | undefined> {
+    const { column, value } = ownerKey(owner);
+    return trx.updateTable("baskets").set({ revision: sql`revision + 1`, updated_at: sql`now()` }).where(column, "=", value).returning(["id", "revision"]).executeTakeFirst();
+  }
+
   /** Counts the basket's revision up: every change does, inside its transaction. */
   async function bumpRevision(trx: DB | Transaction, basketId: string): Promise<number> {
     const row = await trx
@@ -119,16 +125,9 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
    * (at revision 1, locked as this transaction's own row) if there is none. One statement for a basket that exists.
    */
   async function lockAndCountUp(trx: Transaction, owner: BasketOwner): Promise<{ id: string; revision: number; isNew: boolean }> {
-    const { column, value } = ownerKey(owner);
-    const countUp = () =>
-      trx
-        .updateTable("baskets")
-        .set({ revision: sql`revision + 1`, updated_at: sql`now()` })
-        .where(column, "=", value)
-        .returning(["id", "revision"])
-        .executeTakeFirst();
-    const existing = await countUp();
+    const existing = await countUp(trx, owner);
     if (existing) return { ...existing, isNew: false };
+    const { column, value } = ownerKey(owner);
     const created = await trx
       .insertInto("baskets")
       .values({ [column]: value, revision: 1 })
@@ -137,7 +136,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       .executeTakeFirst();
     if (created) return { ...created, isNew: true };
     // Created meanwhile by a racing request: wait for its lock like any other change.
-    const raced = await countUp();
+    const raced = await countUp(trx, owner);
     if (!raced) throw new Error("basket: the basket row vanished while it was being created");
     return { ...raced, isNew: false };
   }
@@ -266,20 +265,20 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     },
 
     /**
-     * After an order, inside its transaction: takes the paid quantities out of the owner's basket. Anything added
-     * after the payment was priced stays, so paying never loses an item the shopper did not pay for.
+     * After an order, inside its transaction: takes the paid quantities out of the owner's basket, under its lock (an
+     * add at the same moment waits, and is kept). Anything added after the payment was priced stays, so paying never
+     * loses an item the shopper did not pay for.
      */
-    async removePaidItems(owner: BasketOwner, paid: readonly PaidQuantity[], executor: DB | Transaction): Promise<void> {
-      const basketId = await findBasketId(executor, owner);
-      if (!basketId) return;
-      const changes = subtractPaid(await readLines(executor, basketId), paid);
+    async removePaidItems(owner: BasketOwner, paid: readonly PaidQuantity[], executor: Transaction): Promise<void> {
+      const basket = await countUp(executor, owner);
+      if (!basket) return;
+      const changes = subtractPaid(await readLines(executor, basket.id), paid);
       if (changes.length === 0) return;
       const emptied = changes.filter((change) => change.quantity === 0).map((change) => change.line.lineId);
       if (emptied.length > 0) await executor.deleteFrom("basket_items").where("id", "in", emptied).execute();
       for (const { line, quantity } of changes) {
         if (quantity > 0) await executor.updateTable("basket_items").set({ quantity }).where("id", "=", line.lineId).execute();
       }
-      await bumpRevision(executor, basketId);
     },
 
     /** Clears the owner's basket. */

@@ -34,10 +34,10 @@ export function createPaymentRateLimits(rateLimiter: RateLimiter, limits: Paymen
     /** Counts one attempt; throws the 429 when the session or the address is over its limit. */
     async check(step: keyof typeof rules, sessionId: string | null, ip: string): Promise<void> {
       const [perSession, perIp] = rules[step];
-      const results = await Promise.all([sessionId ? rateLimiter.hit(perSession, sessionId) : null, rateLimiter.hit(perIp, ip)]);
-      const refused = results.filter((result) => result !== null && !result.allowed);
+      const results = await rateLimiter.hitAll([...(sessionId ? [{ rule: perSession, subject: sessionId }] : []), { rule: perIp, subject: ip }]);
+      const refused = results.filter((result) => !result.allowed);
       if (refused.length > 0) {
-        throw tooManyRequests("TOO_MANY_ATTEMPTS", "Too many payment attempts.", Math.max(...refused.map((result) => result?.retryAfterMs ?? 0)));
+        throw tooManyRequests("TOO_MANY_ATTEMPTS", "Too many payment attempts.", Math.max(...refused.map((result) => result.retryAfterMs)));
       }
     },
   };
