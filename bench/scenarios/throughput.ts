@@ -2,16 +2,19 @@ import { runLoad, type LoadResult } from "../lib/load.ts";
 import { integer, median, ms, round, table } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
 
-/** What a shopper's browser sends for a page: the server compresses as it would for them. */
+/**
+ * What a shopper's browser sends for a page (Chrome's headers since version 123, which added zstd): the server
+ * compresses as it would for them.
+ */
 export const BROWSER_HEADERS: Record<string, string> = {
   accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-  "accept-encoding": "gzip, deflate, br",
+  "accept-encoding": "gzip, deflate, br, zstd",
   "accept-language": "en-GB,en;q=0.9",
   "user-agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
 };
 
 const ENDPOINTS = [
-  { path: "/", description: "home page, server-rendered (catalogue query + React render + gzip)" },
+  { path: "/", description: "home page, server-rendered (catalogue query + React render + compression)" },
   { path: "/healthz", description: "JSON, one `select 1`: the floor of the stack (HTTP, middleware, database round trip)" },
 ] as const;
 
@@ -144,7 +147,7 @@ export const throughputScenario: Scenario<ThroughputResult> = {
       ["l", "r", "l"],
     );
     const how =
-      `${settings.connections} connections, keep-alive, browser-like headers (gzip accepted); ` +
+      `${settings.connections} connections, keep-alive, browser-like headers (zstd and gzip accepted); ` +
       `each figure is ${settings.durationS} s of load after a ${settings.warmupS} s warm-up` +
       (multiRound ? `, median of ${settings.rounds} rounds.` : ", one round.") +
       " req/s is the mean of 1-second samples; p50/p99 are latencies. Endpoints of one database run back to back.";

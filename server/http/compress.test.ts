@@ -1,4 +1,4 @@
-import { gunzipSync, inflateSync } from "node:zlib";
+import { gunzipSync, inflateSync, zstdDecompressSync } from "node:zlib";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { compressResponses } from "./compress";
@@ -19,8 +19,18 @@ const get = (path: string, acceptEncoding?: string, method = "GET") =>
   app().request(`http://shop.test${path}`, { method, headers: acceptEncoding ? { "accept-encoding": acceptEncoding } : {} });
 
 describe("compressResponses", () => {
-  it("gzips a page for a browser, with the compressed length, and it decodes to the same page", async () => {
+  it("compresses a page with zstd for a browser that names it, with the compressed length, and it decodes to the same page", async () => {
     const response = await get("/page", "gzip, deflate, br, zstd");
+    expect(response.headers.get("content-encoding")).toBe("zstd");
+    expect(response.headers.get("vary")).toBe("Accept-Encoding");
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(Number(response.headers.get("content-length"))).toBe(body.byteLength);
+    expect(body.byteLength).toBeLessThan(page.length / 10);
+    expect(zstdDecompressSync(body).toString()).toBe(page);
+  });
+
+  it("gzips a page for a client without zstd, with the compressed length, and it decodes to the same page", async () => {
+    const response = await get("/page", "gzip, deflate, br");
     expect(response.headers.get("content-encoding")).toBe("gzip");
     expect(response.headers.get("vary")).toBe("Accept-Encoding");
     const body = Buffer.from(await response.arrayBuffer());
@@ -41,6 +51,9 @@ describe("compressResponses", () => {
 
     const any = await get("/page", "*");
     expect(any.headers.get("content-encoding")).toBe("gzip");
+
+    const gzipFirst = await get("/page", "zstd;q=0.5, gzip");
+    expect(gzipFirst.headers.get("content-encoding")).toBe("gzip");
   });
 
   it("sends as they are: no Accept-Encoding, small bodies, pictures, HEAD, and answers marked no-transform", async () => {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { gunzipSync, inflateSync } from "node:zlib";
+import { gunzipSync, inflateSync, zstdDecompressSync } from "node:zlib";
 import type { MiddlewareHandler } from "hono";
 import { SESSION_COOKIE } from "./shopper";
 
@@ -63,7 +63,7 @@ function hasSessionCookie(cookie: string | undefined): boolean {
 }
 
 function decode(body: Uint8Array, encoding: string | null): string {
-  const plain = encoding === "gzip" ? gunzipSync(body) : encoding === "deflate" ? inflateSync(body) : body;
+  const plain = encoding === "zstd" ? zstdDecompressSync(body) : encoding === "gzip" ? gunzipSync(body) : encoding === "deflate" ? inflateSync(body) : body;
   return Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).toString("utf8");
 }
 
