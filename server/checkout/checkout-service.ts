@@ -94,15 +94,19 @@ export function createCheckoutService(
     const shipping = toStripeShipping(delivery.address);
     const deliveryColumns = { delivery_address: JSON.stringify(delivery.address), contact_email: delivery.contactEmail };
     const [column, value] = ownerFilter(owner);
-    const open = await db
+    // The owner's newest open payment of this processor, if any, and how many payments the owner has made in all
+    // (which names the next intent's idempotency key), in one statement.
+    const isOpenHere = sql<boolean>`(status = 'open' and processor = ${processor} and livemode = ${livemode})`;
+    const newest = await db
       .selectFrom("checkout_payments")
       .select(["payment_intent_id", "client_secret", "basket_fingerprint", "pending_fingerprint", "amount_cents", "revision"])
+      .select([isOpenHere.as("is_open_here"), sql<number>`count(*) over ()::int`.as("attempts")])
       .where(column, "=", value)
-      .where("status", "=", "open")
-      .where("processor", "=", processor)
-      .where("livemode", "=", livemode)
+      .orderBy(isOpenHere, "desc")
       .orderBy("created_at", "desc")
+      .limit(1)
       .executeTakeFirst();
+    const open = newest?.is_open_here ? newest : undefined;
 
     const isSettled = open?.pending_fingerprint === null;
     if (open && isSettled && open.basket_fingerprint === fingerprint && !mustUpdateProcessor) {
@@ -154,16 +158,11 @@ export function createCheckoutService(
 
     // The same owner, basket and attempt always ask for the same intent: two tabs racing get one intent. Intents for
     // different baskets are different intents, each with its own row, so they cannot cross.
-    const attempts = await db
-      .selectFrom("checkout_payments")
-      .select(sql<number>`count(*)::int`.as("count"))
-      .where(column, "=", value)
-      .executeTakeFirstOrThrow();
     const intent = await provider.createIntent({
       amountCents: view.subtotalCents,
       metadata: metadataFor(owner, fingerprint),
       shipping,
-      idempotencyKey: `storefront:${column}:${value}:${fingerprint}:${attempts.count}`,
+      idempotencyKey: `storefront:${column}:${value}:${fingerprint}:${newest?.attempts ?? 0}`,
     });
     await db
       .insertInto("checkout_payments")
@@ -225,7 +224,14 @@ export function createCheckoutService(
      * (never fulfilled; the operator refunds it) instead of becoming an order that lists more, or less, than was paid.
      */
     async recordOrder(paymentIntentId: string, owner: BasketOwner | null, succeededIntent?: ProviderIntent): Promise<RecordOutcome | null> {
-      const payment = await db.selectFrom("checkout_payments").selectAll().where("payment_intent_id", "=", paymentIntentId).executeTakeFirst();
+      // With the order's number, if there is an order: a payment already recorded then needs nothing more.
+      const payment = await db
+        .selectFrom("checkout_payments")
+        .leftJoin("orders", "orders.id", "checkout_payments.payment_intent_id")
+        .selectAll("checkout_payments")
+        .select("orders.number as order_number")
+        .where("checkout_payments.payment_intent_id", "=", paymentIntentId)
+        .executeTakeFirst();
       if (!payment) return null;
       if (owner) {
         const [column, value] = ownerFilter(owner);
@@ -233,7 +239,7 @@ export function createCheckoutService(
       }
       // Marked paid in the same transaction that wrote the order (usually by the webhook, before the page asks):
       // nothing left to check with the processor.
-      if (payment.status === "paid") return { kind: "recorded", orderId: paymentIntentId, orderNumber: await numberOf(paymentIntentId), isNew: false };
+      if (payment.status === "paid") return { kind: "recorded", orderId: paymentIntentId, orderNumber: payment.order_number ?? "", isNew: false };
       if (payment.status === "needs_review") return { kind: "needs-review", paidAmountCents: payment.paid_amount_cents ?? 0, isNew: false };
       // Made by the processor the shop used before a switch: this one does not know it, and must not be asked.
       if (isOtherProcessors(payment)) return null;
@@ -318,11 +324,6 @@ export function createCheckoutService(
     const isNew = held.numUpdatedRows > 0n;
     if (isNew) logger.error({ paymentIntentId: intent.id, paidAmountCents: intent.amountCents, reason }, "checkout: payment needs review, no order recorded");
     return { kind: "needs-review", paidAmountCents: intent.amountCents, isNew };
-  }
-
-  async function numberOf(orderId: string): Promise<string> {
-    const order = await db.selectFrom("orders").select("number").where("id", "=", orderId).executeTakeFirst();
-    return order?.number ?? "";
   }
 
   /**
