@@ -111,6 +111,10 @@ describeEachDatabase("the payment return page and processing payments", (getData
     const response = await returnTo(browser, intentId);
     expect(response.status).toBe(202);
     expect(await response.text()).toContain("Your payment is processing; we will e-mail you");
+    // The payment page goes there by a client-side navigation: React Router asks for the data with its own `_routes`.
+    const navigated = await browser.send(`/payment/return.data?payment_intent=${intentId}&_routes=routes%2Fshop-layout%2Croutes%2Fpayment-return`);
+    expect(navigated.status).toBe(202);
+    expect(await navigated.text()).toContain("Your payment is processing; we will e-mail you");
     const recorded = await browser.postJson("/orders/record", { paymentIntentId: intentId });
     expect(recorded.status).toBe(202);
     expect(await recorded.json()).toMatchObject({ processing: true, message: expect.stringContaining("Your payment is processing; we will e-mail you") });
