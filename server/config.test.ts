@@ -172,6 +172,27 @@ describe("PROCESSOR_URL", () => {
   });
 });
 
+describe("TEST_ONLY_STRIPE_API_URL", () => {
+  const keys = { STRIPE_SECRET_KEY: "sk_test_abc123", STRIPE_PUBLISHABLE_KEY: "pk_test_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
+
+  it("points Stripe mode's server calls at a test processor on this machine, with test keys", () => {
+    expect(parseConfig({ ...keys, TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242" }).TEST_ONLY_STRIPE_API_URL).toBe("http://127.0.0.1:4242");
+    expect(parseConfig({ ...keys, TEST_ONLY_STRIPE_API_URL: "http://localhost:4242" }).TEST_ONLY_STRIPE_API_URL).toBe("http://localhost:4242");
+  });
+
+  it("is refused with live keys, without keys, with PROCESSOR_URL, and for another machine or scheme", () => {
+    const live = { STRIPE_SECRET_KEY: "sk_live_abc123", STRIPE_PUBLISHABLE_KEY: "pk_live_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
+    expect(() => parseConfig({ ...live, TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242" })).toThrow(/TEST_ONLY_STRIPE_API_URL: is for tests only/);
+    expect(() => parseConfig({ ...keys, STRIPE_SECRET_KEY: "rk_live_abc123", STRIPE_PUBLISHABLE_KEY: "pk_live_abc123", TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242" })).toThrow(
+      /TEST_ONLY_STRIPE_API_URL: is for tests only/,
+    );
+    expect(() => parseConfig({ TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242" })).toThrow(/TEST_ONLY_STRIPE_API_URL: is for tests only/);
+    expect(() => parseConfig({ ...keys, PROCESSOR_URL: "http://127.0.0.1:4242", TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242" })).toThrow(/cannot be set with PROCESSOR_URL/);
+    expect(() => parseConfig({ ...keys, TEST_ONLY_STRIPE_API_URL: "http://api.stripe.example" })).toThrow(/must name this machine/);
+    expect(() => parseConfig({ ...keys, TEST_ONLY_STRIPE_API_URL: "https://127.0.0.1:4242" })).toThrow(/TEST_ONLY_STRIPE_API_URL: must be an http:\/\/ URL/);
+  });
+});
+
 describe("outgoing e-mail", () => {
   it("is off without SMTP_URL, and takes smtp:// or smtps:// with MAIL_FROM", () => {
     expect(parseConfig({}).SMTP_URL).toBeUndefined();

@@ -50,6 +50,12 @@ const configSchema = z
    * mounts none and reaches that one instead, with the three STRIPE_* keys the processor was given.
    */
   PROCESSOR_URL: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  /**
+   * Tests only: Stripe mode (Stripe.js, the Payment Element) with the server's Stripe calls sent to the built-in test
+   * processor run as its own process on this machine instead of api.stripe.com, so that Stripe mode's whole flow can
+   * be tested offline. Refused with live keys, with PROCESSOR_URL, and for any host but this machine's loopback.
+   */
+  TEST_ONLY_STRIPE_API_URL: z.url({ protocol: /^http$/, error: "must be an http:// URL" }).max(2048).optional(),
   /** Outgoing e-mail, e.g. smtp://user:pass@smtp.example:587 (STARTTLS when offered) or smtps://…:465; unset: e-mails are logged. */
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).max(2048).optional(),
   /** The From of every e-mail, e.g. "Storefront <orders@shop.example>"; required with SMTP_URL. */
@@ -112,6 +118,13 @@ const configSchema = z
     }
     if (!config.OPERATOR_EMAIL && (config.OPERATOR_PASSWORD || config.OPERATOR_PASSWORD_FILE)) {
       context.addIssue({ code: "custom", path: ["OPERATOR_EMAIL"], message: "is required with OPERATOR_PASSWORD or OPERATOR_PASSWORD_FILE" });
+    }
+    if (config.TEST_ONLY_STRIPE_API_URL) {
+      const refuse = (message: string) => context.addIssue({ code: "custom", path: ["TEST_ONLY_STRIPE_API_URL"], message });
+      // Real money must never be sent anywhere but Stripe: only test keys, only this machine.
+      if (missing.length > 0 || secretMode !== "test" || publishableMode !== "test") refuse("is for tests only: it needs all three Stripe keys, in test mode (sk_test_…, pk_test_…)");
+      if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(config.TEST_ONLY_STRIPE_API_URL).hostname)) refuse("must name this machine (127.0.0.1, localhost or [::1]): it is for a test processor");
+      if (config.PROCESSOR_URL) refuse("cannot be set with PROCESSOR_URL: one is Stripe mode against a test processor, the other the built-in mode");
     }
     if (config.PROCESSOR_URL && missing.length > 0) {
       context.addIssue({ code: "custom", path: ["PROCESSOR_URL"], message: "needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET: the keys the processor was started with" });

@@ -46,6 +46,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     trustedProxyHops: config.TRUST_PROXY,
     publicUrl: config.PUBLIC_URL,
     processorUrl: config.PROCESSOR_URL,
+    testOnlyStripeApiUrl: config.TEST_ONLY_STRIPE_API_URL,
     authAttemptsPerIp: config.AUTH_ATTEMPTS_PER_IP,
     maxConnections: config.MAX_CONNECTIONS,
     newSessionsPerIp: config.NEW_SESSIONS_PER_IP,
@@ -65,6 +66,9 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
   });
   logger.info({ url, database: database.kind, payments: shop.services.provider.mode }, `Storefront is ready at ${url}`);
   if (!config.SMTP_URL) logger.warn("E-mail: no SMTP_URL, so e-mails are not sent: each is kept in the database and logged with its links (docs/email.md)");
+  if (config.TEST_ONLY_STRIPE_API_URL) {
+    logger.warn({ apiUrl: config.TEST_ONLY_STRIPE_API_URL }, "Stripe mode for tests: the server's Stripe calls go to a test processor (TEST_ONLY_STRIPE_API_URL), not to Stripe");
+  }
   if (shop.services.provider.mode === "built-in") {
     logger.warn("Test mode: no real payments. The built-in processor takes test cards only; set the STRIPE_* keys to take payments (docs/stripe.md)");
   }

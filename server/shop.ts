@@ -27,6 +27,8 @@ export interface ShopOptions {
   stripe?: { secretKey: string; publishableKey: string; webhookSecret: string };
   /** The built-in processor run as its own process at this URL: `stripe` then holds its keys, and nothing is mounted. */
   processorUrl?: string;
+  /** Stripe mode with its API calls sent to a test processor on this machine (TEST_ONLY_STRIPE_API_URL; tests only). */
+  testOnlyStripeApiUrl?: string;
   handlePageRequest?: RequestHandler;
   /** The pages without the operator console, for everybody who is not an operator (http/admin-guard.ts). */
   handlePublicPageRequest?: RequestHandler;
@@ -92,6 +94,7 @@ export async function createShop(options: ShopOptions) {
         mode: options.processorUrl ? "built-in" : "stripe",
         ...(options.stripe as NonNullable<ShopOptions["stripe"]>),
         processorUrl: options.processorUrl,
+        testOnlyStripeApiUrl: options.testOnlyStripeApiUrl,
         logger,
       });
   // Links in e-mails: PUBLIC_URL, else this server's own port on localhost (a local trial's address).

@@ -9,7 +9,11 @@ import { paymentReturnQuerySchema } from "../../shared/payments";
  */
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper, clientIp } = context.get(requestContext);
-  const query = paymentReturnQuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+  const params = new URL(request.url).searchParams;
+  // A client-side navigation here (a processing payment) asks for /payment/return.data with React Router's own
+  // `_routes` (the routes to load): not part of the query the strict schema reads.
+  params.delete("_routes");
+  const query = paymentReturnQuerySchema.safeParse(Object.fromEntries(params));
   if (!query.success) return data({ kind: "not-found" as const, message: "This link does not name a payment." }, { status: 400 });
   const outcome = await services.paymentReturn.finish({
     paymentIntentId: query.data.payment_intent,

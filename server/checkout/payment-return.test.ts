@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { sql } from "kysely";
 import Stripe from "stripe";
 import { createPageShop } from "../testing/page-shop";
 import { addDeliveryAddress, confirmCard, createHttpBrowser } from "../testing/test-app";
@@ -54,6 +55,46 @@ describeEachDatabase("the payment return page and processing payments", (getData
     expect(((await (await browser.get("/basket")).json()) as { basket: { count: number } }).basket.count).toBe(0);
   });
 
+  it("finishes the order when the shopper comes back from the hosted 3-D Secure page, once, though the webhook also records it", async () => {
+    const { browser, intentId } = await shopperWithIntent();
+    const returnUrl = `${origin}/payment/return`;
+    const confirmed = await stripe.paymentIntents.confirm(intentId, { payment_method: "pm_card_authenticationRequired", return_url: returnUrl });
+    expect(confirmed.next_action).toMatchObject({ type: "redirect_to_url", redirect_to_url: { return_url: returnUrl } });
+    const hostedPage = confirmed.next_action?.redirect_to_url?.url ?? "";
+    expect(await (await fetch(hostedPage)).text()).toContain("Complete authentication");
+    const answered = await fetch(hostedPage, { method: "POST", body: new URLSearchParams({ outcome: "complete" }), redirect: "manual" });
+    expect(answered.status).toBe(303);
+    const back = new URL(answered.headers.get("location") ?? "");
+    expect(back.origin + back.pathname).toBe(returnUrl);
+    expect(back.searchParams.get("redirect_status")).toBe("succeeded");
+
+    // The shopper's browser follows the redirect; the webhook of the same payment arrives around the same time.
+    const placed = await browser.send(back.pathname + back.search, { headers: { accept: "text/html" } });
+    expect(placed.status).toBe(302);
+    const orderPage = placed.headers.get("location");
+    expect(orderPage).toMatch(/^\/orders\?placed=SF-\d{4}-[2-9A-Z]{4}$/);
+    const delivered = sql<{ count: string }>`select count(*) as count from processor_events
+      where type = 'payment_intent.succeeded' and payload like ${`%"id":"${intentId}"%`} and delivered_at is not null`;
+    await expect.poll(async () => Number((await delivered.execute(getDatabase().db)).rows[0]?.count), { timeout: 5_000 }).toBe(1);
+    const again = await browser.send(back.pathname + back.search, { headers: { accept: "text/html" } });
+    expect(again.headers.get("location")).toBe(orderPage);
+    expect(await ordersFor(intentId)).toEqual([{ id: intentId, processor: "built-in", livemode: false }]);
+    expect(((await (await browser.get("/basket")).json()) as { basket: { count: number } }).basket.count).toBe(0);
+  });
+
+  it("says a payment whose 3-D Secure failed on the hosted page did not go through, and keeps the basket", async () => {
+    const { browser, intentId } = await shopperWithIntent();
+    const confirmed = await stripe.paymentIntents.confirm(intentId, { payment_method: "pm_card_authenticationRequired", return_url: `${origin}/payment/return` });
+    const answered = await fetch(confirmed.next_action?.redirect_to_url?.url ?? "", { method: "POST", body: new URLSearchParams({ outcome: "fail" }), redirect: "manual" });
+    const back = new URL(answered.headers.get("location") ?? "");
+    expect(back.searchParams.get("redirect_status")).toBe("failed");
+    const response = await browser.send(back.pathname + back.search, { headers: { accept: "text/html" } });
+    expect(response.status).toBe(409);
+    expect(await response.text()).toContain("Your payment did not go through, so no order was placed.");
+    expect(await ordersFor(intentId)).toEqual([]);
+    expect(((await (await browser.get("/basket")).json()) as { basket: { count: number } }).basket.count).toBe(1);
+  });
+
   it("says a failed payment did not go through, places no order and keeps the basket", async () => {
     const { browser, intentId } = await shopperWithIntent();
     await expect(stripe.paymentIntents.confirm(intentId, { payment_method: "pm_card_chargeDeclined", return_url: RETURN_URL })).rejects.toBeInstanceOf(Stripe.errors.StripeCardError);
@@ -70,6 +111,10 @@ describeEachDatabase("the payment return page and processing payments", (getData
     const response = await returnTo(browser, intentId);
     expect(response.status).toBe(202);
     expect(await response.text()).toContain("Your payment is processing; we will e-mail you");
+    // The payment page goes there by a client-side navigation: React Router asks for the data with its own `_routes`.
+    const navigated = await browser.send(`/payment/return.data?payment_intent=${intentId}&_routes=routes%2Fshop-layout%2Croutes%2Fpayment-return`);
+    expect(navigated.status).toBe(202);
+    expect(await navigated.text()).toContain("Your payment is processing; we will e-mail you");
     const recorded = await browser.postJson("/orders/record", { paymentIntentId: intentId });
     expect(recorded.status).toBe(202);
     expect(await recorded.json()).toMatchObject({ processing: true, message: expect.stringContaining("Your payment is processing; we will e-mail you") });

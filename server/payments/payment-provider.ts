@@ -73,6 +73,8 @@ export interface ProviderSettings {
   selfOrigin?: () => URL;
   /** Built-in mode with the processor run as its own process: its base URL (PROCESSOR_URL), for the SDK and the browser. */
   processorUrl?: string;
+  /** Stripe mode, tests only (TEST_ONLY_STRIPE_API_URL, test keys): the server's calls go to this test processor instead of Stripe. */
+  testOnlyStripeApiUrl?: string;
   /** Where processor errors are logged (type, code, decline code, request id). */
   logger?: Logger;
 }
@@ -242,10 +244,13 @@ function toProviderRefund(refund: Stripe.Refund): ProviderRefund {
 }
 
 function createStripeClient(settings: ProviderSettings): Stripe {
-  if (settings.mode === "stripe") return new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout: 20_000 });
-  const origin = settings.processorUrl ? new URL(settings.processorUrl) : settings.selfOrigin?.();
+  const testApiUrl = settings.mode === "stripe" ? settings.testOnlyStripeApiUrl : undefined;
+  if (testApiUrl && !/^(sk|rk)_test_/.test(settings.secretKey)) throw new Error("TEST_ONLY_STRIPE_API_URL takes a test secret key only");
+  if (settings.mode === "stripe" && !testApiUrl) return new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout: 20_000 });
+  const givenUrl = testApiUrl ?? settings.processorUrl;
+  const origin = givenUrl ? new URL(givenUrl) : settings.selfOrigin?.();
   if (!origin) throw new Error("The built-in processor needs the server's own address");
-  const path = settings.processorUrl ? origin.pathname.replace(/\/$/, "") : BUILT_IN_PROCESSOR_PATH;
+  const path = givenUrl ? origin.pathname.replace(/\/$/, "") : BUILT_IN_PROCESSOR_PATH;
   return new Stripe(settings.secretKey, {
     host: origin.hostname,
     port: origin.port,

@@ -3,12 +3,14 @@ import { Migrator, type Migration, type MigrationProvider } from "kysely/migrati
 import * as processorTables from "./migrations/0001-processor-tables.ts";
 import * as intentShipping from "./migrations/0002-intent-shipping.ts";
 import * as refundsAndProcessing from "./migrations/0003-refunds-and-processing.ts";
+import * as authenticationRedirect from "./migrations/0004-authentication-redirect.ts";
 
 /** Every migration of the processor, in order. Never edit one that has shipped: add the next. */
 const migrations: Record<string, Migration> = {
   "0001-processor-tables": processorTables,
   "0002-intent-shipping": intentShipping,
   "0003-refunds-and-processing": refundsAndProcessing,
+  "0004-authentication-redirect": authenticationRedirect,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -36,10 +36,14 @@ export interface PaymentIntentObject {
 /** What the publishable key sees: everything but the metadata, which is the merchant's business. */
 export type PublicPaymentIntentObject = Omit<PaymentIntentObject, "metadata">;
 
-export interface NextAction {
-  type: "use_stripe_sdk";
-  use_stripe_sdk: { type: "three_d_secure_redirect" };
-}
+/**
+ * What the shopper must do before the bank decides: Stripe.js's own 3-D Secure (a confirm from Stripe.js, or one
+ * without a return_url), or a visit to the hosted authentication page and back to the return_url (a confirm with a
+ * return_url and without `use_stripe_sdk`, as from a server). The SDK types both (Stripe.PaymentIntent.NextAction).
+ */
+export type NextAction =
+  | { type: "use_stripe_sdk"; use_stripe_sdk: { type: "three_d_secure_redirect" } }
+  | { type: "redirect_to_url"; redirect_to_url: { url: string; return_url: string } };
 
 export interface PaymentMethodObject {
   id: string;
@@ -82,13 +86,20 @@ export function toPaymentIntentObject(row: PaymentIntentRow): PaymentIntentObjec
     latest_charge: row.latest_charge,
     livemode: false,
     metadata: row.metadata,
-    next_action: row.status === "requires_action" ? { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect" } } : null,
+    next_action: nextAction(row),
     payment_method: row.payment_method_id,
     payment_method_types: ["card"],
     shipping: row.shipping,
     receipt_email: row.receipt_email,
     status: row.status,
   };
+}
+
+function nextAction(row: PaymentIntentRow): NextAction | null {
+  if (row.status !== "requires_action") return null;
+  const redirect = row.pending_redirect;
+  if (redirect) return { type: "redirect_to_url", redirect_to_url: { url: redirect.url, return_url: redirect.return_url } };
+  return { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect" } };
 }
 
 /** `expand[]=payment_method`: the intent with its PaymentMethod in place of the id (brand and last four only). */

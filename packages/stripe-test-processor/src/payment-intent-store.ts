@@ -3,12 +3,14 @@ import type { ProcessorDB, ProcessorTables } from "./processor-tables.ts";
 import { DECLINE_MESSAGES, type CardCheck, type CardInputError } from "./card-outcomes.ts";
 import { LIMITS, type MetadataChange, type ShippingChange } from "./payment-intent-params.ts";
 import { toPaymentIntentObject, withExpandedPaymentMethod, type PaymentErrorObject, type PaymentIntentObject, type PaymentIntentRow } from "./payment-intent-object.ts";
-import { newClientSecret, newId } from "./processor-ids.ts";
+import { newClientSecret, newId, randomAlphanumeric } from "./processor-ids.ts";
+import { sameSecret } from "./processor-keys.ts";
 import type {
   DisputeReason,
   OutcomeAfterAuthentication,
   PaymentIntentStatus,
   SettledOutcome,
+  PendingRedirect,
   StoredPaymentError,
   StoredPaymentMethod,
   StoredShipping,
@@ -43,7 +45,15 @@ export interface ConfirmOptions {
   /** Stripe.js's own confirm (and the built-in card field's): it handles any next action in the page. */
   useStripeSdk?: boolean;
   receiptEmail?: string;
+  /**
+   * Where the hosted authentication page is served (`…/3d_secure`, on the origin the confirm reached): a confirm with
+   * a return_url and without Stripe.js sends the shopper there for 3-D Secure (`next_action.redirect_to_url`).
+   */
+  authenticationPage?: string;
 }
+
+/** The hosted authentication page's link: answered once, by the token it carries, while the challenge is pending. */
+export const AUTHENTICATION_LINK_USED_MESSAGE = "This authentication page has already been used or has expired.";
 
 /** Stripe's refusal when a confirm could lead to a redirect with nowhere to come back to (API 2023-08-16 and later). */
 export const RETURN_URL_REQUIRED_MESSAGE =
@@ -81,9 +91,12 @@ export function createPaymentIntentStore(db: ProcessorDB) {
       const locked = await trx.selectFrom("processor_payment_intents").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
       if (!locked) throw resourceMissing(id);
       const { set, event, then } = decide(locked);
+      // A hosted authentication link lives only while its challenge does: once the intent leaves requires_action
+      // (authenticated, failed, canceled, another card), the link is spent.
+      const spent = set.status !== undefined && set.status !== "requires_action" ? { pending_redirect: null } : {};
       const row = await trx
         .updateTable("processor_payment_intents")
-        .set({ ...set, updated_at: sql`now()` })
+        .set({ ...set, ...spent, updated_at: sql`now()` })
         .where("id", "=", id)
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -119,6 +132,13 @@ export function createPaymentIntentStore(db: ProcessorDB) {
     async findExpanded(id: string): Promise<Row | undefined> {
       const row = await db.selectFrom("processor_payment_intents").selectAll().where("id", "=", id).executeTakeFirst();
       return row && withExpandedPaymentMethod(row);
+    },
+
+    /** The hosted authentication page's challenge, with what the page shows (the amount), while it is pending. */
+    async findPendingRedirect(id: string): Promise<{ redirect: PendingRedirect; amount: number; currency: string } | undefined> {
+      const row = await db.selectFrom("processor_payment_intents").select(["pending_redirect", "amount", "currency", "status"]).where("id", "=", id).executeTakeFirst();
+      if (!row?.pending_redirect || row.status !== "requires_action") return undefined;
+      return { redirect: row.pending_redirect, amount: row.amount, currency: row.currency };
     },
 
     async find(id: string): Promise<Row | undefined> {
@@ -184,8 +204,19 @@ export function createPaymentIntentStore(db: ProcessorDB) {
         const outcome = check.outcome;
         const receipt: Transition["set"] = options.receiptEmail === undefined ? {} : { receipt_email: options.receiptEmail || null };
         if (outcome.kind === "authenticate") {
+          // Stripe.js runs 3-D Secure in the page; a confirm that named a return_url without it (a server, a method
+          // that redirects) sends the shopper to the hosted page instead, and back to that URL.
+          const redirect: PendingRedirect | null =
+            options.returnUrl && !options.useStripeSdk && options.authenticationPage ? newPendingRedirect(options.authenticationPage, id, options.returnUrl) : null;
           return {
-            set: { ...withCard(paymentMethod), ...receipt, status: "requires_action", last_payment_error: null, after_authentication: JSON.stringify(outcome.afterAuthentication) },
+            set: {
+              ...withCard(paymentMethod),
+              ...receipt,
+              status: "requires_action",
+              last_payment_error: null,
+              after_authentication: JSON.stringify(outcome.afterAuthentication),
+              pending_redirect: redirect && JSON.stringify(redirect),
+            },
           };
         }
         if (outcome.kind === "processing") {
@@ -200,9 +231,15 @@ export function createPaymentIntentStore(db: ProcessorDB) {
       return { intent, failure: intent.status === "succeeded" ? null : intent.last_payment_error, recordedEvent };
     },
 
-    /** The end of the 3-D Secure challenge: completed (the card's own outcome follows) or failed. */
-    async authenticate(id: string, result: "complete" | "fail", request: EventRequest): Promise<AttemptResult> {
+    /**
+     * The end of the 3-D Secure challenge: completed (the card's own outcome follows) or failed. From the hosted
+     * page, `redirectToken` is the link's token: checked under the row lock, so a link answers once.
+     */
+    async authenticate(id: string, result: "complete" | "fail", request: EventRequest, redirectToken?: string): Promise<AttemptResult> {
       const { intent, recordedEvent } = await transition(id, request, (current) => {
+        if (redirectToken !== undefined && !(current.pending_redirect && sameSecret(redirectToken, current.pending_redirect.token))) {
+          throw unexpectedState(AUTHENTICATION_LINK_USED_MESSAGE, toPaymentIntentObject(current));
+        }
         if (current.status !== "requires_action") {
           throw unexpectedState(
             `You cannot authenticate this PaymentIntent because it has a status of ${current.status}. Authentication is only possible while the status is requires_action.`,
@@ -288,6 +325,11 @@ function refusedCard(error: CardInputError): Transition {
       after_authentication: null,
     },
   };
+}
+
+function newPendingRedirect(authenticationPage: string, id: string, returnUrl: string): PendingRedirect {
+  const token = randomAlphanumeric(32);
+  return { token, url: `${authenticationPage}/${id}/${token}`, return_url: returnUrl };
 }
 
 function withCard(paymentMethod: StoredPaymentMethod): Transition["set"] {

@@ -31,7 +31,7 @@ describeEachDatabase("the processor's migrations", (getDatabase) => {
     await sql`drop table processor_migration`.execute(db);
     await migrateProcessor(db);
     const { rows } = await sql<{ name: string }>`select name from processor_migration order by name`.execute(db);
-    expect(rows.map((row) => row.name)).toEqual(["0001-processor-tables", "0002-intent-shipping", "0003-refunds-and-processing"]);
+    expect(rows.map((row) => row.name)).toEqual(["0001-processor-tables", "0002-intent-shipping", "0003-refunds-and-processing", "0004-authentication-redirect"]);
     expect(await db.selectFrom("processor_keys").select("secret_key").execute()).toEqual([{ secret_key: "sk_test_kept" }]);
     await db.deleteFrom("processor_keys").execute();
   });

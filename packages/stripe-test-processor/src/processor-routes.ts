@@ -1,12 +1,13 @@
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import Stripe from "stripe";
-import type { z } from "zod";
+import { z } from "zod";
 import type { ProcessorDB } from "./processor-tables.ts";
 import type { Logger } from "pino";
 import { checkCard, checkTestPaymentMethod, type CardCheck } from "./card-outcomes.ts";
 import { FormParseError, parseFormParams, type FormHash } from "./form-params.ts";
 import { createIdempotencyStore, fingerprintRequest } from "./idempotency.ts";
+import { AUTHENTICATION_PAGE_HEADERS, authenticationPage, authenticationPageGone, returnLocation } from "./authentication-page.ts";
 import { viewFor, type PaymentIntentObject } from "./payment-intent-object.ts";
 import {
   authenticateParams,
@@ -22,7 +23,7 @@ import {
   updateParams,
 } from "./payment-intent-params.ts";
 import { createRefundStore } from "./refund-store.ts";
-import { createPaymentIntentStore, type AttemptResult } from "./payment-intent-store.ts";
+import { AUTHENTICATION_LINK_USED_MESSAGE, createPaymentIntentStore, type AttemptResult } from "./payment-intent-store.ts";
 import { newId } from "./processor-ids.ts";
 import { getProcessorKeys, identifyKey, presentedKey, sameSecret, type KeyKind } from "./processor-keys.ts";
 import { internalError, invalidRequest, parameterMissing, resourceMissing, secretKeyRequired, StripeApiError, unrecognizedUrl } from "./stripe-errors.ts";
@@ -32,6 +33,13 @@ import type { WebhookDelivery } from "./webhook-delivery.ts";
 const INTENT_ID_PATTERN = /^pi_[A-Za-z0-9]{1,64}$/;
 const REFUND_ID_PATTERN = /^re_[A-Za-z0-9]{1,64}$/;
 const CHARGE_ID_PATTERN = /^ch_[A-Za-z0-9]{1,64}$/;
+const REDIRECT_TOKEN_PATTERN = /^[A-Za-z0-9]{32}$/;
+
+/** Where the hosted authentication page is served, beside /v1/ (so under /_processor when mounted in a shop). */
+const AUTHENTICATION_PAGE_PATH = "/3d_secure";
+
+/** The shopper's answer on the hosted authentication page. */
+const authenticationAnswer = z.strictObject({ outcome: z.enum(["complete", "fail"]) });
 
 export interface ProcessorAppOptions {
   db: ProcessorDB;
@@ -54,6 +62,8 @@ interface CallContext<Params> {
   keyKind: KeyKind;
   request: EventRequest;
   id: string;
+  /** This processor as the caller reached it: origin and the path it is mounted at, e.g. http://127.0.0.1:3000/_processor. */
+  processorUrl: string;
 }
 
 /**
@@ -93,7 +103,9 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
         const id = c.req.param("id") ?? "";
         // Ids the processor makes are a prefix and letters or digits; anything else (a NUL, say) cannot name an object.
         if (id && !idPattern.pattern.test(id)) throw idPattern.missing(id);
-        const call = { params, keyKind, request: { id: requestId, idempotencyKey: idempotencyKey ?? null }, id };
+        const url = new URL(c.req.url);
+        const processorUrl = url.origin + url.pathname.slice(0, url.pathname.indexOf("/v1/"));
+        const call = { params, keyKind, request: { id: requestId, idempotencyKey: idempotencyKey ?? null }, id, processorUrl };
         if (idempotencyKey === undefined) {
           const response = await answer(run, call);
           return reply(c, requestId, response.status, JSON.stringify(response.body));
@@ -216,7 +228,7 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
 
   app.post(
     "/v1/payment_intents/:id/confirm",
-    endpoint("secret-or-client", confirmParams, async ({ id, keyKind, params, request }) => {
+    endpoint("secret-or-client", confirmParams, async ({ id, keyKind, params, request, processorUrl }) => {
       const card = params.payment_method_data?.card;
       if (card && keyKind === "secret") {
         // Stripe refuses raw card numbers from servers that are not PCI-certified for them; card data comes from the browser.
@@ -237,7 +249,14 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
           throw invalidRequest(`No such PaymentMethod: '${params.payment_method.slice(0, 100)}'`, { code: "resource_missing", param: "payment_method", status: 400 });
         }
       }
-      const options = { returnUrl: params.return_url, useStripeSdk: params.use_stripe_sdk, receiptEmail: params.receipt_email };
+      // The shopper may be sent there after the hosted authentication page: it must be an address a browser can go to.
+      if (params.return_url !== undefined && !URL.canParse(params.return_url)) throw invalidRequest("Not a valid URL", { code: "url_invalid", param: "return_url" });
+      const options = {
+        returnUrl: params.return_url,
+        useStripeSdk: params.use_stripe_sdk,
+        receiptEmail: params.receipt_email,
+        authenticationPage: processorUrl + AUTHENTICATION_PAGE_PATH,
+      };
       return attemptResponse(await intents.confirm(id, check, request, options), keyKind);
     }),
   );
@@ -255,6 +274,46 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
     "/v1/test_helpers/payment_intents/:id/finish_processing",
     endpoint("secret", finishProcessingParams, async ({ id, params, request }) => attemptResponse(await intents.finishProcessing(id, params.outcome, request), "secret")),
   );
+
+  /**
+   * The hosted authentication page (Stripe's is on hooks.stripe.com): a shopper sent here by
+   * `next_action.redirect_to_url` answers the challenge with a button; the answer goes through the same
+   * authenticate as the API's, and the shopper is sent back (303) to the confirm's return_url with Stripe's
+   * parameters. The link is its own credential (a random token, single use), as Stripe's is.
+   */
+  const pageAnswer = (status: number, html: string) => new Response(html, { status, headers: AUTHENTICATION_PAGE_HEADERS });
+  const linkGone = () => pageAnswer(404, authenticationPageGone(AUTHENTICATION_LINK_USED_MESSAGE));
+
+  async function pendingChallenge(c: Context) {
+    const id = c.req.param("id") ?? "";
+    const token = c.req.param("token") ?? "";
+    if (!INTENT_ID_PATTERN.test(id) || !REDIRECT_TOKEN_PATTERN.test(token)) return undefined;
+    const pending = await intents.findPendingRedirect(id);
+    return pending && sameSecret(token, pending.redirect.token) ? { id, token, ...pending } : undefined;
+  }
+
+  app.get(`${AUTHENTICATION_PAGE_PATH}/:id/:token`, async (c) => {
+    const challenge = await pendingChallenge(c);
+    return challenge ? pageAnswer(200, authenticationPage(challenge.amount, challenge.currency)) : linkGone();
+  });
+
+  app.post(`${AUTHENTICATION_PAGE_PATH}/:id/:token`, async (c) => {
+    const answer = authenticationAnswer.safeParse(Object.fromEntries(new URLSearchParams(await c.req.text())));
+    if (!answer.success) return pageAnswer(400, authenticationPageGone("Choose Complete authentication or Fail authentication."));
+    const challenge = await pendingChallenge(c);
+    if (!challenge) return linkGone();
+    let result: AttemptResult;
+    try {
+      // The token is checked again under the intent's row lock: of two answers sent at once, one counts.
+      result = await intents.authenticate(challenge.id, answer.data.outcome, { id: newId("req"), idempotencyKey: null }, challenge.token);
+    } catch (error) {
+      if (error instanceof StripeApiError) return linkGone();
+      throw error;
+    }
+    if (result.recordedEvent) delivery.deliverSoon();
+    logger.info({ paymentIntentId: result.intent.id, status: result.intent.status, outcome: answer.data.outcome }, "processor: hosted authentication");
+    return new Response(null, { status: 303, headers: { location: returnLocation(challenge.redirect.return_url, result.intent), "cache-control": "no-store", "referrer-policy": "no-referrer" } });
+  });
 
   const refundIds = { pattern: REFUND_ID_PATTERN, missing: (id: string) => invalidRequest(`No such refund: '${id.slice(0, 100)}'`, { code: "resource_missing", param: "id", status: 404 }) };
   const chargeIds = { pattern: CHARGE_ID_PATTERN, missing: (id: string) => invalidRequest(`No such charge: '${id.slice(0, 100)}'`, { code: "resource_missing", param: "id", status: 404 }) };

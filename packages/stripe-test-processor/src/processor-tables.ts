@@ -35,6 +35,16 @@ export type PaymentIntentStatus = "requires_payment_method" | "requires_action" 
 /** What the card does once the shopper completes 3-D Secure; null when no challenge is pending. */
 export type OutcomeAfterAuthentication = SettledOutcome;
 
+/**
+ * The hosted authentication page a shopper is sent to (`next_action.redirect_to_url`): its address, the token in it
+ * (single use: cleared when the intent leaves requires_action) and the confirm's return_url.
+ */
+export interface PendingRedirect {
+  token: string;
+  url: string;
+  return_url: string;
+}
+
 /** How an attempt ends: paid (and, for the dispute cards, disputed at once) or declined. */
 export type SettledOutcome = { kind: "succeed"; dispute?: DisputeReason } | { kind: "decline"; decline: Decline };
 
@@ -85,6 +95,8 @@ export interface ProcessorPaymentIntentTable {
   card_brand: string | null;
   card_last4: string | null;
   after_authentication: NullableJsonColumn<OutcomeAfterAuthentication>;
+  /** While 3-D Secure waits on the hosted authentication page (a confirm with a return_url, without Stripe.js). */
+  pending_redirect: NullableJsonColumn<PendingRedirect>;
   /** The intent's `shipping` hash as Stripe returns it; null when none was given. */
   shipping: NullableJsonColumn<StoredShipping>;
   /** While processing: what the payment becomes when it is finished (test helper). */
