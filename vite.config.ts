@@ -11,7 +11,13 @@ const personalData = ["shared/address.ts", "shared/orders.ts"].map((file) => fil
 /** The operator console's own folders (docs/decisions/014). */
 const consoleSources = ["app/features/admin", "app/routes/admin"].map((folder) => fileURLToPath(new URL(`./${folder}/`, import.meta.url)));
 
+/** The shop's own pictures (shared/shop-pictures.ts). */
+const shopPictures = fileURLToPath(new URL("./images/", import.meta.url));
+
 export default defineConfig({
+  // A picture is always a file of its own, cached apart from the page and the scripts, never a data: URL in them,
+  // however small. Other assets keep Vite's rule.
+  build: { assetsInlineLimit: (file) => (file.startsWith(shopPictures) ? false : undefined) },
   environments: {
     // The server bundle's entry is our own server (server/main.ts), which imports React Router's build:
     // pages, JSON routes and services then share one module graph and one database handle.
