@@ -16,6 +16,8 @@ const componentPatterns = [
   { group: ["**/server/**"], message: "Components must not import server code." },
   // Schemas are for the server's validation; in a component they would ship zod to every shopper.
   { group: ["zod", "**/*-schemas"], message: "Components must not import zod or request schemas (bundle size)." },
+  // The pictures' built addresses come with a loader's data; in a component every one of them would ship in the script.
+  { group: ["**/shop-pictures"], message: "Components must not import shared/shop-pictures (a loader passes the addresses)." },
 ];
 const restrict = (...patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
 

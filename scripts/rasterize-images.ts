@@ -1,20 +1,21 @@
-// `npm run images`: draws the shop's pictures (the SVG sources in public/images) as WebP files, which the pages use.
+// `npm run images`: draws the shop's pictures (the SVG sources in images/) as WebP files, which the pages use (the
+// build names each by a hash of its bytes: shared/shop-pictures.ts).
 // A picture in SVG is drawn by the browser's main thread on every load (its text laid out, its blurs filtered):
 // measured on the home page, about 400 ms of a phone's main thread. A WebP is decoded off the main thread.
 // Run it after changing an SVG, and commit both; it uses the same local Chromium as the browser tests.
 import { readFileSync, writeFileSync } from "node:fs";
 import { chromium } from "@playwright/test";
 import { findChromium } from "../tests/e2e/support/find-chromium.ts";
-import { BANNER_SIZE, BANNER_WIDTHS, bannerPath, banners } from "../shared/banners.ts";
+import { BANNER_LABELS, BANNER_SIZE, BANNER_WIDTHS, bannerPath } from "../shared/banners.ts";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "../server/catalogue/catalogue-data.ts";
 
-const publicDir = new URL("../public/", import.meta.url);
-/** A path the pages use ("/images/…") as a file under public/. */
-const fileOf = (path: string) => new URL(`.${path}`, publicDir);
+const projectDir = new URL("../", import.meta.url);
+/** A picture's path ("/images/…") as a file under the project. */
+const fileOf = (path: string) => new URL(`.${path}`, projectDir);
 const QUALITY = 0.8;
 
 const jobs: { source: string; target: string; width: number; height: number }[] = [];
-for (let banner = 1; banner <= banners.length; banner++) {
+for (let banner = 1; banner <= BANNER_LABELS.length; banner++) {
   for (const width of BANNER_WIDTHS) {
     const height = (width * BANNER_SIZE.height) / BANNER_SIZE.width;
     jobs.push({ source: bannerPath(banner, "svg"), target: bannerPath(banner, { webpWidth: width }), width, height });

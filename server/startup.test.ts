@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync, utimesSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -151,6 +151,36 @@ describe("the build npm start serves", () => {
     expect(shop.log()).toContain("The build is older than shared/money.ts: building the shop first (npm run build)...");
     expect(statSync(join(root, "build/server/index.js")).mtimeMs).toBeGreaterThan(editedAt.getTime());
   }, 120_000);
+});
+
+describe("the shop's own pictures", () => {
+  it("are named by their bytes and cached a year, the pages name them so, and their former addresses lead to them", async () => {
+    const shop = await startShopProcess({ DATA_DIR: dataDir("pictures") }, await freePort());
+    onTestFinished(() => stopIfRunning(shop));
+    const home = await (await fetch(`${shop.origin}/`)).text();
+    const named = /\/assets\/12321341-[\w-]{8}\.webp/;
+    expect(home).toMatch(named);
+    const picture = named.exec(home)![0];
+    const served = await fetch(`${shop.origin}${picture}`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get("content-type")).toBe("image/webp");
+    expect(served.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(Buffer.from(await served.arrayBuffer()).equals(readFileSync(join(root, "images/products/12321341.webp")))).toBe(true);
+    expect(home).toMatch(/srcSet="\/assets\/banner-1-750-[\w-]{8}\.webp 750w, \/assets\/banner-1-1500-[\w-]{8}\.webp 1500w"/);
+
+    const productPage = await (await fetch(`${shop.origin}/products/the-lean-startup`)).text();
+    expect(productPage).toContain(`<meta property="og:image" content="${shop.origin}${picture}"/>`);
+    expect(productPage).toContain(`"image":"${shop.origin}${picture}"`);
+
+    // Its address before the build named it (browser caches, e-mails, orders paid before), and a name an earlier
+    // build gave it (orders paid since).
+    for (const former of ["/images/products/12321341.webp", "/assets/12321341-AbCd_-12.webp"]) {
+      const moved = await fetch(`${shop.origin}${former}`, { redirect: "manual" });
+      expect(moved.status, former).toBe(301);
+      expect(moved.headers.get("location"), former).toBe(picture);
+    }
+    expect((await fetch(`${shop.origin}/assets/nothing-AbCd_-12.webp`, { redirect: "manual" })).status).toBe(404);
+  }, 60_000);
 });
 
 describe("test mode", () => {

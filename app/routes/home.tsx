@@ -1,7 +1,7 @@
 import type { Route } from "./+types/home";
 import { requestContext } from "../context";
 import { Carousel } from "../components/ui/carousel";
-import { banners } from "../../shared/banners";
+import { bannerSlides } from "../../shared/shop-pictures";
 import { BasketButton } from "../features/basket/components/basket-button";
 import { ProductShelf } from "../features/catalogue/components/product-shelf";
 
@@ -11,7 +11,8 @@ const BANNER_INTERVAL_MS = 3_000;
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services } = context.get(requestContext);
-  return { products: await services.catalogue.listProducts() };
+  // The banners come with the data, not the script: their addresses are the build's, named by content.
+  return { products: await services.catalogue.listProducts(), banners: bannerSlides };
 }
 
 export default function Home({ loaderData }: Route.ComponentProps) {
@@ -20,7 +21,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
       <title>Storefront: books, kitchen, monitors and more</title>
       <meta name="description" content="Shop books, kitchen mixers, monitors, smart speakers and tablets at Storefront." />
       <h1 className="visually-hidden">Storefront</h1>
-      <Carousel label="Featured offers" slides={banners} intervalMs={BANNER_INTERVAL_MS} />
+      <Carousel label="Featured offers" slides={loaderData.banners} intervalMs={BANNER_INTERVAL_MS} />
       <ProductShelf
         products={loaderData.products}
         rowSizes={HOME_ROW_SIZES}

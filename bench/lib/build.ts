@@ -5,14 +5,14 @@ import path from "node:path";
 export interface BuildInfo {
   /** Whether this run built the shop (no build was present, or BENCH_BUILD=1). */
   builtNow: boolean;
-  /** Files under app/, server/, shared/, public/ or the build config changed after the build: figures may not match the source. */
+  /** Files under app/, server/, shared/, images/, public/ or the build config changed after the build: figures may not match the source. */
   stale: boolean;
   /** The newest source file that is newer than the build, when stale. */
   newerSource?: string;
   builtAt: string;
 }
 
-const SOURCE_DIRS = ["app", "server", "shared", "public"];
+const SOURCE_DIRS = ["app", "server", "shared", "images", "public"];
 const SOURCE_FILES = ["vite.config.ts", "react-router.config.ts", "package-lock.json"];
 
 /** Builds the shop when build/server/index.js is missing (or when forced), and tells whether the build is older than the source. */

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { AppError } from "../../shared/errors";
+import { pictureUrl } from "../../shared/shop-pictures";
 import type { AdminProductInput } from "../../shared/admin-schemas";
 import type { CatalogueService, ProductValues } from "../catalogue/catalogue-service";
 import type { DB } from "../db/client";
@@ -66,7 +67,7 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
           rating: row.rating,
           status: row.status,
           featuredPosition: row.featured_position,
-          image: row.image,
+          image: pictureUrl(row.image),
           updatedAt: row.updated_at,
         })),
         total: totalCount,
@@ -81,11 +82,12 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
 
     /** Everything the edit form shows, archived or not. */
     async getProduct(id: string) {
-      return db
+      const row = await db
         .selectFrom("products")
         .select(["id", "slug", "title", "description", "price_cents", "rating", "status", "featured_position", "image", "image_width", "image_height"])
         .where("id", "=", id)
         .executeTakeFirst();
+      return row && { ...row, image: pictureUrl(row.image) };
     },
 
     /** A new product; its picture is required, checked and stored before the product is written. */

@@ -1,7 +1,8 @@
 /**
  * The spec's six products: what start-up writes into an empty catalogue (and migration 0008 gave the rows an older
  * shop already had). After that the products table is the source of truth: editing this file changes no shop that
- * already has a catalogue. Prices are integer cents. Pictures are the project's own files under public/images/products.
+ * already has a catalogue. Prices are integer cents. Pictures are the project's own files under images/products: a row
+ * holds the picture's path there, which the catalogue turns into the build's address when it reads the row.
  */
 export interface CatalogueEntry {
   id: string;
@@ -83,7 +84,7 @@ export const catalogue: readonly CatalogueEntry[] = [
   },
 ];
 
-/** Where a product's picture lives under public/: its SVG source, or the WebP the pages use. */
+/** Where a product's picture lives under the project: its SVG source, or the WebP the pages use. */
 export function productImagePath(id: string, format: "svg" | "webp"): string {
   return `/images/products/${id}.${format}`;
 }

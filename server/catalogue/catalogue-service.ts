@@ -5,6 +5,7 @@ import type { DB } from "../db/client";
 import type { Database, ProductTable } from "../db/schema";
 import { AppError } from "../../shared/errors";
 import { SEARCH_PAGE_SIZE, type CatalogueProduct, type ProductDetails, type SearchResults } from "../../shared/catalogue";
+import { pictureUrl } from "../../shared/shop-pictures";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
 
 /**
@@ -45,7 +46,7 @@ function toProduct(row: ProductRow): CatalogueProduct {
     title: row.title,
     priceCents: row.price_cents,
     rating: row.rating,
-    image: { src: row.image, width: row.image_width, height: row.image_height, ...(row.image_srcset ? { srcSet: row.image_srcset } : {}) },
+    image: { src: pictureUrl(row.image), width: row.image_width, height: row.image_height, ...(row.image_srcset ? { srcSet: row.image_srcset } : {}) },
   };
 }
 

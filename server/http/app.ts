@@ -85,13 +85,14 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
   app.use(compressResponses());
 
   if (clientBuildDir) {
-    // Vite names assets by content hash, so they can be cached forever.
+    // Vite names assets by content hash, so they can be cached forever: the scripts, and the shop's own pictures
+    // (shared/shop-pictures.ts).
     app.use(
       "/assets/*",
       serveStatic({ root: clientBuildDir, precompressed: true, onFound: (_path, c) => setCache(c, "public, max-age=31536000, immutable") }),
     );
-    // The other public files (pictures, favicon, robots.txt) are listed once: a page or API request then costs no
-    // file-system lookups on its way to its route.
+    // The other public files (the favicon) are listed once: a page or API request then costs no file-system lookups
+    // on its way to its route.
     const publicFiles = listPublicFiles(clientBuildDir);
     const servePublicFile = serveStatic({ root: clientBuildDir, precompressed: true, onFound: (_path, c) => setCache(c, "public, max-age=3600") });
     app.use("*", (c, next) => (publicFiles.has(c.req.path) ? servePublicFile(c, next) : next()));
