@@ -147,9 +147,17 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
     return internalError();
   }
 
-  /** The intent a call is about; the publishable key must also present its client secret. */
-  async function findForCaller(id: string, keyKind: KeyKind, clientSecret: string | undefined): Promise<PaymentIntentObject> {
-    const intent = await intents.find(id);
+  /**
+   * The intent a call is about (read by `find`: with its PaymentMethod expanded, when the call asks for that); the
+   * publishable key must also present its client secret.
+   */
+  async function findForCaller(
+    id: string,
+    keyKind: KeyKind,
+    clientSecret: string | undefined,
+    find: (id: string) => Promise<PaymentIntentObject | undefined> = intents.find,
+  ): Promise<PaymentIntentObject> {
+    const intent = await find(id);
     if (!intent) throw resourceMissing(id);
     if (keyKind === "publishable" && clientSecret === undefined) throw parameterMissing("client_secret");
     if (clientSecret !== undefined && !sameSecret(clientSecret, intent.client_secret)) {
@@ -201,9 +209,8 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
   app.get(
     "/v1/payment_intents/:id",
     endpoint("secret-or-client", retrieveParams, async ({ id, keyKind, params }) => {
-      const intent = await findForCaller(id, keyKind, params.client_secret);
-      const expanded = params.expand?.includes("payment_method") ? await intents.findExpanded(id) : undefined;
-      return { status: 200, body: viewFor(expanded ?? intent, keyKind) };
+      const intent = await findForCaller(id, keyKind, params.client_secret, params.expand?.includes("payment_method") ? intents.findExpanded : intents.find);
+      return { status: 200, body: viewFor(intent, keyKind) };
     }),
   );
 
