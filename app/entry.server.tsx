@@ -87,6 +87,13 @@ export default function handleRequest(
  * the markup is not what this expects, the page is left as rendered (scripts load at once); tests check both.
  */
 export function withScriptsAfterFirstPaint(html: string): string {
+  // <Scripts> writes them at the end of the body: the pattern work starts there, not at the top of the page.
+  const start = html.indexOf(MODULE_PRELOAD_START);
+  if (start < 0) return html;
+  return html.slice(0, start) + rewriteScripts(html.slice(start));
+}
+
+function rewriteScripts(html: string): string {
   const preloads = [...html.matchAll(MODULE_PRELOAD)];
   const modules = [...html.matchAll(MODULE_SCRIPT)];
   if (preloads.length === 0 || modules.length !== 1) return html;
@@ -108,6 +115,7 @@ export function withScriptsAfterFirstPaint(html: string): string {
     );
 }
 
+const MODULE_PRELOAD_START = '<link rel="modulepreload"';
 const MODULE_PRELOAD = /<link rel="modulepreload" href="([^"]+)"[^>]*\/>/g;
 const MODULE_SCRIPT = /<script nonce="([^"]*)" type="module" async="">([\s\S]*?)<\/script>/g;
 /** React Router's module script ends by importing the client entry, which hydrates. */
