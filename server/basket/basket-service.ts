@@ -76,23 +76,55 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     return row.revision;
   }
 
+  /** The owner's basket as one snapshot: its id, revision and lines (one statement, no lock); undefined without one. */
+  async function readBasket(owner: BasketOwner): Promise<{ id: string; revision: number; lines: StoredLine[] } | undefined> {
+    const { column, value } = ownerKey(owner);
+    const rows = await db
+      .selectFrom("baskets")
+      .leftJoin("basket_items", "basket_items.basket_id", "baskets.id")
+      .select(["baskets.id as basket_id", "baskets.revision", "basket_items.id", "basket_items.product_id", "basket_items.quantity", "basket_items.added_price_cents"])
+      .where(`baskets.${column}`, "=", value)
+      .orderBy("basket_items.id")
+      .execute();
+    const first = rows[0];
+    if (!first) return undefined;
+    const lines = rows.flatMap((row) =>
+      row.id === null || row.product_id === null || row.quantity === null || row.added_price_cents === null
+        ? []
+        : [toStoredLine({ id: row.id, product_id: row.product_id, quantity: row.quantity, added_price_cents: row.added_price_cents })],
+    );
+    return { id: first.basket_id, revision: first.revision, lines };
+  }
+
   /**
-   * Runs a change to one basket under its row lock, so concurrent requests for the same basket take turns: the line
-   * and basket limits hold under any interleaving. The revision is counted up first, which is what takes the lock
-   * (and, after waiting for another change, sees it), then the lines are read in a statement of their own (one that
-   * sees what the other change committed); the change answers the lines as it left them, since it knows what it
-   * wrote. A change that changes nothing, or is refused, rolls back: it writes nothing, the revision included. So a
-   * change to a basket that exists is four statements (begin, revision, lines, the write) and a commit.
+   * Applies a change to the owner's basket: `decide` looks at the lines and answers the one write to make (or null
+   * for none; it throws a refusal). The line and basket limits hold under any interleaving of requests:
+   *
+   * - First without a lock: the basket is read in one statement, and the write is one statement that also counts the
+   *   revision up, and is made only while the revision is still the one read. Two statements, no transaction.
+   * - When there is no basket yet, or another change came first, the same decision is taken again under the basket's
+   *   row lock, in a transaction: the revision is counted up first, which takes the lock (and, after waiting for the
+   *   other change, sees it), then the lines are read in a statement of their own, which sees what it committed.
+   *
+   * A change that changes nothing writes nothing, the revision included.
    */
-  async function changeBasket(owner: BasketOwner, change: (trx: Transaction, basketId: string, lines: StoredLine[]) => Promise<StoredLine[] | null>): Promise<BasketView> {
+  async function changeBasket(owner: BasketOwner, decide: (lines: StoredLine[]) => LineWrite | null): Promise<BasketView> {
+    const seen = await readBasket(owner);
+    if (seen) {
+      const write = decide(seen.lines);
+      if (!write) return view(seen.lines, seen.revision);
+      const written = await writeIfUnchanged(seen.id, seen.revision, write);
+      if (written) return view(afterWrite(seen.lines, write, written.lineId), written.revision);
+    }
     const outcome = await db
       .transaction()
       .execute(async (trx) => {
         const { id: basketId, revision, isNew } = await lockAndCountUp(trx, owner);
         const before = isNew ? [] : await readLines(trx, basketId);
-        const after = await change(trx, basketId, before);
-        if (!after) throw new Unchanged(before, revision - 1);
-        return { lines: after, revision };
+        const write = decide(before);
+        if (!write) throw new Unchanged(before, revision - 1);
+        const lineId = await writeLine(trx, basketId, write);
+        return { lines: afterWrite(before, write, lineId), revision };
       })
       .catch((error: unknown) => {
         if (error instanceof Unchanged) return { lines: error.lines, revision: error.revision };
@@ -102,22 +134,73 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
   }
 
   /**
-   * Sets a product's line to `quantity`, creating it (at the catalogue's price now) or re-pricing it: the shopper chose
-   * it at today's price. Answers the basket's lines after the write; a new line comes last, as its identity is the
-   * highest.
+   * The write and the revision's count-up in one statement, made only if the basket is still at `revision`: the
+   * count-up is a compare-and-set on the basket row, and the line's write happens only when it went through. Answers
+   * the new revision (and a new line's id), or undefined when another change came first and nothing was written.
    */
-  async function writeLine(trx: Transaction, basketId: string, lines: StoredLine[], productId: string, quantity: number, priceCents: number): Promise<StoredLine[]> {
-    const line = findLine(lines, productId);
-    if (line) {
-      await trx.updateTable("basket_items").set({ quantity, added_price_cents: priceCents }).where("id", "=", line.lineId).execute();
-      return lines.map((each) => (each === line ? { ...line, quantity, addedPriceCents: priceCents } : each));
-    }
-    const { id } = await trx
-      .insertInto("basket_items")
-      .values({ basket_id: basketId, product_id: productId, quantity, added_price_cents: priceCents })
-      .returning("id")
+  async function writeIfUnchanged(basketId: string, revision: number, write: LineWrite): Promise<{ revision: number; lineId: string | null } | undefined> {
+    const counted = db.with("counted", (qb) =>
+      qb
+        .updateTable("baskets")
+        .set({ revision: sql`revision + 1`, updated_at: sql`now()` })
+        .where("id", "=", basketId)
+        .where("revision", "=", revision)
+        .returning("revision"),
+    );
+    const wentThrough = sql<boolean>`exists (select 1 from counted)`;
+    const withWrite =
+      write.kind === "insert"
+        ? counted.with("written", (qb) =>
+            qb
+              .insertInto("basket_items")
+              .columns(["basket_id", "product_id", "quantity", "added_price_cents"])
+              // Typed: parameters in a select list would otherwise be taken as text.
+              .expression((eb) =>
+                eb
+                  .selectFrom("counted")
+                  .select([
+                    sql<string>`${basketId}::uuid`.as("basket_id"),
+                    sql<string>`${write.productId}::text`.as("product_id"),
+                    sql<number>`${write.quantity}::int`.as("quantity"),
+                    sql<number>`${write.priceCents}::int`.as("added_price_cents"),
+                  ]),
+              )
+              .returning("id"),
+          )
+        : write.kind === "update"
+          ? counted.with("written", (qb) =>
+              qb.updateTable("basket_items").set({ quantity: write.quantity, added_price_cents: write.priceCents }).where("id", "=", write.lineId).where(wentThrough).returning("id"),
+            )
+          : write.kind === "delete"
+            ? counted.with("written", (qb) => qb.deleteFrom("basket_items").where("id", "=", write.lineId).where(wentThrough).returning("id"))
+            : counted.with("written", (qb) => qb.deleteFrom("basket_items").where("basket_id", "=", basketId).where(wentThrough).returning("id"));
+    const row = await withWrite
+      .selectNoFrom((eb) => [eb.selectFrom("counted").select("revision").as("revision"), eb.selectFrom("written").select("id").limit(1).as("line_id")])
       .executeTakeFirstOrThrow();
-    return [...lines, toStoredLine({ id, product_id: productId, quantity, added_price_cents: priceCents })];
+    return row.revision === null ? undefined : { revision: row.revision, lineId: row.line_id };
+  }
+
+  /** The write, under the basket's lock; answers a new line's id. */
+  async function writeLine(trx: Transaction, basketId: string, write: LineWrite): Promise<string | null> {
+    switch (write.kind) {
+      case "insert": {
+        const { id } = await trx
+          .insertInto("basket_items")
+          .values({ basket_id: basketId, product_id: write.productId, quantity: write.quantity, added_price_cents: write.priceCents })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        return id;
+      }
+      case "update":
+        await trx.updateTable("basket_items").set({ quantity: write.quantity, added_price_cents: write.priceCents }).where("id", "=", write.lineId).execute();
+        return null;
+      case "delete":
+        await trx.deleteFrom("basket_items").where("id", "=", write.lineId).execute();
+        return null;
+      case "clear":
+        await trx.deleteFrom("basket_items").where("basket_id", "=", basketId).execute();
+        return null;
+    }
   }
 
   /**
@@ -166,22 +249,8 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
   return {
     /** The owner's basket, priced. Items and revision come from one statement, so they are one snapshot. */
     async getBasket(owner: BasketOwner | null): Promise<BasketView> {
-      if (!owner) return EMPTY_BASKET;
-      const { column, value } = ownerKey(owner);
-      const rows = await db
-        .selectFrom("baskets")
-        .leftJoin("basket_items", "basket_items.basket_id", "baskets.id")
-        .select(["baskets.revision", "basket_items.id", "basket_items.product_id", "basket_items.quantity", "basket_items.added_price_cents"])
-        .where(`baskets.${column}`, "=", value)
-        .orderBy("basket_items.id")
-        .execute();
-      if (rows.length === 0) return EMPTY_BASKET;
-      const lines = rows.flatMap((row) =>
-        row.id === null || row.product_id === null || row.quantity === null || row.added_price_cents === null
-          ? []
-          : [toStoredLine({ id: row.id, product_id: row.product_id, quantity: row.quantity, added_price_cents: row.added_price_cents })],
-      );
-      return view(lines, rows[0]!.revision);
+      const basket = owner ? await readBasket(owner) : undefined;
+      return basket ? view(basket.lines, basket.revision) : EMPTY_BASKET;
     },
 
     /** The number of items (not lines), for the header on every page: one cheap statement (count and revision agree). */
@@ -203,10 +272,10 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     /** Adds one of a catalogue product: a new line, or one more on its line. Unknown products and a full line or basket are refused and change nothing. */
     async addItem(owner: BasketOwner, productId: string): Promise<BasketView> {
       const priceCents = await currentPrice(productId);
-      return changeBasket(owner, async (trx, basketId, lines) => {
+      return changeBasket(owner, (lines) => {
         const quantity = (findLine(lines, productId)?.quantity ?? 0) + 1;
         assertQuantityAllowed(lines, productId, quantity);
-        return writeLine(trx, basketId, lines, productId, quantity, priceCents);
+        return setLine(lines, productId, quantity, priceCents);
       });
     },
 
@@ -216,23 +285,21 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
      */
     async setQuantity(owner: BasketOwner, productId: string, quantity: number): Promise<BasketView> {
       const priceCents = await currentPrice(productId);
-      return changeBasket(owner, async (trx, basketId, lines) => {
+      return changeBasket(owner, (lines) => {
         const line = findLine(lines, productId);
         if (line?.quantity === quantity && line.addedPriceCents === priceCents) return null;
         assertQuantityAllowed(lines, productId, quantity);
-        return writeLine(trx, basketId, lines, productId, quantity, priceCents);
+        return setLine(lines, productId, quantity, priceCents);
       });
     },
 
     /** Takes the product's whole line out. An id that is not in the basket changes nothing and is logged. */
     async removeItem(owner: BasketOwner, productId: string): Promise<{ basket: BasketView; removed: boolean }> {
       let removed = false;
-      const basket = await changeBasket(owner, async (trx, _basketId, lines) => {
+      const basket = await changeBasket(owner, (lines) => {
         const line = findLine(lines, productId);
-        if (!line) return null;
-        await trx.deleteFrom("basket_items").where("id", "=", line.lineId).execute();
-        removed = true;
-        return lines.filter((each) => each !== line);
+        removed = line !== null;
+        return line ? { kind: "delete", lineId: line.lineId } : null;
       });
       if (!removed) logger.warn({ productId }, "basket: remove asked for a product that is not in the basket");
       return { basket, removed };
@@ -283,16 +350,43 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
 
     /** Clears the owner's basket. */
     async emptyBasket(owner: BasketOwner): Promise<BasketView> {
-      return changeBasket(owner, async (trx, basketId, lines) => {
-        if (lines.length === 0) return null;
-        await trx.deleteFrom("basket_items").where("basket_id", "=", basketId).execute();
-        return [];
-      });
+      return changeBasket(owner, (lines) => (lines.length > 0 ? { kind: "clear" } : null));
     },
   };
 }
 
 export type BasketService = ReturnType<typeof createBasketService>;
+
+/** The one write a basket change makes to its lines. */
+type LineWrite =
+  | { kind: "insert"; productId: string; quantity: number; priceCents: number }
+  | { kind: "update"; lineId: string; quantity: number; priceCents: number }
+  | { kind: "delete"; lineId: string }
+  | { kind: "clear" };
+
+/**
+ * Sets a product's line to `quantity`: a new line (at the catalogue's price now), or the line re-priced, as the shopper
+ * chose it at today's price.
+ */
+function setLine(lines: readonly StoredLine[], productId: string, quantity: number, priceCents: number): LineWrite {
+  const line = findLine(lines, productId);
+  return line ? { kind: "update", lineId: line.lineId, quantity, priceCents } : { kind: "insert", productId, quantity, priceCents };
+}
+
+/** The lines after a write, without reading them again: a new line comes last, as its identity is the highest. */
+function afterWrite(lines: readonly StoredLine[], write: LineWrite, newLineId: string | null): StoredLine[] {
+  switch (write.kind) {
+    case "insert":
+      if (newLineId === null) throw new Error("basket: a new line was written without its id");
+      return [...lines, { lineId: newLineId, productId: write.productId, quantity: write.quantity, addedPriceCents: write.priceCents }];
+    case "update":
+      return lines.map((line) => (line.lineId === write.lineId ? { ...line, quantity: write.quantity, addedPriceCents: write.priceCents } : line));
+    case "delete":
+      return lines.filter((line) => line.lineId !== write.lineId);
+    case "clear":
+      return [];
+  }
+}
 
 /** Thrown out of a change's transaction when it changed nothing, so that it rolls back: its revision is not kept. */
 class Unchanged {
