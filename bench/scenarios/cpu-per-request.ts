@@ -95,29 +95,8 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
     await measure("GET /search?q=monitor", server.pid, { url: `${server.baseUrl}/search?q=monitor`, headers: BROWSER_HEADERS });
 
     const signedIn = await registerShopper(server.baseUrl);
-    await measure("signed-in GET /", server.pid, { url: `${server.baseUrl}/`, headers: { ...BROWSER_HEADERS, cookie: signedIn } });
-
-    const cookies: string[] = [];
-    for (let index = 0; index < 20; index += 1) cookies.push((await newShopper(server.baseUrl)).cookie);
-    let next = 0;
-    const body = JSON.stringify({ productId: BENCH_PRODUCT.id });
-    await measure("POST /basket/add + /basket/remove", server.pid, {
-      url: `${server.baseUrl}/basket/add`,
-      headers: JSON_HEADERS,
-      requests: [
-        {
-          name: "add",
-          method: "POST",
-          path: "/basket/add",
-          body,
-          headersFor: (context) => {
-            context.cookie = cookies[next++ % cookies.length];
-            return { cookie: context.cookie as string };
-          },
-        },
-        { name: "remove", method: "POST", path: "/basket/remove", body, headersFor: (context) => ({ cookie: context.cookie as string }) },
-      ],
-    });
+    await measure("signed-in GET /", server.pid, signedInHomeLoad(server.baseUrl, signedIn));
+    await measure("POST /basket/add + /basket/remove", server.pid, basketLoad(server.baseUrl, await basketShoppers(server.baseUrl)));
 
     rows.push(await measureCheckouts(server, settings.durationS, log));
     return { rows };
@@ -171,8 +150,43 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
   },
 };
 
+/** A signed-in shopper's home page, as their browser asks for it. */
+export function signedInHomeLoad(baseUrl: string, cookie: string): Omit<LoadOptions, "durationS" | "warmupS" | "connections"> {
+  return { url: `${baseUrl}/`, headers: { ...BROWSER_HEADERS, cookie } };
+}
+
+/** Twenty guest shoppers with a basket each, for the basket load. */
+export async function basketShoppers(baseUrl: string): Promise<string[]> {
+  const cookies: string[] = [];
+  for (let index = 0; index < 20; index += 1) cookies.push((await newShopper(baseUrl)).cookie);
+  return cookies;
+}
+
+/** Basket changes as the enhanced pages make them: each connection adds a book for a shopper, then takes it out again. */
+export function basketLoad(baseUrl: string, cookies: string[]): Omit<LoadOptions, "durationS" | "warmupS" | "connections"> {
+  let next = 0;
+  const body = JSON.stringify({ productId: BENCH_PRODUCT.id });
+  return {
+    url: `${baseUrl}/basket/add`,
+    headers: JSON_HEADERS,
+    requests: [
+      {
+        name: "add",
+        method: "POST",
+        path: "/basket/add",
+        body,
+        headersFor: (context) => {
+          context.cookie = cookies[next++ % cookies.length];
+          return { cookie: context.cookie as string };
+        },
+      },
+      { name: "remove", method: "POST", path: "/basket/remove", body, headersFor: (context) => ({ cookie: context.cookie as string }) },
+    ],
+  };
+}
+
 /** A new account through the sign-in form (as a browser without JavaScript posts it); returns its session cookie. */
-async function registerShopper(baseUrl: string): Promise<string> {
+export async function registerShopper(baseUrl: string): Promise<string> {
   const response = await timedFetch(`${baseUrl}/login`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html" },
@@ -186,7 +200,7 @@ async function registerShopper(baseUrl: string): Promise<string> {
 }
 
 /** Whole checkouts by new shoppers for `durationS`, a few at a time; CPU per checkout, idle CPU subtracted. */
-async function measureCheckouts(server: RunningServer, durationS: number, log: (message: string) => void): Promise<CpuRow> {
+export async function measureCheckouts(server: RunningServer, durationS: number, log: (message: string) => void): Promise<CpuRow> {
   const name = "whole checkout (add, create, confirm, record, webhook)";
   log(`${server.label}: CPU per request, ${name}`);
   const { publishableKey } = await findPaymentConfig(server.baseUrl);

@@ -53,27 +53,10 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     return product.priceCents;
   }
 
-  async function findBasketId(executor: DB | Transaction, owner: BasketOwner): Promise<string | undefined> {
-    const { column, value } = ownerKey(owner);
-    const row = await executor.selectFrom("baskets").select("id").where(column, "=", value).executeTakeFirst();
-    return row?.id;
-  }
-
   /** Counts the owner's basket's revision up, which locks its row until the transaction ends; undefined without a basket. */
   async function countUp(trx: DB | Transaction, owner: BasketOwner): Promise<{ id: string; revision: number } | undefined> {
     const { column, value } = ownerKey(owner);
     return trx.updateTable("baskets").set({ revision: sql`revision + 1`, updated_at: sql`now()` }).where(column, "=", value).returning(["id", "revision"]).executeTakeFirst();
-  }
-
-  /** Counts the basket's revision up: every change does, inside its transaction. */
-  async function bumpRevision(trx: DB | Transaction, basketId: string): Promise<number> {
-    const row = await trx
-      .updateTable("baskets")
-      .set({ revision: sql`revision + 1`, updated_at: sql`now()` })
-      .where("id", "=", basketId)
-      .returning("revision")
-      .executeTakeFirstOrThrow();
-    return row.revision;
   }
 
   /** The owner's basket as one snapshot: its id, revision and lines (one statement, no lock); undefined without one. */
@@ -224,23 +207,6 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     return { ...raced, isNew: false };
   }
 
-  /**
-   * Locks the owner's basket row for the rest of the transaction, creating the basket first if there is none. The
-   * usual case, a basket that exists, is one statement; and a change that changes nothing writes nothing.
-   */
-  async function lockBasket(trx: Transaction, owner: BasketOwner): Promise<{ id: string; revision: number }> {
-    const { column, value } = ownerKey(owner);
-    const lock = () => trx.selectFrom("baskets").select(["id", "revision"]).where(column, "=", value).forUpdate().executeTakeFirst();
-    const existing = await lock();
-    if (existing) return existing;
-    await trx
-      .insertInto("baskets")
-      .values({ [column]: value })
-      .onConflict((conflict) => conflict.column(column).doNothing())
-      .execute();
-    return (await lock()) ?? Promise.reject(new Error("basket: the basket row vanished while it was being created"));
-  }
-
   /** Only catalogue products go in a basket. */
   async function assertInCatalogue(productId: string): Promise<void> {
     await currentPrice(productId);
@@ -308,14 +274,14 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     /**
      * At sign-in: the guest basket's lines are merged into the account's basket (quantities of one product add up,
      * within the line and basket limits; items beyond them are dropped and counted), and the guest basket is deleted.
-     * One transaction: nothing is lost or doubled.
+     * One transaction, both baskets locked (an add to either at the same moment waits): nothing is lost or doubled.
      */
     async adoptGuestBasket(sessionId: string, userId: string): Promise<{ moved: number; dropped: number }> {
       return db.transaction().execute(async (trx) => {
-        const guestBasketId = await findBasketId(trx, { sessionId });
-        if (!guestBasketId) return { moved: 0, dropped: 0 };
-        const { id: accountBasketId } = await lockBasket(trx, { userId });
-        const { changes, moved, dropped } = mergeLines(await readLines(trx, accountBasketId), await readLines(trx, guestBasketId));
+        const guestBasket = await countUp(trx, { sessionId });
+        if (!guestBasket) return { moved: 0, dropped: 0 };
+        const { id: accountBasketId } = await lockAndCountUp(trx, { userId });
+        const { changes, moved, dropped } = mergeLines(await readLines(trx, accountBasketId), await readLines(trx, guestBasket.id));
         for (const change of changes) {
           if (change.lineId) await trx.updateTable("basket_items").set({ quantity: change.quantity }).where("id", "=", change.lineId).execute();
           else {
@@ -325,8 +291,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
               .execute();
           }
         }
-        if (changes.length > 0) await bumpRevision(trx, accountBasketId);
-        await trx.deleteFrom("baskets").where("id", "=", guestBasketId).execute();
+        await trx.deleteFrom("baskets").where("id", "=", guestBasket.id).execute();
         return { moved, dropped };
       });
     },
