@@ -62,7 +62,7 @@ export const adminOrdersScenario: Scenario<AdminOrdersResult> = {
         log(`${server.label}: generating orders ${stored + 1}–${size}`);
         await db.query(
           `insert into orders (id, number, user_id, session_id, amount_cents, currency, items, created_at, paid_at, status, contact_email, livemode, processor)
-           select 'pi_benchconsole' || lpad(g::text, 8, '0'), 'SF-BENCH-' || g, null, null, 1196, 'usd',
+           select 'pi_benchconsole' || lpad(g::text, 8, '0'), 'SF-CONSOLE-' || g, null, null, 1196, 'usd',
                   '[{"productId":"12321341","title":"A book","priceCents":1196,"quantity":1,"rating":4,"image":{"src":"/images/products/12321341.webp","width":400,"height":400}}]'::jsonb,
                   $1::timestamptz - make_interval(secs => g), $1::timestamptz - make_interval(secs => g),
                   (array['paid','shipped','cancelled','refunded','partially_refunded','disputed'])[1 + g % 6],

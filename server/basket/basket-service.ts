@@ -102,7 +102,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     const outcome = await db
       .transaction()
       .execute(async (trx) => {
-        const { id: basketId, revision, isNew } = await lockAndCountUp(trx, owner);
+        const { id: basketId, revision, isNew } = await lockAndCountUp(trx, owner, { expectNew: !seen });
         const before = isNew ? [] : await readLines(trx, basketId);
         const write = decide(before);
         if (!write) throw new Unchanged(before, revision - 1);
@@ -188,23 +188,29 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
 
   /**
    * Counts the owner's basket's revision up, which locks its row for the rest of the transaction, creating the basket
-   * (at revision 1, locked as this transaction's own row) if there is none. One statement for a basket that exists.
+   * (at revision 1, locked as this transaction's own row) if there is none. One statement for a basket that exists;
+   * with `expectNew` (none was there a moment ago: a shopper's first add), the basket is created first instead.
    */
-  async function lockAndCountUp(trx: Transaction, owner: BasketOwner): Promise<{ id: string; revision: number; isNew: boolean }> {
-    const existing = await countUp(trx, owner);
-    if (existing) return { ...existing, isNew: false };
+  async function lockAndCountUp(trx: Transaction, owner: BasketOwner, { expectNew = false } = {}): Promise<{ id: string; revision: number; isNew: boolean }> {
     const { column, value } = ownerKey(owner);
-    const created = await trx
-      .insertInto("baskets")
-      .values({ [column]: value, revision: 1 })
-      .onConflict((conflict) => conflict.column(column).doNothing())
-      .returning(["id", "revision"])
-      .executeTakeFirst();
-    if (created) return { ...created, isNew: true };
+    const existing = async () => {
+      const counted = await countUp(trx, owner);
+      return counted && { ...counted, isNew: false };
+    };
+    const created = async () => {
+      const row = await trx
+        .insertInto("baskets")
+        .values({ [column]: value, revision: 1 })
+        .onConflict((conflict) => conflict.column(column).doNothing())
+        .returning(["id", "revision"])
+        .executeTakeFirst();
+      return row && { ...row, isNew: true };
+    };
+    const locked = expectNew ? ((await created()) ?? (await existing())) : ((await existing()) ?? (await created()));
     // Created meanwhile by a racing request: wait for its lock like any other change.
-    const raced = await countUp(trx, owner);
+    const raced = locked ?? (await existing());
     if (!raced) throw new Error("basket: the basket row vanished while it was being created");
-    return { ...raced, isNew: false };
+    return raced;
   }
 
   /** Only catalogue products go in a basket. */

@@ -77,7 +77,6 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     return inserted !== undefined;
   }
 
-  /** The order and its owner's address, as the orders table holds them; null for a guest's order (no address to write to). */
   /** An order as its e-mails show it, and where they go: the receipt e-mail it was paid with, else its account's. */
   async function orderFor(writer: Writer, orderId: string) {
     const order = await writer
