@@ -86,33 +86,30 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
    * - First without a lock: the basket is read in one statement, and the write is one statement that also counts the
    *   revision up, and is made only while the revision is still the one read. Two statements, no transaction.
    * - When there is no basket yet, or another change came first, the same decision is taken again under the basket's
-   *   row lock, in a transaction: the revision is counted up first, which takes the lock (and, after waiting for the
-   *   other change, sees it), then the lines are read in a statement of their own, which sees what it committed.
+   *   row lock, in a transaction: select ... for update takes the lock (and, after waiting for the other change, answers
+   *   the row as it left it), then the lines are read in a statement of their own, which sees what it committed, and
+   *   the same guarded write is made.
    *
-   * A change that changes nothing writes nothing, the revision included.
+   * A change that changes nothing writes no line and keeps the revision (a basket it had to create stays, empty).
    */
   async function changeBasket(owner: BasketOwner, decide: (lines: StoredLine[]) => LineWrite | null): Promise<BasketView> {
     const seen = await readBasket(owner);
     if (seen) {
       const write = decide(seen.lines);
       if (!write) return view(seen.lines, seen.revision);
-      const written = await writeIfUnchanged(seen.id, seen.revision, write);
+      const written = await writeIfUnchanged(db, seen.id, seen.revision, write);
       if (written) return view(afterWrite(seen.lines, write, written.lineId), written.revision);
     }
-    const outcome = await db
-      .transaction()
-      .execute(async (trx) => {
-        const { id: basketId, revision, isNew } = await lockAndCountUp(trx, owner, { expectNew: !seen });
-        const before = isNew ? [] : await readLines(trx, basketId);
-        const write = decide(before);
-        if (!write) throw new Unchanged(before, revision - 1);
-        const lineId = await writeLine(trx, basketId, write);
-        return { lines: afterWrite(before, write, lineId), revision };
-      })
-      .catch((error: unknown) => {
-        if (error instanceof Unchanged) return { lines: error.lines, revision: error.revision };
-        throw error;
-      });
+    const outcome = await db.transaction().execute(async (trx) => {
+      const basket = await lockBasket(trx, owner, { expectNew: !seen });
+      const before = basket.isNew ? [] : await readLines(trx, basket.id);
+      const write = decide(before);
+      if (!write) return { lines: before, revision: basket.revision };
+      // Under the lock the revision cannot have moved: the guarded write always goes through.
+      const written = await writeIfUnchanged(trx, basket.id, basket.revision, write);
+      if (!written) throw new Error("basket: the revision moved under the basket's row lock");
+      return { lines: afterWrite(before, write, written.lineId), revision: written.revision };
+    });
     return view(outcome.lines, outcome.revision);
   }
 
@@ -121,8 +118,13 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
    * count-up is a compare-and-set on the basket row, and the line's write happens only when it went through. Answers
    * the new revision (and a new line's id), or undefined when another change came first and nothing was written.
    */
-  async function writeIfUnchanged(basketId: string, revision: number, write: LineWrite): Promise<{ revision: number; lineId: string | null } | undefined> {
-    const counted = db.with("counted", (qb) =>
+  async function writeIfUnchanged(
+    executor: DB | Transaction,
+    basketId: string,
+    revision: number,
+    write: LineWrite,
+  ): Promise<{ revision: number; lineId: string | null } | undefined> {
+    const counted = executor.with("counted", (qb) =>
       qb
         .updateTable("baskets")
         .set({ revision: sql`revision + 1`, updated_at: sql`now()` })
@@ -163,44 +165,21 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     return row.revision === null ? undefined : { revision: row.revision, lineId: row.line_id };
   }
 
-  /** The write, under the basket's lock; answers a new line's id. */
-  async function writeLine(trx: Transaction, basketId: string, write: LineWrite): Promise<string | null> {
-    switch (write.kind) {
-      case "insert": {
-        const { id } = await trx
-          .insertInto("basket_items")
-          .values({ basket_id: basketId, product_id: write.productId, quantity: write.quantity, added_price_cents: write.priceCents })
-          .returning("id")
-          .executeTakeFirstOrThrow();
-        return id;
-      }
-      case "update":
-        await trx.updateTable("basket_items").set({ quantity: write.quantity, added_price_cents: write.priceCents }).where("id", "=", write.lineId).execute();
-        return null;
-      case "delete":
-        await trx.deleteFrom("basket_items").where("id", "=", write.lineId).execute();
-        return null;
-      case "clear":
-        await trx.deleteFrom("basket_items").where("basket_id", "=", basketId).execute();
-        return null;
-    }
-  }
-
   /**
-   * Counts the owner's basket's revision up, which locks its row for the rest of the transaction, creating the basket
-   * (at revision 1, locked as this transaction's own row) if there is none. One statement for a basket that exists;
-   * with `expectNew` (none was there a moment ago: a shopper's first add), the basket is created first instead.
+   * Locks the owner's basket row for the rest of the transaction, creating the basket if there is none (a new row is
+   * this transaction's own until it commits). One statement for a basket that exists; with `expectNew` (none was there
+   * a moment ago: a shopper's first add), the basket is created first instead.
    */
-  async function lockAndCountUp(trx: Transaction, owner: BasketOwner, { expectNew = false } = {}): Promise<{ id: string; revision: number; isNew: boolean }> {
+  async function lockBasket(trx: Transaction, owner: BasketOwner, { expectNew = false } = {}): Promise<{ id: string; revision: number; isNew: boolean }> {
     const { column, value } = ownerKey(owner);
     const existing = async () => {
-      const counted = await countUp(trx, owner);
-      return counted && { ...counted, isNew: false };
+      const row = await trx.selectFrom("baskets").select(["id", "revision"]).where(column, "=", value).forUpdate().executeTakeFirst();
+      return row && { ...row, isNew: false };
     };
     const created = async () => {
       const row = await trx
         .insertInto("baskets")
-        .values({ [column]: value, revision: 1 })
+        .values({ [column]: value })
         .onConflict((conflict) => conflict.column(column).doNothing())
         .returning(["id", "revision"])
         .executeTakeFirst();
@@ -286,7 +265,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       return db.transaction().execute(async (trx) => {
         const guestBasket = await countUp(trx, { sessionId });
         if (!guestBasket) return { moved: 0, dropped: 0 };
-        const { id: accountBasketId } = await lockAndCountUp(trx, { userId });
+        const { id: accountBasketId } = await lockBasket(trx, { userId });
         const { changes, moved, dropped } = mergeLines(await readLines(trx, accountBasketId), await readLines(trx, guestBasket.id));
         for (const change of changes) {
           if (change.lineId) await trx.updateTable("basket_items").set({ quantity: change.quantity }).where("id", "=", change.lineId).execute();
@@ -297,6 +276,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
               .execute();
           }
         }
+        if (changes.length > 0) await countUp(trx, { userId });
         await trx.deleteFrom("baskets").where("id", "=", guestBasket.id).execute();
         return { moved, dropped };
       });
@@ -357,14 +337,6 @@ function afterWrite(lines: readonly StoredLine[], write: LineWrite, newLineId: s
     case "clear":
       return [];
   }
-}
-
-/** Thrown out of a change's transaction when it changed nothing, so that it rolls back: its revision is not kept. */
-class Unchanged {
-  constructor(
-    readonly lines: StoredLine[],
-    readonly revision: number,
-  ) {}
 }
 
 function toStoredLine(row: { id: string; product_id: string; quantity: number; added_price_cents: number }): StoredLine {
