@@ -1,9 +1,10 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { Kysely, PGliteDialect, PostgresDialect, type LogEvent, type PostgresPool, type PostgresPoolClient, type Transaction } from "kysely";
+import { Kysely, PostgresDialect, type LogEvent, type PostgresPool, type PostgresPoolClient, type Transaction } from "kysely";
 import pg from "pg";
 import { isQueryReadTimeout, markAsConnectFailure } from "./database-errors";
+import { OldestRequestFirstPGliteDialect } from "./oldest-request-first";
 import type { Database } from "./schema";
 
 export type DB = Kysely<Database>;
@@ -148,7 +149,7 @@ function boundedPool(pool: pg.Pool): PostgresPool {
 /** Puts Kysely in front of a PGlite instance; closing the handle closes the instance. */
 export function wrapPglite(pglite: PGlite): DatabaseHandle {
   const { log, observeQueries } = queryObservers();
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }), log });
+  const db = new Kysely<Database>({ dialect: new OldestRequestFirstPGliteDialect({ pglite }), log });
   return {
     db,
     kind: "pglite",

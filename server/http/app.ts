@@ -6,6 +6,7 @@ import { serveStatic } from "@hono/node-server/serve-static";
 import { RouterContextProvider, type RequestHandler } from "react-router";
 import { AppError, type ErrorBody } from "../../shared/errors";
 import { isDatabaseUnavailable } from "../db/database-errors";
+import { asArrivedNow, asFirstInLine } from "../db/oldest-request-first";
 import { BUILT_IN_PROCESSOR_PATH } from "../payments/payment-provider";
 import type { Services } from "../services";
 import { accountRoutes } from "./account-routes";
@@ -66,9 +67,12 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
   const readiness = scaling.readiness ?? createReadiness();
   const isHttps = (c: Context) => isHttpsRequest(c, { publicUrl, trustedProxyHops });
 
-  app.use(async (c, next) => {
+  // The built-in processor's requests are nearly all the shop's own calls, made by requests already under way and
+  // admitted: they go first on PGlite's connection and are never shed, or those requests would wait on them.
+  const isProcessorCall = (c: Context) => processor !== undefined && c.req.path.startsWith(BUILT_IN_PROCESSOR_PATH);
+  app.use((c, next) => {
     c.set("services", services);
-    await next();
+    return isProcessorCall(c) ? asFirstInLine(next) : asArrivedNow(next);
   });
   app.use(observeRequests(services.metrics));
   app.use(requestLog(services.logger));
@@ -100,7 +104,8 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
 
   app.route("/", healthRoutes(readiness));
   app.route("/", metricsRoutes(services.metrics, scaling.metricsAllow ?? ["127.0.0.1", "::1"]));
-  app.use(boundedWork(readiness, scaling.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT, services.metrics.countShed));
+  const shedPastBound = boundedWork(readiness, scaling.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT, services.metrics.countShed);
+  app.use((c, next) => (isProcessorCall(c) ? next() : shedPastBound(c, next)));
   app.route("/", pictureRoutes);
 
   // Everything below may read the session or change state. The console's picture form gets its limit from adminGuard.

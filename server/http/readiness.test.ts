@@ -91,6 +91,9 @@ describeEachDatabase("readiness, draining and load shedding", (getDatabase) => {
     expect(await shed.json()).toMatchObject({ error: { code: "SERVICE_UNAVAILABLE", message: expect.stringMatching(/try again/) } });
     // A load balancer's checks are never shed: they must tell "busy" from "down".
     expect((await fetch(`${origin}/readyz`)).status).toBe(200);
+    // Nor are the built-in processor's calls: requests already admitted make them, and would fail with them.
+    const processorCall = await fetch(`${origin}/_processor/v1/payment_intents/pi_unknown`, { headers: { authorization: `Bearer ${shop.processorKeys!.secretKey}` } });
+    expect(processorCall.status).toBe(404);
 
     for (const request of held) request.finish();
     expect((await Promise.all(held.map((request) => request.answer))).map((answer) => answer.status)).toEqual([201, 201]);

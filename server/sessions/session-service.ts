@@ -1,5 +1,5 @@
 import type { DB } from "../db/client";
-import { newToken, sha256Base64urlOffThread as hashToken, TOKEN_PATTERN } from "../tokens";
+import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "../tokens";
 import { tooManyRequests, type RateLimiter, type RateLimitRule } from "../accounts/rate-limiter";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -44,7 +44,7 @@ export function createSessionService(db: DB, { rateLimiter, newSessionsPerIp = D
     const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
     const row = await db
       .insertInto("sessions")
-      .values({ token_hash: await hashToken(token), expires_at: expiresAt, user_id: user?.id ?? null })
+      .values({ token_hash: hashToken(token), expires_at: expiresAt, user_id: user?.id ?? null })
       .returning("id")
       .executeTakeFirstOrThrow();
     return { session: { id: row.id, expiresAt, user }, token };
@@ -68,7 +68,7 @@ export function createSessionService(db: DB, { rateLimiter, newSessionsPerIp = D
           "users.email_verified_at",
           "operators.user_id as operator_id",
         ])
-        .where("sessions.token_hash", "=", await hashToken(token))
+        .where("sessions.token_hash", "=", hashToken(token))
         .where("sessions.expires_at", ">", new Date())
         .where("sessions.created_at", ">", new Date(Date.now() - SESSION_MAX_AGE_MS))
         .executeTakeFirst();
