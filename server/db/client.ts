@@ -4,7 +4,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, PostgresDialect, type LogEvent, type PostgresPool, type PostgresPoolClient, type Transaction } from "kysely";
 import pg from "pg";
 import { isQueryReadTimeout, markAsConnectFailure } from "./database-errors";
-import { OldestRequestFirstPGliteDialect } from "./oldest-request-first";
+import { ShopPGliteDialect } from "./pglite-dialect";
 import type { Database } from "./schema";
 
 export type DB = Kysely<Database>;
@@ -149,7 +149,7 @@ function boundedPool(pool: pg.Pool): PostgresPool {
 /** Puts Kysely in front of a PGlite instance; closing the handle closes the instance. */
 export function wrapPglite(pglite: PGlite): DatabaseHandle {
   const { log, observeQueries } = queryObservers();
-  const db = new Kysely<Database>({ dialect: new OldestRequestFirstPGliteDialect({ pglite }), log });
+  const db = new Kysely<Database>({ dialect: new ShopPGliteDialect(pglite), log });
   return {
     db,
     kind: "pglite",

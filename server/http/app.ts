@@ -6,7 +6,7 @@ import { serveStatic } from "@hono/node-server/serve-static";
 import { RouterContextProvider, type RequestHandler } from "react-router";
 import { AppError, type ErrorBody } from "../../shared/errors";
 import { isDatabaseUnavailable } from "../db/database-errors";
-import { asArrivedNow, asFirstInLine } from "../db/oldest-request-first";
+import { asArrivedNow, asFirstInLine } from "../db/oldest-first-lock";
 import { BUILT_IN_PROCESSOR_PATH } from "../payments/payment-provider";
 import type { Services } from "../services";
 import { accountRoutes } from "./account-routes";

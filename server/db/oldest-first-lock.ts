@@ -1,12 +1,4 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import {
-  PGliteAdapter,
-  PGliteDialect,
-  type DatabaseConnection,
-  type Driver,
-  type QueryCompiler,
-  type TransactionSettings,
-} from "kysely";
 
 /**
  * PGlite has one connection, so at capacity the order in which statements get it decides who waits, and for how
@@ -25,7 +17,7 @@ import {
 const requestArrival = new AsyncLocalStorage<number>();
 
 /** A chain of hand-offs longer than this yields to the event loop before the next statement. */
-const YIELD_AFTER_MS = 4;
+export const YIELD_AFTER_MS = 4;
 
 /** Runs a request's work so that its statements on PGlite take their turns by when the request arrived. */
 export function asArrivedNow<T>(work: () => T): T {
@@ -37,82 +29,10 @@ export function asFirstInLine<T>(work: () => T): T {
   return requestArrival.run(0, work);
 }
 
-/** PGlite's Kysely dialect, with its one connection handed to the oldest request waiting instead of the first statement. */
-export class OldestRequestFirstPGliteDialect extends PGliteDialect {
-  override createAdapter() {
-    return new OwnLockAdapter();
-  }
-
-  override createDriver(): Driver {
-    return new OldestRequestFirstDriver(super.createDriver());
-  }
-}
-
-/** Kysely puts its own first-come lock in front of a single-connection dialect; this driver brings its own instead. */
-class OwnLockAdapter extends PGliteAdapter {
-  override get supportsMultipleConnections() {
-    return true;
-  }
-}
-
-class OldestRequestFirstDriver implements Driver {
-  readonly #driver: Driver;
-  readonly #turns = new OldestFirstLock(YIELD_AFTER_MS);
-
-  constructor(driver: Driver) {
-    this.#driver = driver;
-  }
-
-  init(options?: Parameters<Driver["init"]>[0]) {
-    return this.#driver.init(options);
-  }
-
-  async acquireConnection(): Promise<DatabaseConnection> {
-    // Work outside any request (the outbox, webhook deliveries, start-up) ranks by when it asks.
-    await this.#turns.acquire(requestArrival.getStore() ?? performance.now());
-    try {
-      return await this.#driver.acquireConnection();
-    } catch (error) {
-      this.#turns.release();
-      throw error;
-    }
-  }
-
-  async releaseConnection(connection: DatabaseConnection) {
-    try {
-      await this.#driver.releaseConnection(connection);
-    } finally {
-      this.#turns.release();
-    }
-  }
-
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
-    return this.#driver.beginTransaction(connection, settings);
-  }
-
-  commitTransaction(connection: DatabaseConnection) {
-    return this.#driver.commitTransaction(connection);
-  }
-
-  rollbackTransaction(connection: DatabaseConnection) {
-    return this.#driver.rollbackTransaction(connection);
-  }
-
-  savepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler["compileQuery"]) {
-    return this.#driver.savepoint!(connection, name, compileQuery);
-  }
-
-  rollbackToSavepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler["compileQuery"]) {
-    return this.#driver.rollbackToSavepoint!(connection, name, compileQuery);
-  }
-
-  releaseSavepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler["compileQuery"]) {
-    return this.#driver.releaseSavepoint!(connection, name, compileQuery);
-  }
-
-  destroy() {
-    return this.#driver.destroy();
-  }
+/** The rank a statement made now waits with: its request's arrival, or now for work outside any request. */
+export function currentRank(): number {
+  // Work outside any request (the outbox, webhook deliveries, start-up) ranks by when it asks.
+  return requestArrival.getStore() ?? performance.now();
 }
 
 /**

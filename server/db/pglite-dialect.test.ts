@@ -1,0 +1,180 @@
+import { sql, type Kysely } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { createPglite, wrapPglite, type DatabaseHandle } from "./client";
+import { asArrivedNow, asFirstInLine, OldestFirstLock } from "./oldest-first-lock";
+
+let handle: DatabaseHandle | undefined;
+afterEach(async () => {
+  await handle?.close();
+  handle = undefined;
+});
+
+function openPglite() {
+  handle = wrapPglite(createPglite());
+  return handle.db;
+}
+
+/** The same database for statements on tables the shop's schema does not know. */
+function openUntypedPglite() {
+  return openPglite() as unknown as Kysely<Record<string, Record<string, unknown>>>;
+}
+
+/** A request's work as the shop does it: `count` statements one after another. */
+async function statements(db: DatabaseHandle["db"], count: number, afterEach: () => void = () => {}) {
+  for (let index = 0; index < count; index += 1) {
+    await sql`select ${index}::int as n`.execute(db);
+    afterEach();
+  }
+}
+
+/** Lets performance.now() move on, so that the next request has arrived strictly later. */
+function laterByAMoment() {
+  const start = performance.now();
+  while (performance.now() - start < 0.05);
+}
+
+describe("PGlite's one connection, oldest request first", () => {
+  it("a request under way is not overtaken by thirty that arrive after it", async () => {
+    const db = openPglite();
+    await statements(db, 1);
+    let newerStatements = 0;
+    let newerStatementsWhenOlderFinished = -1;
+    const older = asArrivedNow(() => statements(db, 10).then(() => (newerStatementsWhenOlderFinished = newerStatements)));
+    laterByAMoment();
+    const newer = Array.from({ length: 30 }, () => asArrivedNow(() => statements(db, 10, () => (newerStatements += 1))));
+    await Promise.all([older, ...newer]);
+
+    // Served statement by statement as they come, the newer requests would make about 9 × 30 before the older one's
+    // tenth. Oldest first, at most one slips in each time the older request is between two of its statements.
+    expect(newerStatements).toBe(300);
+    expect(newerStatementsWhenOlderFinished).toBeGreaterThanOrEqual(0);
+    expect(newerStatementsWhenOlderFinished).toBeLessThanOrEqual(10);
+  });
+
+  it("work the older requests wait on (the built-in processor's answers) goes ahead of them", async () => {
+    const db = openPglite();
+    await statements(db, 1);
+    const finished: string[] = [];
+    const waiting = Array.from({ length: 20 }, (_, index) => asArrivedNow(() => statements(db, 5).then(() => finished.push(`request ${index}`))));
+    const firstInLine = asFirstInLine(() => statements(db, 5).then(() => finished.push("processor")));
+    await Promise.all([...waiting, firstInLine]);
+    expect(finished.indexOf("processor")).toBeLessThanOrEqual(1);
+  });
+
+  it("sockets and timers are served while a long queue of statements is worked through", async () => {
+    const db = openPglite();
+    await statements(db, 1);
+    let done = 0;
+    const total = 100 * 20;
+    const work = Array.from({ length: 100 }, () => asArrivedNow(() => statements(db, 20, () => (done += 1))));
+    const doneWhenTimerRan = await new Promise<number>((resolve) => setTimeout(() => resolve(done), 0));
+    await Promise.all(work);
+    expect(done).toBe(total);
+    // Handed from waiter to waiter by promises alone, the whole queue would run before the timer.
+    expect(doneWhenTimerRan).toBeLessThan(total / 2);
+  });
+});
+
+describe("OldestFirstLock", () => {
+  it("wakes waiters lowest rank first, and in the order they came among equal ranks", async () => {
+    const lock = new OldestFirstLock(Number.POSITIVE_INFINITY);
+    await lock.acquire(5);
+    const woken: string[] = [];
+    const waiters = [
+      lock.acquire(30).then(() => woken.push("30")),
+      lock.acquire(10).then(() => woken.push("10 first")),
+      lock.acquire(20).then(() => woken.push("20")),
+      lock.acquire(10).then(() => woken.push("10 second")),
+    ];
+    for (let index = 0; index < waiters.length; index += 1) {
+      lock.release();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(waiters);
+    expect(woken).toEqual(["10 first", "10 second", "20", "30"]);
+  });
+
+  it("is free again once the last holder releases it", async () => {
+    const lock = new OldestFirstLock(Number.POSITIVE_INFINITY);
+    await lock.acquire(1);
+    lock.release();
+    let acquired = false;
+    await lock.acquire(2).then(() => (acquired = true));
+    expect(acquired).toBe(true);
+  });
+});
+
+describe("statements on PGlite, each planned once", () => {
+  it("answers as PGlite's own query does: types, nulls, bytes, JSON, dates, counts of changed rows", async () => {
+    const db = openUntypedPglite();
+    const pglite = createPglite();
+    try {
+      const statement = `select $1::int as whole, $2::text as text, $3::bytea as bytes, $4::jsonb as json, $5::timestamptz as at,
+        $6::boolean as yes, $7::numeric as amount, $8::bigint as big, $9::text as nothing`;
+      const at = new Date("2026-11-24T12:34:56.789Z");
+      const parameters = [42, "Grüße, 'quoted'", Buffer.from([0, 1, 254, 255]), JSON.stringify({ a: [1, "two"] }), at, true, "12.50", 9007199254740993n, null];
+      const compiled = { sql: statement, parameters, query: { kind: "RawNode" }, queryId: { queryId: "test" } } as never;
+      const viaShop = await db.executeQuery(compiled);
+      const viaPglite = await pglite.query(statement, parameters.map((value) => (typeof value === "bigint" ? value.toString() : value)));
+      expect(viaShop.rows).toEqual(viaPglite.rows);
+      expect(viaShop.rows[0]).toMatchObject({ whole: 42, text: "Grüße, 'quoted'", json: { a: [1, "two"] }, at, yes: true, nothing: null });
+      expect(Buffer.from((viaShop.rows[0] as { bytes: Uint8Array }).bytes)).toEqual(Buffer.from([0, 1, 254, 255]));
+
+      await sql`create table things (id int primary key, name text)`.execute(db);
+      const inserted = await sql`insert into things values (1, 'a'), (2, 'b')`.execute(db);
+      expect(inserted.numAffectedRows).toBe(2n);
+      const updated = await sql`update things set name = ${"c"} where id > ${0}`.execute(db);
+      expect(updated.numAffectedRows).toBe(2n);
+    } finally {
+      await pglite.close();
+    }
+  });
+
+  it("a failed statement reports PostgreSQL's code and leaves the same statement working afterwards", async () => {
+    const db = openUntypedPglite();
+    await sql`create table things (id int primary key)`.execute(db);
+    const insert = (id: number) => sql`insert into things values (${id})`.execute(db);
+    await insert(1);
+    await expect(insert(1)).rejects.toMatchObject({ code: "23505" });
+    await insert(2);
+    // A statement whose first parse failed is not taken for prepared.
+    await expect(sql`select nope from things where id = ${1}`.execute(db)).rejects.toMatchObject({ code: "42703" });
+    await sql`alter table things add column nope int`.execute(db);
+    expect((await sql`select nope from things where id = ${1}`.execute(db)).rows).toEqual([{ nope: null }]);
+  });
+
+  it("a prepared statement whose table changed shape answers with the new shape", async () => {
+    const db = openUntypedPglite();
+    await sql`create table things (id int primary key)`.execute(db);
+    await sql`insert into things values (1)`.execute(db);
+    const everything = () => sql`select * from things where id = ${1}`.execute(db);
+    expect((await everything()).rows).toEqual([{ id: 1 }]);
+    await sql`alter table things add column name text default 'new'`.execute(db);
+    expect((await everything()).rows).toEqual([{ id: 1, name: "new" }]);
+  });
+
+  it("transactions commit and roll back, and a failed one does not spoil the statements after it", async () => {
+    const db = openUntypedPglite();
+    await sql`create table things (id int primary key)`.execute(db);
+    await db.transaction().execute(async (trx) => {
+      await sql`insert into things values (${1})`.execute(trx);
+    });
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await sql`insert into things values (${2})`.execute(trx);
+        await sql`insert into things values (${1})`.execute(trx);
+      }),
+    ).rejects.toMatchObject({ code: "23505" });
+    expect((await sql`select id from things order by id`.execute(db)).rows).toEqual([{ id: 1 }]);
+    await sql`insert into things values (${2})`.execute(db);
+    expect((await sql`select count(*)::int as n from things`.execute(db)).rows).toEqual([{ n: 2 }]);
+  });
+
+  it("keeps working past the number of statements it keeps prepared", async () => {
+    const db = openUntypedPglite();
+    for (let index = 0; index < 1_200; index += 1) {
+      const { rows } = await sql`select ${index}::int + ${sql.lit(index % 700)} as n`.execute(db);
+      expect(rows).toEqual([{ n: index + (index % 700) }]);
+    }
+  });
+});
