@@ -170,6 +170,14 @@ describe("statements on PGlite, each planned once", () => {
     expect((await sql`select count(*)::int as n from things`.execute(db)).rows).toEqual([{ n: 2 }]);
   });
 
+  it("a statement after the database was closed fails with a clear error", async () => {
+    const pglite = createPglite();
+    const closing = wrapPglite(pglite);
+    await sql`select 1`.execute(closing.db);
+    await pglite.close();
+    await expect(sql`select 1`.execute(closing.db)).rejects.toThrow("PGlite is closed");
+  });
+
   it("keeps working past the number of statements it keeps prepared", async () => {
     const db = openUntypedPglite();
     for (let index = 0; index < 1_200; index += 1) {

@@ -125,6 +125,8 @@ class PreparingConnection implements DatabaseConnection {
   }
 
   async #execute<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    // PGlite's own query says so too; its protocol entry point would fail obscurely on a closed instance.
+    if (this.#pglite.closed) throw new Error("PGlite is closed");
     const { sql: text, parameters } = compiledQuery;
     const messages: Uint8Array[] = [];
     let name = this.#prepared.get(text);
