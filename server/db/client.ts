@@ -32,7 +32,7 @@ export interface DatabaseHandle {
   close(): Promise<void>;
   /** Calls `observer` after every statement with its duration (for /metrics); returns a function that stops it. */
   observeQueries(observer: QueryObserver): () => void;
-  /** PostgreSQL: the pool's connections now (open, idle, and requests waiting for one). */
+  /** The pool's connections now (open, idle, and statements waiting for one); PGlite's one connection counts as a pool of one. */
   poolStats?(): { total: number; idle: number; waiting: number };
   /**
    * PostgreSQL: one connection for start-up's migrations and seeding, without the shopper-facing timeouts (a wait
@@ -149,11 +149,13 @@ function boundedPool(pool: pg.Pool): PostgresPool {
 /** Puts Kysely in front of a PGlite instance; closing the handle closes the instance. */
 export function wrapPglite(pglite: PGlite): DatabaseHandle {
   const { log, observeQueries } = queryObservers();
-  const db = new Kysely<Database>({ dialect: new ShopPGliteDialect(pglite), log });
+  const dialect = new ShopPGliteDialect(pglite);
+  const db = new Kysely<Database>({ dialect, log });
   return {
     db,
     kind: "pglite",
     observeQueries,
+    poolStats: () => dialect.connectionStats(),
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();

@@ -69,6 +69,14 @@ export class OldestFirstLock {
     });
   }
 
+  get isHeld() {
+    return this.#isHeld;
+  }
+
+  get waiting() {
+    return this.#waiting.length;
+  }
+
   release() {
     const next = this.#waiting.shift();
     if (!next) {

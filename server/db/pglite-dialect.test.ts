@@ -67,9 +67,15 @@ describe("PGlite's one connection, oldest request first", () => {
     let done = 0;
     const total = 100 * 20;
     const work = Array.from({ length: 100 }, () => asArrivedNow(() => statements(db, 20, () => (done += 1))));
-    const doneWhenTimerRan = await new Promise<number>((resolve) => setTimeout(() => resolve(done), 0));
+    const [doneWhenTimerRan, statsMeanwhile] = await new Promise<[number, ReturnType<NonNullable<DatabaseHandle["poolStats"]>>]>((resolve) =>
+      setTimeout(() => resolve([done, handle!.poolStats!()]), 0),
+    );
     await Promise.all(work);
     expect(done).toBe(total);
+    // /metrics sees the queue as a pool of one with statements waiting.
+    expect(statsMeanwhile).toMatchObject({ total: 1, idle: 0, waiting: expect.any(Number) });
+    expect(statsMeanwhile.waiting).toBeGreaterThan(0);
+    expect(handle!.poolStats!()).toEqual({ total: 1, idle: 1, waiting: 0 });
     // Handed from waiter to waiter by promises alone, the whole queue would run before the timer.
     expect(doneWhenTimerRan).toBeLessThan(total / 2);
   });

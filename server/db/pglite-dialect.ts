@@ -29,9 +29,15 @@ import { currentRank, OldestFirstLock, YIELD_AFTER_MS } from "./oldest-first-loc
  */
 export class ShopPGliteDialect implements Dialect {
   readonly #pglite: PGlite;
+  readonly #turns = new OldestFirstLock(YIELD_AFTER_MS);
 
   constructor(pglite: PGlite) {
     this.#pglite = pglite;
+  }
+
+  /** The one connection as a pool of one, for /metrics: whether it is free, and how many statements wait for it. */
+  connectionStats() {
+    return { total: 1, idle: this.#turns.isHeld ? 0 : 1, waiting: this.#turns.waiting };
   }
 
   createAdapter() {
@@ -39,7 +45,7 @@ export class ShopPGliteDialect implements Dialect {
   }
 
   createDriver(): Driver {
-    return new OldestRequestFirstDriver(this.#pglite);
+    return new OldestRequestFirstDriver(this.#pglite, this.#turns);
   }
 
   createIntrospector(db: Kysely<unknown>) {
@@ -60,11 +66,12 @@ class OwnLockAdapter extends PGliteAdapter {
 
 class OldestRequestFirstDriver implements Driver {
   readonly #pglite: PGlite;
-  readonly #turns = new OldestFirstLock(YIELD_AFTER_MS);
+  readonly #turns: OldestFirstLock;
   #connection: PreparingConnection | undefined;
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGlite, turns: OldestFirstLock) {
     this.#pglite = pglite;
+    this.#turns = turns;
   }
 
   async init() {

@@ -25,7 +25,8 @@ describeEachDatabase("/metrics", (getDatabase) => {
     expect(text).toMatch(/^storefront_webhook_deliveries_pending 0$/m);
     expect(text).toMatch(/^process_cpu_user_seconds_total /m);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
-    if (getDatabase().kind === "postgres") expect(text).toMatch(/^storefront_db_pool_connections [1-9]\d*$/m);
+    expect(text).toMatch(/^storefront_db_pool_connections [1-9]\d*$/m);
+    expect(text).toMatch(/^storefront_db_pool_waiting 0$/m);
   });
 
   it("lets other modules add gauges read at each scrape", async () => {
