@@ -143,6 +143,8 @@ describe("statements on PGlite, each planned once", () => {
     await insert(1);
     await expect(insert(1)).rejects.toMatchObject({ code: "23505" });
     await insert(2);
+    // A JavaScript array has no one PostgreSQL type: refused before anything is sent.
+    await expect(sql`select * from things where id = any(${[1, 2]})`.execute(db)).rejects.toThrow(/array parameter/);
     // A statement whose first parse failed is not taken for prepared.
     await expect(sql`select nope from things where id = ${1}`.execute(db)).rejects.toMatchObject({ code: "42703" });
     await sql`alter table things add column nope int`.execute(db);

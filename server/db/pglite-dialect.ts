@@ -135,6 +135,7 @@ class PreparingConnection implements DatabaseConnection {
     // PGlite's own query says so too; its protocol entry point would fail obscurely on a closed instance.
     if (this.#pglite.closed) throw new Error("PGlite is closed");
     const { sql: text, parameters } = compiledQuery;
+    const values = parameters.map(toParameter);
     const messages: Uint8Array[] = [];
     let name = this.#prepared.get(text);
     const isNew = name === undefined;
@@ -146,7 +147,7 @@ class PreparingConnection implements DatabaseConnection {
       this.#prepared.delete(text);
     }
     messages.push(
-      protocol.serialize.bind({ statement: name, values: parameters.map(toParameter) }),
+      protocol.serialize.bind({ statement: name, values }),
       protocol.serialize.describe({ type: "P" }),
       protocol.serialize.execute({}),
       protocol.serialize.sync(),
