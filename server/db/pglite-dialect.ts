@@ -154,7 +154,7 @@ class PreparingConnection implements DatabaseConnection {
     );
     let answers;
     try {
-      ({ messages: answers } = await this.#pglite.execProtocol(concatenate(messages), { syncToFs: false }));
+      ({ messages: answers } = await this.#pglite.execProtocol(Buffer.concat(messages), { syncToFs: false }));
     } catch (error) {
       // A statement parsed in this message may or may not exist now: its name is not used again (closing a statement
       // that does not exist is no error, and a close is answered even inside a failed transaction). One prepared
@@ -182,7 +182,7 @@ class PreparingConnection implements DatabaseConnection {
   }
 
   async #close(name: string) {
-    await this.#pglite.execProtocol(concatenate([protocol.serialize.close({ type: "S", name }), protocol.serialize.sync()]), {
+    await this.#pglite.execProtocol(Buffer.concat([protocol.serialize.close({ type: "S", name }), protocol.serialize.sync()]), {
       throwOnError: false,
       syncToFs: false,
     });
@@ -203,16 +203,6 @@ function toParameter(value: unknown): string | Uint8Array | null {
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   if (Array.isArray(value)) throw new TypeError("An array parameter needs its PostgreSQL array type; pass it as JSON or as separate parameters");
   return JSON.stringify(value);
-}
-
-function concatenate(parts: Uint8Array[]): Uint8Array {
-  const whole = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    whole.set(part, offset);
-    offset += part.length;
-  }
-  return whole;
 }
 
 function databaseErrorCode(error: unknown): string | undefined {
