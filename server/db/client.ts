@@ -4,6 +4,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, PostgresDialect, type LogEvent, type PostgresPool, type PostgresPoolClient, type Transaction } from "kysely";
 import pg from "pg";
 import { isQueryReadTimeout, markAsConnectFailure } from "./database-errors";
+import { currentRank, OldestFirstQueue, YIELD_AFTER_MS } from "./oldest-first-queue";
 import { ShopPGliteDialect } from "./pglite-dialect";
 import type { Database } from "./schema";
 
@@ -60,9 +61,10 @@ function queryObservers() {
 /** Opens the database the configuration names: PostgreSQL when DATABASE_URL is set, else PGlite in DATA_DIR. */
 export function openDatabase(target: DatabaseTarget): DatabaseHandle {
   if (target.kind === "postgres") {
+    const poolSize = target.poolSize ?? 10;
     const pool = new pg.Pool({
       connectionString: target.url,
-      max: target.poolSize ?? 10,
+      max: poolSize,
       // Every wait on the database is bounded, so that a request fails (503, try again) within seconds instead of
       // hanging while it holds a pooled connection. The server cancels a slow statement after STATEMENT_TIMEOUT_MS;
       // the client gives up a little later on a link that answers nothing at all (a paused server, a partition).
@@ -82,13 +84,14 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     pool.on("error", () => {});
     pool.on("connect", (client) => client.on("error", () => {}));
     const { log, observeQueries } = queryObservers();
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: boundedPool(pool) }), log });
+    const turns = new OldestFirstQueue({ permits: poolSize, yieldAfterMs: YIELD_AFTER_MS });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: boundedPool(pool, turns) }), log });
     return {
       db,
       kind: "postgres",
       close: () => db.destroy(),
       observeQueries,
-      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount + turns.waiting }),
       openForStartup() {
         const startupPool = new pg.Pool({
           connectionString: target.url,
@@ -115,24 +118,36 @@ export function createPglite(options: { dataDir?: string; loadDataDir?: Blob } =
 }
 
 /**
- * The pool as Kysely uses it, with two rules node-postgres leaves to its caller:
+ * The pool as Kysely uses it, with three rules node-postgres leaves to its caller:
+ * - connections go to the oldest request waiting, the built-in processor's answers first (oldest-first-queue.ts),
+ *   within the same bound on the wait as the pool's own;
  * - a failure to get a connection, whatever the server or the network said, is a database that cannot be reached
  *   (marked for isDatabaseUnavailable: a 503 with Retry-After, never a 500);
  * - a connection whose query got no answer in time is closed at once. Its query is still outstanding on the wire, so
  *   anything sent after it (a transaction's ROLLBACK, the next request's query) would queue behind it and wait out
  *   another timeout; closed, it fails at once and the pool opens a fresh one.
  */
-function boundedPool(pool: pg.Pool): PostgresPool {
+function boundedPool(pool: pg.Pool, turns: OldestFirstQueue): PostgresPool {
   return {
     options: pool.options,
     end: () => pool.end(),
     async connect() {
+      await turns.acquire(currentRank(), CONNECT_TIMEOUT_MS).catch((error: unknown) => {
+        throw markAsConnectFailure(error);
+      });
       const client = await pool.connect().catch((error: unknown) => {
+        turns.release();
         throw markAsConnectFailure(error);
       });
       const query = client.query.bind(client) as PostgresPoolClient["query"];
+      let isReleased = false;
       return {
-        release: (destroy?: boolean) => client.release(destroy),
+        release: (destroy?: boolean) => {
+          if (isReleased) return;
+          isReleased = true;
+          client.release(destroy);
+          turns.release();
+        },
         query: ((...args: Parameters<PostgresPoolClient["query"]>) => {
           const result = (query as (...args: unknown[]) => unknown)(...args);
           if (!(result instanceof Promise)) return result;

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPglite, wrapPglite, type DatabaseHandle } from "./client";
-import { asArrivedNow, asFirstInLine, OldestFirstLock } from "./oldest-first-lock";
+import { asArrivedNow, asFirstInLine } from "./oldest-first-queue";
 
 let handle: DatabaseHandle | undefined;
 afterEach(async () => {
@@ -78,35 +78,6 @@ describe("PGlite's one connection, oldest request first", () => {
     expect(handle!.poolStats!()).toEqual({ total: 1, idle: 1, waiting: 0 });
     // Handed from waiter to waiter by promises alone, the whole queue would run before the timer.
     expect(doneWhenTimerRan).toBeLessThan(total / 2);
-  });
-});
-
-describe("OldestFirstLock", () => {
-  it("wakes waiters lowest rank first, and in the order they came among equal ranks", async () => {
-    const lock = new OldestFirstLock(Number.POSITIVE_INFINITY);
-    await lock.acquire(5);
-    const woken: string[] = [];
-    const waiters = [
-      lock.acquire(30).then(() => woken.push("30")),
-      lock.acquire(10).then(() => woken.push("10 first")),
-      lock.acquire(20).then(() => woken.push("20")),
-      lock.acquire(10).then(() => woken.push("10 second")),
-    ];
-    for (let index = 0; index < waiters.length; index += 1) {
-      lock.release();
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    await Promise.all(waiters);
-    expect(woken).toEqual(["10 first", "10 second", "20", "30"]);
-  });
-
-  it("is free again once the last holder releases it", async () => {
-    const lock = new OldestFirstLock(Number.POSITIVE_INFINITY);
-    await lock.acquire(1);
-    lock.release();
-    let acquired = false;
-    await lock.acquire(2).then(() => (acquired = true));
-    expect(acquired).toBe(true);
   });
 });
 

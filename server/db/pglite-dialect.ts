@@ -11,7 +11,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from "kysely";
-import { currentRank, OldestFirstLock, YIELD_AFTER_MS } from "./oldest-first-lock";
+import { currentRank, OldestFirstQueue, YIELD_AFTER_MS } from "./oldest-first-queue";
 
 /**
  * The shop's Kysely dialect for embedded PGlite, in place of Kysely's own (decision 016). PGlite works inside this
@@ -23,13 +23,13 @@ import { currentRank, OldestFirstLock, YIELD_AFTER_MS } from "./oldest-first-loc
  *   (a named prepared statement, as postgres.js does by default): a repeated statement is bind, describe, execute,
  *   sync, planned as PostgreSQL sees fit. Measured on a one-row select: 157 µs of CPU by `query`, 56 µs so.
  *   Parameters go as text, typed by the server from the statement, as node-postgres sends them to PostgreSQL.
- * - **The oldest request first** on the one connection (oldest-first-lock.ts).
+ * - **The oldest request first** on the one connection (oldest-first-queue.ts).
  *
  * Results are read by PGlite's own parsers, so rows look exactly as they did through `query`.
  */
 export class ShopPGliteDialect implements Dialect {
   readonly #pglite: PGlite;
-  readonly #turns = new OldestFirstLock(YIELD_AFTER_MS);
+  readonly #turns = new OldestFirstQueue({ permits: 1, yieldAfterMs: YIELD_AFTER_MS });
 
   constructor(pglite: PGlite) {
     this.#pglite = pglite;
@@ -37,7 +37,7 @@ export class ShopPGliteDialect implements Dialect {
 
   /** The one connection as a pool of one, for /metrics: whether it is free, and how many statements wait for it. */
   connectionStats() {
-    return { total: 1, idle: this.#turns.isHeld ? 0 : 1, waiting: this.#turns.waiting };
+    return { total: 1, idle: 1 - this.#turns.inUse, waiting: this.#turns.waiting };
   }
 
   createAdapter() {
@@ -66,10 +66,10 @@ class OwnLockAdapter extends PGliteAdapter {
 
 class OldestRequestFirstDriver implements Driver {
   readonly #pglite: PGlite;
-  readonly #turns: OldestFirstLock;
+  readonly #turns: OldestFirstQueue;
   #connection: PreparingConnection | undefined;
 
-  constructor(pglite: PGlite, turns: OldestFirstLock) {
+  constructor(pglite: PGlite, turns: OldestFirstQueue) {
     this.#pglite = pglite;
     this.#turns = turns;
   }

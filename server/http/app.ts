@@ -6,7 +6,7 @@ import { serveStatic } from "@hono/node-server/serve-static";
 import { RouterContextProvider, type RequestHandler } from "react-router";
 import { AppError, type ErrorBody } from "../../shared/errors";
 import { isDatabaseUnavailable } from "../db/database-errors";
-import { asArrivedNow, asFirstInLine } from "../db/oldest-first-lock";
+import { asArrivedNow, asFirstInLine } from "../db/oldest-first-queue";
 import { BUILT_IN_PROCESSOR_PATH } from "../payments/payment-provider";
 import type { Services } from "../services";
 import { accountRoutes } from "./account-routes";
@@ -68,7 +68,8 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
   const isHttps = (c: Context) => isHttpsRequest(c, { publicUrl, trustedProxyHops });
 
   // The built-in processor's requests are nearly all the shop's own calls, made by requests already under way and
-  // admitted: they go first on PGlite's connection and are never shed, or those requests would wait on them.
+  // admitted: they go first for the database's connections and are never shed, or those requests would wait on
+  // them.
   const isProcessorCall = (c: Context) => processor !== undefined && c.req.path.startsWith(BUILT_IN_PROCESSOR_PATH);
   app.use((c, next) => {
     c.set("services", services);
