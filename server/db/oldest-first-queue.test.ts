@@ -1,8 +1,9 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "./client";
+import { openBarePglite } from "../testing/test-database";
+import { openDatabase, type DatabaseHandle } from "./client";
 import { isDatabaseUnavailable } from "./database-errors";
-import { asArrivedNow, OldestFirstQueue, TurnTimeoutError } from "./oldest-first-queue";
+import { asArrivedNow, asFirstInLine, OldestFirstQueue, TurnTimeoutError } from "./oldest-first-queue";
 
 const NEVER_YIELD = Number.POSITIVE_INFINITY;
 
@@ -58,6 +59,63 @@ describe("OldestFirstQueue", () => {
     queue.release();
     await patient;
     expect(queue.inUse).toBe(1);
+  });
+});
+
+/** A request's work as the shop does it: `count` statements one after another. */
+async function statements(db: DatabaseHandle["db"], count: number, afterEach: () => void = () => {}) {
+  for (let index = 0; index < count; index += 1) {
+    await sql`select ${index}::int as n`.execute(db);
+    afterEach();
+  }
+}
+
+describe("PGlite's one connection, oldest request first", () => {
+  it("a request under way is not overtaken by thirty that arrive after it", async () => {
+    const { db } = openBarePglite();
+    await statements(db, 1);
+    let newerStatements = 0;
+    let newerStatementsWhenOlderFinished = -1;
+    const older = asArrivedNow(() => statements(db, 10).then(() => (newerStatementsWhenOlderFinished = newerStatements)));
+    laterByAMoment();
+    const newer = Array.from({ length: 30 }, () => asArrivedNow(() => statements(db, 10, () => (newerStatements += 1))));
+    await Promise.all([older, ...newer]);
+
+    // Served statement by statement as they come, the newer requests would make about 9 × 30 before the older one's
+    // tenth. Oldest first, at most one slips in each time the older request is between two of its statements.
+    expect(newerStatements).toBe(300);
+    expect(newerStatementsWhenOlderFinished).toBeGreaterThanOrEqual(0);
+    expect(newerStatementsWhenOlderFinished).toBeLessThanOrEqual(10);
+  });
+
+  it("work the older requests wait on (the built-in processor's answers) goes ahead of them", async () => {
+    const { db } = openBarePglite();
+    await statements(db, 1);
+    const finished: string[] = [];
+    const waiting = Array.from({ length: 20 }, (_, index) => asArrivedNow(() => statements(db, 5).then(() => finished.push(`request ${index}`))));
+    const firstInLine = asFirstInLine(() => statements(db, 5).then(() => finished.push("processor")));
+    await Promise.all([...waiting, firstInLine]);
+    expect(finished.indexOf("processor")).toBeLessThanOrEqual(1);
+  });
+
+  it("sockets and timers are served while a long queue of statements is worked through", async () => {
+    const handle = openBarePglite();
+    const db = handle.db;
+    await statements(db, 1);
+    let done = 0;
+    const total = 100 * 20;
+    const work = Array.from({ length: 100 }, () => asArrivedNow(() => statements(db, 20, () => (done += 1))));
+    const [doneWhenTimerRan, statsMeanwhile] = await new Promise<[number, ReturnType<NonNullable<DatabaseHandle["poolStats"]>>]>((resolve) =>
+      setTimeout(() => resolve([done, handle.poolStats!()]), 0),
+    );
+    await Promise.all(work);
+    expect(done).toBe(total);
+    // /metrics sees the queue as a pool of one with statements waiting.
+    expect(statsMeanwhile).toMatchObject({ total: 1, idle: 0, waiting: expect.any(Number) });
+    expect(statsMeanwhile.waiting).toBeGreaterThan(0);
+    expect(handle.poolStats!()).toEqual({ total: 1, idle: 1, waiting: 0 });
+    // Handed from waiter to waiter by promises alone, the whole queue would run before the timer.
+    expect(doneWhenTimerRan).toBeLessThan(total / 2);
   });
 });
 

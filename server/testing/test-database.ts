@@ -1,9 +1,16 @@
 import { readFileSync } from "node:fs";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, inject } from "vitest";
+import { afterAll, beforeAll, describe, inject, onTestFinished } from "vitest";
 import pg from "pg";
-import { openDatabase, type DatabaseHandle } from "../db/client";
+import { createPglite, openDatabase, wrapPglite, type DatabaseHandle } from "../db/client";
 import { prepareDatabase } from "../services";
+
+/** An empty PGlite, without the shop's tables, closed when the test ends: for tests of the database layer itself. */
+export function openBarePglite(): DatabaseHandle {
+  const handle = wrapPglite(createPglite());
+  onTestFinished(() => handle.close());
+  return handle;
+}
 
 /** The databases every integration test runs against: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
 export const testDatabaseKinds: DatabaseHandle["kind"][] = process.env.TEST_DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
