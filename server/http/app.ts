@@ -70,7 +70,7 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
   // The built-in processor's requests are nearly all the shop's own calls, made by requests already under way and
   // admitted: they go first for the database's connections and are never shed, or those requests would wait on
   // them.
-  const isProcessorCall = (c: Context) => processor !== undefined && c.req.path.startsWith(BUILT_IN_PROCESSOR_PATH);
+  const isProcessorCall = (c: Context) => processor !== undefined && (c.req.path === BUILT_IN_PROCESSOR_PATH || c.req.path.startsWith(`${BUILT_IN_PROCESSOR_PATH}/`));
   app.use((c, next) => {
     c.set("services", services);
     return isProcessorCall(c) ? asFirstInLine(next) : asArrivedNow(next);
