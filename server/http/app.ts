@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { Hono, type Context } from "hono";
@@ -49,8 +50,11 @@ export interface AppOptions {
   publicUrl?: URL;
   /** Proxies the operator runs in front of the shop: the client address (and scheme) is then read from X-Forwarded-*. */
   trustedProxyHops?: number;
-  /** The built-in test-mode card processor, mounted at /_processor when no Stripe keys are set. */
-  processor?: Hono;
+  /**
+   * The built-in test-mode card processor, mounted at /_processor when no Stripe keys are set, and the secret key the
+   * shop's own calls to it carry.
+   */
+  processor?: { app: Hono; secretKey: string };
   /** Running many instances: draining state for /readyz, the bound on requests in flight, who may read /metrics. */
   readiness?: Readiness;
   maxRequestsInFlight?: number;
@@ -67,13 +71,16 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
   const readiness = scaling.readiness ?? createReadiness();
   const isHttps = (c: Context) => isHttpsRequest(c, { publicUrl, trustedProxyHops });
 
-  // The built-in processor's requests are nearly all the shop's own calls, made by requests already under way and
-  // admitted: they go first for the database's connections and are never shed, or those requests would wait on
-  // them.
-  const isProcessorCall = (c: Context) => processor !== undefined && (c.req.path === BUILT_IN_PROCESSOR_PATH || c.req.path.startsWith(`${BUILT_IN_PROCESSOR_PATH}/`));
+  // The shop's own calls to its built-in processor (made with the secret key) come from requests already under way
+  // and admitted: they go first for the database's connections and are never shed, or those requests would wait on
+  // them. A browser's calls (the card's confirmation, with the publishable key) queue and are shed like any request.
+  const isOwnProcessorCall = (c: Context) =>
+    processor !== undefined &&
+    (c.req.path === BUILT_IN_PROCESSOR_PATH || c.req.path.startsWith(`${BUILT_IN_PROCESSOR_PATH}/`)) &&
+    isSameSecret(c.req.header("authorization"), `Bearer ${processor.secretKey}`);
   app.use((c, next) => {
     c.set("services", services);
-    return isProcessorCall(c) ? asFirstInLine(next) : asArrivedNow(next);
+    return isOwnProcessorCall(c) ? asFirstInLine(next) : asArrivedNow(next);
   });
   app.use(observeRequests(services.metrics));
   app.use(requestLog(services.logger));
@@ -106,14 +113,14 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
   app.route("/", healthRoutes(readiness));
   app.route("/", metricsRoutes(services.metrics, scaling.metricsAllow ?? ["127.0.0.1", "::1"]));
   const shedPastBound = boundedWork(readiness, scaling.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT, services.metrics.countShed);
-  app.use((c, next) => (isProcessorCall(c) ? next() : shedPastBound(c, next)));
+  app.use((c, next) => (isOwnProcessorCall(c) ? next() : shedPastBound(c, next)));
   app.route("/", pictureRoutes);
 
   // Everything below may read the session or change state. The console's picture form gets its limit from adminGuard.
   const shopBodyLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large."); } });
   app.use((c, next) => (isPictureForm(c.req.method, c.req.path) ? next() : shopBodyLimit(c, next)));
   app.use(sameOriginOnly({ publicUrl, trustedProxyHops }));
-  if (processor) app.route(BUILT_IN_PROCESSOR_PATH, processor);
+  if (processor) app.route(BUILT_IN_PROCESSOR_PATH, processor.app);
   app.use(clientIp({ trustedProxyHops }));
   app.use(shopperMiddleware(services.sessions, { isHttps }));
   app.use(consoleRequestLimits({ maxBodyBytes: MAX_BODY_BYTES }));
@@ -157,6 +164,13 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
   });
 
   return app;
+}
+
+/** Whether a presented credential is the expected one, in time that does not depend on where they differ. */
+function isSameSecret(presented: string | undefined, expected: string): boolean {
+  if (presented === undefined) return false;
+  const [a, b] = [Buffer.from(presented), Buffer.from(expected)];
+  return a.byteLength === b.byteLength && timingSafeEqual(a, b);
 }
 
 /** The URL paths of the files in the client build outside /assets (their precompressed twins are found by serveStatic). */

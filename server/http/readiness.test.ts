@@ -91,9 +91,14 @@ describeEachDatabase("readiness, draining and load shedding", (getDatabase) => {
     expect(await shed.json()).toMatchObject({ error: { code: "SERVICE_UNAVAILABLE", message: expect.stringMatching(/try again/) } });
     // A load balancer's checks are never shed: they must tell "busy" from "down".
     expect((await fetch(`${origin}/readyz`)).status).toBe(200);
-    // Nor are the built-in processor's calls: requests already admitted make them, and would fail with them.
-    const processorCall = await fetch(`${origin}/_processor/v1/payment_intents/pi_unknown`, { headers: { authorization: `Bearer ${shop.processorKeys!.secretKey}` } });
+    // Nor are the shop's own calls to its built-in processor: requests already admitted make them, and would fail with them.
+    const intentAddress = `${origin}/_processor/v1/payment_intents/pi_unknown`;
+    const processorCall = await fetch(intentAddress, { headers: { authorization: `Bearer ${shop.processorKeys!.secretKey}` } });
     expect(processorCall.status).toBe(404);
+    // A browser's call to the processor (the publishable key), or one with a wrong secret, is shed like any other.
+    for (const key of [shop.processorKeys!.publishableKey, `${shop.processorKeys!.secretKey}x`]) {
+      expect((await fetch(intentAddress, { headers: { authorization: `Bearer ${key}` } })).status).toBe(503);
+    }
 
     for (const request of held) request.finish();
     expect((await Promise.all(held.map((request) => request.answer))).map((answer) => answer.status)).toEqual([201, 201]);
@@ -101,6 +106,6 @@ describeEachDatabase("readiness, draining and load shedding", (getDatabase) => {
     expect(after.status).toBe(200);
 
     const metrics = await (await fetch(`${origin}/metrics`)).text();
-    expect(metrics).toMatch(/^storefront_http_requests_shed_total 1$/m);
+    expect(metrics).toMatch(/^storefront_http_requests_shed_total 3$/m);
   });
 });
