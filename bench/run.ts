@@ -8,7 +8,7 @@ import { deferCleanup, installCleanupHandlers, isShuttingDown, runAllCleanups } 
 import { createTemporaryDatabase, postgresAnswers, redactUrl } from "./lib/postgres.ts";
 import { cpuBusyPercent, describeMachine, gitCommit, writeResults } from "./lib/report.ts";
 import type { Measurement, Scenario } from "./lib/scenario.ts";
-import { startShopServer, type DatabaseChoice, type DatabaseKind, type StopInfo } from "./lib/server.ts";
+import { serverNodeOptions, startShopServer, type DatabaseChoice, type DatabaseKind, type StopInfo } from "./lib/server.ts";
 import { projectRoot, readSettings, type Settings } from "./lib/settings.ts";
 import { adminOrdersScenario } from "./scenarios/admin-orders.ts";
 import { basketScenario } from "./scenarios/basket.ts";
@@ -256,6 +256,7 @@ async function main(): Promise<number> {
       soakShoppers: settings.soakShoppers,
       postgres: settings.postgres,
       postgresServer: servers.some((server) => server.database === "postgres") ? redactUrl(settings.postgresAdminUrl) : null,
+      serverNodeOptions: serverNodeOptions().NODE_OPTIONS ?? null,
     },
     build,
     servers,
@@ -277,6 +278,7 @@ async function main(): Promise<number> {
     settings,
     build,
     servers,
+    serverNodeOptions: serverNodeOptions().NODE_OPTIONS,
     postgresNote,
     warnings,
     problems,
@@ -299,6 +301,7 @@ function renderMarkdown(run: {
   settings: Settings;
   build?: BuildInfo;
   servers: ServerRecord[];
+  serverNodeOptions?: string;
   postgresNote: string;
   warnings: string[];
   problems: string[];
@@ -316,6 +319,7 @@ function renderMarkdown(run: {
     `- Machine: ${machine.os} ${machine.arch}, ${machine.cpuModel}, ${machine.cores} cores, ${machine.totalMemoryGiB} GiB, Node ${machine.node}` +
       ` (before the run: CPU ${run.cpuBusyAtStart ?? "?"}% busy, load average ${machine.loadAverageAtStart.join(" / ")})`,
     `- Servers: ${run.servers.map((server) => `${server.label}${server.startupS !== undefined ? ` (ready in ${server.startupS} s)` : ""}`).join("; ")}` +
+      (run.serverNodeOptions ? `; NODE_OPTIONS=${run.serverNodeOptions} (BENCH_SERVER_NODE_OPTIONS)` : "") +
       (run.postgresNote ? `. ${run.postgresNote}` : ""),
     "- Load generator (autocannon) and server share the same machine.",
   ];

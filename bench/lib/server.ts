@@ -117,6 +117,7 @@ export async function startShopServer(
       // The bench pays with test cards through the built-in processor, on PostgreSQL too.
       ALLOW_TEST_PAYMENTS: "true",
       LOG_LEVEL: serverLogLevel(),
+      ...serverNodeOptions(),
       // Every simulated shopper comes from 127.0.0.1: the per-address limit on new guest sessions would refuse them.
       NEW_SESSIONS_PER_IP: "1000000",
       PAYMENT_ATTEMPTS_PER_IP: "1000000",
@@ -332,6 +333,12 @@ function errorLines(log: string, keep = 5, skip = 0): { count: number; first: st
     if ((match && Number(match[1]) >= 50) || (!match && /\b(Error|error)\b/.test(line))) found.push(line);
   }
   return { count: found.length, first: found.slice(skip, skip + keep).map((line) => (line.length > 2_000 ? `${line.slice(0, 2_000)}…` : line)) };
+}
+
+/** BENCH_SERVER_NODE_OPTIONS: Node's options for the shop's servers (a heap cap, say), as an operator would set NODE_OPTIONS. */
+export function serverNodeOptions(): { NODE_OPTIONS: string } | Record<string, never> {
+  const options = process.env.BENCH_SERVER_NODE_OPTIONS?.trim();
+  return options ? { NODE_OPTIONS: options } : {};
 }
 
 /** BENCH_SERVER_LOG_LEVEL: info or more detailed, since the bench waits for the server's ready line (logged at info). */
