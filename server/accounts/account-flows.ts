@@ -93,7 +93,7 @@ export function createAccountFlows(deps: {
     async resetPassword(token: string, newPassword: string, current: Session | null) {
       const holder = await findLiveToken(db, token, "password-reset");
       if (!holder) throw new AppError("NOT_FOUND", RESET_LINK_DEAD);
-      assertAcceptablePassword(newPassword, holder.email);
+      await assertAcceptablePassword(newPassword, holder.email);
       const passwordHash = await hashPassword(newPassword);
       const user = await db.transaction().execute(async (trx) => {
         const userId = await consumeToken(trx, token, "password-reset");
@@ -142,7 +142,7 @@ export function createAccountFlows(deps: {
       const user = session.user;
       if (!user) throw new AppError("FORBIDDEN", "Please sign in first.");
       await accounts.verifyCredentials(user.email, currentPassword, ip);
-      assertAcceptablePassword(newPassword, user.email);
+      await assertAcceptablePassword(newPassword, user.email);
       const passwordHash = await hashPassword(newPassword);
       await db.transaction().execute(async (trx) => {
         await trx.updateTable("users").set({ password_hash: passwordHash }).where("id", "=", user.id).execute();

@@ -82,7 +82,7 @@ export function createAccountService(db: DB, rateLimiter: RateLimiter, outbox: E
     /** Creates an account. The e-mail is already normalised (trimmed, lower case) by the credentials schema. */
     register(email: string, password: string, ip: string): Promise<SessionUser> {
       return withinLimits(email, ip, async () => {
-        assertAcceptablePassword(password, email);
+        await assertAcceptablePassword(password, email);
         const passwordHash = await hashPassword(password);
         // The account and its welcome e-mail (with the confirmation link) are written together, or neither is.
         const row = await db.transaction().execute(async (trx) => {

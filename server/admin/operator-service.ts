@@ -23,7 +23,7 @@ export function createOperatorService(db: DB) {
      * PostgreSQL take turns on the account's row.
      */
     async bootstrapOperator(email: string, password: string): Promise<BootstrapResult> {
-      assertAcceptablePassword(password, email);
+      await assertAcceptablePassword(password, email);
       const passwordHash = await hashPassword(password);
       return db.transaction().execute(async (trx) => {
         await trx
