@@ -44,7 +44,11 @@ const estimator = new ZxcvbnFactory({
   translations: english.translations,
 });
 parentPort.on("message", ({ id, password, userInputs }) => {
-  parentPort.postMessage({ id, score: estimator.check(password, userInputs).score });
+  try {
+    parentPort.postMessage({ id, score: estimator.check(password, userInputs).score });
+  } catch (error) {
+    parentPort.postMessage({ id, error: String(error) });
+  }
 });
 `;
 
@@ -69,9 +73,11 @@ function createStrengthEstimator() {
       workerData: { base: import.meta.url, checkedLength: CHECKED_LENGTH },
     });
     current.unref();
-    current.on("message", ({ id, score }: { id: number; score: number }) => {
-      waiting.get(id)?.resolve(score);
+    current.on("message", ({ id, score, error }: { id: number; score?: number; error?: string }) => {
+      const check = waiting.get(id);
       waiting.delete(id);
+      if (score === undefined) check?.reject(new Error(`the password strength check failed: ${error}`));
+      else check?.resolve(score);
     });
     const fail = (error: Error) => {
       if (worker === current) worker = undefined;
