@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { expect, test, type Page } from "@playwright/test";
+import { enterCard } from "./support/card";
 import { fillDeliveryAddress } from "./support/delivery";
 
 const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
@@ -26,10 +27,7 @@ async function guestBuysTheBook(page: Page, email: string): Promise<string> {
   await page.getByRole("link", { name: "Proceed to Checkout" }).click();
   await expect(page).toHaveURL("/payment");
   await fillDeliveryAddress(page, { email });
-  await page.getByLabel("Card number").fill("4242424242424242");
-  await page.getByLabel("Expiration date").fill("12 / 34");
-  await page.getByLabel("CVC").fill("123");
-  await page.getByRole("textbox", { name: "ZIP or postal code" }).fill("90001");
+  await enterCard(page, "4242424242424242");
   await page.getByRole("button", { name: "Buy Now" }).click();
   await expect(page).toHaveURL(/\/orders\?placed=SF-\d{4}-[A-Z0-9]{4}$/);
   return new URL(page.url()).searchParams.get("placed") ?? "";

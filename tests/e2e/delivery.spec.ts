@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { enterCard } from "./support/card";
 import { accessibilityViolations, fillDeliveryAddress } from "./support/delivery";
 
 const BOOK = "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses";
@@ -11,13 +12,6 @@ async function addBook(page: Page) {
   await page.getByRole("article", { name: BOOK, exact: true }).getByRole("button", { name: "Add to Basket" }).click();
   await expect(basketLink(page)).toHaveAccessibleName("Basket, 1 item");
   await expect(basketLink(page)).toHaveAttribute("aria-busy", "false");
-}
-
-async function enterCard(page: Page, number: string) {
-  await page.getByLabel("Card number").fill(number);
-  await page.getByLabel("Expiration date").fill("12 / 34");
-  await page.getByLabel("CVC").fill("123");
-  await page.getByLabel("ZIP or postal code").fill("90001");
 }
 
 /** Pays for the basket with a delivery address; returns the new order's number, read from the confirmation. */

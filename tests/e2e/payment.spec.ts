@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { enterCard } from "./support/card";
 import { fillDeliveryAddress } from "./support/delivery";
 
 const BOOK = "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses";
@@ -47,13 +48,6 @@ test("a line of two is priced as one line, \"2 × $11.96\", on /payment and in t
   await expect(order).toContainText("1 × $98.99");
   await expect(order).toContainText("Order Total: $122.91");
 });
-
-async function enterCard(page: Page, number: string, { expiry = "12 / 34", cvc = "123", zip = "90001" } = {}) {
-  await page.getByLabel("Card number").fill(number);
-  await page.getByLabel("Expiration date").fill(expiry);
-  await page.getByLabel("CVC").fill(cvc);
-  await page.getByLabel("ZIP or postal code").fill(zip);
-}
 
 test("a shopper pays with 4242… and lands on their orders with an empty basket", async ({ page }) => {
   await fillBasket(page);
