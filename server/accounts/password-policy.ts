@@ -27,8 +27,8 @@ const MAX_WAITING_CHECKS = 16;
 
 /**
  * The estimator runs in a worker thread of its own, so that a long password's check never holds up the requests
- * of other shoppers. The worker's code is this one module (a data: URL, so that the build needs no file of its
- * own); it loads zxcvbn from the shop's node_modules, found from this module's address.
+ * of other shoppers. The worker's code is this string, started as a data: URL so that the build needs no file of
+ * its own; it loads zxcvbn from the shop's node_modules, found from this module's address.
  */
 const WORKER_SOURCE = `
 import { createRequire } from "node:module";
