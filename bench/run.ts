@@ -241,6 +241,7 @@ async function main(): Promise<number> {
   );
 
   const totalS = Math.round((performance.now() - startedAt) / 100) / 10;
+  const nodeOptions = serverNodeOptions().NODE_OPTIONS;
   const json = {
     schema: 1,
     date: date.toISOString(),
@@ -256,7 +257,7 @@ async function main(): Promise<number> {
       soakShoppers: settings.soakShoppers,
       postgres: settings.postgres,
       postgresServer: servers.some((server) => server.database === "postgres") ? redactUrl(settings.postgresAdminUrl) : null,
-      serverNodeOptions: serverNodeOptions().NODE_OPTIONS ?? null,
+      serverNodeOptions: nodeOptions ?? null,
     },
     build,
     servers,
@@ -278,7 +279,7 @@ async function main(): Promise<number> {
     settings,
     build,
     servers,
-    serverNodeOptions: serverNodeOptions().NODE_OPTIONS,
+    serverNodeOptions: nodeOptions,
     postgresNote,
     warnings,
     problems,

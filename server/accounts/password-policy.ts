@@ -102,7 +102,7 @@ function createStrengthEstimator() {
   };
 }
 
-let estimator: ReturnType<typeof createStrengthEstimator> | undefined;
+const strengthEstimator = createStrengthEstimator();
 
 /**
  * The rules for a new password (OWASP ASVS level 2): 12 to 128 characters, and not common, breached or easily
@@ -112,7 +112,6 @@ let estimator: ReturnType<typeof createStrengthEstimator> | undefined;
 export async function assertAcceptablePassword(password: string, email: string): Promise<void> {
   if (password.length < PASSWORD_MIN_LENGTH) throw new AppError("INVALID_PASSWORD", PASSWORD_TOO_SHORT);
   if (password.length > PASSWORD_MAX_LENGTH) throw new AppError("INVALID_PASSWORD", PASSWORD_TOO_LONG);
-  estimator ??= createStrengthEstimator();
-  const score = await estimator.score(password, [email, email.split("@")[0] ?? "", "storefront"]);
+  const score = await strengthEstimator.score(password, [email, email.split("@")[0] ?? "", "storefront"]);
   if (score < MIN_SCORE) throw new AppError("INVALID_PASSWORD", PASSWORD_TOO_COMMON);
 }
