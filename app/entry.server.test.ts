@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { withScriptsAfterFirstPaint } from "./entry.server";
+import { finishPage, withScriptsAfterFirstPaint } from "./entry.server";
 
 const page = [
   '<html><head><link rel="modulepreload" href="/assets/entry.client-1.js" nonce="n0"/><link rel="modulepreload" href="/assets/root-2.js" nonce="n0"/></head>',
@@ -28,5 +28,14 @@ describe("scripts held back until after the first paint", () => {
     const unusual = page.replace('type="module" async=""', 'type="module"');
     expect(withScriptsAfterFirstPaint(unusual)).toBe(unusual);
     expect(withScriptsAfterFirstPaint("<p>no scripts</p>")).toBe("<p>no scripts</p>");
+  });
+
+  it("rewrites the page as bytes and leaves every character outside the scripts as it was", () => {
+    const text = "Grüße — £12.99, 🎧 «quoted»";
+    const rendered = Buffer.from(page.replace("<p>Hello</p>", `<p>${text}</p><img alt="${text}"/>`), "utf8");
+    const sent = finishPage(rendered).toString("utf8");
+    expect(sent).toContain(`<p>${text}</p><img alt="${text}"/>`);
+    expect(sent).not.toContain('<link rel="modulepreload"');
+    expect(sent).toBe(withScriptsAfterFirstPaint(rendered.toString("utf8")));
   });
 });

@@ -21,6 +21,8 @@ describe("statements on PGlite, each planned once", () => {
       const viaShop = await db.executeQuery(compiled);
       const viaPglite = await pglite.query(statement, parameters.map((value) => (typeof value === "bigint" ? value.toString() : value)));
       expect(viaShop.rows).toEqual(viaPglite.rows);
+      // Run again, the statement is no longer described: its rows must read the same.
+      expect((await db.executeQuery(compiled)).rows).toEqual(viaPglite.rows);
       expect(viaShop.rows[0]).toMatchObject({ whole: 42, text: "Grüße, 'quoted'", json: { a: [1, "two"] }, at, yes: true, nothing: null });
       expect(Buffer.from((viaShop.rows[0] as { bytes: Uint8Array }).bytes)).toEqual(Buffer.from([0, 1, 254, 255]));
 
@@ -57,6 +59,23 @@ describe("statements on PGlite, each planned once", () => {
     expect((await everything()).rows).toEqual([{ id: 1 }]);
     await sql`alter table things add column name text default 'new'`.execute(db);
     expect((await everything()).rows).toEqual([{ id: 1, name: "new" }]);
+    // The columns a statement was first described with do not outlive a rename or a change of type.
+    await sql`alter table things rename column name to title`.execute(db);
+    expect((await everything()).rows).toEqual([{ id: 1, title: "new" }]);
+    await sql`alter table things alter column title drop default, alter column title type int using 7`.execute(db);
+    expect((await everything()).rows).toEqual([{ id: 1, title: 7 }]);
+  });
+
+  it("a statement that answered with no rows at first answers with the rows it finds later", async () => {
+    const db = openUntypedPglite();
+    await sql`create table things (id int primary key, name text)`.execute(db);
+    const named = (id: number) => sql`select name from things where id = ${id}`.execute(db);
+    expect((await named(1)).rows).toEqual([]);
+    await sql`insert into things values (1, 'a')`.execute(db);
+    expect((await named(1)).rows).toEqual([{ name: "a" }]);
+    const insert = (id: number) => sql`insert into things values (${id}, 'b')`.execute(db);
+    expect((await insert(2)).rows).toEqual([]);
+    expect((await insert(3)).numAffectedRows).toBe(1n);
   });
 
   it("transactions commit and roll back, and a failed one does not spoil the statements after it", async () => {

@@ -33,7 +33,9 @@ export function compressResponses(): MiddlewareHandler {
   return async (c, next) => {
     await next();
     const response = c.res;
-    if (!response.body || c.req.method === "HEAD" || response.status === 206) return;
+    // Headers first, the body last: asking a response for its body makes it a full web Response (a stream), which a
+    // client that takes no compression would then be sent through.
+    if (c.req.method === "HEAD" || response.status === 206) return;
     if (response.headers.has("Content-Encoding") || response.headers.has("Transfer-Encoding")) return;
     if (!COMPRESSIBLE_CONTENT_TYPE_REGEX.test(response.headers.get("Content-Type") ?? "")) return;
     if (/(?:^|,)\s*no-transform\s*(?:,|$)/i.test(response.headers.get("Cache-Control") ?? "")) return;
@@ -46,7 +48,7 @@ export function compressResponses(): MiddlewareHandler {
       response.headers.set("Vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
     }
     const encoding = chooseEncoding(c.req.header("Accept-Encoding"));
-    if (!encoding) return;
+    if (!encoding || !response.body) return;
 
     const body = new Uint8Array(await response.arrayBuffer());
     const headers = new Headers(response.headers);
