@@ -23,6 +23,9 @@ export const credentialsSchema = z.strictObject({
 
 export type Credentials = z.infer<typeof credentialsSchema>;
 
+/** The sign-in page's form: the credentials, and where to go once signed in (a path on this site; home if none). */
+export const signInFormSchema = credentialsSchema.extend({ returnTo: returnToSchema });
+
 /** The sign-out form: only where to come back to. */
 export const signOutSchema = z.strictObject({ returnTo: returnToSchema });
 

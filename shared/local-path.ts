@@ -19,3 +19,14 @@ export function hasControlCharacter(text: string): boolean {
   }
   return false;
 }
+
+/** The query parameter of /login that names where to go once signed in. */
+export const RETURN_TO_PARAM = "returnTo";
+
+/**
+ * The sign-in page, coming back to `path` once signed in or registered, as a shop does when sign-in interrupts
+ * something ("Your Account", the orders). Home is where sign-in goes anyway, so it is not named.
+ */
+export function signInPath(path: string): string {
+  return path === "/" || !returnToSchema.safeParse(path).success ? "/login" : `/login?${new URLSearchParams({ [RETURN_TO_PARAM]: path })}`;
+}

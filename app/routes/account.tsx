@@ -9,6 +9,7 @@ import { addressLines } from "../../shared/address";
 import { AppError } from "../../shared/errors";
 import { readFormFields } from "../../shared/form-fields";
 import { fieldErrorsOf, type FieldErrors } from "../../shared/form-errors";
+import { signInPath } from "../../shared/local-path";
 
 const NOTICES: Record<string, string> = {
   "password-reset": "Your new password is set, and you are signed in. Every other device was signed out.",
@@ -22,13 +23,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const notice = new URL(request.url).searchParams.get("notice") ?? "";
   if (!shopper.user) {
     if (notice === "account-deleted") return { account: null, savedAddresses: [], notice: "Your account has been deleted. Thank you for shopping with us." };
-    throw redirect("/login");
+    throw redirect(signInPath("/account"));
   }
   const [account, savedAddresses] = await Promise.all([
     services.accountFlows.getAccount(shopper.user.id),
     services.addresses.listSavedAddresses(shopper.user.id),
   ]);
-  if (!account) throw redirect("/login");
+  if (!account) throw redirect(signInPath("/account"));
   return { account, savedAddresses, notice: NOTICES[notice] ?? null };
 }
 
@@ -37,7 +38,7 @@ type Answer = { intent: string; errors: FieldErrors; done: string | null };
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, shopper, clientIp } = context.get(requestContext);
   const session = shopper.session;
-  if (!session?.user) return redirect("/login");
+  if (!session?.user) return redirect(signInPath("/account"));
   const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
   const intent = typeof fields.intent === "string" ? fields.intent.slice(0, 40) : "";
   const parsed = accountActionSchema.safeParse(fields);

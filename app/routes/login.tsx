@@ -1,32 +1,35 @@
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { data, Form, Link, redirect, useNavigation, useSearchParams } from "react-router";
 import type { Route } from "./+types/login";
 import { requestContext } from "../context";
 import { Wordmark } from "../components/ui/icons";
-import { credentialsSchema } from "../../shared/account";
+import { signInFormSchema } from "../../shared/account";
 import { AppError } from "../../shared/errors";
 import { readFormFields } from "../../shared/form-fields";
+import { RETURN_TO_PARAM, returnToSchema } from "../../shared/local-path";
 
 /**
- * "Sign In" and "Create your account" share one form. Success of either goes home signed in; a failure comes back
- * here with the reason in an alert and the e-mail still filled in.
+ * "Sign In" and "Create your account" share one form. Success of either goes signed in to the page that sent the
+ * shopper here (`?returnTo=`, a path on this site), or home; a failure comes back here with the reason in an alert
+ * and the e-mail still filled in.
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, shopper, clientIp } = context.get(requestContext);
   const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
   const email = typeof fields.email === "string" ? fields.email.slice(0, 254) : "";
-  const parsed = credentialsSchema.safeParse(fields);
+  const parsed = signInFormSchema.safeParse(fields);
   if (!parsed.success) {
     return data({ error: parsed.error.issues[0]?.message ?? "Please check the form and try again.", email }, { status: 400 });
   }
+  const { returnTo, ...credentials } = parsed.data;
   try {
-    const next = await services.signInFlow.signIn(parsed.data, { ip: clientIp, current: shopper.session });
+    const next = await services.signInFlow.signIn(credentials, { ip: clientIp, current: shopper.session });
     shopper.replaceSession(next);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const headers: HeadersInit = error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : {};
     return data({ error: error.message, email }, { status: error.status, headers });
   }
-  return redirect("/");
+  return redirect(returnTo ?? "/");
 }
 
 /**
@@ -41,6 +44,9 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 export default function Login({ actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const isSubmitting = navigation.state === "submitting";
+  // Carried through the form only when it is a path on this site; a link naming anything else just signs in.
+  const [searchParams] = useSearchParams();
+  const returnTo = returnToSchema.safeParse(searchParams.get(RETURN_TO_PARAM) ?? undefined).data;
   return (
     <main id="main" className="login">
       <title>Sign in | Storefront</title>
@@ -55,6 +61,7 @@ export default function Login({ actionData }: Route.ComponentProps) {
         </div>
         {/* noValidate: the shop's own rules and messages apply, the same with or without JavaScript. */}
         <Form method="post" className="login__form" noValidate>
+          {returnTo ? <input type="hidden" name={RETURN_TO_PARAM} value={returnTo} /> : null}
           <label htmlFor="login-email">E-mail</label>
           <input id="login-email" name="email" type="email" autoComplete="username" inputMode="email" maxLength={254} defaultValue={actionData?.email} required />
           <label htmlFor="login-password">Password</label>

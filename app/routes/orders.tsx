@@ -4,6 +4,7 @@ import type { Route } from "./+types/orders";
 import { requestContext } from "../context";
 import { OrderCard } from "../features/orders/order-card";
 import { formatCents } from "../../shared/money";
+import { signInPath } from "../../shared/local-path";
 
 /** "Your Orders", newest first, 20 a page. A guest sees the orders of this browser's session. */
 export async function loader({ context, request }: Route.LoaderArgs) {
@@ -48,7 +49,7 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
       />
       {isGuest ? (
         <p className="orders__guest">
-          You are not signed in: these are the orders placed in this browser. <Link to="/login">Sign in or create an account</Link> to
+          You are not signed in: these are the orders placed in this browser. <Link to={signInPath("/orders")}>Sign in or create an account</Link> to
           keep them with your account.
         </p>
       ) : null}

@@ -3,6 +3,7 @@ import type { Route } from "./+types/verify-email";
 import { requestContext } from "../context";
 import { AuthPage } from "../features/account/auth-page";
 import { AppError } from "../../shared/errors";
+import { signInPath } from "../../shared/local-path";
 
 /** The welcome e-mail's link: following it confirms the address (a second visit finds the link used). */
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -16,7 +17,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 /** "Send again" (from the notice on every page, or the account page): a new link; back to the account page, which says so. */
 export async function action({ context }: Route.ActionArgs) {
   const { services, shopper } = context.get(requestContext);
-  if (!shopper.user) return redirect("/login");
+  if (!shopper.user) return redirect(signInPath("/account"));
   try {
     await services.accountFlows.resendVerification(shopper.user.id);
   } catch (error) {
@@ -46,7 +47,7 @@ export default function VerifyEmail({ loaderData }: Route.ComponentProps) {
         {loaderData.isSignedIn ? (
           <Link to="/account">Go to your account to send a new link</Link>
         ) : (
-          <Link to="/login">Sign in to send a new link</Link>
+          <Link to={signInPath("/account")}>Sign in to send a new link</Link>
         )}
       </p>
     </AuthPage>

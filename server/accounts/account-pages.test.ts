@@ -8,6 +8,8 @@ const PASSWORD = "correct horse battery";
 const NEW_PASSWORD = "purple elephant umbrella";
 let counter = 0;
 const uniqueEmail = () => `account${Date.now()}${++counter}@example.com`;
+/** Where a signed-out visit to "Your Account" is sent: the sign-in page, naming the way back. */
+const SIGN_IN_FOR_ACCOUNT = "/login?returnTo=%2Faccount";
 
 /**
  * The account's life through its pages, as a browser without JavaScript posts them, with every e-mail read from a
@@ -128,7 +130,7 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     expect(done.headers.get("location")).toBe("/account?notice=password-reset");
     expect(await (await page(here, "/account")).text()).toContain(email);
     // The other browser's session is over.
-    expect((await page(elsewhere, "/account")).headers.get("location")).toBe("/login");
+    expect((await page(elsewhere, "/account")).headers.get("location")).toBe(SIGN_IN_FOR_ACCOUNT);
     // Once only.
     const again = await post(createBrowser(shop.app), "/reset-password", { token, password: "another good passphrase", confirmPassword: "another good passphrase" });
     expect(again.status).toBe(410);
@@ -150,7 +152,7 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     expect(changed.status).toBe(200);
     expect(await changed.text()).toContain("Your password is changed.");
     expect((await page(browser, "/account")).status).toBe(200);
-    expect((await page(other, "/account")).headers.get("location")).toBe("/login");
+    expect((await page(other, "/account")).headers.get("location")).toBe(SIGN_IN_FOR_ACCOUNT);
     expect((await mailTo(email)).map((message) => message.subject)).toContain("Your Storefront password was changed");
   });
 
@@ -159,8 +161,8 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     const other = createBrowser(shop.app);
     await post(other, "/login", { intent: "sign-in", email, password: PASSWORD });
     expect((await post(browser, "/account", { intent: "sign-out-everywhere" })).headers.get("location")).toBe("/login");
-    expect((await page(browser, "/account")).headers.get("location")).toBe("/login");
-    expect((await page(other, "/account")).headers.get("location")).toBe("/login");
+    expect((await page(browser, "/account")).headers.get("location")).toBe(SIGN_IN_FOR_ACCOUNT);
+    expect((await page(other, "/account")).headers.get("location")).toBe(SIGN_IN_FOR_ACCOUNT);
   });
 
   it("deleting the account (with its password) erases it, its sessions and basket, keeps its orders without it, and says so by e-mail", async () => {
@@ -201,5 +203,28 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     const privacy = await (await page(browser, "/privacy")).text();
     expect(privacy).toContain("Deleting your account");
     expect(privacy).toContain("deleted account");
+  });
+
+  it("signing in from a page that asked for it goes back there; a way back that leaves the site is refused", async () => {
+    const { email } = await register();
+    const browser = createBrowser(shop.app);
+    const sentTo = (await page(browser, "/account")).headers.get("location");
+    expect(sentTo).toBe(SIGN_IN_FOR_ACCOUNT);
+    // The page carries the way back in its form, so a browser without JavaScript posts it with the credentials.
+    expect(await (await page(browser, sentTo!)).text()).toContain('<input type="hidden" name="returnTo" value="/account"/>');
+    const signedIn = await post(browser, sentTo!, { intent: "sign-in", email, password: PASSWORD, returnTo: "/account" });
+    expect(signedIn.headers.get("location")).toBe("/account");
+    expect(await (await page(browser, "/account")).text()).toContain(email);
+
+    // A link naming another site is not carried by the page, and a form posting one is refused before anything else.
+    const stranger = createBrowser(shop.app);
+    const offSite = await (await page(stranger, "/login?returnTo=%2F%2Fevil.example")).text();
+    expect(offSite).not.toContain('name="returnTo"');
+    for (const returnTo of ["//evil.example", "https://evil.example/", "/\\evil.example", "/\t/evil.example"]) {
+      const refused = await post(stranger, "/login", { intent: "sign-in", email, password: PASSWORD, returnTo });
+      expect(refused.status).toBe(400);
+      expect(await refused.text()).toContain("returnTo must be a path on this site");
+    }
+    expect((await page(stranger, "/account")).headers.get("location")).toBe(SIGN_IN_FOR_ACCOUNT);
   });
 });

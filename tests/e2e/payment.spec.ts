@@ -165,5 +165,5 @@ test("the orders page invites a guest with no orders to sign in", async ({ page 
   await page.goto("/orders");
   await expect(page.getByRole("heading", { name: "Your Orders" })).toBeVisible();
   await expect(page.getByText("You have no orders yet.")).toBeVisible();
-  await expect(page.getByRole("link", { name: "Sign in or create an account" })).toHaveAttribute("href", "/login");
+  await expect(page.getByRole("link", { name: "Sign in or create an account" })).toHaveAttribute("href", "/login?returnTo=%2Forders");
 });

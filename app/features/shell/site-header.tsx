@@ -1,6 +1,7 @@
 import { Form, Link, useLocation } from "react-router";
 import { BasketIcon, SearchIcon, Wordmark } from "../../components/ui/icons";
 import { SEARCH_QUERY_MAX_LENGTH } from "../../../shared/catalogue";
+import { signInPath } from "../../../shared/local-path";
 import { SignOutButton } from "../account/sign-out-button";
 import { useBasketSaving, useOptimisticCount } from "../basket/basket-context";
 
@@ -65,7 +66,7 @@ export function SiteHeader({ greetingName, basketCount: serverCount, basketRevis
             </SignOutButton>
           </>
         ) : (
-          <Link to="/login" className="site-header__option">
+          <Link to={signInPath(location.pathname + location.search)} className="site-header__option">
             <span className="site-header__line-one">Hello Guest</span>
             <span className="site-header__line-two">Sign In</span>
           </Link>
