@@ -134,7 +134,7 @@ export async function createShop(options: ShopOptions) {
     clientBuildDir: options.clientBuildDir,
     handlePageRequest: options.handlePageRequest,
     handlePublicPageRequest: options.handlePublicPageRequest,
-    processor: builtIn ? { app: builtIn.app, secretKey: builtIn.keys.secretKey } : undefined,
+    processor: builtIn ? { app: builtIn.app, isSecretKeyCall: builtIn.isSecretKeyCall } : undefined,
     readiness,
     maxRequestsInFlight: options.maxRequestsInFlight,
     metricsAllow: options.metricsAllow,

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { Hono, type Context } from "hono";
@@ -51,10 +50,10 @@ export interface AppOptions {
   /** Proxies the operator runs in front of the shop: the client address (and scheme) is then read from X-Forwarded-*. */
   trustedProxyHops?: number;
   /**
-   * The built-in test-mode card processor, mounted at /_processor when no Stripe keys are set, and the secret key the
-   * shop's own calls to it carry.
+   * The built-in test-mode card processor, mounted at /_processor when no Stripe keys are set, and how it tells the
+   * shop's own calls (with its secret key) from a browser's.
    */
-  processor?: { app: Hono; secretKey: string };
+  processor?: { app: Hono; isSecretKeyCall(authorization: string | undefined): boolean };
   /** Running many instances: draining state for /readyz, the bound on requests in flight, who may read /metrics. */
   readiness?: Readiness;
   maxRequestsInFlight?: number;
@@ -77,7 +76,7 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
   const isOwnProcessorCall = (c: Context) =>
     processor !== undefined &&
     (c.req.path === BUILT_IN_PROCESSOR_PATH || c.req.path.startsWith(`${BUILT_IN_PROCESSOR_PATH}/`)) &&
-    isSameSecret(c.req.header("authorization"), `Bearer ${processor.secretKey}`);
+    processor.isSecretKeyCall(c.req.header("authorization"));
   app.use((c, next) => {
     c.set("services", services);
     return isOwnProcessorCall(c) ? asFirstInLine(next) : asArrivedNow(next);
@@ -164,13 +163,6 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
   });
 
   return app;
-}
-
-/** Whether a presented credential is the expected one, in time that does not depend on where they differ. */
-function isSameSecret(presented: string | undefined, expected: string): boolean {
-  if (presented === undefined) return false;
-  const [a, b] = [Buffer.from(presented), Buffer.from(expected)];
-  return a.byteLength === b.byteLength && timingSafeEqual(a, b);
 }
 
 /** The URL paths of the files in the client build outside /assets (their precompressed twins are found by serveStatic). */

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
-import { getProcessorKeys, setProcessorKeys, type ProcessorKeys } from "./processor-keys.ts";
+import { getProcessorKeys, presentedKey, sameSecret, setProcessorKeys, type ProcessorKeys } from "./processor-keys.ts";
 import { createProcessorApp } from "./processor-routes.ts";
 import type { ProcessorDB } from "./processor-tables.ts";
 import { createWebhookDelivery } from "./webhook-delivery.ts";
@@ -38,6 +38,8 @@ export async function createStripeTestProcessor({ db, logger, webhookUrl, keys: 
   return {
     app: createProcessorApp({ db: processorDb, logger, delivery }),
     keys,
+    /** Whether a request's Authorization header presents this processor's secret key, read as the API reads it. */
+    isSecretKeyCall: (authorization: string | undefined) => authorization !== undefined && sameSecret(presentedKey(authorization, undefined) ?? "", keys.secretKey),
     start: (intervalMs?: number) => delivery.start(intervalMs),
     stop: () => delivery.stop(),
     /** Attempts every due webhook now; resolves with how many were attempted. */
