@@ -47,6 +47,8 @@ export default defineConfig({
     // the home page does not run (sign-in forms, basket lines, dates, the legal pages) is a third, which / never loads.
     client: {
       build: {
+        // SOURCEMAP=1 npm run build: source maps beside the chunks, to see what a chunk carries (bench/README.md).
+        sourcemap: process.env.SOURCEMAP === "1",
         rolldownOptions: {
           output: {
             codeSplitting: {

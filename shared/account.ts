@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { returnToSchema } from "./local-path";
+import { returnToSchema } from "./return-to-schema";
 
 /** For a new password (OWASP ASVS level 2); signing in accepts any length an older account may have. */
 export const PASSWORD_MIN_LENGTH = 12;

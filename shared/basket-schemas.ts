@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BASKET_LINE_LIMIT, type BasketAction } from "./basket";
-import { hasControlCharacter, returnToSchema } from "./local-path";
+import { hasControlCharacter } from "./local-path";
+import { returnToSchema } from "./return-to-schema";
 
 const productId = z
   .string({ error: "productId must be a string" })

@@ -1,15 +1,17 @@
-import { z } from "zod";
-
 /**
  * A path on this site to come back to after a form post without JavaScript ("/checkout?x=1"). Anything that could
  * lead off-site ("//evil.example", "https://…", backslashes) is refused, and so are control characters: browsers
  * drop tabs and line breaks while parsing a URL, so "/\t/evil.example" would become "//evil.example".
+ *
+ * Plain functions, no zod: the header links to sign-in on every page, so this module is in the home page's
+ * JavaScript. The schema that forms validate with is `returnToSchema` in shared/return-to-schema.ts.
  */
-export const returnToSchema = z
-  .string()
-  .max(2048)
-  .refine((path) => path.startsWith("/") && !path.startsWith("//") && !path.includes("\\") && !hasControlCharacter(path), "returnTo must be a path on this site")
-  .optional();
+export function isLocalPath(path: string): boolean {
+  return path.length <= MAX_LOCAL_PATH_LENGTH && path.startsWith("/") && !path.startsWith("//") && !path.includes("\\") && !hasControlCharacter(path);
+}
+
+/** The longest way back a form carries. */
+export const MAX_LOCAL_PATH_LENGTH = 2048;
 
 /** C0 controls and DEL: never part of a path the shop links to. */
 export function hasControlCharacter(text: string): boolean {
@@ -28,5 +30,5 @@ export const RETURN_TO_PARAM = "returnTo";
  * something ("Your Account", the orders). Home is where sign-in goes anyway, so it is not named.
  */
 export function signInPath(path: string): string {
-  return path === "/" || !returnToSchema.safeParse(path).success ? "/login" : `/login?${new URLSearchParams({ [RETURN_TO_PARAM]: path })}`;
+  return path === "/" || !isLocalPath(path) ? "/login" : `/login?${new URLSearchParams({ [RETURN_TO_PARAM]: path })}`;
 }

@@ -5,7 +5,7 @@ import { Wordmark } from "../components/ui/icons";
 import { signInFormSchema } from "../../shared/account";
 import { AppError } from "../../shared/errors";
 import { readFormFields } from "../../shared/form-fields";
-import { RETURN_TO_PARAM, returnToSchema } from "../../shared/local-path";
+import { isLocalPath, RETURN_TO_PARAM } from "../../shared/local-path";
 
 /**
  * "Sign In" and "Create your account" share one form. Success of either goes signed in to the page that sent the
@@ -46,7 +46,8 @@ export default function Login({ actionData }: Route.ComponentProps) {
   const isSubmitting = navigation.state === "submitting";
   // Carried through the form only when it is a path on this site; a link naming anything else just signs in.
   const [searchParams] = useSearchParams();
-  const returnTo = returnToSchema.safeParse(searchParams.get(RETURN_TO_PARAM) ?? undefined).data;
+  const asked = searchParams.get(RETURN_TO_PARAM);
+  const returnTo = asked !== null && isLocalPath(asked) ? asked : undefined;
   return (
     <main id="main" className="login">
       <title>Sign in | Storefront</title>

@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { createHash } from "node:crypto";
 import { createRequestHandler, type RequestHandler, type ServerBuild } from "react-router";
 import { AppError } from "../../shared/errors";
-import type { AppEnv } from "./app";
+import type { AppEnv } from "./app-env";
 
 /**
  * /admin and everything under it, as React Router would match it: any case, percent-encoded or not, repeated

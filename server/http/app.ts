@@ -10,6 +10,7 @@ import { asArrivedNow, asFirstInLine } from "../db/oldest-first-queue";
 import { BUILT_IN_PROCESSOR_PATH } from "../payments/payment-provider";
 import type { Services } from "../services";
 import { accountRoutes } from "./account-routes";
+import type { AppEnv } from "./app-env";
 import { consoleRequestLimits, isPictureForm } from "./admin-guard";
 import { basketRoutes } from "./basket-routes";
 import { clientIp } from "./client-ip";
@@ -26,11 +27,8 @@ import { requestContext } from "./request-context";
 import { requestLog } from "./request-log";
 import { sameOriginOnly } from "./same-origin";
 import { securityHeaders } from "./security-headers";
-import { shopperMiddleware, type Shopper } from "./shopper";
+import { shopperMiddleware } from "./shopper";
 
-export type AppEnv = {
-  Variables: { requestId: string; cspNonce: string; clientIp: string; services: Services; shopper: Shopper };
-};
 
 const DATABASE_UNAVAILABLE = "The shop can't reach its database right now. Nothing was changed; please try again in a moment.";
 

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { sql } from "kysely";
 import type { DB } from "../db/client";
-import type { AppEnv } from "./app";
+import type { AppEnv } from "./app-env";
 import type { Readiness } from "./readiness";
 
 const NO_STORE = { "Cache-Control": "no-store" };

@@ -2,7 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { routePath } from "hono/route";
 import { metricsAccess, type Metrics } from "../metrics/metrics";
-import type { AppEnv } from "./app";
+import type { AppEnv } from "./app-env";
 
 /**
  * Counts and times every request by the route that answered it. Pages (React Router behind one catch-all) are named

@@ -6,7 +6,7 @@ import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
 import { createPaymentQuerySchema, PAYMENT_PROCESSING_MESSAGE, recordOrderSchema } from "../../shared/payments";
 import { toShopperError } from "../payments/processor-errors";
-import type { AppEnv } from "./app";
+import type { AppEnv } from "./app-env";
 import { answerFormOrJson } from "./form-or-json";
 import { readBody, readRawBody } from "./read-body";
 

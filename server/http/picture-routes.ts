@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { currentPictureUrl } from "../../shared/shop-pictures";
-import type { AppEnv } from "./app";
+import type { AppEnv } from "./app-env";
 
 /**
  * GET /pictures/{hash}.webp: the pictures operators upload, from the database, so every instance serves every

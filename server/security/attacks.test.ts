@@ -454,7 +454,7 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
     });
 
     // Browsers remove tabs and newlines while parsing a URL (WHATWG URL), so `Location: /\t/evil.example` would take
-    // them to //evil.example: returnToSchema (shared/local-path.ts) refuses every control character, on POST
+    // them to //evil.example: returnToSchema (shared/return-to-schema.ts) refuses every control character, on POST
     // /basket/add, /basket/remove, /basket/empty and /logout alike.
     it("returnTo with a tab (/\\t/evil.example) never sends the browser off-site", async () => {
       const browser = newBrowser();

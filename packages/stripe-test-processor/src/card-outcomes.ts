@@ -5,7 +5,7 @@
  */
 
 import { luhnValid } from "../card-field/card-validation.ts";
-import type { DisputeReason, SettledOutcome } from "./processor-tables.ts";
+import type { Decline, DisputeReason, SettledOutcome } from "./processor-tables.ts";
 
 export type CardBrand = "visa" | "mastercard" | "amex" | "discover" | "diners" | "jcb" | "unionpay" | "unknown";
 
@@ -23,12 +23,6 @@ export interface CardSummary {
 }
 
 /** A refusal: Stripe's error `code`, optional `decline_code`, and the sentence a shopper is shown. */
-export interface Decline {
-  code: string;
-  declineCode?: string;
-  message: string;
-}
-
 export type CardOutcome =
   | SettledOutcome
   /** 3-D Secure first; then `afterAuthentication` if the shopper completes the challenge. */

@@ -1,5 +1,4 @@
 import type { ColumnType, Generated, Kysely } from "kysely";
-import type { Decline } from "./card-outcomes.ts";
 
 /**
  * Tables of the test-mode processor, all named `processor_*`. They belong to the processor alone: a shop that mounts
@@ -46,6 +45,13 @@ export interface PendingRedirect {
 }
 
 /** How an attempt ends: paid (and, for the dispute cards, disputed at once) or declined. */
+/** Why a card was refused, in Stripe's terms: the error code, the decline code and the message a shopper reads. */
+export interface Decline {
+  code: string;
+  declineCode?: string;
+  message: string;
+}
+
 export type SettledOutcome = { kind: "succeed"; dispute?: DisputeReason } | { kind: "decline"; decline: Decline };
 
 /** Stripe's dispute reasons its test cards produce; an inquiry is an early, informal dispute. */

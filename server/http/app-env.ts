@@ -1,0 +1,10 @@
+import type { Services } from "../services";
+import type { Shopper } from "./shopper";
+
+/**
+ * What the Hono app's middleware sets on every request, for the routes after it. A module of its own so that routes
+ * and the app that mounts them do not import each other.
+ */
+export type AppEnv = {
+  Variables: { requestId: string; cspNonce: string; clientIp: string; services: Services; shopper: Shopper };
+};
