@@ -29,6 +29,8 @@ export interface ShopOptions {
   processorUrl?: string;
   /** Stripe mode with its API calls sent to a test processor on this machine (TEST_ONLY_STRIPE_API_URL; tests only). */
   testOnlyStripeApiUrl?: string;
+  /** How long one processor call may take (the SDK's timeout; 20 s): tests of a processor that never answers shorten it. */
+  processorTimeoutMs?: number;
   handlePageRequest?: RequestHandler;
   /** The pages without the operator console, for everybody who is not an operator (http/admin-guard.ts). */
   handlePublicPageRequest?: RequestHandler;
@@ -95,6 +97,7 @@ export async function createShop(options: ShopOptions) {
         ...(options.stripe as NonNullable<ShopOptions["stripe"]>),
         processorUrl: options.processorUrl,
         testOnlyStripeApiUrl: options.testOnlyStripeApiUrl,
+        timeoutMs: options.processorTimeoutMs,
         logger,
       });
   // Links in e-mails: PUBLIC_URL, else this server's own port on localhost (a local trial's address).

@@ -22,6 +22,24 @@ export function readOrderItem(item: StoredOrderItem): OrderItem {
 /** Where an order is in its life. Refunds and disputes are recorded from the processor's word or an operator's. */
 export type OrderStatus = "paid" | "shipped" | "cancelled" | "refunded" | "partially_refunded" | "disputed";
 
+/**
+ * What may be done to an order, by its status: the one definition the order service enforces, the console's service
+ * checks before calling the processor, and the console's order page reads to offer its buttons. Anything else is
+ * refused with a sentence saying why.
+ */
+export const ORDER_ACTIONS = {
+  ship: ["paid", "partially_refunded"],
+  cancel: ["paid", "partially_refunded"],
+  refund: ["paid", "shipped", "cancelled", "partially_refunded", "disputed"],
+} as const satisfies Record<string, readonly OrderStatus[]>;
+
+export type OrderAction = keyof typeof ORDER_ACTIONS;
+
+/** Whether an order in `status` may be shipped, cancelled or refunded. */
+export function orderAllows(status: OrderStatus, action: OrderAction): boolean {
+  return (ORDER_ACTIONS[action] as readonly OrderStatus[]).includes(status);
+}
+
 export const ORDER_STATUS_LABELS: Record<OrderStatus, string> = {
   paid: "Paid",
   shipped: "Shipped",

@@ -7,7 +7,7 @@ import type { OrderService } from "../orders/order-service";
 import type { PaymentProvider, ProviderRefund } from "../payments/payment-provider";
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
-import { ORDER_NUMBER_PATTERN, readOrderItem, type OrderStatus } from "../../shared/orders";
+import { ORDER_NUMBER_PATTERN, orderAllows, readOrderItem, type OrderStatus } from "../../shared/orders";
 import { recordAudit, type Actor } from "./audit-log";
 
 export const ADMIN_ORDERS_PAGE_SIZE = 50;
@@ -92,7 +92,7 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
     if (earlier) return { refundId: earlier.id, amountCents: earlier.amount_cents };
     const left = order.amount_cents - order.refunded_cents;
     if (left <= 0) throw new AppError("BAD_REQUEST", `Order ${order.number} is refunded in full already.`, { details: { field: "amount" } });
-    if (!within && !["paid", "shipped", "cancelled", "partially_refunded", "disputed"].includes(order.status)) {
+    if (!within && !orderAllows(order.status, "refund")) {
       throw new AppError("ORDER_TRANSITION_REFUSED", `Order ${order.number} cannot be refunded.`);
     }
     const amountCents = input.amountCents ?? left;

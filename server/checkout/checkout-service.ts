@@ -11,6 +11,7 @@ import type { Logger } from "../logger";
 import { newOrderNumber } from "../orders/order-number";
 import { sha256Base64url } from "../tokens";
 import type { PaymentProvider, ProviderIntent } from "../payments/payment-provider";
+import { isIntentStateRefusal } from "../payments/processor-errors";
 
 /** Marks the intents this shop created; webhook events for any other intent are acknowledged and ignored. */
 export const SHOP_METADATA_KEY = "storefront_checkout";
@@ -124,9 +125,15 @@ export function createCheckoutService(
       if (claimed.numUpdatedRows === 0n) return null;
       // The amount and the fingerprint change in the same processor call, so the intent always says which snapshot
       // its amount belongs to.
+      // Only the processor's refusal for the intent's state (being authenticated, paid, cancelled, gone) makes a new
+      // intent. A timeout or a fault of the processor's is the shopper's error to retry: the claim stays pending, so
+      // the next attempt updates this intent again rather than leaving a second one open beside it.
       const updated = await provider
         .updateIntent(open.payment_intent_id, { amountCents: view.subtotalCents, metadata: metadataFor(owner, fingerprint), shipping })
-        .catch(() => null);
+        .catch((error: unknown) => {
+          if (isIntentStateRefusal(error)) return null;
+          throw error;
+        });
       if (updated) {
         const written = await db
           .updateTable("checkout_payments")
@@ -147,7 +154,10 @@ export function createCheckoutService(
         return { clientSecret: open.client_secret, amountCents: updated.amountCents };
       }
       // Not updatable any more (being authenticated, or already paid): leave it to its fate and start afresh.
-      await provider.cancelIntent(open.payment_intent_id).catch(() => undefined);
+      await provider.cancelIntent(open.payment_intent_id).catch((error: unknown) => {
+        // A paid one cannot be cancelled: the sweep and the webhook make it an order. Anything else is left to expire.
+        logger.warn({ err: error, paymentIntentId: open.payment_intent_id }, "checkout: a replaced intent was not cancelled");
+      });
       await db
         .updateTable("checkout_payments")
         .set({ status: "replaced", revision: sql`revision + 1`, updated_at: sql`now()` })
@@ -292,7 +302,11 @@ export function createCheckoutService(
           .limit(SWEEP_PAGE_SIZE)
           .execute();
         for (const { payment_intent_id: id } of page) {
-          const result = await service.recordOrder(id, null).catch(() => null);
+          const result = await service.recordOrder(id, null).catch((error: unknown) => {
+            // The next start, or the intent's webhook, tries this one again; the sweep goes on with the others.
+            logger.warn({ err: error, paymentIntentId: id }, "checkout: the start-up sweep could not record an order");
+            return null;
+          });
           if (result?.kind === "recorded" && result.isNew) recorded++;
         }
         if (page.length < SWEEP_PAGE_SIZE) break;

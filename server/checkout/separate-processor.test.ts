@@ -1,48 +1,13 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { freePort, SEPARATE_PROCESSOR_KEYS as KEYS, startProcessorProcess, stopProcessorProcess } from "../testing/processor-process";
 import { describeEachDatabase } from "../testing/test-database";
 import { addDeliveryAddress, createHttpBrowser, createTestShop } from "../testing/test-app";
 
-const PROCESSOR_ENTRY = new URL("../../packages/stripe-test-processor/src/main.ts", import.meta.url);
-/** Made-up test keys, given to both processes as an operator would. */
-const KEYS = { secretKey: "sk_test_SeparateProcessorSecret0001", publishableKey: "pk_test_SeparateProcessorPublic0001", webhookSecret: "whsec_SeparateProcessorHook0001" };
 const ECHO = "23445930"; // $98.99
-
-/** A port nothing listens on now, for the processor, whose URL the shop must know before either starts. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** `npm run processor`, as an operator starts it; resolves once it says it is ready. */
-async function startProcessorProcess(port: number, webhookUrl: string, dataDir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [PROCESSOR_ENTRY.pathname], {
-    env: {
-      PATH: process.env.PATH,
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      WEBHOOK_URL: webhookUrl,
-      STRIPE_SECRET_KEY: KEYS.secretKey,
-      STRIPE_PUBLISHABLE_KEY: KEYS.publishableKey,
-      STRIPE_WEBHOOK_SECRET: KEYS.webhookSecret,
-      LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  for await (const line of createInterface({ input: child.stdout! })) {
-    if (line.includes("Stripe test processor is ready")) return child;
-  }
-  throw new Error(`the processor exited (${child.exitCode}) before it was ready`);
-}
 
 describeEachDatabase("a shop paying through the test processor run as its own process", (getDatabase) => {
   const dataDir = mkdtempSync(join(tmpdir(), "storefront-processor-"));
@@ -60,10 +25,7 @@ describeEachDatabase("a shop paying through the test processor run as its own pr
     processor = await startProcessorProcess(Number(new URL(processorUrl).port), `${shopOrigin}/webhooks/stripe`, dataDir);
   });
   afterAll(async () => {
-    if (processor && processor.exitCode === null) {
-      processor.kill("SIGTERM");
-      await once(processor, "exit");
-    }
+    await stopProcessorProcess(processor);
     await closeShop();
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -4,18 +4,13 @@ import type { DB, Writer } from "../db/client";
 import { keysetCursor } from "../db/keyset-cursor";
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
-import { ORDER_NUMBER_PATTERN, ORDER_STATUS_LABELS, ORDERS_PAGE_SIZE, readOrderItem, type OrderDetail, type OrderStatus, type OrderView } from "../../shared/orders";
+import { ORDER_NUMBER_PATTERN, ORDER_STATUS_LABELS, ORDERS_PAGE_SIZE, orderAllows, readOrderItem, type OrderDetail, type OrderStatus, type OrderView } from "../../shared/orders";
 
 /** Pages of an owner's orders: (paid_at, intent id) of the previous page's last order. */
 const ordersCursor = keysetCursor(/^[A-Za-z0-9_]{1,100}$/);
 
 /** Who changed an order: an operator (by e-mail or id), "processor" for its events, "shop" for the shop itself. */
 export type Actor = string;
-
-/** What a transition may start from. Anything else is refused with a sentence saying why. */
-const SHIPPABLE: readonly OrderStatus[] = ["paid", "partially_refunded"];
-const CANCELLABLE: readonly OrderStatus[] = ["paid", "partially_refunded"];
-const REFUNDABLE: readonly OrderStatus[] = ["paid", "shipped", "cancelled", "partially_refunded", "disputed"];
 
 const TRACKING_LIMITS = { carrier: 100, trackingNumber: 100, note: 500, actor: 254 } as const;
 
@@ -172,7 +167,7 @@ export function createOrderService(db: DB) {
       const carrier = boundedText(shipment.carrier, TRACKING_LIMITS.carrier, "carrier");
       const trackingNumber = boundedText(shipment.trackingNumber, TRACKING_LIMITS.trackingNumber, "tracking number");
       return transition(orderId, actor, (order) => {
-        if (!SHIPPABLE.includes(order.status)) refuse(order.number, order.status, "shipped");
+        if (!orderAllows(order.status, "ship")) refuse(order.number, order.status, "shipped");
         return { status: "shipped", history: { carrier, trackingNumber } };
       }, within);
     },
@@ -181,7 +176,7 @@ export function createOrderService(db: DB) {
     async cancel(orderId: string, actor: Actor, reason?: string, within?: Writer): Promise<OrderStatus> {
       const note = reason ? boundedText(reason, TRACKING_LIMITS.note, "reason") : undefined;
       return transition(orderId, actor, (order) => {
-        if (!CANCELLABLE.includes(order.status)) refuse(order.number, order.status, "cancelled");
+        if (!orderAllows(order.status, "cancel")) refuse(order.number, order.status, "cancelled");
         return { status: "cancelled", history: { note } };
       }, within);
     },
@@ -194,7 +189,7 @@ export function createOrderService(db: DB) {
       if (!Number.isSafeInteger(amountCents) || amountCents < 1) throw new AppError("BAD_REQUEST", "A refund is a whole number of cents, at least 1.");
       const note = reason ? boundedText(reason, TRACKING_LIMITS.note, "reason") : undefined;
       return transition(orderId, actor, (order) => {
-        if (!REFUNDABLE.includes(order.status)) refuse(order.number, order.status, "refunded");
+        if (!orderAllows(order.status, "refund")) refuse(order.number, order.status, "refunded");
         const refunded = order.refunded_cents + amountCents;
         if (refunded > order.amount_cents) {
           throw new AppError(

@@ -77,6 +77,8 @@ export interface ProviderSettings {
   testOnlyStripeApiUrl?: string;
   /** Where processor errors are logged (type, code, decline code, request id). */
   logger?: Logger;
+  /** How long one call to the processor may take before the SDK gives up on it (and retries twice); 20 s. */
+  timeoutMs?: number;
 }
 
 /**
@@ -246,7 +248,8 @@ function toProviderRefund(refund: Stripe.Refund): ProviderRefund {
 function createStripeClient(settings: ProviderSettings): Stripe {
   const testApiUrl = settings.mode === "stripe" ? settings.testOnlyStripeApiUrl : undefined;
   if (testApiUrl && !/^(sk|rk)_test_/.test(settings.secretKey)) throw new Error("TEST_ONLY_STRIPE_API_URL takes a test secret key only");
-  if (settings.mode === "stripe" && !testApiUrl) return new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout: 20_000 });
+  const timeout = settings.timeoutMs ?? 20_000;
+  if (settings.mode === "stripe" && !testApiUrl) return new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout });
   const givenUrl = testApiUrl ?? settings.processorUrl;
   const origin = givenUrl ? new URL(givenUrl) : settings.selfOrigin?.();
   if (!origin) throw new Error("The built-in processor needs the server's own address");
@@ -256,7 +259,7 @@ function createStripeClient(settings: ProviderSettings): Stripe {
     port: origin.port,
     protocol: origin.protocol === "https:" ? "https" : "http",
     maxNetworkRetries: 2,
-    timeout: 20_000,
+    timeout,
     httpClient: prefixedHttpClient(path),
   });
 }

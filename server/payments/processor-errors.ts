@@ -101,6 +101,16 @@ export function toShopperError(error: unknown): AppError {
   }
 }
 
+/**
+ * Whether the processor refused to change an intent because of the intent's own state (being authenticated, paid,
+ * cancelled) or because it no longer exists: the one case in which the shop gives up on an intent and makes another.
+ * A timeout or a fault of the processor's is not such a refusal.
+ */
+export function isIntentStateRefusal(error: unknown): boolean {
+  const cause = error instanceof AppError ? error.cause : error;
+  return cause instanceof Stripe.errors.StripeInvalidRequestError && (cause.code === "payment_intent_unexpected_state" || cause.code === "resource_missing");
+}
+
 /** Logs a processor error for the operator (a wrong key is an error; a decline or a busy processor a warning). */
 export function logProcessorError(logger: Logger | undefined, operation: string, error: unknown): void {
   if (!logger) return;

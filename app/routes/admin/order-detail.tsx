@@ -6,7 +6,7 @@ import { addressLines } from "../../../shared/address";
 import { AppError } from "../../../shared/errors";
 import { readFormFields } from "../../../shared/form-fields";
 import { formatCents } from "../../../shared/money";
-import { ORDER_STATUS_LABELS } from "../../../shared/orders";
+import { ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
@@ -18,9 +18,9 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   return {
     number: order.number,
     status: ORDER_STATUS_LABELS[order.status],
-    canShip: order.status === "paid" || order.status === "partially_refunded",
-    canCancel: order.status === "paid" || order.status === "partially_refunded",
-    canRefund: left > 0 && order.status !== "refunded",
+    canShip: orderAllows(order.status, "ship"),
+    canCancel: orderAllows(order.status, "cancel"),
+    canRefund: left > 0 && orderAllows(order.status, "refund"),
     total: formatCents(order.amountCents),
     refunded: formatCents(order.refundedCents),
     left: formatCents(left),
