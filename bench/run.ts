@@ -1,11 +1,12 @@
 // `node bench/run.ts` (npm run bench): builds if needed, starts the production server on PGlite and, when available,
-// on a fresh PostgreSQL database, runs every scenario, then writes bench/results/<date>-<commit>.json and latest.md.
+// on a fresh PostgreSQL database, runs every scenario, then writes bench/results/latest.json, latest.md and a row of history.md.
 // Exit code: 0 all measured and within budget, 1 something failed, 2 measured but a budget was exceeded.
 // Settings come from BENCH_* environment variables (BENCH_ONLY=pages,growth runs a part): see bench/README.md.
 import os from "node:os";
 import { buildStamp, ensureBuild, type BuildInfo } from "./lib/build.ts";
 import { deferCleanup, installCleanupHandlers, isShuttingDown, runAllCleanups } from "./lib/cleanup.ts";
 import { createTemporaryDatabase, postgresAnswers, redactUrl } from "./lib/postgres.ts";
+import { appendHistory } from "./lib/history.ts";
 import { cpuBusyPercent, describeMachine, gitCommit, writeResults } from "./lib/report.ts";
 import type { Measurement, Scenario } from "./lib/scenario.ts";
 import { serverNodeOptions, startShopServer, type DatabaseChoice, type DatabaseKind, type StopInfo } from "./lib/server.ts";
@@ -287,9 +288,10 @@ async function main(): Promise<number> {
     targetsMissed,
     measurements,
   });
-  const paths = writeResults(settings.resultsDir, date, commit, json, markdown);
+  const paths = writeResults(settings.resultsDir, json, markdown);
+  const historyPath = appendHistory(settings.resultsDir, json);
   process.stdout.write(`${markdown}\n`);
-  log(`wrote ${paths.jsonPath} and ${paths.markdownPath} (${totalS} s in all)`);
+  log(`wrote ${paths.jsonPath}, ${paths.markdownPath} and a row of ${historyPath} (${totalS} s in all)`);
   if (problems.length > 0) return 1;
   return budgetFailures.length > 0 ? 2 : 0;
 }

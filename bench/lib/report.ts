@@ -63,10 +63,13 @@ export function gitCommit(root: string): string {
   }
 }
 
-/** Writes <dir>/<YYYY-MM-DD>-<commit>.json and <dir>/latest.md; returns their paths. */
-export function writeResults(dir: string, date: Date, commit: string, json: unknown, markdown: string) {
+/**
+ * Writes <dir>/latest.json and <dir>/latest.md (the newest run replaces the previous one: git keeps the older runs)
+ * (history.ts keeps a row of each run's headline figures); returns their paths.
+ */
+export function writeResults(dir: string, json: unknown, markdown: string) {
   mkdirSync(dir, { recursive: true });
-  const jsonPath = path.join(dir, `${date.toISOString().slice(0, 10)}-${commit}.json`);
+  const jsonPath = path.join(dir, "latest.json");
   const markdownPath = path.join(dir, "latest.md");
   writeFileSync(jsonPath, `${JSON.stringify(json, null, 2)}\n`);
   writeFileSync(markdownPath, markdown.endsWith("\n") ? markdown : `${markdown}\n`);
