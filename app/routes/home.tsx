@@ -5,7 +5,7 @@ import { bannerSlides } from "../../shared/shop-pictures";
 import { BasketButton } from "../features/basket/components/basket-button";
 import { ProductShelf } from "../features/catalogue/components/product-shelf";
 
-/** The spec's shelf layout: a row of 2, a row of 3, a row of 1. */
+/** The shelf layout the shop has always shown: a row of 2, a row of 3, a row of 1. */
 const HOME_ROW_SIZES = [2, 3, 1] as const;
 const BANNER_INTERVAL_MS = 3_000;
 

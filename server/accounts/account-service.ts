@@ -8,8 +8,8 @@ import { assertAcceptablePassword } from "./password-policy";
 import { tooManyRequests, type RateLimiter, type RateLimitResult, type RateLimitRule } from "./rate-limiter";
 
 /**
- * argon2id with OWASP's minimum recommended parameters (19 MiB, 2 passes, 1 lane): about 12 ms a verify on these
- * machines. See docs/decisions/005-accounts.md.
+ * argon2id with OWASP's minimum recommended parameters (19 MiB, 2 passes, 1 lane): about 12 ms a verify on a
+ * 2-core machine. See docs/decisions/005-accounts-and-sessions.md.
  */
 // algorithm 2 is Argon2id (the package exports it as a const enum, which isolated modules cannot read).
 const ARGON2_OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;

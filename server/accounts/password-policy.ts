@@ -17,7 +17,7 @@ const MIN_SCORE = 3;
 
 /**
  * zxcvbn's work grows steeply with length: a made-up 128-character password took 0.4–0.8 s of CPU, 64 characters
- * 0.2–0.3 s (measured 2026-11-24). A password is judged by its first 64 characters: if they are strong, so is the
+ * 0.2–0.3 s. A password is judged by its first 64 characters: if they are strong, so is the
  * whole (the zxcvbn-ts option `maxLength`, made for this after zxcvbn was used to stall servers).
  */
 const CHECKED_LENGTH = 64;

@@ -1,5 +1,5 @@
 /**
- * The spec's six products: what start-up writes into an empty catalogue (and migration 0008 gave the rows an older
+ * The shop's six products: what start-up writes into an empty catalogue (and migration 0008 gave the rows an older
  * shop already had). After that the products table is the source of truth: editing this file changes no shop that
  * already has a catalogue. Prices are integer cents. Pictures are the project's own files under images/products: a row
  * holds the picture's path there, which the catalogue turns into the build's address when it reads the row.

@@ -9,7 +9,7 @@ import { CATALOGUE_VERSION_CHECK_MS, createCatalogueService, seedCatalogue } fro
 const ECHO = "23445930";
 
 describeEachDatabase("catalogue", (getDatabase) => {
-  /** Puts a product back as the spec has it, after a test that edited it. */
+  /** Puts a product back as the shop seeds it, after a test that edited it. */
   async function restore(id: string) {
     const entry = specProducts.find((product) => product.id === id)!;
     const index = specProducts.indexOf(entry);

@@ -9,7 +9,7 @@ import { pictureUrl } from "../../shared/shop-pictures";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
 
 /**
- * Writes the spec's six products into an empty catalogue, and never touches one that has products: from then on the
+ * Writes the shop's six products into an empty catalogue, and never touches one that has products: from then on the
  * table is the operator's. Instances starting together may both find it empty; the second one's rows then conflict
  * with the first one's and are skipped.
  */

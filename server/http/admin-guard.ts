@@ -48,7 +48,7 @@ export function createPageHandlers(loadBuild: () => Promise<ServerBuild>, mode: 
     return both;
   };
   // One React Router handler per build and side. Handed a function, createRequestHandler would build its routes and
-  // static handler again on every request (a tenth of a signed-in page's CPU, measured 2026-11-24); a new build (the
+  // static handler again on every request (a tenth of a signed-in page's CPU); a new build (the
   // dev server's, after an edit) gets a new handler.
   const handlers = new WeakMap<ServerBuild, RequestHandler>();
   const handler = (side: "operator" | "shop"): RequestHandler => {

@@ -15,7 +15,7 @@ export function bodyKind(request: Request): BodyKind | null {
 /**
  * Reads and validates a request body against a strict zod schema, from a form or from JSON. Repeated form fields,
  * files, malformed JSON, unknown fields and wrong types all become one clear 400; nothing reaches a service unchecked.
- * A body with no content type counts as empty, so bodiless posts (the spec's) validate as {}.
+ * A body with no content type counts as empty, so posts that carry no body validate as {}.
  */
 export async function readBody<Schema extends z.ZodType>(request: Request, schema: Schema): Promise<z.infer<Schema>> {
   const raw = await readRaw(request);

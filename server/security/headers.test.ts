@@ -42,7 +42,7 @@ const RESPONSE_KINDS: { kind: string; status: number; make: (browser: Browser) =
     kind: "a gzip-compressed body",
     status: 200,
     make: async (browser) => {
-      // Six lines of the spec's six products: a body over the compression threshold.
+      // Six lines of the shop's six products: a body over the compression threshold.
       for (const productId of [BOOK, ECHO, "49538094", "4903850", "3254354345", "90829332"]) await browser.postJson("/basket/add", { productId });
       const response = await browser.send("/basket", { headers: { "accept-encoding": "gzip" } });
       expect(response.headers.get("content-encoding")).toBe("gzip");

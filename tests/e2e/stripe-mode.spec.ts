@@ -6,7 +6,7 @@ import { freePort, killShop, startShopProcess, type ShopProcess } from "./suppor
 import { fillDeliveryAddress } from "./support/delivery";
 
 /**
- * A shop switched to Stripe (with made-up keys: these machines have no internet, so nothing reaches Stripe).
+ * A shop switched to Stripe (with made-up keys and no internet, so nothing reaches Stripe).
  * What is checked is what the shop decides: Stripe.js is asked for only by the payment page, from Stripe's site,
  * with the publishable key; the policy allows Stripe's hosts; the built-in processor is gone; and an unreachable
  * Stripe gives the shopper a clear sentence, not a broken page.

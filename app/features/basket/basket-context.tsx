@@ -139,7 +139,7 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
             return;
           }
           if (action === "remove" && body.removed === false) {
-            // The spec's shop warns in the console when asked to remove what is not there.
+            // The shop has always warned in the console when asked to remove what is not there.
             console.warn(`Can't remove product (id: ${productId}) as it's not in the basket.`);
           }
           settle(body.basket.revision);

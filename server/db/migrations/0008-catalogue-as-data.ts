@@ -17,7 +17,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       add column status text not null default 'active' check (status in ('active', 'archived')),
       add column featured_position integer,
       add column updated_at timestamptz not null default now()`.execute(db);
-  // Rows an older shop already holds: the spec's six get their slugs and descriptions, anything else a slug of its own.
+  // Rows an older shop already holds: the shop's six get their slugs and descriptions, anything else a slug of its own.
   for (const entry of catalogue) {
     await sql`update products set slug = ${entry.slug}, description = ${entry.description} where id = ${entry.id}`.execute(db);
   }

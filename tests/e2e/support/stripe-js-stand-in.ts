@@ -3,7 +3,7 @@ import type { Page, Route } from "@playwright/test";
 /**
  * A stand-in for Stripe.js, served at the address @stripe/stripe-js loads it from (https://js.stripe.com/endive/
  * stripe.js: the release train of the @stripe/stripe-js version we ship; it then takes `window.Stripe`). It is a test
- * fixture of a third-party script these machines cannot fetch, not a mock of our code: the shop's page, its
+ * fixture of a third-party script a test run offline cannot fetch, not a mock of our code: the shop's page, its
  * Payment Element component and its server all run as they are.
  *
  * It records what the page hands Stripe.js (publishable key, elements options, element type and options,

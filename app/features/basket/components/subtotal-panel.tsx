@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import { formatCents } from "../../../../shared/money";
 
-/** "Subtotal (N items): $total", the gift checkbox (no effect, as in the spec) and the way on to payment. */
+/** "Subtotal (N items): $total", the gift checkbox (no effect, as it has always been) and the way on to payment. */
 export function SubtotalPanel({ count, subtotalCents }: { count: number; subtotalCents: number }) {
   return (
     <section className="subtotal" aria-labelledby="subtotal-heading">
