@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { DeliveryAddress } from "../../shared/address";
 import { AppError } from "../../shared/errors";
-import type { BasketOwner } from "../basket/basket-service";
+import { ownerColumn, type BasketOwner } from "../basket/basket-owner";
 import type { DB } from "../db/client";
 
 /** The address a basket owner is checking out with, and the e-mail a guest's receipt goes to. */
@@ -21,9 +21,6 @@ export interface SavedAddress {
 /** An account keeps at most this many addresses; the least recently used goes first. */
 const SAVED_ADDRESS_LIMIT = 20;
 
-function ownerColumn(owner: BasketOwner) {
-  return "userId" in owner ? ({ column: "user_id", value: owner.userId } as const) : ({ column: "session_id", value: owner.sessionId } as const);
-}
 
 /** The same address, however it was typed: the fields joined, lower-cased. */
 function fingerprintOf(address: DeliveryAddress): string {

@@ -151,10 +151,9 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
       const after = ordersCursor.decode(filter.after);
       if (after) query = query.where(sql<boolean>`(paid_at, id) < (${after.at}, ${after.id})`);
       const rows = await query.execute();
-      const page = rows.slice(0, ADMIN_ORDERS_PAGE_SIZE);
-      const last = page.at(-1);
+      const page = ordersCursor.page(rows, ADMIN_ORDERS_PAGE_SIZE, (row) => ({ at: row.paid_at, id: row.id }));
       return {
-        orders: page.map((row) => ({
+        orders: page.rows.map((row) => ({
           id: row.id,
           number: row.number,
           paidAt: row.paid_at,
@@ -164,7 +163,7 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
           contactEmail: row.contact_email,
           isTest: row.livemode !== true,
         })),
-        next: rows.length > ADMIN_ORDERS_PAGE_SIZE && last ? ordersCursor.encode(last.paid_at, last.id) : null,
+        next: page.next,
       };
     },
 

@@ -6,15 +6,9 @@ import type { CatalogueService } from "../catalogue/catalogue-service";
 import type { DB } from "../db/client";
 import type { Database } from "../db/schema";
 import type { Logger } from "../logger";
+import { ownerColumn, type BasketOwner } from "./basket-owner";
 import { findLine, mergeLines, priceLines, refuseQuantity, subtractPaid, type PaidQuantity, type StoredLine } from "./basket-rules";
 
-/** Who a basket belongs to: a guest through their browser session, or an account (whatever browser it is in). */
-export type BasketOwner = { sessionId: string } | { userId: string };
-
-/** The column that names the owner, and its value. */
-function ownerKey(owner: BasketOwner) {
-  return "userId" in owner ? ({ column: "user_id", value: owner.userId } as const) : ({ column: "session_id", value: owner.sessionId } as const);
-}
 
 type Transaction = KyselyTransaction<Database>;
 
@@ -55,13 +49,13 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
 
   /** Counts the owner's basket's revision up, which locks its row until the transaction ends; undefined without a basket. */
   async function countUp(trx: DB | Transaction, owner: BasketOwner): Promise<{ id: string; revision: number } | undefined> {
-    const { column, value } = ownerKey(owner);
+    const { column, value } = ownerColumn(owner);
     return trx.updateTable("baskets").set({ revision: sql`revision + 1`, updated_at: sql`now()` }).where(column, "=", value).returning(["id", "revision"]).executeTakeFirst();
   }
 
   /** The owner's basket as one snapshot: its id, revision and lines (one statement, no lock); undefined without one. */
   async function readBasket(owner: BasketOwner): Promise<{ id: string; revision: number; lines: StoredLine[] } | undefined> {
-    const { column, value } = ownerKey(owner);
+    const { column, value } = ownerColumn(owner);
     const rows = await db
       .selectFrom("baskets")
       .leftJoin("basket_items", "basket_items.basket_id", "baskets.id")
@@ -171,7 +165,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
    * a moment ago: a shopper's first add), the basket is created first instead.
    */
   async function lockBasket(trx: Transaction, owner: BasketOwner, { expectNew = false } = {}): Promise<{ id: string; revision: number; isNew: boolean }> {
-    const { column, value } = ownerKey(owner);
+    const { column, value } = ownerColumn(owner);
     const existing = async () => {
       const row = await trx.selectFrom("baskets").select(["id", "revision"]).where(column, "=", value).forUpdate().executeTakeFirst();
       return row && { ...row, isNew: false };
@@ -207,7 +201,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     /** The number of items (not lines), for the header on every page: one cheap statement (count and revision agree). */
     async countItems(owner: BasketOwner | null): Promise<BasketCount> {
       if (!owner) return { count: 0, revision: 0 };
-      const { column, value } = ownerKey(owner);
+      const { column, value } = ownerColumn(owner);
       const row = await db
         .selectFrom("baskets")
         .leftJoin("basket_items", "basket_items.basket_id", "baskets.id")

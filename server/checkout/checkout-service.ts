@@ -5,7 +5,8 @@ import { toStripeShipping, type DeliveryAddress } from "../../shared/address";
 import type { BasketView } from "../../shared/basket";
 import { readOrderItem, type OrderItem, type StoredOrderItem } from "../../shared/orders";
 import type { AddressService, CheckoutAddress } from "../addresses/address-service";
-import type { BasketOwner, BasketService } from "../basket/basket-service";
+import { ownerColumn, ownerColumns, type BasketOwner } from "../basket/basket-owner";
+import type { BasketService } from "../basket/basket-service";
 import type { DB, Writer } from "../db/client";
 import type { Logger } from "../logger";
 import { newOrderNumber } from "../orders/order-number";
@@ -45,10 +46,6 @@ export function createCheckoutService(
   logger: Logger,
   onOrderRecorded?: OrderRecordedHook,
 ) {
-  const ownerColumns = (owner: BasketOwner) =>
-    "userId" in owner ? { user_id: owner.userId, session_id: null } : { user_id: null, session_id: owner.sessionId };
-  const ownerFilter = (owner: BasketOwner) =>
-    "userId" in owner ? (["user_id", owner.userId] as const) : (["session_id", owner.sessionId] as const);
   // Which processor (and mode) this shop runs on: an intent another one made is never reused or handed out.
   const { processor, livemode } = provider.identity;
   const isOtherProcessors = (payment: { processor: string | null; livemode: boolean | null }) =>
@@ -73,7 +70,7 @@ export function createCheckoutService(
 
   /** The intent's metadata: whose it is, and which snapshot its amount was set for (checked when it is paid). */
   function metadataFor(owner: BasketOwner, fingerprint: string): Record<string, string> {
-    const [column, value] = ownerFilter(owner);
+    const { column, value } = ownerColumn(owner);
     return { [SHOP_METADATA_KEY]: "1", [FINGERPRINT_METADATA_KEY]: fingerprint, [column]: value };
   }
 
@@ -94,7 +91,7 @@ export function createCheckoutService(
     const { items, fingerprint } = snapshot(view, delivery);
     const shipping = toStripeShipping(delivery.address);
     const deliveryColumns = { delivery_address: JSON.stringify(delivery.address), contact_email: delivery.contactEmail };
-    const [column, value] = ownerFilter(owner);
+    const { column, value } = ownerColumn(owner);
     // The owner's newest open payment of this processor, if any, and how many payments the owner has made in all
     // (which names the next intent's idempotency key), in one statement.
     const isOpenHere = sql<boolean>`(status = 'open' and processor = ${processor} and livemode = ${livemode})`;
@@ -244,7 +241,7 @@ export function createCheckoutService(
         .executeTakeFirst();
       if (!payment) return null;
       if (owner) {
-        const [column, value] = ownerFilter(owner);
+        const { column, value } = ownerColumn(owner);
         if (payment[column] !== value) return null;
       }
       // Marked paid in the same transaction that wrote the order (usually by the webhook, before the page asks):
@@ -271,7 +268,7 @@ export function createCheckoutService(
     /** The shopper's paid payments that did not match their basket: no order, a refund to come. Newest first. */
     async listPaymentsUnderReview(owner: BasketOwner | null): Promise<PaymentUnderReview[]> {
       if (!owner) return [];
-      const [column, value] = ownerFilter(owner);
+      const { column, value } = ownerColumn(owner);
       const rows = await db
         .selectFrom("checkout_payments")
         .select(["payment_intent_id", "paid_amount_cents", "updated_at"])

@@ -24,10 +24,20 @@ export function keysetCursor(idPattern: RegExp) {
     .transform(([iso, id]): KeysetCursor => ({ at: new Date(iso), id }))
     .refine(({ at }) => at >= EARLIEST && at < AFTER_LATEST);
   return {
-    encode: (at: Date, id: string): string => `${at.toISOString()}~${id}`,
     decode(value: string | null | undefined): KeysetCursor | null {
       const parsed = schema.safeParse(value);
       return parsed.success ? parsed.data : null;
+    },
+    /**
+     * One page of rows read with `limit(pageSize + 1)`: the first `pageSize`, and the cursor after the last of them
+     * when the extra row says there is more (null on the last page).
+     */
+    page<Row>(rows: readonly Row[], pageSize: number, keyOf: (row: Row) => KeysetCursor): { rows: Row[]; next: string | null } {
+      const page = rows.slice(0, pageSize);
+      const last = page.at(-1);
+      if (rows.length <= pageSize || last === undefined) return { rows: page, next: null };
+      const { at, id } = keyOf(last);
+      return { rows: page, next: `${at.toISOString()}~${id}` };
     },
   };
 }

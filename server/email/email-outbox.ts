@@ -170,10 +170,9 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
       const cursor = outboxCursor.decode(before);
       if (cursor) query = query.where(sql<boolean>`(created_at, id) < (${cursor.at}, ${cursor.id}::uuid)`);
       const rows = await query.execute();
-      const page = rows.slice(0, pageSize);
-      const last = page.at(-1);
+      const page = outboxCursor.page(rows, pageSize, (row) => ({ at: row.created_at, id: row.id }));
       return {
-        entries: page.map((row) => ({
+        entries: page.rows.map((row) => ({
           id: row.id,
           messageId: row.message_id,
           kind: row.kind,
@@ -186,7 +185,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
           nextAttemptAt: row.next_attempt_at.toISOString(),
           sentAt: row.sent_at?.toISOString() ?? null,
         })),
-        next: rows.length > pageSize && last ? outboxCursor.encode(last.created_at, last.id) : null,
+        next: page.next,
       };
     },
 

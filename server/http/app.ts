@@ -81,7 +81,7 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
   });
   app.use(observeRequests(services.metrics));
   app.use(requestLog(services.logger));
-  app.use(guestPageCache({ catalogueVersion: () => services.catalogue.currentVersion() }));
+  app.use(guestPageCache({ catalogueVersion: () => services.catalogue.currentVersion(), logger: services.logger }));
   app.use(
     securityHeaders({
       isHttps,

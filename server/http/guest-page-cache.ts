@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { gunzipSync, inflateSync, zstdDecompressSync } from "node:zlib";
 import type { MiddlewareHandler } from "hono";
+import type { Logger } from "../logger";
 import { SESSION_COOKIE } from "./shopper";
 
 /** Distinct pages (address × host × scheme × encoding) kept; past it the cache starts over. */
@@ -24,14 +25,19 @@ interface CachedPage {
  * a Content-Security-Policy that allows exactly those inline elements by their SHA-256 hashes instead, so nothing
  * else inline can run on it (CSP3: a nonce nobody lists is worth nothing, and no 'unsafe-inline').
  */
-export function guestPageCache({ catalogueVersion }: { catalogueVersion: () => Promise<bigint> }): MiddlewareHandler {
+export function guestPageCache({ catalogueVersion, logger }: { catalogueVersion: () => Promise<bigint>; logger: Logger }): MiddlewareHandler {
   const pages = new Map<string, CachedPage>();
   let cachedVersion: bigint | undefined;
+  const versionOrNothing = () =>
+    catalogueVersion().catch((error: unknown) => {
+      logger.warn({ err: error }, "guest pages: the catalogue's version could not be read, so the page is rendered afresh");
+      return undefined;
+    });
 
   return async (c, next) => {
     if (c.req.method !== "GET" || !PUBLIC_PAGE.test(c.req.path) || hasSessionCookie(c.req.header("cookie"))) return next();
     // Without the catalogue's version (the database is away) the page renders as usual and says what it can.
-    const version = await catalogueVersion().catch(() => undefined);
+    const version = await versionOrNothing();
     if (version === undefined) return next();
     if (version !== cachedVersion) {
       pages.clear();
@@ -51,7 +57,7 @@ export function guestPageCache({ catalogueVersion }: { catalogueVersion: () => P
     const hashed = policy ? policyByHashes(policy, decode(body, response.headers.get("content-encoding"))) : undefined;
     if (policy && !hashed) return;
     // A page rendered while the catalogue changed is sent once, never kept.
-    if ((await catalogueVersion().catch(() => undefined)) !== version) return;
+    if ((await versionOrNothing()) !== version) return;
     const headers = [...response.headers].map(([name, value]): [string, string] => [name, name === "content-security-policy" ? hashed! : value]);
     if (pages.size >= MAX_ENTRIES) pages.clear();
     pages.set(key, { status: response.status, headers, body });

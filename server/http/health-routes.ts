@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { sql } from "kysely";
-import type { DB } from "../db/client";
+import type { Services } from "../services";
 import type { AppEnv } from "./app-env";
 import type { Readiness } from "./readiness";
 
@@ -15,21 +15,22 @@ export function healthRoutes(readiness: Readiness) {
   return new Hono<AppEnv>()
     .get("/healthz", async (c) => {
       const { database } = c.get("services");
-      const isUp = await databaseAnswers(c.get("services").database.db);
+      const isUp = await databaseAnswers(c.get("services"));
       return c.json({ status: isUp ? "ok" : "unavailable", database: database.kind }, isUp ? 200 : 503, NO_STORE);
     })
     .get("/readyz", async (c) => {
       if (readiness.isDraining) return c.json({ status: "draining" }, 503, NO_STORE);
-      const isUp = await databaseAnswers(c.get("services").database.db);
+      const isUp = await databaseAnswers(c.get("services"));
       return c.json({ status: isUp ? "ready" : "unavailable" }, isUp ? 200 : 503, NO_STORE);
     });
 }
 
-async function databaseAnswers(db: DB): Promise<boolean> {
+async function databaseAnswers({ database, logger }: Services): Promise<boolean> {
   try {
-    await sql`select 1`.execute(db);
+    await sql`select 1`.execute(database.db);
     return true;
-  } catch {
+  } catch (error) {
+    logger.warn({ err: error }, "health: the database did not answer");
     return false;
   }
 }

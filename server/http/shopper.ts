@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { BasketOwner } from "../basket/basket-service";
+import type { BasketOwner } from "../basket/basket-owner";
 import type { Session, SessionService, SessionUser } from "../sessions/session-service";
 
 /** The session cookie's name; over HTTPS it carries the __Host- prefix (Secure, this host only, path /). */

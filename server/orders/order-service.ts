@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { BasketOwner } from "../basket/basket-service";
+import { ownerColumn, type BasketOwner } from "../basket/basket-owner";
 import type { DB, Writer } from "../db/client";
 import { keysetCursor } from "../db/keyset-cursor";
 import { AppError } from "../../shared/errors";
@@ -84,8 +84,7 @@ export function createOrderService(db: DB) {
       // A cursor that does not parse shows the first page, and says so.
       const isFirstPage = before === null;
       if (!owner) return { orders: [], next: null, isFirstPage };
-      const column = "userId" in owner ? "user_id" : "session_id";
-      const value = "userId" in owner ? owner.userId : owner.sessionId;
+      const { column, value } = ownerColumn(owner);
       let query = db
         .selectFrom("orders")
         .select(["id", "number", "amount_cents", "paid_at", "items", "status", "refunded_cents"])
@@ -95,10 +94,9 @@ export function createOrderService(db: DB) {
         .limit(ORDERS_PAGE_SIZE + 1);
       if (before) query = query.where(sql<boolean>`(paid_at, id) < (${before.at}, ${before.id})`);
       const rows = await query.execute();
-      const page = rows.slice(0, ORDERS_PAGE_SIZE);
-      const last = page.at(-1);
+      const page = ordersCursor.page(rows, ORDERS_PAGE_SIZE, (row) => ({ at: row.paid_at, id: row.id }));
       return {
-        orders: page.map((row) => ({
+        orders: page.rows.map((row) => ({
           id: row.id,
           number: row.number,
           amountCents: row.amount_cents,
@@ -107,7 +105,7 @@ export function createOrderService(db: DB) {
           refundedCents: row.refunded_cents,
           items: row.items.map(readOrderItem),
         })),
-        next: rows.length > ORDERS_PAGE_SIZE && last ? ordersCursor.encode(last.paid_at, last.id) : null,
+        next: page.next,
         isFirstPage,
       };
     },
@@ -119,8 +117,7 @@ export function createOrderService(db: DB) {
     async getOrder(owner: BasketOwner | null, numberOrId: string): Promise<OrderDetail | null> {
       if (!owner) return null;
       const key = numberOrId.toUpperCase();
-      const column = "userId" in owner ? "user_id" : "session_id";
-      const value = "userId" in owner ? owner.userId : owner.sessionId;
+      const { column, value } = ownerColumn(owner);
       let query = db.selectFrom("orders").selectAll().where(column, "=", value);
       if (ORDER_NUMBER_PATTERN.test(key)) query = query.where("number", "=", key);
       else if (/^pi_[A-Za-z0-9]{1,64}$/.test(numberOrId)) query = query.where("id", "=", numberOrId);
