@@ -7,8 +7,11 @@ import type { Shopper } from "./shopper";
  * It lives with the server that fills it in; app/context.ts hands it to the routes, so that the server never
  * imports app/ and app/ reaches the server's types only through that one module.
  */
+/** The services as pages see them: everything but the raw database handle, which only the services themselves use. */
+export type PageServices = Omit<Services, "database">;
+
 export interface RequestContext {
-  services: Services;
+  services: PageServices;
   requestId: string;
   /** The Content-Security-Policy nonce this response's inline scripts must carry. */
   cspNonce: string;
