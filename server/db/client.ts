@@ -23,7 +23,14 @@ const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 
 export type DatabaseTarget =
   /** A PostgreSQL server. `schema` isolates a test run; production uses the default (public). */
-  | { kind: "postgres"; url: string; schema?: string; poolSize?: number }
+  | {
+      kind: "postgres";
+      url: string;
+      schema?: string;
+      poolSize?: number;
+      /** DATABASE_MIGRATION_URL: a direct connection for start-up's migrations, where `url` names a pooler. */
+      migrationUrl?: string;
+    }
   /** Embedded PGlite: a data directory on disk, in memory when omitted, or loaded from a dump. */
   | { kind: "pglite"; dataDir?: string; loadDataDir?: Blob };
 
@@ -94,7 +101,7 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount + turns.waiting }),
       openForStartup() {
         const startupPool = new pg.Pool({
-          connectionString: target.url,
+          connectionString: target.migrationUrl ?? target.url,
           max: 1,
           connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
           statement_timeout: STARTUP_STATEMENT_TIMEOUT_MS,
