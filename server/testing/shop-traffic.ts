@@ -112,7 +112,7 @@ export function createShopper({ origin, log, tolerated = () => false, timeoutMs 
      * at the processor, the order recorded. Returns the intent's id once the processor said it succeeded (paid, whether
      * or not the shop then answered), else null.
      */
-    async pay(publishableKey: string, processorOrigin = origin): Promise<{ intentId: string | null; recorded: boolean }> {
+    async pay(publishableKey: string, options: { processor?: () => string; keepRecordingForMs?: number } = {}): Promise<{ intentId: string | null; recorded: boolean }> {
       const basket = await call("GET /basket", "/basket", { headers: { accept: "application/json" } }, [200]);
       if (!basket.ok) return { intentId: null, recorded: false };
       const subtotal = (JSON.parse(basket.text) as { basket: { subtotalCents: number } }).basket.subtotalCents;
@@ -122,19 +122,27 @@ export function createShopper({ origin, log, tolerated = () => false, timeoutMs 
       if (!created.ok) return { intentId: null, recorded: false };
       const clientSecret = (JSON.parse(created.text) as { clientSecret: string }).clientSecret;
       const intentId = clientSecret.split("_secret_")[0]!;
-      const confirmed = await confirmAtProcessor(processorOrigin(), publishableKey, intentId, clientSecret, log);
+      // The built-in processor mounted in the shop, unless it runs as its own process (PROCESSOR_URL).
+      const processorBase = options.processor?.() ?? `${origin()}/_processor`;
+      const confirmed = await confirmAtProcessor(processorBase, publishableKey, intentId, clientSecret, log);
       if (!confirmed) return { intentId: null, recorded: false };
-      const recorded = await call("POST /orders/record", "/orders/record", { method: "POST", headers: json, body: JSON.stringify({ paymentIntentId: intentId }) }, [201]);
-      return { intentId, recorded: recorded.ok };
+      // Paid: the shopper's page records the order, and asks again after a "try again" (503) for as long as allowed.
+      const deadline = performance.now() + (options.keepRecordingForMs ?? 0);
+      for (;;) {
+        const recorded = await call("POST /orders/record", "/orders/record", { method: "POST", headers: json, body: JSON.stringify({ paymentIntentId: intentId }) }, [201]);
+        if (recorded.ok) return { intentId, recorded: true };
+        const tryAgain = recorded.unanswered || recorded.response?.status === 503;
+        if (!tryAgain || performance.now() > deadline) return { intentId, recorded: false };
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
     },
   };
 }
 
 /** The card confirmed at the processor with the publishable key, as Stripe.js does from the payment page. */
-async function confirmAtProcessor(processorOrigin: string, publishableKey: string, intentId: string, clientSecret: string, log: TrafficLog): Promise<boolean> {
-  const path = processorOrigin.includes("/_processor") ? "" : "/_processor";
+async function confirmAtProcessor(processorBase: string, publishableKey: string, intentId: string, clientSecret: string, log: TrafficLog): Promise<boolean> {
   try {
-    const response = await fetch(`${processorOrigin}${path}/v1/payment_intents/${intentId}/confirm`, {
+    const response = await fetch(`${processorBase}/v1/payment_intents/${intentId}/confirm`, {
       method: "POST",
       headers: { authorization: `Bearer ${publishableKey}`, "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ client_secret: clientSecret, use_stripe_sdk: "true", ...TEST_CARD }).toString(),
