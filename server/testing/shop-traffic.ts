@@ -29,10 +29,12 @@ export interface TrafficLog {
   failures: string[];
   /** Each call's time and outcome, for the story's own reading (seconds without service, the longest wait). */
   calls: { at: number; status: string; milliseconds: number; what: string; retryAfter: string | null }[];
+  /** GETs sent again after their connection closed with no answer, as a browser does. */
+  clientRetries: number;
 }
 
 export function newTrafficLog(): TrafficLog {
-  return { statuses: new Map(), failures: [], calls: [] };
+  return { statuses: new Map(), failures: [], calls: [], clientRetries: 0 };
 }
 
 /** One shopper's cookies, as a browser keeps them: the latest value of each name. */
@@ -64,7 +66,16 @@ export function createShopper({ origin, log, tolerated = () => false, timeoutMs 
   const jar = new CookieJar();
   const json = { "content-type": "application/json", accept: "application/json" };
 
+  /**
+   * A GET whose connection the balancer closed before any answer (a kept-alive connection it dropped as it sent the
+   * request) is sent once more, as browsers do for an idempotent request; anything else unanswered is a failure.
+   */
   async function call(what: string, input: string, init: RequestInit, expected: number[]): Promise<CallResult> {
+    const result = await callOnce(what, input, init, expected, (init.method ?? "GET") === "GET");
+    return result ?? (await callOnce(what, input, init, expected, false))!;
+  }
+
+  async function callOnce(what: string, input: string, init: RequestInit, expected: number[], mayRetry: boolean): Promise<CallResult | null> {
     const started = performance.now();
     const at = Date.now();
     try {
@@ -85,9 +96,15 @@ export function createShopper({ origin, log, tolerated = () => false, timeoutMs 
       return { response, text, ok, unanswered: false, milliseconds };
     } catch (error) {
       const milliseconds = performance.now() - started;
+      const closed = error instanceof Error && error.cause instanceof Error && /other side closed|ECONNRESET|socket hang up/.test(`${error.cause.message} ${(error.cause as { code?: string }).code}`);
+      if (mayRetry && closed) {
+        log.clientRetries += 1;
+        return null;
+      }
       log.statuses.set("none", (log.statuses.get("none") ?? 0) + 1);
       log.calls.push({ at, status: "none", milliseconds, what, retryAfter: null });
-      log.failures.push(`${what}: ${error instanceof Error ? `${error.name} ${error.message}` : String(error)}`);
+      const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
+      log.failures.push(`${what}: ${error instanceof Error ? `${error.name} ${error.message}` : String(error)}${cause} at ${new Date(at).toISOString()} after ${Math.round(milliseconds)} ms`);
       return { text: "", ok: false, unanswered: true, milliseconds };
     }
   }
