@@ -15,6 +15,14 @@ const configSchema = z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
+  /**
+   * A direct connection (not through a pooler) for start-up's migrations and seeding, where DATABASE_URL names a
+   * pooler in transaction mode: migrations then run without the pooler's limits and the shop's 5-second timeout.
+   */
+  DATABASE_MIGRATION_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
   /** The shop's public origin, e.g. https://shop.example: its scheme decides Secure cookies and HSTS. */
   PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })

@@ -31,7 +31,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
   // One process per embedded database: a second one would silently lose one side's writes.
   if (!config.DATABASE_URL) lockDataDir(config.DATA_DIR);
   const database = config.DATABASE_URL
-    ? openDatabase({ kind: "postgres", url: config.DATABASE_URL })
+    ? openDatabase({ kind: "postgres", url: config.DATABASE_URL, migrationUrl: config.DATABASE_MIGRATION_URL })
     : openDatabase({ kind: "pglite", dataDir: config.DATA_DIR });
   const isProduction = config.NODE_ENV === "production";
   const loadBuild = () => import("virtual:react-router/server-build") as Promise<ServerBuild>;

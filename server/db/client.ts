@@ -3,7 +3,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, PostgresDialect, type LogEvent, type PostgresPool, type PostgresPoolClient, type Transaction } from "kysely";
 import pg from "pg";
-import { isQueryReadTimeout, markAsConnectFailure } from "./database-errors";
+import { isConnectionLost, isQueryReadTimeout, markAsConnectFailure } from "./database-errors";
 import { currentRank, OldestFirstQueue, YIELD_AFTER_MS } from "./oldest-first-queue";
 import { ShopPGliteDialect } from "./pglite-dialect";
 import type { Database } from "./schema";
@@ -23,7 +23,14 @@ const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 
 export type DatabaseTarget =
   /** A PostgreSQL server. `schema` isolates a test run; production uses the default (public). */
-  | { kind: "postgres"; url: string; schema?: string; poolSize?: number }
+  | {
+      kind: "postgres";
+      url: string;
+      schema?: string;
+      poolSize?: number;
+      /** DATABASE_MIGRATION_URL: a direct connection for start-up's migrations, where `url` names a pooler. */
+      migrationUrl?: string;
+    }
   /** Embedded PGlite: a data directory on disk, in memory when omitted, or loaded from a dump. */
   | { kind: "pglite"; dataDir?: string; loadDataDir?: Blob };
 
@@ -94,7 +101,7 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount + turns.waiting }),
       openForStartup() {
         const startupPool = new pg.Pool({
-          connectionString: target.url,
+          connectionString: target.migrationUrl ?? target.url,
           max: 1,
           connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
           statement_timeout: STARTUP_STATEMENT_TIMEOUT_MS,
@@ -118,14 +125,19 @@ export function createPglite(options: { dataDir?: string; loadDataDir?: Blob } =
 }
 
 /**
- * The pool as Kysely uses it, with three rules node-postgres leaves to its caller:
+ * The pool as Kysely uses it, with four rules node-postgres leaves to its caller:
  * - connections go to the oldest request waiting, the built-in processor's answers first (oldest-first-queue.ts),
  *   within the same bound on the wait as the pool's own;
  * - a failure to get a connection, whatever the server or the network said, is a database that cannot be reached
  *   (marked for isDatabaseUnavailable: a 503 with Retry-After, never a 500);
  * - a connection whose query got no answer in time is closed at once. Its query is still outstanding on the wire, so
  *   anything sent after it (a transaction's ROLLBACK, the next request's query) would queue behind it and wait out
- *   another timeout; closed, it fails at once and the pool opens a fresh one.
+ *   another timeout; closed, it fails at once and the pool opens a fresh one;
+ * - a connection found broken when a statement is sent on it (its server went away while it sat in the pool: a
+ *   failover, a restart) is dropped from the pool, and the statement is sent once more on a fresh connection only
+ *   when that cannot apply anything twice: a plain read outside a transaction (isSafeToRetry). A write, or anything
+ *   in a transaction, fails as it is (503, "nothing was changed; try again"): the shop's writes that a shopper or a
+ *   webhook may repeat are idempotent by their own keys (an order per payment intent), not by a retry here.
  */
 function boundedPool(pool: pg.Pool, turns: OldestFirstQueue): PostgresPool {
   return {
@@ -135,30 +147,49 @@ function boundedPool(pool: pg.Pool, turns: OldestFirstQueue): PostgresPool {
       await turns.acquire(currentRank(), CONNECT_TIMEOUT_MS).catch((error: unknown) => {
         throw markAsConnectFailure(error);
       });
-      const client = await pool.connect().catch((error: unknown) => {
+      let client = await pool.connect().catch((error: unknown) => {
         turns.release();
         throw markAsConnectFailure(error);
       });
-      const query = client.query.bind(client) as PostgresPoolClient["query"];
       let isReleased = false;
+      let hasClient = true;
+      let inTransaction = false;
+      const send = (args: unknown[]) => (client.query as (...args: unknown[]) => unknown)(...args);
       return {
         release: (destroy?: boolean) => {
           if (isReleased) return;
           isReleased = true;
-          client.release(destroy);
+          if (hasClient) client.release(destroy);
           turns.release();
         },
-        query: ((...args: Parameters<PostgresPoolClient["query"]>) => {
-          const result = (query as (...args: unknown[]) => unknown)(...args);
+        query: ((...args: unknown[]) => {
+          const text = typeof args[0] === "string" ? args[0] : "";
+          if (/^\s*begin\b/i.test(text)) inTransaction = true;
+          else if (/^\s*(commit|rollback)\b/i.test(text)) inTransaction = false;
+          const wasInTransaction = inTransaction;
+          const result = send(args);
           if (!(result instanceof Promise)) return result;
-          return result.catch((error: unknown) => {
+          return result.catch(async (error: unknown) => {
             if (isQueryReadTimeout(error)) client.connection.stream.destroy();
-            throw error;
+            if (!isConnectionLost(error) || wasInTransaction || !isSafeToRetry(text)) throw error;
+            // The broken connection leaves the pool for good (its place with it); the read goes once more, on a new one.
+            client.release(true);
+            hasClient = false;
+            client = await pool.connect().catch((connectError: unknown) => {
+              throw markAsConnectFailure(connectError);
+            });
+            hasClient = true;
+            return send(args);
           });
         }) as PostgresPoolClient["query"],
       };
     },
   };
+}
+
+/** A statement that reads and changes nothing, so that sending it again cannot apply anything twice. */
+export function isSafeToRetry(text: string): boolean {
+  return /^\s*select\b/i.test(text) && !/\bfor\s+(update|no\s+key\s+update|share|key\s+share)\b/i.test(text) && !/\b(nextval|setval|set_config|pg_(try_)?advisory\w*)\s*\(/i.test(text);
 }
 
 /** Puts Kysely in front of a PGlite instance; closing the handle closes the instance. */

@@ -23,6 +23,18 @@ export function isQueryReadTimeout(error: unknown): boolean {
 }
 
 /**
+ * Whether a statement failed because its connection was already broken or broke under it (the server went away, a
+ * balancer closed it), rather than for anything the statement did. Not a read timeout: there the server may still be
+ * working on it.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === "string" && ["ECONNRESET", "EPIPE", "57P01", "57P02"].includes(code)) return true;
+  return typeof message === "string" && /Connection terminated|connection is closed|Client has encountered a connection error|not queryable/i.test(message);
+}
+
+/**
  * Whether an error means the database cannot be reached right now (down, restarting, refusing connections,
  * pool exhausted, a link that went silent), as opposed to a bug or bad data. Such a request is answered 503
  * "try again", not 500.
@@ -35,8 +47,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const { code, message } = current as { code?: unknown; message?: unknown };
     if (typeof code === "string") {
       // 08: connection exception; 28: invalid authorization; 3D000: no such database; 57P01-03: admin shutdown,
-      // crash shutdown, cannot connect now; 53300: too many connections.
-      if (code.startsWith("08") || code.startsWith("28") || ["3D000", "57P01", "57P02", "57P03", "53300"].includes(code)) return true;
+      // crash shutdown, cannot connect now; 53300: too many connections; 25006: a write reached a standby (a primary
+      // being demoted, or a balancer not yet told of a failover): read-only for the moment, nothing was written.
+      if (code.startsWith("08") || code.startsWith("28") || ["3D000", "57P01", "57P02", "57P03", "53300", "25006"].includes(code)) return true;
       if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"].includes(code)) return true;
     }
     if (isQueryReadTimeout(current)) return true;

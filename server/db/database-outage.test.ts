@@ -18,6 +18,7 @@ describe("isDatabaseUnavailable", () => {
     expect(isDatabaseUnavailable(Object.assign(new Error('database "x" does not exist'), { code: "3D000" }))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('password authentication failed for user "x"'), { code: "28P01" }))).toBe(true);
     expect(isDatabaseUnavailable(new Error("Query read timeout"))).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error("cannot execute INSERT in a read-only transaction"), { code: "25006" }))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error("duplicate key"), { code: "23505" }))).toBe(false);
     expect(isDatabaseUnavailable(Object.assign(new Error("lastval is not yet defined in this session"), { code: "55000" }))).toBe(false);
     expect(isDatabaseUnavailable(new TypeError("undefined is not a function"))).toBe(false);
@@ -33,6 +34,8 @@ describe("isDatabaseUnavailable", () => {
  */
 async function startCuttableProxy(target: { host: string; port: number }) {
   const sockets = new Set<Socket>();
+  /** Each connection to the server, with the shop's side of it. */
+  const upstreams = new Map<Socket, Socket>();
   let server: Server | undefined;
   let frozen = false;
   const listen = (port: number) =>
@@ -45,6 +48,8 @@ async function startCuttableProxy(target: { host: string; port: number }) {
           socket.on("error", () => socket.destroy());
         }
         client.pipe(upstream).pipe(client);
+        upstreams.set(upstream, client);
+        upstream.on("close", () => upstreams.delete(upstream));
         if (frozen) for (const socket of [client, upstream]) socket.pause();
       });
       server.listen(port, "127.0.0.1", () => {
@@ -72,6 +77,19 @@ async function startCuttableProxy(target: { host: string; port: number }) {
     thaw() {
       frozen = false;
       for (const socket of sockets) socket.resume();
+    },
+    /**
+     * The server's side of every connection goes away while the shop's side stays open and says nothing, as when a
+     * failover takes the server and no close reaches the pool: each pooled connection is found broken only when the
+     * next statement is sent on it (the proxy then closes it).
+     */
+    breakQuietly() {
+      for (const [upstream, client] of upstreams) {
+        client.unpipe(upstream);
+        upstream.destroy();
+        client.once("data", () => client.destroy());
+        client.resume();
+      }
     },
   };
 }
@@ -192,6 +210,42 @@ describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POST
       await close();
     }
   }, 60_000);
+
+  it("drops a pooled connection found broken and sends a read once more on a fresh one; a write on it fails and is not sent again", async () => {
+    const { proxy, schema, database, close } = await openThroughProxy("broken", 1);
+    try {
+      await sql`create table ${sql.id(schema, "writes")} (note text)`.execute(database.db);
+      expect((await sql<{ answer: number }>`select 42 as answer`.execute(database.db)).rows).toEqual([{ answer: 42 }]);
+
+      proxy.breakQuietly();
+      // The pool's one connection is broken; the read is answered all the same, on a new connection.
+      expect((await sql<{ answer: number }>`select 43 as answer`.execute(database.db)).rows).toEqual([{ answer: 43 }]);
+      expect(database.poolStats?.().total).toBe(1);
+
+      proxy.breakQuietly();
+      const failure = await sql`insert into ${sql.id(schema, "writes")} values ('once')`.execute(database.db).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(isDatabaseUnavailable(failure)).toBe(true);
+      // The pool goes on with a fresh connection; the write was not sent again behind the caller's back.
+      expect((await sql<{ count: number }>`select count(*)::int as count from ${sql.id(schema, "writes")}`.execute(database.db)).rows).toEqual([{ count: 0 }]);
+
+      proxy.breakQuietly();
+      // Nor is anything inside a transaction: the caller hears of it and decides.
+      const inTransaction = await database.db
+        .transaction()
+        .execute((transaction) => sql`select 44`.execute(transaction))
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
+      expect(isDatabaseUnavailable(inTransaction)).toBe(true);
+      expect((await sql<{ answer: number }>`select 45 as answer`.execute(database.db)).rows).toEqual([{ answer: 45 }]);
+    } finally {
+      await close();
+    }
+  });
 
   it("answers 503 with Retry-After, not 500, when PostgreSQL refuses the connection or nothing listens", async () => {
     const { schema, database, close } = await openThroughProxy("refused");

@@ -12,24 +12,26 @@ const STARTUP_LOCK_WAIT_MS = 10 * 60_000;
 const STARTUP_LOCK_RETRY_MS = 100;
 
 /**
- * Runs `work` (migrations and seeding) on one connection holding a session-level advisory lock keyed by the schema:
- * instances started together on one database take turns, so each step runs once and the others find it done. The
- * lock goes with the connection if the process dies, so a crashed peer never blocks the next start.
+ * Runs `work` (migrations and seeding) in one transaction holding a transaction-scoped advisory lock keyed by the
+ * schema: instances started together on one database take turns, so each step runs once and the others find it done.
+ *
+ * Transaction-scoped, so that start-up works through a pooler in transaction mode (PgBouncer, a managed database's
+ * pooler), which may hand each statement outside a transaction to a different server connection: a session-level
+ * lock would be taken on one connection and its release sent on another. A transaction keeps one server connection
+ * from BEGIN to COMMIT, and the lock ends with it, also when the process dies half-way (its connection closes and the
+ * transaction is rolled back, with whatever migration it had applied).
  */
 export async function withStartupLock(db: DB, work: (db: DB) => Promise<void>): Promise<void> {
-  await db.connection().execute(async (connection) => {
+  await db.transaction().execute(async (transaction) => {
     const key = sql`hashtext('storefront start-up ' || current_schema())`;
     const deadline = performance.now() + STARTUP_LOCK_WAIT_MS;
     for (;;) {
-      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${key}) as locked`.execute(connection);
+      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${key}) as locked`.execute(transaction);
       if (rows[0]?.locked) break;
       if (performance.now() > deadline) throw new Error(`Another instance held the start-up lock for ${STARTUP_LOCK_WAIT_MS / 60_000} minutes`);
       await sleep(STARTUP_LOCK_RETRY_MS);
     }
-    try {
-      await work(connection);
-    } finally {
-      await sql`select pg_advisory_unlock(${key})`.execute(connection);
-    }
+    // Kysely's migrators, given this transaction, take and release their own lock inside it too.
+    await work(transaction);
   });
 }
