@@ -26,7 +26,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   try {
     const next = await services.signInFlow.signIn(credentials, { ip: clientIp, current: shopper.session });
     shopper.replaceSession(next);
-    isOperator = next.user?.isOperator === true;
+    isOperator = next.session.user?.isOperator === true;
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const headers: HeadersInit = error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : {};

@@ -1,10 +1,16 @@
 import { expect, test, type Page } from "@playwright/test";
+import { enterCard } from "./support/card";
+import { fillDeliveryAddress } from "./support/delivery";
 import { gotoHydrated } from "./support/hydrated";
+import { sidewaysScroll, wordsBrokenMidWord } from "./support/layout";
 
 /**
  * What a new operator and a new shopper meet first: each story here is one thing that once tripped somebody up.
  */
 const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
+const BOOK = "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses";
+const ECHO = "Amazon Echo (3rd generation), Smart speaker with Alexa, Charcoal Fabric";
+const basketLink = (page: Page) => page.getByRole("banner").getByRole("link", { name: /^Basket,/ });
 
 async function fillSignIn(page: Page, email: string, password: string) {
   await page.getByLabel("E-mail").fill(email);
@@ -74,4 +80,44 @@ test("\"Added to basket\" stays on the page it was said on, not the basket page"
 test("the header has no dead \"Your Prime\"", async ({ page }) => {
   await page.goto("/");
   await expect(page.getByRole("banner").getByText("Prime")).toHaveCount(0);
+});
+
+test.describe("a phone's order pages", () => {
+  for (const width of [1280, 390]) {
+    test(`at ${width} px /checkout, /payment, /orders and the order's page fit, break no word, and stack the order's items below 600 px`, async ({ page }) => {
+      test.setTimeout(60_000);
+      await page.setViewportSize({ width, height: 900 });
+      await gotoHydrated(page, "/");
+      await page.getByRole("article", { name: BOOK, exact: true }).getByRole("button", { name: "Add to Basket" }).click();
+      await page.getByRole("article", { name: ECHO, exact: true }).getByRole("button", { name: "Add to Basket" }).click();
+      await expect(basketLink(page)).toHaveAccessibleName("Basket, 2 items");
+      await expect(basketLink(page)).toHaveAttribute("aria-busy", "false");
+
+      await page.goto("/checkout");
+      expect(await sidewaysScroll(page)).toBe(0);
+      expect(await wordsBrokenMidWord(page)).toEqual([]);
+
+      await page.goto("/payment");
+      await fillDeliveryAddress(page);
+      expect(await sidewaysScroll(page)).toBe(0);
+      expect(await wordsBrokenMidWord(page)).toEqual([]);
+      await enterCard(page, "4242424242424242");
+      await page.getByRole("button", { name: "Buy Now" }).click();
+      await expect(page).toHaveURL(/\/orders\?placed=/);
+      expect(await sidewaysScroll(page)).toBe(0);
+      expect(await wordsBrokenMidWord(page)).toEqual([]);
+
+      await page.getByTestId("order").getByRole("link", { name: /Order SF-|View order|Order details/ }).first().click();
+      await expect(page.getByRole("heading", { name: /^Order SF-/ })).toBeVisible();
+      expect(await sidewaysScroll(page)).toBe(0);
+      expect(await wordsBrokenMidWord(page)).toEqual([]);
+      const title = page.getByTestId("order-item").filter({ hasText: BOOK }).getByText(BOOK);
+      const box = await title.boundingBox();
+      // Stacked, the title has the width of the screen; beside three columns it has most of 1000 px.
+      expect(box?.width ?? 0).toBeGreaterThan(width < 600 ? 250 : 300);
+      const quantity = page.getByTestId("order-item").filter({ hasText: BOOK }).getByRole("cell").nth(1);
+      if (width < 600) await expect(quantity).toHaveText("1");
+      if (width < 600) expect(await quantity.evaluate((cell) => getComputedStyle(cell, "::before").content)).toBe('"Quantity: "');
+    });
+  }
 });
