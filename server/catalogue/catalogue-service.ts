@@ -121,6 +121,23 @@ function columnsOf(changes: ProductChanges) {
   };
 }
 
+/**
+ * A featured position given to a product that another product holds: the holder and those after it move up one
+ * (1, 2, 3 with a new 1 become 2, 3, 4), so the home page shows the new one where it was put and loses none.
+ */
+async function makeRoomAtFeaturedPosition(trx: Transaction<Database>, position: number | null | undefined, productId: string): Promise<void> {
+  if (position === null || position === undefined) return;
+  const holders = await trx.selectFrom("products").select("id").where("featured_position", ">=", position).where("id", "<>", productId).forUpdate().execute();
+  const isTaken = await trx.selectFrom("products").select("id").where("featured_position", "=", position).where("id", "<>", productId).executeTakeFirst();
+  if (!isTaken || holders.length === 0) return;
+  await trx
+    .updateTable("products")
+    .set({ featured_position: sql`featured_position + 1`, updated_at: sql`now()` })
+    .where("featured_position", ">=", position)
+    .where("id", "<>", productId)
+    .execute();
+}
+
 /** Lower-case words joined by hyphens, as product addresses are ("Apple iPad Pro 12.9" → "apple-ipad-pro-12-9"). */
 export function slugFromTitle(title: string): string {
   return slugify(title, { decamelize: false }).slice(0, 100).replace(/-+$/, "");
@@ -347,6 +364,7 @@ export function createCatalogueService(
             .execute();
           await trx.deleteFrom("product_slug_history").where("slug", "=", slug).execute();
         }
+        if (changes.featuredPosition !== current.featured_position) await makeRoomAtFeaturedPosition(trx, changes.featuredPosition, id);
         const after = await trx
           .updateTable("products")
           .set({
@@ -379,6 +397,7 @@ export function createCatalogueService(
         const taken = await trx.selectFrom("products").select("id").where("slug", "=", wanted).executeTakeFirst();
         const slug = taken ? `${wanted}-${id}` : wanted;
         await trx.deleteFrom("product_slug_history").where("slug", "=", slug).execute();
+        await makeRoomAtFeaturedPosition(trx, values.featuredPosition, id);
         const after = await trx
           .insertInto("products")
           .values({

@@ -54,8 +54,12 @@ export default function Outbox({ loaderData }: Route.ComponentProps) {
                 <td>{entry.createdAt}</td>
                 <td>{entry.kind}</td>
                 <td>{entry.recipient}</td>
-                <td>{entry.subject}</td>
-                <td>{entry.status}</td>
+                <td>
+                  <Link to={`/admin/outbox/${entry.id}`}>{entry.subject}</Link>
+                </td>
+                <td>
+                  <span className={`console-badge console-badge--${entry.status}`}>{entry.status}</span>
+                </td>
                 <td className="console-number">{entry.attempts}</td>
                 <td>{entry.sentAt}</td>
                 <td>{entry.lastError}</td>
