@@ -7,6 +7,7 @@ import { AppError } from "../../shared/errors";
 import { SEARCH_PAGE_SIZE, type CatalogueProduct, type ProductDetails, type SearchResults } from "../../shared/catalogue";
 import { pictureUrl } from "../../shared/shop-pictures";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
+import { suggestQuery } from "./did-you-mean";
 
 /**
  * Writes the spec's six products into an empty catalogue, and never touches one that has products: from then on the
@@ -329,6 +330,26 @@ export function createCatalogueService(
       // Past the last page: the count comes from the first (a bookmarked page 9 of a search that now has 2).
       const total = rows[0] ? Number(rows[0].total) : page > 1 ? (await this.search(query, 1)).total : 0;
       return { query, products: rows.map(toProduct), total, page, pageCount: Math.ceil(total / SEARCH_PAGE_SIZE) };
+    },
+
+    /**
+     * For a search that found nothing: the query mended from the catalogue's own words ("stnad mixr" -> "stand
+     * mixer"), only when the mended query finds something, and a few featured products to carry on from.
+     */
+    async searchFallback(rawQuery: string): Promise<{ suggestion: string | null; featured: CatalogueProduct[] }> {
+      const featuredProducts = (await listFeatured()).slice(0, 4);
+      const query = rawQuery.replaceAll("\u0000", "").trim().slice(0, 200);
+      if (query === "" || /["-]|\bor\b/i.test(query)) return { suggestion: null, featured: [...featuredProducts] };
+      const words = await sql<{ word: string; uses: string }>`
+        select word, count(*) as uses
+          from products, regexp_split_to_table(lower(title || ' ' || description), '[^[:alnum:]]+') as word
+         where status = 'active' and length(word) >= 3
+         group by word
+         order by count(*) desc
+         limit 20000`.execute(db);
+      const suggestion = suggestQuery(query, new Map(words.rows.map((row) => [row.word, Number(row.uses)])));
+      const found = suggestion ? (await this.search(suggestion, 1)).total > 0 : false;
+      return { suggestion: found ? suggestion : null, featured: [...featuredProducts] };
     },
 
     /** Every active product's page, for the sitemap: at most SITEMAP_MAX_PRODUCTS, featured first. */

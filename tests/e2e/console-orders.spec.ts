@@ -34,6 +34,7 @@ async function guestBuysTheBook(page: Page, email: string): Promise<string> {
 }
 
 test("the operator finds a shopper's order, ships it, refunds part of it; the shopper sees both and both e-mails are written", async ({ browser }) => {
+  test.setTimeout(90_000);
   const email = `console.orders.${Date.now()}@example.com`;
   const shopper = await browser.newPage();
   const number = await guestBuysTheBook(shopper, email);

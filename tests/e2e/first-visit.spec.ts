@@ -121,3 +121,48 @@ test.describe("a phone's order pages", () => {
     });
   }
 });
+
+test("a search with two typos offers \"Did you mean: stand mixer?\" from the catalogue's words, and a few featured products", async ({ page }) => {
+  await gotoHydrated(page, "/");
+  await page.getByRole("searchbox", { name: "Search Storefront" }).fill("stnad mixr");
+  await page.getByRole("searchbox", { name: "Search Storefront" }).press("Enter");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("No results for “stnad mixr”");
+  await expect(page.getByText("Did you mean: stand mixer?")).toBeVisible();
+  const featured = page.getByRole("region", { name: "Featured products" }).getByRole("article");
+  expect(await featured.count()).toBeGreaterThanOrEqual(2);
+  await page.getByRole("link", { name: "stand mixer", exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(/^\d+ results? for “stand mixer”$/);
+});
+
+test("the cheaper Samsung monitor has its own model number and title", async ({ page }) => {
+  await page.goto("/search?q=samsung");
+  const titles = await page.getByRole("article").getByRole("heading").allTextContents();
+  const models = titles.map((title) => /LC49\w+/.exec(title)?.[0]);
+  expect(models).toHaveLength(2);
+  expect(new Set(models).size).toBe(2);
+});
+
+test("a quantity chosen while the basket page is still starting is kept and saved", async ({ page }) => {
+  await gotoHydrated(page, "/");
+  await page.getByRole("article", { name: BOOK, exact: true }).getByRole("button", { name: "Add to Basket" }).click();
+  await expect(basketLink(page)).toHaveAccessibleName("Basket, 1 item");
+  await expect(basketLink(page)).toHaveAttribute("aria-busy", "false");
+  // The page's scripts are held back: the shopper chooses on the page as drawn by the server.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/assets\/.*\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto("/checkout", { waitUntil: "domcontentloaded" });
+  const quantity = page.getByRole("combobox", { name: `Quantity of ${BOOK}` });
+  await quantity.selectOption("3");
+  release();
+  await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+  await expect(quantity).toHaveValue("3");
+  await expect(basketLink(page)).toHaveAccessibleName("Basket, 3 items");
+  await expect(basketLink(page)).toHaveAttribute("aria-busy", "false");
+  await page.unroute(/\/assets\/.*\.js$/);
+  await page.reload();
+  await expect(quantity).toHaveValue("3");
+});
