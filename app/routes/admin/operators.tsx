@@ -5,6 +5,7 @@ import { AppError } from "../../../shared/errors";
 import { readFormFields } from "../../../shared/form-fields";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
 import { formatConsoleTime, requireOperator } from "./require-operator";
+import { PageHeader } from "../../features/admin/console-ui";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, actor } = requireOperator(context);
@@ -44,7 +45,7 @@ export default function Operators({ loaderData, actionData }: Route.ComponentPro
   return (
     <main id="main" className="console-main">
       <title>Operators | Console</title>
-      <h1>Operators</h1>
+      <PageHeader title="Operators" />
       <p className="console-notice" role="status">
         {actionData?.done ?? ""}
       </p>

@@ -9,6 +9,7 @@ import { formatCents } from "../../../shared/money";
 import { cardBrandName, ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
 import { formatConsoleTime, requireOperator } from "./require-operator";
+import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
 
 export async function loader({ context, params }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
@@ -18,6 +19,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   return {
     number: order.number,
     status: ORDER_STATUS_LABELS[order.status],
+    statusKey: order.status,
     canShip: orderAllows(order.status, "ship"),
     canCancel: orderAllows(order.status, "cancel"),
     canRefund: left > 0 && orderAllows(order.status, "refund"),
@@ -151,13 +153,15 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
       <p className="console-breadcrumb">
         <Link to="/admin/orders">Orders</Link>
       </p>
-      <h1>Order {order.number}</h1>
+      <PageHeader title={`Order ${order.number}`} />
       <p className="console-notice" role="status">
         {actionData?.done ?? ""}
       </p>
       <dl className="console-facts">
         <dt>Status</dt>
-        <dd>{order.status}</dd>
+        <dd>
+          <StatusBadge status={order.statusKey} label={order.status} />
+        </dd>
         <dt>Paid</dt>
         <dd>{order.paidAt}</dd>
         <dt>Total</dt>

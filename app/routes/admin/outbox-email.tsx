@@ -1,5 +1,6 @@
 import { data, Link } from "react-router";
 import type { Route } from "./+types/outbox-email";
+import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
 export async function loader({ context, params }: Route.LoaderArgs) {
@@ -31,18 +32,20 @@ export default function OutboxEmail({ loaderData: email }: Route.ComponentProps)
       <p className="console-breadcrumb">
         <Link to="/admin/outbox">Outbox</Link>
       </p>
-      <header className="console-page-header">
-        <h1>{email.subject}</h1>
-        {email.hasHtml ? (
-          <a className="console-button console-button--primary" href={`/admin/outbox/${email.id}/html`} target="_blank" rel="noopener">
-            Open the HTML as sent
-          </a>
-        ) : null}
-      </header>
+      <PageHeader
+        title={email.subject}
+        action={
+          email.hasHtml ? (
+            <a className="console-button console-button--primary" href={`/admin/outbox/${email.id}/html`}>
+              Open the HTML as sent
+            </a>
+          ) : null
+        }
+      />
       <dl className="console-facts">
         <dt>Status</dt>
         <dd>
-          <span className={`console-badge console-badge--${email.status}`}>{email.status}</span>
+          <StatusBadge status={email.status} />
         </dd>
         <dt>Attempts</dt>
         <dd>{email.attempts}</dd>

@@ -1,5 +1,6 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/outbox";
+import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
@@ -28,8 +29,9 @@ export default function Outbox({ loaderData }: Route.ComponentProps) {
   return (
     <main id="main" className="console-main">
       <title>Outbox | Console</title>
-      <h1>Outbox</h1>
-      <p>The e-mails the shop wrote, newest first: sent, waiting, being retried or given up. Without an SMTP server this is where they are read.</p>
+      <PageHeader title="Outbox">
+        <p>The e-mails the shop wrote, newest first: sent, waiting, being retried or given up. Open one to read it as it was sent.</p>
+      </PageHeader>
       {entries.length === 0 ? (
         <p>Nothing yet.</p>
       ) : (
@@ -58,7 +60,7 @@ export default function Outbox({ loaderData }: Route.ComponentProps) {
                   <Link to={`/admin/outbox/${entry.id}`}>{entry.subject}</Link>
                 </td>
                 <td>
-                  <span className={`console-badge console-badge--${entry.status}`}>{entry.status}</span>
+                  <StatusBadge status={entry.status} />
                 </td>
                 <td className="console-number">{entry.attempts}</td>
                 <td>{entry.sentAt}</td>
