@@ -151,7 +151,7 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
           <div className="console-field">
             <label htmlFor="field-featuredPosition">Featured position</label>
             <p id="hint-featuredPosition" className="console-hint">
-              Empty: not on the home page
+              Empty: not on the home page. A position another product holds moves that one and those after it down one place.
             </p>
             <input
               id="field-featuredPosition"
