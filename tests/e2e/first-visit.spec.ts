@@ -166,3 +166,26 @@ test("a quantity chosen while the basket page is still starting is kept and save
   await page.reload();
   await expect(quantity).toHaveValue("3");
 });
+
+test("at 390 px the home banner's controls cover neither the picture nor each other, and read at 14 px or more", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await gotoHydrated(page, "/");
+  const carousel = page.getByRole("region", { name: "Featured offers" });
+  const picture = await carousel.locator(".carousel__slide--current img").boundingBox();
+  const overlaps = (a: { x: number; y: number; width: number; height: number }, b: { x: number; y: number; width: number; height: number }) =>
+    a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  const controls = [carousel.getByRole("button", { name: "Previous slide" }), carousel.getByRole("button", { name: "Next slide" }), carousel.getByRole("button", { name: /slide rotation/ })];
+  const boxes = [];
+  for (const control of controls) {
+    const box = await control.boundingBox();
+    expect(box).not.toBeNull();
+    expect(overlaps(box!, picture!)).toBe(false);
+    boxes.push(box!);
+  }
+  expect(overlaps(boxes[0]!, boxes[1]!) || overlaps(boxes[1]!, boxes[2]!) || overlaps(boxes[0]!, boxes[2]!)).toBe(false);
+  const fontSize = await controls[2]!.evaluate((button) => parseFloat(getComputedStyle(button).fontSize));
+  expect(fontSize).toBeGreaterThanOrEqual(14);
+  // The first products start below the controls, not over the picture.
+  const firstCard = await page.getByRole("article").first().boundingBox();
+  expect(firstCard!.y).toBeGreaterThanOrEqual(picture!.y + picture!.height);
+});
