@@ -49,7 +49,7 @@ export default function Operators({ loaderData, actionData }: Route.ComponentPro
       <p className="console-notice" role="status">
         {actionData?.done ?? ""}
       </p>
-      <table className="console-table">
+      <table className="console-table" tabIndex={0}>
         <caption className="visually-hidden">Accounts with the operator role</caption>
         <thead>
           <tr>

@@ -181,7 +181,7 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
       </dl>
 
       <h2>Items</h2>
-      <table className="console-table">
+      <table className="console-table" tabIndex={0}>
         <thead>
           <tr>
             <th scope="col">Item</th>
@@ -209,7 +209,7 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
       </table>
 
       <h2>History</h2>
-      <table className="console-table">
+      <table className="console-table" tabIndex={0}>
         <thead>
           <tr>
             <th scope="col">When</th>

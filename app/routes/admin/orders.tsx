@@ -69,7 +69,7 @@ export default function AdminOrders({ loaderData }: Route.ComponentProps) {
         {orders.length === 0 ? "No orders match." : `Newest paid first${query ? `, matching “${query}”` : ""}.`}
       </p>
       {orders.length > 0 ? (
-        <table className="console-table">
+        <table className="console-table" tabIndex={0}>
           <thead>
             <tr>
               <th scope="col">Order</th>

@@ -35,7 +35,7 @@ export default function Outbox({ loaderData }: Route.ComponentProps) {
       {entries.length === 0 ? (
         <p>Nothing yet.</p>
       ) : (
-        <table className="console-table">
+        <table className="console-table" tabIndex={0}>
           <thead>
             <tr>
               <th scope="col">Written</th>

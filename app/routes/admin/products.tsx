@@ -73,7 +73,7 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
         {total === 0 ? "No products match." : `${total} ${status} product${total === 1 ? "" : "s"}${query ? ` matching “${query}”` : ""}.`}
       </p>
       {products.length > 0 ? (
-        <table className="console-table">
+        <table className="console-table" tabIndex={0}>
           <thead>
             <tr>
               <th scope="col">Title</th>
