@@ -40,7 +40,7 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
       {loaderData.entries.length === 0 ? (
         <p>Nothing yet.</p>
       ) : (
-        <table className="console-table console-table--audit">
+        <table className="console-table console-table--audit" tabIndex={0}>
           <thead>
             <tr>
               <th scope="col">When</th>
