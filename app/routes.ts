@@ -29,6 +29,8 @@ export default [
     route("orders", "routes/admin/orders.tsx"),
     route("orders/:number", "routes/admin/order-detail.tsx"),
     route("outbox", "routes/admin/outbox.tsx"),
+    route("outbox/:id", "routes/admin/outbox-email.tsx"),
+    route("outbox/:id/html", "routes/admin/outbox-email-html.ts"),
     route("audit", "routes/admin/audit.tsx"),
   ]),
   route("robots.txt", "routes/robots-txt.ts"),

@@ -14,6 +14,12 @@ export const adminOrderListSchema = z.object({
 /** The key each refund form carries, made when the form is drawn: a second submission of it refunds nothing more. */
 const requestKey = z.string().regex(/^[A-Za-z0-9-]{16,64}$/, "The form was not understood. Reload the page and try again.");
 
+/**
+ * Sent by the confirmation ("Refund $134.87 to Visa ending in 4242?"): without it a refund form only asks. A page, not
+ * a script's dialog, so that it asks without JavaScript too.
+ */
+const confirmed = z.literal("yes").optional();
+
 /** The order page's three forms, told apart by `intent`. Unknown fields are refused. */
 export const adminOrderActionSchema = z.discriminatedUnion("intent", [
   z.strictObject({
@@ -24,6 +30,7 @@ export const adminOrderActionSchema = z.discriminatedUnion("intent", [
   z.strictObject({
     intent: z.literal("refund"),
     key: requestKey,
+    confirmed,
     amount: z
       .string()
       .max(20, "Enter an amount like 12.99.")
@@ -38,5 +45,5 @@ export const adminOrderActionSchema = z.discriminatedUnion("intent", [
         return cents;
       }),
   }),
-  z.strictObject({ intent: z.literal("cancel-and-refund"), key: requestKey }),
+  z.strictObject({ intent: z.literal("cancel-and-refund"), key: requestKey, confirmed }),
 ]);

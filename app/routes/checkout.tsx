@@ -31,10 +31,10 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
         <PriceChanges lines={items} />
         {items.length === 0 ? (
           <div className="checkout__empty">
-            <p>Your basket is empty.</p>
-            <Link to="/" className="button">
-              Continue shopping
-            </Link>
+            <h2 className="checkout__empty-title">Your Storefront Basket is empty</h2>
+            <p>
+              <Link to="/">Shop today&apos;s deals</Link>
+            </p>
           </div>
         ) : (
           <ul className="checkout__items" aria-label="Items in your basket">
@@ -57,9 +57,12 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
           </ul>
         )}
       </div>
-      <aside className="checkout__subtotal" aria-label="Subtotal">
-        <SubtotalPanel count={count} subtotalCents={subtotalCents} />
-      </aside>
+      {/* An empty basket offers no subtotal, gift box or checkout: there is nothing to pay for. */}
+      {items.length > 0 ? (
+        <aside className="checkout__subtotal" aria-label="Subtotal">
+          <SubtotalPanel count={count} subtotalCents={subtotalCents} />
+        </aside>
+      ) : null}
     </main>
   );
 }

@@ -1,4 +1,4 @@
-import { data, Form, Link, redirect, useNavigation, useSearchParams } from "react-router";
+import { data, Form, Link, redirect, redirectDocument, useNavigation, useSearchParams } from "react-router";
 import type { Route } from "./+types/login";
 import { requestContext } from "../context";
 import { Wordmark } from "../components/ui/icons";
@@ -16,34 +16,46 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { services, shopper, clientIp } = context.get(requestContext);
   const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
   const email = typeof fields.email === "string" ? fields.email.slice(0, 254) : "";
+  const intent = fields.intent === "register" ? "register" : "sign-in";
   const parsed = signInFormSchema.safeParse(fields);
   if (!parsed.success) {
-    return data({ error: parsed.error.issues[0]?.message ?? "Please check the form and try again.", email }, { status: 400 });
+    return data({ error: parsed.error.issues[0]?.message ?? "Please check the form and try again.", email, intent }, { status: 400 });
   }
   const { returnTo, ...credentials } = parsed.data;
+  let isOperator = false;
   try {
     const next = await services.signInFlow.signIn(credentials, { ip: clientIp, current: shopper.session });
     shopper.replaceSession(next);
+    isOperator = next.session.user?.isOperator === true;
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const headers: HeadersInit = error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : {};
-    return data({ error: error.message, email }, { status: error.status, headers });
+    return data({ error: error.message, email, intent }, { status: error.status, headers });
   }
-  return redirect(returnTo ?? "/");
+  // An operator's pages come from the build with the console in it (server/http/admin-guard.ts): the page this
+  // browser started from knows only the shop's routes, so the next page is loaded whole, with the console's.
+  return isOperator ? redirectDocument(returnTo ?? "/") : redirect(returnTo ?? "/");
 }
 
 /**
- * A page's response carries only the headers its route returns from here, not those of its action's data(): the
- * Retry-After of a refused attempt has to be passed on by hand.
+ * A page's response carries only the headers its route returns from here, not those of its action's data() or
+ * redirect: what the browser needs has to be passed on by hand.
  */
 export function headers({ actionHeaders }: Route.HeadersArgs) {
-  const retryAfter = actionHeaders.get("Retry-After");
-  return retryAfter ? { "Retry-After": retryAfter } : {};
+  const passed = new Headers();
+  // Retry-After of a refused attempt; and redirectDocument's mark, which tells the browser to load the next page whole.
+  for (const name of ["Retry-After", "X-Remix-Reload-Document"]) {
+    const value = actionHeaders.get(name);
+    if (value) passed.set(name, value);
+  }
+  return passed;
 }
 
 export default function Login({ actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const isSubmitting = navigation.state === "submitting";
+  // "Create your account" pressed (being sent, or come back with a reason): the page is about registering.
+  const isRegistering = (isSubmitting ? navigation.formData?.get("intent") : actionData?.intent) === "register";
   // Carried through the form only when it is a path on this site; a link naming anything else just signs in.
   const [searchParams] = useSearchParams();
   const asked = searchParams.get(RETURN_TO_PARAM);
@@ -56,7 +68,7 @@ export default function Login({ actionData }: Route.ComponentProps) {
         <Wordmark />
       </Link>
       <div className="login__box">
-        <h1 className="login__title">Sign-in</h1>
+        <h1 className="login__title">{isRegistering ? "Create account" : "Sign-in"}</h1>
         <div role="alert" className={actionData?.error ? "login__error" : "login__error login__error--empty"}>
           {actionData?.error}
         </div>

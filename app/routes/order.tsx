@@ -87,9 +87,10 @@ export default function Order({ loaderData }: Route.ComponentProps) {
                     <span>{item.title}</span>
                   </span>
                 </td>
-                <td>{item.quantity}</td>
-                <td>{formatCents(item.priceCents)}</td>
-                <td>{formatCents(item.priceCents * item.quantity)}</td>
+                {/* data-label: the column's name, shown beside the figure when the row is stacked on a phone. */}
+                <td data-label="Quantity">{item.quantity}</td>
+                <td data-label="Unit price">{formatCents(item.priceCents)}</td>
+                <td data-label="Line total">{formatCents(item.priceCents * item.quantity)}</td>
               </tr>
             ))}
           </tbody>

@@ -1,5 +1,5 @@
 import { useRef, useState } from "react";
-import { data, Link } from "react-router";
+import { data, Link, redirect } from "react-router";
 import type { Route } from "./+types/payment";
 import { requestContext } from "../context";
 import { ADDRESS_ERROR_PARAM } from "../../shared/address";
@@ -30,6 +30,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     services.addresses.getCheckoutAddress(shopper.basketOwner),
     shopper.user ? services.addresses.listSavedAddresses(shopper.user.id) : Promise.resolve([]),
   ]);
+  // Nothing to pay for: the basket says so, with a way back to the shop.
+  if (basket.items.length === 0) throw redirect("/checkout");
   const refusal = new URL(request.url).searchParams.get(ADDRESS_ERROR_PARAM);
   const payment: PaymentClientConfig = {
     mode: services.provider.mode,

@@ -11,7 +11,10 @@ const RESULT_ROW_SIZES = [4, 4, 4, 4, 4] as const;
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = context.get(requestContext);
   const { q, page } = parseSearchParams(new URL(request.url).searchParams);
-  return services.catalogue.search(q, page);
+  const results = await services.catalogue.search(q, page);
+  // Nothing found: a mended query to try ("Did you mean: stand mixer?") and a few featured products.
+  const fallback = results.total === 0 && q !== "" ? await services.catalogue.searchFallback(q) : { suggestion: null, featured: [] };
+  return { ...results, ...fallback };
 }
 
 function searchPath(query: string, page: number): string {
@@ -23,7 +26,7 @@ function searchPath(query: string, page: number): string {
 }
 
 export default function Search({ loaderData }: Route.ComponentProps) {
-  const { query, products, total, page, pageCount } = loaderData;
+  const { query, products, total, page, pageCount, suggestion, featured } = loaderData;
   const quoted = `“${query}”`;
   const heading = query === "" ? `All products (${total})` : total === 0 ? `No results for ${quoted}` : `${total} ${total === 1 ? "result" : "results"} for ${quoted}`;
   return (
@@ -37,10 +40,30 @@ export default function Search({ loaderData }: Route.ComponentProps) {
       </h1>
       {total === 0 ? (
         <div className="search__empty">
-          <p>Try another word, or a shorter one.</p>
+          {suggestion ? (
+            <p className="search__suggestion">
+              Did you mean: <Link to={searchPath(suggestion, 1)}>{suggestion}</Link>?
+            </p>
+          ) : (
+            <p>Try another word, or a shorter one.</p>
+          )}
           <Link to="/" className="button">
             Back to the shop
           </Link>
+          {featured.length > 0 ? (
+            <section className="search__featured" aria-labelledby="search-featured-title">
+              <h2 id="search-featured-title">Featured products</h2>
+              <ProductShelf
+                products={featured}
+                rowSizes={[4]}
+                renderAction={(product) => (
+                  <BasketButton action="add" productId={product.id}>
+                    Add to Basket
+                  </BasketButton>
+                )}
+              />
+            </section>
+          ) : null}
         </div>
       ) : products.length === 0 ? (
         <div className="search__empty">

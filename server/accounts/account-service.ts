@@ -103,10 +103,15 @@ export function createAccountService(db: DB, rateLimiter: RateLimiter, outbox: E
     /** The account these credentials open, or the one wrong-credentials error. */
     verifyCredentials(email: string, password: string, ip: string): Promise<SessionUser> {
       return withinLimits(email, ip, async () => {
-        const row = await db.selectFrom("users").select(["id", "email", "password_hash", "email_verified_at"]).where("email", "=", email).executeTakeFirst();
+        const row = await db
+          .selectFrom("users")
+          .leftJoin("operators", "operators.user_id", "users.id")
+          .select(["users.id", "users.email", "users.password_hash", "users.email_verified_at", "operators.user_id as operator_id"])
+          .where("users.email", "=", email)
+          .executeTakeFirst();
         const matches = await verify(row?.password_hash ?? DUMMY_HASH, password).catch(() => false);
         if (!row || !matches) throw new AppError("WRONG_CREDENTIALS", WRONG_CREDENTIALS);
-        return { id: row.id, email: row.email, isEmailVerified: row.email_verified_at !== null };
+        return { id: row.id, email: row.email, isEmailVerified: row.email_verified_at !== null, isOperator: row.operator_id !== null };
       });
     },
   };

@@ -277,5 +277,14 @@ describeEachDatabase("the operator console", (getDatabase) => {
     const again = await post({ intent: "ship", carrier: "UPS", trackingNumber: "x" });
     expect(await again.text()).toContain(`Order ${ORDER_NUMBER} is shipped, so it cannot be shipped.`);
     expect(await db.selectFrom("email_outbox").select("kind").where("recipient", "=", "buyer@console.test").execute()).toHaveLength(1);
+
+    // A refund form only asks first, naming the amount (an empty Amount: everything left) and the card; nothing moves.
+    const asked = await post({ intent: "refund", key, amount: "" });
+    expect(asked.status).toBe(200);
+    const question = mainText(await asked.text());
+    expect(question).toMatch(/Refund \$11\.96 to (the card it was paid with|[A-Z][\w ]+ ending in \d{4})\?/);
+    expect(await db.selectFrom("email_outbox").select("kind").where("recipient", "=", "buyer@console.test").execute()).toHaveLength(1);
+    expect(await db.selectFrom("audit_log").select("action").where("subject", "=", ORDER_NUMBER).execute()).toHaveLength(1);
+    expect(question).toContain('Keep the money, go back');
   });
 });

@@ -22,6 +22,9 @@ describeEachDatabase("operators", (getDatabase) => {
     const { session, token } = await signIn(shop, email, PASSWORD);
     expect(session.user?.email).toBe(email);
     expect((await shop.services.sessions.findSession(token))?.user?.isOperator).toBe(true);
+    // No welcome e-mail is written for it, and nothing asks it to confirm an address nobody could have sent a link to.
+    const account = await getDatabase().db.selectFrom("users").select("email_verified_at").where("email", "=", email).executeTakeFirstOrThrow();
+    expect(account.email_verified_at).toBeInstanceOf(Date);
     expect(await auditOf(email)).toEqual([{ operator_email: "start-up (OPERATOR_EMAIL)", action: "operator.grant", before: null, after: { operator: true, account: "created" } }]);
     // The same settings at the next start change nothing and write nothing.
     await createTestShop(getDatabase(), { operator: { email, password: PASSWORD } });
@@ -41,6 +44,7 @@ describeEachDatabase("operators", (getDatabase) => {
     expect((await failureOf(signIn(shop, email, PASSWORD))).code).toBe("WRONG_CREDENTIALS");
     const again = await signIn(shop, email, NEW_PASSWORD);
     expect((await shop.services.sessions.findSession(again.token))?.user?.isOperator).toBe(true);
+    expect((await getDatabase().db.selectFrom("users").select("email_verified_at").where("email", "=", email).executeTakeFirstOrThrow()).email_verified_at).toBeInstanceOf(Date);
     expect((await auditOf(email)).map((entry) => entry.action)).toEqual(["operator.password"]);
   });
 

@@ -41,10 +41,10 @@ export const catalogue: readonly CatalogueEntry[] = [
   {
     id: "4903850",
     slug: "samsung-49-inch-curved-gaming-monitor",
-    title: "Samsung LC49RG90SSUXEN 49' Curved LED Gaming Monitor",
+    title: "Samsung LC49HG90DMUXEN 49' Curved QLED Gaming Monitor - Double Full HD 3840 x 1080",
     description: [
       "A 49 inch curved screen as wide as two monitors side by side, for racing games, flight simulators and spreadsheets that never end.",
-      "The 1800R curve keeps the edges in view, and a 120 Hz refresh rate with FreeSync 2 keeps fast games smooth. Height-adjustable stand, HDMI and DisplayPort inputs.",
+      "The 1800R curve keeps the edges in view, and a 144 Hz refresh rate with FreeSync 2 keeps fast games smooth. Height-adjustable stand, HDMI and DisplayPort inputs.",
     ].join("\n\n"),
     priceCents: 199_99,
     rating: 3,

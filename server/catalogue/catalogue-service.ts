@@ -7,6 +7,7 @@ import { AppError } from "../../shared/errors";
 import { SEARCH_PAGE_SIZE, type CatalogueProduct, type ProductDetails, type SearchResults } from "../../shared/catalogue";
 import { pictureUrl } from "../../shared/shop-pictures";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
+import { suggestQuery } from "./did-you-mean";
 
 /**
  * Writes the shop's six products into an empty catalogue, and never touches one that has products: from then on the
@@ -119,6 +120,23 @@ function columnsOf(changes: ProductChanges) {
       ? { image: changes.image.src, image_width: changes.image.width, image_height: changes.image.height, image_srcset: changes.image.srcSet }
       : {}),
   };
+}
+
+/**
+ * A featured position given to a product that another product holds: the holder and those after it move up one
+ * (1, 2, 3 with a new 1 become 2, 3, 4), so the home page shows the new one where it was put and loses none.
+ */
+async function makeRoomAtFeaturedPosition(trx: Transaction<Database>, position: number | null | undefined, productId: string): Promise<void> {
+  if (position === null || position === undefined) return;
+  const holders = await trx.selectFrom("products").select("id").where("featured_position", ">=", position).where("id", "<>", productId).forUpdate().execute();
+  const isTaken = await trx.selectFrom("products").select("id").where("featured_position", "=", position).where("id", "<>", productId).executeTakeFirst();
+  if (!isTaken || holders.length === 0) return;
+  await trx
+    .updateTable("products")
+    .set({ featured_position: sql`featured_position + 1`, updated_at: sql`now()` })
+    .where("featured_position", ">=", position)
+    .where("id", "<>", productId)
+    .execute();
 }
 
 /** Lower-case words joined by hyphens, as product addresses are ("Apple iPad Pro 12.9" → "apple-ipad-pro-12-9"). */
@@ -314,6 +332,26 @@ export function createCatalogueService(
       return { query, products: rows.map(toProduct), total, page, pageCount: Math.ceil(total / SEARCH_PAGE_SIZE) };
     },
 
+    /**
+     * For a search that found nothing: the query mended from the catalogue's own words ("stnad mixr" -> "stand
+     * mixer"), only when the mended query finds something, and a few featured products to carry on from.
+     */
+    async searchFallback(rawQuery: string): Promise<{ suggestion: string | null; featured: CatalogueProduct[] }> {
+      const featuredProducts = (await listFeatured()).slice(0, 4);
+      const query = rawQuery.replaceAll("\u0000", "").trim().slice(0, 200);
+      if (query === "" || /["-]|\bor\b/i.test(query)) return { suggestion: null, featured: [...featuredProducts] };
+      const words = await sql<{ word: string; uses: string }>`
+        select word, count(*) as uses
+          from products, regexp_split_to_table(lower(title || ' ' || description), '[^[:alnum:]]+') as word
+         where status = 'active' and length(word) >= 3
+         group by word
+         order by count(*) desc
+         limit 20000`.execute(db);
+      const suggestion = suggestQuery(query, new Map(words.rows.map((row) => [row.word, Number(row.uses)])));
+      const found = suggestion ? (await this.search(suggestion, 1)).total > 0 : false;
+      return { suggestion: found ? suggestion : null, featured: [...featuredProducts] };
+    },
+
     /** Every active product's page, for the sitemap: at most SITEMAP_MAX_PRODUCTS, featured first. */
     async listProductPages(): Promise<{ slug: string; updatedAt: Date }[]> {
       const rows = await db
@@ -347,6 +385,7 @@ export function createCatalogueService(
             .execute();
           await trx.deleteFrom("product_slug_history").where("slug", "=", slug).execute();
         }
+        if (changes.featuredPosition !== current.featured_position) await makeRoomAtFeaturedPosition(trx, changes.featuredPosition, id);
         const after = await trx
           .updateTable("products")
           .set({
@@ -379,6 +418,7 @@ export function createCatalogueService(
         const taken = await trx.selectFrom("products").select("id").where("slug", "=", wanted).executeTakeFirst();
         const slug = taken ? `${wanted}-${id}` : wanted;
         await trx.deleteFrom("product_slug_history").where("slug", "=", slug).execute();
+        await makeRoomAtFeaturedPosition(trx, values.featuredPosition, id);
         const after = await trx
           .insertInto("products")
           .values({

@@ -26,6 +26,12 @@ export interface OutboxEntry {
   sentAt: string | null;
 }
 
+/** One e-mail as it was written (and sent): its bodies with its state. */
+export interface OutboxEmail extends OutboxEntry {
+  textBody: string;
+  htmlBody: string;
+}
+
 export interface OutboxPage {
   entries: OutboxEntry[];
   /** Pass as `before` for the next (older) page; null on the last. */
@@ -155,6 +161,28 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
         })
         .where("recipient", "=", email)
         .execute();
+    },
+
+    /** One e-mail of the outbox, bodies included, for the console; null when there is none with that id. */
+    async getOutboxEmail(id: string): Promise<OutboxEmail | null> {
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+      const row = await db.selectFrom("email_outbox").selectAll().where("id", "=", id).executeTakeFirst();
+      if (!row) return null;
+      return {
+        id: row.id,
+        messageId: row.message_id,
+        kind: row.kind,
+        recipient: row.recipient,
+        subject: row.subject,
+        status: row.status,
+        attempts: row.attempts,
+        lastError: row.last_error,
+        createdAt: row.created_at.toISOString(),
+        nextAttemptAt: row.next_attempt_at.toISOString(),
+        sentAt: row.sent_at?.toISOString() ?? null,
+        textBody: row.text_body,
+        htmlBody: row.html_body,
+      };
     },
 
     /** The operator console's list: newest first, optionally one state, a page at a time (keyset on created_at, id). */

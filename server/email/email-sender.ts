@@ -28,6 +28,22 @@ const LINK_REMOVED = "(Removed after delivery: this e-mail held a single-use lin
 const LINK = /https?:\/\/[^\s)>"]+/g;
 
 /**
+ * The links of a logged e-mail worth following: without the sentence's full stop or comma after them, and without
+ * the bare shop address every e-mail closes with ("http://localhost:3000/."), which leads nowhere in particular.
+ */
+export function linksToFollow(text: string): string[] {
+  const links = (text.match(LINK) ?? []).map((link) => link.replace(/[.,;:!?]+$/, ""));
+  return [...new Set(links)].filter((link) => {
+    try {
+      const url = new URL(link);
+      return url.pathname !== "/" || url.search !== "";
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
  * The outbox's delivering side. Each pass claims due e-mails with FOR UPDATE SKIP LOCKED, pushing their
  * next_attempt_at a lease ahead in the same statement, so that any number of instances share the outbox and each
  * e-mail is claimed by one of them; the send happens after that statement committed, with no transaction open. A
@@ -64,7 +80,7 @@ export function createEmailSender({ db, transport, logger, pollIntervalMs = 1_00
         }
         if (transport.kind === "log") {
           // No SMTP: the log is how a local trial reads its e-mail, links included.
-          logger.info({ to: email.recipient, subject: email.subject, links: email.text_body.match(LINK) ?? [] }, "email: not sent (no SMTP_URL), logged");
+          logger.info({ to: email.recipient, subject: email.subject, links: linksToFollow(email.text_body) }, "email: not sent (no SMTP_URL), logged");
         } else {
           logger.info({ messageId: email.message_id, kind: email.kind }, "email: sent");
         }

@@ -212,6 +212,8 @@ describeEachDatabase("e-mail without SMTP", (getDatabase) => {
       const line = lines.find((candidate) => candidate.to === email);
       expect(line).toMatchObject({ msg: "email: not sent (no SMTP_URL), logged", subject: "Welcome to Storefront: please confirm your e-mail" });
       expect(line?.links?.some((link) => link.startsWith(`http://localhost:${running.port}/verify-email?token=`))).toBe(true);
+      // Only links to follow: no bare shop address, none with the sentence's full stop.
+      expect(line?.links?.filter((link) => /[.,]$/.test(link) || new URL(link).pathname === "/")).toEqual([]);
       const row = () => getDatabase().db.selectFrom("email_outbox").select(["status", "text_body"]).where("recipient", "=", email).executeTakeFirstOrThrow();
       // The line is written as the e-mail is handed over; the row's state follows.
       await expect.poll(async () => (await row()).status).toBe("logged");

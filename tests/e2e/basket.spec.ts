@@ -109,11 +109,16 @@ test.describe("with JavaScript", () => {
     await expect(basketLink(page)).toHaveAccessibleName("Basket, 2 items");
   });
 
-  test("an empty basket says so and links home", async ({ page }) => {
+  test("an empty basket says so, offers no checkout, and links to the shop; /payment sends it there", async ({ page }) => {
     await gotoHydrated(page, "/checkout");
-    await expect(page.getByText("Your basket is empty.")).toBeVisible();
-    await expect(page.getByTestId("subtotal")).toHaveText("Subtotal (0 items): $0.00");
-    await page.getByRole("link", { name: "Continue shopping" }).click();
+    await expect(page.getByRole("heading", { name: "Your Storefront Basket is empty" })).toBeVisible();
+    await expect(page.getByTestId("subtotal")).toHaveCount(0);
+    await expect(page.getByRole("link", { name: /Proceed to Checkout/ })).toHaveCount(0);
+    await expect(page.getByText("gift", { exact: false })).toHaveCount(0);
+    await page.goto("/payment");
+    await expect(page).toHaveURL("/checkout");
+    await expect(page.getByText("Order Total")).toHaveCount(0);
+    await page.getByRole("link", { name: "Shop today's deals" }).click();
     await expect(page).toHaveURL("/");
   });
 
@@ -130,7 +135,7 @@ test.describe("with JavaScript", () => {
     const second = await context.newPage();
     await gotoHydrated(first, "/");
     await gotoHydrated(second, "/checkout");
-    await expect(second.getByText("Your basket is empty.")).toBeVisible();
+    await expect(second.getByRole("heading", { name: "Your Storefront Basket is empty" })).toBeVisible();
     await addButton(first, ECHO).click();
     // Announced once the server has answered (the count alone may still be the optimistic one).
     await expect(first.getByRole("status")).toHaveText("Added to basket");

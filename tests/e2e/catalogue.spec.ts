@@ -2,7 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { gotoHydrated } from "./support/hydrated";
 
 const ECHO = "Amazon Echo (3rd generation), Smart speaker with Alexa, Charcoal Fabric";
-const MONITOR = "Samsung LC49RG90SSUXEN 49' Curved LED Gaming Monitor";
+const MONITOR = "Samsung LC49HG90DMUXEN 49' Curved QLED Gaming Monitor - Double Full HD 3840 x 1080";
 const IPAD = "New Apple iPad Pro (12.9-inch, Wi-Fi, 128GB) - Silver (4th Generation)";
 
 const searchBox = (page: Page) => page.getByRole("banner").getByRole("searchbox", { name: "Search Storefront" });

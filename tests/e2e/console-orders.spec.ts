@@ -34,6 +34,7 @@ async function guestBuysTheBook(page: Page, email: string): Promise<string> {
 }
 
 test("the operator finds a shopper's order, ships it, refunds part of it; the shopper sees both and both e-mails are written", async ({ browser }) => {
+  test.setTimeout(90_000);
   const email = `console.orders.${Date.now()}@example.com`;
   const shopper = await browser.newPage();
   const number = await guestBuysTheBook(shopper, email);
@@ -68,6 +69,10 @@ test("the operator finds a shopper's order, ships it, refunds part of it; the sh
   expect(await seriousViolations(page)).toEqual([]);
   await page.getByLabel("Amount").fill("5.00");
   await page.getByRole("button", { name: "Refund", exact: true }).click();
+  // Asked first, naming the amount and the card.
+  await expect(page.getByRole("heading", { name: "Refund $5.00 to Visa ending in 4242?" })).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.getByRole("button", { name: "Refund $5.00" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Refunded $5.00." })).toBeVisible();
   await expect(page.getByRole("cell", { name: "Partially refunded" }).first()).toBeVisible();
   await expect(page.getByRole("cell", { name: OPERATOR.email }).first()).toBeVisible();
@@ -92,4 +97,32 @@ test("the operator finds a shopper's order, ships it, refunds part of it; the sh
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow, address).toBeLessThanOrEqual(0);
   }
+});
+
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("Refund and Cancel and refund ask first on a page of their own, naming the amount and the card; going back refunds nothing", async ({ browser }) => {
+    const shopperContext = await browser.newContext({ javaScriptEnabled: true });
+    const number = await guestBuysTheBook(await shopperContext.newPage(), `console.confirm.${Date.now()}@example.com`);
+    const page = await browser.newPage({ javaScriptEnabled: false });
+    await page.goto("/login?returnTo=%2Fadmin%2Forders%2F" + number);
+    await page.getByLabel("E-mail").fill(OPERATOR.email);
+    await page.getByLabel("Password").fill(OPERATOR.password);
+    await page.getByRole("button", { name: "Sign In" }).click();
+    await expect(page.getByRole("heading", { name: `Order ${number}` })).toBeVisible();
+
+    // An empty Amount: everything left, named before anything happens.
+    await page.getByRole("button", { name: "Refund", exact: true }).click();
+    await expect(page.getByRole("heading", { name: "Refund $11.96 to Visa ending in 4242?" })).toBeVisible();
+    await page.getByRole("link", { name: "Keep the money, go back" }).click();
+    await expect(page.getByRole("heading", { name: `Order ${number}` })).toBeVisible();
+    await expect(page.getByText("Refunded", { exact: true }).locator("xpath=following-sibling::dd[1]")).toHaveText("$0.00");
+
+    await page.getByRole("button", { name: "Cancel and refund" }).click();
+    await expect(page.getByRole("heading", { name: `Cancel order ${number} and refund $11.96 to Visa ending in 4242?` })).toBeVisible();
+    await page.getByRole("button", { name: "Cancel and refund $11.96" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Cancelled and refunded $11.96." })).toBeVisible();
+    await shopperContext.close();
+  });
 });

@@ -1,6 +1,6 @@
 import { NavLink } from "react-router";
 
-/** The console's sections. */
+/** The console's sections, in the side navigation; the current one is marked with aria-current="page". */
 const SECTIONS: readonly { to: string; label: string }[] = [
   { to: "/admin/orders", label: "Orders" },
   { to: "/admin/products", label: "Products" },
@@ -15,7 +15,9 @@ export function ConsoleNav() {
       <ul>
         {SECTIONS.map((section) => (
           <li key={section.to}>
-            <NavLink to={section.to}>{section.label}</NavLink>
+            <NavLink to={section.to} className="console-nav__link">
+              {section.label}
+            </NavLink>
           </li>
         ))}
       </ul>

@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { useRevalidator } from "react-router";
+import { useLocation, useRevalidator } from "react-router";
 import type { BasketView } from "../../../shared/basket";
 import type { ErrorBody } from "../../../shared/errors";
 
@@ -30,6 +30,8 @@ export interface Announcement {
   isError: boolean;
   /** The product whose form the failure belongs to: its sentence is shown next to that form, not at the top. */
   productId?: string;
+  /** The page it was made on: it is not carried onto the next page ("Added to basket" over the basket page). */
+  pathname?: string;
 }
 
 /** A refusal read from the address after a form post without JavaScript (see BASKET_ERROR_PARAM). */
@@ -95,6 +97,11 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
   const [tracked, setTracked] = useState<TrackedChange[]>([]);
   const [announcement, setAnnouncement] = useState<Announcement | null>(null);
   const revalidator = useRevalidator();
+  const { pathname } = useLocation();
+  const currentPath = useRef(pathname);
+  useEffect(() => {
+    currentPath.current = pathname;
+  });
   const nextId = useRef(0);
   const queue = useRef<Promise<void>>(Promise.resolve());
   // Read when a change starts or is answered, to forget changes the layout's data already shows.
@@ -105,7 +112,7 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
   const stillNeeded = (entries: TrackedChange[]) => changesNotIn(entries, latestSnapshot.current);
 
   const announce = useCallback((text: string, isError: boolean, productId?: string) => {
-    setAnnouncement({ id: ++nextId.current, text, isError, ...(productId === undefined ? {} : { productId }) });
+    setAnnouncement({ id: ++nextId.current, text, isError, pathname: currentPath.current, ...(productId === undefined ? {} : { productId }) });
   }, []);
 
   const change = useCallback(
@@ -154,7 +161,8 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
     [announce, revalidator],
   );
 
-  const value = useMemo(() => ({ tracked, owner: snapshot.owner, announcement, formError, change }), [tracked, snapshot.owner, announcement, formError, change]);
+  const shown = announcement && announcement.pathname === pathname ? announcement : null;
+  const value = useMemo(() => ({ tracked, owner: snapshot.owner, announcement: shown, formError, change }), [tracked, snapshot.owner, shown, formError, change]);
   return <BasketContext.Provider value={value}>{children}</BasketContext.Provider>;
 }
 

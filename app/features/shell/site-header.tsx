@@ -15,7 +15,7 @@ export interface SiteHeaderProps {
   isOperator?: boolean;
 }
 
-/** The dark bar on every screen but /login: wordmark, search, greeting, orders, Prime, basket. */
+/** The dark bar on every screen but /login: wordmark, search, greeting, orders, basket. */
 export function SiteHeader({ greetingName, basketCount: serverCount, basketRevision, isOperator = false }: SiteHeaderProps) {
   const basketCount = useOptimisticCount(serverCount, basketRevision);
   const isBasketSaving = useBasketSaving();
@@ -82,10 +82,6 @@ export function SiteHeader({ greetingName, basketCount: serverCount, basketRevis
           <span className="site-header__line-one">Returns</span>
           <span className="site-header__line-two">&amp; Orders</span>
         </Link>
-        <div className="site-header__option site-header__option--prime">
-          <span className="site-header__line-one">Your</span>
-          <span className="site-header__line-two">Prime</span>
-        </div>
         <Link to="/checkout" className="site-header__basket" aria-label={`Basket, ${basketCount} ${itemWord}`} aria-busy={isBasketSaving}>
           <BasketIcon />
           <span className="site-header__basket-count" data-testid="basket-count">

@@ -16,28 +16,35 @@ export function meta() {
   return [{ name: "robots", content: "noindex" }];
 }
 
-/** Plain and dense: a bar with where you are and who you are, the sections, the page. */
+/**
+ * The console's frame: a bar with who is signed in, a side navigation with the current page marked (a strip under the
+ * bar on a phone), and the page. Its look is app/styles/console.css; its shared pieces app/features/admin/.
+ */
 export default function AdminLayout({ loaderData }: Route.ComponentProps) {
   return (
     <div className="console">
+      <a className="console-skip" href="#main">
+        Skip to content
+      </a>
       <header className="console-bar">
-        <a className="console-skip" href="#main">
-          Skip to content
-        </a>
         <Link to="/admin/products" className="console-bar__title">
           Storefront console
         </Link>
-        <ConsoleNav />
         <span className="console-bar__who">{loaderData.operatorEmail}</span>
-        <Link to="/">Shop</Link>
+        <Link to="/" reloadDocument className="console-bar__link">
+          Shop
+        </Link>
         <form method="post" action="/logout">
           <input type="hidden" name="returnTo" value="/" />
-          <button type="submit" className="console-link-button">
+          <button type="submit" className="console-button console-button--quiet">
             Sign out
           </button>
         </form>
       </header>
-      <Outlet />
+      <div className="console-frame">
+        <ConsoleNav />
+        <Outlet />
+      </div>
     </div>
   );
 }

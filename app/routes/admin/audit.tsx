@@ -1,6 +1,7 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/audit";
 import { formatConsoleTime, requireOperator } from "./require-operator";
+import { PageHeader } from "../../features/admin/console-ui";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
@@ -34,12 +35,12 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
   return (
     <main id="main" className="console-main">
       <title>Audit log | Console</title>
-      <h1>Audit log</h1>
+      <PageHeader title="Audit log" />
       <p>Every operator action, newest first. Entries are kept.</p>
       {loaderData.entries.length === 0 ? (
         <p>Nothing yet.</p>
       ) : (
-        <table className="console-table console-table--audit">
+        <table className="console-table console-table--audit" tabIndex={0}>
           <thead>
             <tr>
               <th scope="col">When</th>

@@ -5,6 +5,7 @@ import { AppError } from "../../../shared/errors";
 import { readFormFields } from "../../../shared/form-fields";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
 import { formatConsoleTime, requireOperator } from "./require-operator";
+import { PageHeader } from "../../features/admin/console-ui";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, actor } = requireOperator(context);
@@ -44,11 +45,11 @@ export default function Operators({ loaderData, actionData }: Route.ComponentPro
   return (
     <main id="main" className="console-main">
       <title>Operators | Console</title>
-      <h1>Operators</h1>
+      <PageHeader title="Operators" />
       <p className="console-notice" role="status">
         {actionData?.done ?? ""}
       </p>
-      <table className="console-table">
+      <table className="console-table" tabIndex={0}>
         <caption className="visually-hidden">Accounts with the operator role</caption>
         <thead>
           <tr>

@@ -6,9 +6,10 @@ import { addressLines } from "../../../shared/address";
 import { AppError } from "../../../shared/errors";
 import { readFormFields } from "../../../shared/form-fields";
 import { formatCents } from "../../../shared/money";
-import { ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
+import { cardBrandName, ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
 import { formatConsoleTime, requireOperator } from "./require-operator";
+import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
 
 export async function loader({ context, params }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
@@ -18,6 +19,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   return {
     number: order.number,
     status: ORDER_STATUS_LABELS[order.status],
+    statusKey: order.status,
     canShip: orderAllows(order.status, "ship"),
     canCancel: orderAllows(order.status, "cancel"),
     canRefund: left > 0 && orderAllows(order.status, "refund"),
@@ -50,8 +52,17 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   };
 }
 
-/** `key`: a refused refund form is drawn again with its key, so sending it again cannot make a second refund. */
-type ActionAnswer = { form: "ship" | "refund" | "cancel-and-refund" | null; errors: Record<string, string> | undefined; done: string | null; key?: string };
+/**
+ * `key`: a refused refund form is drawn again with its key, so sending it again cannot make a second refund.
+ * `confirm`: a refund form's first sending only asks, naming the amount and the card; the answer carries it on.
+ */
+type ActionAnswer = {
+  form: "ship" | "refund" | "cancel-and-refund" | null;
+  errors: Record<string, string> | undefined;
+  done: string | null;
+  key?: string;
+  confirm?: { question: string; button: string; amount: string };
+};
 
 /** Ship, refund, or cancel and refund: each one service call; a refusal reads as a sentence by its field. */
 export async function action({ context, request, params }: Route.ActionArgs) {
@@ -61,6 +72,23 @@ export async function action({ context, request, params }: Route.ActionArgs) {
   const parsed = adminOrderActionSchema.safeParse(fields);
   if (!parsed.success) return data<ActionAnswer>({ form: intent, errors: errorsByField(parsed.error.issues), done: null }, { status: 400 });
   const input = parsed.data;
+  if (input.intent !== "ship" && input.confirmed !== "yes") {
+    const order = await services.adminOrders.getOrder(params.number);
+    if (!order) throw data(null, { status: 404 });
+    const left = order.amountCents - order.refundedCents;
+    const cents = input.intent === "refund" ? (input.amount ?? left) : left;
+    if (cents > left) {
+      const errors = { amount: `You can refund at most ${formatCents(left)}.` };
+      return data<ActionAnswer>({ form: input.intent, errors, done: null, key: input.key }, { status: 400 });
+    }
+    const card = order.card ? `${cardBrandName(order.card.brand)} ending in ${order.card.last4}` : "the card it was paid with";
+    const amount = formatCents(cents);
+    const confirm =
+      input.intent === "refund"
+        ? { question: `Refund ${amount} to ${card}?`, button: `Refund ${amount}`, amount: (cents / 100).toFixed(2) }
+        : { question: `Cancel order ${order.number} and refund ${amount} to ${card}?`, button: `Cancel and refund ${amount}`, amount: "" };
+    return { form: input.intent, errors: undefined, done: null, key: input.key, confirm } satisfies ActionAnswer;
+  }
   try {
     if (input.intent === "ship") {
       await services.adminOrders.markShipped(actor, params.number, { carrier: input.carrier, trackingNumber: input.trackingNumber });
@@ -92,19 +120,48 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
   const keyOf = (form: ActionAnswer["form"]) => (actionData?.form === form && "key" in actionData ? actionData.key : undefined);
   const refundKey = keyOf("refund") ?? order.refundKey;
   const cancelKey = keyOf("cancel-and-refund") ?? `${order.refundKey}-cancel`;
+  const confirm = actionData?.confirm && actionData.key ? { ...actionData.confirm, form: actionData.form, key: actionData.key } : null;
+  if (confirm) {
+    return (
+      <main id="main" className="console-main">
+        <title>{`Confirm | Order ${order.number} | Console`}</title>
+        <p className="console-breadcrumb">
+          <Link to="/admin/orders">Orders</Link> / <Link to={`/admin/orders/${order.number}`}>{order.number}</Link>
+        </p>
+        <section className="console-confirm" aria-labelledby="confirm-title">
+          <h1 id="confirm-title">{confirm.question}</h1>
+          <p>The money goes back to the shopper at once and cannot be taken back; the shopper is sent an e-mail.</p>
+          <Form method="post" className="console-actions">
+            <input type="hidden" name="intent" value={confirm.form ?? ""} />
+            <input type="hidden" name="key" value={confirm.key} />
+            {confirm.form === "refund" ? <input type="hidden" name="amount" value={confirm.amount} /> : null}
+            <input type="hidden" name="confirmed" value="yes" />
+            <button type="submit" className="console-button console-button--danger" disabled={isBusy}>
+              {confirm.button}
+            </button>
+            <Link to={`/admin/orders/${order.number}`} className="console-button">
+              Keep the money, go back
+            </Link>
+          </Form>
+        </section>
+      </main>
+    );
+  }
   return (
     <main id="main" className="console-main">
       <title>{`Order ${order.number} | Console`}</title>
       <p className="console-breadcrumb">
         <Link to="/admin/orders">Orders</Link>
       </p>
-      <h1>Order {order.number}</h1>
+      <PageHeader title={`Order ${order.number}`} />
       <p className="console-notice" role="status">
         {actionData?.done ?? ""}
       </p>
       <dl className="console-facts">
         <dt>Status</dt>
-        <dd>{order.status}</dd>
+        <dd>
+          <StatusBadge status={order.statusKey} label={order.status} />
+        </dd>
         <dt>Paid</dt>
         <dd>{order.paidAt}</dd>
         <dt>Total</dt>
@@ -124,7 +181,7 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
       </dl>
 
       <h2>Items</h2>
-      <table className="console-table">
+      <table className="console-table" tabIndex={0}>
         <thead>
           <tr>
             <th scope="col">Item</th>
@@ -152,7 +209,7 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
       </table>
 
       <h2>History</h2>
-      <table className="console-table">
+      <table className="console-table" tabIndex={0}>
         <thead>
           <tr>
             <th scope="col">When</th>
@@ -221,7 +278,7 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
                 aria-describedby={refundErrors?.amount ? "error-amount hint-amount" : "hint-amount"}
               />
               <p id="hint-amount" className="console-hint">
-                Empty: everything left, {order.left}.
+                Empty: everything left, {order.left}. You are asked to confirm the amount next.
               </p>
               <FieldError id="error-amount" message={refundErrors?.amount} />
             </div>

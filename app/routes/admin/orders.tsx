@@ -3,6 +3,7 @@ import type { Route } from "./+types/orders";
 import { adminOrderListSchema } from "../../../shared/admin-order-schemas";
 import { formatCents } from "../../../shared/money";
 import { ORDER_STATUS_LABELS, type OrderStatus } from "../../../shared/orders";
+import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
@@ -18,6 +19,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       number: order.number,
       paidAt: formatConsoleTime(order.paidAt),
       status: ORDER_STATUS_LABELS[order.status],
+      statusKey: order.status,
       total: formatCents(order.amountCents),
       refunded: order.refundedCents > 0 ? formatCents(order.refundedCents) : "",
       email: order.contactEmail ?? "–",
@@ -40,7 +42,7 @@ export default function AdminOrders({ loaderData }: Route.ComponentProps) {
   return (
     <main id="main" className="console-main">
       <title>Orders | Console</title>
-      <h1>Orders</h1>
+      <PageHeader title="Orders" />
       <Form method="get" className="console-search" role="search">
         <label htmlFor="order-search">Order number or e-mail</label>
         <input id="order-search" name="q" type="search" defaultValue={query} maxLength={254} key={query} />
@@ -67,7 +69,7 @@ export default function AdminOrders({ loaderData }: Route.ComponentProps) {
         {orders.length === 0 ? "No orders match." : `Newest paid first${query ? `, matching “${query}”` : ""}.`}
       </p>
       {orders.length > 0 ? (
-        <table className="console-table">
+        <table className="console-table" tabIndex={0}>
           <thead>
             <tr>
               <th scope="col">Order</th>
@@ -90,7 +92,9 @@ export default function AdminOrders({ loaderData }: Route.ComponentProps) {
                   <Link to={`/admin/orders/${order.number}`}>{order.number}</Link>
                 </td>
                 <td>{order.paidAt}</td>
-                <td>{order.status}</td>
+                <td>
+                  <StatusBadge status={order.statusKey} label={order.status} />
+                </td>
                 <td className="console-number">{order.total}</td>
                 <td className="console-number">{order.refunded}</td>
                 <td>{order.email}</td>

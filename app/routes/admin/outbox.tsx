@@ -1,5 +1,6 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/outbox";
+import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
@@ -28,12 +29,13 @@ export default function Outbox({ loaderData }: Route.ComponentProps) {
   return (
     <main id="main" className="console-main">
       <title>Outbox | Console</title>
-      <h1>Outbox</h1>
-      <p>The e-mails the shop wrote, newest first: sent, waiting, being retried or given up. Without an SMTP server this is where they are read.</p>
+      <PageHeader title="Outbox">
+        <p>The e-mails the shop wrote, newest first: sent, waiting, being retried or given up. Open one to read it as it was sent.</p>
+      </PageHeader>
       {entries.length === 0 ? (
         <p>Nothing yet.</p>
       ) : (
-        <table className="console-table">
+        <table className="console-table" tabIndex={0}>
           <thead>
             <tr>
               <th scope="col">Written</th>
@@ -54,8 +56,12 @@ export default function Outbox({ loaderData }: Route.ComponentProps) {
                 <td>{entry.createdAt}</td>
                 <td>{entry.kind}</td>
                 <td>{entry.recipient}</td>
-                <td>{entry.subject}</td>
-                <td>{entry.status}</td>
+                <td>
+                  <Link to={`/admin/outbox/${entry.id}`}>{entry.subject}</Link>
+                </td>
+                <td>
+                  <StatusBadge status={entry.status} />
+                </td>
                 <td className="console-number">{entry.attempts}</td>
                 <td>{entry.sentAt}</td>
                 <td>{entry.lastError}</td>

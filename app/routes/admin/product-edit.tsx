@@ -7,6 +7,7 @@ import { decimalAmount } from "../../../shared/money";
 import { productPath } from "../../../shared/catalogue";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
 import { requireOperator } from "./require-operator";
+import { PageHeader } from "../../features/admin/console-ui";
 
 const LABELS: Record<string, string> = {
   title: "Title",
@@ -84,7 +85,7 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
       <p className="console-breadcrumb">
         <Link to="/admin/products">Products</Link>
       </p>
-      <h1>{title}</h1>
+      <PageHeader title={title} />
       {product ? (
         <p>
           {product.status === "active" ? (
@@ -150,7 +151,7 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
           <div className="console-field">
             <label htmlFor="field-featuredPosition">Featured position</label>
             <p id="hint-featuredPosition" className="console-hint">
-              Empty: not on the home page
+              Empty: not on the home page. A position another product holds moves that one and those after it down one place.
             </p>
             <input
               id="field-featuredPosition"

@@ -2,6 +2,7 @@ import { Form, Link } from "react-router";
 import type { Route } from "./+types/products";
 import { adminProductListSchema } from "../../../shared/admin-schemas";
 import { formatCents } from "../../../shared/money";
+import { PageHeader, StatusBadge, Thumbnail } from "../../features/admin/console-ui";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
@@ -19,6 +20,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       price: formatCents(product.priceCents),
       rating: product.rating,
       featuredPosition: product.featuredPosition,
+      image: product.image,
+      status: product.status,
       updatedAt: formatConsoleTime(product.updatedAt),
     })),
   };
@@ -38,12 +41,14 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
   return (
     <main id="main" className="console-main">
       <title>Products | Console</title>
-      <div className="console-heading">
-        <h1>Products</h1>
-        <Link to="/admin/products/new" className="console-button">
-          New product
-        </Link>
-      </div>
+      <PageHeader
+        title="Products"
+        action={
+          <Link to="/admin/products/new" className="console-button console-button--primary">
+            New product
+          </Link>
+        }
+      />
       <Form method="get" className="console-search" role="search">
         <label htmlFor="product-search">Search titles</label>
         <input id="product-search" name="q" type="search" defaultValue={query} maxLength={200} key={query} />
@@ -68,10 +73,11 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
         {total === 0 ? "No products match." : `${total} ${status} product${total === 1 ? "" : "s"}${query ? ` matching “${query}”` : ""}.`}
       </p>
       {products.length > 0 ? (
-        <table className="console-table">
+        <table className="console-table" tabIndex={0}>
           <thead>
             <tr>
               <th scope="col">Title</th>
+              <th scope="col">Status</th>
               <th scope="col" className="console-number">
                 Price
               </th>
@@ -89,7 +95,13 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
             {products.map((product) => (
               <tr key={product.id}>
                 <td>
-                  <Link to={`/admin/products/${product.id}`}>{product.title}</Link>
+                  <span className="console-product">
+                    <Thumbnail src={product.image} />
+                    <Link to={`/admin/products/${product.id}`}>{product.title}</Link>
+                  </span>
+                </td>
+                <td>
+                  <StatusBadge status={product.status} />
                 </td>
                 <td className="console-number">{product.price}</td>
                 <td className="console-number">{product.rating}</td>

@@ -1,6 +1,7 @@
-import { useId, useSyncExternalStore, type FormEvent } from "react";
+import { useEffect, useId, useRef, useSyncExternalStore, type FormEvent } from "react";
 import { BASKET_LINE_LIMIT } from "../../../../shared/basket";
 import { useBasket } from "../basket-context";
+import { takeEarlyChoice } from "../early-choices";
 import { basketErrorId } from "./basket-error";
 import { useReturnPath } from "./basket-button";
 
@@ -18,6 +19,15 @@ export function QuantityForm({ productId, title, quantity }: { productId: string
   const choose = (chosen: number) => {
     if (chosen !== quantity) change({ action: "quantity", productId, quantity: chosen, shownQuantity: quantity });
   };
+  // A choice made while the page was starting (the select shown, its script not yet running) is made now.
+  const chooseRef = useRef(choose);
+  useEffect(() => {
+    chooseRef.current = choose;
+  });
+  useEffect(() => {
+    const early = takeEarlyChoice(productId);
+    if (early !== undefined) chooseRef.current(early);
+  }, [productId]);
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     choose(Number(new FormData(event.currentTarget).get("quantity")));
@@ -36,6 +46,7 @@ export function QuantityForm({ productId, title, quantity }: { productId: string
         aria-label={`Quantity of ${title}`}
         aria-describedby={basketErrorId(productId)}
         value={quantity}
+        data-hydrated={isEnhanced ? "true" : undefined}
         onChange={(event) => choose(Number(event.currentTarget.value))}
       >
         {QUANTITIES.map((option) => (

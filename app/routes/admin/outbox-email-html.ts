@@ -1,0 +1,19 @@
+import { requireOperator } from "./require-operator";
+import type { Route } from "./+types/outbox-email-html";
+
+/**
+ * An e-mail's HTML exactly as it was sent, as its own document. Sandboxed: no script runs, no form posts and nothing
+ * is fetched but its own inline styles and the shop's pictures, whatever the e-mail holds.
+ */
+export async function loader({ context, params }: Route.LoaderArgs) {
+  const { services } = requireOperator(context);
+  const email = await services.email.getOutboxEmail(params.id);
+  if (!email || email.htmlBody.length === 0) return new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  return new Response(email.htmlBody, {
+    headers: {
+      "Content-Type": "text/html; charset=utf-8",
+      "Content-Security-Policy": "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:",
+      "Cache-Control": "private, no-store",
+    },
+  });
+}
