@@ -14,7 +14,7 @@ describeEachDatabase("pages and what clients send them", (getDatabase) => {
 
   beforeAll(async () => {
     const destination = { write: (line: string) => void logLines.push(JSON.parse(line) as (typeof logLines)[number]) };
-    shop = await createPageShop(getDatabase(), { logger: createLogger("debug", destination) });
+    shop = await createPageShop(getDatabase(), { logger: createLogger("debug", destination), trustedProxyHops: 1 });
   }, 60_000);
   afterAll(() => shop.close());
 
@@ -54,5 +54,20 @@ describeEachDatabase("pages and what clients send them", (getDatabase) => {
     // A cursor as the shop writes it still pages on.
     const older = await page(browser, `/orders?before=${encodeURIComponent("2026-11-21T15:34:00.000Z~pi_1")}`);
     expect(await older.text()).toContain("There are no older orders.");
+  });
+
+  it("past 60 answers of 405 in a minute, an address's odd methods are refused with 429 and Retry-After; its pages still load", async () => {
+    const probe = (method: string, path: string) =>
+      shop.app.request(`http://shop.test${path}`, { method, headers: { host: "shop.test", accept: "text/html", "x-forwarded-for": "198.51.100.7" } });
+    const statuses: number[] = [];
+    for (let index = 0; index < 70; index += 1) {
+      const response = await probe(index % 2 === 0 ? "PROPFIND" : "PUT", `/checkout?n=${index}`);
+      statuses.push(response.status);
+      if (response.status === 429) expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+      await response.arrayBuffer();
+    }
+    expect(statuses.slice(0, 60).every((status) => status === 405), statuses.join(",")).toBe(true);
+    expect(statuses.slice(61).every((status) => status === 429), statuses.join(",")).toBe(true);
+    expect((await probe("GET", "/checkout")).status).toBe(200);
   });
 });
