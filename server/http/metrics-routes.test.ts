@@ -56,7 +56,7 @@ describeEachDatabase("/metrics", (getDatabase) => {
     const open = await loopback.listen(0);
     onTestFinished(() => open.close());
     // A balancer on the same machine connects from loopback: what it forwards is still the public's request.
-    for (const header of [{ "x-forwarded-for": "203.0.113.9" }, { "x-real-ip": "203.0.113.9" }, { forwarded: "for=203.0.113.9" }, { via: "1.1 balancer" }, { "cf-connecting-ip": "203.0.113.9" }]) {
+    for (const header of [{ "x-forwarded-for": "203.0.113.9" } as Record<string, string>, { "x-real-ip": "203.0.113.9" }, { forwarded: "for=203.0.113.9" }, { via: "1.1 balancer" }, { "cf-connecting-ip": "203.0.113.9" }]) {
       const proxied = await fetch(`http://127.0.0.1:${open.port}/metrics`, { headers: header });
       expect(proxied.status, Object.keys(header)[0]).toBe(404);
     }

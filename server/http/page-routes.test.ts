@@ -42,6 +42,39 @@ describeEachDatabase("pages and what clients send them", (getDatabase) => {
     expect(await known.text()).toContain("Your basket is full: it holds at most 100 items.");
   });
 
+  it("query parameters and form fields naming an object's inherited property (__proto__, constructor, toString) are plain unknown values", async () => {
+    const browser = createBrowser(shop.app);
+    expect((await browser.postJson("/basket/add", { productId: "12321341" })).status).toBe(201);
+    for (const word of ["__proto__", "constructor", "toString"]) {
+      const refusal = await page(browser, `/payment?addressError=${word}`);
+      expect(refusal.status, word).toBe(200);
+      expect(await refusal.text()).toContain("Please check the delivery address.");
+      const form = new URLSearchParams({ name: "Ada Lovelace", line1: "1 Main Street", city: "Los Angeles", region: "CA", postalCode: "90001", country: word, email: "ada@example.com" });
+      const posted = await browser.send("/payment", { method: "POST", body: form, headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html" } });
+      expect(posted.status, word).toBe(422);
+      expect(await posted.text()).toContain("Choose a country from the list.");
+    }
+    const account = createBrowser(shop.app);
+    expect((await account.postForm("/login", { intent: "register", email: "inherited-words@example.com", password: "violet tractor harbour pickle" })).status).toBe(302);
+    for (const word of ["__proto__", "constructor", "toString"]) {
+      const notice = await page(account, `/account?notice=${word}`);
+      expect(notice.status, word).toBe(200);
+      await notice.arrayBuffer();
+    }
+  });
+
+  it("a form field with a NUL or a lone surrogate is refused with a 400 naming the field, on the shop's forms", async () => {
+    const browser = createBrowser(shop.app);
+    expect((await browser.postJson("/basket/add", { productId: "12321341" })).status).toBe(201);
+    const form = new URLSearchParams({ name: "Ada Lovelace", line1: "1 Main\u0000St", city: "Los Angeles", region: "CA", postalCode: "90001", country: "US", email: "ada@example.com" });
+    const posted = await browser.send("/payment", { method: "POST", body: form, headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html" } });
+    expect(posted.status).toBe(400);
+    expect(await posted.text()).toContain("line1");
+    const signIn = await browser.send("/login", { method: "POST", body: new URLSearchParams({ intent: "register", email: "nul\u0000@example.com", password: "violet tractor harbour pickle" }), headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html" } });
+    expect(signIn.status).toBe(400);
+    expect(await signIn.text()).toContain("email");
+  });
+
   it("an orders cursor outside the dates PostgreSQL can store shows the first page", async () => {
     const browser = createBrowser(shop.app);
     // A session of its own, so the orders query runs with the cursor.
