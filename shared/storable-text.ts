@@ -4,6 +4,7 @@
  * the shop reads is checked once, when it is read (form-fields.ts, server/http/read-body.ts), and refused with a 400
  * naming the field, before any schema or query sees it.
  */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what is looked for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export const UNSTORABLE_TEXT_MESSAGE = "contains a character that cannot be stored (a NUL or a broken character)";
