@@ -3,7 +3,7 @@ import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, 
 import type { Route } from "./+types/root";
 import { requestContext } from "./context";
 import { useServerDocument } from "./components/server-document";
-import { StatusPage } from "./features/shell/status-page";
+import { refusalMessage, StatusPage } from "./features/shell/status-page";
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
 
@@ -55,8 +55,11 @@ export default function App() {
 
 /** The last resort, for errors outside the shop layout: never a stack trace, always a way home. */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  const refused = refusalMessage(error);
   return isRouteErrorResponse(error) && error.status === 404 ? (
     <StatusPage title="Page not found" message="We couldn't find the page you were looking for." />
+  ) : refused ? (
+    <StatusPage title="That request was not understood" message={refused} />
   ) : (
     <StatusPage title="Something went wrong" message="Sorry, something went wrong on our side. Please try again in a moment." />
   );

@@ -96,6 +96,23 @@ describe("test payments", () => {
     expect(parseConfig({}).ALLOW_TEST_PAYMENTS).toBe(false);
   });
 
+  it("take only true, false, 1 or 0: anything else stops the start with one line naming the variable", () => {
+    const postgres = { DATABASE_URL: "postgres://shop@db/shop" };
+    expect(parseConfig({ ...postgres, ALLOW_TEST_PAYMENTS: "1" }).ALLOW_TEST_PAYMENTS).toBe(true);
+    expect(parseConfig({ ALLOW_TEST_PAYMENTS: "0" }).ALLOW_TEST_PAYMENTS).toBe(false);
+    expect(parseConfig({ ALLOW_TEST_PAYMENTS: "false" }).ALLOW_TEST_PAYMENTS).toBe(false);
+    for (const value of ["yes", "on", "y", "enabled", "TRUE ", "no"]) {
+      const start = () => parseConfig({ ...postgres, ALLOW_TEST_PAYMENTS: value });
+      expect(start, value).toThrow(ConfigError);
+      try {
+        start();
+      } catch (error) {
+        expect((error as Error).message, value).toMatch(/ALLOW_TEST_PAYMENTS.*true.*false/);
+        expect((error as Error).message.trim().split("\n"), value).toHaveLength(1);
+      }
+    }
+  });
+
   it("on PostgreSQL must be asked for: DATABASE_URL without Stripe keys stops, naming both variables", () => {
     const withoutKeys = () => parseConfig({ DATABASE_URL: "postgres://shop@db/shop" });
     expect(withoutKeys).toThrow(ConfigError);

@@ -52,7 +52,10 @@ const configSchema = z
   STRIPE_PUBLISHABLE_KEY: z.string().regex(/^pk_(test|live)_\w+$/, "must be a Stripe publishable key (pk_test_… or pk_live_…)").optional(),
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, "must be a Stripe webhook signing secret (whsec_…)").optional(),
   /** Without Stripe keys the shop takes test cards only; on a shared PostgreSQL that must be asked for. */
-  ALLOW_TEST_PAYMENTS: z.stringbool().default(false),
+  ALLOW_TEST_PAYMENTS: z
+    .enum(["true", "false", "1", "0"], { error: "must be true or false (or 1 or 0)" })
+    .transform((value) => value === "true" || value === "1")
+    .default(false),
   /**
    * The built-in test processor run as its own process (npm run processor), e.g. http://127.0.0.1:4242: the shop
    * mounts none and reaches that one instead, with the three STRIPE_* keys the processor was given.

@@ -10,12 +10,12 @@ const STATE_CODES = new Set<string>(US_STATES.map(([code]) => code));
 const COUNTRY_CODES = new Set<string>(COUNTRIES.map((country) => country.code));
 
 /** Postal code rules where a country has a simple one; elsewhere letters, digits, spaces and hyphens. */
-const POSTAL_RULES: Partial<Record<CountryCode, { pattern: RegExp; message: string }>> = {
-  US: { pattern: /^\d{5}(-?\d{4})?$/, message: "Enter a ZIP code of 5 or 9 digits, like 90001 or 90001-1234." },
-  CA: { pattern: /^[A-Z]\d[A-Z] ?\d[A-Z]\d$/, message: "Enter a Canadian postal code, like K1A 0B1." },
-  GB: { pattern: /^[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}$/, message: "Enter a UK postcode, like SW1A 1AA." },
-  DE: { pattern: /^\d{5}$/, message: "Enter a German postal code of 5 digits, like 10115." },
-};
+const POSTAL_RULES: ReadonlyMap<string, { pattern: RegExp; message: string }> = new Map([
+  ["US", { pattern: /^\d{5}(-?\d{4})?$/, message: "Enter a ZIP code of 5 or 9 digits, like 90001 or 90001-1234." }],
+  ["CA", { pattern: /^[A-Z]\d[A-Z] ?\d[A-Z]\d$/, message: "Enter a Canadian postal code, like K1A 0B1." }],
+  ["GB", { pattern: /^[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}$/, message: "Enter a UK postcode, like SW1A 1AA." }],
+  ["DE", { pattern: /^\d{5}$/, message: "Enter a German postal code of 5 digits, like 10115." }],
+]);
 const ANY_POSTAL_CODE = /^[A-Z0-9][A-Z0-9 -]{1,11}$/;
 
 /** Trimmed, inner runs of white space made one space: what a label prints. */
@@ -58,6 +58,8 @@ export const contactEmailSchema = z
 
 /** Applies the country's rules: a US state from the list, each country's postal code format. */
 function checkCountryRules(address: z.infer<z.ZodObject<typeof addressFields>>, ctx: z.RefinementCtx): void {
+  // The field's own refusal already said "Choose a country from the list"; its rules apply to listed countries only.
+  if (!COUNTRY_CODES.has(address.country)) return;
   const isUs = address.country === "US";
   if (isUs && (!address.region || !STATE_CODES.has(address.region))) {
     ctx.addIssue({ code: "custom", path: ["region"], message: "Choose the state." });
@@ -67,7 +69,7 @@ function checkCountryRules(address: z.infer<z.ZodObject<typeof addressFields>>, 
     ctx.addIssue({ code: "custom", path: ["postalCode"], message: isUs ? "Enter the ZIP code." : "Enter the postal code." });
     return;
   }
-  const rule = POSTAL_RULES[address.country];
+  const rule = POSTAL_RULES.get(address.country);
   if (rule ? !rule.pattern.test(postal) : !ANY_POSTAL_CODE.test(postal)) {
     ctx.addIssue({ code: "custom", path: ["postalCode"], message: rule?.message ?? "Enter the postal code as it is written on your post." });
   }

@@ -1,6 +1,10 @@
 import { AppError } from "./errors";
+import { isStorableText, unstorableTextMessage } from "./storable-text";
 
-/** A form's fields as a plain object, refusing files and repeated fields (which a strict schema cannot see). */
+/**
+ * A form's fields as a plain object, refusing files, repeated fields (which a strict schema cannot see) and text
+ * PostgreSQL cannot store (storable-text.ts), each with a 400 naming the field.
+ */
 export async function readFormFields(request: Request): Promise<Record<string, string>> {
   const form = await request.formData().catch(() => {
     throw new AppError("BAD_REQUEST", "The request was not understood. The form could not be read.");
@@ -9,6 +13,7 @@ export async function readFormFields(request: Request): Promise<Record<string, s
   for (const [name, value] of form) {
     if (typeof value !== "string") throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: files are not accepted.`);
     if (fields.has(name)) throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
+    if (!isStorableText(name) || !isStorableText(value)) throw new AppError("BAD_REQUEST", unstorableTextMessage(name));
     fields.set(name, value);
   }
   return Object.fromEntries(fields);
@@ -34,6 +39,7 @@ export async function readFormWithFile(request: Request, fileField: string): Pro
     }
     if (typeof value !== "string") throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: files are not accepted.`);
     if (fields.has(name)) throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
+    if (!isStorableText(name) || !isStorableText(value)) throw new AppError("BAD_REQUEST", unstorableTextMessage(name));
     fields.set(name, value);
   }
   return { fields: Object.fromEntries(fields), file };

@@ -7,15 +7,15 @@ import { SignOutButton } from "../features/account/sign-out-button";
 import { accountActionSchema } from "../../shared/account";
 import { addressLines } from "../../shared/address";
 import { AppError } from "../../shared/errors";
-import { readFormFields } from "../../shared/form-fields";
+import { readFormOrRefuse } from "../form-request";
 import { fieldErrorsOf, type FieldErrors } from "../../shared/form-errors";
 import { signInPath } from "../../shared/local-path";
 
-const NOTICES: Record<string, string> = {
-  "password-reset": "Your new password is set, and you are signed in. Every other device was signed out.",
-  "verification-sent": "We have sent a new confirmation link. It works for 7 days.",
-  "verification-limit": "We have sent several links in the last hour. Please use the newest one, or try again later.",
-};
+const NOTICES: ReadonlyMap<string, string> = new Map([
+  ["password-reset", "Your new password is set, and you are signed in. Every other device was signed out."],
+  ["verification-sent", "We have sent a new confirmation link. It works for 7 days."],
+  ["verification-limit", "We have sent several links in the last hour. Please use the newest one, or try again later."],
+]);
 
 /** "Your Account": the e-mail and its state, the password, sessions, and deleting the account. Signed-in shoppers only. */
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -30,7 +30,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     services.addresses.listSavedAddresses(shopper.user.id),
   ]);
   if (!account) throw redirect(signInPath("/account"));
-  return { account, savedAddresses, notice: NOTICES[notice] ?? null };
+  return { account, savedAddresses, notice: NOTICES.get(notice) ?? null };
 }
 
 type Answer = { intent: string; errors: FieldErrors; done: string | null };
@@ -39,7 +39,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { services, shopper, clientIp } = context.get(requestContext);
   const session = shopper.session;
   if (!session?.user) return redirect(signInPath("/account"));
-  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const fields = await readFormOrRefuse(request);
   const intent = typeof fields.intent === "string" ? fields.intent.slice(0, 40) : "";
   const parsed = accountActionSchema.safeParse(fields);
   if (!parsed.success) return data<Answer>({ intent, errors: fieldErrorsOf(parsed.error), done: null }, { status: 400 });

@@ -5,7 +5,7 @@ import { AuthPage } from "../features/account/auth-page";
 import { ErrorSummary, FieldError } from "../features/account/form-errors";
 import { forgotPasswordSchema } from "../../shared/account";
 import { AppError } from "../../shared/errors";
-import { readFormFields } from "../../shared/form-fields";
+import { readFormOrRefuse } from "../form-request";
 import { fieldErrorsOf, type FieldErrors } from "../../shared/form-errors";
 
 /**
@@ -14,7 +14,7 @@ import { fieldErrorsOf, type FieldErrors } from "../../shared/form-errors";
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, clientIp } = context.get(requestContext);
-  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const fields = await readFormOrRefuse(request);
   const typed = typeof fields.email === "string" ? fields.email.slice(0, 254) : "";
   const parsed = forgotPasswordSchema.safeParse(fields);
   if (!parsed.success) return data({ errors: fieldErrorsOf(parsed.error) as FieldErrors, email: typed, sentTo: null }, { status: 400 });

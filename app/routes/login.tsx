@@ -4,7 +4,7 @@ import { requestContext } from "../context";
 import { Wordmark } from "../components/ui/icons";
 import { signInFormSchema } from "../../shared/account";
 import { AppError } from "../../shared/errors";
-import { readFormFields } from "../../shared/form-fields";
+import { readFormOrRefuse } from "../form-request";
 import { isLocalPath, RETURN_TO_PARAM } from "../../shared/local-path";
 
 /**
@@ -14,7 +14,7 @@ import { isLocalPath, RETURN_TO_PARAM } from "../../shared/local-path";
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, shopper, clientIp } = context.get(requestContext);
-  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const fields = await readFormOrRefuse(request);
   const email = typeof fields.email === "string" ? fields.email.slice(0, 254) : "";
   const intent = fields.intent === "register" ? "register" : "sign-in";
   const parsed = signInFormSchema.safeParse(fields);

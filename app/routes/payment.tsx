@@ -5,7 +5,7 @@ import { requestContext } from "../context";
 import { ADDRESS_ERROR_PARAM } from "../../shared/address";
 import { checkAddressForm, chooseSavedAddressSchema } from "../../shared/address-schemas";
 import { AppError } from "../../shared/errors";
-import { readFormFields } from "../../shared/form-fields";
+import { readFormOrRefuse } from "../form-request";
 import { formatCents } from "../../shared/money";
 import type { PaymentClientConfig } from "../../shared/payments";
 import { BasketLine } from "../features/basket/components/basket-line";
@@ -18,10 +18,10 @@ import { useCheckoutPayment } from "../features/payment/use-checkout-payment";
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: cardFieldStyles }];
 
 /** Sentences for a refusal of POST /checkout/address posted without JavaScript (it comes back as ?addressError=CODE). */
-const ADDRESS_REFUSALS: Record<string, string> = {
-  ADDRESS_INVALID: "Please check the delivery address: a field is missing or not in the form we need.",
-  NOT_FOUND: "That address is no longer in your saved addresses. Please choose another or add it again.",
-};
+const ADDRESS_REFUSALS: ReadonlyMap<string, string> = new Map([
+  ["ADDRESS_INVALID", "Please check the delivery address: a field is missing or not in the form we need."],
+  ["NOT_FOUND", "That address is no longer in your saved addresses. Please choose another or add it again."],
+]);
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
@@ -45,7 +45,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     address: checkoutAddress?.address ?? null,
     contactEmail: checkoutAddress?.contactEmail ?? null,
     saved: saved.map(({ id, address }) => ({ id, address })),
-    addressRefusal: refusal ? (ADDRESS_REFUSALS[refusal] ?? "Please check the delivery address.") : null,
+    addressRefusal: refusal ? (ADDRESS_REFUSALS.get(refusal) ?? "Please check the delivery address.") : null,
   };
 }
 
@@ -55,7 +55,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, shopper } = context.get(requestContext);
-  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const fields = await readFormOrRefuse(request);
   const { intent, ...rest } = fields;
   const values = Object.fromEntries(Object.entries(rest).map(([name, value]) => [name, value.slice(0, 300)]));
   const refused = (errors: Extract<AddressActionData, { ok: false }>["errors"], status: number) =>

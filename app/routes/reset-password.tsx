@@ -6,7 +6,7 @@ import { ErrorSummary } from "../features/account/form-errors";
 import { PasswordField } from "../features/account/password-field";
 import { resetPasswordSchema } from "../../shared/account";
 import { AppError } from "../../shared/errors";
-import { readFormFields } from "../../shared/form-fields";
+import { readFormOrRefuse } from "../form-request";
 import { fieldErrorsOf, type FieldErrors } from "../../shared/form-errors";
 
 /** The page a reset link opens: the form while the link is live, else a clear page with a way to ask again. */
@@ -19,7 +19,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, shopper } = context.get(requestContext);
-  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const fields = await readFormOrRefuse(request);
   const parsed = resetPasswordSchema.safeParse(fields);
   if (!parsed.success) return data({ errors: fieldErrorsOf(parsed.error) as FieldErrors, isDead: false }, { status: 400 });
   try {

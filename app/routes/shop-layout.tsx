@@ -7,7 +7,7 @@ import { BasketProvider } from "../features/basket/basket-context";
 import { BasketAnnouncer } from "../features/basket/components/basket-announcer";
 import { SiteHeader, type SiteHeaderProps } from "../features/shell/site-header";
 import { VerifyEmailNotice } from "../features/account/verify-email-notice";
-import { StatusPage } from "../features/shell/status-page";
+import { refusalMessage, StatusPage } from "../features/shell/status-page";
 import { useRevalidateOnFocus } from "../features/shell/use-revalidate-on-focus";
 
 /** What every screen with the header needs: the greeting, the basket count, and a basket error to show, if any. */
@@ -48,12 +48,15 @@ const guestHeader: SiteHeaderProps = { greetingName: null, basketCount: 0, baske
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const data = useRouteLoaderData<typeof loader>("routes/shop-layout");
   const isNotFound = isRouteErrorResponse(error) && error.status === 404;
+  const refused = refusalMessage(error);
   const header = data?.header ?? guestHeader;
   return (
     <BasketProvider snapshot={{ owner: header.greetingName, revision: header.basketRevision }}>
       <SiteHeader {...header} />
       {isNotFound ? (
         <StatusPage title="Page not found" message="We couldn't find the page you were looking for." />
+      ) : refused ? (
+        <StatusPage title="That request was not understood" message={refused} />
       ) : (
         <StatusPage title="Something went wrong" message="Sorry, something went wrong on our side. Please try again in a moment." />
       )}

@@ -99,6 +99,32 @@ describeEachDatabase("the delivery address: kept with the basket, sent to the pr
     expect(Object.keys(everythingMissing.body.error?.details?.errors ?? {}).sort()).toEqual(["city", "country", "email", "line1", "name", "postalCode"].sort());
   });
 
+  it("refuses a country named after an object's inherited property (__proto__, constructor, toString) as not on the list", async () => {
+    const browser = await shopperWith(BOOK);
+    for (const country of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+      const answer = await postAddress(browser, { ...TEST_DELIVERY_ADDRESS, country });
+      expect(answer.status, country).toBe(422);
+      expect(answer.body.error?.details?.errors?.country, country).toBe("Choose a country from the list.");
+    }
+  });
+
+  it("refuses text PostgreSQL cannot store (a NUL, a lone surrogate) with a 400 naming the field, keeping nothing", async () => {
+    const browser = await shopperWith(BOOK);
+    const cases: [string, string][] = [["line1", "1 Main\u0000St"], ["city", "\ud800"], ["name", "Ada\udc00"], ["email", "ada\u0000@example.com"], ["region", "C\u0000A"]];
+    for (const [field, value] of cases) {
+      const answer = await postAddress(browser, { ...TEST_DELIVERY_ADDRESS, [field]: value });
+      expect(answer.status, field).toBe(400);
+      expect(answer.body.error?.code, field).toBe("BAD_REQUEST");
+      expect(answer.body.error?.message, field).toContain(field);
+    }
+    const asForm = await browser.postForm("/checkout/address", { ...TEST_DELIVERY_ADDRESS, line1: "1 Main\u0000St" }, { accept: "application/json" });
+    expect(asForm.status).toBeLessThan(500);
+    const basket = await browser.send("/payment", { headers: { accept: "application/json" } });
+    expect(basket.status).toBeLessThan(500);
+    const none = await postAddress(browser, { ...TEST_DELIVERY_ADDRESS, line2: "\ud800\u0000" });
+    expect(none.status).toBe(400);
+  });
+
   it("takes a plain form post too, answering 303 back to /payment (and ?addressError= when refused)", async () => {
     const browser = await shopperWith(BOOK);
     const saved = await browser.postForm("/checkout/address", { ...TEST_DELIVERY_ADDRESS });

@@ -21,6 +21,7 @@ import { metricsRoutes, observeRequests } from "./metrics-routes";
 import { paymentRoutes } from "./payment-routes";
 import { pictureRoutes } from "./picture-routes";
 import { personalPagesUncached } from "./personal-pages";
+import { limitRefusedMethods } from "./refused-methods";
 import { boundedWork, createReadiness, DEFAULT_MAX_REQUESTS_IN_FLIGHT, type Readiness } from "./readiness";
 import { isHttpsRequest, requestScheme } from "./request-scheme";
 import { requestContext } from "./request-context";
@@ -119,6 +120,7 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
   app.use(sameOriginOnly({ publicUrl, trustedProxyHops }));
   if (processor) app.route(BUILT_IN_PROCESSOR_PATH, processor.app);
   app.use(clientIp({ trustedProxyHops }));
+  app.use(limitRefusedMethods());
   app.use(shopperMiddleware(services.sessions, { isHttps }));
   app.use(consoleRequestLimits({ maxBodyBytes: MAX_BODY_BYTES }));
   app.route("/", basketRoutes);

@@ -5,22 +5,61 @@ import { metricsAccess, type Metrics } from "../metrics/metrics";
 import type { AppEnv } from "./app-env";
 
 /**
- * Counts and times every request by the route that answered it. Pages (React Router behind one catch-all) are named
- * by their first path segment ("/products/*"), so that the number of series stays that of the shop's routes; an
- * address nothing answered is "unmatched".
+ * The first path segments of the shop's pages (app/routes.ts; metrics-routes.test.ts holds the two lists together).
+ * A page is labelled by its segment ("/products/*"); anything else is "other", so the number of series is that of the
+ * shop's routes whatever addresses are asked for.
+ */
+export const PAGE_SECTIONS: ReadonlySet<string> = new Set([
+  "",
+  "checkout",
+  "payment",
+  "orders",
+  "products",
+  "search",
+  "account",
+  "conditions",
+  "privacy",
+  "login",
+  "forgot-password",
+  "reset-password",
+  "verify-email",
+  "admin",
+  "robots.txt",
+  "sitemap.xml",
+  "favicon.ico",
+]);
+
+/** Methods labelled by name; any other (PROPFIND, a made-up one) is "other". */
+const LABELLED_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
+ * Counts and times every request by the route that answered it. Hono's routes are labelled by their pattern; pages
+ * (React Router behind one catch-all) by their first path segment when it is one of the shop's; an address nothing
+ * answered, or one outside the shop's pages, is "other", and so is a method the shop does not label.
  */
 export function observeRequests(metrics: Metrics): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     await next();
-    let route = routePath(c);
-    if (route === "*" || route === "/*") route = c.res.status === 404 ? "unmatched" : pageRoute(c.req.path);
-    metrics.observeRequest(c.req.method, route, c.res.status, (performance.now() - started) / 1000);
+    metrics.observeRequest(methodLabel(c.req.method), routeLabel(routePath(c), c.req.path, c.res.status), c.res.status, (performance.now() - started) / 1000);
   };
 }
 
-function pageRoute(path: string): string {
+export function methodLabel(method: string): string {
+  return LABELLED_METHODS.has(method) ? method : "other";
+}
+
+/** The label of a request's route: Hono's pattern, a page's section, or "other". */
+export function routeLabel(route: string, path: string, status: number): string {
+  if (route !== "*" && route !== "/*") return route;
+  if (status === 404) return "other";
+  return pageRouteLabel(path);
+}
+
+/** A page's label by its first segment ("/products/*"); "other" for a segment that is none of the shop's pages. */
+export function pageRouteLabel(path: string): string {
   const [first = "", ...rest] = path.slice(1).split("/");
+  if (!PAGE_SECTIONS.has(first)) return "other";
   return `/${first}${rest.length > 0 ? "/*" : ""}`;
 }
 

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { AppError } from "../../shared/errors";
 import { readFormFields } from "../../shared/form-fields";
+import { unstorableFieldOf, unstorableTextMessage } from "../../shared/storable-text";
 
 /** The kinds of body a request may carry: a form post (no JavaScript) or JSON (the enhanced page). */
 export type BodyKind = "form" | "json";
@@ -41,11 +42,15 @@ async function readRaw(request: Request): Promise<unknown> {
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send the request as a form or as JSON.");
   }
   if (kind === "json") {
+    let body: unknown;
     try {
-      return await request.json();
+      body = await request.json();
     } catch {
       throw new AppError("BAD_REQUEST", "The request was not understood. The body is not valid JSON.");
     }
+    const unstorable = unstorableFieldOf(body);
+    if (unstorable !== undefined) throw new AppError("BAD_REQUEST", unstorableTextMessage(unstorable));
+    return body;
   }
   return readFormFields(request);
 }

@@ -73,8 +73,26 @@ export function createMetrics() {
 export type Metrics = ReturnType<typeof createMetrics>;
 
 /**
+ * Headers a reverse proxy or CDN adds to what it forwards (README, "Metrics"): a request carrying any of them came
+ * through one, whatever its connection's address.
+ */
+export const PROXY_HEADERS = [
+  "forwarded",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-real-ip",
+  "x-client-ip",
+  "x-cluster-client-ip",
+  "true-client-ip",
+  "cf-connecting-ip",
+  "fastly-client-ip",
+  "via",
+] as const;
+
+/**
  * Who may read /metrics: METRICS_ALLOW's addresses and networks, by the connection's own address. A request that
- * came through a proxy (it carries X-Forwarded-For or Forwarded) is refused whatever the connection's address, so a
+ * came through a proxy (it carries one of PROXY_HEADERS) is refused whatever the connection's address, so a
  * load balancer on loopback never makes /metrics public.
  */
 export function metricsAccess(allow: readonly string[]) {
@@ -87,7 +105,7 @@ export function metricsAccess(allow: readonly string[]) {
     else allowed.addSubnet(address, Number(prefix), type);
   }
   return (remoteAddress: string | undefined, headers: Headers): boolean => {
-    if (!remoteAddress || headers.has("x-forwarded-for") || headers.has("forwarded")) return false;
+    if (!remoteAddress || PROXY_HEADERS.some((name) => headers.has(name))) return false;
     // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d.
     const address = remoteAddress.startsWith("::ffff:") && isIPv4(remoteAddress.slice(7)) ? remoteAddress.slice(7) : remoteAddress;
     return allowed.check(address, isIPv6(address) ? "ipv6" : "ipv4");

@@ -1,4 +1,14 @@
-import { Link } from "react-router";
+import { isRouteErrorResponse, Link } from "react-router";
+
+/**
+ * The sentence of a request refused with a 4xx other than 404 (app/form-request.ts: a form that could not be read),
+ * to show instead of "something went wrong"; null for anything else.
+ */
+export function refusalMessage(error: unknown): string | null {
+  if (!isRouteErrorResponse(error) || error.status < 400 || error.status >= 500 || error.status === 404) return null;
+  const body: unknown = error.data;
+  return body !== null && typeof body === "object" && "message" in body && typeof body.message === "string" ? body.message : null;
+}
 
 /** The body of the 404 and error pages: what happened, in a sentence, and a way home. */
 export function StatusPage({ title, message }: { title: string; message: string }) {

@@ -1,4 +1,5 @@
 import { isRouteErrorResponse, Link, Outlet } from "react-router";
+import { refusalMessage } from "../../features/shell/status-page";
 import type { Route } from "./+types/admin-layout";
 import consoleStyles from "../../styles/console.css?url";
 import { ConsoleNav } from "../../features/admin/console-nav";
@@ -52,11 +53,12 @@ export default function AdminLayout({ loaderData }: Route.ComponentProps) {
 /** A product that does not exist, or a failure: said plainly, with a way back to the list. */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const isNotFound = isRouteErrorResponse(error) && error.status === 404;
+  const refused = refusalMessage(error);
   return (
     <main id="main" className="console-main">
       <title>{isNotFound ? "Not found | Console" : "Error | Console"}</title>
-      <h1>{isNotFound ? "Not found" : "Something went wrong"}</h1>
-      <p>{isNotFound ? "There is nothing at this address." : "Sorry, something went wrong. Please try again in a moment."}</p>
+      <h1>{isNotFound ? "Not found" : refused ? "That request was not understood" : "Something went wrong"}</h1>
+      <p>{isNotFound ? "There is nothing at this address." : (refused ?? "Sorry, something went wrong. Please try again in a moment.")}</p>
       <p>
         <Link to="/admin/products">Back to products</Link>
       </p>

@@ -2,7 +2,7 @@ import { data, Form, useNavigation } from "react-router";
 import type { Route } from "./+types/operators";
 import { errorsByField, operatorEmailSchema } from "../../../shared/admin-schemas";
 import { AppError } from "../../../shared/errors";
-import { readFormFields } from "../../../shared/form-fields";
+import { readFormOrRefuse } from "../../form-request";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 import { PageHeader } from "../../features/admin/console-ui";
@@ -23,7 +23,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 /** Grant the role to an account by e-mail, or revoke it ("never the last one"). */
 export async function action({ context, request }: Route.ActionArgs) {
   const { services, actor } = requireOperator(context);
-  const fields = await readFormFields(request);
+  const fields = await readFormOrRefuse(request);
   const email = (fields.email ?? "").slice(0, 254);
   const parsed = operatorEmailSchema.safeParse(fields);
   if (!parsed.success) return data({ errors: errorsByField(parsed.error.issues), email, done: null }, { status: 400 });

@@ -4,7 +4,7 @@ import { adminOrderActionSchema } from "../../../shared/admin-order-schemas";
 import { errorsByField } from "../../../shared/admin-schemas";
 import { addressLines } from "../../../shared/address";
 import { AppError } from "../../../shared/errors";
-import { readFormFields } from "../../../shared/form-fields";
+import { readFormOrRefuse } from "../../form-request";
 import { formatCents } from "../../../shared/money";
 import { cardBrandName, ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
@@ -67,7 +67,7 @@ type ActionAnswer = {
 /** Ship, refund, or cancel and refund: each one service call; a refusal reads as a sentence by its field. */
 export async function action({ context, request, params }: Route.ActionArgs) {
   const { services, actor } = requireOperator(context);
-  const fields = await readFormFields(request);
+  const fields = await readFormOrRefuse(request);
   const intent = fields.intent === "ship" || fields.intent === "refund" || fields.intent === "cancel-and-refund" ? fields.intent : null;
   const parsed = adminOrderActionSchema.safeParse(fields);
   if (!parsed.success) return data<ActionAnswer>({ form: intent, errors: errorsByField(parsed.error.issues), done: null }, { status: 400 });
