@@ -22,6 +22,7 @@ import { createPaymentRateLimits, type PaymentLimits } from "./checkout/payment-
 import { createPaymentReturn } from "./checkout/payment-return";
 import { createOrderService } from "./orders/order-service";
 import type { PaymentProvider } from "./payments/payment-provider";
+import { createReviewService } from "./reviews/review-service";
 import { createSessionService } from "./sessions/session-service";
 
 /**
@@ -73,6 +74,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits);
   const pictures = createPictureStore(db);
   const adminOrders = createAdminOrders(db, orders, options.provider, email, logger);
+  const reviews = createReviewService(db, { onCatalogueChanged: () => catalogue.noteCatalogueWrite() });
   return {
     metrics,
     logger,
@@ -90,6 +92,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     payments: createWebhookHandler(db, options.provider, checkout, orders, logger, adminOrders),
     signInFlow,
     email,
+    reviews,
     accountFlows: createAccountFlows({ db, accounts, sessions, signInFlow, orders, email, rateLimiter, attemptsPerIp: options.authAttemptsPerIp ?? DEFAULT_ATTEMPTS_PER_IP }),
     // The operator console (/admin).
     pictures,
