@@ -18,6 +18,8 @@ import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-ser
 import { createCheckoutService } from "./checkout/checkout-service";
 import { createWebhookHandler } from "./checkout/webhook-handler";
 import { createEmailOutbox } from "./email/email-outbox";
+import { createEmailPreferences } from "./email/email-preferences";
+import { createReviewRequests } from "./reviews/review-requests";
 import { createPaymentRateLimits, type PaymentLimits } from "./checkout/payment-rate-limits";
 import { createPaymentReturn } from "./checkout/payment-return";
 import { createOrderService } from "./orders/order-service";
@@ -40,7 +42,11 @@ export interface ServiceOptions {
   publicOrigin?: () => URL;
   /** Payment attempts per session and client address (tests lower them). */
   paymentLimits?: PaymentLimits;
+  /** REVIEW_REQUEST_DAYS: days after shipping that the review request is sent (default 7). */
+  reviewRequestDays?: number;
 }
+
+export const DEFAULT_REVIEW_REQUEST_DAYS = 7;
 
 export function createServices(database: DatabaseHandle, logger: Logger, options: ServiceOptions) {
   const { db } = database;
@@ -75,6 +81,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const pictures = createPictureStore(db);
   const adminOrders = createAdminOrders(db, orders, options.provider, email, logger);
   const reviews = createReviewService(db, { onCatalogueChanged: () => catalogue.noteCatalogueWrite() });
+  const emailPreferences = createEmailPreferences(db);
+  const reviewRequests = createReviewRequests({ db, email, preferences: emailPreferences, logger, days: options.reviewRequestDays ?? DEFAULT_REVIEW_REQUEST_DAYS });
   return {
     metrics,
     logger,
@@ -93,6 +101,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     signInFlow,
     email,
     reviews,
+    emailPreferences,
+    reviewRequests,
     accountFlows: createAccountFlows({ db, accounts, sessions, signInFlow, orders, email, rateLimiter, attemptsPerIp: options.authAttemptsPerIp ?? DEFAULT_ATTEMPTS_PER_IP }),
     // The operator console (/admin).
     pictures,

@@ -3,13 +3,8 @@ import type { DB, Writer } from "../db/client";
 import { keysetCursor } from "../db/keyset-cursor";
 import { recordAudit, type Actor } from "../admin/audit-log";
 import { AppError } from "../../shared/errors";
-import { REVIEWS_PAGE_SIZE, reviewerNameFrom, type ReviewInput, type ReviewSummary, type ReviewView } from "../../shared/reviews";
+import { QUALIFYING_ORDER_STATUSES, REVIEWS_PAGE_SIZE, reviewerNameFrom, type ReviewInput, type ReviewSummary, type ReviewView } from "../../shared/reviews";
 
-/**
- * What makes an account's order count for a review: paid and not taken back. A cancelled or wholly refunded order,
- * and one under dispute, does not (the shopper has not kept and paid for the product); a partly refunded one does.
- */
-export const QUALIFYING_ORDER_STATUSES = ["paid", "shipped", "partially_refunded"] as const;
 
 /** What the product page's review form needs to know about the signed-in shopper. */
 export interface ReviewEligibility {
