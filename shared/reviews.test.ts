@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatAverage, formatRatingCount, reviewerNameFrom, reviewFormSchema, starPercentages, summariseRatings, toHalfStar } from "./reviews";
+import { reviewFormSchema } from "./review-schemas";
+import { formatAverage, formatRatingCount, reviewerNameFrom, starPercentages, summariseRatings, toHalfStar } from "./reviews";
 
 describe("a product's review figures", () => {
   it("averages the ratings unrounded and counts each star level", () => {

@@ -1,5 +1,3 @@
-import { z } from "zod";
-
 /**
  * What makes an account's order count for a review: paid and not taken back. A cancelled or wholly refunded order,
  * and one under dispute, does not (the shopper has not kept and paid for the product); a partly refunded one does.
@@ -18,24 +16,6 @@ export const REVIEW_BODY_MAX = 5_000;
 
 /** The sentence shown instead of the form to anybody without a qualifying order. */
 export const REVIEW_NOT_ELIGIBLE = "You can review products you have bought.";
-
-/** "Write a customer review": the form's fields. Unknown fields are refused. */
-export const reviewFormSchema = z.strictObject({
-  intent: z.literal("review"),
-  rating: z
-    .string({ error: "Choose a rating from 1 to 5 stars." })
-    .refine((value) => /^[1-5]$/.test(value), "Choose a rating from 1 to 5 stars.")
-    .transform(Number),
-  headline: z
-    .string({ error: "Add a headline." })
-    .transform((text) => text.replace(/\s+/g, " ").trim())
-    .pipe(z.string().min(1, "Add a headline.").max(REVIEW_HEADLINE_MAX, `A headline is at most ${REVIEW_HEADLINE_MAX} characters.`)),
-  body: z
-    .string()
-    .default("")
-    .transform((text) => text.replace(/\r\n/g, "\n").trim())
-    .pipe(z.string().max(REVIEW_BODY_MAX, `A written review is at most 5,000 characters.`)),
-});
 
 export type ReviewInput = { rating: number; headline: string; body: string };
 

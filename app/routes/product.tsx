@@ -18,7 +18,7 @@ import { AppError } from "../../shared/errors";
 import { fieldErrorsOf } from "../../shared/form-errors";
 import { readFormFields } from "../../shared/form-fields";
 import { signInPath } from "../../shared/local-path";
-import { reviewFormSchema } from "../../shared/reviews";
+import { reviewFormSchema } from "../../shared/review-schemas";
 
 /** ?page=2…: a page of reviews; anything else is the first. */
 const reviewPageSchema = z.coerce.number().int().min(1).max(1000).catch(1);
