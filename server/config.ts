@@ -71,6 +71,8 @@ const configSchema = z
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).max(2048).optional(),
   /** The From of every e-mail, e.g. "Storefront <orders@shop.example>"; required with SMTP_URL. */
   MAIL_FROM: z.string().min(3).max(320).regex(/@/, "must contain an e-mail address, e.g. Storefront <orders@shop.example>").optional(),
+  /** Days after an order is marked shipped that the shopper is asked "How was your {product}?" (once per order). */
+  REVIEW_REQUEST_DAYS: z.coerce.number().int().min(0).max(365).default(7),
   // Running many instances (docs/scaling.md).
   /** Requests one process works on at once; more are answered 503 with Retry-After at once instead of queueing. */
   MAX_REQUESTS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(200),

@@ -18,10 +18,13 @@ import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-ser
 import { createCheckoutService } from "./checkout/checkout-service";
 import { createWebhookHandler } from "./checkout/webhook-handler";
 import { createEmailOutbox } from "./email/email-outbox";
+import { createEmailPreferences } from "./email/email-preferences";
+import { createReviewRequests } from "./reviews/review-requests";
 import { createPaymentRateLimits, type PaymentLimits } from "./checkout/payment-rate-limits";
 import { createPaymentReturn } from "./checkout/payment-return";
 import { createOrderService } from "./orders/order-service";
 import type { PaymentProvider } from "./payments/payment-provider";
+import { createReviewService } from "./reviews/review-service";
 import { createSessionService } from "./sessions/session-service";
 
 /**
@@ -39,7 +42,11 @@ export interface ServiceOptions {
   publicOrigin?: () => URL;
   /** Payment attempts per session and client address (tests lower them). */
   paymentLimits?: PaymentLimits;
+  /** REVIEW_REQUEST_DAYS: days after shipping that the review request is sent (default 7). */
+  reviewRequestDays?: number;
 }
+
+export const DEFAULT_REVIEW_REQUEST_DAYS = 7;
 
 export function createServices(database: DatabaseHandle, logger: Logger, options: ServiceOptions) {
   const { db } = database;
@@ -73,6 +80,9 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits);
   const pictures = createPictureStore(db);
   const adminOrders = createAdminOrders(db, orders, options.provider, email, logger);
+  const reviews = createReviewService(db, { onCatalogueChanged: () => catalogue.noteCatalogueWrite() });
+  const emailPreferences = createEmailPreferences(db);
+  const reviewRequests = createReviewRequests({ db, email, preferences: emailPreferences, logger, days: options.reviewRequestDays ?? DEFAULT_REVIEW_REQUEST_DAYS });
   return {
     metrics,
     logger,
@@ -90,6 +100,9 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     payments: createWebhookHandler(db, options.provider, checkout, orders, logger, adminOrders),
     signInFlow,
     email,
+    reviews,
+    emailPreferences,
+    reviewRequests,
     accountFlows: createAccountFlows({ db, accounts, sessions, signInFlow, orders, email, rateLimiter, attemptsPerIp: options.authAttemptsPerIp ?? DEFAULT_ATTEMPTS_PER_IP }),
     // The operator console (/admin).
     pictures,

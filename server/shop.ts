@@ -54,6 +54,8 @@ export interface ShopOptions {
   metricsAllow?: readonly string[];
   /** Payment attempts per session and client address (defaults in checkout/payment-rate-limits.ts; tests lower them). */
   paymentLimits?: PaymentLimits;
+  /** REVIEW_REQUEST_DAYS: days after an order is marked shipped that its review request is e-mailed. */
+  reviewRequestDays?: number;
   /** OPERATOR_EMAIL and its password: the account is made an operator at start (server/admin/operator-service.ts). */
   operator?: { email: string; password: string };
 }
@@ -108,6 +110,7 @@ export async function createShop(options: ShopOptions) {
     newSessionsPerIp: options.newSessionsPerIp,
     publicOrigin,
     paymentLimits: options.paymentLimits,
+    reviewRequestDays: options.reviewRequestDays,
   });
   const retention = createRetentionSweep({ db: database.db, logger });
   const emailSender = createEmailSender({
@@ -162,6 +165,7 @@ export async function createShop(options: ShopOptions) {
     builtIn?.start(WEBHOOK_DELIVERY_INTERVAL_MS);
     retention.start();
     emailSender.start();
+    services.reviewRequests.start();
     // Payments that succeeded while no server was up to record them (a crash after the charge) get their orders.
     void services.checkout.recordMissedOrders().catch((error: unknown) => logger.error({ err: error }, "checkout: sweep for missed orders failed"));
 
@@ -173,6 +177,7 @@ export async function createShop(options: ShopOptions) {
         if (options.shutdownDelayMs) await sleep(options.shutdownDelayMs);
         await builtIn?.stop();
         await retention.stop();
+        await services.reviewRequests.stop();
         await emailSender.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();

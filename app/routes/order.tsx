@@ -7,6 +7,7 @@ import { formatCents } from "../../shared/money";
 import { cardBrandName, ORDER_STATUS_LABELS, type OrderHistoryEntry } from "../../shared/orders";
 import { LocalTime } from "../components/ui/local-time";
 import { PrintButton } from "../features/orders/print-button";
+import { isQualifyingOrderStatus } from "../../shared/reviews";
 
 /**
  * One order, by its number: only its owner sees it (a guest by their session, until it joins their account).
@@ -18,7 +19,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   const order = await services.orders.getOrder(shopper.basketOwner, key);
   if (!order) throw data(null, { status: 404 });
   // The processor's intent id stays on the server: the shopper's page knows the order by its number.
-  return { order: { ...order, id: undefined } };
+  return { order: { ...order, id: undefined }, canReview: shopper.user !== null && isQualifyingOrderStatus(order.status) };
 }
 
 function describe(entry: OrderHistoryEntry): string {
@@ -31,7 +32,7 @@ function describe(entry: OrderHistoryEntry): string {
 }
 
 export default function Order({ loaderData }: Route.ComponentProps) {
-  const { order } = loaderData;
+  const { order, canReview } = loaderData;
   return (
     <main id="main" className="order-page">
       <title>{`Order ${order.number} | Storefront`}</title>
@@ -84,7 +85,17 @@ export default function Order({ loaderData }: Route.ComponentProps) {
                 <td>
                   <span className="order-page__product">
                     <img className="order-page__image" src={item.image.src} width={item.image.width} height={item.image.height} alt="" loading="lazy" decoding="async" />
-                    <span>{item.title}</span>
+                    <span>
+                      {item.title}
+                      {canReview ? (
+                        <>
+                          <br />
+                          <a className="order-page__review" href={`/write-a-review/${encodeURIComponent(item.productId)}`}>
+                            Write a customer review
+                          </a>
+                        </>
+                      ) : null}
+                    </span>
                   </span>
                 </td>
                 {/* data-label: the column's name, shown beside the figure when the row is stacked on a phone. */}

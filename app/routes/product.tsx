@@ -1,4 +1,5 @@
 import { data, Link, redirect } from "react-router";
+import { z } from "zod";
 import type { Route } from "./+types/product";
 import { requestContext } from "../context";
 import { descriptionParagraphs, productPath } from "../../shared/catalogue";
@@ -10,10 +11,21 @@ import { useServerDocument } from "../components/server-document";
 import { BasketButton } from "../features/basket/components/basket-button";
 import { ProductImage } from "../features/catalogue/components/product-image";
 import { jsonForScriptElement, productStructuredData } from "../features/catalogue/product-structured-data";
+import { ReviewForm, type ReviewFormAnswer, type ReviewFormState } from "../features/reviews/review-form";
+import { ReviewList } from "../features/reviews/review-list";
+import { ReviewSummaryPanel } from "../features/reviews/review-summary";
+import { AppError } from "../../shared/errors";
+import { fieldErrorsOf } from "../../shared/form-errors";
+import { readFormFields } from "../../shared/form-fields";
+import { signInPath } from "../../shared/local-path";
+import { reviewFormSchema } from "../../shared/review-schemas";
+
+/** ?page=2…: a page of reviews; anything else is the first. */
+const reviewPageSchema = z.coerce.number().int().min(1).max(1000).catch(1);
 
 /** A product's own page. An old slug answers 301 to the current one; an archived product's page says so, as a 404. */
-export async function loader({ context, params }: Route.LoaderArgs) {
-  const { services, publicOrigin } = context.get(requestContext);
+export async function loader({ context, params, request }: Route.LoaderArgs) {
+  const { services, publicOrigin, shopper } = context.get(requestContext);
   const slug = productSlugSchema.safeParse(params.slug);
   if (!slug.success) throw data(null, { status: 404 });
   const found = await services.catalogue.findProductPage(slug.data);
@@ -24,15 +36,63 @@ export async function loader({ context, params }: Route.LoaderArgs) {
       throw data(null, { status: 404 });
     case "archived":
       return data({ kind: "archived" as const, title: found.title }, { status: 404 });
-    case "product":
-      return { kind: "product" as const, product: found.product, origin: publicOrigin };
+    case "product": {
+      const { product } = found;
+      const search = new URL(request.url).searchParams;
+      const page = reviewPageSchema.parse(search.get("page") ?? undefined);
+      const user = shopper.user;
+      const [summary, reviews, eligibility] = await Promise.all([
+        services.reviews.summary(product.id),
+        services.reviews.listReviews(product.id, page),
+        user ? services.reviews.eligibility(user.id, product.id) : null,
+      ]);
+      const reviewState: ReviewFormState = !user
+        ? { kind: "guest", signInHref: signInPath(`${productPath(product.slug)}?review=write`) }
+        : eligibility?.canReview
+          ? { kind: "eligible", existing: eligibility.existing }
+          : { kind: "not-eligible" };
+      return {
+        kind: "product" as const,
+        product,
+        origin: publicOrigin,
+        summary,
+        reviews,
+        page,
+        reviewState,
+        isFormOpen: search.get("review") === "write",
+        isThanked: search.get("reviewed") === "1" && user !== null,
+      };
+    }
   }
+}
+
+/** "Write a customer review": writes (or changes) the signed-in shopper's review, then shows the page again. */
+export async function action({ context, params, request }: Route.ActionArgs) {
+  const { services, shopper } = context.get(requestContext);
+  const slug = productSlugSchema.safeParse(params.slug);
+  if (!slug.success) throw data(null, { status: 404 });
+  const found = await services.catalogue.findProductPage(slug.data);
+  if (found.kind !== "product") throw data(null, { status: 404 });
+  const path = productPath(found.product.slug);
+  const user = shopper.user;
+  if (!user) return redirect(signInPath(`${path}?review=write`));
+  const fields = await readFormFields(request);
+  const values = { rating: String(fields.rating ?? "").slice(0, 2), headline: String(fields.headline ?? "").slice(0, 200), body: String(fields.body ?? "").slice(0, 6000) };
+  const parsed = reviewFormSchema.safeParse(fields);
+  if (!parsed.success) return data<ReviewFormAnswer>({ errors: fieldErrorsOf(parsed.error), values }, { status: 400 });
+  try {
+    await services.reviews.writeReview(user.id, found.product.id, parsed.data);
+  } catch (error) {
+    if (error instanceof AppError && error.code === "REVIEW_NOT_ELIGIBLE") return data<ReviewFormAnswer>({ errors: { form: error.message }, values }, { status: 403 });
+    throw error;
+  }
+  return redirect(`${path}?reviewed=1#reviews`);
 }
 
 /** The longest description a link preview or search result shows. */
 const SUMMARY_LENGTH = 160;
 
-export default function ProductPage({ loaderData }: Route.ComponentProps) {
+export default function ProductPage({ loaderData, actionData }: Route.ComponentProps) {
   const nonce = useServerDocument()?.nonce;
   if (loaderData.kind === "archived") {
     return (
@@ -47,21 +107,21 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
       </main>
     );
   }
-  const { product, origin } = loaderData;
+  const { product, origin, summary, reviews, page, reviewState, isFormOpen, isThanked } = loaderData;
   const pageUrl = new URL(productPath(product.slug), origin).href;
   const imageUrl = new URL(product.image.src, origin).href;
   const paragraphs = descriptionParagraphs(product.description);
   const firstParagraph = paragraphs[0] ?? product.title;
-  const summary = firstParagraph.length > SUMMARY_LENGTH ? `${firstParagraph.slice(0, SUMMARY_LENGTH - 1).trimEnd()}…` : firstParagraph;
+  const description = firstParagraph.length > SUMMARY_LENGTH ? `${firstParagraph.slice(0, SUMMARY_LENGTH - 1).trimEnd()}…` : firstParagraph;
   return (
     <main id="main" className="product-page">
       <title>{`${product.title} | Storefront`}</title>
-      <meta name="description" content={summary} />
+      <meta name="description" content={description} />
       <link rel="canonical" href={pageUrl} />
       <meta property="og:type" content="product" />
       <meta property="og:site_name" content="Storefront" />
       <meta property="og:title" content={product.title} />
-      <meta property="og:description" content={summary} />
+      <meta property="og:description" content={description} />
       <meta property="og:url" content={pageUrl} />
       <meta property="og:image" content={imageUrl} />
       <meta property="og:image:width" content={String(product.image.width)} />
@@ -70,7 +130,7 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
         type="application/ld+json"
         nonce={nonce}
         suppressHydrationWarning
-        dangerouslySetInnerHTML={{ __html: jsonForScriptElement(productStructuredData(product, pageUrl, imageUrl, summary)) }}
+        dangerouslySetInnerHTML={{ __html: jsonForScriptElement(productStructuredData(product, pageUrl, imageUrl, description, { summary, latest: page === 1 ? reviews.reviews : [] })) }}
       />
       {/* Every product picture is drawn at one size (400 × 400 WebP), so there is no srcset to choose from. */}
       <ProductImage product={product} className="product-page__image" load="first" sizes="(max-width: 440px) calc(100vw - 40px), 400px" />
@@ -78,7 +138,7 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
       <div id={productAnchorId(product.id)} className="product-page__details">
         <h1 className="product-page__title">{product.title}</h1>
         <p className="product-page__rating">
-          <Stars rating={product.rating} />
+          <Stars rating={product.rating} count={product.ratingCount} />
         </p>
         <p className="product-page__price">
           <Price cents={product.priceCents} />
@@ -93,6 +153,17 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
           ))}
         </section>
       </div>
+      <section id="reviews" className="reviews" aria-labelledby="reviews-title">
+        <h2 id="reviews-title">Customer reviews</h2>
+        {isThanked ? (
+          <p className="reviews__thanks" role="status">
+            Thank you: your review is saved.
+          </p>
+        ) : null}
+        <ReviewSummaryPanel summary={summary} />
+        <ReviewForm state={reviewState} answer={actionData} isOpen={isFormOpen} />
+        <ReviewList reviews={reviews.reviews} page={page} hasNext={reviews.hasNext} basePath={productPath(product.slug)} />
+      </section>
     </main>
   );
 }

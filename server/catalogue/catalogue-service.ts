@@ -36,7 +36,7 @@ export async function seedCatalogue(db: DB): Promise<void> {
     .execute();
 }
 
-const productColumns = ["id", "slug", "title", "price_cents", "rating", "image", "image_width", "image_height", "image_srcset"] as const;
+const productColumns = ["id", "slug", "title", "price_cents", "shown_rating", "review_count", "image", "image_width", "image_height", "image_srcset"] as const;
 
 type ProductRow = Pick<Selectable<ProductTable>, (typeof productColumns)[number]>;
 
@@ -46,7 +46,8 @@ function toProduct(row: ProductRow): CatalogueProduct {
     slug: row.slug,
     title: row.title,
     priceCents: row.price_cents,
-    rating: row.rating,
+    rating: row.shown_rating,
+    ratingCount: row.review_count,
     image: { src: pictureUrl(row.image), width: row.image_width, height: row.image_height, ...(row.image_srcset ? { srcSet: row.image_srcset } : {}) },
   };
 }
@@ -87,7 +88,7 @@ export interface ProductChanges {
 }
 
 /** A product's editable values as a write saw them, for the audit log. */
-export type ProductValues = Omit<Selectable<ProductTable>, "search_document" | "created_at" | "updated_at">;
+export type ProductValues = Omit<Selectable<ProductTable>, "search_document" | "created_at" | "updated_at" | "review_count" | "review_average" | "shown_rating">;
 
 /** Runs inside a write's transaction with the values before and after it: the audit entry commits with the change. */
 export type ProductWriteHook = (trx: Transaction<Database>, before: ProductValues | null, after: ProductValues) => Promise<void>;
@@ -249,6 +250,11 @@ export function createCatalogueService(
     /** The home page's products: the active featured ones, in their shelf order. */
     listProducts: listFeatured,
 
+    /** A write elsewhere (a review) changed products: this instance asks for the version at its next read. */
+    noteCatalogueWrite(): void {
+      checkedAt = -Infinity;
+    },
+
     /** The catalogue's version as this instance knows it (checked at most once a CATALOGUE_VERSION_CHECK_MS). */
     async currentVersion(): Promise<bigint> {
       await dropStaleReads();
@@ -397,7 +403,8 @@ export function createCatalogueService(
           .returning(editableColumns)
           .executeTakeFirstOrThrow();
         await onWrite?.(trx, current, after);
-        return after;
+        const figures = await trx.selectFrom("products").select(["shown_rating", "review_count"]).where("id", "=", id).executeTakeFirstOrThrow();
+        return { ...after, ...figures };
       });
       checkedAt = -Infinity;
       return { ...toProduct(updated), description: updated.description };
@@ -438,7 +445,7 @@ export function createCatalogueService(
           .returning(editableColumns)
           .executeTakeFirstOrThrow();
         await onWrite?.(trx, null, after);
-        return after;
+        return { ...after, shown_rating: after.rating, review_count: 0 };
       });
       checkedAt = -Infinity;
       return { ...toProduct(created), description: created.description };

@@ -27,6 +27,10 @@ export interface Database {
   audit_log: AuditLogTable;
   pictures: PictureTable;
   order_refunds: OrderRefundTable;
+  reviews: ReviewTable;
+  review_requests: ReviewRequestTable;
+  email_opt_outs: EmailOptOutTable;
+  unsubscribe_tokens: UnsubscribeTokenTable;
 }
 
 export interface ProductTable {
@@ -39,8 +43,13 @@ export interface ProductTable {
   description: Generated<string>;
   /** Integer cents (USD). */
   price_cents: number;
-  /** Whole stars, 1 to 5. */
+  /** The catalogue's own rating, whole stars 1 to 5: shown until the product has a visible review. */
   rating: number;
+  /** Visible reviews, and their unrounded average (null without any): kept by a trigger on reviews (migration 0020). */
+  review_count: Generated<number>;
+  review_average: Generated<number | null>;
+  /** What a shopper is shown and what sorting uses: the reviews' average, else the catalogue's rating. Generated. */
+  shown_rating: ColumnType<number, never, never>;
   /** Path of the product's picture under /images. */
   image: string;
   image_width: number;
@@ -264,6 +273,8 @@ export interface EmailOutboxTable {
   last_error: string | null;
   created_at: Generated<Date>;
   sent_at: Date | null;
+  /** Extra message headers (List-Unsubscribe); null for most e-mails. */
+  headers: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
 }
 
 /** Accounts holding the operator role: they may use /admin. */
@@ -306,5 +317,49 @@ export interface OrderRefundTable {
   /** The console's key for the request that made it; null when the refund was made elsewhere (the processor's dashboard). */
   idempotency_key: string | null;
   actor: string;
+  created_at: Generated<Date>;
+}
+
+/** A customer's review of a product they bought: one per account and product, edited in place. server/reviews/ writes it. */
+export interface ReviewTable {
+  id: Generated<string>;
+  product_id: string;
+  user_id: string;
+  /** The paid order that made the reviewer eligible (null once that order is gone). */
+  order_id: string | null;
+  /** 1 to 5. */
+  rating: number;
+  headline: string;
+  /** Plain text, up to 5,000 characters; may be empty. */
+  body: string;
+  /** "Jane D.": the first name and last initial of the qualifying order's delivery name, taken when written. */
+  reviewer_name: string;
+  /** Hidden by an operator: not shown and not counted. */
+  is_visible: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** An order whose review request was decided (sent, or skipped because reviewed, opted out or no account): once each. */
+export interface ReviewRequestTable {
+  order_id: string;
+  outcome: "sent" | "skipped";
+  decided_at: Generated<Date>;
+}
+
+export type EmailPurpose = "review-requests";
+
+/** An address that asked for no more e-mails of a kind (lower-cased). */
+export interface EmailOptOutTable {
+  email: string;
+  purpose: EmailPurpose;
+  created_at: Generated<Date>;
+}
+
+/** The link in a List-Unsubscribe header: only the token's SHA-256 (base64url) is stored. */
+export interface UnsubscribeTokenTable {
+  token_hash: string;
+  email: string;
+  purpose: EmailPurpose;
   created_at: Generated<Date>;
 }

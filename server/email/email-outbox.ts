@@ -6,10 +6,11 @@ import { keysetCursor } from "../db/keyset-cursor";
 import type { RenderedEmail } from "./render";
 import { accountDeletedEmail, passwordChangedEmail, passwordResetEmail, verificationEmail, welcomeEmail } from "./templates/account-emails";
 import { orderConfirmationEmail, orderRefundedEmail, orderShippedEmail } from "./templates/order-emails";
+import { reviewRequestEmail } from "./templates/review-emails";
 
 export type { Writer };
 
-export type EmailKind = "order-confirmation" | "order-shipped" | "order-refunded" | "welcome" | "email-verification" | "password-reset" | "password-changed" | "account-deleted";
+export type EmailKind = "review-request" | "order-confirmation" | "order-shipped" | "order-refunded" | "welcome" | "email-verification" | "password-reset" | "password-changed" | "account-deleted";
 
 export interface OutboxEntry {
   id: string;
@@ -62,7 +63,14 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
   const link = (path: string) => new URL(path, publicOrigin()).toString();
   const shopUrl = () => link("/");
 
-  async function enqueue(writer: Writer, kind: EmailKind, recipient: string, rendered: RenderedEmail, dedupeKey: string | null = null): Promise<boolean> {
+  async function enqueue(
+    writer: Writer,
+    kind: EmailKind,
+    recipient: string,
+    rendered: RenderedEmail,
+    dedupeKey: string | null = null,
+    headers: Record<string, string> | null = null,
+  ): Promise<boolean> {
     const id = crypto.randomUUID();
     const inserted = await writer
       .insertInto("email_outbox")
@@ -76,6 +84,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
         subject: rendered.subject,
         text_body: rendered.text,
         html_body: rendered.html,
+        headers: headers ? JSON.stringify(headers) : null,
       })
       .onConflict((conflict) => conflict.column("dedupe_key").doNothing())
       .returning("id")
@@ -129,6 +138,26 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
       const order = await orderFor(writer, orderId);
       if (!order) return false;
       return enqueue(writer, "order-refunded", order.email, orderRefundedEmail({ shopUrl: order.data.shopUrl, orderUrl: order.data.orderUrl, orderNumber: order.data.orderNumber, refundCents: amountCents }), `order-refunded:${refundId}`);
+    },
+
+    /**
+     * "How was your {product}?", once per order, with a link to each product's review form and a one-click
+     * unsubscribe (RFC 8058: List-Unsubscribe with an https link, List-Unsubscribe-Post) that stops review requests.
+     */
+    async enqueueReviewRequest(
+      writer: Writer,
+      { orderId, recipient, products, unsubscribeToken }: { orderId: string; recipient: string; products: { id: string; title: string }[]; unsubscribeToken: string },
+    ): Promise<boolean> {
+      const unsubscribeUrl = link(`/unsubscribe?token=${unsubscribeToken}`);
+      const rendered = reviewRequestEmail({
+        shopUrl: shopUrl(),
+        unsubscribeUrl,
+        products: products.map((product) => ({ title: product.title, reviewUrl: link(`/write-a-review/${encodeURIComponent(product.id)}`) })),
+      });
+      return enqueue(writer, "review-request", recipient, rendered, `review-request:${orderId}`, {
+        "List-Unsubscribe": `<${unsubscribeUrl}>`,
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+      });
     },
 
     enqueueWelcome: (writer: Writer, email: string, token: string) =>

@@ -56,12 +56,12 @@ export function createEmailSender({ db, transport, logger, pollIntervalMs = 1_00
   let stopped = false;
 
   async function claim() {
-    const { rows } = await sql<{ id: string; message_id: string; kind: string; recipient: string; subject: string; text_body: string; html_body: string; attempts: number }>`
+    const { rows } = await sql<{ id: string; message_id: string; kind: string; recipient: string; subject: string; text_body: string; html_body: string; headers: Record<string, string> | null; attempts: number }>`
       update email_outbox set attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
       where id in (
         select id from email_outbox where status = 'pending' and next_attempt_at <= now()
         order by next_attempt_at limit ${BATCH} for update skip locked)
-      returning id, message_id, kind, recipient, subject, text_body, html_body, attempts`.execute(db);
+      returning id, message_id, kind, recipient, subject, text_body, html_body, headers, attempts`.execute(db);
     return rows;
   }
 
@@ -73,7 +73,14 @@ export function createEmailSender({ db, transport, logger, pollIntervalMs = 1_00
       for (const email of claimed) {
         if (stopped) return delivered;
         try {
-          await transport.send({ messageId: email.message_id, to: email.recipient, subject: email.subject, text: email.text_body, html: email.html_body });
+          await transport.send({
+            messageId: email.message_id,
+            to: email.recipient,
+            subject: email.subject,
+            text: email.text_body,
+            html: email.html_body,
+            ...(email.headers ? { headers: email.headers } : {}),
+          });
         } catch (error) {
           await recordFailure(email, error);
           continue;

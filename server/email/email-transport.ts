@@ -7,6 +7,8 @@ export interface OutgoingEmail {
   subject: string;
   text: string;
   html: string;
+  /** Extra headers (List-Unsubscribe, List-Unsubscribe-Post). */
+  headers?: Record<string, string>;
 }
 
 /** Where e-mail goes: an SMTP server, or (without SMTP_URL) the log only. */
@@ -31,7 +33,7 @@ export function createSmtpTransport(url: string, from: string): EmailTransport {
     kind: "smtp",
     async send(email) {
       try {
-        await transporter.sendMail({ from, to: email.to, subject: email.subject, text: email.text, html: email.html, messageId: email.messageId });
+        await transporter.sendMail({ from, to: email.to, subject: email.subject, text: email.text, html: email.html, messageId: email.messageId, headers: email.headers });
       } catch (error) {
         const { responseCode, code } = error as { responseCode?: number; code?: string };
         // 5xx means "never" (RFC 5321 4.2.1), except a refused login: that is the shop's configuration, fixed and retried.

@@ -10,6 +10,8 @@ export interface CaughtEmail {
   body: string;
   /** Every absolute link in the message, once each, in order. */
   links: string[];
+  /** A header's value as received (unfolded), or "" when absent. */
+  header: (name: string) => string;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function startSmtpCatcher() {
             subject: header("Subject"),
             body,
             links: [...new Set(body.match(/https?:\/\/[^\s"<>)]+/g) ?? [])],
+            header: (name: string) => new RegExp(`^${name}:\\s*(.*(?:\\r?\\n[ \\t].*)*)`, "im").exec(raw.split(/\r?\n\r?\n/)[0] ?? "")?.[1]?.replace(/\r?\n[ \t]+/g, " ").trim() ?? "",
           });
           callback(null, "Queued");
         });

@@ -1,11 +1,23 @@
 import type { ProductDetails } from "../../../shared/catalogue";
+import type { ReviewSummary, ReviewView } from "../../../shared/reviews";
 import { decimalAmount } from "../../../shared/money";
+
+/** Reviews given in the structured data: the latest few, as search engines show. */
+const STRUCTURED_REVIEWS = 5;
 
 /**
  * The product as schema.org's Product with an Offer, for search engines' rich results. The price is a decimal
- * string, as schema.org asks ("1094.98").
+ * string, as schema.org asks ("1094.98"). With visible reviews: aggregateRating (their unrounded average and count)
+ * and the latest reviews; the catalogue's own rating is no customer's and is left out.
  */
-export function productStructuredData(product: ProductDetails, pageUrl: string, imageUrl: string, description: string) {
+export function productStructuredData(
+  product: ProductDetails,
+  pageUrl: string,
+  imageUrl: string,
+  description: string,
+  reviews?: { summary: ReviewSummary; latest: readonly ReviewView[] },
+) {
+  const rated = reviews && reviews.summary.count > 0 && reviews.summary.average !== null ? reviews : null;
   return {
     "@context": "https://schema.org",
     "@type": "Product",
@@ -23,6 +35,25 @@ export function productStructuredData(product: ProductDetails, pageUrl: string, 
       availability: "https://schema.org/InStock",
       itemCondition: "https://schema.org/NewCondition",
     },
+    ...(rated
+      ? {
+          aggregateRating: {
+            "@type": "AggregateRating",
+            ratingValue: rated.summary.average,
+            reviewCount: rated.summary.count,
+            bestRating: 5,
+            worstRating: 1,
+          },
+          review: rated.latest.slice(0, STRUCTURED_REVIEWS).map((review) => ({
+            "@type": "Review",
+            author: { "@type": "Person", name: review.reviewerName },
+            datePublished: review.createdAt.slice(0, 10),
+            name: review.headline,
+            reviewBody: review.body,
+            reviewRating: { "@type": "Rating", ratingValue: review.rating, bestRating: 5, worstRating: 1 },
+          })),
+        }
+      : {}),
   };
 }
 

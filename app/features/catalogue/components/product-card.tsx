@@ -26,7 +26,7 @@ export function ProductCard({ product, isPriority, action }: { product: Catalogu
           <Price cents={product.priceCents} />
         </p>
         <p className="product-card__rating">
-          <Stars rating={product.rating} />
+          <Stars rating={product.rating} count={product.ratingCount} />
         </p>
       </div>
       <Link to={href} className="product-card__picture" tabIndex={-1} aria-hidden="true">
