@@ -179,10 +179,9 @@ export function createReviewService(db: DB, { onCatalogueChanged = () => {} }: {
       const cursor = consoleCursor.decode(before);
       if (cursor) query = query.where(sql<boolean>`(reviews.created_at, reviews.id) < (${cursor.at}, ${cursor.id}::uuid)`);
       const rows = await query.execute();
-      const page = rows.slice(0, CONSOLE_REVIEWS_PAGE_SIZE);
-      const last = page.at(-1);
+      const page = consoleCursor.page(rows, CONSOLE_REVIEWS_PAGE_SIZE, (row) => ({ at: row.created_at, id: row.id }));
       return {
-        reviews: page.map((row) => ({
+        reviews: page.rows.map((row) => ({
           id: row.id,
           productId: row.product_id,
           productTitle: row.title,
@@ -195,7 +194,7 @@ export function createReviewService(db: DB, { onCatalogueChanged = () => {} }: {
           isVisible: row.is_visible,
           createdAt: row.created_at,
         })),
-        next: rows.length > CONSOLE_REVIEWS_PAGE_SIZE && last ? consoleCursor.encode(last.created_at, last.id) : null,
+        next: page.next,
       };
     },
 
