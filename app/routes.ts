@@ -11,6 +11,8 @@ export default [
     route("orders/:number", "routes/order.tsx"),
     route("products/:slug", "routes/product.tsx"),
     route("search", "routes/search.tsx"),
+    route("departments", "routes/departments.tsx"),
+    route("departments/:slug", "routes/department.tsx"),
     route("account", "routes/account.tsx"),
     route("conditions", "routes/conditions.tsx"),
     route("privacy", "routes/privacy.tsx"),

@@ -8,6 +8,7 @@ import { Price } from "../components/ui/price";
 import { Stars } from "../components/ui/stars";
 import { useServerDocument } from "../components/server-document";
 import { BasketButton } from "../features/basket/components/basket-button";
+import { Breadcrumbs } from "../features/catalogue/components/breadcrumbs";
 import { ProductImage } from "../features/catalogue/components/product-image";
 import { jsonForScriptElement, productStructuredData } from "../features/catalogue/product-structured-data";
 
@@ -25,7 +26,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     case "archived":
       return data({ kind: "archived" as const, title: found.title }, { status: 404 });
     case "product":
-      return { kind: "product" as const, product: found.product, origin: publicOrigin };
+      return { kind: "product" as const, product: found.product, trail: await services.departments.trailOfProduct(found.product.id), origin: publicOrigin };
   }
 }
 
@@ -47,7 +48,7 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
       </main>
     );
   }
-  const { product, origin } = loaderData;
+  const { product, trail, origin } = loaderData;
   const pageUrl = new URL(productPath(product.slug), origin).href;
   const imageUrl = new URL(product.image.src, origin).href;
   const paragraphs = descriptionParagraphs(product.description);
@@ -72,6 +73,7 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
         suppressHydrationWarning
         dangerouslySetInnerHTML={{ __html: jsonForScriptElement(productStructuredData(product, pageUrl, imageUrl, summary)) }}
       />
+      {trail.length > 0 ? <Breadcrumbs trail={trail} origin={origin} /> : null}
       {/* Every product picture is drawn at one size (400 × 400 WebP), so there is no srcset to choose from. */}
       <ProductImage product={product} className="product-page__image" load="first" sizes="(max-width: 440px) calc(100vw - 40px), 400px" />
       {/* The anchor a form post's answer returns to (#product-…), as on the cards of the home page. */}

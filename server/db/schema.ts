@@ -27,6 +27,8 @@ export interface Database {
   audit_log: AuditLogTable;
   pictures: PictureTable;
   order_refunds: OrderRefundTable;
+  departments: DepartmentTable;
+  product_departments: ProductDepartmentTable;
 }
 
 export interface ProductTable {
@@ -307,4 +309,24 @@ export interface OrderRefundTable {
   idempotency_key: string | null;
   actor: string;
   created_at: Generated<Date>;
+}
+
+/** A department: top-level (parent_id null) or one level below one; written by server/departments/ only. */
+export interface DepartmentTable {
+  id: Generated<string>;
+  parent_id: string | null;
+  name: string;
+  /** The listing's address, /departments/{slug}: lower-case words joined by hyphens, unique. */
+  slug: string;
+  description: Generated<string>;
+  /** Order among its siblings, smallest first. */
+  position: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** Which departments a product is in (one or more); written by server/departments/ only. */
+export interface ProductDepartmentTable {
+  department_id: string;
+  product_id: string;
 }
