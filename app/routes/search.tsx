@@ -54,7 +54,7 @@ export default function Search({ loaderData }: Route.ComponentProps) {
         <ListingFilters links={links} departments={facets} />
         <div className="listing__results">
           {total === 0 ? (
-            <NoResults links={links} hint="Try another word, or a shorter one." />
+            <NoResults links={links} hint="Try another word, or a shorter one." withoutFilters={{ to: "/", label: "Back to the shop" }} />
           ) : (
             <ProductShelf
               products={products}

@@ -98,7 +98,7 @@ export function ListingFilters({ links, departments, departmentHeading = "Depart
                   >
                     {department.name}
                   </Link>{" "}
-                  <span className="listing__count">({department.count})</span>
+                  <span className="listing__count">{`(${department.count})`}</span>
                 </li>
               );
             })}
@@ -194,7 +194,7 @@ export function ListingPages({ links, pageCount }: { links: ListingLinks; pageCo
 }
 
 /** What an empty listing says, with the way back. */
-export function NoResults({ links, hint }: { links: ListingLinks; hint?: string }) {
+export function NoResults({ links, hint, withoutFilters }: { links: ListingLinks; hint?: string; withoutFilters?: { to: string; label: string } }) {
   return (
     <div className="listing__empty">
       <h2>No results</h2>
@@ -202,6 +202,10 @@ export function NoResults({ links, hint }: { links: ListingLinks; hint?: string 
       {hasFilters(links.state) ? (
         <Link className="button" to={href(links, { ...DEFAULT_LISTING_STATE })}>
           Clear all filters
+        </Link>
+      ) : withoutFilters ? (
+        <Link className="button" to={withoutFilters.to}>
+          {withoutFilters.label}
         </Link>
       ) : null}
     </div>
