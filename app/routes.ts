@@ -27,6 +27,7 @@ export default [
     index("routes/admin/admin-index.tsx"),
     route("products", "routes/admin/products.tsx"),
     route("products/:id", "routes/admin/product-edit.tsx"),
+    route("departments", "routes/admin/departments.tsx"),
     route("operators", "routes/admin/operators.tsx"),
     route("orders", "routes/admin/orders.tsx"),
     route("orders/:number", "routes/admin/order-detail.tsx"),
