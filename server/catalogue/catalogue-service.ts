@@ -332,6 +332,14 @@ export function createCatalogueService(
       };
     },
 
+    /** Deletes products (an import taken back): their departments go with them; orders keep their own copies. */
+    async deleteProducts(ids: readonly string[]): Promise<number> {
+      if (ids.length === 0) return 0;
+      const deleted = await db.deleteFrom("products").where("id", "in", [...ids]).executeTakeFirst();
+      checkedAt = -Infinity;
+      return Number(deleted.numDeletedRows);
+    },
+
     /** Every active product's page, for the sitemap: at most SITEMAP_MAX_PRODUCTS, featured first. */
     async listProductPages(): Promise<{ slug: string; updatedAt: Date }[]> {
       const rows = await db
@@ -387,10 +395,11 @@ export function createCatalogueService(
      * another product holds it, as updateProduct does.
      */
     async createProduct(
-      values: Required<Pick<ProductChanges, "title" | "description" | "priceCents" | "rating" | "status" | "featuredPosition" | "image">>,
+      values: Required<Pick<ProductChanges, "title" | "description" | "priceCents" | "rating" | "status" | "featuredPosition" | "image">> & { id?: string },
       onWrite?: ProductWriteHook,
     ): Promise<ProductDetails> {
-      const id = randomBytes(6).toString("hex");
+      // An import keeps its own ids (so that importing again updates); the console's products get a random one.
+      const id = values.id ?? randomBytes(6).toString("hex");
       const wanted = slugFromTitle(values.title);
       if (wanted === "") throw new AppError("BAD_REQUEST", "A product's address needs at least one letter or digit.");
       const created = await db.transaction().execute(async (trx) => {
