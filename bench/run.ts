@@ -15,6 +15,7 @@ import { adminOrdersScenario } from "./scenarios/admin-orders.ts";
 import { basketScenario } from "./scenarios/basket.ts";
 import { catalogueScenario } from "./scenarios/catalogue.ts";
 import { checkoutScenario } from "./scenarios/checkout.ts";
+import { departmentListingScenario } from "./scenarios/department-listing.ts";
 import { cpuPerRequestScenario } from "./scenarios/cpu-per-request.ts";
 import { separateProcessorCheckoutScenario } from "./scenarios/checkout-separate-processor.ts";
 import { growthScenario } from "./scenarios/growth.ts";
@@ -41,6 +42,7 @@ const ALL_SCENARIOS: Scenario<unknown>[] = [
   growthScenario,
   catalogueScenario,
   adminOrdersScenario,
+  departmentListingScenario,
 ];
 const DATABASES: DatabaseKind[] = ["pglite", "postgres"];
 

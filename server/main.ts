@@ -7,6 +7,8 @@ import { openDatabase } from "./db/client";
 import { createLogger } from "./logger";
 import { createShop } from "./shop";
 import { DEFAULT_PAYMENT_LIMITS } from "./checkout/payment-rate-limits";
+import { applyDemoCatalogue } from "./imports/demo-catalogue";
+import { prepareDatabase } from "./services";
 
 type NodeMiddleware = NonNullable<Parameters<typeof createShop>[0]["devMiddleware"]>;
 
@@ -116,3 +118,20 @@ function listenFailure(error: unknown, port: number, host: string): unknown {
  */
 export const loadPageBuild = () => import("virtual:react-router/server-build") as Promise<ServerBuild>;
 export { requestContext } from "./http/request-context";
+
+/**
+ * `npm run demo-catalogue [-- --remove]` (scripts/demo-catalogue.js): the same configuration and database as the
+ * server (with PGlite, while no server holds DATA_DIR), brought up to date, then the demo catalogue added or removed.
+ */
+export async function runDemoCatalogue({ remove, picturesDir }: { remove: boolean; picturesDir: string }): Promise<string> {
+  loadEnvFile();
+  const config = parseConfig(process.env);
+  if (!config.DATABASE_URL) lockDataDir(config.DATA_DIR);
+  const database = config.DATABASE_URL ? openDatabase({ kind: "postgres", url: config.DATABASE_URL }) : openDatabase({ kind: "pglite", dataDir: config.DATA_DIR });
+  try {
+    await prepareDatabase(database.db);
+    return await applyDemoCatalogue(database.db, { remove, picturesDir });
+  } finally {
+    await database.close();
+  }
+}

@@ -15,6 +15,8 @@ import { createAuditLog } from "./admin/audit-log";
 import { createOperatorService } from "./admin/operator-service";
 import { createPictureStore } from "./admin/picture-store";
 import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-service";
+import { createDepartmentService } from "./departments/department-service";
+import { seedDepartments } from "./departments/department-seed";
 import { createCheckoutService } from "./checkout/checkout-service";
 import { createWebhookHandler } from "./checkout/webhook-handler";
 import { createEmailOutbox } from "./email/email-outbox";
@@ -51,6 +53,7 @@ export const DEFAULT_REVIEW_REQUEST_DAYS = 7;
 export function createServices(database: DatabaseHandle, logger: Logger, options: ServiceOptions) {
   const { db } = database;
   const catalogue = createCatalogueService(db);
+  const departments = createDepartmentService(db, catalogue);
   const rateLimiter = createRateLimiter(db);
   const sessions = createSessionService(db, { rateLimiter, newSessionsPerIp: options.newSessionsPerIp });
   const basket = createBasketService(db, catalogue, logger);
@@ -88,6 +91,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     logger,
     database,
     catalogue,
+    departments,
     sessions,
     basket,
     accounts,
@@ -108,7 +112,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     pictures,
     operators: createOperatorService(db),
     auditLog: createAuditLog(db),
-    adminProducts: createAdminProducts(db, catalogue, pictures),
+    adminProducts: createAdminProducts(db, catalogue, pictures, departments),
     adminOrders,
   };
 }
@@ -124,6 +128,7 @@ export async function prepareDatabase(db: DB, alsoOnce?: (db: DB) => Promise<voi
   await withStartupLock(db, async (locked) => {
     await migrateToLatest(locked);
     await seedCatalogue(locked);
+    await seedDepartments(locked);
     await alsoOnce?.(locked);
   });
 }

@@ -57,6 +57,45 @@ export const adminProductSchema = z.strictObject({
       return position;
     }),
   status: z.enum(["active", "archived"], { error: "Choose Active or Archived." }),
+  // The multi-select's choices, joined by commas (shared/form-fields.ts); absent when none is chosen.
+  departmentIds: z
+    .string()
+    .max(2_000, "Choose at most 20 departments.")
+    .optional()
+    .transform((joined, context) => {
+      const ids = (joined ?? "").split(",").filter((id) => id !== "");
+      if (ids.length > 20) {
+        context.addIssue({ code: "custom", message: "Choose at most 20 departments." });
+        return z.NEVER;
+      }
+      if (ids.some((id) => !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))) {
+        context.addIssue({ code: "custom", message: "Choose departments from the list." });
+        return z.NEVER;
+      }
+      return ids;
+    }),
+});
+
+/** The department form (/admin/departments): a new one, or changes to one. */
+export const adminDepartmentSchema = z.strictObject({
+  intent: z.enum(["create", "update", "remove"]),
+  id: z.string().max(40).optional(),
+  name: z.string().trim().max(80, "A name is at most 80 characters.").optional(),
+  description: z.string().max(1_000, "A description is at most 1,000 characters.").optional().transform((text) => text?.replace(/\r\n/g, "\n").trim()),
+  parentId: z.string().max(40).optional().transform((id) => (id ? id : null)),
+  position: z
+    .string()
+    .trim()
+    .max(4, "A position is a whole number from 0 to 1000.")
+    .optional()
+    .transform((typed, context) => {
+      if (typed === undefined || typed === "") return undefined;
+      if (!/^\d{1,4}$/.test(typed) || Number(typed) > 1000) {
+        context.addIssue({ code: "custom", message: "A position is a whole number from 0 to 1000." });
+        return z.NEVER;
+      }
+      return Number(typed);
+    }),
 });
 
 export type AdminProductInput = {
@@ -66,6 +105,7 @@ export type AdminProductInput = {
   rating: 1 | 2 | 3 | 4 | 5;
   featuredPosition: number | null;
   status: "active" | "archived";
+  departmentIds: string[];
 };
 
 /** The form's values as the service takes them. */
@@ -77,6 +117,7 @@ export function toAdminProductInput(parsed: z.infer<typeof adminProductSchema>):
     rating: parsed.rating,
     featuredPosition: parsed.featuredPosition,
     status: parsed.status,
+    departmentIds: parsed.departmentIds,
   };
 }
 

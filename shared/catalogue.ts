@@ -22,17 +22,20 @@ export interface ProductDetails extends CatalogueProduct {
   description: string;
 }
 
-/** Search results: one page of products and how many matched in all. */
-export interface SearchResults {
-  query: string;
+/** A listing page: one page of products, how many passed the filters in all, and counts by department id. */
+export interface ListingResults {
   products: CatalogueProduct[];
   total: number;
   page: number;
   pageCount: number;
+  /** Products among the results in each department (top-level on /search, sub-departments on a department page). */
+  departmentCounts: Record<string, number>;
 }
 
-/** Results shown per search page. */
-export const SEARCH_PAGE_SIZE = 20;
+/** Search results: a listing, and what was searched for. */
+export interface SearchResults extends ListingResults {
+  query: string;
+}
 /** The longest query the shop searches for: longer input is cut to this, never refused. */
 export const SEARCH_QUERY_MAX_LENGTH = 200;
 

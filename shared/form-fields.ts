@@ -21,9 +21,14 @@ export async function readFormFields(request: Request): Promise<Record<string, s
 
 /**
  * A form with one file field (multipart/form-data) as plain fields and that file's bytes: null when none was chosen
- * (browsers send an empty, unnamed file then). Files in other fields and repeated fields are refused, as above.
+ * (browsers send an empty, unnamed file then). Files in other fields and repeated fields are refused, as above, but
+ * for the `repeatable` ones (a multi-select), whose values come joined by commas.
  */
-export async function readFormWithFile(request: Request, fileField: string): Promise<{ fields: Record<string, string>; file: Uint8Array | null }> {
+export async function readFormWithFile(
+  request: Request,
+  fileField: string,
+  { repeatable = [] }: { repeatable?: readonly string[] } = {},
+): Promise<{ fields: Record<string, string>; file: Uint8Array | null }> {
   const form = await request.formData().catch(() => {
     throw new AppError("BAD_REQUEST", "The request was not understood. The form could not be read.");
   });
@@ -38,6 +43,10 @@ export async function readFormWithFile(request: Request, fileField: string): Pro
       continue;
     }
     if (typeof value !== "string") throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: files are not accepted.`);
+    if (fields.has(name) && repeatable.includes(name)) {
+      fields.set(name, `${fields.get(name)},${value}`);
+      continue;
+    }
     if (fields.has(name)) throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
     if (!isStorableText(name) || !isStorableText(value)) throw new AppError("BAD_REQUEST", unstorableTextMessage(name));
     fields.set(name, value);

@@ -9,6 +9,7 @@ import { Price } from "../components/ui/price";
 import { Stars } from "../components/ui/stars";
 import { useServerDocument } from "../components/server-document";
 import { BasketButton } from "../features/basket/components/basket-button";
+import { Breadcrumbs } from "../features/catalogue/components/breadcrumbs";
 import { ProductImage } from "../features/catalogue/components/product-image";
 import { jsonForScriptElement, productStructuredData } from "../features/catalogue/product-structured-data";
 import { ReviewForm, type ReviewFormAnswer, type ReviewFormState } from "../features/reviews/review-form";
@@ -41,10 +42,11 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
       const search = new URL(request.url).searchParams;
       const page = reviewPageSchema.parse(search.get("page") ?? undefined);
       const user = shopper.user;
-      const [summary, reviews, eligibility] = await Promise.all([
+      const [summary, reviews, eligibility, trail] = await Promise.all([
         services.reviews.summary(product.id),
         services.reviews.listReviews(product.id, page),
         user ? services.reviews.eligibility(user.id, product.id) : null,
+        services.departments.trailOfProduct(product.id),
       ]);
       const reviewState: ReviewFormState = !user
         ? { kind: "guest", signInHref: signInPath(`${productPath(product.slug)}?review=write`) }
@@ -54,6 +56,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
       return {
         kind: "product" as const,
         product,
+        trail,
         origin: publicOrigin,
         summary,
         reviews,
@@ -107,7 +110,7 @@ export default function ProductPage({ loaderData, actionData }: Route.ComponentP
       </main>
     );
   }
-  const { product, origin, summary, reviews, page, reviewState, isFormOpen, isThanked } = loaderData;
+  const { product, trail, origin, summary, reviews, page, reviewState, isFormOpen, isThanked } = loaderData;
   const pageUrl = new URL(productPath(product.slug), origin).href;
   const imageUrl = new URL(product.image.src, origin).href;
   const paragraphs = descriptionParagraphs(product.description);
@@ -132,6 +135,7 @@ export default function ProductPage({ loaderData, actionData }: Route.ComponentP
         suppressHydrationWarning
         dangerouslySetInnerHTML={{ __html: jsonForScriptElement(productStructuredData(product, pageUrl, imageUrl, description, { summary, latest: page === 1 ? reviews.reviews : [] })) }}
       />
+      {trail.length > 0 ? <Breadcrumbs trail={trail} origin={origin} /> : null}
       {/* Every product picture is drawn at one size (400 × 400 WebP), so there is no srcset to choose from. */}
       <ProductImage product={product} className="product-page__image" load="first" sizes="(max-width: 440px) calc(100vw - 40px), 400px" />
       {/* The anchor a form post's answer returns to (#product-…), as on the cards of the home page. */}

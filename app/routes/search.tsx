@@ -1,105 +1,97 @@
-import { Link } from "react-router";
+import { data, Link } from "react-router";
 import type { Route } from "./+types/search";
 import { requestContext } from "../context";
 import { parseSearchParams } from "../../shared/catalogue-schemas";
+import { MAX_LISTING_PAGE, parseListingState } from "../../shared/listing";
 import { BasketButton } from "../features/basket/components/basket-button";
+import { ListingFilters, ListingPages, NoResults, ResultCount, SortForm, type ListingLinks } from "../features/catalogue/components/listing-controls";
 import { ProductShelf } from "../features/catalogue/components/product-shelf";
 
 /** Results in rows of four (one column on a phone, as on the home page). */
-const RESULT_ROW_SIZES = [4, 4, 4, 4, 4] as const;
+const RESULT_ROW_SIZES = [4, 4, 4, 4, 4, 4] as const;
 
+/**
+ * What a shopper searched for, with a department listing's sort and filters, and the departments of the results
+ * with counts. A department filter that names no department is ignored; a page past the end is a 404.
+ */
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = context.get(requestContext);
-  const { q, page } = parseSearchParams(new URL(request.url).searchParams);
-  const results = await services.catalogue.search(q, page);
+  const params = new URL(request.url).searchParams;
+  const { q } = parseSearchParams(params);
+  const parsed = parseListingState(params);
+  if (parsed.page > MAX_LISTING_PAGE) throw data(null, { status: 404 });
+  const tree = await services.departments.listTree();
+  const chosen = parsed.department ? await services.departments.findBySlug(parsed.department) : undefined;
+  const state = { ...parsed, department: chosen ? chosen.department.slug : null };
+  const departmentIds = chosen ? [chosen.department.id, ...chosen.children.map((child) => child.id)] : null;
+  const results = await services.catalogue.search(q, state, departmentIds);
   // Nothing found: a mended query to try ("Did you mean: stand mixer?") and a few featured products.
   const fallback = results.total === 0 && q !== "" ? await services.catalogue.searchFallback(q) : { suggestion: null, featured: [] };
-  return { ...results, ...fallback };
-}
-
-function searchPath(query: string, page: number): string {
-  const params = new URLSearchParams();
-  if (query) params.set("q", query);
-  if (page > 1) params.set("page", String(page));
-  const search = params.toString();
-  return search ? `/search?${search}` : "/search";
+  if (state.page > 1 && state.page > results.pageCount) throw data(null, { status: 404 });
+  const facets = tree
+    .map((department) => ({ slug: department.slug, name: department.name, count: results.departmentCounts[department.id] ?? 0 }))
+    .filter((facet) => facet.count > 0 || facet.slug === state.department);
+  return { ...results, state, facets, ...fallback };
 }
 
 export default function Search({ loaderData }: Route.ComponentProps) {
-  const { query, products, total, page, pageCount, suggestion, featured } = loaderData;
+  const { query, products, total, page, pageCount, state, facets, suggestion, featured } = loaderData;
+  const links: ListingLinks = { base: "/search", state, extra: { q: query } };
   const quoted = `“${query}”`;
   const heading = query === "" ? `All products (${total})` : total === 0 ? `No results for ${quoted}` : `${total} ${total === 1 ? "result" : "results"} for ${quoted}`;
   return (
-    <main id="main" className="search">
+    <main id="main" className="listing search">
       <title>{query ? `${query} | Search | Storefront` : "All products | Storefront"}</title>
       <meta name="description" content={query ? `Storefront products matching ${query}.` : "Every product at Storefront."} />
       {/* Result pages are for shoppers; search engines find the products through the sitemap instead. */}
       <meta name="robots" content="noindex, follow" />
-      <h1 className="search__heading" aria-live="polite">
-        {heading}
-      </h1>
-      {total === 0 ? (
-        <div className="search__empty">
-          {suggestion ? (
-            <p className="search__suggestion">
-              Did you mean: <Link to={searchPath(suggestion, 1)}>{suggestion}</Link>?
-            </p>
+      <div className="listing__top">
+        <h1 className="listing__heading search__heading" aria-live="polite">
+          {heading}
+        </h1>
+        <ResultCount page={page} shown={products.length} total={total} />
+        <SortForm links={links} />
+      </div>
+      <div className="listing__body">
+        <ListingFilters links={links} departments={facets} />
+        <div className="listing__results">
+          {total === 0 ? (
+            <>
+              {suggestion ? (
+                <p className="search__suggestion">
+                  Did you mean: <Link to={`/search?${new URLSearchParams({ q: suggestion }).toString()}`}>{suggestion}</Link>?
+                </p>
+              ) : null}
+              <NoResults links={links} hint={suggestion ? undefined : "Try another word, or a shorter one."} withoutFilters={{ to: "/", label: "Back to the shop" }} />
+              {featured.length > 0 ? (
+                <section className="search__featured" aria-labelledby="search-featured-title">
+                  <h2 id="search-featured-title">Featured products</h2>
+                  <ProductShelf
+                    products={featured}
+                    rowSizes={[4]}
+                    renderAction={(product) => (
+                      <BasketButton action="add" productId={product.id}>
+                        Add to Basket
+                      </BasketButton>
+                    )}
+                  />
+                </section>
+              ) : null}
+            </>
           ) : (
-            <p>Try another word, or a shorter one.</p>
+            <ProductShelf
+              products={products}
+              rowSizes={RESULT_ROW_SIZES}
+              renderAction={(product) => (
+                <BasketButton action="add" productId={product.id}>
+                  Add to Basket
+                </BasketButton>
+              )}
+            />
           )}
-          <Link to="/" className="button">
-            Back to the shop
-          </Link>
-          {featured.length > 0 ? (
-            <section className="search__featured" aria-labelledby="search-featured-title">
-              <h2 id="search-featured-title">Featured products</h2>
-              <ProductShelf
-                products={featured}
-                rowSizes={[4]}
-                renderAction={(product) => (
-                  <BasketButton action="add" productId={product.id}>
-                    Add to Basket
-                  </BasketButton>
-                )}
-              />
-            </section>
-          ) : null}
+          <ListingPages links={links} pageCount={pageCount} />
         </div>
-      ) : products.length === 0 ? (
-        <div className="search__empty">
-          <p>There are no more results.</p>
-          <Link to={searchPath(query, 1)} className="button">
-            First page of results
-          </Link>
-        </div>
-      ) : (
-        <ProductShelf
-          products={products}
-          rowSizes={RESULT_ROW_SIZES}
-          renderAction={(product) => (
-            <BasketButton action="add" productId={product.id}>
-              Add to Basket
-            </BasketButton>
-          )}
-        />
-      )}
-      {pageCount > 1 ? (
-        <nav className="search__pages" aria-label="Result pages">
-          {page > 1 ? (
-            <Link to={searchPath(query, Math.min(page - 1, pageCount))} rel="prev">
-              Previous
-            </Link>
-          ) : null}
-          <span>
-            Page {Math.min(page, pageCount)} of {pageCount}
-          </span>
-          {page < pageCount ? (
-            <Link to={searchPath(query, page + 1)} rel="next">
-              Next
-            </Link>
-          ) : null}
-        </nav>
-      ) : null}
+      </div>
     </main>
   );
 }

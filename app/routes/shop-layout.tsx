@@ -10,10 +10,10 @@ import { VerifyEmailNotice } from "../features/account/verify-email-notice";
 import { refusalMessage, StatusPage } from "../features/shell/status-page";
 import { useRevalidateOnFocus } from "../features/shell/use-revalidate-on-focus";
 
-/** What every screen with the header needs: the greeting, the basket count, and a basket error to show, if any. */
+/** What every screen with the header needs: the greeting, the basket count, the departments, and a basket error to show, if any. */
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
-  const basket = await services.basket.countItems(shopper.basketOwner);
+  const [basket, tree] = await Promise.all([services.basket.countItems(shopper.basketOwner), services.departments.listTree()]);
   const params = new URL(request.url).searchParams;
   const errorCode = params.get(BASKET_ERROR_PARAM);
   // The product whose form failed, so the sentence is shown next to it; any text will do, it only picks a form.
@@ -22,6 +22,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     greetingName: shopper.user?.email ?? null,
     basketCount: basket.count,
     basketRevision: basket.revision,
+    departments: tree.map((top) => ({ name: top.name, slug: top.slug, children: top.children.map((child) => ({ name: child.name, slug: child.slug })) })),
     // Only an operator's pages carry the flag: nobody else's data says the console exists.
     ...(shopper.user?.isOperator ? { isOperator: true } : {}),
   };

@@ -6,6 +6,7 @@ import type { CatalogueService, ProductValues } from "../catalogue/catalogue-ser
 import type { DB } from "../db/client";
 import { recordAudit, type Actor } from "./audit-log";
 import type { PictureStore } from "./picture-store";
+import type { DepartmentService } from "../departments/department-service";
 
 export const ADMIN_PRODUCTS_PAGE_SIZE = 50;
 
@@ -30,9 +31,19 @@ export interface AdminProductList {
 }
 
 /** The operator console's side of the catalogue: listing every product, and writes that leave an audit entry. */
-export function createAdminProducts(db: DB, catalogue: CatalogueService, pictures: PictureStore) {
-  const audit = (actor: Actor, action: string) => async (trx: Parameters<NonNullable<Parameters<CatalogueService["updateProduct"]>[2]>>[0], before: ProductValues | null, after: ProductValues) =>
-    recordAudit(trx, actor, { action, subject: after.id, before, after });
+export function createAdminProducts(db: DB, catalogue: CatalogueService, pictures: PictureStore, departments: DepartmentService) {
+  // The product, its departments and the audit entry (departments by id, before and after) commit together.
+  const audit =
+    (actor: Actor, action: string, departmentIds: readonly string[]) =>
+    async (trx: Parameters<NonNullable<Parameters<CatalogueService["updateProduct"]>[2]>>[0], before: ProductValues | null, after: ProductValues) => {
+      const placed = await departments.setProductDepartments(trx, after.id, departmentIds);
+      await recordAudit(trx, actor, {
+        action,
+        subject: after.id,
+        before: before && { ...before, departments: placed.before },
+        after: { ...after, departments: placed.after },
+      });
+    };
 
   return {
     /** Active or archived products, a title search (substring, any case), a page at a time by title. */
@@ -87,20 +98,20 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
         .select(["id", "slug", "title", "description", "price_cents", "rating", "status", "featured_position", "image", "image_width", "image_height"])
         .where("id", "=", id)
         .executeTakeFirst();
-      return row && { ...row, image: pictureUrl(row.image) };
+      return row && { ...row, image: pictureUrl(row.image), departmentIds: await departments.departmentIdsOfProduct(row.id) };
     },
 
     /** A new product; its picture is required, checked and stored before the product is written. */
     async createProduct(actor: Actor, input: AdminProductInput, picture: Uint8Array | null) {
       if (!picture || picture.byteLength === 0) throw new AppError("BAD_REQUEST", "Choose a picture for the product.", { details: { field: "picture" } });
       const image = await pictures.storePicture(picture);
-      return catalogue.createProduct({ ...input, image }, audit(actor, "product.create"));
+      return catalogue.createProduct({ ...input, image }, audit(actor, "product.create", input.departmentIds));
     },
 
     /** Changes a product; a new picture replaces the old one, no picture keeps it. */
     async updateProduct(actor: Actor, id: string, input: AdminProductInput, picture: Uint8Array | null) {
       const image = picture && picture.byteLength > 0 ? await pictures.storePicture(picture) : undefined;
-      return catalogue.updateProduct(id, { ...input, ...(image ? { image } : {}) }, audit(actor, "product.update"));
+      return catalogue.updateProduct(id, { ...input, ...(image ? { image } : {}) }, audit(actor, "product.update", input.departmentIds));
     },
   };
 }

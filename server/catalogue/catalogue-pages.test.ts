@@ -133,12 +133,13 @@ describeEachDatabase("catalogue pages", (getDatabase) => {
     expect(long).toContain(`for “${"monitor ".repeat(25).trim()}”`);
   });
 
-  it("lists the home page and every product in the sitemap, which robots.txt names", async () => {
+  it("lists the home page, the departments and every product in the sitemap, which robots.txt names", async () => {
     const sitemap = await get("/sitemap.xml");
     expect(sitemap.headers.get("content-type")).toBe("application/xml; charset=utf-8");
     const xml = await sitemap.text();
     const locations = [...xml.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => match[1]);
-    expect(locations).toEqual(["http://shop.test/", ...specProducts.map((product) => `http://shop.test/products/${product.slug}`)]);
+    const departments = ["books", "home-kitchen", "electronics", "computers", "monitors", "tablets"].map((slug) => `http://shop.test/departments/${slug}`);
+    expect(locations).toEqual(["http://shop.test/", "http://shop.test/departments", ...departments, ...specProducts.map((product) => `http://shop.test/products/${product.slug}`)]);
     expect(await (await get("/robots.txt")).text()).toContain("Sitemap: http://shop.test/sitemap.xml");
   });
 

@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import slugify from "@sindresorhus/slugify";
-import { sql, type RawBuilder, type Selectable, type Transaction } from "kysely";
-import type { DB } from "../db/client";
+import { sql, type Selectable, type Transaction } from "kysely";
+import type { DB, Writer } from "../db/client";
 import type { Database, ProductTable } from "../db/schema";
 import { AppError } from "../../shared/errors";
-import { SEARCH_PAGE_SIZE, type CatalogueProduct, type ProductDetails, type SearchResults } from "../../shared/catalogue";
+import type { CatalogueProduct, ListingResults, ProductDetails, SearchResults } from "../../shared/catalogue";
+import { DEFAULT_LISTING_STATE, LISTING_PAGE_SIZE, type ListingState } from "../../shared/listing";
+import { countByDepartment, findListingPage, type ListingRequest } from "./catalogue-listing";
 import { pictureUrl } from "../../shared/shop-pictures";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
 import { suggestQuery } from "./did-you-mean";
@@ -261,6 +263,11 @@ export function createCatalogueService(
       return knownVersion;
     },
 
+    /** Another module wrote to the catalogue's tables (departments): ask for the version on the next read. */
+    noteWrite(): void {
+      checkedAt = -Infinity;
+    },
+
     /** The active products with these ids, keyed by id; unknown and archived ids are simply absent. */
     findProducts,
 
@@ -289,53 +296,72 @@ export function createCatalogueService(
     },
 
     /**
-     * Active products matching what a shopper typed, best first, a page at a time: full-text search on title and
-     * description, a plain query's last word also a prefix ("mon" finds monitors), and websearch syntax (quotes,
-     * -word, or) taken as written. Only when that finds nothing, titles a few letters off ("moniter", "ipda"), so
-     * that a typo's near misses never crowd out real matches; never for a query with operators, where a near miss
-     * could bring back what it excludes. An empty query lists every active product.
+     * Active products matching what a shopper typed, best first under "Featured", with the listing's filters and
+     * sorts, a page at a time, and the top-level departments of the results with counts (the department filter left
+     * out, so that a shopper can switch): full-text search on title and description, a plain query's last word also
+     * a prefix ("mon" finds monitors), and websearch syntax (quotes, -word, or) taken as written. Only when that
+     * finds nothing, titles a few letters off ("moniter", "ipda"), so that a typo's near misses never crowd out real
+     * matches; never for a query with operators, where a near miss could bring back what it excludes. An empty query
+     * lists every active product.
      */
-    async search(rawQuery: string, page: number): Promise<SearchResults> {
+    async search(rawQuery: string, state: ListingState, departmentIds: readonly string[] | null = null): Promise<SearchResults> {
       // PostgreSQL text cannot hold NUL; nothing a shopper means contains one.
       const query = rawQuery.replaceAll("\u0000", "").trim();
-      const offset = (page - 1) * SEARCH_PAGE_SIZE;
       const isPlain = !/["-]|\bor\b/i.test(query);
       const words = isPlain ? (query.match(/[\p{L}\p{N}]+/gu) ?? []) : [];
       // A plain query's words, the last one also as a prefix: this finds everything websearch_to_tsquery would (the
       // same words, stemmed the same way) and more, so it is the one query to match and rank by. Words are letters
       // and digits only, so joining them with & is always a valid tsquery.
       const textQuery = words.length > 0 ? sql`to_tsquery('english', ${`${words.join(" & ")}:*`})` : sql`websearch_to_tsquery('english', ${query})`;
+      const request = (match: ListingRequest["match"], forDepartments: readonly string[] | null): ListingRequest => ({ departmentIds: forDepartments, match, state });
 
-      const findPage = (executor: DB, match: RawBuilder<boolean> | null, rank: RawBuilder<number> | null, pageOffset = offset) => {
-        let select = executor
-          .selectFrom("products")
-          .select([...productColumns, sql<string>`count(*) over ()`.as("total")])
-          .where("status", "=", "active");
-        if (match) select = select.where(match);
-        if (rank) select = select.orderBy(rank, "desc");
-        return select.orderBy(sql`featured_position nulls last`).orderBy("title").orderBy("id").limit(SEARCH_PAGE_SIZE).offset(pageOffset).execute();
+      const answer = async (executor: Writer, match: ListingRequest["match"]) => {
+        const { rows, total } = await findListingPage(executor, request(match, departmentIds));
+        const facets = await countByDepartment(executor, request(match, null), "top");
+        return { rows, total, facets };
       };
-
-      const findMatches = (pageOffset: number) =>
-        query === ""
-          ? findPage(db, null, null, pageOffset)
-          : findPage(
-              db,
-              sql<boolean>`search_document @@ ${textQuery}`,
-              sql<number>`ts_rank(search_document, ${textQuery})`,
-              pageOffset,
-            );
-      let rows = await findMatches(offset);
-      if (rows.length === 0 && words.length > 0 && (page === 1 || (await findMatches(0)).length === 0)) {
-        rows = await db.transaction().execute(async (trx) => {
+      const fullText = query === "" ? undefined : { where: sql<boolean>`search_document @@ ${textQuery}`, rank: sql<number>`ts_rank(search_document, ${textQuery})` };
+      let found = await answer(db, fullText);
+      if (found.total === 0 && found.facets.size === 0 && words.length > 0) {
+        found = await db.transaction().execute(async (trx) => {
           // The `<%` operator (and so its trigram index) reads its threshold from this setting, in this transaction.
           await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_SIMILARITY)}, true)`.execute(trx);
-          return findPage(trx, sql<boolean>`${query} <% title`, sql<number>`word_similarity(${query}, title)`);
+          return answer(trx, { where: sql<boolean>`${query} <% title`, rank: sql<number>`word_similarity(${query}, title)` });
         });
       }
-      // Past the last page: the count comes from the first (a bookmarked page 9 of a search that now has 2).
-      const total = rows[0] ? Number(rows[0].total) : page > 1 ? (await this.search(query, 1)).total : 0;
-      return { query, products: rows.map(toProduct), total, page, pageCount: Math.ceil(total / SEARCH_PAGE_SIZE) };
+      return {
+        query,
+        products: found.rows.map(toProduct),
+        total: found.total,
+        page: state.page,
+        pageCount: Math.ceil(found.total / LISTING_PAGE_SIZE),
+        departmentCounts: Object.fromEntries(found.facets),
+      };
+    },
+
+    /**
+     * A department's listing (its products and its sub-departments'; the whole catalogue for null), and how many
+     * of them each of `countIn` holds (its sub-departments), all under the state's filters.
+     */
+    async listDepartment(departmentIds: readonly string[] | null, state: ListingState, countIn: readonly string[] = []): Promise<ListingResults> {
+      const request: ListingRequest = { departmentIds, state };
+      const { rows, total } = await findListingPage(db, request);
+      const counts = await countByDepartment(db, request, "self", countIn);
+      return {
+        products: rows.map(toProduct),
+        total,
+        page: state.page,
+        pageCount: Math.ceil(total / LISTING_PAGE_SIZE),
+        departmentCounts: Object.fromEntries(counts),
+      };
+    },
+
+    /** Deletes products (an import taken back): their departments go with them; orders keep their own copies. */
+    async deleteProducts(ids: readonly string[]): Promise<number> {
+      if (ids.length === 0) return 0;
+      const deleted = await db.deleteFrom("products").where("id", "in", [...ids]).executeTakeFirst();
+      checkedAt = -Infinity;
+      return Number(deleted.numDeletedRows);
     },
 
     /**
@@ -354,7 +380,7 @@ export function createCatalogueService(
          order by count(*) desc
          limit 20000`.execute(db);
       const suggestion = suggestQuery(query, new Map(words.rows.map((row) => [row.word, Number(row.uses)])));
-      const found = suggestion ? (await this.search(suggestion, 1)).total > 0 : false;
+      const found = suggestion ? (await this.search(suggestion, DEFAULT_LISTING_STATE)).total > 0 : false;
       return { suggestion: found ? suggestion : null, featured: [...featuredProducts] };
     },
 
@@ -415,10 +441,11 @@ export function createCatalogueService(
      * another product holds it, as updateProduct does.
      */
     async createProduct(
-      values: Required<Pick<ProductChanges, "title" | "description" | "priceCents" | "rating" | "status" | "featuredPosition" | "image">>,
+      values: Required<Pick<ProductChanges, "title" | "description" | "priceCents" | "rating" | "status" | "featuredPosition" | "image">> & { id?: string },
       onWrite?: ProductWriteHook,
     ): Promise<ProductDetails> {
-      const id = randomBytes(6).toString("hex");
+      // An import keeps its own ids (so that importing again updates); the console's products get a random one.
+      const id = values.id ?? randomBytes(6).toString("hex");
       const wanted = slugFromTitle(values.title);
       if (wanted === "") throw new AppError("BAD_REQUEST", "A product's address needs at least one letter or digit.");
       const created = await db.transaction().execute(async (trx) => {

@@ -31,6 +31,8 @@ export interface Database {
   review_requests: ReviewRequestTable;
   email_opt_outs: EmailOptOutTable;
   unsubscribe_tokens: UnsubscribeTokenTable;
+  departments: DepartmentTable;
+  product_departments: ProductDepartmentTable;
 }
 
 export interface ProductTable {
@@ -340,6 +342,20 @@ export interface ReviewTable {
   updated_at: Generated<Date>;
 }
 
+/** A department: top-level (parent_id null) or one level below one; written by server/departments/ only. */
+export interface DepartmentTable {
+  id: Generated<string>;
+  parent_id: string | null;
+  name: string;
+  /** The listing's address, /departments/{slug}: lower-case words joined by hyphens, unique. */
+  slug: string;
+  description: Generated<string>;
+  /** Order among its siblings, smallest first. */
+  position: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 /** An order whose review request was decided (sent, or skipped because reviewed, opted out or no account): once each. */
 export interface ReviewRequestTable {
   order_id: string;
@@ -362,4 +378,10 @@ export interface UnsubscribeTokenTable {
   email: string;
   purpose: EmailPurpose;
   created_at: Generated<Date>;
+}
+
+/** Which departments a product is in (one or more); written by server/departments/ only. */
+export interface ProductDepartmentTable {
+  department_id: string;
+  product_id: string;
 }

@@ -6,8 +6,8 @@ import { SESSION_COOKIE } from "./shopper";
 
 /** Distinct pages (address × host × scheme × encoding) kept; past it the cache starts over. */
 const MAX_ENTRIES = 500;
-/** The catalogue's pages a guest sees the same as every other guest: home, product pages, search. */
-const PUBLIC_PAGE = /^\/(?:products\/[^/]+|search)?$/;
+/** The catalogue's pages a guest sees the same as every other guest: home, product pages, search, departments. */
+const PUBLIC_PAGE = /^\/(?:products\/[^/]+|search|departments(?:\/[^/]+)?)?$/;
 
 interface CachedPage {
   status: number;

@@ -5,6 +5,7 @@ const SECTIONS: readonly { to: string; label: string }[] = [
   { to: "/admin/orders", label: "Orders" },
   { to: "/admin/products", label: "Products" },
   { to: "/admin/reviews", label: "Reviews" },
+  { to: "/admin/departments", label: "Departments" },
   { to: "/admin/outbox", label: "Outbox" },
   { to: "/admin/operators", label: "Operators" },
   { to: "/admin/audit", label: "Audit log" },

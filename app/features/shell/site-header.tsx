@@ -4,6 +4,7 @@ import { SEARCH_QUERY_MAX_LENGTH } from "../../../shared/catalogue";
 import { signInPath } from "../../../shared/local-path";
 import { SignOutButton } from "../account/sign-out-button";
 import { useBasketSaving, useOptimisticCount } from "../basket/basket-context";
+import { DepartmentMenu, type MenuDepartment } from "./department-menu";
 
 export interface SiteHeaderProps {
   /** The signed-in shopper's e-mail, or null for a guest. */
@@ -13,10 +14,12 @@ export interface SiteHeaderProps {
   basketRevision: number;
   /** Operators get a link to the console (/admin); nobody else sees that it exists. */
   isOperator?: boolean;
+  /** The header's "All" menu. */
+  departments?: readonly MenuDepartment[];
 }
 
-/** The dark bar on every screen but /login: wordmark, search, greeting, orders, basket. */
-export function SiteHeader({ greetingName, basketCount: serverCount, basketRevision, isOperator = false }: SiteHeaderProps) {
+/** The dark bar on every screen but /login: wordmark, departments, search, greeting, orders, basket. */
+export function SiteHeader({ greetingName, basketCount: serverCount, basketRevision, isOperator = false, departments = [] }: SiteHeaderProps) {
   const basketCount = useOptimisticCount(serverCount, basketRevision);
   const isBasketSaving = useBasketSaving();
   const itemWord = basketCount === 1 ? "item" : "items";
@@ -32,6 +35,8 @@ export function SiteHeader({ greetingName, basketCount: serverCount, basketRevis
         <Wordmark />
       </Link>
 
+      <div className="site-header__find">
+      <DepartmentMenu departments={departments} />
       {/* A plain GET form, so it works without JavaScript; with it, React Router navigates without a reload. */}
       <Form role="search" className="site-header__search" method="get" action="/search">
         <label className="visually-hidden" htmlFor="site-search">
@@ -52,6 +57,7 @@ export function SiteHeader({ greetingName, basketCount: serverCount, basketRevis
           <SearchIcon />
         </button>
       </Form>
+      </div>
 
       <nav className="site-header__nav" aria-label="Account and basket">
         {greetingName ? (

@@ -16,6 +16,7 @@ const LABELS: Record<string, string> = {
   rating: "Rating",
   featuredPosition: "Featured position",
   status: "Status",
+  departmentIds: "Departments",
   picture: "Picture",
 };
 
@@ -24,10 +25,12 @@ type FormValues = Record<keyof typeof LABELS, string>;
 /** /admin/products/new is the empty form; /admin/products/{id} edits that product. */
 export async function loader({ context, params, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
-  if (params.id === "new") return { product: null, isSaved: false };
+  const departments = await services.departments.listTree();
+  if (params.id === "new") return { product: null, isSaved: false, departments };
   const product = await services.adminProducts.getProduct(params.id);
   if (!product) throw data(null, { status: 404 });
   return {
+    departments,
     isSaved: new URL(request.url).searchParams.has("saved"),
     product: {
       id: product.id,
@@ -41,6 +44,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
         rating: String(product.rating),
         featuredPosition: product.featured_position === null ? "" : String(product.featured_position),
         status: product.status,
+        departmentIds: product.departmentIds.join(","),
         picture: "",
       } satisfies FormValues,
     },
@@ -51,7 +55,7 @@ export async function action({ context, params, request }: Route.ActionArgs) {
   const { actor, services } = requireOperator(context);
   let values: FormValues | null = null;
   try {
-    const { fields, file } = await readFormWithFile(request, "picture");
+    const { fields, file } = await readFormWithFile(request, "picture", { repeatable: ["departmentIds"] });
     values = Object.fromEntries(Object.keys(LABELS).map((name) => [name, (fields[name] ?? "").slice(0, 10_000)])) as FormValues;
     const parsed = adminProductSchema.safeParse(fields);
     if (!parsed.success) return data({ errors: errorsByField(parsed.error.issues), values }, { status: 400 });
@@ -69,7 +73,7 @@ export async function action({ context, params, request }: Route.ActionArgs) {
 }
 
 export default function ProductEdit({ loaderData, actionData }: Route.ComponentProps) {
-  const { product } = loaderData;
+  const { product, departments } = loaderData;
   const navigation = useNavigation();
   const isSaving = navigation.state === "submitting";
   const values: Partial<FormValues> = actionData?.values ?? product?.values ?? { rating: "5", status: "active" };
@@ -172,6 +176,33 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
             </select>
             <FieldError id="error-status" message={errors?.status} />
           </div>
+        </div>
+        <div className="console-field">
+          <label htmlFor="field-departmentIds">Departments</label>
+          <p id="hint-departmentIds" className="console-hint">
+            Where shoppers find it; choose several with Ctrl or Cmd.
+          </p>
+          <select
+            id="field-departmentIds"
+            name="departmentIds"
+            multiple
+            size={Math.min(10, departments.reduce((count, top) => count + 1 + top.children.length, 0))}
+            defaultValue={(values.departmentIds ?? "").split(",").filter(Boolean)}
+            aria-invalid={invalid("departmentIds")}
+            aria-describedby={describedBy("departmentIds", true)}
+          >
+            {departments.map((top) => (
+              <optgroup key={top.id} label={top.name}>
+                <option value={top.id}>{top.name}</option>
+                {top.children.map((child) => (
+                  <option key={child.id} value={child.id}>
+                    {top.name} › {child.name}
+                  </option>
+                ))}
+              </optgroup>
+            ))}
+          </select>
+          <FieldError id="error-departmentIds" message={errors?.departmentIds} />
         </div>
         <div className="console-field">
           <label htmlFor="field-picture">Picture</label>

@@ -14,6 +14,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       add column review_average double precision check (review_average between 1 and 5),
       add column shown_rating double precision generated always as (case when review_count > 0 then review_average else rating end) stored`.execute(db);
   await sql`create index products_shown_rating on products (shown_rating desc, id) where status = 'active'`.execute(db);
+  // Listings filter and sort by the rating shoppers see: the covering index carries it instead of the catalogue's.
+  await sql`drop index products_listing`.execute(db);
+  await sql`create index products_listing on products (id) include (price_cents, shown_rating, featured_position, created_at) where status = 'active'`.execute(db);
   await sql`
     create table reviews (
       id uuid primary key default gen_random_uuid(),
@@ -91,5 +94,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop function refresh_review_figures(text)`.execute(db);
   await sql`drop table reviews`.execute(db);
   await sql`drop index products_shown_rating`.execute(db);
+  await sql`drop index products_listing`.execute(db);
+  await sql`create index products_listing on products (id) include (price_cents, rating, featured_position, created_at) where status = 'active'`.execute(db);
   await sql`alter table products drop column shown_rating, drop column review_count, drop column review_average`.execute(db);
 }

@@ -1,0 +1,150 @@
+import { data, Form, Link, useNavigation } from "react-router";
+import type { Route } from "./+types/departments";
+import { adminDepartmentSchema, errorsByField } from "../../../shared/admin-schemas";
+import { AppError } from "../../../shared/errors";
+import { readFormFields } from "../../../shared/form-fields";
+import { departmentPath } from "../../../shared/listing";
+import { FieldError } from "../../features/admin/field-error";
+import { requireOperator } from "./require-operator";
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const { services } = requireOperator(context);
+  const [tree, counts] = await Promise.all([services.departments.listTree(), services.departments.productCounts()]);
+  return { tree, counts: Object.fromEntries(counts) };
+}
+
+/** Create, change (rename, describe, move: parent and position) or remove a department; each leaves an audit entry. */
+export async function action({ context, request }: Route.ActionArgs) {
+  const { services, actor } = requireOperator(context);
+  const fields = await readFormFields(request);
+  const formId = fields.id ?? "new";
+  const parsed = adminDepartmentSchema.safeParse(fields);
+  if (!parsed.success) return data({ formId, errors: errorsByField(parsed.error.issues), done: null }, { status: 400 });
+  const { intent, id, name, description, parentId, position } = parsed.data;
+  try {
+    if (intent === "remove") {
+      await services.departments.removeDepartment(actor, id ?? "");
+      return { formId, errors: undefined, done: "Department removed." };
+    }
+    if (!name) return data({ formId, errors: { name: "Enter a name." }, done: null }, { status: 400 });
+    const input = { name, description, parentId, position };
+    const saved = intent === "create" ? await services.departments.createDepartment(actor, input) : await services.departments.updateDepartment(actor, id ?? "", input);
+    return { formId, errors: undefined, done: `${saved.name} saved.` };
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const field = typeof error.details?.field === "string" ? error.details.field : "form";
+    return data({ formId, errors: { [field]: error.message }, done: null }, { status: error.status });
+  }
+}
+
+export default function Departments({ loaderData, actionData }: Route.ComponentProps) {
+  const { tree, counts } = loaderData;
+  const navigation = useNavigation();
+  const isBusy = navigation.state === "submitting";
+  const errorsFor = (formId: string) => (actionData?.formId === formId ? actionData.errors : undefined);
+  const topLevel = tree.map((department) => ({ id: department.id, name: department.name }));
+  return (
+    <main id="main" className="console-main">
+      <title>Departments | Console</title>
+      <h1>Departments</h1>
+      <p className="console-notice" role="status">
+        {actionData?.done ?? ""}
+      </p>
+      {tree.flatMap((top) => [top, ...top.children]).map((department) => (
+        <DepartmentForm
+          key={`${department.id}-${department.name}-${department.parentId}-${department.position}`}
+          department={department}
+          productCount={counts[department.id] ?? 0}
+          parents={topLevel.filter((parent) => parent.id !== department.id)}
+          errors={errorsFor(department.id)}
+          isBusy={isBusy}
+        />
+      ))}
+      <h2>New department</h2>
+      <DepartmentForm key={actionData?.done ?? "new"} parents={topLevel} errors={errorsFor("new")} isBusy={isBusy} />
+    </main>
+  );
+}
+
+function DepartmentForm({
+  department,
+  productCount = 0,
+  parents,
+  errors,
+  isBusy,
+}: {
+  department?: { id: string; name: string; slug: string; description: string; parentId: string | null; position: number };
+  productCount?: number;
+  parents: { id: string; name: string }[];
+  errors: Record<string, string> | undefined;
+  isBusy: boolean;
+}) {
+  const key = department?.id ?? "new";
+  const fieldId = (name: string) => `${name}-${key}`;
+  const describedBy = (name: string) => (errors?.[name] ? `error-${fieldId(name)}` : undefined);
+  const legend = department ? `${department.parentId ? "Sub-department" : "Department"} ${department.name}` : "New department";
+  return (
+    <Form method="post" className="console-form console-department" noValidate>
+      <fieldset>
+        <legend>
+          {department ? (
+            <>
+              {legend} (<Link to={departmentPath(department.slug)}>{departmentPath(department.slug)}</Link>, {productCount} {productCount === 1 ? "product" : "products"})
+            </>
+          ) : (
+            legend
+          )}
+        </legend>
+        {department ? <input type="hidden" name="id" value={department.id} /> : null}
+        <div className="console-row">
+          <div className="console-field">
+            <label htmlFor={fieldId("name")}>Name</label>
+            <input id={fieldId("name")} name="name" defaultValue={department?.name} maxLength={80} required aria-invalid={errors?.name ? true : undefined} aria-describedby={describedBy("name")} />
+            <FieldError id={`error-${fieldId("name")}`} message={errors?.name} />
+          </div>
+          <div className="console-field">
+            <label htmlFor={fieldId("parentId")}>Parent</label>
+            <select id={fieldId("parentId")} name="parentId" defaultValue={department?.parentId ?? ""} aria-invalid={errors?.parentId ? true : undefined} aria-describedby={describedBy("parentId")}>
+              <option value="">None (top-level)</option>
+              {parents.map((parent) => (
+                <option key={parent.id} value={parent.id}>
+                  {parent.name}
+                </option>
+              ))}
+            </select>
+            <FieldError id={`error-${fieldId("parentId")}`} message={errors?.parentId} />
+          </div>
+          <div className="console-field">
+            <label htmlFor={fieldId("position")}>Position</label>
+            <input
+              id={fieldId("position")}
+              name="position"
+              inputMode="numeric"
+              defaultValue={department ? String(department.position) : ""}
+              maxLength={4}
+              aria-invalid={errors?.position ? true : undefined}
+              aria-describedby={describedBy("position")}
+            />
+            <FieldError id={`error-${fieldId("position")}`} message={errors?.position} />
+          </div>
+        </div>
+        <div className="console-field">
+          <label htmlFor={fieldId("description")}>Description</label>
+          <textarea id={fieldId("description")} name="description" defaultValue={department?.description} rows={2} maxLength={1_000} aria-describedby={describedBy("description")} />
+          <FieldError id={`error-${fieldId("description")}`} message={errors?.description} />
+        </div>
+        {errors?.form ? <p className="console-field__error">{errors.form}</p> : null}
+        <div className="console-row">
+          <button type="submit" name="intent" value={department ? "update" : "create"} className="console-button console-button--primary" disabled={isBusy}>
+            {department ? "Save" : "Create"}
+          </button>
+          {department ? (
+            <button type="submit" name="intent" value="remove" className="console-button" disabled={isBusy}>
+              Remove
+            </button>
+          ) : null}
+        </div>
+      </fieldset>
+    </Form>
+  );
+}
