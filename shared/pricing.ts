@@ -80,3 +80,20 @@ export function taxLabel(tax: Pick<AppliedTax, "country" | "state" | "rate">): s
 export function noDeliveryMessage(countryName: string): string {
   return `We don't deliver to ${countryName} yet`;
 }
+
+/**
+ * A recorded order's breakdown as lines of text, in the order every page and e-mail shows them (the order total
+ * last, left to the caller): "Items", "Shipping & handling (name)", "Promotion applied", "Total before tax", one
+ * line per tax rate applied (or "Tax" at $0.00 when none was).
+ */
+export function breakdownLines(pricing: PriceBreakdown, money: (cents: number) => string): { label: string; value: string }[] {
+  const lines = [{ label: "Items", value: money(pricing.itemsCents) }];
+  if (pricing.shipping) {
+    lines.push({ label: `Shipping & handling (${pricing.shipping.name})`, value: pricing.shippingCents === 0 ? "FREE" : money(pricing.shippingCents) });
+  }
+  if (pricing.promotion) lines.push({ label: "Promotion applied", value: `${pricing.promotion.code} -${money(pricing.discountCents)}` });
+  lines.push({ label: "Total before tax", value: money(pricing.totalBeforeTaxCents) });
+  if (pricing.taxes.length === 0) lines.push({ label: "Tax", value: money(0) });
+  for (const tax of pricing.taxes) lines.push({ label: taxLabel(tax), value: money(tax.amountCents) });
+  return lines;
+}
