@@ -7,6 +7,7 @@ import { AppError } from "../../../shared/errors";
 import { readFormFields } from "../../../shared/form-fields";
 import { formatCents } from "../../../shared/money";
 import { ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
+import { breakdownLines } from "../../../shared/pricing";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
@@ -28,6 +29,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     email: order.contactEmail ?? "–",
     address: order.deliveryAddress ? addressLines(order.deliveryAddress) : [],
     items: order.items.map((item) => ({ id: item.productId, title: item.title, quantity: item.quantity, price: formatCents(item.priceCents), line: formatCents(item.priceCents * item.quantity) })),
+    breakdown: order.pricing ? breakdownLines(order.pricing, formatCents) : [],
     payment: {
       card: order.card ? `${order.card.brand} ending ${order.card.last4}` : "–",
       intentId: order.id,
@@ -149,6 +151,24 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
             </tr>
           ))}
         </tbody>
+        <tfoot>
+          {order.breakdown.map((line) => (
+            <tr key={line.label} data-testid="order-breakdown">
+              <th scope="row" colSpan={3}>
+                {line.label}
+              </th>
+              <td className="console-number">{line.value}</td>
+            </tr>
+          ))}
+          <tr>
+            <th scope="row" colSpan={3}>
+              Order Total
+            </th>
+            <td className="console-number" data-testid="order-total">
+              {order.total}
+            </td>
+          </tr>
+        </tfoot>
       </table>
 
       <h2>History</h2>
