@@ -113,7 +113,7 @@ export const methodFormSchema = z.strictObject({
   methodId: z.string().max(100).optional(),
   name: z.string().trim().min(1, "Enter a method name.").max(100, "A method name is at most 100 characters."),
   estimate: z.string().trim().max(100, "A delivery estimate is at most 100 characters."),
-  price: dollarsField("a price", false),
+  price: dollarsField("a price", false).pipe(z.number()),
   freeOver: dollarsField("a Free over subtotal", true),
   weightTiers: weightTiersField.prefault(""),
 });

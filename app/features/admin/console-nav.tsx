@@ -4,6 +4,8 @@ import { NavLink } from "react-router";
 const SECTIONS: readonly { to: string; label: string }[] = [
   { to: "/admin/orders", label: "Orders" },
   { to: "/admin/products", label: "Products" },
+  { to: "/admin/shipping", label: "Shipping" },
+  { to: "/admin/taxes", label: "Taxes" },
   { to: "/admin/outbox", label: "Outbox" },
   { to: "/admin/operators", label: "Operators" },
   { to: "/admin/audit", label: "Audit log" },
