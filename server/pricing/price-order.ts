@@ -1,5 +1,5 @@
-import type { AppliedTax, DeliveryOption, PriceBreakdown, PricedLine } from "../../shared/pricing";
-import { RATE_UNITS_PER_PERCENT } from "../../shared/pricing";
+import type { AppliedTax, DeliveryOption, PriceBreakdown, PricedLine } from "../../shared/pricing.ts";
+import { RATE_UNITS_PER_PERCENT } from "../../shared/pricing.ts";
 
 /**
  * The one pricing function: basket lines + delivery address + chosen delivery option + promotion + the shop's
