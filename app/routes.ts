@@ -32,6 +32,8 @@ export default [
     route("operators", "routes/admin/operators.tsx"),
     route("orders", "routes/admin/orders.tsx"),
     route("orders/:number", "routes/admin/order-detail.tsx"),
+    route("shipping", "routes/admin/shipping.tsx"),
+    route("taxes", "routes/admin/taxes.tsx"),
     route("outbox", "routes/admin/outbox.tsx"),
     route("outbox/:id", "routes/admin/outbox-email.tsx"),
     route("outbox/:id/html", "routes/admin/outbox-email-html.ts"),

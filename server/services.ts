@@ -28,6 +28,7 @@ import { createOrderService } from "./orders/order-service";
 import type { PaymentProvider } from "./payments/payment-provider";
 import { createReviewService } from "./reviews/review-service";
 import { createSessionService } from "./sessions/session-service";
+import { createShippingService } from "./shipping/shipping-service";
 
 /**
  * Everything a request handler may use, built once per process from one database handle.
@@ -61,8 +62,9 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const accounts = createAccountService(db, rateLimiter, email, { attemptsPerIp: options.authAttemptsPerIp });
   const orders = createOrderService(db);
   const addresses = createAddressService(db);
+  const shipping = createShippingService(db);
   // The order confirmation is written in the transaction that records the order: exactly once, whoever records it.
-  const checkout = createCheckoutService(db, basket, addresses, options.provider, logger, (trx, orderId) =>
+  const checkout = createCheckoutService(db, basket, addresses, shipping, options.provider, logger, (trx, orderId) =>
     email.enqueueOrderConfirmation(trx, orderId),
   );
   const signInFlow = createSignInFlow(accounts, sessions, basket, orders, addresses);
@@ -97,6 +99,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     accounts,
     orders,
     addresses,
+    shipping,
     checkout,
     paymentLimits,
     paymentReturn: createPaymentReturn(checkout, paymentLimits),

@@ -1,4 +1,5 @@
 import type { DeliveryAddress } from "./address";
+import type { PriceBreakdown } from "./pricing";
 
 /** A line as it was priced and paid for: a snapshot, so later catalogue changes never rewrite an order. */
 export interface OrderItem {
@@ -81,6 +82,8 @@ export interface OrderDetail extends OrderView {
   deliveryAddress: DeliveryAddress | null;
   card: { brand: string; last4: string } | null;
   history: OrderHistoryEntry[];
+  /** What the total is made of, as charged; null for orders from before delivery options and tax. */
+  pricing: PriceBreakdown | null;
 }
 
 /** "Visa", "Mastercard", "American Express": the brand as a shopper reads it, from Stripe's card.brand. */

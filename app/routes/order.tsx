@@ -1,3 +1,4 @@
+import { breakdownLines } from "../../shared/pricing";
 import { data } from "react-router";
 import type { Route } from "./+types/order";
 import { requestContext } from "../context";
@@ -106,6 +107,16 @@ export default function Order({ loaderData }: Route.ComponentProps) {
             ))}
           </tbody>
           <tfoot>
+            {order.pricing
+              ? breakdownLines(order.pricing, formatCents).map((line) => (
+                  <tr key={line.label} data-testid="order-breakdown">
+                    <th scope="row" colSpan={3}>
+                      {line.label}
+                    </th>
+                    <td>{line.value}</td>
+                  </tr>
+                ))
+              : null}
             <tr>
               <th scope="row" colSpan={3}>
                 Order Total

@@ -1,13 +1,16 @@
-import { useRef, useState } from "react";
-import { data, Link, redirect } from "react-router";
+import { useRef, useState, useSyncExternalStore } from "react";
+import { data, Form, Link, redirect, useFetcher } from "react-router";
 import type { Route } from "./+types/payment";
 import { requestContext } from "../context";
-import { ADDRESS_ERROR_PARAM } from "../../shared/address";
+import { ADDRESS_ERROR_PARAM, countryName } from "../../shared/address";
 import { checkAddressForm, chooseSavedAddressSchema } from "../../shared/address-schemas";
 import { AppError } from "../../shared/errors";
 import { readFormOrRefuse } from "../form-request";
 import { formatCents } from "../../shared/money";
 import type { PaymentClientConfig } from "../../shared/payments";
+import { noDeliveryMessage } from "../../shared/pricing";
+import { deliveryOptionSchema } from "../../shared/shipping-schemas";
+import { OrderTotals } from "../features/pricing/order-totals";
 import { BasketLine } from "../features/basket/components/basket-line";
 import { PriceChanges } from "../features/basket/components/price-changes";
 import { AddressSection, type AddressActionData } from "../features/payment/address-form";
@@ -25,9 +28,8 @@ const ADDRESS_REFUSALS: ReadonlyMap<string, string> = new Map([
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
-  const [basket, checkoutAddress, saved] = await Promise.all([
-    services.basket.getBasket(shopper.basketOwner),
-    services.addresses.getCheckoutAddress(shopper.basketOwner),
+  const [{ basket, checkoutAddress, pricing, byOption }, saved] = await Promise.all([
+    services.checkout.priceCheckout(shopper.basketOwner),
     shopper.user ? services.addresses.listSavedAddresses(shopper.user.id) : Promise.resolve([]),
   ]);
   // Nothing to pay for: the basket says so, with a way back to the shop.
@@ -40,6 +42,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   };
   return {
     basket,
+    pricing,
+    byOption,
     email: shopper.user?.email ?? null,
     payment,
     address: checkoutAddress?.address ?? null,
@@ -61,6 +65,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   const refused = (errors: Extract<AddressActionData, { ok: false }>["errors"], status: number) =>
     data<AddressActionData>({ ok: false, errors, values }, { status });
   try {
+    if (intent === "delivery-option") {
+      const chosen = deliveryOptionSchema.safeParse(rest);
+      const owner = shopper.basketOwner;
+      if (!chosen.success || !owner) return refused({ form: "Choose a delivery option." }, 422);
+      if (!(await services.addresses.setDeliveryMethod(owner, chosen.data.methodId))) return refused({ form: "Add a delivery address first." }, 400);
+      return data<AddressActionData>({ ok: true });
+    }
     if (intent === "choose") {
       const chosen = chooseSavedAddressSchema.safeParse(rest);
       if (!chosen.success || !shopper.user) return refused({ form: "Choose one of your saved addresses." }, 422);
@@ -81,19 +92,37 @@ export async function action({ request, context }: Route.ActionArgs) {
 const EMPTY_CARD: CardEntryState = { empty: true, complete: false, error: null };
 
 export default function Payment({ loaderData, actionData }: Route.ComponentProps) {
-  const { basket, email, payment, address, contactEmail, saved, addressRefusal } = loaderData;
+  const { basket, pricing, byOption, email, payment, address, contactEmail, saved, addressRefusal } = loaderData;
   const [card, setCard] = useState<CardEntryState>(EMPTY_CARD);
   const cardEntry = useRef<CardEntryController | null>(null);
+  const delivery = useFetcher();
+  // The option the shopper just chose is shown with its totals at once (the server priced the basket with every
+  // option), while the choice is being kept; the payment is prepared for the server's choice only.
+  const serverMethodId = pricing.shipping?.methodId ?? null;
+  const pendingMethodId = delivery.formData?.get("methodId");
+  const chosenMethodId = typeof pendingMethodId === "string" ? pendingMethodId : null;
+  const shown = (chosenMethodId ? byOption[chosenMethodId] : undefined) ?? pricing;
+  const isChoosing = delivery.state !== "idle";
+  const isHydrated = useIsHydrated();
+  const isUndeliverable = pricing.isUndeliverable;
   const checkout = useCheckoutPayment({
-    totalCents: basket.subtotalCents,
-    // A new address re-prices too: the intent carries it as its shipping.
-    basketKey: `${basket.items.map((item) => `${item.itemId}:${item.quantity}:${item.product.priceCents}`).join(",")}|${JSON.stringify(address)}|${contactEmail ?? ""}`,
+    totalCents: pricing.totalCents,
+    // A new address or delivery option re-prices too: the intent carries the address as its shipping.
+    basketKey: `${basket.items.map((item) => `${item.itemId}:${item.quantity}:${item.product.priceCents}`).join(",")}|${JSON.stringify(address)}|${contactEmail ?? ""}|${serverMethodId ?? ""}`,
     isEmpty: basket.count === 0,
-    hasAddress: address !== null,
+    hasAddress: address !== null && !isUndeliverable,
     cardEntry,
   });
   const isDisabled =
-    !address || checkout.isProcessing || checkout.hasSucceeded || !checkout.clientSecret || card.empty || Boolean(card.error) || !card.complete;
+    !address ||
+    isUndeliverable ||
+    isChoosing ||
+    checkout.isProcessing ||
+    checkout.hasSucceeded ||
+    !checkout.clientSecret ||
+    card.empty ||
+    Boolean(card.error) ||
+    !card.complete;
   const message = card.error ?? checkout.error;
 
   return (
@@ -120,6 +149,49 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
           />
         </div>
       </section>
+
+      {address ? (
+        <section className="payment__section" aria-labelledby="delivery-option-heading">
+          <h2 id="delivery-option-heading" className="payment__heading">
+            Choose a delivery option
+          </h2>
+          <div className="payment__delivery">
+            {isUndeliverable ? (
+              <p className="payment__error" data-testid="no-delivery">
+                {noDeliveryMessage(countryName(address.country))}
+              </p>
+            ) : (
+              <Form method="post" className="delivery-options" replace preventScrollReset>
+                <input type="hidden" name="intent" value="delivery-option" />
+                <fieldset className="delivery-options__group">
+                  <legend className="visually-hidden">Choose a delivery option</legend>
+                  {pricing.deliveryOptions.map((option) => (
+                    <label key={option.methodId} className="delivery-options__option">
+                      <input
+                        type="radio"
+                        name="methodId"
+                        value={option.methodId}
+                        checked={(chosenMethodId ?? serverMethodId) === option.methodId}
+                        onChange={() => {
+                          void delivery.submit({ intent: "delivery-option", methodId: option.methodId }, { method: "post" });
+                        }}
+                      />
+                      <span className="delivery-options__name">{option.name}</span>
+                      {option.estimate ? <span className="delivery-options__estimate">{option.estimate}</span> : null}
+                      <span className="delivery-options__price">{option.priceCents === 0 ? "FREE" : formatCents(option.priceCents)}</span>
+                    </label>
+                  ))}
+                </fieldset>
+                {isHydrated ? null : (
+                  <button type="submit" className="button delivery-options__use">
+                    Use this delivery option
+                  </button>
+                )}
+              </Form>
+            )}
+          </div>
+        </section>
+      ) : null}
 
       <section className="payment__section" aria-labelledby="review-heading">
         <h2 id="review-heading" className="payment__heading">
@@ -167,10 +239,13 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
                 checkout.clearError();
               }}
             />
-            <p className="payment__total" data-testid="order-total">
-              Order Total: <strong>{formatCents(basket.subtotalCents)}</strong>
-            </p>
-            <button type="submit" className="button payment__buy" disabled={isDisabled} aria-describedby={address ? undefined : "buy-needs-address"}>
+            <OrderTotals pricing={shown} hasAddress={address !== null} />
+            <button
+              type="submit"
+              className="button payment__buy"
+              disabled={isDisabled}
+              aria-describedby={!address ? "buy-needs-address" : isUndeliverable ? "no-delivery-hint" : undefined}
+            >
               {checkout.isProcessing ? "Processing" : "Buy Now"}
             </button>
             {address ? null : (
@@ -178,6 +253,11 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
                 Add a delivery address above to pay.
               </p>
             )}
+            {address && isUndeliverable ? (
+              <p id="no-delivery-hint" className="payment__hint">
+                {noDeliveryMessage(countryName(address.country))}
+              </p>
+            ) : null}
             <div id="card-error" role="alert" className={message ? "payment__error" : "payment__error payment__error--empty"}>
               {message}
               {checkout.paidOrderNumber ? (
@@ -192,7 +272,20 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
           </form>
         </div>
       </section>
-      {checkout.isChallenged ? <AuthenticationDialog amount={formatCents(basket.subtotalCents)} onAnswer={(answer) => void checkout.answerChallenge(answer)} /> : null}
+      {checkout.isChallenged ? <AuthenticationDialog amount={formatCents(pricing.totalCents)} onAnswer={(answer) => void checkout.answerChallenge(answer)} /> : null}
     </main>
   );
+}
+
+/** False on the server and in the first render, true once the page runs its JavaScript (the no-JS button hides then). */
+function useIsHydrated(): boolean {
+  return useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
+}
+
+function noSubscription(): () => void {
+  return () => {};
 }

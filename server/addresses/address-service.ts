@@ -9,6 +9,8 @@ export interface CheckoutAddress {
   address: DeliveryAddress;
   /** A guest's receipt e-mail; null for an account (its own e-mail is used). */
   contactEmail: string | null;
+  /** The delivery option chosen on /payment; null: the cheapest (so is one that no longer serves the address). */
+  deliveryMethodId: string | null;
 }
 
 export interface SavedAddress {
@@ -56,7 +58,8 @@ export function createAddressService(db: DB) {
       .onConflict((conflict) => conflict.column(column).doUpdateSet({ address: JSON.stringify(address), contact_email: contactEmail, updated_at: sql`now()` }))
       .execute();
     if ("userId" in owner) await rememberForAccount(owner.userId, address);
-    return { address, contactEmail };
+    const row = await db.selectFrom("checkout_addresses").select("delivery_method_id").where(column, "=", value).executeTakeFirst();
+    return { address, contactEmail, deliveryMethodId: row?.delivery_method_id ?? null };
   }
 
   const service = {
@@ -67,11 +70,31 @@ export function createAddressService(db: DB) {
     async getCheckoutAddress(owner: BasketOwner | null): Promise<CheckoutAddress | null> {
       if (!owner) return null;
       const { column, value } = ownerColumn(owner);
-      const row = await db.selectFrom("checkout_addresses").select(["address", "contact_email"]).where(column, "=", value).executeTakeFirst();
-      if (row) return { address: row.address, contactEmail: row.contact_email };
+      const row = await db.selectFrom("checkout_addresses").select(["address", "contact_email", "delivery_method_id"]).where(column, "=", value).executeTakeFirst();
+      if (row) return { address: row.address, contactEmail: row.contact_email, deliveryMethodId: row.delivery_method_id };
       if (!("userId" in owner)) return null;
       const [last] = await service.listSavedAddresses(owner.userId, 1);
-      return last ? { address: last.address, contactEmail: null } : null;
+      return last ? { address: last.address, contactEmail: null, deliveryMethodId: null } : null;
+    },
+
+    /**
+     * Keeps the delivery option the owner chose, beside its address (an account checking out with the address it used
+     * last gets that address kept too). Whether the option serves the address is the pricing's to judge: one that does
+     * not is priced as the cheapest. False when there is no address yet to deliver to.
+     */
+    async setDeliveryMethod(owner: BasketOwner, methodId: string): Promise<boolean> {
+      const { column, value } = ownerColumn(owner);
+      const updated = await db
+        .updateTable("checkout_addresses")
+        .set({ delivery_method_id: methodId, updated_at: sql`now()` })
+        .where(column, "=", value)
+        .executeTakeFirst();
+      if (updated.numUpdatedRows > 0n) return true;
+      const current = await service.getCheckoutAddress(owner);
+      if (!current) return false;
+      await writeCheckoutAddress(owner, current.address, current.contactEmail);
+      await db.updateTable("checkout_addresses").set({ delivery_method_id: methodId }).where(column, "=", value).execute();
+      return true;
     },
 
     /** Sets the address (already validated at the edge); an account also keeps it among its saved addresses. */

@@ -184,6 +184,7 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
         currency: row.currency,
         paidAt: row.paid_at,
         items: row.items.map(readOrderItem),
+        pricing: row.pricing,
         contactEmail: row.contact_email,
         deliveryAddress: row.delivery_address,
         card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,

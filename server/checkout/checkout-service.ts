@@ -12,12 +12,25 @@ import type { Logger } from "../logger";
 import { newOrderNumber } from "../orders/order-number";
 import { sha256Base64url } from "../tokens";
 import type { PaymentProvider, ProviderIntent } from "../payments/payment-provider";
+import { countryName } from "../../shared/address";
+import { noDeliveryMessage, type PriceBreakdown } from "../../shared/pricing";
+import { priceOrder, type PricingAddress, type ShopRates } from "../pricing/price-order";
+import type { ShippingService } from "../shipping/shipping-service";
 import { isIntentStateRefusal } from "../payments/processor-errors";
 
 /** Marks the intents this shop created; webhook events for any other intent are acknowledged and ignored. */
 export const SHOP_METADATA_KEY = "storefront_checkout";
 /** The fingerprint of the snapshot the intent's amount was set for: an order is recorded only when it is the row's. */
 export const FINGERPRINT_METADATA_KEY = "storefront_basket";
+/** The intent's breakdown, in cents, for anyone reading it at the processor: items, shipping, discount, tax, total. */
+export const BREAKDOWN_METADATA_KEYS = {
+  items: "storefront_items_cents",
+  shipping: "storefront_shipping_cents",
+  shippingMethod: "storefront_shipping_method",
+  discount: "storefront_discount_cents",
+  tax: "storefront_tax_cents",
+  total: "storefront_total_cents",
+} as const;
 /** Passes of preparePayment before giving up on a shopper whose basket keeps changing under it. */
 const PREPARE_PASSES = 3;
 /** Order numbers drawn before giving up: a clash is one in hundreds of thousands, three in a row never happens. */
@@ -42,6 +55,7 @@ export function createCheckoutService(
   db: DB,
   basket: BasketService,
   addresses: AddressService,
+  shipping: ShippingService,
   provider: PaymentProvider,
   logger: Logger,
   onOrderRecorded?: OrderRecordedHook,
@@ -51,8 +65,24 @@ export function createCheckoutService(
   const isOtherProcessors = (payment: { processor: string | null; livemode: boolean | null }) =>
     payment.processor !== null && (payment.processor !== processor || payment.livemode !== livemode);
 
+  /**
+   * What the basket costs delivered to the address with the chosen option, by the one pricing function. Rates are
+   * read at every pricing: an operator's change reaches the next page view and the next Buy Now.
+   */
+  async function priceView(view: BasketView, checkoutAddress: CheckoutAddress | null, knownRates?: ShopRates): Promise<PriceBreakdown> {
+    const rates = knownRates ?? (await shipping.loadRates());
+    const address: PricingAddress | null = checkoutAddress ? { country: checkoutAddress.address.country, state: checkoutAddress.address.region } : null;
+    return priceOrder({
+      lines: view.items.map((line) => ({ key: line.itemId, title: line.product.title, unitPriceCents: line.product.priceCents, quantity: line.quantity })),
+      address,
+      methodId: checkoutAddress?.deliveryMethodId ?? null,
+      promotion: { kind: "none" },
+      rates,
+    });
+  }
+
   /** What the intent is for: the basket's lines, where they go and where the receipt goes. */
-  function snapshot(view: BasketView, delivery: Delivery): { items: OrderItem[]; fingerprint: string } {
+  function snapshot(view: BasketView, delivery: Delivery, pricing: PriceBreakdown): { items: OrderItem[]; fingerprint: string } {
     const items = view.items.map(({ product, quantity }) => ({
       productId: product.id,
       title: product.title,
@@ -65,13 +95,25 @@ export function createCheckoutService(
     const lines = items.map((item) => [item.productId, item.priceCents, item.quantity]);
     // The address too: a new address updates the open intent's `shipping`, and an intent paid with another address
     // than the row's is caught like one paid for another basket.
-    return { items, fingerprint: sha256Base64url(JSON.stringify([lines, delivery.address, delivery.contactEmail])) };
+    // And the whole breakdown: another delivery option or a changed rate is another amount for the same lines.
+    return { items, fingerprint: sha256Base64url(JSON.stringify([lines, delivery.address, delivery.contactEmail, pricing])) };
   }
 
   /** The intent's metadata: whose it is, and which snapshot its amount was set for (checked when it is paid). */
-  function metadataFor(owner: BasketOwner, fingerprint: string): Record<string, string> {
+  function metadataFor(owner: BasketOwner, fingerprint: string, pricing: PriceBreakdown): Record<string, string> {
     const { column, value } = ownerColumn(owner);
-    return { [SHOP_METADATA_KEY]: "1", [FINGERPRINT_METADATA_KEY]: fingerprint, [column]: value };
+    return {
+      [SHOP_METADATA_KEY]: "1",
+      [FINGERPRINT_METADATA_KEY]: fingerprint,
+      [column]: value,
+      [BREAKDOWN_METADATA_KEYS.items]: String(pricing.itemsCents),
+      [BREAKDOWN_METADATA_KEYS.shipping]: String(pricing.shippingCents),
+      // Stripe keeps metadata values of up to 500 characters.
+      [BREAKDOWN_METADATA_KEYS.shippingMethod]: (pricing.shipping?.name ?? "").slice(0, 500),
+      [BREAKDOWN_METADATA_KEYS.discount]: String(pricing.discountCents),
+      [BREAKDOWN_METADATA_KEYS.tax]: String(pricing.taxCents),
+      [BREAKDOWN_METADATA_KEYS.total]: String(pricing.totalCents),
+    };
   }
 
   /**
@@ -86,9 +128,11 @@ export function createCheckoutService(
     owner: BasketOwner,
     view: BasketView,
     delivery: Delivery,
+    pricing: PriceBreakdown,
     mustUpdateProcessor: boolean,
   ): Promise<{ clientSecret: string; amountCents: number } | null> {
-    const { items, fingerprint } = snapshot(view, delivery);
+    const { items, fingerprint } = snapshot(view, delivery, pricing);
+    const amountCents = pricing.totalCents;
     const shipping = toStripeShipping(delivery.address);
     const deliveryColumns = { delivery_address: JSON.stringify(delivery.address), contact_email: delivery.contactEmail };
     const { column, value } = ownerColumn(owner);
@@ -126,7 +170,7 @@ export function createCheckoutService(
       // intent. A timeout or a fault of the processor's is the shopper's error to retry: the claim stays pending, so
       // the next attempt updates this intent again rather than leaving a second one open beside it.
       const updated = await provider
-        .updateIntent(open.payment_intent_id, { amountCents: view.subtotalCents, metadata: metadataFor(owner, fingerprint), shipping })
+        .updateIntent(open.payment_intent_id, { amountCents, metadata: metadataFor(owner, fingerprint, pricing), shipping })
         .catch((error: unknown) => {
           if (isIntentStateRefusal(error)) return null;
           throw error;
@@ -135,10 +179,11 @@ export function createCheckoutService(
         const written = await db
           .updateTable("checkout_payments")
           .set({
-            amount_cents: view.subtotalCents,
+            amount_cents: amountCents,
             basket_fingerprint: fingerprint,
             pending_fingerprint: null,
             items: JSON.stringify(items),
+            pricing: JSON.stringify(pricing),
             ...deliveryColumns,
             revision: open.revision + 2,
             updated_at: sql`now()`,
@@ -166,8 +211,8 @@ export function createCheckoutService(
     // The same owner, basket and attempt always ask for the same intent: two tabs racing get one intent. Intents for
     // different baskets are different intents, each with its own row, so they cannot cross.
     const intent = await provider.createIntent({
-      amountCents: view.subtotalCents,
-      metadata: metadataFor(owner, fingerprint),
+      amountCents,
+      metadata: metadataFor(owner, fingerprint, pricing),
       shipping,
       idempotencyKey: `storefront:${column}:${value}:${fingerprint}:${newest?.attempts ?? 0}`,
     });
@@ -181,6 +226,7 @@ export function createCheckoutService(
         currency: intent.currency,
         basket_fingerprint: fingerprint,
         items: JSON.stringify(items),
+        pricing: JSON.stringify(pricing),
         ...deliveryColumns,
         status: "open",
         processor,
@@ -200,16 +246,15 @@ export function createCheckoutService(
     async preparePayment(owner: BasketOwner | null, expectedTotalCents: number, accountEmail: string | null = null): Promise<{ clientSecret: string; amountCents: number }> {
       let view = await basket.getBasket(owner);
       if (!owner || view.count === 0) throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to pay for.");
-      if (expectedTotalCents !== view.subtotalCents) {
-        throw new AppError("TOTAL_MISMATCH", `Your basket has changed: the total is now ${formatCents(view.subtotalCents)}. Please check it and pay again.`, {
-          details: { totalCents: view.subtotalCents },
-        });
-      }
+      const checkoutAddress = await addresses.getCheckoutAddress(owner);
+      let pricing = await priceView(view, checkoutAddress);
+      if (expectedTotalCents !== pricing.totalCents) throw totalChanged(pricing.totalCents);
       // After the total: a page with a stale total is told so first, whatever else it lacks.
-      const delivery = deliveryFor(await addresses.getCheckoutAddress(owner), accountEmail);
+      const delivery = deliveryFor(checkoutAddress, accountEmail);
       if (!delivery) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address");
+      if (pricing.isUndeliverable) throw new AppError("NOT_DELIVERABLE", noDeliveryMessage(countryName(delivery.address.country)));
       for (let pass = 1; ; pass++) {
-        const prepared = await preparePaymentOnce(owner, view, delivery, pass > 1);
+        const prepared = await preparePaymentOnce(owner, view, delivery, pricing, pass > 1);
         if (prepared) return prepared;
         if (pass === PREPARE_PASSES) {
           throw new AppError("TOTAL_MISMATCH", "Your basket is being changed in another window. Please check it and pay again.");
@@ -217,7 +262,27 @@ export function createCheckoutService(
         // Price what the basket holds now: the call that won may have been for a newer basket.
         view = await basket.getBasket(owner);
         if (view.count === 0) throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to pay for.");
+        pricing = await priceView(view, checkoutAddress);
       }
+    },
+
+    /**
+     * What /payment shows: the basket, the address and what it all costs, by the pricing function. `byOption` prices
+     * the basket with each delivery option that serves the address, so the page can show another choice's totals at
+     * once while the choice is being kept.
+     */
+    async priceCheckout(owner: BasketOwner | null): Promise<{ basket: BasketView; checkoutAddress: CheckoutAddress | null; pricing: PriceBreakdown; byOption: Record<string, PriceBreakdown> }> {
+      const [view, checkoutAddress] = await Promise.all([basket.getBasket(owner), addresses.getCheckoutAddress(owner)]);
+      const rates = await shipping.loadRates();
+      const pricing = await priceView(view, checkoutAddress, rates);
+      const byOption: Record<string, PriceBreakdown> = {};
+      if (checkoutAddress) {
+        for (const option of pricing.deliveryOptions) {
+          byOption[option.methodId] =
+            option.methodId === pricing.shipping?.methodId ? pricing : await priceView(view, { ...checkoutAddress, deliveryMethodId: option.methodId }, rates);
+        }
+      }
+      return { basket: view, checkoutAddress, pricing, byOption };
     },
 
     /**
@@ -361,6 +426,8 @@ export function createCheckoutService(
           amount_cents: intent.amountCents,
           currency: intent.currency,
           items: JSON.stringify(payment.items),
+          // What the payment was priced at, kept whole: the order page, the e-mail and the console show these figures.
+          pricing: payment.pricing ? JSON.stringify(payment.pricing) : null,
           processor: (payment.processor as typeof processor | null) ?? processor,
           livemode: payment.livemode ?? livemode,
           created_at: intent.created,
@@ -394,6 +461,11 @@ interface Delivery {
   contactEmail: string | null;
 }
 
+/** 409 with the total the server now makes it: the page shows it and re-prices. */
+function totalChanged(totalCents: number): AppError {
+  return new AppError("TOTAL_MISMATCH", `The total has changed to ${formatCents(totalCents)}. Please check it and pay again.`, { details: { totalCents } });
+}
+
 function deliveryFor(checkoutAddress: CheckoutAddress | null, accountEmail: string | null): Delivery | null {
   if (!checkoutAddress) return null;
   return { address: checkoutAddress.address, contactEmail: accountEmail ?? checkoutAddress.contactEmail };
@@ -403,6 +475,7 @@ interface PaymentToRecord {
   user_id: string | null;
   session_id: string | null;
   items: StoredOrderItem[];
+  pricing: PriceBreakdown | null;
   currency: string;
   delivery_address: DeliveryAddress | null;
   contact_email: string | null;

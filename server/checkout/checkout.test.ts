@@ -66,7 +66,7 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     const before = await sql<{ count: number }>`select count(*)::int as count from checkout_payments`.execute(getDatabase().db);
     const { status, body } = await create(browser, 100);
     expect(status).toBe(409);
-    expect(body.error?.message).toBe("Your basket has changed: the total is now $110.95. Please check it and pay again.");
+    expect(body.error?.message).toBe("The total has changed to $110.95. Please check it and pay again.");
     expect(body.error?.details?.totalCents).toBe(11095);
     const after = await sql<{ count: number }>`select count(*)::int as count from checkout_payments`.execute(getDatabase().db);
     expect(after.rows[0]?.count).toBe(before.rows[0]?.count);

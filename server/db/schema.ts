@@ -1,3 +1,4 @@
+import type { PriceBreakdown } from "../../shared/pricing";
 import type { ColumnType, Generated, JSONColumnType } from "kysely";
 import type { DeliveryAddress } from "../../shared/address";
 import type { OrderStatus, StoredOrderItem } from "../../shared/orders";
@@ -33,6 +34,10 @@ export interface Database {
   unsubscribe_tokens: UnsubscribeTokenTable;
   departments: DepartmentTable;
   product_departments: ProductDepartmentTable;
+  shipping_zones: ShippingZoneTable;
+  shipping_zone_regions: ShippingZoneRegionTable;
+  shipping_methods: ShippingMethodTable;
+  tax_rates: TaxRateTable;
 }
 
 export interface ProductTable {
@@ -167,6 +172,8 @@ export interface CheckoutPaymentTable {
   /** Which processor made the intent ("built-in" or "stripe") and in which mode; null for rows made before it was kept. */
   processor: ProcessorName | null;
   livemode: boolean | null;
+  /** What the intent's amount is made of (server/pricing); null on rows from before delivery options and tax. */
+  pricing: PricingColumn;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -196,7 +203,11 @@ export interface OrderTable {
   refunded_cents: Generated<number>;
   /** When the payment succeeded, as the shop learnt it: orders are dated and listed by it. */
   paid_at: Generated<Date>;
+  /** Items, delivery, discount, each tax and the total as charged; null for orders from before delivery options and tax. */
+  pricing: PricingColumn;
 }
+
+type PricingColumn = ColumnType<PriceBreakdown | null, string | null | undefined, string | null>;
 
 type AddressColumn = JSONColumnType<DeliveryAddress, string, string>;
 type NullableAddressColumn = ColumnType<DeliveryAddress | null, string | null | undefined, string | null>;
@@ -209,6 +220,8 @@ export interface CheckoutAddressTable {
   address: AddressColumn;
   /** A guest's receipt e-mail; null for an account (its own e-mail is used). */
   contact_email: string | null;
+  /** The delivery option chosen on /payment; null (or one that no longer serves the address) means the cheapest. */
+  delivery_method_id: ColumnType<string | null, string | null | undefined, string | null>;
   updated_at: Generated<Date>;
 }
 
@@ -384,4 +397,42 @@ export interface UnsubscribeTokenTable {
 export interface ProductDepartmentTable {
   department_id: string;
   product_id: string;
+}
+
+/** A shipping zone: a name, the regions it covers (shipping_zone_regions) and its methods. Written by server/shipping. */
+export interface ShippingZoneTable {
+  id: Generated<string>;
+  name: string;
+  position: Generated<number>;
+  created_at: Generated<Date>;
+}
+
+/** One country (state '') or US state a zone covers; the key keeps each in one zone at most. */
+export interface ShippingZoneRegionTable {
+  zone_id: string;
+  country: string;
+  state: Generated<string>;
+}
+
+export interface ShippingMethodTable {
+  id: Generated<string>;
+  zone_id: string;
+  name: string;
+  estimate: Generated<string>;
+  price_cents: number;
+  free_over_cents: number | null;
+  weight_tiers: ColumnType<{ upToGrams: number; priceCents: number }[], string | undefined, string>;
+  position: Generated<number>;
+  created_at: Generated<Date>;
+}
+
+/** A sales tax rate by destination: a country's (state '') or a US state's. Written by server/shipping. */
+export interface TaxRateTable {
+  id: Generated<string>;
+  country: string;
+  state: Generated<string>;
+  /** Thousandths of a percent: 7.25 % is 7250. */
+  rate: number;
+  taxes_shipping: Generated<boolean>;
+  created_at: Generated<Date>;
 }

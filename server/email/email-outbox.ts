@@ -97,7 +97,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     const order = await writer
       .selectFrom("orders")
       .leftJoin("users", "users.id", "orders.user_id")
-      .select(["orders.id", "orders.number", "orders.amount_cents", "orders.items", "orders.delivery_address", "orders.contact_email", "users.email"])
+      .select(["orders.id", "orders.number", "orders.amount_cents", "orders.items", "orders.pricing", "orders.delivery_address", "orders.contact_email", "users.email"])
       .where("orders.id", "=", orderId)
       .executeTakeFirst();
     const email = order?.contact_email ?? order?.email;
@@ -110,6 +110,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
         orderNumber: order.number,
         items: order.items.map(readOrderItem),
         totalCents: order.amount_cents,
+        pricing: order.pricing,
         deliveryAddress: order.delivery_address,
       },
     };

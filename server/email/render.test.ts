@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { priceOrder } from "../pricing/price-order";
 import { htmlToText } from "./render";
 import { orderConfirmationEmail } from "./templates/order-emails";
 import { passwordResetEmail } from "./templates/account-emails";
@@ -11,6 +12,7 @@ describe("e-mail rendering", () => {
       orderNumber: "SF-2611-8K3Q",
       deliveryAddress: { name: "Ada Lovelace", line1: "12 Main St", line2: null, city: "Springfield", region: "IL", postalCode: "62701", country: "US" },
       totalCents: 125_096,
+      pricing: null,
       items: [
         { productId: "1", title: "Books & <Things>", priceCents: 1196, quantity: 2, rating: 4, image: { src: "/a.webp", width: 1, height: 1 } },
         { productId: "2", title: "Monitor", priceCents: 122_704, quantity: 1, rating: 5, image: { src: "/b.webp", width: 1, height: 1 } },
@@ -24,6 +26,23 @@ describe("e-mail rendering", () => {
     expect(email.text).toContain("Ada Lovelace\n12 Main St\n");
     expect(email.text).toContain("View your order: https://shop.example/orders/SF-2611-8K3Q");
     expect(email.text).not.toMatch(/<[a-z]/);
+  });
+
+  it("lists the order's breakdown as it was charged: items, delivery, total before tax, each tax rate, total", () => {
+    const book = { productId: "12321341", title: "The Lean Startup", priceCents: 1196, quantity: 1, rating: 4, image: { src: "/a.webp", width: 1, height: 1 } };
+    const pricing = priceOrder({
+      lines: [{ key: book.productId, title: book.title, unitPriceCents: 1196, quantity: 1 }],
+      address: { country: "US", state: "CA" },
+      methodId: "express",
+      promotion: { kind: "none" },
+      rates: {
+        zones: [{ id: "z", name: "Everywhere", countries: ["US"], states: [], methods: [{ id: "express", name: "Express delivery", estimate: "1-2 business days", priceCents: 1499, freeOverCents: null, weightTiers: [] }] }],
+        taxRates: [{ id: "ca", country: "US", state: "CA", rate: 7250, taxesShipping: false }],
+      },
+    });
+    const email = orderConfirmationEmail({ shopUrl: "https://shop.example/", orderUrl: "https://shop.example/orders/SF-2611-8K3Q", orderNumber: "SF-2611-8K3Q", deliveryAddress: null, totalCents: pricing.totalCents, pricing, items: [book] });
+    expect(email.subject).toBe("Your Storefront order SF-2611-8K3Q: $27.82");
+    expect(email.text).toContain("Items $11.96\nShipping & handling (Express delivery) $14.99\nTotal before tax $26.95\nTax (US-CA 7.25%) $0.87\nOrder total $27.82");
   });
 
   it("writes a link whose words are its address once", () => {

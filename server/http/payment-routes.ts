@@ -4,6 +4,7 @@ import { ADDRESS_ERROR_PARAM } from "../../shared/address";
 import { checkAddressForm, chooseSavedAddressSchema } from "../../shared/address-schemas";
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
+import { DELIVERY_ERROR_PARAM, deliveryOptionSchema } from "../../shared/shipping-schemas";
 import { createPaymentQuerySchema, PAYMENT_PROCESSING_MESSAGE, recordOrderSchema } from "../../shared/payments";
 import { toShopperError } from "../payments/processor-errors";
 import type { AppEnv } from "./app-env";
@@ -17,8 +18,14 @@ const noBody = z.strictObject({});
  *                                         the delivery address (and a guest's receipt e-mail), kept with the basket;
  *                                         200 { address, contactEmail }; 422 with the errors by field. The payment
  *                                         page's own form posts to its route action, which does the same.
- *   POST /payments/create?total={cents}   no body; 201 { clientSecret } for an intent priced from the server's basket;
- *                                         409 when the page's total is not the basket's, 400 for an empty basket
+ *   POST /checkout/delivery-option { methodId }   the delivery option chosen on /payment, kept beside the address;
+ *                                         200 { methodId }; 400 before there is an address. An option that does not
+ *                                         serve the address is priced as the cheapest one.
+ *   POST /payments/create?total={cents}   no body; 201 { clientSecret } for an intent priced by server/pricing from the
+ *                                         server's basket, address and delivery option (its amount: the order total;
+ *                                         the breakdown in its metadata); 409 "The total has changed to $x" when the
+ *                                         page's total is not the order's, 400 for an empty basket, for no address and
+ *                                         for an address no zone serves ("We don't deliver to {country} yet")
  *   POST /orders/record { paymentIntentId }   after the card is confirmed: the server checks the intent with the
  *                                         processor and records the order once; 201 { orderId }
  *   POST /webhooks/stripe                 signed processor events (checked on the raw body), deduplicated by event id
@@ -43,6 +50,17 @@ export const paymentRoutes = new Hono<AppEnv>()
       const owner = await shopper.ensureBasketOwner();
       const saved = await addresses.setCheckoutAddress(owner, checked.address, checked.contactEmail);
       return { json: { ...saved }, status: 200, returnTo: "/payment" };
+    }),
+  )
+  .post("/checkout/delivery-option", (c) =>
+    answerFormOrJson(c, DELIVERY_ERROR_PARAM, async () => {
+      const raw = await readRawBody(c.req.raw);
+      const chosen = deliveryOptionSchema.safeParse(raw);
+      if (!chosen.success) throw new AppError("BAD_REQUEST", chosen.error.issues[0]?.message ?? "Choose a delivery option.");
+      const owner = c.get("shopper").basketOwner;
+      const kept = owner ? await c.get("services").addresses.setDeliveryMethod(owner, chosen.data.methodId) : false;
+      if (!kept) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address");
+      return { json: { methodId: chosen.data.methodId }, status: 200, returnTo: "/payment" };
     }),
   )
   .post("/payments/create", async (c) => {

@@ -83,7 +83,7 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
         for (const total of [0, 1, 100, 1196, BOOK_AND_ECHO_CENTS - 1, BOOK_AND_ECHO_CENTS + 1]) {
           const response = await browser.send(`/payments/create?total=${total}`, { method: "POST" });
           const error = await expectClearRefusal(response, 409);
-          expect(error).toMatchObject({ code: "TOTAL_MISMATCH", message: "Your basket has changed: the total is now $110.95. Please check it and pay again." });
+          expect(error).toMatchObject({ code: "TOTAL_MISMATCH", message: "The total has changed to $110.95. Please check it and pay again." });
           expect((await (await browser.send(`/payments/create?total=${total}`, { method: "POST" })).json()) as object).toMatchObject({ error: { details: { totalCents: BOOK_AND_ECHO_CENTS } } });
         }
       });

@@ -80,15 +80,20 @@ export function describeEachDatabase(name: string, body: (getDatabase: () => Dat
 
 /**
  * The invariant every order keeps, checked over every order each integration test file leaves behind: its total is
- * the sum of its lines (price times quantity; a line without a quantity is one item). A file whose tests created one that is not fails in its teardown, naming the orders.
+ * the sum of its lines (price times quantity; a line without a quantity is one item), less its discount, plus its
+ * shipping and tax as its recorded breakdown says (orders from before delivery options and tax have none), and the
+ * breakdown's own items and total are the lines' and the amount charged. A file whose tests created one that is not
+ * fails in its teardown, naming the orders.
  */
 export async function expectEveryOrderToMatchItsLines(handle: DatabaseHandle): Promise<void> {
   const { rows } = await sql<{ id: string; amount_cents: number; lines_cents: number }>`
     select id, amount_cents, lines_cents from (
-      select id, amount_cents, (select coalesce(sum((line->>'priceCents')::int * coalesce((line->>'quantity')::int, 1)), 0) from jsonb_array_elements(items) as line)::int as lines_cents
+      select id, amount_cents, pricing,
+        (select coalesce(sum((line->>'priceCents')::int * coalesce((line->>'quantity')::int, 1)), 0) from jsonb_array_elements(items) as line)::int as lines_cents
       from orders
     ) as totals
-    where amount_cents <> lines_cents`.execute(handle.db);
+    where amount_cents <> lines_cents - coalesce((pricing->>'discountCents')::int, 0) + coalesce((pricing->>'shippingCents')::int, 0) + coalesce((pricing->>'taxCents')::int, 0)
+      or (pricing is not null and ((pricing->>'itemsCents')::int <> lines_cents or (pricing->>'totalCents')::int <> amount_cents))`.execute(handle.db);
   if (rows.length > 0) {
     const listed = rows.slice(0, 5).map((row) => `${row.id}: total ${row.amount_cents}, lines ${row.lines_cents}`);
     throw new Error(`${rows.length} order(s) whose total is not the sum of their lines: ${listed.join("; ")}`);

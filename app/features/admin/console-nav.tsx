@@ -6,6 +6,8 @@ const SECTIONS: readonly { to: string; label: string }[] = [
   { to: "/admin/products", label: "Products" },
   { to: "/admin/reviews", label: "Reviews" },
   { to: "/admin/departments", label: "Departments" },
+  { to: "/admin/shipping", label: "Shipping" },
+  { to: "/admin/taxes", label: "Taxes" },
   { to: "/admin/outbox", label: "Outbox" },
   { to: "/admin/operators", label: "Operators" },
   { to: "/admin/audit", label: "Audit log" },

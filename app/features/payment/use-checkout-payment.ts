@@ -107,8 +107,21 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, hasAddress,
     if (!clientSecret || !entry) return;
     setError(null);
     setProcessing(true);
-    await finish(await entry.confirm(clientSecret));
-  }, [clientSecret, cardEntry, finish]);
+    // Priced again at the moment of paying: a rate, a delivery option or the basket may have changed since the page
+    // prepared its payment (an operator's new rate, another tab). A different total is a 409 with the new total, and
+    // no card is charged.
+    const repriced = await fetch(`/payments/create?total=${totalCents}`, { method: "POST" }).then(
+      async (response) => ({ response, body: (await response.json().catch(() => null)) as ({ clientSecret?: string } & Partial<ErrorBody>) | null }),
+      () => null,
+    );
+    if (!repriced?.response.ok || !repriced.body?.clientSecret) {
+      setError(repriced?.body?.error?.message ?? SHOP_UNREACHABLE);
+      setProcessing(false);
+      if (repriced?.response.status === 409) void revalidate();
+      return;
+    }
+    await finish(await entry.confirm(repriced.body.clientSecret));
+  }, [clientSecret, cardEntry, finish, totalCents, revalidate]);
 
   const answerChallenge = useCallback(
     async (answer: "complete" | "fail") => {

@@ -7,6 +7,7 @@ import { AppError } from "../../../shared/errors";
 import { readFormOrRefuse } from "../../form-request";
 import { formatCents } from "../../../shared/money";
 import { cardBrandName, ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
+import { breakdownLines } from "../../../shared/pricing";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
@@ -30,6 +31,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     email: order.contactEmail ?? "–",
     address: order.deliveryAddress ? addressLines(order.deliveryAddress) : [],
     items: order.items.map((item) => ({ id: item.productId, title: item.title, quantity: item.quantity, price: formatCents(item.priceCents), line: formatCents(item.priceCents * item.quantity) })),
+    breakdown: order.pricing ? breakdownLines(order.pricing, formatCents) : [],
     payment: {
       card: order.card ? `${order.card.brand} ending ${order.card.last4}` : "–",
       intentId: order.id,
@@ -206,6 +208,24 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
             </tr>
           ))}
         </tbody>
+        <tfoot>
+          {order.breakdown.map((line) => (
+            <tr key={line.label} data-testid="order-breakdown">
+              <th scope="row" colSpan={3}>
+                {line.label}
+              </th>
+              <td className="console-number">{line.value}</td>
+            </tr>
+          ))}
+          <tr>
+            <th scope="row" colSpan={3}>
+              Order Total
+            </th>
+            <td className="console-number" data-testid="order-total">
+              {order.total}
+            </td>
+          </tr>
+        </tfoot>
       </table>
 
       <h2>History</h2>

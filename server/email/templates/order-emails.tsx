@@ -1,6 +1,7 @@
 import { addressLines, type DeliveryAddress } from "../../../shared/address";
 import { formatCents } from "../../../shared/money";
 import type { OrderItem } from "../../../shared/orders";
+import { breakdownLines, type PriceBreakdown } from "../../../shared/pricing";
 import { renderEmail } from "../render";
 import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
 
@@ -10,6 +11,8 @@ export interface OrderEmailData {
   orderNumber: string;
   items: OrderItem[];
   totalCents: number;
+  /** What the total is made of; null for orders from before delivery options and tax. */
+  pricing: PriceBreakdown | null;
   deliveryAddress: DeliveryAddress | null;
 }
 
@@ -28,7 +31,7 @@ function DeliveryTo({ address }: { address: DeliveryAddress | null }) {
   );
 }
 
-function OrderLines({ items, totalCents }: { items: OrderItem[]; totalCents: number }) {
+function OrderLines({ items, totalCents, pricing }: { items: OrderItem[]; totalCents: number; pricing: PriceBreakdown | null }) {
   return (
     <table style={{ width: "100%", borderCollapse: "collapse" }}>
       <tbody>
@@ -40,6 +43,14 @@ function OrderLines({ items, totalCents }: { items: OrderItem[]; totalCents: num
             <td style={{ padding: "4px 0", textAlign: "right" }}>{formatCents(item.priceCents * item.quantity)}</td>
           </tr>
         ))}
+        {pricing
+          ? breakdownLines(pricing, formatCents).map((line) => (
+              <tr key={line.label}>
+                <td style={{ padding: "4px 0" }}>{line.label}</td>
+                <td style={{ padding: "4px 0", textAlign: "right" }}>{line.value}</td>
+              </tr>
+            ))
+          : null}
         <tr>
           <td style={{ padding: "8px 0", fontWeight: "bold" }}>Order total</td>
           <td style={{ padding: "8px 0", textAlign: "right", fontWeight: "bold" }}>{formatCents(totalCents)}</td>
@@ -49,20 +60,20 @@ function OrderLines({ items, totalCents }: { items: OrderItem[]; totalCents: num
   );
 }
 
-export function orderConfirmationEmail({ shopUrl, orderUrl, orderNumber, items, totalCents, deliveryAddress }: OrderEmailData) {
+export function orderConfirmationEmail({ shopUrl, orderUrl, orderNumber, items, totalCents, pricing, deliveryAddress }: OrderEmailData) {
   return renderEmail(
     `Your Storefront order ${orderNumber}: ${formatCents(totalCents)}`,
     <EmailLayout preview="Thank you for your order" shopUrl={shopUrl}>
       <EmailHeading>Thank you for your order</EmailHeading>
       <p>We have received your payment and your order {orderNumber} is confirmed.</p>
-      <OrderLines items={items} totalCents={totalCents} />
+      <OrderLines items={items} totalCents={totalCents} pricing={pricing} />
       <DeliveryTo address={deliveryAddress} />
       <EmailButton href={orderUrl}>View your order</EmailButton>
     </EmailLayout>,
   );
 }
 
-export function orderShippedEmail({ shopUrl, orderUrl, orderNumber, items, totalCents, deliveryAddress, carrier, trackingNumber }: OrderEmailData & { carrier: string; trackingNumber: string }) {
+export function orderShippedEmail({ shopUrl, orderUrl, orderNumber, items, totalCents, pricing, deliveryAddress, carrier, trackingNumber }: OrderEmailData & { carrier: string; trackingNumber: string }) {
   return renderEmail(
     `Your Storefront order ${orderNumber} has shipped`,
     <EmailLayout preview="Your order has shipped" shopUrl={shopUrl}>
@@ -72,7 +83,7 @@ export function orderShippedEmail({ shopUrl, orderUrl, orderNumber, items, total
         <br />
         Tracking number: {trackingNumber}
       </p>
-      <OrderLines items={items} totalCents={totalCents} />
+      <OrderLines items={items} totalCents={totalCents} pricing={pricing} />
       <DeliveryTo address={deliveryAddress} />
       <EmailButton href={orderUrl}>View your order</EmailButton>
     </EmailLayout>,

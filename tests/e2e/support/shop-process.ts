@@ -19,7 +19,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startShopProcess(env: Record<string, string>, port: number): Promise<ShopProcess> {
+/** `startTimeoutMs`: how long a start may take (a fresh embedded database on a busy machine takes most of a minute). */
+export async function startShopProcess(env: Record<string, string>, port: number, startTimeoutMs = 60_000): Promise<ShopProcess> {
   const child = spawn(process.execPath, ["scripts/start.js"], {
     // Stories pay with test cards: allowed on PostgreSQL too, should DATABASE_URL be set.
     env: { ...process.env, NODE_ENV: "production", LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: String(port), ALLOW_TEST_PAYMENTS: "true", ...env },
@@ -30,7 +31,7 @@ export async function startShopProcess(env: Record<string, string>, port: number
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   // "localhost", not 127.0.0.1: browsers treat it as a secure context, so the production server's Secure cookies stick.
   const origin = `http://localhost:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + startTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`shop exited early (${child.exitCode}):\n${output}`);
     const healthy = await fetch(`${origin}/healthz`).then(

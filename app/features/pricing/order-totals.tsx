@@ -1,0 +1,60 @@
+import { formatCents } from "../../../shared/money";
+import { taxLabel, type PriceBreakdown } from "../../../shared/pricing";
+
+/**
+ * The totals as the pricing function worked them out, in the order a shopper reads them everywhere: "Items:",
+ * "Shipping & handling:", "Promotion applied:" (only with a promotion), "Total before tax:", "Estimated tax to be
+ * collected:" (each rate applied, when more than one), and last "Order Total:". Nothing here adds money up.
+ */
+export function OrderTotals({ pricing, hasAddress = true, isFinal = false }: { pricing: PriceBreakdown; hasAddress?: boolean; isFinal?: boolean }) {
+  const shipping = !hasAddress || pricing.isUndeliverable ? "—" : pricing.shippingCents === 0 ? "FREE" : formatCents(pricing.shippingCents);
+  return (
+    <dl className="order-totals" data-testid="order-totals">
+      <div>
+        <dt>Items:</dt>{" "}
+        <dd>{formatCents(pricing.itemsCents)}</dd>
+      </div>
+      <div>
+        <dt>Shipping &amp; handling:</dt>{" "}
+        <dd data-testid="shipping-total">
+          {shipping}
+          {pricing.shipping && hasAddress ? <span className="order-totals__note"> ({pricing.shipping.name})</span> : null}
+        </dd>
+      </div>
+      {pricing.promotion ? (
+        <div>
+          <dt>Promotion applied:</dt>{" "}
+          <dd>
+            {pricing.promotion.code} -{formatCents(pricing.discountCents)}
+          </dd>
+        </div>
+      ) : null}
+      <div>
+        <dt>Total before tax:</dt>{" "}
+        <dd>{formatCents(pricing.totalBeforeTaxCents)}</dd>
+      </div>
+      <div>
+        <dt>{isFinal ? "Tax:" : "Estimated tax to be collected:"}</dt>{" "}
+        <dd data-testid="tax-total">{formatCents(pricing.taxCents)}</dd>
+      </div>
+      {pricing.taxes.length > 0 ? (
+        <div className="order-totals__rates">
+          <dt className="visually-hidden">Tax rates applied</dt>{" "}
+          <dd>
+            {pricing.taxes.map((tax) => (
+              <span key={tax.rateId}>
+                {taxLabel(tax)}: {formatCents(tax.amountCents)}
+              </span>
+            ))}
+          </dd>
+        </div>
+      ) : null}
+      <div className="order-totals__total" data-testid="order-total">
+        <dt>Order Total:</dt>{" "}
+        <dd>
+          <strong>{formatCents(pricing.totalCents)}</strong>
+        </dd>
+      </div>
+    </dl>
+  );
+}

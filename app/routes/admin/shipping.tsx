@@ -1,0 +1,218 @@
+import { data, Form, useNavigation } from "react-router";
+import type { Route } from "./+types/shipping";
+import { errorsByField } from "../../../shared/admin-schemas";
+import { AppError } from "../../../shared/errors";
+import { readFormFields } from "../../../shared/form-fields";
+import { decimalAmount, formatCents } from "../../../shared/money";
+import { methodFormSchema, removeFormSchema, zoneFormSchema } from "../../../shared/shipping-schemas";
+import { ConsoleField } from "../../features/admin/console-field";
+import { requireOperator } from "./require-operator";
+
+/** Which form on the page an answer belongs to: "add-zone", "zone-{id}", "add-method-{zoneId}", "method-{id}". */
+type ActionAnswer = { form: string; errors: Record<string, string>; values: Record<string, string> } | { form: string; errors?: undefined; done: string };
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const { services } = requireOperator(context);
+  const zones = await services.shipping.listZones();
+  return {
+    zones: zones.map((zone) => ({
+      id: zone.id,
+      name: zone.name,
+      countries: zone.countries.join(", "),
+      states: zone.states.join(", "),
+      methods: zone.methods.map((method) => ({
+        id: method.id,
+        name: method.name,
+        estimate: method.estimate,
+        price: decimalAmount(method.priceCents),
+        priceText: method.priceCents === 0 ? "FREE" : formatCents(method.priceCents),
+        freeOver: method.freeOverCents === null ? "" : decimalAmount(method.freeOverCents),
+        weightTiers: method.weightTiers.map((tier) => `${tier.upToGrams} = ${decimalAmount(tier.priceCents)}`).join("\n"),
+      })),
+    })),
+  };
+}
+
+/** Every form of the page posts here with its intent; each change is one service call, audited by the service. */
+export async function action({ context, request }: Route.ActionArgs) {
+  const { actor, services } = requireOperator(context);
+  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const values = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value.slice(0, 2000)]));
+  const formKey =
+    fields.intent === "add-zone" ? "add-zone" : fields.intent === "add-method" ? `add-method-${fields.zoneId ?? ""}` : fields.intent === "save-method" ? `method-${fields.methodId ?? ""}` : `zone-${fields.zoneId ?? ""}`;
+  const refuse = (errors: Record<string, string>, status: number) => data<ActionAnswer>({ form: formKey, errors, values }, { status });
+  try {
+    if (fields.intent === "add-zone" || fields.intent === "save-zone") {
+      const parsed = zoneFormSchema.safeParse(fields);
+      if (!parsed.success) return refuse(errorsByField(parsed.error.issues), 400);
+      const input = { name: parsed.data.name, countries: parsed.data.countries, states: parsed.data.states };
+      if (parsed.data.intent === "add-zone") await services.shipping.createZone(actor, input);
+      else await services.shipping.updateZone(actor, parsed.data.zoneId ?? "", input);
+      return { form: formKey, done: `Zone “${input.name}” saved.` } satisfies ActionAnswer;
+    }
+    if (fields.intent === "add-method" || fields.intent === "save-method") {
+      const parsed = methodFormSchema.safeParse(fields);
+      if (!parsed.success) return refuse(errorsByField(parsed.error.issues), 400);
+      const { name, estimate, price, freeOver, weightTiers } = parsed.data;
+      const input = { name, estimate, priceCents: price, freeOverCents: freeOver, weightTiers };
+      if (parsed.data.intent === "add-method") await services.shipping.addMethod(actor, parsed.data.zoneId, input);
+      else await services.shipping.updateMethod(actor, parsed.data.methodId ?? "", input);
+      return { form: formKey, done: `Method “${name}” saved.` } satisfies ActionAnswer;
+    }
+    const removal = removeFormSchema.safeParse(fields);
+    if (!removal.success || removal.data.intent === "remove-rate") return refuse({ form: "The form was not understood. Reload the page and try again." }, 400);
+    if (removal.data.intent === "remove-zone") await services.shipping.removeZone(actor, removal.data.id);
+    else await services.shipping.removeMethod(actor, removal.data.id);
+    return { form: "removed", done: "Removed." } satisfies ActionAnswer;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const field = typeof error.details?.field === "string" ? error.details.field : "form";
+    return refuse({ [field]: error.message }, error.status);
+  }
+}
+
+export default function Shipping({ loaderData, actionData }: Route.ComponentProps) {
+  const isBusy = useNavigation().state !== "idle";
+  // A refusal of one form: its errors and what was typed, drawn again in that form only.
+  const answerFor = (form: string): { errors: Record<string, string>; values: Record<string, string> } | undefined =>
+    actionData?.form === form && "errors" in actionData && actionData.errors ? { errors: actionData.errors, values: actionData.values } : undefined;
+  return (
+    <main id="main" className="console-main">
+      <title>Shipping | Console</title>
+      <h1>Shipping</h1>
+      <p>
+        Each zone covers countries (and, for the United States, optionally some states); a country or state is in one zone at most. Shoppers choose among
+        the methods of the zone that serves their address; the cheapest is chosen for them first. Prices are without tax.
+      </p>
+      <p className="console-notice" role="status">
+        {actionData && "done" in actionData ? actionData.done : ""}
+      </p>
+      {loaderData.zones.map((zone) => {
+        const zoneAnswer = answerFor(`zone-${zone.id}`);
+        return (
+          <section key={zone.id} className="console-section" aria-labelledby={`zone-${zone.id}`}>
+            <h2 id={`zone-${zone.id}`}>{zone.name}</h2>
+            <ZoneForm formKey={`zone-${zone.id}`} zoneId={zone.id} values={zoneAnswer?.errors ? zoneAnswer.values : zone} errors={zoneAnswer?.errors} isBusy={isBusy} />
+            <Form method="post" className="console-form--inline">
+              <input type="hidden" name="id" value={zone.id} />
+              <button type="submit" name="intent" value="remove-zone" className="console-link-button" disabled={isBusy} aria-label={`Remove zone ${zone.name}`}>
+                Remove zone
+              </button>
+            </Form>
+            <h3>Methods</h3>
+            {zone.methods.length === 0 ? <p>No methods: nobody in this zone can pay until you add one.</p> : null}
+            {zone.methods.map((method) => {
+              const answer = answerFor(`method-${method.id}`);
+              return (
+                <details key={method.id} className="console-method" open={Boolean(answer?.errors)}>
+                  <summary>
+                    {method.name} · {method.estimate || "no estimate"} · {method.priceText}
+                    {method.freeOver ? ` · free over $${method.freeOver}` : ""}
+                  </summary>
+                  <MethodForm formKey={`method-${method.id}`} zoneId={zone.id} methodId={method.id} values={answer?.errors ? answer.values : method} errors={answer?.errors} isBusy={isBusy} />
+                  <Form method="post">
+                    <input type="hidden" name="id" value={method.id} />
+                    <button type="submit" name="intent" value="remove-method" className="console-link-button" disabled={isBusy} aria-label={`Remove method ${method.name}`}>
+                      Remove method
+                    </button>
+                  </Form>
+                </details>
+              );
+            })}
+            <h3>Add a method to {zone.name}</h3>
+            <MethodForm
+              formKey={`add-method-${zone.id}`}
+              zoneId={zone.id}
+              values={answerFor(`add-method-${zone.id}`)?.errors ? answerFor(`add-method-${zone.id}`)!.values : {}}
+              errors={answerFor(`add-method-${zone.id}`)?.errors}
+              isBusy={isBusy}
+            />
+          </section>
+        );
+      })}
+      <section className="console-section" aria-labelledby="add-zone-heading">
+        <h2 id="add-zone-heading">Add a zone</h2>
+        <ZoneForm formKey="add-zone" values={answerFor("add-zone")?.errors ? answerFor("add-zone")!.values : {}} errors={answerFor("add-zone")?.errors} isBusy={isBusy} />
+      </section>
+    </main>
+  );
+}
+
+function FormError({ message }: { message: string | undefined }) {
+  return message ? (
+    <p className="console-field__error" role="alert">
+      {message}
+    </p>
+  ) : null;
+}
+
+function ZoneForm({
+  formKey,
+  zoneId,
+  values,
+  errors,
+  isBusy,
+}: {
+  formKey: string;
+  zoneId?: string;
+  values: Partial<Record<"name" | "countries" | "states", string>>;
+  errors: Record<string, string> | undefined;
+  isBusy: boolean;
+}) {
+  return (
+    <Form method="post" className="console-form" noValidate key={JSON.stringify(values)}>
+      {zoneId ? <input type="hidden" name="zoneId" value={zoneId} /> : null}
+      <FormError message={errors?.form} />
+      <ConsoleField form={formKey} name="name" label="Zone name" defaultValue={values.name} error={errors?.name} />
+      <ConsoleField form={formKey} name="countries" label="Countries" hint="Two-letter codes separated by commas, like US, CA, GB." defaultValue={values.countries} error={errors?.countries} />
+      <ConsoleField form={formKey} name="states" label="States" hint="US only, optional: two-letter codes like CA, NY. Empty: all of the United States." defaultValue={values.states} error={errors?.states} />
+      <div>
+        <button type="submit" name="intent" value={zoneId ? "save-zone" : "add-zone"} className="console-button console-button--primary" disabled={isBusy}>
+          {zoneId ? "Save" : "Add zone"}
+        </button>
+      </div>
+    </Form>
+  );
+}
+
+function MethodForm({
+  formKey,
+  zoneId,
+  methodId,
+  values,
+  errors,
+  isBusy,
+}: {
+  formKey: string;
+  zoneId: string;
+  methodId?: string;
+  values: Partial<Record<"name" | "estimate" | "price" | "freeOver" | "weightTiers", string>>;
+  errors: Record<string, string> | undefined;
+  isBusy: boolean;
+}) {
+  return (
+    <Form method="post" className="console-form" noValidate key={JSON.stringify(values)}>
+      <input type="hidden" name="zoneId" value={zoneId} />
+      {methodId ? <input type="hidden" name="methodId" value={methodId} /> : null}
+      <FormError message={errors?.form} />
+      <ConsoleField form={formKey} name="name" label="Method name" defaultValue={values.name} error={errors?.name} />
+      <ConsoleField form={formKey} name="estimate" label="Delivery estimate" hint="Shown to shoppers, like 3-5 business days." defaultValue={values.estimate} error={errors?.estimate} />
+      <ConsoleField form={formKey} name="price" label="Price" hint="In dollars, like 5.99; 0 for free." defaultValue={values.price} error={errors?.price} inputMode="decimal" />
+      <ConsoleField form={formKey} name="freeOver" label="Free over" hint="Optional: free when the items (after any discount) come to at least this." defaultValue={values.freeOver} error={errors?.freeOver} inputMode="decimal" />
+      <ConsoleField
+        form={formKey}
+        name="weightTiers"
+        label="Weight tiers"
+        hint="Optional, one per line: up to grams = price, like 500 = 4.99. A basket heavier than every tier pays the price above."
+        defaultValue={values.weightTiers}
+        error={errors?.weightTiers}
+        multiline
+      />
+      <div>
+        <button type="submit" name="intent" value={methodId ? "save-method" : "add-method"} className="console-button console-button--primary" disabled={isBusy}>
+          {methodId ? "Save" : "Add method"}
+        </button>
+      </div>
+    </Form>
+  );
+}
