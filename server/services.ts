@@ -21,6 +21,7 @@ import { createEmailOutbox } from "./email/email-outbox";
 import { createPaymentRateLimits, type PaymentLimits } from "./checkout/payment-rate-limits";
 import { createPaymentReturn } from "./checkout/payment-return";
 import { createOrderService } from "./orders/order-service";
+import { createInventoryService } from "./inventory/inventory-service";
 import type { PaymentProvider } from "./payments/payment-provider";
 import { createSessionService } from "./sessions/session-service";
 
@@ -39,6 +40,8 @@ export interface ServiceOptions {
   publicOrigin?: () => URL;
   /** Payment attempts per session and client address (tests lower them). */
   paymentLimits?: PaymentLimits;
+  /** How long a payment holds the basket's tracked stock (RESERVATION_MINUTES; 15). */
+  reservationMinutes?: number;
 }
 
 export function createServices(database: DatabaseHandle, logger: Logger, options: ServiceOptions) {
@@ -52,7 +55,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const orders = createOrderService(db);
   const addresses = createAddressService(db);
   // The order confirmation is written in the transaction that records the order: exactly once, whoever records it.
-  const checkout = createCheckoutService(db, basket, addresses, options.provider, logger, (trx, orderId) =>
+  const inventory = createInventoryService(db, logger, { reservationMinutes: options.reservationMinutes });
+  const checkout = createCheckoutService(db, basket, addresses, options.provider, logger, inventory, (trx, orderId) =>
     email.enqueueOrderConfirmation(trx, orderId),
   );
   const signInFlow = createSignInFlow(accounts, sessions, basket, orders, addresses);
@@ -78,6 +82,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     logger,
     database,
     catalogue,
+    inventory,
     sessions,
     basket,
     accounts,

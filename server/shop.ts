@@ -54,6 +54,10 @@ export interface ShopOptions {
   metricsAllow?: readonly string[];
   /** Payment attempts per session and client address (defaults in checkout/payment-rate-limits.ts; tests lower them). */
   paymentLimits?: PaymentLimits;
+  /** How long a payment holds the basket's tracked stock (RESERVATION_MINUTES; 15). */
+  reservationMinutes?: number;
+  /** How often expired reservations are released (inventory-service.ts; tests shorten it). */
+  reservationSweepMs?: number;
   /** OPERATOR_EMAIL and its password: the account is made an operator at start (server/admin/operator-service.ts). */
   operator?: { email: string; password: string };
 }
@@ -108,6 +112,7 @@ export async function createShop(options: ShopOptions) {
     newSessionsPerIp: options.newSessionsPerIp,
     publicOrigin,
     paymentLimits: options.paymentLimits,
+    reservationMinutes: options.reservationMinutes,
   });
   const retention = createRetentionSweep({ db: database.db, logger });
   const emailSender = createEmailSender({
@@ -162,6 +167,8 @@ export async function createShop(options: ShopOptions) {
     builtIn?.start(WEBHOOK_DELIVERY_INTERVAL_MS);
     retention.start();
     emailSender.start();
+    // Reservations past their time go back on sale (and guest pages hear of it when that changes what they say).
+    const reservationSweep = services.inventory.startSweep(options.reservationSweepMs);
     // Payments that succeeded while no server was up to record them (a crash after the charge) get their orders.
     void services.checkout.recordMissedOrders().catch((error: unknown) => logger.error({ err: error }, "checkout: sweep for missed orders failed"));
 
@@ -174,6 +181,7 @@ export async function createShop(options: ShopOptions) {
         await builtIn?.stop();
         await retention.stop();
         await emailSender.stop();
+        await reservationSweep.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);

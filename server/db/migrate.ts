@@ -14,6 +14,7 @@ import * as emailAndAccountTokens from "./migrations/0011-email-and-account-toke
 import * as paymentProcessor from "./migrations/0012-payment-processor";
 import * as operatorConsole from "./migrations/0013-operator-console";
 import * as orderRefunds from "./migrations/0014-order-refunds";
+import * as variantsAndStock from "./migrations/0016-variants-and-stock";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   "0012-payment-processor": paymentProcessor,
   "0013-operator-console": operatorConsole,
   "0014-order-refunds": orderRefunds,
+  "0016-variants-and-stock": variantsAndStock,
 };
 
 export const migrationNames = Object.keys(migrations);
