@@ -58,10 +58,27 @@ export interface LedgerEntry {
  * version moves in the same transaction, so kept guest pages are rendered again (docs/decisions/017).
  */
 export function createInventoryService(db: DB, logger: Logger, { reservationMinutes = DEFAULT_RESERVATION_MINUTES } = {}) {
+  /** Locks the variants' rows until the transaction ends, in id order (two writers never wait on each other in a circle). */
+  async function lockVariants(executor: Writer, variantIds: readonly string[]): Promise<void> {
+    const ids = [...new Set(variantIds)].sort();
+    if (ids.length > 0) await executor.selectFrom("product_variants").select("id").where("id", "in", ids).orderBy("id").forUpdate().execute();
+  }
+
+  /** The levels with each variant's reserved quantity moved by `quantities` (sign 1: more reserved, -1: fewer). */
+  function shiftAvailable(levels: ReadonlyMap<string, StockLevel>, quantities: ReadonlyMap<string, number>, sign: 1 | -1): Map<string, StockLevel> {
+    return new Map(
+      [...levels].map(([id, level]) => {
+        if (!level.tracksStock || level.available === null) return [id, level];
+        const moved = sign * (quantities.get(id) ?? 0);
+        return [id, { ...level, reserved: level.reserved + moved, available: level.available - moved }];
+      }),
+    );
+  }
+
   async function readLevels(executor: Writer, variantIds: readonly string[], { lock = false } = {}): Promise<Map<string, StockLevel>> {
     const ids = [...new Set(variantIds)].sort();
     if (ids.length === 0) return new Map();
-    if (lock) await executor.selectFrom("product_variants").select("id").where("id", "in", ids).orderBy("id").forUpdate().execute();
+    if (lock) await lockVariants(executor, ids);
     const rows = await executor
       .selectFrom("product_variants as v")
       .select(["v.id", "v.product_id", "v.tracks_stock", "v.continue_selling", "v.on_hand"])
@@ -155,13 +172,16 @@ export function createInventoryService(db: DB, logger: Logger, { reservationMinu
     async reserve(hold: string, lines: readonly StockLine[], { replaces = [] as readonly string[] } = {}): Promise<void> {
       const wanted = sumByVariant(lines);
       await db.transaction().execute(async (trx) => {
-        const ids = [...wanted.keys()];
-        const holds = [hold, ...replaces];
-        const held = await trx.selectFrom("stock_reservations").select("variant_id").where("hold", "in", holds).execute();
-        const touched = [...new Set([...ids, ...held.map((row) => row.variant_id)])];
-        const before = await readLevels(trx, touched, { lock: true });
-        await trx.deleteFrom("stock_reservations").where("hold", "in", holds).execute();
-        const free = await readLevels(trx, ids);
+        // Few statements while the variants are locked: every other payment for them waits on these rows.
+        const dropped = await trx
+          .deleteFrom("stock_reservations")
+          .where("hold", "in", [hold, ...replaces])
+          .returning(["variant_id", "quantity", sql<boolean>`expires_at > now()`.as("is_live")])
+          .execute();
+        const touched = [...new Set([...wanted.keys(), ...dropped.map((row) => row.variant_id)])];
+        // Read after the lock, in a statement of its own: it sees every reservation committed before the lock was given.
+        await lockVariants(trx, touched);
+        const free = await readLevels(trx, touched);
         for (const line of lines) {
           const level = free.get(line.variantId);
           if (!level?.tracksStock || level.continueSelling) continue;
@@ -179,7 +199,9 @@ export function createInventoryService(db: DB, logger: Logger, { reservationMinu
             .values(rows.map((row) => ({ ...row, expires_at: sql<Date>`now() + make_interval(mins => ${reservationMinutes})` })))
             .execute();
         }
-        const after = await readLevels(trx, touched);
+        const released = sumByVariant(dropped.filter((row) => row.is_live));
+        const before = shiftAvailable(free, released, -1);
+        const after = shiftAvailable(free, wanted, 1);
         await writeLedger(trx, availableChanges(before, after, "shopper", hold));
         await moveVersionIfSeen(trx, before, after);
       });
