@@ -84,3 +84,32 @@ export function descriptionParagraphs(description: string): string[] {
     .map((paragraph) => paragraph.trim())
     .filter((paragraph) => paragraph.length > 0);
 }
+
+/** The query parameter of a product page's address that names the chosen variant (/products/{slug}?variant={id}). */
+export const VARIANT_PARAM = "variant";
+
+/** The radio group's name for a product's option at `index` (0-based): the no-JavaScript "Choose" form sends these. */
+export function optionParam(index: number): string {
+  return `option${index + 1}`;
+}
+
+/**
+ * The variant a product page shows: the one its address names (?variant=), else the one whose values the "Choose"
+ * form sent (?option1=…&option2=…), else the first.
+ */
+export function chooseVariant(product: Pick<ProductDetails, "options" | "variants">, params: URLSearchParams): ProductVariant {
+  const first = product.variants[0];
+  if (!first) throw new Error("catalogue: a product without variants");
+  const named = product.variants.find((variant) => variant.id === params.get(VARIANT_PARAM));
+  if (named) return named;
+  const values = product.options.map((_, index) => params.get(optionParam(index)));
+  if (values.length > 0 && values.every((value) => value !== null)) {
+    return findVariantByValues(product.variants, values as string[]) ?? first;
+  }
+  return first;
+}
+
+/** The variant with exactly these option values, if that combination exists. */
+export function findVariantByValues(variants: readonly ProductVariant[], values: readonly string[]): ProductVariant | undefined {
+  return variants.find((variant) => variant.optionValues.length === values.length && variant.optionValues.every((value, index) => value === values[index]));
+}

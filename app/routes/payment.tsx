@@ -85,12 +85,14 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
   const checkout = useCheckoutPayment({
     totalCents: basket.subtotalCents,
     // A new address re-prices too: the intent carries it as its shipping.
-    basketKey: `${basket.items.map((item) => `${item.itemId}:${item.quantity}:${item.product.priceCents}`).join(",")}|${JSON.stringify(address)}|${contactEmail ?? ""}`,
+    basketKey: `${basket.items.map((item) => `${item.itemId}:${item.variant.id}:${item.quantity}:${item.product.priceCents}`).join(",")}|${JSON.stringify(address)}|${contactEmail ?? ""}`,
     isEmpty: basket.count === 0,
     hasAddress: address !== null,
     cardEntry,
   });
+  const hasOutOfStockLine = basket.items.some((item) => item.isOutOfStock);
   const isDisabled =
+    hasOutOfStockLine ||
     !address || checkout.isProcessing || checkout.hasSucceeded || !checkout.clientSecret || card.empty || Boolean(card.error) || !card.complete;
   const message = card.error ?? checkout.error;
 
@@ -132,7 +134,12 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
           <ul className="payment__items">
             {basket.items.map((item) => (
               <li key={item.itemId} data-testid="payment-line">
-                <BasketLine product={item.product} quantity={item.quantity} />
+                <BasketLine
+                  product={item.product}
+                  quantity={item.quantity}
+                  options={item.variant.options.map((option) => `${option.name}: ${option.value}`).join(", ")}
+                  stockMessage={item.stockMessage}
+                />
               </li>
             ))}
           </ul>

@@ -1,7 +1,10 @@
-import { data, Link, redirect } from "react-router";
+import { useState } from "react";
+import { data, Link, redirect, useNavigate } from "react-router";
 import type { Route } from "./+types/product";
 import { requestContext } from "../context";
-import { descriptionParagraphs, productPath } from "../../shared/catalogue";
+import { chooseVariant, descriptionParagraphs, productPath, VARIANT_PARAM } from "../../shared/catalogue";
+import { availabilityOf, availabilitySentence, canBeSold } from "../../shared/stock";
+import { VariantPicker } from "../features/catalogue/components/variant-picker";
 import { productAnchorId } from "../../shared/basket";
 import { productSlugSchema } from "../../shared/catalogue-schemas";
 import { Price } from "../components/ui/price";
@@ -12,7 +15,7 @@ import { ProductImage } from "../features/catalogue/components/product-image";
 import { jsonForScriptElement, productStructuredData } from "../features/catalogue/product-structured-data";
 
 /** A product's own page. An old slug answers 301 to the current one; an archived product's page says so, as a 404. */
-export async function loader({ context, params }: Route.LoaderArgs) {
+export async function loader({ context, params, request }: Route.LoaderArgs) {
   const { services, publicOrigin } = context.get(requestContext);
   const slug = productSlugSchema.safeParse(params.slug);
   if (!slug.success) throw data(null, { status: 404 });
@@ -25,7 +28,8 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     case "archived":
       return data({ kind: "archived" as const, title: found.title }, { status: 404 });
     case "product":
-      return { kind: "product" as const, product: found.product, origin: publicOrigin };
+      // ?variant= (a shared link, a choice with JavaScript) or the "Choose" form's values (without it).
+      return { kind: "product" as const, product: found.product, origin: publicOrigin, chosenId: chooseVariant(found.product, new URL(request.url).searchParams).id };
   }
 }
 
@@ -47,7 +51,17 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
       </main>
     );
   }
-  const { product, origin } = loaderData;
+  return <ProductDetailsPage {...loaderData} nonce={nonce} />;
+}
+
+function ProductDetailsPage({ product, origin, chosenId, nonce }: Extract<Route.ComponentProps["loaderData"], { kind: "product" }> & { nonce?: string }) {
+  const navigate = useNavigate();
+  // A choice shows at once; the address follows (replacing this entry), and a new answer from the server wins.
+  const [choice, setChoice] = useState({ answeredWith: chosenId, id: chosenId });
+  const shownId = choice.answeredWith === chosenId ? choice.id : chosenId;
+  const variant = product.variants.find((candidate) => candidate.id === shownId) ?? product.variants[0]!;
+  const hasOptions = product.options.length > 0;
+  const isSellable = canBeSold(variant.stock);
   const pageUrl = new URL(productPath(product.slug), origin).href;
   const imageUrl = new URL(product.image.src, origin).href;
   const paragraphs = descriptionParagraphs(product.description);
@@ -73,17 +87,37 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
         dangerouslySetInnerHTML={{ __html: jsonForScriptElement(productStructuredData(product, pageUrl, imageUrl, summary)) }}
       />
       {/* Every product picture is drawn at one size (400 × 400 WebP), so there is no srcset to choose from. */}
-      <ProductImage product={product} className="product-page__image" load="first" sizes="(max-width: 440px) calc(100vw - 40px), 400px" />
+      <ProductImage product={{ ...product, image: variant.image ?? product.image }} className="product-page__image" load="first" sizes="(max-width: 440px) calc(100vw - 40px), 400px" />
       {/* The anchor a form post's answer returns to (#product-…), as on the cards of the home page. */}
       <div id={productAnchorId(product.id)} className="product-page__details">
         <h1 className="product-page__title">{product.title}</h1>
         <p className="product-page__rating">
           <Stars rating={product.rating} />
         </p>
-        <p className="product-page__price">
-          <Price cents={product.priceCents} />
+        <p className="product-page__price" data-testid="product-price">
+          <Price cents={variant.priceCents} />
         </p>
-        <BasketButton action="add" productId={product.id}>
+        {variant.compareAtCents !== null && variant.compareAtCents > variant.priceCents ? (
+          <p className="product-page__list-price">
+            List Price: <s><Price cents={variant.compareAtCents} /></s>
+          </p>
+        ) : null}
+        {hasOptions ? (
+          <VariantPicker
+            slug={product.slug}
+            options={product.options}
+            variants={product.variants}
+            chosen={variant}
+            onChoose={(next) => {
+              setChoice({ answeredWith: chosenId, id: next.id });
+              void navigate(`${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(next.id)}`, { replace: true, preventScrollReset: true });
+            }}
+          />
+        ) : null}
+        <p className={isSellable ? "product-page__availability" : "product-page__availability product-page__availability--out"} data-testid="availability">
+          {availabilitySentence(availabilityOf(variant.stock))}
+        </p>
+        <BasketButton action="add" productId={product.id} {...(hasOptions ? { variantId: variant.id } : {})} isDisabled={!isSellable}>
           Add to Basket
         </BasketButton>
         <section className="product-page__description" aria-labelledby="product-description">

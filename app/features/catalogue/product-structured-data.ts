@@ -1,9 +1,17 @@
-import type { ProductDetails } from "../../../shared/catalogue";
+import { VARIANT_PARAM, type ProductDetails } from "../../../shared/catalogue";
 import { decimalAmount } from "../../../shared/money";
+import { availabilityOf } from "../../../shared/stock";
+
+const SCHEMA_AVAILABILITY = {
+  "in-stock": "https://schema.org/InStock",
+  low: "https://schema.org/InStock",
+  "out-of-stock": "https://schema.org/OutOfStock",
+  "back-order": "https://schema.org/BackOrder",
+} as const;
 
 /**
- * The product as schema.org's Product with an Offer, for search engines' rich results. The price is a decimal
- * string, as schema.org asks ("1094.98").
+ * The product as schema.org's Product with one Offer per variant, for search engines' rich results. The price is a
+ * decimal string, as schema.org asks ("1094.98"); availability is the variant's own.
  */
 export function productStructuredData(product: ProductDetails, pageUrl: string, imageUrl: string, description: string) {
   return {
@@ -15,14 +23,15 @@ export function productStructuredData(product: ProductDetails, pageUrl: string, 
     image: imageUrl,
     sku: product.id,
     url: pageUrl,
-    offers: {
+    offers: product.variants.map((variant) => ({
       "@type": "Offer",
-      url: pageUrl,
-      price: decimalAmount(product.priceCents),
+      url: product.options.length > 0 ? `${pageUrl}?${VARIANT_PARAM}=${encodeURIComponent(variant.id)}` : pageUrl,
+      sku: variant.sku ?? variant.id,
+      price: decimalAmount(variant.priceCents),
       priceCurrency: "USD",
-      availability: "https://schema.org/InStock",
+      availability: SCHEMA_AVAILABILITY[availabilityOf(variant.stock).kind],
       itemCondition: "https://schema.org/NewCondition",
-    },
+    })),
   };
 }
 
