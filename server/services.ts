@@ -100,7 +100,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     pictures,
     operators: createOperatorService(db),
     auditLog: createAuditLog(db),
-    adminProducts: createAdminProducts(db, catalogue, pictures),
+    adminProducts: createAdminProducts(db, catalogue, pictures, inventory),
     adminOrders,
   };
 }

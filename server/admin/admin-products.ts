@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import { AppError } from "../../shared/errors";
 import { pictureUrl } from "../../shared/shop-pictures";
-import type { AdminProductInput } from "../../shared/admin-schemas";
+import type { AdminProductInput, VariantFormInput } from "../../shared/admin-schemas";
+import type { InventoryService } from "../inventory/inventory-service";
 import type { CatalogueService, ProductValues } from "../catalogue/catalogue-service";
 import type { DB } from "../db/client";
 import { recordAudit, type Actor } from "./audit-log";
@@ -30,9 +31,25 @@ export interface AdminProductList {
 }
 
 /** The operator console's side of the catalogue: listing every product, and writes that leave an audit entry. */
-export function createAdminProducts(db: DB, catalogue: CatalogueService, pictures: PictureStore) {
-  const audit = (actor: Actor, action: string) => async (trx: Parameters<NonNullable<Parameters<CatalogueService["updateProduct"]>[2]>>[0], before: ProductValues | null, after: ProductValues) =>
-    recordAudit(trx, actor, { action, subject: after.id, before, after });
+export function createAdminProducts(db: DB, catalogue: CatalogueService, pictures: PictureStore, inventory: InventoryService) {
+  type Trx = Parameters<NonNullable<Parameters<CatalogueService["updateProduct"]>[2]>>[0];
+  /** The audit entry, and the options, variants and stock, in the product's own transaction: all saved, or nothing. */
+  const audit = (actor: Actor, action: string, variants?: VariantFormInput) => async (trx: Trx, before: ProductValues | null, after: ProductValues) => {
+    await recordAudit(trx, actor, { action, subject: after.id, before, after });
+    if (!variants) return;
+    const ids = await catalogue.saveOptionsAndVariants(trx, after.id, after.price_cents, variants);
+    for (const variant of variants.variants) {
+      const id = ids.get(variant.key);
+      if (id) {
+        await inventory.setStock(
+          trx,
+          id,
+          { tracksStock: variant.tracksStock, continueSelling: variant.continueSelling, ...(variant.onHand === undefined ? {} : { onHand: variant.onHand }) },
+          actor.email,
+        );
+      }
+    }
+  };
 
   return {
     /** Active or archived products, a title search (substring, any case), a page at a time by title. */
@@ -91,16 +108,27 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
     },
 
     /** A new product; its picture is required, checked and stored before the product is written. */
-    async createProduct(actor: Actor, input: AdminProductInput, picture: Uint8Array | null) {
+    async createProduct(actor: Actor, input: AdminProductInput, picture: Uint8Array | null, variants?: VariantFormInput) {
       if (!picture || picture.byteLength === 0) throw new AppError("BAD_REQUEST", "Choose a picture for the product.", { details: { field: "picture" } });
       const image = await pictures.storePicture(picture);
-      return catalogue.createProduct({ ...input, image }, audit(actor, "product.create"));
+      return catalogue.createProduct({ ...input, image }, audit(actor, "product.create", variants));
     },
 
     /** Changes a product; a new picture replaces the old one, no picture keeps it. */
-    async updateProduct(actor: Actor, id: string, input: AdminProductInput, picture: Uint8Array | null) {
+    async updateProduct(actor: Actor, id: string, input: AdminProductInput, picture: Uint8Array | null, variants?: VariantFormInput) {
       const image = picture && picture.byteLength > 0 ? await pictures.storePicture(picture) : undefined;
-      return catalogue.updateProduct(id, { ...input, ...(image ? { image } : {}) }, audit(actor, "product.update"));
+      return catalogue.updateProduct(id, { ...input, ...(image ? { image } : {}) }, audit(actor, "product.update", variants));
+    },
+
+    /** The product's options and variants with their stock, for the form; and its latest stock movements. */
+    async getVariantsAndLedger(id: string) {
+      const [{ options, variants }, onHand, ledger] = await Promise.all([
+        catalogue.readOptionsAndVariants(id),
+        db.selectFrom("product_variants").select(["id", "on_hand"]).where("product_id", "=", id).execute(),
+        inventory.listLedger(id, 20),
+      ]);
+      const onHandById = new Map(onHand.map((row) => [row.id, row.on_hand]));
+      return { options, variants: variants.map((variant) => ({ ...variant, onHand: onHandById.get(variant.id) ?? 0 })), ledger };
     },
   };
 }

@@ -4,6 +4,7 @@ import { sql, type RawBuilder, type Selectable, type Transaction } from "kysely"
 import type { DB } from "../db/client";
 import type { Database, ProductTable } from "../db/schema";
 import { AppError } from "../../shared/errors";
+import type { VariantFormInput } from "../../shared/admin-schemas";
 import { SEARCH_PAGE_SIZE, type CatalogueProduct, type ProductDetails, type ProductOption, type ProductVariant, type SearchResults } from "../../shared/catalogue";
 import { pictureUrl } from "../../shared/shop-pictures";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
@@ -315,6 +316,53 @@ export function createCatalogueService(
 
   return {
     readOptionsAndVariants,
+
+    /**
+     * The console's options and variants of a product, in the product's own write transaction: options replaced,
+     * one variant per combination (an existing one keeps its id, and so its baskets and stock, when its values are
+     * the same), variants of combinations no longer offered removed. A SKU another product's variant holds is refused
+     * under its field. Answers each row's variant id, for the stock to be set (server/inventory/).
+     */
+    async saveOptionsAndVariants(trx: Transaction<Database>, productId: string, productPriceCents: number, input: VariantFormInput): Promise<Map<string, string>> {
+      await trx.deleteFrom("product_options").where("product_id", "=", productId).execute();
+      if (input.options.length > 0) {
+        await trx
+          .insertInto("product_options")
+          .values(input.options.map((option, index) => ({ product_id: productId, position: index + 1, name: option.name, values: JSON.stringify(option.values) })))
+          .execute();
+      }
+      const existing = await trx.selectFrom("product_variants").select(["id", "option_values"]).where("product_id", "=", productId).execute();
+      const byKey = new Map(existing.map((row) => [row.option_values.join("|"), row.id]));
+      const ids = new Map<string, string>();
+      // SKUs of the variants being kept or removed are freed first, so two rows may swap theirs.
+      await trx.updateTable("product_variants").set({ sku: null }).where("product_id", "=", productId).execute();
+      for (const [position, variant] of input.variants.entries()) {
+        // Without options, the one variant is the default one (whose id is the product's) whatever it held before.
+        const id = byKey.get(variant.key) ?? (input.options.length === 0 ? productId : randomBytes(6).toString("hex"));
+        ids.set(variant.key, id);
+        if (variant.sku) {
+          const taken = await trx.selectFrom("product_variants").select("product_id").where("sku", "=", variant.sku).where("id", "<>", id).executeTakeFirst();
+          if (taken) throw new AppError("BAD_REQUEST", "This SKU is already used by another variant.", { details: { field: `v:${variant.key}:sku` } });
+        }
+        const values = {
+          position,
+          option_values: JSON.stringify(variant.optionValues),
+          sku: variant.sku,
+          price_cents: variant.priceCents ?? productPriceCents,
+          compare_at_cents: variant.compareAtCents,
+        };
+        await trx
+          .insertInto("product_variants")
+          .values({ id, product_id: productId, image: null, image_width: null, image_height: null, image_srcset: null, ...values })
+          .onConflict((conflict) => conflict.column("id").doUpdateSet({ ...values, updated_at: sql`now()` }))
+          .execute();
+      }
+      const kept = [...ids.values()];
+      await trx.deleteFrom("product_variants").where("product_id", "=", productId).where("id", "not in", kept).execute();
+      await sql`update catalogue_version set version = version + 1`.execute(trx);
+      checkedAt = -Infinity;
+      return ids;
+    },
 
     /**
      * Variants of active products by id, with their product, option names and stock now (never cached: stock moves
