@@ -76,7 +76,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   });
   const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits);
   const pictures = createPictureStore(db);
-  const adminOrders = createAdminOrders(db, orders, options.provider, email, logger);
+  const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory);
   return {
     metrics,
     logger,

@@ -96,6 +96,8 @@ export const operatorEmailSchema = z.strictObject({
 export const adminProductListSchema = z.object({
   q: z.string().trim().max(200).catch(""),
   status: z.enum(["active", "archived"]).catch("active"),
+  /** "low": at most 5 left (and some); "out": none left; anything else: every product. */
+  stock: z.enum(["low", "out", ""]).catch(""),
   page: z.coerce.number().int().min(1).max(100_000).catch(1),
 });
 

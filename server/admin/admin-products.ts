@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { AppError } from "../../shared/errors";
 import { pictureUrl } from "../../shared/shop-pictures";
+import { LOW_STOCK_THRESHOLD } from "../../shared/stock";
 import type { AdminProductInput, VariantFormInput } from "../../shared/admin-schemas";
 import type { InventoryService } from "../inventory/inventory-service";
 import type { CatalogueService, ProductValues } from "../catalogue/catalogue-service";
@@ -20,6 +21,8 @@ export interface AdminProductRow {
   featuredPosition: number | null;
   image: string;
   updatedAt: Date;
+  /** The sum of on hand over its tracked variants; null when none tracks stock ("Not tracked"). */
+  stock: number | null;
 }
 
 export interface AdminProductList {
@@ -53,15 +56,18 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
 
   return {
     /** Active or archived products, a title search (substring, any case), a page at a time by title. */
-    async listProducts({ query, status, page }: { query: string; status: "active" | "archived"; page: number }): Promise<AdminProductList> {
+    async listProducts({ query, status, page, stock = "" }: { query: string; status: "active" | "archived"; page: number; stock?: "low" | "out" | "" }): Promise<AdminProductList> {
       const pattern = `%${query.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+      const stockSum = sql<number | null>`(select sum(v.on_hand)::int from product_variants v where v.product_id = products.id and v.tracks_stock)`;
       const matching = db
         .selectFrom("products")
         .where("status", "=", status)
-        .$if(query !== "", (q) => q.where(sql<boolean>`title ilike ${pattern}`));
+        .$if(query !== "", (q) => q.where(sql<boolean>`title ilike ${pattern}`))
+        .$if(stock === "low", (q) => q.where(sql<boolean>`${stockSum} between 1 and ${LOW_STOCK_THRESHOLD}`))
+        .$if(stock === "out", (q) => q.where(sql<boolean>`${stockSum} <= 0`));
       const [rows, total, counts] = await Promise.all([
         matching
-          .select(["id", "slug", "title", "price_cents", "rating", "status", "featured_position", "image", "updated_at"])
+          .select(["id", "slug", "title", "price_cents", "rating", "status", "featured_position", "image", "updated_at", stockSum.as("stock")])
           .orderBy(sql`lower(title)`)
           .orderBy("id")
           .limit(ADMIN_PRODUCTS_PAGE_SIZE)
@@ -86,6 +92,7 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
           featuredPosition: row.featured_position,
           image: pictureUrl(row.image),
           updatedAt: row.updated_at,
+          stock: row.stock,
         })),
         total: totalCount,
         page,
