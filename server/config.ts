@@ -46,6 +46,8 @@ const configSchema = z
   NEW_SESSIONS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(300),
   /** Payment attempts (intents created, confirmations recorded) one client address may make per ten minutes, each. */
   PAYMENT_ATTEMPTS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(150),
+  /** How long a payment holds the basket's tracked stock for the shopper paying (POST /payments/create). */
+  RESERVATION_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Stripe mode: all three, or none for the built-in test-mode processor. */
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret key (sk_test_… or sk_live_…)").optional(),

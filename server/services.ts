@@ -25,6 +25,7 @@ import { createReviewRequests } from "./reviews/review-requests";
 import { createPaymentRateLimits, type PaymentLimits } from "./checkout/payment-rate-limits";
 import { createPaymentReturn } from "./checkout/payment-return";
 import { createOrderService } from "./orders/order-service";
+import { createInventoryService } from "./inventory/inventory-service";
 import type { PaymentProvider } from "./payments/payment-provider";
 import { createReviewService } from "./reviews/review-service";
 import { createSessionService } from "./sessions/session-service";
@@ -47,6 +48,8 @@ export interface ServiceOptions {
   paymentLimits?: PaymentLimits;
   /** REVIEW_REQUEST_DAYS: days after shipping that the review request is sent (default 7). */
   reviewRequestDays?: number;
+  /** How long a payment holds the basket's tracked stock (RESERVATION_MINUTES; 15). */
+  reservationMinutes?: number;
 }
 
 export const DEFAULT_REVIEW_REQUEST_DAYS = 7;
@@ -64,7 +67,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const addresses = createAddressService(db);
   const shipping = createShippingService(db);
   // The order confirmation is written in the transaction that records the order: exactly once, whoever records it.
-  const checkout = createCheckoutService(db, basket, addresses, shipping, options.provider, logger, (trx, orderId) =>
+  const inventory = createInventoryService(db, logger, { reservationMinutes: options.reservationMinutes });
+  const checkout = createCheckoutService(db, basket, addresses, shipping, options.provider, logger, inventory, (trx, orderId) =>
     email.enqueueOrderConfirmation(trx, orderId),
   );
   const signInFlow = createSignInFlow(accounts, sessions, basket, orders, addresses);
@@ -84,7 +88,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   });
   const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits);
   const pictures = createPictureStore(db);
-  const adminOrders = createAdminOrders(db, orders, options.provider, email, logger);
+  const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory);
   const reviews = createReviewService(db, { onCatalogueChanged: () => catalogue.noteCatalogueWrite() });
   const emailPreferences = createEmailPreferences(db);
   const reviewRequests = createReviewRequests({ db, email, preferences: emailPreferences, logger, days: options.reviewRequestDays ?? DEFAULT_REVIEW_REQUEST_DAYS });
@@ -94,6 +98,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     database,
     catalogue,
     departments,
+    inventory,
     sessions,
     basket,
     accounts,
@@ -115,7 +120,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     pictures,
     operators: createOperatorService(db),
     auditLog: createAuditLog(db),
-    adminProducts: createAdminProducts(db, catalogue, pictures, departments),
+    adminProducts: createAdminProducts(db, catalogue, pictures, departments, inventory),
     adminOrders,
   };
 }

@@ -56,6 +56,10 @@ export interface ShopOptions {
   paymentLimits?: PaymentLimits;
   /** REVIEW_REQUEST_DAYS: days after an order is marked shipped that its review request is e-mailed. */
   reviewRequestDays?: number;
+  /** How long a payment holds the basket's tracked stock (RESERVATION_MINUTES; 15). */
+  reservationMinutes?: number;
+  /** How often expired reservations are released (inventory-service.ts; tests shorten it). */
+  reservationSweepMs?: number;
   /** OPERATOR_EMAIL and its password: the account is made an operator at start (server/admin/operator-service.ts). */
   operator?: { email: string; password: string };
 }
@@ -111,6 +115,7 @@ export async function createShop(options: ShopOptions) {
     publicOrigin,
     paymentLimits: options.paymentLimits,
     reviewRequestDays: options.reviewRequestDays,
+    reservationMinutes: options.reservationMinutes,
   });
   const retention = createRetentionSweep({ db: database.db, logger });
   const emailSender = createEmailSender({
@@ -166,6 +171,8 @@ export async function createShop(options: ShopOptions) {
     retention.start();
     emailSender.start();
     services.reviewRequests.start();
+    // Reservations past their time go back on sale (and guest pages hear of it when that changes what they say).
+    const reservationSweep = services.inventory.startSweep(options.reservationSweepMs);
     // Payments that succeeded while no server was up to record them (a crash after the charge) get their orders.
     void services.checkout.recordMissedOrders().catch((error: unknown) => logger.error({ err: error }, "checkout: sweep for missed orders failed"));
 
@@ -179,6 +186,7 @@ export async function createShop(options: ShopOptions) {
         await retention.stop();
         await services.reviewRequests.stop();
         await emailSender.stop();
+        await reservationSweep.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);

@@ -44,6 +44,11 @@ export const adminOrderActionSchema = z.discriminatedUnion("intent", [
         }
         return cents;
       }),
+    /** "Put the items back in stock" (off by default): a checkbox sends "on" when ticked, nothing otherwise. */
+    restock: z
+      .literal("on", { error: "Tick the box or leave it." })
+      .optional()
+      .transform((ticked) => ticked === "on"),
   }),
   z.strictObject({ intent: z.literal("cancel-and-refund"), key: requestKey, confirmed }),
 ]);

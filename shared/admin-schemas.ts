@@ -137,6 +137,8 @@ export const operatorEmailSchema = z.strictObject({
 export const adminProductListSchema = z.object({
   q: z.string().trim().max(200).catch(""),
   status: z.enum(["active", "archived"]).catch("active"),
+  /** "low": at most 5 left (and some); "out": none left; anything else: every product. */
+  stock: z.enum(["low", "out", ""]).catch(""),
   page: z.coerce.number().int().min(1).max(100_000).catch(1),
 });
 
@@ -148,4 +150,115 @@ export function errorsByField(issues: readonly { path: readonly PropertyKey[]; m
     errors[field] ??= issue.code === "unrecognized_keys" ? "The form was not understood. Reload the page and try again." : issue.message;
   }
   return errors;
+}
+
+/** The product form's "Options" section and variants table, as typed. */
+export interface VariantFormInput {
+  options: { name: string; values: string[] }[];
+  /** One per combination of the options' values (one for a product without options), keyed by its values. */
+  variants: {
+    key: string;
+    optionValues: string[];
+    sku: string | null;
+    /** null: the product's price. */
+    priceCents: number | null;
+    compareAtCents: number | null;
+    tracksStock: boolean;
+    continueSelling: boolean;
+    /** undefined: the quantity is left as it is (an oversold variant's stays below zero). */
+    onHand?: number;
+  }[];
+}
+
+/** The form field that names a variant row's input: v:{values joined by |}:{input}. */
+export function variantField(key: string, input: "sku" | "price" | "compareAt" | "stock" | "stockWas" | "track" | "continue"): string {
+  return `v:${key}:${input}`;
+}
+
+/** A variant row's key: its values joined by "|" ("" for a product without options). */
+export function variantKey(values: readonly string[]): string {
+  return values.join("|");
+}
+
+/** Every combination of the options' values, in the options' order (S/Black, S/White, M/Black, …). */
+export function combinations(options: readonly { values: readonly string[] }[]): string[][] {
+  return options.reduce<string[][]>((combos, option) => combos.flatMap((combo) => option.values.map((value) => [...combo, value])), [[]]);
+}
+
+const MAX_OPTIONS_ON_FORM = 3;
+const MAX_VALUES = 100;
+const MAX_VARIANT_ROWS = 250;
+
+/** Whether a field belongs to the "Options" section or the variants table (read apart from the product's own fields). */
+export function isVariantFormField(name: string): boolean {
+  return /^option(Name|Values)\d$/.test(name) || name.startsWith("v:") || name === "intent";
+}
+
+/**
+ * Reads the "Options" section and the variants table. Errors are keyed by field name, to show under the field; with
+ * any error nothing is saved. The table's rows are the combinations of the options as submitted.
+ */
+export function parseVariantForm(fields: Record<string, string>): { ok: true; input: VariantFormInput } | { ok: false; errors: Record<string, string> } {
+  const errors: Record<string, string> = {};
+  const options: VariantFormInput["options"] = [];
+  for (let index = 1; index <= MAX_OPTIONS_ON_FORM; index++) {
+    const name = (fields[`optionName${index}`] ?? "").trim();
+    const values = (fields[`optionValues${index}`] ?? "")
+      .split(",")
+      .map((value) => value.trim())
+      .filter((value) => value !== "");
+    if (name === "" && values.length === 0) continue;
+    if (name === "") errors[`optionName${index}`] = "Enter the option's name, like Size.";
+    else if (name.length > 60) errors[`optionName${index}`] = "An option's name is at most 60 characters.";
+    else if (options.some((option) => option.name.toLowerCase() === name.toLowerCase())) errors[`optionName${index}`] = "Each option's name appears once.";
+    if (values.length === 0) errors[`optionValues${index}`] = "Enter the option's values, separated by commas.";
+    else if (values.length > MAX_VALUES) errors[`optionValues${index}`] = `An option has at most ${MAX_VALUES} values.`;
+    else if (new Set(values.map((value) => value.toLowerCase())).size !== values.length) errors[`optionValues${index}`] = "Each value appears once in an option.";
+    else if (values.some((value) => value.length > 60 || value.includes("|"))) errors[`optionValues${index}`] = "A value is at most 60 characters, without |.";
+    options.push({ name, values });
+  }
+  const combos = combinations(options);
+  if (combos.length > MAX_VARIANT_ROWS) errors[`optionValues${options.length}`] ??= `A product has at most ${MAX_VARIANT_ROWS} variants: these options make ${combos.length}.`;
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+
+  const variants: VariantFormInput["variants"] = [];
+  const skus = new Set<string>();
+  for (const optionValues of combos) {
+    const key = variantKey(optionValues);
+    const read = (input: Parameters<typeof variantField>[1]) => (fields[variantField(key, input)] ?? "").trim();
+    const sku = read("sku");
+    if (sku.length > 64) errors[variantField(key, "sku")] = "A SKU is at most 64 characters.";
+    else if (sku !== "" && skus.has(sku.toLowerCase())) errors[variantField(key, "sku")] = "This SKU is already used by another variant.";
+    if (sku !== "") skus.add(sku.toLowerCase());
+    const priceCents = readMoney(read("price"), variantField(key, "price"), errors);
+    const compareAtCents = readMoney(read("compareAt"), variantField(key, "compareAt"), errors);
+    const typedStock = read("stock");
+    let onHand: number | undefined;
+    if (typedStock !== read("stockWas")) {
+      if (!/^-?\d{1,7}$/.test(typedStock)) errors[variantField(key, "stock")] = "Enter the stock as a whole number, like 12.";
+      else if (Number(typedStock) < 0) errors[variantField(key, "stock")] = "Stock can't be below zero.";
+      else onHand = Number(typedStock);
+    }
+    variants.push({
+      key,
+      optionValues,
+      sku: sku === "" ? null : sku,
+      priceCents,
+      compareAtCents,
+      tracksStock: read("track") === "on",
+      continueSelling: read("continue") === "on",
+      ...(onHand === undefined ? {} : { onHand }),
+    });
+  }
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, input: { options, variants } };
+}
+
+function readMoney(typed: string, field: string, errors: Record<string, string>): number | null {
+  if (typed === "") return null;
+  const cents = parseDollars(typed);
+  if (cents === null || cents > MAX_PRICE_CENTS) {
+    errors[field] = "Enter a price in dollars and cents, like 12.99.";
+    return null;
+  }
+  return cents;
 }

@@ -11,6 +11,15 @@ const productId = z
   // PostgreSQL cannot hold NUL in text, and no catalogue id has a control character.
   .refine((id) => !hasControlCharacter(id), "productId must not contain control characters");
 
+/** A variant of the product (its size, its colour); absent: the product's first variant. */
+const variantId = z
+  .string({ error: "variantId must be a string" })
+  .trim()
+  .min(1, "variantId is required")
+  .max(64, "variantId is too long")
+  .refine((id) => !hasControlCharacter(id), "variantId must not contain control characters")
+  .optional();
+
 /** A form post sends the select's value as text ("3"); JSON sends a number. Whole numbers 1 to the line limit only. */
 const quantity = z
   .union([z.number(), z.string().regex(/^\d{1,2}$/, "quantity must be a whole number").transform(Number)], { error: "quantity must be a whole number" })
@@ -24,9 +33,9 @@ const quantity = z
 
 /** Every basket request body, one strict shape per action: unknown fields are refused. */
 export const basketRequestSchemas = {
-  add: z.strictObject({ productId, returnTo: returnToSchema }),
-  remove: z.strictObject({ productId, returnTo: returnToSchema }),
-  quantity: z.strictObject({ productId, quantity, returnTo: returnToSchema }),
+  add: z.strictObject({ productId, variantId, returnTo: returnToSchema }),
+  remove: z.strictObject({ productId, variantId, returnTo: returnToSchema }),
+  quantity: z.strictObject({ productId, variantId, quantity, returnTo: returnToSchema }),
   empty: z.strictObject({ returnTo: returnToSchema }),
 } as const satisfies Record<BasketAction, z.ZodType>;
 

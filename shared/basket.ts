@@ -1,16 +1,37 @@
 // Types and constants only: this module reaches the browser bundle, so it must not pull in zod (see basket-schemas.ts).
 import type { Product } from "./catalogue";
+import type { VariantStock } from "./stock";
 
 /** A basket holds at most this many items (the sum of its quantities); the next one is refused with a clear message. */
 export const BASKET_ITEM_LIMIT = 100;
 /** One line holds at most this many of its product: the quantity control offers 1 to this. */
 export const BASKET_LINE_LIMIT = 10;
 
-/** One line of the basket: a product, how many of it, and what they cost together at the catalogue's price now. */
+/** The variant a basket line holds: what pricing needs of it (unit price, weight, whether tax is charged). */
+export interface BasketVariant {
+  id: string;
+  /** Its option values with their option's name ("Size", "M"); [] for a product without options. */
+  options: { name: string; value: string }[];
+  sku: string | null;
+  /** The variant's own price of one, in cents (the line's product.priceCents is the same). */
+  priceCents: number;
+  weightGrams: number;
+  chargeTax: boolean;
+}
+
+/** One line of the basket: a variant of a product, how many of it, and what they cost together at its price now. */
 export interface BasketLineView {
-  /** The line's id, stable while the product stays in the basket. */
+  /** The line's id, stable while the variant stays in the basket. */
   itemId: string;
+  /** The product, priced at the line's variant. */
   product: Product;
+  variant: BasketVariant;
+  /** The variant's stock now (available counts everyone's live reservations). */
+  stock: VariantStock;
+  /** "Out of stock: remove it to continue" or "Only N left in stock": said beside the line. */
+  stockMessage?: string;
+  /** The line cannot be paid for while it is there: its variant is out of stock. */
+  isOutOfStock?: boolean;
   quantity: number;
   lineCents: number;
   /** The price the product had when the line was added, when the catalogue's price has changed since; else absent. */

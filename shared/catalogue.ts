@@ -1,3 +1,5 @@
+import type { VariantStock } from "./stock";
+
 /** A product as the server hands it to pages: prices in integer cents, never a float. */
 export interface Product {
   id: string;
@@ -14,12 +16,50 @@ export interface CatalogueProduct extends Product {
   slug: string;
   /** Visible reviews behind `rating`; 0: the catalogue's rating, shown without a count. */
   ratingCount: number;
+  /** Every variant is out of stock (cards say "Out of stock"); absent otherwise. */
+  isOutOfStock?: boolean;
+}
+
+/** A product's option: a name and its values, in the order shoppers see them ("Size": S, M, L). */
+export interface ProductOption {
+  name: string;
+  values: string[];
+}
+
+/** One combination of option values that is sold, as the product page shows it. */
+export interface ProductVariant {
+  id: string;
+  /** One value per option, in the options' order; [] for a product without options. */
+  optionValues: string[];
+  sku: string | null;
+  priceCents: number;
+  /** Shown struck through as "List Price: $x"; null: none. */
+  compareAtCents: number | null;
+  weightGrams: number;
+  chargeTax: boolean;
+  /** The variant's own picture, when it has one. */
+  image?: { src: string; width: number; height: number; srcSet?: string };
+  stock: VariantStock;
 }
 
 /** A product with what only its own page shows. */
 export interface ProductDetails extends CatalogueProduct {
   /** Plain paragraphs, separated by blank lines. */
   description: string;
+  /** 0 to 3. */
+  options: ProductOption[];
+  /** At least one; a product without options has exactly one. */
+  variants: ProductVariant[];
+}
+
+/** The most options, values per option and variants a product may have. */
+export const MAX_OPTIONS = 3;
+export const MAX_OPTION_VALUES = 100;
+export const MAX_VARIANTS = 250;
+
+/** "Size: M, Colour: Black" (empty for a product without options). */
+export function describeOptionValues(names: readonly string[], values: readonly string[]): string {
+  return values.map((value, index) => (names[index] ? `${names[index]}: ${value}` : value)).join(", ");
 }
 
 /** A listing page: one page of products, how many passed the filters in all, and counts by department id. */
@@ -49,4 +89,33 @@ export function descriptionParagraphs(description: string): string[] {
     .split(/\n\s*\n/)
     .map((paragraph) => paragraph.trim())
     .filter((paragraph) => paragraph.length > 0);
+}
+
+/** The query parameter of a product page's address that names the chosen variant (/products/{slug}?variant={id}). */
+export const VARIANT_PARAM = "variant";
+
+/** The radio group's name for a product's option at `index` (0-based): the no-JavaScript "Choose" form sends these. */
+export function optionParam(index: number): string {
+  return `option${index + 1}`;
+}
+
+/**
+ * The variant a product page shows: the one its address names (?variant=), else the one whose values the "Choose"
+ * form sent (?option1=…&option2=…), else the first.
+ */
+export function chooseVariant(product: Pick<ProductDetails, "options" | "variants">, params: URLSearchParams): ProductVariant {
+  const first = product.variants[0];
+  if (!first) throw new Error("catalogue: a product without variants");
+  const named = product.variants.find((variant) => variant.id === params.get(VARIANT_PARAM));
+  if (named) return named;
+  const values = product.options.map((_, index) => params.get(optionParam(index)));
+  if (values.length > 0 && values.every((value) => value !== null)) {
+    return findVariantByValues(product.variants, values as string[]) ?? first;
+  }
+  return first;
+}
+
+/** The variant with exactly these option values, if that combination exists. */
+export function findVariantByValues(variants: readonly ProductVariant[], values: readonly string[]): ProductVariant | undefined {
+  return variants.find((variant) => variant.optionValues.length === values.length && variant.optionValues.every((value, index) => value === values[index]));
 }

@@ -4,12 +4,23 @@ import type { PriceBreakdown } from "./pricing";
 /** A line as it was priced and paid for: a snapshot, so later catalogue changes never rewrite an order. */
 export interface OrderItem {
   productId: string;
+  /** The variant paid for; absent on lines from before variants (their product's default variant, whose id is the product's). */
+  variantId?: string;
+  /** The product's title when paid. */
   title: string;
+  /** The variant's option values with their option's name when paid; absent or [] for a product without options. */
+  options?: { name: string; value: string }[];
+  sku?: string | null;
   /** The price of one. */
   priceCents: number;
   quantity: number;
   rating: number;
   image: { src: string; width: number; height: number };
+}
+
+/** "Size: M, Colour: Black": how order pages, e-mails and the console name a line's variant ("" without options). */
+export function describeItemOptions(item: Pick<OrderItem, "options">): string {
+  return (item.options ?? []).map((option) => `${option.name}: ${option.value}`).join(", ");
 }
 
 /** A line as orders and payments stored it: those written before quantities existed hold one item each. */

@@ -42,10 +42,12 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
               <li key={item.itemId} id={productAnchorId(item.product.id)} data-testid="basket-item">
                 <BasketLine
                   product={item.product}
+                  options={item.variant.options.map((option) => `${option.name}: ${option.value}`).join(", ")}
+                  stockMessage={item.stockMessage}
                   action={
                     <div className="basket-line__actions">
-                      <QuantityForm productId={item.product.id} title={item.product.title} quantity={item.quantity} />
-                      <BasketButton action="remove" productId={item.product.id} shownQuantity={item.quantity}>
+                      <QuantityForm productId={item.product.id} variantId={item.variant.id} title={item.product.title} quantity={item.quantity} />
+                      <BasketButton action="remove" productId={item.product.id} variantId={item.variant.id} shownQuantity={item.quantity}>
                         Remove from Basket
                       </BasketButton>
                       <BasketError productId={item.product.id} />
@@ -60,7 +62,7 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
       {/* An empty basket offers no subtotal, gift box or checkout: there is nothing to pay for. */}
       {items.length > 0 ? (
         <aside className="checkout__subtotal" aria-label="Subtotal">
-          <SubtotalPanel count={count} subtotalCents={subtotalCents} />
+          <SubtotalPanel count={count} subtotalCents={subtotalCents} isBlocked={items.some((item) => item.isOutOfStock)} />
         </aside>
       ) : null}
     </main>

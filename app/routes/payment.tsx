@@ -108,12 +108,14 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
   const checkout = useCheckoutPayment({
     totalCents: pricing.totalCents,
     // A new address or delivery option re-prices too: the intent carries the address as its shipping.
-    basketKey: `${basket.items.map((item) => `${item.itemId}:${item.quantity}:${item.product.priceCents}`).join(",")}|${JSON.stringify(address)}|${contactEmail ?? ""}|${serverMethodId ?? ""}`,
+    basketKey: `${basket.items.map((item) => `${item.itemId}:${item.variant.id}:${item.quantity}:${item.product.priceCents}`).join(",")}|${JSON.stringify(address)}|${contactEmail ?? ""}|${serverMethodId ?? ""}`,
     isEmpty: basket.count === 0,
     hasAddress: address !== null && !isUndeliverable,
     cardEntry,
   });
+  const hasOutOfStockLine = basket.items.some((item) => item.isOutOfStock);
   const isDisabled =
+    hasOutOfStockLine ||
     !address ||
     isUndeliverable ||
     isChoosing ||
@@ -206,7 +208,12 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
           <ul className="payment__items">
             {basket.items.map((item) => (
               <li key={item.itemId} data-testid="payment-line">
-                <BasketLine product={item.product} quantity={item.quantity} />
+                <BasketLine
+                  product={item.product}
+                  quantity={item.quantity}
+                  options={item.variant.options.map((option) => `${option.name}: ${option.value}`).join(", ")}
+                  stockMessage={item.stockMessage}
+                />
               </li>
             ))}
           </ul>

@@ -1,8 +1,11 @@
-import { data, Link, redirect } from "react-router";
+import { useState } from "react";
+import { data, Link, redirect, useNavigate } from "react-router";
 import { z } from "zod";
 import type { Route } from "./+types/product";
 import { requestContext } from "../context";
-import { descriptionParagraphs, productPath } from "../../shared/catalogue";
+import { chooseVariant, descriptionParagraphs, productPath, VARIANT_PARAM } from "../../shared/catalogue";
+import { availabilityOf, availabilitySentence, canBeSold } from "../../shared/stock";
+import { VariantPicker } from "../features/catalogue/components/variant-picker";
 import { productAnchorId } from "../../shared/basket";
 import { productSlugSchema } from "../../shared/catalogue-schemas";
 import { Price } from "../components/ui/price";
@@ -64,6 +67,8 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
         reviewState,
         isFormOpen: search.get("review") === "write",
         isThanked: search.get("reviewed") === "1" && user !== null,
+        // ?variant= (a shared link, a choice with JavaScript) or the "Choose" form's values (without it).
+        chosenId: chooseVariant(product, search).id,
       };
     }
   }
@@ -110,7 +115,30 @@ export default function ProductPage({ loaderData, actionData }: Route.ComponentP
       </main>
     );
   }
-  const { product, trail, origin, summary, reviews, page, reviewState, isFormOpen, isThanked } = loaderData;
+  return <ProductDetailsPage {...loaderData} actionData={actionData} nonce={nonce} />;
+}
+
+function ProductDetailsPage({
+  product,
+  trail,
+  origin,
+  chosenId,
+  summary,
+  reviews,
+  page,
+  reviewState,
+  isFormOpen,
+  isThanked,
+  actionData,
+  nonce,
+}: Extract<Route.ComponentProps["loaderData"], { kind: "product" }> & { actionData: Route.ComponentProps["actionData"]; nonce?: string }) {
+  const navigate = useNavigate();
+  // A choice shows at once; the address follows (replacing this entry), and a new answer from the server wins.
+  const [choice, setChoice] = useState({ answeredWith: chosenId, id: chosenId });
+  const shownId = choice.answeredWith === chosenId ? choice.id : chosenId;
+  const variant = product.variants.find((candidate) => candidate.id === shownId) ?? product.variants[0]!;
+  const hasOptions = product.options.length > 0;
+  const isSellable = canBeSold(variant.stock);
   const pageUrl = new URL(productPath(product.slug), origin).href;
   const imageUrl = new URL(product.image.src, origin).href;
   const paragraphs = descriptionParagraphs(product.description);
@@ -137,17 +165,37 @@ export default function ProductPage({ loaderData, actionData }: Route.ComponentP
       />
       {trail.length > 0 ? <Breadcrumbs trail={trail} origin={origin} /> : null}
       {/* Every product picture is drawn at one size (400 × 400 WebP), so there is no srcset to choose from. */}
-      <ProductImage product={product} className="product-page__image" load="first" sizes="(max-width: 440px) calc(100vw - 40px), 400px" />
+      <ProductImage product={{ ...product, image: variant.image ?? product.image }} className="product-page__image" load="first" sizes="(max-width: 440px) calc(100vw - 40px), 400px" />
       {/* The anchor a form post's answer returns to (#product-…), as on the cards of the home page. */}
       <div id={productAnchorId(product.id)} className="product-page__details">
         <h1 className="product-page__title">{product.title}</h1>
         <p className="product-page__rating">
           <Stars rating={product.rating} count={product.ratingCount} />
         </p>
-        <p className="product-page__price">
-          <Price cents={product.priceCents} />
+        <p className="product-page__price" data-testid="product-price">
+          <Price cents={variant.priceCents} />
         </p>
-        <BasketButton action="add" productId={product.id}>
+        {variant.compareAtCents !== null && variant.compareAtCents > variant.priceCents ? (
+          <p className="product-page__list-price">
+            List Price: <s><Price cents={variant.compareAtCents} /></s>
+          </p>
+        ) : null}
+        {hasOptions ? (
+          <VariantPicker
+            slug={product.slug}
+            options={product.options}
+            variants={product.variants}
+            chosen={variant}
+            onChoose={(next) => {
+              setChoice({ answeredWith: chosenId, id: next.id });
+              void navigate(`${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(next.id)}`, { replace: true, preventScrollReset: true });
+            }}
+          />
+        ) : null}
+        <p className={isSellable ? "product-page__availability" : "product-page__availability product-page__availability--out"} data-testid="availability">
+          {availabilitySentence(availabilityOf(variant.stock))}
+        </p>
+        <BasketButton action="add" productId={product.id} {...(hasOptions ? { variantId: variant.id } : {})} isDisabled={!isSellable}>
           Add to Basket
         </BasketButton>
         <section className="product-page__description" aria-labelledby="product-description">

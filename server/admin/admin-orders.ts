@@ -3,6 +3,7 @@ import type { DB, Writer } from "../db/client";
 import { keysetCursor } from "../db/keyset-cursor";
 import type { EmailOutbox } from "../email/email-outbox";
 import type { Logger } from "../logger";
+import type { InventoryService } from "../inventory/inventory-service";
 import type { OrderService } from "../orders/order-service";
 import type { PaymentProvider, ProviderRefund } from "../payments/payment-provider";
 import { AppError } from "../../shared/errors";
@@ -37,7 +38,7 @@ const ordersCursor = keysetCursor(/^[A-Za-z0-9_]{1,100}$/);
  * The console's side of orders: every shopper's orders, one order in full, and the operator's three actions on it
  * (ship, refund, cancel and refund), each with its e-mail and audit entry in the change's own transaction.
  */
-export function createAdminOrders(db: DB, orders: OrderService, provider: PaymentProvider, email: EmailOutbox, logger: Logger) {
+export function createAdminOrders(db: DB, orders: OrderService, provider: PaymentProvider, email: EmailOutbox, logger: Logger, inventory?: InventoryService) {
   async function orderByNumber(number: string) {
     const key = number.toUpperCase();
     if (!ORDER_NUMBER_PATTERN.test(key)) return undefined;
@@ -79,7 +80,12 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
   }
 
   /** The console's refund: checked against what is left, made by the processor, recorded from its answer. */
-  async function refund(actor: Actor, number: string, input: { amountCents: number | null; idempotencyKey: string }, within?: { afterCancel: true }) {
+  async function refund(
+    actor: Actor,
+    number: string,
+    input: { amountCents: number | null; idempotencyKey: string; restock?: boolean },
+    within?: { afterCancel: true },
+  ) {
     const order = await orderByNumber(number);
     if (!order) throw new AppError("NOT_FOUND", "There is no such order.");
     // The same form sent again (a double click, a reload): the refund it made, not another one.
@@ -116,11 +122,32 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
       return { refundId: made.id, amountCents: 0 };
     }
     await recordProcessorRefund(made, input.idempotencyKey);
+    // Once per refund form: the same form again answers the refund it made (above), and restocks nothing more.
+    if (input.restock && inventory) {
+      const items = order.items.map(readOrderItem);
+      await inventory.restock(db, items.map((item) => ({ variantId: item.variantId ?? item.productId, quantity: item.quantity })), order.id, actor.email);
+    }
     return { refundId: made.id, amountCents: made.amountCents };
   }
 
   return {
     recordProcessorRefund,
+
+    /**
+     * "Needs attention": orders paid after their stock reservation lapsed, for stock that had gone meanwhile
+     * (oversold), not yet refunded in full; newest first. The operator refunds them from the order's page.
+     */
+    async listOversold(): Promise<{ number: string; amountCents: number; paidAt: Date }[]> {
+      const rows = await db
+        .selectFrom("orders")
+        .select(["number", "amount_cents", "paid_at"])
+        .where("oversold", "=", true)
+        .where("status", "<>", "refunded")
+        .orderBy("paid_at", "desc")
+        .limit(50)
+        .execute();
+      return rows.map((row) => ({ number: row.number, amountCents: row.amount_cents, paidAt: row.paid_at }));
+    },
 
     /** What a charge.refunded event means: every succeeded refund of the intent, each recorded once. */
     async reconcileRefunds(paymentIntentId: string): Promise<number> {
@@ -211,7 +238,7 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
       });
     },
 
-    refund: (actor: Actor, number: string, input: { amountCents: number | null; idempotencyKey: string }) => refund(actor, number, input),
+    refund: (actor: Actor, number: string, input: { amountCents: number | null; idempotencyKey: string; restock?: boolean }) => refund(actor, number, input),
 
     /** "Cancel and refund": cancelled (with its audit entry), then everything left given back. */
     async cancelAndRefund(actor: Actor, number: string, idempotencyKey: string) {

@@ -1,7 +1,9 @@
 import { sql } from "kysely";
 import { AppError } from "../../shared/errors";
 import { pictureUrl } from "../../shared/shop-pictures";
-import type { AdminProductInput } from "../../shared/admin-schemas";
+import { LOW_STOCK_THRESHOLD } from "../../shared/stock";
+import type { AdminProductInput, VariantFormInput } from "../../shared/admin-schemas";
+import type { InventoryService } from "../inventory/inventory-service";
 import type { CatalogueService, ProductValues } from "../catalogue/catalogue-service";
 import type { DB } from "../db/client";
 import { recordAudit, type Actor } from "./audit-log";
@@ -20,6 +22,8 @@ export interface AdminProductRow {
   featuredPosition: number | null;
   image: string;
   updatedAt: Date;
+  /** The sum of on hand over its tracked variants; null when none tracks stock ("Not tracked"). */
+  stock: number | null;
 }
 
 export interface AdminProductList {
@@ -31,11 +35,14 @@ export interface AdminProductList {
 }
 
 /** The operator console's side of the catalogue: listing every product, and writes that leave an audit entry. */
-export function createAdminProducts(db: DB, catalogue: CatalogueService, pictures: PictureStore, departments: DepartmentService) {
-  // The product, its departments and the audit entry (departments by id, before and after) commit together.
+export function createAdminProducts(db: DB, catalogue: CatalogueService, pictures: PictureStore, departments: DepartmentService, inventory: InventoryService) {
+  type Trx = Parameters<NonNullable<Parameters<CatalogueService["updateProduct"]>[2]>>[0];
+  /**
+   * The product, its departments, its options, variants and stock, and the audit entry (departments by id, before and
+   * after), in the product's own transaction: all saved, or nothing.
+   */
   const audit =
-    (actor: Actor, action: string, departmentIds: readonly string[]) =>
-    async (trx: Parameters<NonNullable<Parameters<CatalogueService["updateProduct"]>[2]>>[0], before: ProductValues | null, after: ProductValues) => {
+    (actor: Actor, action: string, departmentIds: readonly string[], variants?: VariantFormInput) => async (trx: Trx, before: ProductValues | null, after: ProductValues) => {
       const placed = await departments.setProductDepartments(trx, after.id, departmentIds);
       await recordAudit(trx, actor, {
         action,
@@ -43,19 +50,35 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
         before: before && { ...before, departments: placed.before },
         after: { ...after, departments: placed.after },
       });
+      if (!variants) return;
+      const ids = await catalogue.saveOptionsAndVariants(trx, after.id, after.price_cents, variants);
+      for (const variant of variants.variants) {
+        const id = ids.get(variant.key);
+        if (id) {
+          await inventory.setStock(
+            trx,
+            id,
+            { tracksStock: variant.tracksStock, continueSelling: variant.continueSelling, ...(variant.onHand === undefined ? {} : { onHand: variant.onHand }) },
+            actor.email,
+          );
+        }
+      }
     };
 
   return {
     /** Active or archived products, a title search (substring, any case), a page at a time by title. */
-    async listProducts({ query, status, page }: { query: string; status: "active" | "archived"; page: number }): Promise<AdminProductList> {
+    async listProducts({ query, status, page, stock = "" }: { query: string; status: "active" | "archived"; page: number; stock?: "low" | "out" | "" }): Promise<AdminProductList> {
       const pattern = `%${query.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+      const stockSum = sql<number | null>`(select sum(v.on_hand)::int from product_variants v where v.product_id = products.id and v.tracks_stock)`;
       const matching = db
         .selectFrom("products")
         .where("status", "=", status)
-        .$if(query !== "", (q) => q.where(sql<boolean>`title ilike ${pattern}`));
+        .$if(query !== "", (q) => q.where(sql<boolean>`title ilike ${pattern}`))
+        .$if(stock === "low", (q) => q.where(sql<boolean>`${stockSum} between 1 and ${LOW_STOCK_THRESHOLD}`))
+        .$if(stock === "out", (q) => q.where(sql<boolean>`${stockSum} <= 0`));
       const [rows, total, counts] = await Promise.all([
         matching
-          .select(["id", "slug", "title", "price_cents", "rating", "status", "featured_position", "image", "updated_at"])
+          .select(["id", "slug", "title", "price_cents", "rating", "status", "featured_position", "image", "updated_at", stockSum.as("stock")])
           .orderBy(sql`lower(title)`)
           .orderBy("id")
           .limit(ADMIN_PRODUCTS_PAGE_SIZE)
@@ -80,6 +103,7 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
           featuredPosition: row.featured_position,
           image: pictureUrl(row.image),
           updatedAt: row.updated_at,
+          stock: row.stock,
         })),
         total: totalCount,
         page,
@@ -102,16 +126,27 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
     },
 
     /** A new product; its picture is required, checked and stored before the product is written. */
-    async createProduct(actor: Actor, input: AdminProductInput, picture: Uint8Array | null) {
+    async createProduct(actor: Actor, input: AdminProductInput, picture: Uint8Array | null, variants?: VariantFormInput) {
       if (!picture || picture.byteLength === 0) throw new AppError("BAD_REQUEST", "Choose a picture for the product.", { details: { field: "picture" } });
       const image = await pictures.storePicture(picture);
-      return catalogue.createProduct({ ...input, image }, audit(actor, "product.create", input.departmentIds));
+      return catalogue.createProduct({ ...input, image }, audit(actor, "product.create", input.departmentIds, variants));
     },
 
     /** Changes a product; a new picture replaces the old one, no picture keeps it. */
-    async updateProduct(actor: Actor, id: string, input: AdminProductInput, picture: Uint8Array | null) {
+    async updateProduct(actor: Actor, id: string, input: AdminProductInput, picture: Uint8Array | null, variants?: VariantFormInput) {
       const image = picture && picture.byteLength > 0 ? await pictures.storePicture(picture) : undefined;
-      return catalogue.updateProduct(id, { ...input, ...(image ? { image } : {}) }, audit(actor, "product.update", input.departmentIds));
+      return catalogue.updateProduct(id, { ...input, ...(image ? { image } : {}) }, audit(actor, "product.update", input.departmentIds, variants));
+    },
+
+    /** The product's options and variants with their stock, for the form; and its latest stock movements. */
+    async getVariantsAndLedger(id: string) {
+      const [{ options, variants }, onHand, ledger] = await Promise.all([
+        catalogue.readOptionsAndVariants(id),
+        db.selectFrom("product_variants").select(["id", "on_hand"]).where("product_id", "=", id).execute(),
+        inventory.listLedger(id, 20),
+      ]);
+      const onHandById = new Map(onHand.map((row) => [row.id, row.on_hand]));
+      return { options, variants: variants.map((variant) => ({ ...variant, onHand: onHandById.get(variant.id) ?? 0 })), ledger };
     },
   };
 }

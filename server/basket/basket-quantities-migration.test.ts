@@ -1,6 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { expect, it } from "vitest";
 import { down, up } from "../db/migrations/0009-basket-quantities";
+import * as variantsAndStock from "../db/migrations/0016-variants-and-stock";
 import { describeEachDatabase } from "../testing/test-database";
 import { createTestShop } from "../testing/test-app";
 
@@ -12,6 +13,8 @@ describeEachDatabase("migration 0009-basket-quantities", (getDatabase) => {
   it("counts duplicate rows into one line per product (at most 10), keeps the lines' order, and records today's prices", async () => {
     const db = getDatabase().db;
     const migrations = db as unknown as Kysely<unknown>;
+    // The lines as they were before variants, then before quantities.
+    await variantsAndStock.down(migrations);
     await down(migrations);
     const session = await sql<{ id: string }>`insert into sessions (token_hash, expires_at) values (${crypto.randomUUID()}, now() + interval '1 day') returning id`.execute(db);
     const basket = await sql<{ id: string }>`insert into baskets (session_id) values (${session.rows[0]!.id}) returning id`.execute(db);
@@ -21,6 +24,7 @@ describeEachDatabase("migration 0009-basket-quantities", (getDatabase) => {
     for (const productId of rows) await sql`insert into basket_items (basket_id, product_id) values (${basketId}, ${productId})`.execute(db);
 
     await up(migrations);
+    await variantsAndStock.up(migrations);
 
     const lines = await db
       .selectFrom("basket_items")
@@ -34,7 +38,7 @@ describeEachDatabase("migration 0009-basket-quantities", (getDatabase) => {
       { product_id: MONITOR, quantity: 10, added_price_cents: 19999 },
     ]);
     // One line per product from now on, and no quantity outside 1 to 10.
-    await expect(db.insertInto("basket_items").values({ basket_id: basketId, product_id: BOOK, added_price_cents: 1196 }).execute()).rejects.toThrow(/unique|duplicate/);
+    await expect(db.insertInto("basket_items").values({ basket_id: basketId, product_id: BOOK, variant_id: BOOK, added_price_cents: 1196 }).execute()).rejects.toThrow(/unique|duplicate/);
     await expect(db.updateTable("basket_items").set({ quantity: 11 }).where("basket_id", "=", basketId).execute()).rejects.toThrow(/check constraint/);
     await expect(db.updateTable("basket_items").set({ quantity: 0 }).where("basket_id", "=", basketId).execute()).rejects.toThrow(/check constraint/);
   });

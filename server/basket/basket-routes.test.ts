@@ -23,7 +23,7 @@ async function addLines(db: DB, lines: [productId: string, quantity: number][]):
   const { basket_id: basketId } = await db.selectFrom("basket_items").select("basket_id").orderBy("id", "desc").limit(1).executeTakeFirstOrThrow();
   await db
     .insertInto("basket_items")
-    .values(lines.map(([productId, quantity]) => ({ basket_id: basketId, product_id: productId, quantity, added_price_cents: 500 })))
+    .values(lines.map(([productId, quantity]) => ({ basket_id: basketId, product_id: productId, variant_id: productId, quantity, added_price_cents: 500 })))
     .execute();
 }
 

@@ -1,14 +1,26 @@
 import { describe, expect, it } from "vitest";
-import type { Product } from "../../shared/catalogue";
+import type { CatalogueProduct } from "../../shared/catalogue";
+import type { VariantForSale } from "../catalogue/catalogue-service";
 import { countItems, findLine, mergeLines, priceLines, refuseQuantity, subtractPaid, type StoredLine } from "./basket-rules";
 
-const product = (id: string, priceCents: number): Product => ({
-  id,
-  title: `Product ${id}`,
-  priceCents,
-  rating: 4,
-  image: { src: `/images/products/${id}.webp`, width: 400, height: 400 },
-});
+/** A product without options: one variant, whose id is the product's, not tracking stock. */
+const product = (id: string, priceCents: number, available: number | null = null): VariantForSale => {
+  const shown: CatalogueProduct = { id, slug: id, title: `Product ${id}`, priceCents, rating: 4, image: { src: `/images/products/${id}.webp`, width: 400, height: 400 } };
+  return {
+    product: shown,
+    optionNames: [],
+    variant: {
+      id,
+      optionValues: [],
+      sku: null,
+      priceCents,
+      compareAtCents: null,
+      weightGrams: 0,
+      chargeTax: true,
+      stock: { tracksStock: available !== null, continueSelling: false, available },
+    },
+  };
+};
 const catalogue = new Map([
   ["book", product("book", 1196)],
   ["echo", product("echo", 9899)],
@@ -16,7 +28,13 @@ const catalogue = new Map([
 ]);
 /** Lines as [productId, quantity] pairs, each added at the catalogue's price. */
 const lines = (...entries: [string, number][]): StoredLine[] =>
-  entries.map(([productId, quantity], index) => ({ lineId: String(index + 1), productId, quantity, addedPriceCents: catalogue.get(productId)?.priceCents ?? 100 }));
+  entries.map(([productId, quantity], index) => ({
+    lineId: String(index + 1),
+    productId,
+    variantId: productId,
+    quantity,
+    addedPriceCents: catalogue.get(productId)?.variant.priceCents ?? 100,
+  }));
 /** Eleven products of nine items each: 99 items, one short of the basket limit. */
 const ninetyNine = () => lines(...Array.from({ length: 11 }, (_, index): [string, number] => [`p${index}`, 9]));
 
@@ -58,7 +76,7 @@ describe("basket rules", () => {
   });
 
   it("says what a line's price was when the catalogue's price has changed since it was added", () => {
-    const added = [{ lineId: "1", productId: "book", quantity: 2, addedPriceCents: 999 }];
+    const added = [{ lineId: "1", productId: "book", variantId: "book", quantity: 2, addedPriceCents: 999 }];
     expect(priceLines(added, catalogue).items[0]).toMatchObject({ addedPriceCents: 999, lineCents: 2392 });
     expect(priceLines(lines(["book", 2]), catalogue).items[0]).not.toHaveProperty("addedPriceCents");
   });
@@ -84,5 +102,25 @@ describe("basket rules", () => {
     ]);
     const full = mergeLines(ninetyNine(), lines(["book", 3]));
     expect(full).toMatchObject({ moved: 1, dropped: 2 });
+  });
+
+  it("says a line is out of stock when its variant is, and how many are left when it holds more than that", () => {
+    const stocked = new Map([
+      ["gone", product("gone", 500, 0)],
+      ["few", product("few", 500, 2)],
+      ["many", product("many", 500, 20)],
+    ]);
+    const [gone, few, many] = priceLines(
+      [
+        { lineId: "1", productId: "gone", variantId: "gone", quantity: 1, addedPriceCents: 500 },
+        { lineId: "2", productId: "few", variantId: "few", quantity: 3, addedPriceCents: 500 },
+        { lineId: "3", productId: "many", variantId: "many", quantity: 3, addedPriceCents: 500 },
+      ],
+      stocked,
+    ).items;
+    expect(gone).toMatchObject({ stockMessage: "Out of stock: remove it to continue", isOutOfStock: true });
+    expect(few).toMatchObject({ stockMessage: "Only 2 left in stock" });
+    expect(few).not.toHaveProperty("isOutOfStock");
+    expect(many).not.toHaveProperty("stockMessage");
   });
 });

@@ -1,11 +1,13 @@
 import { BASKET_ITEM_LIMIT, BASKET_LINE_LIMIT, type BasketLineView } from "../../shared/basket";
-import type { Product } from "../../shared/catalogue";
 import { sumCents } from "../../shared/money";
+import { canBeSold, onlyLeftInStockMessage, OUT_OF_STOCK_LINE_MESSAGE, sellableQuantity } from "../../shared/stock";
+import type { VariantForSale } from "../catalogue/catalogue-service";
 
-/** One stored line: its own id (the order lines were first added in), the product, how many, and the price when added. */
+/** One stored line: its own id (the order lines were first added in), the variant, how many, and the price when added. */
 export interface StoredLine {
   lineId: string;
   productId: string;
+  variantId: string;
   quantity: number;
   addedPriceCents: number;
 }
@@ -20,23 +22,24 @@ export function countItems(lines: readonly StoredLine[]): number {
   return lines.reduce((sum, line) => sum + line.quantity, 0);
 }
 
-export function findLine(lines: readonly StoredLine[], productId: string): StoredLine | null {
-  return lines.find((line) => line.productId === productId) ?? null;
+export function findLine(lines: readonly StoredLine[], variantId: string): StoredLine | null {
+  return lines.find((line) => line.variantId === variantId) ?? null;
 }
 
 /**
  * Whether the product's line may hold `quantity`: null when it may, else why not. The line limit is checked first,
  * so a shopper at both limits hears about the one a smaller number would not fix.
  */
-export function refuseQuantity(lines: readonly StoredLine[], productId: string, quantity: number): "BASKET_LINE_FULL" | "BASKET_FULL" | null {
+export function refuseQuantity(lines: readonly StoredLine[], variantId: string, quantity: number): "BASKET_LINE_FULL" | "BASKET_FULL" | null {
   if (quantity > BASKET_LINE_LIMIT) return "BASKET_LINE_FULL";
-  const others = countItems(lines.filter((line) => line.productId !== productId));
+  const others = countItems(lines.filter((line) => line.variantId !== variantId));
   return others + quantity > BASKET_ITEM_LIMIT ? "BASKET_FULL" : null;
 }
 
-/** A product paid for, and how many of it. */
+/** A variant paid for, and how many of it (lines paid before variants name their product: its default variant's id). */
 export interface PaidQuantity {
   productId: string;
+  variantId?: string;
   quantity: number;
 }
 
@@ -45,10 +48,13 @@ export interface PaidQuantity {
  * was paid for (added after the payment was priced) stay; a paid product no longer in the basket changes nothing.
  */
 export function subtractPaid(lines: readonly StoredLine[], paid: readonly PaidQuantity[]): { line: StoredLine; quantity: number }[] {
-  const paidByProduct = new Map<string, number>();
-  for (const item of paid) paidByProduct.set(item.productId, (paidByProduct.get(item.productId) ?? 0) + item.quantity);
+  const paidByVariant = new Map<string, number>();
+  for (const item of paid) {
+    const variantId = item.variantId ?? item.productId;
+    paidByVariant.set(variantId, (paidByVariant.get(variantId) ?? 0) + item.quantity);
+  }
   return lines.flatMap((line) => {
-    const paidQuantity = paidByProduct.get(line.productId);
+    const paidQuantity = paidByVariant.get(line.variantId);
     return paidQuantity ? [{ line, quantity: Math.max(0, line.quantity - paidQuantity) }] : [];
   });
 }
@@ -61,19 +67,25 @@ export function subtractPaid(lines: readonly StoredLine[], paid: readonly PaidQu
 export function mergeLines(
   accountLines: readonly StoredLine[],
   guestLines: readonly StoredLine[],
-): { changes: { productId: string; lineId: string | null; quantity: number; addedPriceCents: number }[]; moved: number; dropped: number } {
-  const merged = new Map(accountLines.map((line) => [line.productId, { ...line }]));
+): { changes: { productId: string; variantId: string; lineId: string | null; quantity: number; addedPriceCents: number }[]; moved: number; dropped: number } {
+  const merged = new Map(accountLines.map((line) => [line.variantId, { ...line }]));
   let room = BASKET_ITEM_LIMIT - countItems(accountLines);
-  const changes = new Map<string, { productId: string; lineId: string | null; quantity: number; addedPriceCents: number }>();
+  const changes = new Map<string, { productId: string; variantId: string; lineId: string | null; quantity: number; addedPriceCents: number }>();
   let moved = 0;
   for (const guest of guestLines) {
-    const existing = merged.get(guest.productId);
+    const existing = merged.get(guest.variantId);
     const fits = Math.min(guest.quantity, BASKET_LINE_LIMIT - (existing?.quantity ?? 0), room);
     if (fits <= 0) continue;
     const quantity = (existing?.quantity ?? 0) + fits;
-    const line = existing ?? { lineId: "", productId: guest.productId, quantity: 0, addedPriceCents: guest.addedPriceCents };
-    merged.set(guest.productId, { ...line, quantity });
-    changes.set(guest.productId, { productId: guest.productId, lineId: existing ? existing.lineId : null, quantity, addedPriceCents: line.addedPriceCents });
+    const line = existing ?? { lineId: "", productId: guest.productId, variantId: guest.variantId, quantity: 0, addedPriceCents: guest.addedPriceCents };
+    merged.set(guest.variantId, { ...line, quantity });
+    changes.set(guest.variantId, {
+      productId: guest.productId,
+      variantId: guest.variantId,
+      lineId: existing ? existing.lineId : null,
+      quantity,
+      addedPriceCents: line.addedPriceCents,
+    });
     room -= fits;
     moved += fits;
   }
@@ -81,15 +93,48 @@ export function mergeLines(
 }
 
 /**
- * Prices the lines from the catalogue, in integer cents. Lines whose product left the catalogue are skipped. A line
- * whose price has changed since it was added says what it was, so the shopper can be told.
+ * Prices the lines at their variants' prices, in integer cents. Lines whose variant (or product) left the catalogue
+ * are skipped. A line whose price has changed since it was added says what it was, so the shopper can be told. A
+ * line whose variant is out of stock says so, and one holding more than is available says how many are left.
  */
-export function priceLines(lines: readonly StoredLine[], products: ReadonlyMap<string, Product>): { items: BasketLineView[]; count: number; subtotalCents: number } {
+export function priceLines(
+  lines: readonly StoredLine[],
+  variants: ReadonlyMap<string, VariantForSale>,
+): { items: BasketLineView[]; count: number; subtotalCents: number } {
   const items = lines.flatMap((line): BasketLineView[] => {
-    const product = products.get(line.productId);
-    if (!product) return [];
-    const priced: BasketLineView = { itemId: line.lineId, product, quantity: line.quantity, lineCents: product.priceCents * line.quantity };
-    return [line.addedPriceCents === product.priceCents ? priced : { ...priced, addedPriceCents: line.addedPriceCents }];
+    const found = variants.get(line.variantId);
+    if (!found) return [];
+    const { product, variant, optionNames } = found;
+    const priceCents = variant.priceCents;
+    const image = variant.image ?? product.image;
+    const priced: BasketLineView = {
+      itemId: line.lineId,
+      product: { id: product.id, title: product.title, priceCents, rating: product.rating, image },
+      variant: {
+        id: variant.id,
+        options: variant.optionValues.map((value, index) => ({ name: optionNames[index] ?? "", value })),
+        sku: variant.sku,
+        priceCents,
+        weightGrams: variant.weightGrams,
+        chargeTax: variant.chargeTax,
+      },
+      stock: variant.stock,
+      quantity: line.quantity,
+      lineCents: priceCents * line.quantity,
+      ...stockNotice(line.quantity, found),
+    };
+    return [line.addedPriceCents === priceCents ? priced : { ...priced, addedPriceCents: line.addedPriceCents }];
   });
-  return { items, count: countItems(lines.filter((line) => products.has(line.productId))), subtotalCents: sumCents(items.map((line) => line.lineCents)) };
+  return {
+    items,
+    count: countItems(lines.filter((line) => variants.has(line.variantId))),
+    subtotalCents: sumCents(items.map((line) => line.lineCents)),
+  };
+}
+
+/** What a line says of its variant's stock: out of stock (it must go before paying), or fewer left than it holds. */
+function stockNotice(quantity: number, { variant }: VariantForSale): Pick<BasketLineView, "stockMessage" | "isOutOfStock"> {
+  if (!canBeSold(variant.stock)) return { stockMessage: OUT_OF_STOCK_LINE_MESSAGE, isOutOfStock: true };
+  const sellable = sellableQuantity(variant.stock);
+  return sellable !== null && quantity > sellable ? { stockMessage: onlyLeftInStockMessage(sellable) } : {};
 }

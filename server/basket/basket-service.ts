@@ -2,7 +2,8 @@ import { sql, type Transaction as KyselyTransaction } from "kysely";
 import { EMPTY_BASKET, type BasketCount, type BasketView } from "../../shared/basket";
 import { BASKET_FULL_MESSAGE, BASKET_LINE_FULL_MESSAGE } from "../../shared/basket-messages";
 import { AppError } from "../../shared/errors";
-import type { CatalogueService } from "../catalogue/catalogue-service";
+import { canBeSold, onlyLeftInStockMessage, OUT_OF_STOCK_MESSAGE, sellableQuantity } from "../../shared/stock";
+import type { CatalogueService, VariantForSale } from "../catalogue/catalogue-service";
 import type { DB } from "../db/client";
 import type { Database } from "../db/schema";
 import type { Logger } from "../logger";
@@ -18,8 +19,8 @@ const refusals = {
 } as const;
 
 /** Refuses a quantity the rules do not allow, with the sentence the shopper sees. */
-function assertQuantityAllowed(lines: readonly StoredLine[], productId: string, quantity: number): void {
-  const refusal = refuseQuantity(lines, productId, quantity);
+function assertQuantityAllowed(lines: readonly StoredLine[], variantId: string, quantity: number): void {
+  const refusal = refuseQuantity(lines, variantId, quantity);
   if (refusal) throw new AppError(refusal, refusals[refusal]);
 }
 
@@ -27,7 +28,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
   async function readLines(executor: DB | Transaction, basketId: string): Promise<StoredLine[]> {
     const rows = await executor
       .selectFrom("basket_items")
-      .select(["id", "product_id", "quantity", "added_price_cents"])
+      .select(["id", "product_id", "variant_id", "quantity", "added_price_cents"])
       .where("basket_id", "=", basketId)
       .orderBy("id")
       .execute();
@@ -36,15 +37,28 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
 
   async function view(lines: StoredLine[], revision: number): Promise<BasketView> {
     if (lines.length === 0) return { ...EMPTY_BASKET, revision };
-    const products = await catalogue.findProducts(lines.map((line) => line.productId));
-    return { ...priceLines(lines, products), revision };
+    const variants = await catalogue.findVariants(lines.map((line) => line.variantId));
+    return { ...priceLines(lines, variants), revision };
   }
 
-  /** The catalogue's price of a product now, or a refusal for one that is not in the catalogue. */
-  async function currentPrice(productId: string): Promise<number> {
-    const product = (await catalogue.findProducts([productId])).get(productId);
-    if (!product) throw new AppError("UNKNOWN_PRODUCT", "That product is not in our catalogue, so it could not be added to your basket.");
-    return product.priceCents;
+  /** The variant a request names (or the product's first), with its price and stock now; a refusal for one not in the catalogue. */
+  async function findVariant(productId: string, variantId?: string): Promise<VariantForSale> {
+    const id = variantId ?? (await catalogue.findDefaultVariantId(productId));
+    const found = id === undefined ? undefined : (await catalogue.findVariants([id])).get(id);
+    if (!found || found.product.id !== productId) {
+      throw new AppError("UNKNOWN_PRODUCT", "That product is not in our catalogue, so it could not be added to your basket.");
+    }
+    return found;
+  }
+
+  /** Refuses a variant that is out of stock (without back-orders): 409 "This item is out of stock.", nothing changed. */
+  function assertInStock(found: VariantForSale): void {
+    if (!canBeSold(found.variant.stock)) throw new AppError("OUT_OF_STOCK", OUT_OF_STOCK_MESSAGE, { details: { variantId: found.variant.id } });
+  }
+
+  /** The view with "Only N left in stock" beside the line the shopper asked more of than there is. */
+  function sayCapped(basket: BasketView, variantId: string, left: number): BasketView {
+    return { ...basket, items: basket.items.map((line) => (line.variant.id === variantId ? { ...line, stockMessage: onlyLeftInStockMessage(left) } : line)) };
   }
 
   /** Counts the owner's basket's revision up, which locks its row until the transaction ends; undefined without a basket. */
@@ -59,16 +73,24 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     const rows = await db
       .selectFrom("baskets")
       .leftJoin("basket_items", "basket_items.basket_id", "baskets.id")
-      .select(["baskets.id as basket_id", "baskets.revision", "basket_items.id", "basket_items.product_id", "basket_items.quantity", "basket_items.added_price_cents"])
+      .select([
+        "baskets.id as basket_id",
+        "baskets.revision",
+        "basket_items.id",
+        "basket_items.product_id",
+        "basket_items.variant_id",
+        "basket_items.quantity",
+        "basket_items.added_price_cents",
+      ])
       .where(`baskets.${column}`, "=", value)
       .orderBy("basket_items.id")
       .execute();
     const first = rows[0];
     if (!first) return undefined;
     const lines = rows.flatMap((row) =>
-      row.id === null || row.product_id === null || row.quantity === null || row.added_price_cents === null
+      row.id === null || row.product_id === null || row.variant_id === null || row.quantity === null || row.added_price_cents === null
         ? []
-        : [toStoredLine({ id: row.id, product_id: row.product_id, quantity: row.quantity, added_price_cents: row.added_price_cents })],
+        : [toStoredLine({ id: row.id, product_id: row.product_id, variant_id: row.variant_id, quantity: row.quantity, added_price_cents: row.added_price_cents })],
     );
     return { id: first.basket_id, revision: first.revision, lines };
   }
@@ -132,7 +154,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
         ? counted.with("written", (qb) =>
             qb
               .insertInto("basket_items")
-              .columns(["basket_id", "product_id", "quantity", "added_price_cents"])
+              .columns(["basket_id", "product_id", "variant_id", "quantity", "added_price_cents"])
               // Typed: parameters in a select list would otherwise be taken as text.
               .expression((eb) =>
                 eb
@@ -140,6 +162,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
                   .select([
                     sql<string>`${basketId}::uuid`.as("basket_id"),
                     sql<string>`${write.productId}::text`.as("product_id"),
+                    sql<string>`${write.variantId}::text`.as("variant_id"),
                     sql<number>`${write.quantity}::int`.as("quantity"),
                     sql<number>`${write.priceCents}::int`.as("added_price_cents"),
                   ]),
@@ -186,9 +209,9 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     return raced;
   }
 
-  /** Only catalogue products go in a basket. */
-  async function assertInCatalogue(productId: string): Promise<void> {
-    await currentPrice(productId);
+  /** Only catalogue products (and their own variants) go in a basket. */
+  async function assertInCatalogue(productId: string, variantId?: string): Promise<void> {
+    await findVariant(productId, variantId);
   }
 
   return {
@@ -214,39 +237,57 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
 
     assertInCatalogue,
 
-    /** Adds one of a catalogue product: a new line, or one more on its line. Unknown products and a full line or basket are refused and change nothing. */
-    async addItem(owner: BasketOwner, productId: string): Promise<BasketView> {
-      const priceCents = await currentPrice(productId);
-      return changeBasket(owner, (lines) => {
-        const quantity = (findLine(lines, productId)?.quantity ?? 0) + 1;
-        assertQuantityAllowed(lines, productId, quantity);
-        return setLine(lines, productId, quantity, priceCents);
+    /**
+     * Adds one of a variant (or of the product's first variant): a new line, or one more on its line. Unknown products,
+     * a variant that is out of stock (409 "This item is out of stock.") and a full line or basket are refused and change
+     * nothing. A line already holding all that is available stays as it is and says "Only N left in stock".
+     */
+    async addItem(owner: BasketOwner, productId: string, variantId?: string): Promise<BasketView> {
+      const found = await findVariant(productId, variantId);
+      assertInStock(found);
+      const sellable = sellableQuantity(found.variant.stock);
+      const { id, priceCents } = found.variant;
+      let capped = false;
+      const basket = await changeBasket(owner, (lines) => {
+        const held = findLine(lines, id)?.quantity ?? 0;
+        const quantity = sellable === null ? held + 1 : Math.min(held + 1, Math.max(sellable, held));
+        capped = sellable !== null && held + 1 > sellable;
+        if (quantity === held) return null;
+        assertQuantityAllowed(lines, id, quantity);
+        return setLine(lines, productId, id, quantity, priceCents);
       });
+      return capped && sellable !== null ? sayCapped(basket, id, sellable) : basket;
     },
 
     /**
-     * Sets the quantity of a product's line (1 to the line limit, within the basket limit). A product that is not in
-     * the basket gets a line: the shopper asked for that many of it. The same quantity again changes nothing.
+     * Sets the quantity of a variant's line (1 to the line limit, within the basket limit). A variant that is not in
+     * the basket gets a line: the shopper asked for that many of it. The same quantity again changes nothing. More than
+     * is available keeps the available number and says "Only N left in stock".
      */
-    async setQuantity(owner: BasketOwner, productId: string, quantity: number): Promise<BasketView> {
-      const priceCents = await currentPrice(productId);
-      return changeBasket(owner, (lines) => {
-        const line = findLine(lines, productId);
+    async setQuantity(owner: BasketOwner, productId: string, asked: number, variantId?: string): Promise<BasketView> {
+      const found = await findVariant(productId, variantId);
+      const sellable = sellableQuantity(found.variant.stock);
+      if (sellable === 0) assertInStock(found);
+      const quantity = sellable === null ? asked : Math.min(asked, sellable);
+      const { id, priceCents } = found.variant;
+      const basket = await changeBasket(owner, (lines) => {
+        const line = findLine(lines, id);
         if (line?.quantity === quantity && line.addedPriceCents === priceCents) return null;
-        assertQuantityAllowed(lines, productId, quantity);
-        return setLine(lines, productId, quantity, priceCents);
+        assertQuantityAllowed(lines, id, quantity);
+        return setLine(lines, productId, id, quantity, priceCents);
       });
+      return quantity < asked ? sayCapped(basket, id, quantity) : basket;
     },
 
-    /** Takes the product's whole line out. An id that is not in the basket changes nothing and is logged. */
-    async removeItem(owner: BasketOwner, productId: string): Promise<{ basket: BasketView; removed: boolean }> {
+    /** Takes a variant's whole line out (without a variant: the product's first line). An id not in the basket changes nothing and is logged. */
+    async removeItem(owner: BasketOwner, productId: string, variantId?: string): Promise<{ basket: BasketView; removed: boolean }> {
       let removed = false;
       const basket = await changeBasket(owner, (lines) => {
-        const line = findLine(lines, productId);
+        const line = variantId ? findLine(lines, variantId) : (lines.find((candidate) => candidate.productId === productId) ?? null);
         removed = line !== null;
         return line ? { kind: "delete", lineId: line.lineId } : null;
       });
-      if (!removed) logger.warn({ productId }, "basket: remove asked for a product that is not in the basket");
+      if (!removed) logger.warn({ productId, variantId }, "basket: remove asked for a product that is not in the basket");
       return { basket, removed };
     },
 
@@ -266,7 +307,13 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
           else {
             await trx
               .insertInto("basket_items")
-              .values({ basket_id: accountBasketId, product_id: change.productId, quantity: change.quantity, added_price_cents: change.addedPriceCents })
+              .values({
+                basket_id: accountBasketId,
+                product_id: change.productId,
+                variant_id: change.variantId,
+                quantity: change.quantity,
+                added_price_cents: change.addedPriceCents,
+              })
               .execute();
           }
         }
@@ -304,18 +351,18 @@ export type BasketService = ReturnType<typeof createBasketService>;
 
 /** The one write a basket change makes to its lines. */
 type LineWrite =
-  | { kind: "insert"; productId: string; quantity: number; priceCents: number }
+  | { kind: "insert"; productId: string; variantId: string; quantity: number; priceCents: number }
   | { kind: "update"; lineId: string; quantity: number; priceCents: number }
   | { kind: "delete"; lineId: string }
   | { kind: "clear" };
 
 /**
- * Sets a product's line to `quantity`: a new line (at the catalogue's price now), or the line re-priced, as the shopper
+ * Sets a variant's line to `quantity`: a new line (at the catalogue's price now), or the line re-priced, as the shopper
  * chose it at today's price.
  */
-function setLine(lines: readonly StoredLine[], productId: string, quantity: number, priceCents: number): LineWrite {
-  const line = findLine(lines, productId);
-  return line ? { kind: "update", lineId: line.lineId, quantity, priceCents } : { kind: "insert", productId, quantity, priceCents };
+function setLine(lines: readonly StoredLine[], productId: string, variantId: string, quantity: number, priceCents: number): LineWrite {
+  const line = findLine(lines, variantId);
+  return line ? { kind: "update", lineId: line.lineId, quantity, priceCents } : { kind: "insert", productId, variantId, quantity, priceCents };
 }
 
 /** The lines after a write, without reading them again: a new line comes last, as its identity is the highest. */
@@ -323,7 +370,7 @@ function afterWrite(lines: readonly StoredLine[], write: LineWrite, newLineId: s
   switch (write.kind) {
     case "insert":
       if (newLineId === null) throw new Error("basket: a new line was written without its id");
-      return [...lines, { lineId: newLineId, productId: write.productId, quantity: write.quantity, addedPriceCents: write.priceCents }];
+      return [...lines, { lineId: newLineId, productId: write.productId, variantId: write.variantId, quantity: write.quantity, addedPriceCents: write.priceCents }];
     case "update":
       return lines.map((line) => (line.lineId === write.lineId ? { ...line, quantity: write.quantity, addedPriceCents: write.priceCents } : line));
     case "delete":
@@ -333,6 +380,6 @@ function afterWrite(lines: readonly StoredLine[], write: LineWrite, newLineId: s
   }
 }
 
-function toStoredLine(row: { id: string; product_id: string; quantity: number; added_price_cents: number }): StoredLine {
-  return { lineId: String(row.id), productId: row.product_id, quantity: row.quantity, addedPriceCents: row.added_price_cents };
+function toStoredLine(row: { id: string; product_id: string; variant_id: string; quantity: number; added_price_cents: number }): StoredLine {
+  return { lineId: String(row.id), productId: row.product_id, variantId: row.variant_id, quantity: row.quantity, addedPriceCents: row.added_price_cents };
 }

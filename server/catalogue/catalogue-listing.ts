@@ -21,6 +21,13 @@ export interface ListingRequest {
 
 export const listingColumns = ["id", "slug", "title", "price_cents", "shown_rating", "review_count", "image", "image_width", "image_height", "image_srcset"] as const;
 
+/** Whether every variant of the product is out of stock (tracked, no back-orders, nothing available): cards say so. */
+export const isOutOfStock = sql<boolean>`not exists (
+  select 1 from product_variants v where v.product_id = products.id
+  and (not v.tracks_stock or v.continue_selling or v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)))`.as(
+  "is_out_of_stock",
+);
+
 type ProductsQuery<O> = SelectQueryBuilder<Database, "products", O>;
 
 /** Every filter of a request as conditions on `products` (active ones only). */
@@ -60,7 +67,7 @@ function sorted<O>(query: ProductsQuery<O>, request: ListingRequest): ProductsQu
 /** One page of a listing and how many products pass its filters in all. */
 export async function findListingPage(executor: Writer | DB, request: ListingRequest) {
   const page = request.state.page;
-  const rows = await sorted(executor.selectFrom("products").select([...listingColumns, sql<string>`count(*) over ()`.as("total")]).where(filterClauses(request)), request)
+  const rows = await sorted(executor.selectFrom("products").select([...listingColumns, isOutOfStock, sql<string>`count(*) over ()`.as("total")]).where(filterClauses(request)), request)
     .limit(LISTING_PAGE_SIZE)
     .offset((page - 1) * LISTING_PAGE_SIZE)
     .execute();

@@ -56,7 +56,7 @@ describeEachDatabase("catalogue pages", (getDatabase) => {
     expect(structuredData(html)).toMatchObject({
       "@type": "Product",
       name: "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses",
-      offers: { "@type": "Offer", price: "11.96", priceCurrency: "USD", availability: "https://schema.org/InStock" },
+      offers: [{ "@type": "Offer", sku: "12321341", price: "11.96", priceCurrency: "USD", availability: "https://schema.org/InStock" }],
     });
   });
 

@@ -4,9 +4,10 @@ import { sql, type Selectable, type Transaction } from "kysely";
 import type { DB, Writer } from "../db/client";
 import type { Database, ProductTable } from "../db/schema";
 import { AppError } from "../../shared/errors";
-import type { CatalogueProduct, ListingResults, ProductDetails, SearchResults } from "../../shared/catalogue";
+import type { VariantFormInput } from "../../shared/admin-schemas";
+import type { CatalogueProduct, ListingResults, ProductDetails, ProductOption, ProductVariant, SearchResults } from "../../shared/catalogue";
 import { DEFAULT_LISTING_STATE, LISTING_PAGE_SIZE, type ListingState } from "../../shared/listing";
-import { countByDepartment, findListingPage, type ListingRequest } from "./catalogue-listing";
+import { countByDepartment, findListingPage, isOutOfStock, type ListingRequest } from "./catalogue-listing";
 import { pictureUrl } from "../../shared/shop-pictures";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
 import { suggestQuery } from "./did-you-mean";
@@ -40,7 +41,7 @@ export async function seedCatalogue(db: DB): Promise<void> {
 
 const productColumns = ["id", "slug", "title", "price_cents", "shown_rating", "review_count", "image", "image_width", "image_height", "image_srcset"] as const;
 
-type ProductRow = Pick<Selectable<ProductTable>, (typeof productColumns)[number]>;
+type ProductRow = Pick<Selectable<ProductTable>, (typeof productColumns)[number]> & { is_out_of_stock?: boolean };
 
 function toProduct(row: ProductRow): CatalogueProduct {
   return {
@@ -51,8 +52,73 @@ function toProduct(row: ProductRow): CatalogueProduct {
     rating: row.shown_rating,
     ratingCount: row.review_count,
     image: { src: pictureUrl(row.image), width: row.image_width, height: row.image_height, ...(row.image_srcset ? { srcSet: row.image_srcset } : {}) },
+    ...(row.is_out_of_stock ? { isOutOfStock: true } : {}),
   };
 }
+
+/** Live reservations of the variant `v` (not expired): what on hand is short of available. */
+const reservedOfVariant = sql<number>`coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)::int`;
+
+/**
+ * Whether every variant of the product is out of stock (tracked, no back-orders, nothing available): its cards say
+ * "Out of stock". A change of it moves the catalogue's version (server/inventory/), so reads cached by version stay true.
+ */
+/** A variant as baskets and payments price it, with its product and its stock now. */
+export interface VariantForSale {
+  product: CatalogueProduct;
+  /** The product's option names, in order. */
+  optionNames: string[];
+  variant: ProductVariant;
+}
+
+function toVariant(row: {
+  id: string;
+  option_values: string[];
+  sku: string | null;
+  price_cents: number;
+  compare_at_cents: number | null;
+  weight_grams: number;
+  charge_tax: boolean;
+  image: string | null;
+  image_width: number | null;
+  image_height: number | null;
+  image_srcset: string | null;
+  tracks_stock: boolean;
+  continue_selling: boolean;
+  on_hand: number;
+  reserved: number;
+}): ProductVariant {
+  return {
+    id: row.id,
+    optionValues: row.option_values,
+    sku: row.sku,
+    priceCents: row.price_cents,
+    compareAtCents: row.compare_at_cents,
+    weightGrams: row.weight_grams,
+    chargeTax: row.charge_tax,
+    ...(row.image && row.image_width && row.image_height
+      ? { image: { src: pictureUrl(row.image), width: row.image_width, height: row.image_height, ...(row.image_srcset ? { srcSet: row.image_srcset } : {}) } }
+      : {}),
+    stock: { tracksStock: row.tracks_stock, continueSelling: row.continue_selling, available: row.tracks_stock ? row.on_hand - row.reserved : null },
+  };
+}
+
+const variantColumns = [
+  "v.id",
+  "v.option_values",
+  "v.sku",
+  "v.price_cents",
+  "v.compare_at_cents",
+  "v.weight_grams",
+  "v.charge_tax",
+  "v.image",
+  "v.image_width",
+  "v.image_height",
+  "v.image_srcset",
+  "v.tracks_stock",
+  "v.continue_selling",
+  "v.on_hand",
+] as const;
 
 /** The catalogue's version as of the statement that selects it: every row of one read carries the same. */
 const catalogueVersion = sql<string>`(select version from catalogue_version)`.as("catalogue_version");
@@ -195,7 +261,7 @@ export function createCatalogueService(
     if (featured) return featured;
     const read = db
       .selectFrom("products")
-      .select([...productColumns, catalogueVersion])
+      .select([...productColumns, isOutOfStock, catalogueVersion])
       .where("status", "=", "active")
       .where("featured_position", "is not", null)
       .orderBy("featured_position")
@@ -220,7 +286,7 @@ export function createCatalogueService(
       if (byId.size + missing.length > MAX_CACHED_PRODUCTS) byId.clear();
       const read = db
         .selectFrom("products")
-        .select([...productColumns, catalogueVersion])
+        .select([...productColumns, isOutOfStock, catalogueVersion])
         .where("id", "in", missing)
         .where("status", "=", "active")
         .execute()
@@ -248,7 +314,133 @@ export function createCatalogueService(
     return found;
   }
 
+  /** A product's options and variants (with their stock now), in order. */
+  async function readOptionsAndVariants(productId: string): Promise<{ options: ProductOption[]; variants: ProductVariant[] }> {
+    const [options, variants] = await Promise.all([
+      db.selectFrom("product_options").select(["name", "values"]).where("product_id", "=", productId).orderBy("position").execute(),
+      db
+        .selectFrom("product_variants as v")
+        .select([...variantColumns, reservedOfVariant.as("reserved")])
+        .where("v.product_id", "=", productId)
+        .orderBy("v.position")
+        .orderBy("v.id")
+        .execute(),
+    ]);
+    return { options: options.map((option) => ({ name: option.name, values: option.values })), variants: variants.map(toVariant) };
+  }
+
   return {
+    readOptionsAndVariants,
+
+    /**
+     * The console's options and variants of a product, in the product's own write transaction: options replaced,
+     * one variant per combination (an existing one keeps its id, and so its baskets and stock, when its values are
+     * the same), variants of combinations no longer offered removed. A SKU another product's variant holds is refused
+     * under its field. Answers each row's variant id, for the stock to be set (server/inventory/).
+     */
+    async saveOptionsAndVariants(trx: Transaction<Database>, productId: string, productPriceCents: number, input: VariantFormInput): Promise<Map<string, string>> {
+      await trx.deleteFrom("product_options").where("product_id", "=", productId).execute();
+      if (input.options.length > 0) {
+        await trx
+          .insertInto("product_options")
+          .values(input.options.map((option, index) => ({ product_id: productId, position: index + 1, name: option.name, values: JSON.stringify(option.values) })))
+          .execute();
+      }
+      const existing = await trx.selectFrom("product_variants").select(["id", "option_values"]).where("product_id", "=", productId).execute();
+      const byKey = new Map(existing.map((row) => [row.option_values.join("|"), row.id]));
+      const ids = new Map<string, string>();
+      // SKUs of the variants being kept or removed are freed first, so two rows may swap theirs.
+      await trx.updateTable("product_variants").set({ sku: null }).where("product_id", "=", productId).execute();
+      for (const [position, variant] of input.variants.entries()) {
+        // Without options, the one variant is the default one (whose id is the product's) whatever it held before.
+        const id = byKey.get(variant.key) ?? (input.options.length === 0 ? productId : randomBytes(6).toString("hex"));
+        ids.set(variant.key, id);
+        if (variant.sku) {
+          const taken = await trx.selectFrom("product_variants").select("product_id").where("sku", "=", variant.sku).where("id", "<>", id).executeTakeFirst();
+          if (taken) throw new AppError("BAD_REQUEST", "This SKU is already used by another variant.", { details: { field: `v:${variant.key}:sku` } });
+        }
+        const values = {
+          position,
+          option_values: JSON.stringify(variant.optionValues),
+          sku: variant.sku,
+          price_cents: variant.priceCents ?? productPriceCents,
+          compare_at_cents: variant.compareAtCents,
+        };
+        await trx
+          .insertInto("product_variants")
+          .values({ id, product_id: productId, image: null, image_width: null, image_height: null, image_srcset: null, ...values })
+          .onConflict((conflict) => conflict.column("id").doUpdateSet({ ...values, updated_at: sql`now()` }))
+          .execute();
+      }
+      const kept = [...ids.values()];
+      await trx.deleteFrom("product_variants").where("product_id", "=", productId).where("id", "not in", kept).execute();
+      await sql`update catalogue_version set version = version + 1`.execute(trx);
+      checkedAt = -Infinity;
+      return ids;
+    },
+
+    /**
+     * Variants of active products by id, with their product, option names and stock now (never cached: stock moves
+     * with every sale). Unknown ids, and variants of archived products, are absent.
+     */
+    async findVariants(variantIds: readonly string[]): Promise<Map<string, VariantForSale>> {
+      const ids = [...new Set(variantIds)];
+      if (ids.length === 0) return new Map();
+      const rows = await db
+        .selectFrom("product_variants as v")
+        .innerJoin("products", "products.id", "v.product_id")
+        .select([
+          "products.id as product_id",
+          "products.slug",
+          "products.title",
+          "products.price_cents as product_price_cents",
+          "products.rating",
+          "products.image as product_image",
+          "products.image_width as product_image_width",
+          "products.image_height as product_image_height",
+          "products.image_srcset as product_image_srcset",
+          ...variantColumns,
+          reservedOfVariant.as("reserved"),
+        ])
+        .select(sql<string[] | null>`(select jsonb_agg(o.name order by o.position) from product_options o where o.product_id = products.id)`.as("option_names"))
+        .where("v.id", "in", ids)
+        .where("products.status", "=", "active")
+        .execute();
+      return new Map(
+        rows.map((row) => [
+          row.id,
+          {
+            product: toProduct({
+              id: row.product_id,
+              slug: row.slug,
+              title: row.title,
+              price_cents: row.product_price_cents,
+              rating: row.rating,
+              image: row.product_image,
+              image_width: row.product_image_width,
+              image_height: row.product_image_height,
+              image_srcset: row.product_image_srcset,
+            }),
+            optionNames: row.option_names ?? [],
+            variant: toVariant(row),
+          },
+        ]),
+      );
+    },
+
+    /** The variant a product is added by when none is named: its first (a product without options has only that one). */
+    async findDefaultVariantId(productId: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom("product_variants")
+        .select("id")
+        .where("product_id", "=", productId)
+        .orderBy("position")
+        .orderBy("id")
+        .limit(1)
+        .executeTakeFirst();
+      return row?.id;
+    },
+
     /** The home page's products: the active featured ones, in their shelf order. */
     listProducts: listFeatured,
 
@@ -280,11 +472,13 @@ export function createCatalogueService(
     async findProductPage(slug: string): Promise<ProductPageLookup> {
       const row = await db
         .selectFrom("products")
-        .select([...productColumns, "description", "status"])
+        .select([...productColumns, isOutOfStock, "description", "status"])
         .where("slug", "=", slug)
         .executeTakeFirst();
       if (row) {
-        return row.status === "active" ? { kind: "product", product: { ...toProduct(row), description: row.description } } : { kind: "archived", title: row.title };
+        if (row.status !== "active") return { kind: "archived", title: row.title };
+        const { options, variants } = await readOptionsAndVariants(row.id);
+        return { kind: "product", product: { ...toProduct(row), description: row.description, options, variants } };
       }
       const moved = await db
         .selectFrom("product_slug_history")
@@ -433,7 +627,7 @@ export function createCatalogueService(
         return { ...after, ...figures };
       });
       checkedAt = -Infinity;
-      return { ...toProduct(updated), description: updated.description };
+      return { ...toProduct(updated), description: updated.description, ...(await readOptionsAndVariants(id)) };
     },
 
     /**
@@ -475,7 +669,7 @@ export function createCatalogueService(
         return { ...after, shown_rating: after.rating, review_count: 0 };
       });
       checkedAt = -Infinity;
-      return { ...toProduct(created), description: created.description };
+      return { ...toProduct(created), description: created.description, ...(await readOptionsAndVariants(id)) };
     },
   };
 }

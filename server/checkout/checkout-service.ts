@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
@@ -8,6 +9,7 @@ import type { AddressService, CheckoutAddress } from "../addresses/address-servi
 import { ownerColumn, ownerColumns, type BasketOwner } from "../basket/basket-owner";
 import type { BasketService } from "../basket/basket-service";
 import type { DB, Writer } from "../db/client";
+import type { InventoryService, StockLine } from "../inventory/inventory-service";
 import type { Logger } from "../logger";
 import { newOrderNumber } from "../orders/order-number";
 import { sha256Base64url } from "../tokens";
@@ -58,6 +60,7 @@ export function createCheckoutService(
   shipping: ShippingService,
   provider: PaymentProvider,
   logger: Logger,
+  inventory: InventoryService,
   onOrderRecorded?: OrderRecordedHook,
 ) {
   // Which processor (and mode) this shop runs on: an intent another one made is never reused or handed out.
@@ -73,7 +76,14 @@ export function createCheckoutService(
     const rates = knownRates ?? (await shipping.loadRates());
     const address: PricingAddress | null = checkoutAddress ? { country: checkoutAddress.address.country, state: checkoutAddress.address.region } : null;
     return priceOrder({
-      lines: view.items.map((line) => ({ key: line.itemId, title: line.product.title, unitPriceCents: line.product.priceCents, quantity: line.quantity })),
+      lines: view.items.map((line) => ({
+        key: line.itemId,
+        title: line.product.title,
+        unitPriceCents: line.variant.priceCents,
+        quantity: line.quantity,
+        weightGrams: line.variant.weightGrams,
+        taxable: line.variant.chargeTax,
+      })),
       address,
       methodId: checkoutAddress?.deliveryMethodId ?? null,
       promotion: { kind: "none" },
@@ -83,16 +93,19 @@ export function createCheckoutService(
 
   /** What the intent is for: the basket's lines, where they go and where the receipt goes. */
   function snapshot(view: BasketView, delivery: Delivery, pricing: PriceBreakdown): { items: OrderItem[]; fingerprint: string } {
-    const items = view.items.map(({ product, quantity }) => ({
+    const items = view.items.map(({ product, variant, quantity }) => ({
       productId: product.id,
+      variantId: variant.id,
       title: product.title,
+      options: variant.options,
+      sku: variant.sku,
       priceCents: product.priceCents,
       quantity,
       rating: product.rating,
       image: product.image,
     }));
     // One entry per line, quantity included: two books and one book are different baskets at different amounts.
-    const lines = items.map((item) => [item.productId, item.priceCents, item.quantity]);
+    const lines = items.map((item) => [item.variantId, item.priceCents, item.quantity]);
     // The address too: a new address updates the open intent's `shipping`, and an intent paid with another address
     // than the row's is caught like one paid for another basket.
     // And the whole breakdown: another delivery option or a changed rate is another amount for the same lines.
@@ -149,13 +162,18 @@ export function createCheckoutService(
       .limit(1)
       .executeTakeFirst();
     const open = newest?.is_open_here ? newest : undefined;
+    const stockLines = toStockLines(view);
 
     const isSettled = open?.pending_fingerprint === null;
     if (open && isSettled && open.basket_fingerprint === fingerprint && !mustUpdateProcessor) {
+      // The same intent again: its hold is taken afresh (another RESERVATION_MINUTES), or refused if the stock went.
+      await inventory.reserve(open.payment_intent_id, stockLines);
       return { clientSecret: open.client_secret, amountCents: open.amount_cents };
     }
 
     if (open) {
+      // Before the intent changes: short stock is refused with the intent as it was.
+      await inventory.reserve(open.payment_intent_id, stockLines);
       const claimed = await db
         .updateTable("checkout_payments")
         .set({ pending_fingerprint: fingerprint, revision: open.revision + 1, updated_at: sql`now()` })
@@ -208,14 +226,30 @@ export function createCheckoutService(
         .execute();
     }
 
+    // The stock is held before the intent exists, under a key of its own, and becomes the intent's once its row is
+    // written; a replaced intent's hold goes in the same step. Short stock: no intent is created.
+    const hold = `new:${randomUUID()}`;
+    const replaced = open ? [open.payment_intent_id] : [];
+    try {
+      await inventory.reserve(hold, stockLines, { replaces: replaced });
+    } catch (error) {
+      for (const id of replaced) await inventory.release(id);
+      throw error;
+    }
+
     // The same owner, basket and attempt always ask for the same intent: two tabs racing get one intent. Intents for
     // different baskets are different intents, each with its own row, so they cannot cross.
-    const intent = await provider.createIntent({
-      amountCents,
-      metadata: metadataFor(owner, fingerprint, pricing),
-      shipping,
-      idempotencyKey: `storefront:${column}:${value}:${fingerprint}:${newest?.attempts ?? 0}`,
-    });
+    const intent = await provider
+      .createIntent({
+        amountCents,
+        metadata: metadataFor(owner, fingerprint, pricing),
+        shipping,
+        idempotencyKey: `storefront:${column}:${value}:${fingerprint}:${newest?.attempts ?? 0}`,
+      })
+      .catch(async (error: unknown) => {
+        await inventory.release(hold);
+        throw error;
+      });
     await db
       .insertInto("checkout_payments")
       .values({
@@ -234,6 +268,7 @@ export function createCheckoutService(
       })
       .onConflict((conflict) => conflict.column("payment_intent_id").doNothing())
       .execute();
+    await inventory.renameHold(hold, intent.id);
     return { clientSecret: intent.clientSecret, amountCents: intent.amountCents };
   }
 
@@ -398,6 +433,8 @@ export function createCheckoutService(
       .where("status", "in", ["open", "replaced"])
       .executeTakeFirst();
     const isNew = held.numUpdatedRows > 0n;
+    // Never fulfilled: what it held goes back for others.
+    if (isNew) await inventory.release(intent.id);
     if (isNew) logger.error({ paymentIntentId: intent.id, paidAmountCents: intent.amountCents, reason }, "checkout: payment needs review, no order recorded");
     return { kind: "needs-review", paidAmountCents: intent.amountCents, isNew };
   }
@@ -445,6 +482,15 @@ export function createCheckoutService(
         return existing ? { orderId: intent.id, orderNumber: existing.number, isNew: false } : null;
       }
       await trx.insertInto("order_status_history").values({ order_id: intent.id, status: "paid", actor: "shop" }).execute();
+      // The payment's hold becomes a sale, in this transaction: once, whichever of page, webhook and sweep gets here.
+      const items = payment.items.map(readOrderItem);
+      const { oversold } = await inventory.sell(
+        trx,
+        intent.id,
+        items.map((item) => ({ variantId: item.variantId ?? item.productId, quantity: item.quantity })),
+        intent.id,
+      );
+      if (oversold) await trx.updateTable("orders").set({ oversold: true }).where("id", "=", intent.id).execute();
       await trx.updateTable("checkout_payments").set({ status: "paid", updated_at: sql`now()` }).where("payment_intent_id", "=", intent.id).execute();
       const owner: BasketOwner | null = payment.user_id ? { userId: payment.user_id } : payment.session_id ? { sessionId: payment.session_id } : null;
       // A snapshot taken before lines had quantities lists one entry per item: each means one.
@@ -453,6 +499,16 @@ export function createCheckoutService(
       return { orderId: intent.id, orderNumber: inserted.number, isNew: true };
     });
   }
+}
+
+/** What a basket's lines hold of each variant, named for a refusal ("Only 1 left of Classic Tee (M, Black)"). */
+function toStockLines(view: BasketView): StockLine[] {
+  return view.items.map((line) => ({
+    variantId: line.variant.id,
+    quantity: line.quantity,
+    title: line.product.title,
+    optionValues: line.variant.options.map((option) => option.value),
+  }));
 }
 
 /** Where an order goes and where its receipt goes: the checkout address, and a guest's e-mail or the account's. */

@@ -60,7 +60,15 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
     await removeOne(browser, ECHO);
     await browser.postJson("/basket/add", { productId: IPAD });
     const stalled = stallAfterFirstUpdate(shop.services.provider);
-    const checkout = createCheckoutService(getDatabase().db, shop.services.basket, shop.services.addresses, shop.services.shipping, stalled.provider, createLogger("silent"));
+    const checkout = createCheckoutService(
+      getDatabase().db,
+      shop.services.basket,
+      shop.services.addresses,
+      shop.services.shipping,
+      stalled.provider,
+      createLogger("silent"),
+      shop.services.inventory,
+    );
     const repricingA = checkout.preparePayment(owner, 61095);
     await stalled.reachedProcessor;
     return { browser, clientSecret, owner, checkout, stalled, repricingA };

@@ -14,6 +14,7 @@ import * as emailAndAccountTokens from "./migrations/0011-email-and-account-toke
 import * as paymentProcessor from "./migrations/0012-payment-processor";
 import * as operatorConsole from "./migrations/0013-operator-console";
 import * as orderRefunds from "./migrations/0014-order-refunds";
+import * as variantsAndStock from "./migrations/0016-variants-and-stock";
 import * as shippingAndTax from "./migrations/0017-shipping-and-tax";
 import * as departments from "./migrations/0018-departments";
 import * as newUserFixes from "./migrations/0019-new-user-fixes";
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   "0012-payment-processor": paymentProcessor,
   "0013-operator-console": operatorConsole,
   "0014-order-refunds": orderRefunds,
+  "0016-variants-and-stock": variantsAndStock,
   "0017-shipping-and-tax": shippingAndTax,
   "0018-departments": departments,
   "0019-new-user-fixes": newUserFixes,

@@ -38,6 +38,10 @@ export interface Database {
   shipping_zone_regions: ShippingZoneRegionTable;
   shipping_methods: ShippingMethodTable;
   tax_rates: TaxRateTable;
+  product_options: ProductOptionTable;
+  product_variants: ProductVariantTable;
+  stock_reservations: StockReservationTable;
+  stock_ledger: StockLedgerTable;
 }
 
 export interface ProductTable {
@@ -117,6 +121,8 @@ export interface BasketItemTable {
   id: Generated<string>;
   basket_id: string;
   product_id: string;
+  /** The variant of the product (at most one line each); a product without options has one, whose id is the product's. */
+  variant_id: string;
   /** 1 to BASKET_LINE_LIMIT (a check constraint holds it). */
   quantity: Generated<number>;
   /** The catalogue's price when the line was added (or last changed): a different price now is news to the shopper. */
@@ -205,6 +211,8 @@ export interface OrderTable {
   paid_at: Generated<Date>;
   /** Items, delivery, discount, each tax and the total as charged; null for orders from before delivery options and tax. */
   pricing: PricingColumn;
+  /** Paid after its reservation lapsed, for stock that had gone meanwhile: on the console's "Needs attention" list. */
+  oversold: Generated<boolean>;
 }
 
 type PricingColumn = ColumnType<PriceBreakdown | null, string | null | undefined, string | null>;
@@ -434,5 +442,75 @@ export interface TaxRateTable {
   /** Thousandths of a percent: 7.25 % is 7250. */
   rate: number;
   taxes_shipping: Generated<boolean>;
+  created_at: Generated<Date>;
+}
+
+/** A product's option (at most three): a name and its values in the order shoppers see them. */
+export interface ProductOptionTable {
+  product_id: string;
+  /** 1 to 3. */
+  position: number;
+  name: string;
+  values: JSONColumnType<string[], string, string>;
+}
+
+/** One combination of a product's option values that is sold: its price, weight, picture and stock. */
+export interface ProductVariantTable {
+  /** The default variant's id is its product's. */
+  id: string;
+  product_id: string;
+  /** The order of the variants table and of the product page's choices. */
+  position: Generated<number>;
+  /** One value per option, in the options' order; [] for a product without options. */
+  option_values: ColumnType<string[], string | undefined, string>;
+  /** Unique when set. */
+  sku: string | null;
+  /** Integer cents (USD). */
+  price_cents: number;
+  /** Shown struck through as "List Price: $x"; null: none. */
+  compare_at_cents: number | null;
+  weight_grams: Generated<number>;
+  charge_tax: Generated<boolean>;
+  /** The variant's own picture; null: the product's. */
+  image: string | null;
+  image_width: number | null;
+  image_height: number | null;
+  image_srcset: string | null;
+  tracks_stock: Generated<boolean>;
+  /** The quantity the operator set, minus sales (below zero when oversold). Written by server/inventory/ only. */
+  on_hand: Generated<number>;
+  /** Back-orders: sell when available is 0 or below. */
+  continue_selling: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** Stock a payment holds while the shopper pays: counts against everyone else's available until it expires. */
+export interface StockReservationTable {
+  id: ColumnType<string, never, never>;
+  /** The payment intent's id, or a key of its own while the intent is being created. */
+  hold: string;
+  variant_id: string;
+  quantity: number;
+  expires_at: Date;
+  created_at: Generated<Date>;
+}
+
+export type StockLedgerReason = "edit" | "sale" | "reserve" | "release" | "restock";
+
+/** Every change to a variant's quantity: before and after, why and by whom. */
+export interface StockLedgerTable {
+  id: ColumnType<string, never, never>;
+  variant_id: string;
+  product_id: string;
+  reason: StockLedgerReason;
+  /** on_hand: an edit, a sale or a restock; available: a reservation taken or released (on hand is unchanged). */
+  counts: "on_hand" | "available";
+  quantity_before: number;
+  quantity_after: number;
+  /** An operator's e-mail, "shop" (a sale, a sweep), "shopper". */
+  actor: string;
+  /** The order or payment intent it was for. */
+  reference: string | null;
   created_at: Generated<Date>;
 }

@@ -10,9 +10,11 @@ import { readBody } from "./read-body";
  * JSON (the enhanced page: answered with the basket). Both run the same validation and the same service call.
  *
  *   GET  /basket          the basket (JSON)
- *   POST /basket/add       { productId }             one more of a catalogue product (a new line, or +1 on its line)
- *   POST /basket/quantity  { productId, quantity }   set the quantity of its line, 1 to 10
- *   POST /basket/remove    { productId }             take its whole line out ({ removed: false } if absent)
+ *   POST /basket/add       { productId, variantId? }             one more of a variant (a new line, or +1 on its line);
+ *                                                                409 "This item is out of stock." when it is
+ *   POST /basket/quantity  { productId, variantId?, quantity }   set the quantity of its line, 1 to 10 (at most what is available)
+ *   POST /basket/remove    { productId, variantId? }             take its whole line out ({ removed: false } if absent)
+ *   (no variantId: the product's first variant, the only one of a product without options)
  *   POST /basket/empty     {}                        clear it
  *
  * A form post about one product comes back to that product on its page (#product-{id}), and a refusal names it, so
@@ -25,31 +27,31 @@ export const basketRoutes = new Hono<AppEnv>()
   })
   .post("/basket/add", (c) =>
     answerFormOrJson(c, BASKET_ERROR_PARAM, async (formReturn) => {
-      const { productId, returnTo } = await readBody(c.req.raw, basketRequestSchemas.add);
+      const { productId, variantId, returnTo } = await readBody(c.req.raw, basketRequestSchemas.add);
       returnToProduct(formReturn, productId);
       // An unknown product is refused before a guest session is started for it.
-      await c.get("services").basket.assertInCatalogue(productId);
+      await c.get("services").basket.assertInCatalogue(productId, variantId);
       const owner = await c.get("shopper").ensureBasketOwner();
-      const basket = await c.get("services").basket.addItem(owner, productId);
+      const basket = await c.get("services").basket.addItem(owner, productId, variantId);
       return { json: { basket }, status: 201, returnTo };
     }),
   )
   .post("/basket/quantity", (c) =>
     answerFormOrJson(c, BASKET_ERROR_PARAM, async (formReturn) => {
-      const { productId, quantity, returnTo } = await readBody(c.req.raw, basketRequestSchemas.quantity);
+      const { productId, variantId, quantity, returnTo } = await readBody(c.req.raw, basketRequestSchemas.quantity);
       returnToProduct(formReturn, productId);
-      await c.get("services").basket.assertInCatalogue(productId);
+      await c.get("services").basket.assertInCatalogue(productId, variantId);
       const owner = await c.get("shopper").ensureBasketOwner();
-      const basket = await c.get("services").basket.setQuantity(owner, productId, quantity);
+      const basket = await c.get("services").basket.setQuantity(owner, productId, quantity, variantId);
       return { json: { basket }, status: 200, returnTo };
     }),
   )
   .post("/basket/remove", (c) =>
     answerFormOrJson(c, BASKET_ERROR_PARAM, async (formReturn) => {
-      const { productId, returnTo } = await readBody(c.req.raw, basketRequestSchemas.remove);
+      const { productId, variantId, returnTo } = await readBody(c.req.raw, basketRequestSchemas.remove);
       returnToProduct(formReturn, productId);
       const owner = await c.get("shopper").ensureBasketOwner();
-      const { basket, removed } = await c.get("services").basket.removeItem(owner, productId);
+      const { basket, removed } = await c.get("services").basket.removeItem(owner, productId, variantId);
       return { json: { basket, removed }, status: 200, returnTo };
     }),
   )

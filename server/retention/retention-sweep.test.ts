@@ -21,7 +21,7 @@ async function seedGuest(db: DB, expiresAt: Date, items = 2) {
     .returning("id")
     .executeTakeFirstOrThrow();
   const basket = await db.insertInto("baskets").values({ session_id: session.id }).returning("id").executeTakeFirstOrThrow();
-  if (items > 0) await db.insertInto("basket_items").values({ basket_id: basket.id, product_id: BOOK, quantity: items, added_price_cents: 1196 }).execute();
+  if (items > 0) await db.insertInto("basket_items").values({ basket_id: basket.id, product_id: BOOK, variant_id: BOOK, quantity: items, added_price_cents: 1196 }).execute();
   const orderId = unique("pi_");
   await db
     .insertInto("orders")

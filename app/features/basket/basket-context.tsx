@@ -8,9 +8,9 @@ import type { ErrorBody } from "../../../shared/errors";
  * the header's count can move by the right number of items before the server answers.
  */
 export type BasketChange =
-  | { action: "add"; productId: string }
-  | { action: "remove"; productId: string; shownQuantity: number }
-  | { action: "quantity"; productId: string; quantity: number; shownQuantity: number };
+  | { action: "add"; productId: string; variantId?: string }
+  | { action: "remove"; productId: string; variantId?: string; shownQuantity: number }
+  | { action: "quantity"; productId: string; variantId?: string; quantity: number; shownQuantity: number };
 
 /**
  * A basket change this page made. Until the server answers it has no revision; the answer gives the basket's
@@ -58,7 +58,8 @@ export function itemsDelta(change: BasketChange): number {
 
 /** The request body a change posts. */
 function requestBody(change: BasketChange): Record<string, unknown> {
-  return change.action === "quantity" ? { productId: change.productId, quantity: change.quantity } : { productId: change.productId };
+  const variant = change.variantId === undefined ? {} : { variantId: change.variantId };
+  return change.action === "quantity" ? { productId: change.productId, ...variant, quantity: change.quantity } : { productId: change.productId, ...variant };
 }
 
 const SUCCESS_MESSAGES: Record<BasketChange["action"], string> = {
@@ -198,13 +199,14 @@ export function useOptimisticLines<Line extends { product: { id: string; priceCe
 }
 
 /** Applies changes, oldest first, to lines read from the server. */
-export function applyChanges<Line extends { product: { id: string; priceCents: number }; quantity: number; lineCents: number }>(
+export function applyChanges<Line extends { product: { id: string; priceCents: number }; variant?: { id: string }; quantity: number; lineCents: number }>(
   lines: readonly Line[],
   changes: readonly BasketChange[],
 ): Line[] {
   let visible = [...lines];
   for (const change of changes) {
-    const line = visible.find((candidate) => candidate.product.id === change.productId);
+    // A change names its variant when the product has several; a product without options has one line.
+    const line = visible.find((candidate) => (change.variantId ? candidate.variant?.id === change.variantId : candidate.product.id === change.productId));
     if (!line) continue;
     if (change.action === "remove") {
       visible = visible.filter((candidate) => candidate !== line);

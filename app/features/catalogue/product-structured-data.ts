@@ -1,14 +1,23 @@
-import type { ProductDetails } from "../../../shared/catalogue";
+import { VARIANT_PARAM, type ProductDetails } from "../../../shared/catalogue";
 import type { ReviewSummary, ReviewView } from "../../../shared/reviews";
 import { decimalAmount } from "../../../shared/money";
+import { availabilityOf } from "../../../shared/stock";
+
+const SCHEMA_AVAILABILITY = {
+  "in-stock": "https://schema.org/InStock",
+  low: "https://schema.org/InStock",
+  "out-of-stock": "https://schema.org/OutOfStock",
+  "back-order": "https://schema.org/BackOrder",
+} as const;
 
 /** Reviews given in the structured data: the latest few, as search engines show. */
 const STRUCTURED_REVIEWS = 5;
 
 /**
- * The product as schema.org's Product with an Offer, for search engines' rich results. The price is a decimal
- * string, as schema.org asks ("1094.98"). With visible reviews: aggregateRating (their unrounded average and count)
- * and the latest reviews; the catalogue's own rating is no customer's and is left out.
+ * The product as schema.org's Product with one Offer per variant, for search engines' rich results. The price is a
+ * decimal string, as schema.org asks ("1094.98"); availability is the variant's own. With visible reviews:
+ * aggregateRating (their unrounded average and count) and the latest reviews; the catalogue's own rating is no
+ * customer's and is left out.
  */
 export function productStructuredData(
   product: ProductDetails,
@@ -27,14 +36,15 @@ export function productStructuredData(
     image: imageUrl,
     sku: product.id,
     url: pageUrl,
-    offers: {
+    offers: product.variants.map((variant) => ({
       "@type": "Offer",
-      url: pageUrl,
-      price: decimalAmount(product.priceCents),
+      url: product.options.length > 0 ? `${pageUrl}?${VARIANT_PARAM}=${encodeURIComponent(variant.id)}` : pageUrl,
+      sku: variant.sku ?? variant.id,
+      price: decimalAmount(variant.priceCents),
       priceCurrency: "USD",
-      availability: "https://schema.org/InStock",
+      availability: SCHEMA_AVAILABILITY[availabilityOf(variant.stock).kind],
       itemCondition: "https://schema.org/NewCondition",
-    },
+    })),
     ...(rated
       ? {
           aggregateRating: {

@@ -97,7 +97,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
       return { form: input.intent, errors: undefined, done: "Marked as shipped. The shopper is sent the shipped e-mail." } satisfies ActionAnswer;
     }
     if (input.intent === "refund") {
-      const refund = await services.adminOrders.refund(actor, params.number, { amountCents: input.amount, idempotencyKey: input.key });
+      const refund = await services.adminOrders.refund(actor, params.number, { amountCents: input.amount, idempotencyKey: input.key, restock: input.restock });
       const done = refund.amountCents > 0 ? `Refunded ${formatCents(refund.amountCents)}. The shopper is sent the refund e-mail.` : "The refund is pending at the processor.";
       return { form: input.intent, errors: undefined, done } satisfies ActionAnswer;
     }
@@ -301,6 +301,11 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
                 Empty: everything left, {order.left}. You are asked to confirm the amount next.
               </p>
               <FieldError id="error-amount" message={refundErrors?.amount} />
+            </div>
+            <div className="console-field console-field--check">
+              <label>
+                <input type="checkbox" name="restock" /> Put the items back in stock
+              </label>
             </div>
             <button type="submit" className="console-button" disabled={isBusy}>
               Refund

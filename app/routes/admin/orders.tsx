@@ -9,8 +9,12 @@ import { formatConsoleTime, requireOperator } from "./require-operator";
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
   const params = adminOrderListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
-  const { orders, next } = await services.adminOrders.listOrders({ status: params.status, search: params.q, after: params.after });
+  const [{ orders, next }, oversold] = await Promise.all([
+    services.adminOrders.listOrders({ status: params.status, search: params.q, after: params.after }),
+    services.adminOrders.listOversold(),
+  ]);
   return {
+    needsAttention: oversold.map((order) => ({ number: order.number, total: formatCents(order.amountCents), paidAt: formatConsoleTime(order.paidAt) })),
     status: params.status ?? null,
     query: params.q,
     isFirstPage: !params.after,
@@ -38,11 +42,24 @@ function listHref(status: string | null, query: string, after?: string) {
 }
 
 export default function AdminOrders({ loaderData }: Route.ComponentProps) {
-  const { orders, status, query, next, isFirstPage } = loaderData;
+  const { orders, status, query, next, isFirstPage, needsAttention } = loaderData;
   return (
     <main id="main" className="console-main">
       <title>Orders | Console</title>
       <PageHeader title="Orders" />
+      {needsAttention.length > 0 ? (
+        <section aria-labelledby="attention-heading" className="console-attention">
+          <h2 id="attention-heading">Needs attention</h2>
+          <ul>
+            {needsAttention.map((order) => (
+              <li key={order.number}>
+                <Link to={`/admin/orders/${order.number}`}>{order.number}</Link> ({order.total}, paid {order.paidAt}): Oversold. Refund offered on the
+                order&apos;s page.
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       <Form method="get" className="console-search" role="search">
         <label htmlFor="order-search">Order number or e-mail</label>
         <input id="order-search" name="q" type="search" defaultValue={query} maxLength={254} key={query} />

@@ -1,6 +1,15 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/product-edit";
-import { adminProductSchema, errorsByField, toAdminProductInput } from "../../../shared/admin-schemas";
+import {
+  adminProductSchema,
+  combinations,
+  errorsByField,
+  isVariantFormField,
+  parseVariantForm,
+  toAdminProductInput,
+  variantField,
+  variantKey,
+} from "../../../shared/admin-schemas";
 import { AppError } from "../../../shared/errors";
 import { readFormWithFile } from "../../../shared/form-fields";
 import { decimalAmount } from "../../../shared/money";
@@ -22,16 +31,26 @@ const LABELS: Record<string, string> = {
 
 type FormValues = Record<keyof typeof LABELS, string>;
 
+const LEDGER_REASONS = {
+  edit: "Set by an operator",
+  sale: "Sold",
+  reserve: "Reserved for a payment",
+  release: "Reservation released",
+  restock: "Put back in stock",
+} as const;
+
 /** /admin/products/new is the empty form; /admin/products/{id} edits that product. */
 export async function loader({ context, params, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
   const departments = await services.departments.listTree();
-  if (params.id === "new") return { product: null, isSaved: false, departments };
+  if (params.id === "new") return { product: null, isSaved: false, departments, stock: null };
   const product = await services.adminProducts.getProduct(params.id);
   if (!product) throw data(null, { status: 404 });
+  const stock = await services.adminProducts.getVariantsAndLedger(params.id);
   return {
     departments,
     isSaved: new URL(request.url).searchParams.has("saved"),
+    stock,
     product: {
       id: product.id,
       slug: product.slug,
@@ -54,26 +73,35 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
 export async function action({ context, params, request }: Route.ActionArgs) {
   const { actor, services } = requireOperator(context);
   let values: FormValues | null = null;
+  let variantValues: Record<string, string> = {};
   try {
     const { fields, file } = await readFormWithFile(request, "picture", { repeatable: ["departmentIds"] });
     values = Object.fromEntries(Object.keys(LABELS).map((name) => [name, (fields[name] ?? "").slice(0, 10_000)])) as FormValues;
-    const parsed = adminProductSchema.safeParse(fields);
-    if (!parsed.success) return data({ errors: errorsByField(parsed.error.issues), values }, { status: 400 });
+    variantValues = Object.fromEntries(Object.entries(fields).filter(([name]) => isVariantFormField(name)).map(([name, value]) => [name, value.slice(0, 10_000)]));
+    // "Add option" shows one more option's inputs and saves nothing.
+    if (fields.intent === "addOption") return data({ errors: undefined, values, variantValues, extraOption: true }, { status: 200 });
+    const productFields = Object.fromEntries(Object.entries(fields).filter(([name]) => !isVariantFormField(name)));
+    const parsed = adminProductSchema.safeParse(productFields);
+    const variants = parseVariantForm(fields);
+    const errors = { ...(parsed.success ? {} : errorsByField(parsed.error.issues)), ...(variants.ok ? {} : variants.errors) };
+    if (!parsed.success || !variants.ok) return data({ errors, values, variantValues }, { status: 400 });
     const input = toAdminProductInput(parsed.data);
     const product =
-      params.id === "new" ? await services.adminProducts.createProduct(actor, input, file) : await services.adminProducts.updateProduct(actor, params.id, input, file);
+      params.id === "new"
+        ? await services.adminProducts.createProduct(actor, input, file, variants.input)
+        : await services.adminProducts.updateProduct(actor, params.id, input, file, variants.input);
     return redirect(`/admin/products/${product.id}?saved`);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     if (error.code === "NOT_FOUND") throw data(null, { status: 404 });
     // A refusal names its field (the picture, say); one without a field (an unreadable form) goes above the button.
     const field = typeof error.details?.field === "string" ? error.details.field : "form";
-    return data({ errors: { [field]: error.message }, values }, { status: error.status });
+    return data({ errors: { [field]: error.message }, values, variantValues }, { status: error.status });
   }
 }
 
 export default function ProductEdit({ loaderData, actionData }: Route.ComponentProps) {
-  const { product, departments } = loaderData;
+  const { product, departments, stock } = loaderData;
   const navigation = useNavigation();
   const isSaving = navigation.state === "submitting";
   const values: Partial<FormValues> = actionData?.values ?? product?.values ?? { rating: "5", status: "active" };
@@ -83,6 +111,38 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
   // Each field: its label, its message under it, and aria links between them.
   const describedBy = (name: string, hint?: boolean) => [hint ? `hint-${name}` : "", errors?.[name] ? `error-${name}` : ""].filter(Boolean).join(" ") || undefined;
   const invalid = (name: string) => (errors?.[name] ? true : undefined);
+  // The options and variants as submitted (after an error or "Add option"), else as saved.
+  const submitted = actionData?.variantValues;
+  const savedOptions = stock?.options ?? [];
+  const optionValue = (index: number, part: "Name" | "Values") =>
+    submitted ? (submitted[`option${part}${index + 1}`] ?? "") : part === "Name" ? (savedOptions[index]?.name ?? "") : (savedOptions[index]?.values.join(", ") ?? "");
+  const shownOptions = submitted
+    ? [1, 2, 3].filter((index) => (submitted[`optionName${index}`] ?? "") !== "" || (submitted[`optionValues${index}`] ?? "") !== "").length
+    : savedOptions.length;
+  const optionRows = Math.min(3, Math.max(1, shownOptions + (actionData && "extraOption" in actionData ? 1 : 0)));
+  const rowOptions = submitted
+    ? [0, 1, 2]
+        .map((index) => ({ values: optionValue(index, "Values").split(",").map((value) => value.trim()).filter(Boolean) }))
+        .filter((option) => option.values.length > 0)
+    : savedOptions;
+  const savedByKey = new Map((stock?.variants ?? []).map((variant) => [variantKey(variant.optionValues), variant]));
+  const rows = combinations(rowOptions).slice(0, 250).map((values) => {
+    const key = variantKey(values);
+    const saved = savedByKey.get(key);
+    const read = (input: Parameters<typeof variantField>[1], fallback: string) => (submitted ? (submitted[variantField(key, input)] ?? fallback) : fallback);
+    return {
+      key,
+      label: values.join(" / "),
+      sku: read("sku", saved?.sku ?? ""),
+      price: read("price", saved ? decimalAmount(saved.priceCents) : ""),
+      compareAt: read("compareAt", saved?.compareAtCents ? decimalAmount(saved.compareAtCents) : ""),
+      stock: read("stock", saved ? String(saved.onHand) : ""),
+      stockWas: saved ? String(saved.onHand) : "",
+      track: submitted ? submitted[variantField(key, "track")] === "on" : (saved?.stock.tracksStock ?? false),
+      continueSelling: submitted ? submitted[variantField(key, "continue")] === "on" : (saved?.stock.continueSelling ?? false),
+    };
+  });
+  const fieldFor = (name: string) => ({ name, id: `field-${name}`, "aria-invalid": invalid(name), "aria-describedby": describedBy(name) });
   return (
     <main id="main" className="console-main">
       <title>{`${title} | Console`}</title>
@@ -177,6 +237,103 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
             <FieldError id="error-status" message={errors?.status} />
           </div>
         </div>
+        {rowOptions.length === 0 && rows[0] ? (
+          <div className="console-row">
+            <div className="console-field">
+              <label htmlFor={`field-${variantField("", "sku")}`}>SKU</label>
+              <input {...fieldFor(variantField("", "sku"))} defaultValue={rows[0].sku} maxLength={64} />
+              <FieldError id={`error-${variantField("", "sku")}`} message={errors?.[variantField("", "sku")]} />
+            </div>
+            <div className="console-field">
+              <label htmlFor={`field-${variantField("", "stock")}`}>Stock</label>
+              <input {...fieldFor(variantField("", "stock"))} inputMode="numeric" defaultValue={rows[0].stock} maxLength={8} />
+              <input type="hidden" name={variantField("", "stockWas")} value={rows[0].stockWas} />
+              <FieldError id={`error-${variantField("", "stock")}`} message={errors?.[variantField("", "stock")]} />
+            </div>
+            <div className="console-field console-field--check">
+              <label>
+                <input type="checkbox" name={variantField("", "track")} defaultChecked={rows[0].track} /> Track stock
+              </label>
+              <label>
+                <input type="checkbox" name={variantField("", "continue")} defaultChecked={rows[0].continueSelling} /> Continue selling when out of stock
+              </label>
+            </div>
+          </div>
+        ) : null}
+        <fieldset className="console-options">
+          <legend>Options</legend>
+          {Array.from({ length: optionRows }, (_, index) => (
+            <div key={index} className="console-row">
+              <div className="console-field">
+                <label htmlFor={`field-optionName${index + 1}`}>Option name</label>
+                <input {...fieldFor(`optionName${index + 1}`)} defaultValue={optionValue(index, "Name")} maxLength={60} />
+                <FieldError id={`error-optionName${index + 1}`} message={errors?.[`optionName${index + 1}`]} />
+              </div>
+              <div className="console-field">
+                <label htmlFor={`field-optionValues${index + 1}`}>Option values</label>
+                <input {...fieldFor(`optionValues${index + 1}`)} defaultValue={optionValue(index, "Values")} placeholder="S, M, L" />
+                <FieldError id={`error-optionValues${index + 1}`} message={errors?.[`optionValues${index + 1}`]} />
+              </div>
+            </div>
+          ))}
+          {optionRows < 3 ? (
+            <button type="submit" name="intent" value="addOption" className="console-button" formNoValidate>
+              Add option
+            </button>
+          ) : null}
+        </fieldset>
+        {rowOptions.length > 0 ? (
+          <table className="console-table console-variants">
+            <caption>Variants</caption>
+            <thead>
+              <tr>
+                <th scope="col">Variant</th>
+                <th scope="col" id="col-sku">SKU</th>
+                <th scope="col" id="col-price">Price</th>
+                <th scope="col" id="col-compareAt">Compare-at price</th>
+                <th scope="col" id="col-stock">Stock</th>
+                <th scope="col" id="col-track">Track stock</th>
+                <th scope="col" id="col-continue">Continue selling when out of stock</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row, index) => {
+                const cell = (input: "sku" | "price" | "compareAt" | "stock", value: string) => (
+                  <td>
+                    <input
+                      name={variantField(row.key, input)}
+                      id={`field-${variantField(row.key, input)}`}
+                      defaultValue={value}
+                      aria-labelledby={`col-${input} variant-${index}`}
+                      aria-invalid={invalid(variantField(row.key, input))}
+                      aria-describedby={errors?.[variantField(row.key, input)] ? `error-${variantField(row.key, input)}` : undefined}
+                      size={8}
+                    />
+                    <FieldError id={`error-${variantField(row.key, input)}`} message={errors?.[variantField(row.key, input)]} />
+                  </td>
+                );
+                return (
+                  <tr key={row.key}>
+                    <th scope="row" id={`variant-${index}`}>
+                      {row.label}
+                    </th>
+                    {cell("sku", row.sku)}
+                    {cell("price", row.price)}
+                    {cell("compareAt", row.compareAt)}
+                    {cell("stock", row.stock)}
+                    <td>
+                      <input type="hidden" name={variantField(row.key, "stockWas")} value={row.stockWas} />
+                      <input type="checkbox" name={variantField(row.key, "track")} defaultChecked={row.track} aria-labelledby={`col-track variant-${index}`} />
+                    </td>
+                    <td>
+                      <input type="checkbox" name={variantField(row.key, "continue")} defaultChecked={row.continueSelling} aria-labelledby={`col-continue variant-${index}`} />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        ) : null}
         <div className="console-field">
           <label htmlFor="field-departmentIds">Departments</label>
           <p id="hint-departmentIds" className="console-hint">
@@ -226,6 +383,35 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
           {isSaving ? "Saving…" : "Save"}
         </button>
       </Form>
+      {stock && stock.ledger.length > 0 ? (
+        <section aria-labelledby="ledger-heading">
+          <h2 id="ledger-heading">Stock movements</h2>
+          <table className="console-table">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Variant</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Before</th>
+                <th scope="col">After</th>
+                <th scope="col">By</th>
+              </tr>
+            </thead>
+            <tbody>
+              {stock.ledger.map((entry) => (
+                <tr key={entry.id}>
+                  <td>{entry.at.slice(0, 16).replace("T", " ")}</td>
+                  <td>{stock.variants.find((variant) => variant.id === entry.variantId)?.optionValues.join(" / ") || "—"}</td>
+                  <td>{LEDGER_REASONS[entry.reason]}</td>
+                  <td>{entry.quantityBefore}</td>
+                  <td>{entry.quantityAfter}</td>
+                  <td>{entry.actor}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ) : null}
     </main>
   );
 }

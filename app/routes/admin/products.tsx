@@ -8,11 +8,12 @@ import { formatConsoleTime, requireOperator } from "./require-operator";
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
   const params = adminProductListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
-  const list = await services.adminProducts.listProducts({ query: params.q, status: params.status, page: params.page });
+  const list = await services.adminProducts.listProducts({ query: params.q, status: params.status, page: params.page, stock: params.stock });
   return {
     ...list,
     query: params.q,
     status: params.status,
+    stockFilter: params.stock,
     products: list.products.map((product) => ({
       id: product.id,
       slug: product.slug,
@@ -22,22 +23,24 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       featuredPosition: product.featuredPosition,
       image: product.image,
       status: product.status,
+      stock: product.stock === null ? "Not tracked" : String(product.stock),
       updatedAt: formatConsoleTime(product.updatedAt),
     })),
   };
 }
 
-function listHref(status: string, query: string, page = 1) {
+function listHref(status: string, query: string, page = 1, stock = "") {
   const params = new URLSearchParams();
   if (query) params.set("q", query);
   if (status !== "active") params.set("status", status);
+  if (stock) params.set("stock", stock);
   if (page > 1) params.set("page", String(page));
   const search = params.toString();
   return `/admin/products${search ? `?${search}` : ""}`;
 }
 
 export default function AdminProducts({ loaderData }: Route.ComponentProps) {
-  const { products, query, status, page, pageCount, total, counts } = loaderData;
+  const { products, query, status, page, pageCount, total, counts, stockFilter } = loaderData;
   return (
     <main id="main" className="console-main">
       <title>Products | Console</title>
@@ -69,6 +72,23 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
           </Link>
         </li>
       </ul>
+      <ul className="console-tabs" aria-label="Stock">
+        <li>
+          <Link to={listHref(status, query)} aria-current={stockFilter === "" ? "page" : undefined}>
+            Any stock
+          </Link>
+        </li>
+        <li>
+          <Link to={listHref(status, query, 1, "low")} aria-current={stockFilter === "low" ? "page" : undefined}>
+            Low stock
+          </Link>
+        </li>
+        <li>
+          <Link to={listHref(status, query, 1, "out")} aria-current={stockFilter === "out" ? "page" : undefined}>
+            Out of stock
+          </Link>
+        </li>
+      </ul>
       <p className="console-count" aria-live="polite">
         {total === 0 ? "No products match." : `${total} ${status} product${total === 1 ? "" : "s"}${query ? ` matching “${query}”` : ""}.`}
       </p>
@@ -86,6 +106,9 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
               </th>
               <th scope="col" className="console-number">
                 Featured
+              </th>
+              <th scope="col" className="console-number">
+                Stock
               </th>
               <th scope="col">Address</th>
               <th scope="col">Updated</th>
@@ -106,6 +129,7 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
                 <td className="console-number">{product.price}</td>
                 <td className="console-number">{product.rating}</td>
                 <td className="console-number">{product.featuredPosition ?? "–"}</td>
+                <td className="console-number">{product.stock}</td>
                 <td>
                   <code>/products/{product.slug}</code>
                 </td>
@@ -117,11 +141,11 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
       ) : null}
       {pageCount > 1 ? (
         <nav className="console-pages" aria-label="Pages">
-          {page > 1 ? <Link to={listHref(status, query, page - 1)}>Previous</Link> : null}
+          {page > 1 ? <Link to={listHref(status, query, page - 1, stockFilter)}>Previous</Link> : null}
           <span>
             Page {page} of {pageCount}
           </span>
-          {page < pageCount ? <Link to={listHref(status, query, page + 1)}>Next</Link> : null}
+          {page < pageCount ? <Link to={listHref(status, query, page + 1, stockFilter)}>Next</Link> : null}
         </nav>
       ) : null}
     </main>

@@ -5,17 +5,17 @@ import { useBasket, type BasketChange } from "../basket-context";
 import { BasketError, basketErrorId } from "./basket-error";
 
 type BasketButtonProps = (
-  | { action: "add"; productId: string }
+  | { action: "add"; productId: string; variantId?: string }
   /** The line's quantity as shown, so the header's count drops by that many at once. */
-  | { action: "remove"; productId: string; shownQuantity: number }
-) & { children: ReactNode; className?: string };
+  | { action: "remove"; productId: string; variantId?: string; shownQuantity: number }
+) & { children: ReactNode; className?: string; isDisabled?: boolean };
 
 /**
  * A basket button that is a real form: without JavaScript it posts and the server redirects back here; with
  * JavaScript the submit is taken over and the change shows at once (see BasketProvider). "Add to Basket" says why
  * it failed right below itself, where the shopper who pressed it is looking.
  */
-export function BasketButton({ children, className, ...request }: BasketButtonProps) {
+export function BasketButton({ children, className, isDisabled = false, ...request }: BasketButtonProps) {
   const { change } = useBasket();
   const returnTo = useReturnPath();
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
@@ -26,8 +26,9 @@ export function BasketButton({ children, className, ...request }: BasketButtonPr
   return (
     <form method="post" action={`/basket/${request.action}`} onSubmit={onSubmit} className="basket-button-form">
       <input type="hidden" name="productId" value={request.productId} />
+      {request.variantId ? <input type="hidden" name="variantId" value={request.variantId} /> : null}
       <input type="hidden" name="returnTo" value={returnTo} />
-      <button type="submit" className={className ? `button ${className}` : "button"} {...(isAdd ? { "aria-describedby": basketErrorId(request.productId) } : {})}>
+      <button type="submit" disabled={isDisabled} className={className ? `button ${className}` : "button"} {...(isAdd ? { "aria-describedby": basketErrorId(request.productId) } : {})}>
         {children}
       </button>
       {isAdd ? <BasketError productId={request.productId} /> : null}

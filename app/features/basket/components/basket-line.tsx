@@ -8,12 +8,32 @@ import { Stars } from "../../../components/ui/stars";
  * One line in a list of the basket (or of an order): picture, title, price, stars, and an optional action. With a
  * quantity (and no controls of its own), it reads "2 × $11.96" and the line's total.
  */
-export function BasketLine({ product, quantity, action }: { product: Product; quantity?: number; action?: ReactNode }) {
+export function BasketLine({
+  product,
+  quantity,
+  action,
+  options = "",
+  stockMessage,
+}: {
+  product: Product;
+  quantity?: number;
+  action?: ReactNode;
+  /** "Size: M, Colour: Black" for a variant of a product with options. */
+  options?: string;
+  /** "Out of stock: remove it to continue", "Only N left in stock". */
+  stockMessage?: string;
+}) {
   return (
     <div className="basket-line">
       <img className="basket-line__image" src={product.image.src} width={180} height={180} alt="" loading="lazy" decoding="async" />
       <div className="basket-line__info">
         <p className="basket-line__title">{product.title}</p>
+        {options ? <p className="basket-line__options">{options}</p> : null}
+        {stockMessage ? (
+          <p className="basket-line__stock" role="status">
+            {stockMessage}
+          </p>
+        ) : null}
         <p className="basket-line__price">
           {quantity === undefined ? (
             <Price cents={product.priceCents} />

@@ -2,7 +2,7 @@ import { Link } from "react-router";
 import { formatCents } from "../../../../shared/money";
 
 /** "Subtotal (N items): $total", the gift checkbox (no effect, as it has always been) and the way on to payment. */
-export function SubtotalPanel({ count, subtotalCents }: { count: number; subtotalCents: number }) {
+export function SubtotalPanel({ count, subtotalCents, isBlocked = false }: { count: number; subtotalCents: number; isBlocked?: boolean }) {
   return (
     <section className="subtotal" aria-labelledby="subtotal-heading">
       <h2 id="subtotal-heading" className="visually-hidden">
@@ -14,9 +14,16 @@ export function SubtotalPanel({ count, subtotalCents }: { count: number; subtota
       <label className="subtotal__gift">
         <input type="checkbox" name="gift" /> This order contains a gift
       </label>
-      <Link to="/payment" className="button subtotal__proceed">
-        Proceed to Checkout
-      </Link>
+      {/* A line out of stock must go first: the way on is shown, but not followed. */}
+      {isBlocked ? (
+        <span className="button subtotal__proceed" role="link" aria-disabled="true">
+          Proceed to Checkout
+        </span>
+      ) : (
+        <Link to="/payment" className="button subtotal__proceed">
+          Proceed to Checkout
+        </Link>
+      )}
     </section>
   );
 }

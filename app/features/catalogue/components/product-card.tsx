@@ -32,7 +32,8 @@ export function ProductCard({ product, isPriority, action }: { product: Catalogu
       <Link to={href} className="product-card__picture" tabIndex={-1} aria-hidden="true">
         <ProductImage product={product} className="product-card__image" load={isPriority ? "eager" : "lazy"} />
       </Link>
-      <div className="product-card__action">{action}</div>
+      {/* Every variant out of stock: there is nothing to add, and the card says so instead. */}
+      <div className="product-card__action">{product.isOutOfStock ? <p className="product-card__stock">Out of stock</p> : action}</div>
     </article>
   );
 }

@@ -1,0 +1,361 @@
+import { sql } from "kysely";
+import { AppError } from "../../shared/errors";
+import { availabilityWord, onlyLeftOfMessage, type VariantStock } from "../../shared/stock";
+import type { DB, Writer } from "../db/client";
+import type { StockLedgerReason } from "../db/schema";
+import type { Logger } from "../logger";
+
+/** Default: how long a payment holds the basket's tracked stock (RESERVATION_MINUTES). */
+export const DEFAULT_RESERVATION_MINUTES = 15;
+/** How often expired reservations are released (and guest pages told, when that changes what they say). */
+export const RESERVATION_SWEEP_MS = 5_000;
+
+/** A quantity of one variant, as a payment or an order lists it; title and values name it in a refusal. */
+export interface StockLine {
+  variantId: string;
+  quantity: number;
+  title?: string;
+  optionValues?: readonly string[];
+}
+
+/** One variant's stock right now. */
+export interface StockLevel extends VariantStock {
+  variantId: string;
+  productId: string;
+  onHand: number;
+  /** Live reservations (not expired) counted against it. */
+  reserved: number;
+}
+
+/** A row of the stock ledger as the console shows it. */
+export interface LedgerEntry {
+  id: string;
+  variantId: string;
+  reason: StockLedgerReason;
+  counts: "on_hand" | "available";
+  quantityBefore: number;
+  quantityAfter: number;
+  actor: string;
+  reference: string | null;
+  /** ISO 8601. */
+  at: string;
+}
+
+/**
+ * Stock: the one module that writes a variant's on-hand quantity, the reservations held against it and the ledger.
+ * Every write locks the variants it touches (in id order, so two writers never wait on each other in a circle) before
+ * it reads what is available, so two instances on one PostgreSQL never both sell the last unit.
+ *
+ * - reserve: POST /payments/create holds the basket's tracked quantities for the payment (hold = its intent id, or a
+ *   key of its own while the intent is being created), replacing what the hold (or the holds it replaces) held. Short
+ *   stock is refused with "Only N left of {title} ({values})" and nothing changes.
+ * - sell: in the transaction that records the order, the hold's reservations become a sale (on hand goes down). A
+ *   payment that succeeded after its reservation lapsed is sold all the same: on hand may go below zero, and the order
+ *   is marked oversold.
+ * - release: a cancelled or replaced intent's hold goes; expired reservations go by the sweep.
+ *
+ * Whenever what a guest page would say of a variant changes ("In stock", "Only N left…", "Out of stock"), the catalogue's
+ * version moves in the same transaction, so kept guest pages are rendered again (docs/decisions/017).
+ */
+export function createInventoryService(db: DB, logger: Logger, { reservationMinutes = DEFAULT_RESERVATION_MINUTES } = {}) {
+  /** Locks the variants' rows until the transaction ends, in id order (two writers never wait on each other in a circle). */
+  async function lockVariants(executor: Writer, variantIds: readonly string[]): Promise<void> {
+    const ids = [...new Set(variantIds)].sort();
+    if (ids.length > 0) await executor.selectFrom("product_variants").select("id").where("id", "in", ids).orderBy("id").forUpdate().execute();
+  }
+
+  /** The levels with each variant's reserved quantity moved by `quantities` (sign 1: more reserved, -1: fewer). */
+  function shiftAvailable(levels: ReadonlyMap<string, StockLevel>, quantities: ReadonlyMap<string, number>, sign: 1 | -1): Map<string, StockLevel> {
+    return new Map(
+      [...levels].map(([id, level]) => {
+        if (!level.tracksStock || level.available === null) return [id, level];
+        const moved = sign * (quantities.get(id) ?? 0);
+        return [id, { ...level, reserved: level.reserved + moved, available: level.available - moved }];
+      }),
+    );
+  }
+
+  async function readLevels(executor: Writer, variantIds: readonly string[], { lock = false } = {}): Promise<Map<string, StockLevel>> {
+    const ids = [...new Set(variantIds)].sort();
+    if (ids.length === 0) return new Map();
+    if (lock) await lockVariants(executor, ids);
+    const rows = await executor
+      .selectFrom("product_variants as v")
+      .select(["v.id", "v.product_id", "v.tracks_stock", "v.continue_selling", "v.on_hand"])
+      .select(
+        sql<number>`coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)::int`.as("reserved"),
+      )
+      .where("v.id", "in", ids)
+      .execute();
+    return new Map(
+      rows.map((row) => [
+        row.id,
+        {
+          variantId: row.id,
+          productId: row.product_id,
+          tracksStock: row.tracks_stock,
+          continueSelling: row.continue_selling,
+          onHand: row.on_hand,
+          reserved: row.reserved,
+          available: row.tracks_stock ? row.on_hand - row.reserved : null,
+        },
+      ]),
+    );
+  }
+
+  /** Moves the catalogue's version when what a guest would read of any of these variants changed. */
+  async function moveVersionIfSeen(executor: Writer, before: ReadonlyMap<string, VariantStock>, after: ReadonlyMap<string, VariantStock>): Promise<void> {
+    for (const [id, level] of after) {
+      const earlier = before.get(id);
+      if (!earlier || availabilityWord(earlier) !== availabilityWord(level)) {
+        await sql`update catalogue_version set version = version + 1`.execute(executor);
+        return;
+      }
+    }
+  }
+
+  async function writeLedger(
+    executor: Writer,
+    rows: { level: StockLevel; reason: StockLedgerReason; counts: "on_hand" | "available"; before: number; after: number; actor: string; reference: string | null }[],
+  ): Promise<void> {
+    const changed = rows.filter((row) => row.before !== row.after);
+    if (changed.length === 0) return;
+    await executor
+      .insertInto("stock_ledger")
+      .values(
+        changed.map((row) => ({
+          variant_id: row.level.variantId,
+          product_id: row.level.productId,
+          reason: row.reason,
+          counts: row.counts,
+          quantity_before: row.before,
+          quantity_after: row.after,
+          actor: row.actor,
+          reference: row.reference,
+        })),
+      )
+      .execute();
+  }
+
+  /** Ledger rows for the change of available quantity between two reads (reservations taken or released). */
+  function availableChanges(before: ReadonlyMap<string, StockLevel>, after: ReadonlyMap<string, StockLevel>, actor: string, reference: string | null) {
+    return [...after.values()].flatMap((level) => {
+      const earlier = before.get(level.variantId);
+      if (!level.tracksStock || !earlier || earlier.available === null || level.available === null) return [];
+      const reason: StockLedgerReason = level.available < earlier.available ? "reserve" : "release";
+      return [{ level, reason, counts: "available" as const, before: earlier.available, after: level.available, actor, reference }];
+    });
+  }
+
+  function sumByVariant(lines: readonly { variantId?: string; variant_id?: string; quantity: number }[]): Map<string, number> {
+    const sums = new Map<string, number>();
+    for (const line of lines) {
+      const id = line.variantId ?? line.variant_id ?? "";
+      sums.set(id, (sums.get(id) ?? 0) + line.quantity);
+    }
+    return sums;
+  }
+
+  const service = {
+    reservationMinutes,
+
+    /** Each variant's stock now (on hand, reserved, available); unknown ids are absent. */
+    async getLevels(variantIds: readonly string[], executor: Writer = db): Promise<Map<string, StockLevel>> {
+      return readLevels(executor, variantIds);
+    },
+
+    /**
+     * Holds `lines` for `hold` until RESERVATION_MINUTES from now, in place of whatever `hold` and `replaces` held.
+     * Refuses (STOCK_SHORT, 409) when a tracked variant without back-orders has fewer available than asked, counting
+     * everyone else's live reservations; then nothing changes.
+     */
+    async reserve(hold: string, lines: readonly StockLine[], { replaces = [] as readonly string[] } = {}): Promise<void> {
+      const wanted = sumByVariant(lines);
+      await db.transaction().execute(async (trx) => {
+        // Few statements while the variants are locked: every other payment for them waits on these rows.
+        const dropped = await trx
+          .deleteFrom("stock_reservations")
+          .where("hold", "in", [hold, ...replaces])
+          .returning(["variant_id", "quantity", sql<boolean>`expires_at > now()`.as("is_live")])
+          .execute();
+        const touched = [...new Set([...wanted.keys(), ...dropped.map((row) => row.variant_id)])];
+        // Read after the lock, in a statement of its own: it sees every reservation committed before the lock was given.
+        await lockVariants(trx, touched);
+        const free = await readLevels(trx, touched);
+        for (const line of lines) {
+          const level = free.get(line.variantId);
+          if (!level?.tracksStock || level.continueSelling) continue;
+          const asked = wanted.get(line.variantId) ?? 0;
+          if ((level.available ?? 0) < asked) {
+            throw new AppError("STOCK_SHORT", onlyLeftOfMessage(level.available ?? 0, line.title ?? "this item", line.optionValues ?? []), {
+              details: { variantId: line.variantId, left: Math.max(0, level.available ?? 0) },
+            });
+          }
+        }
+        const rows = [...wanted].filter(([id]) => free.get(id)?.tracksStock).map(([id, quantity]) => ({ hold, variant_id: id, quantity }));
+        if (rows.length > 0) {
+          await trx
+            .insertInto("stock_reservations")
+            .values(rows.map((row) => ({ ...row, expires_at: sql<Date>`now() + make_interval(mins => ${reservationMinutes})` })))
+            .execute();
+        }
+        const released = sumByVariant(dropped.filter((row) => row.is_live));
+        const before = shiftAvailable(free, released, -1);
+        const after = shiftAvailable(free, wanted, 1);
+        await writeLedger(trx, availableChanges(before, after, "shopper", hold));
+        await moveVersionIfSeen(trx, before, after);
+      });
+    },
+
+    /** A hold taken under its own key becomes its intent's, once the intent exists (two tabs given one intent: the later one's). */
+    async renameHold(from: string, to: string): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.selectFrom("checkout_payments").select("payment_intent_id").where("payment_intent_id", "=", to).forUpdate().execute();
+        const moving = await trx.selectFrom("stock_reservations").select("id").where("hold", "=", from).execute();
+        if (moving.length === 0) return;
+        await trx.deleteFrom("stock_reservations").where("hold", "=", to).execute();
+        await trx.updateTable("stock_reservations").set({ hold: to }).where("hold", "=", from).execute();
+      });
+    },
+
+    /** Gives back what `hold` held (a cancelled or replaced intent, an intent never made). */
+    async release(hold: string, actor = "shop"): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        const held = await trx.selectFrom("stock_reservations").select("variant_id").where("hold", "=", hold).execute();
+        if (held.length === 0) return;
+        const before = await readLevels(trx, held.map((row) => row.variant_id), { lock: true });
+        await trx.deleteFrom("stock_reservations").where("hold", "=", hold).execute();
+        const after = await readLevels(trx, [...before.keys()]);
+        await writeLedger(trx, availableChanges(before, after, actor, hold));
+        await moveVersionIfSeen(trx, before, after);
+      });
+    },
+
+    /**
+     * In the order's own transaction: `hold`'s reservations become a sale of `lines` (on hand goes down by each tracked
+     * line's quantity). Answers whether any line was sold beyond what was there for it (its reservation had lapsed and
+     * others took the stock): the order is then oversold, and on hand may be below zero.
+     */
+    async sell(trx: Writer, hold: string, lines: readonly StockLine[], reference: string): Promise<{ oversold: boolean }> {
+      const sold = sumByVariant(lines);
+      const before = await readLevels(trx, [...sold.keys()], { lock: true });
+      const ownLive = await trx
+        .deleteFrom("stock_reservations")
+        .where("hold", "=", hold)
+        .returning(["variant_id", "quantity", sql<boolean>`expires_at > now()`.as("is_live")])
+        .execute();
+      const liveByVariant = sumByVariant(ownLive.filter((row) => row.is_live));
+      let oversold = false;
+      const ledger = [];
+      for (const [variantId, quantity] of sold) {
+        const level = before.get(variantId);
+        if (!level?.tracksStock) continue;
+        const availableToThisOrder = (level.available ?? 0) + (liveByVariant.get(variantId) ?? 0);
+        if (!level.continueSelling && availableToThisOrder < quantity) oversold = true;
+        await trx.updateTable("product_variants").set({ on_hand: sql`on_hand - ${quantity}` }).where("id", "=", variantId).execute();
+        ledger.push({ level, reason: "sale" as const, counts: "on_hand" as const, before: level.onHand, after: level.onHand - quantity, actor: "shop", reference });
+      }
+      await writeLedger(trx, ledger);
+      const after = await readLevels(trx, [...new Set([...sold.keys(), ...ownLive.map((row) => row.variant_id)])]);
+      await moveVersionIfSeen(trx, before, after);
+      if (oversold) logger.error({ reference }, "inventory: an order was paid after its reservation lapsed and the stock had gone: oversold");
+      return { oversold };
+    },
+
+    /** Puts refunded items back on hand (the console's refund with "Put the items back in stock"). */
+    async restock(trx: Writer, lines: readonly StockLine[], reference: string, actor: string): Promise<void> {
+      const returned = sumByVariant(lines);
+      const before = await readLevels(trx, [...returned.keys()], { lock: true });
+      const ledger = [];
+      for (const [variantId, quantity] of returned) {
+        const level = before.get(variantId);
+        if (!level?.tracksStock) continue;
+        await trx.updateTable("product_variants").set({ on_hand: sql`on_hand + ${quantity}` }).where("id", "=", variantId).execute();
+        ledger.push({ level, reason: "restock" as const, counts: "on_hand" as const, before: level.onHand, after: level.onHand + quantity, actor, reference });
+      }
+      await writeLedger(trx, ledger);
+      await moveVersionIfSeen(trx, before, await readLevels(trx, [...returned.keys()]));
+    },
+
+    /**
+     * The operator's edit of a variant's stock settings, in the console's transaction. `onHand` undefined keeps the
+     * quantity as it is (an oversold variant's stays below zero).
+     */
+    async setStock(
+      trx: Writer,
+      variantId: string,
+      settings: { tracksStock: boolean; continueSelling: boolean; onHand?: number },
+      actor: string,
+    ): Promise<void> {
+      const before = await readLevels(trx, [variantId], { lock: true });
+      const level = before.get(variantId);
+      if (!level) return;
+      await trx
+        .updateTable("product_variants")
+        .set({
+          tracks_stock: settings.tracksStock,
+          continue_selling: settings.continueSelling,
+          ...(settings.onHand !== undefined ? { on_hand: settings.onHand } : {}),
+          updated_at: sql`now()`,
+        })
+        .where("id", "=", variantId)
+        .execute();
+      if (settings.onHand !== undefined) {
+        await writeLedger(trx, [{ level, reason: "edit", counts: "on_hand", before: level.onHand, after: settings.onHand, actor, reference: null }]);
+      }
+      await moveVersionIfSeen(trx, before, await readLevels(trx, [variantId]));
+    },
+
+    /** Releases reservations whose time is up; returns how many. Several instances may run it: each row goes once. */
+    async releaseExpired(): Promise<number> {
+      return db.transaction().execute(async (trx) => {
+        const expired = await trx
+          .deleteFrom("stock_reservations")
+          .where("expires_at", "<=", sql<Date>`now()`)
+          .returning(["variant_id", "quantity", "hold"])
+          .execute();
+        if (expired.length === 0) return 0;
+        const after = await readLevels(trx, expired.map((row) => row.variant_id));
+        const released = sumByVariant(expired);
+        const before = new Map([...after].map(([id, level]) => [id, { ...level, available: level.available === null ? null : level.available - (released.get(id) ?? 0) }]));
+        await writeLedger(trx, availableChanges(before, after, "shop", "expired"));
+        await moveVersionIfSeen(trx, before, after);
+        return expired.length;
+      });
+    },
+
+    /** A product's latest stock movements, newest first. */
+    async listLedger(productId: string, limit = 50): Promise<LedgerEntry[]> {
+      const rows = await db.selectFrom("stock_ledger").selectAll().where("product_id", "=", productId).orderBy("id", "desc").limit(limit).execute();
+      return rows.map((row) => ({
+        id: row.id,
+        variantId: row.variant_id,
+        reason: row.reason,
+        counts: row.counts,
+        quantityBefore: row.quantity_before,
+        quantityAfter: row.quantity_after,
+        actor: row.actor,
+        reference: row.reference,
+        at: row.created_at.toISOString(),
+      }));
+    },
+
+    /** Runs releaseExpired every RESERVATION_SWEEP_MS until stopped. */
+    startSweep(intervalMs = RESERVATION_SWEEP_MS): { stop: () => Promise<void> } {
+      let running: Promise<unknown> = Promise.resolve();
+      const timer = setInterval(() => {
+        running = service.releaseExpired().catch((error: unknown) => logger.warn({ err: error }, "inventory: releasing expired reservations failed"));
+      }, intervalMs);
+      timer.unref();
+      return {
+        async stop() {
+          clearInterval(timer);
+          await running;
+        },
+      };
+    },
+  };
+  return service;
+}
+
+export type InventoryService = ReturnType<typeof createInventoryService>;
