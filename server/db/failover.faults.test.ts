@@ -82,7 +82,11 @@ describe.skipIf(!hasPackages)("a PostgreSQL failover under Patroni", () => {
         PAYMENT_ATTEMPTS_PER_IP: "1000000",
         AUTH_ATTEMPTS_PER_IP: "100000",
       };
-      instances = await Promise.all(instancePorts.map((port) => startShopProcess(env, port)));
+      // Started together; any that did start is stopped at the end even if another did not.
+      const started = await Promise.allSettled(instancePorts.map((port) => startShopProcess(env, port)));
+      instances = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+      const notStarted = started.find((result) => result.status === "rejected");
+      if (notStarted) throw notStarted.reason;
       const balancerFile = path.join(directory, "haproxy-shop.cfg");
       writeFileSync(balancerFile, balancerConfig(balancerPort!, instancePorts));
       balancer = startService("haproxy", ["-db", "-f", balancerFile]);
