@@ -56,7 +56,11 @@ describe.skipIf(!hasPgBouncer)("the shop through PgBouncer in transaction mode",
     try {
       const ports = await Promise.all([0, 1].map(() => freePort()));
       // Together on the empty schema: one migrates and seeds under the start-up lock, the other waits for it.
-      instances = await Promise.all(ports.map((port) => startShopProcess(env, port)));
+      // Started together; any that did start is stopped at the end even if another did not.
+      const started = await Promise.allSettled(ports.map((port) => startShopProcess(env, port)));
+      instances = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+      const notStarted = started.find((result) => result.status === "rejected");
+      if (notStarted) throw notStarted.reason;
       let turn = 0;
       const origin = () => instances[turn++ % instances.length]!.origin;
       const publishableKey = await publishableKeyOf(instances[0]!.origin);

@@ -32,7 +32,10 @@ const TEST_CARD = {
 /** deploy/haproxy.cfg with its listening port and its server lines replaced by these instances. */
 function balancerConfig(port: number, instancePorts: number[]): string {
   const shipped = readFileSync(path.join(root, "deploy/haproxy.cfg"), "utf8");
-  const servers = instancePorts.map((instancePort, index) => `    server shop${index + 1} 127.0.0.1:${instancePort} check`).join("\n");
+  const servers = [
+    ...instancePorts.map((instancePort, index) => `    server shop${index + 1} 127.0.0.1:${instancePort} check`),
+    ...instancePorts.map((instancePort, index) => `    server shop${index + 1}-unready 127.0.0.1:${instancePort} backup`),
+  ].join("\n");
   const config = shipped
     .replace(/bind :8080/, `bind 127.0.0.1:${port}`)
     .replace(/(# instances:begin[^\n]*\n)[\s\S]*?(\s*# instances:end)/, `$1${servers}$2`);

@@ -148,7 +148,9 @@ export function createShopper({ origin, log, tolerated = () => false, timeoutMs 
       for (;;) {
         const recorded = await call("POST /orders/record", "/orders/record", { method: "POST", headers: json, body: JSON.stringify({ paymentIntentId: intentId }) }, [201]);
         if (recorded.ok) return { intentId, recorded: true };
-        const tryAgain = recorded.unanswered || recorded.response?.status === 503;
+        // 503: the database is away; 502: the processor did not answer in time (a machine under load). Both say
+        // "nothing was changed; please try again", and the page does.
+        const tryAgain = recorded.unanswered || recorded.response?.status === 503 || recorded.response?.status === 502;
         if (!tryAgain || performance.now() > deadline) return { intentId, recorded: false };
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
