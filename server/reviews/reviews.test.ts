@@ -27,7 +27,7 @@ describeEachDatabase("customer reviews", (getDatabase) => {
   beforeAll(async () => {
     catcher = await startSmtpCatcher();
     shop = await createPageShop(getDatabase(), { smtp: { url: catcher.url, from: "orders@shop.test" }, operator: { email: "operator@reviews.test", password: PASSWORD } });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await shop.close();
     await catcher.stop();
