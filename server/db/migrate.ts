@@ -15,6 +15,7 @@ import * as paymentProcessor from "./migrations/0012-payment-processor";
 import * as operatorConsole from "./migrations/0013-operator-console";
 import * as orderRefunds from "./migrations/0014-order-refunds";
 import * as reviews from "./migrations/0020-reviews";
+import * as stockAlerts from "./migrations/0020-stock-alerts";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   "0013-operator-console": operatorConsole,
   "0014-order-refunds": orderRefunds,
   "0020-reviews": reviews,
+  "0020-stock-alerts": stockAlerts,
 };
 
 export const migrationNames = Object.keys(migrations);

@@ -5,8 +5,7 @@ import { sql, type Kysely } from "kysely";
  * review_average) kept on products by a trigger in the transaction of every write to reviews: the review service's
  * own writes and the cascade of an account's deletion alike, so the figures never drift from the rows. Writing
  * products moves the catalogue's version, so guests' kept pages show a new review. The e-mail outbox gains headers
- * (List-Unsubscribe), and review requests are recorded once per order, with the addresses that opted out. Stock
- * alerts ("Notify me when available") are kept by product, ready for the stock model to add a variant and call them.
+ * (List-Unsubscribe), and review requests are recorded once per order, with the addresses that opted out.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -68,7 +67,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create table email_opt_outs (
       email text not null,
-      purpose text not null check (purpose in ('review-requests', 'stock-alerts')),
+      purpose text not null check (purpose in ('review-requests')),
       created_at timestamptz not null default now(),
       primary key (email, purpose)
     )`.execute(db);
@@ -76,28 +75,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create table unsubscribe_tokens (
       token_hash text primary key,
       email text not null,
-      purpose text not null check (purpose in ('review-requests', 'stock-alerts')),
+      purpose text not null check (purpose in ('review-requests')),
       created_at timestamptz not null default now()
     )`.execute(db);
   await db.schema.createIndex("unsubscribe_tokens_email").on("unsubscribe_tokens").column("email").execute();
-
-  // "Notify me when available", by product for now: the stock model adds a variant id (null: the product's only one).
-  await sql`
-    create table stock_alerts (
-      id uuid primary key default gen_random_uuid(),
-      product_id text not null references products (id) on delete cascade,
-      email text not null check (email = lower(email) and length(email) between 3 and 254),
-      confirm_token_hash text unique,
-      confirmed_at timestamptz,
-      notified_at timestamptz,
-      created_at timestamptz not null default now()
-    )`.execute(db);
-  await sql`create unique index stock_alerts_once on stock_alerts (product_id, email) where notified_at is null`.execute(db);
-  await sql`create index stock_alerts_waiting on stock_alerts (product_id) where confirmed_at is not null and notified_at is null`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`drop table stock_alerts`.execute(db);
   await sql`drop table unsubscribe_tokens`.execute(db);
   await sql`drop table email_opt_outs`.execute(db);
   await sql`drop table review_requests`.execute(db);
