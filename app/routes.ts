@@ -17,6 +17,7 @@ export default [
     route("conditions", "routes/conditions.tsx"),
     route("privacy", "routes/privacy.tsx"),
     route("unsubscribe", "routes/unsubscribe.tsx"),
+    route("stock-alerts/confirm", "routes/stock-alert-confirm.tsx"),
     route("*", "routes/not-found.tsx"),
   ]),
   route("login", "routes/login.tsx"),

@@ -30,6 +30,7 @@ import type { PaymentProvider } from "./payments/payment-provider";
 import { createReviewService } from "./reviews/review-service";
 import { createSessionService } from "./sessions/session-service";
 import { createShippingService } from "./shipping/shipping-service";
+import { createStockAlertService } from "./stock-alerts/stock-alert-service";
 
 /**
  * Everything a request handler may use, built once per process from one database handle.
@@ -115,6 +116,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     reviews,
     emailPreferences,
     reviewRequests,
+    stockAlerts: createStockAlertService(db, { email, preferences: emailPreferences, rateLimiter }),
     accountFlows: createAccountFlows({ db, accounts, sessions, signInFlow, orders, email, rateLimiter, attemptsPerIp: options.authAttemptsPerIp ?? DEFAULT_ATTEMPTS_PER_IP }),
     // The operator console (/admin).
     pictures,

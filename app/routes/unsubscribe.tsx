@@ -3,7 +3,7 @@ import type { Route } from "./+types/unsubscribe";
 import { requestContext } from "../context";
 import { readFormFields } from "../../shared/form-fields";
 
-const PURPOSE_NAMES = { "review-requests": "review requests" } as const;
+const PURPOSE_NAMES = { "review-requests": "review requests", "stock-alerts": "stock alerts" } as const;
 
 /**
  * An e-mail's unsubscribe link. Opening it (a GET, which link scanners also make) only asks; the button, or a mail

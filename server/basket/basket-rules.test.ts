@@ -5,7 +5,7 @@ import { countItems, findLine, mergeLines, priceLines, refuseQuantity, subtractP
 
 /** A product without options: one variant, whose id is the product's, not tracking stock. */
 const product = (id: string, priceCents: number, available: number | null = null): VariantForSale => {
-  const shown: CatalogueProduct = { id, slug: id, title: `Product ${id}`, priceCents, rating: 4, image: { src: `/images/products/${id}.webp`, width: 400, height: 400 } };
+  const shown: CatalogueProduct = { id, slug: id, title: `Product ${id}`, priceCents, rating: 4, ratingCount: 0, image: { src: `/images/products/${id}.webp`, width: 400, height: 400 } };
   return {
     product: shown,
     optionNames: [],

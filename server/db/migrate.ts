@@ -19,6 +19,7 @@ import * as shippingAndTax from "./migrations/0017-shipping-and-tax";
 import * as departments from "./migrations/0018-departments";
 import * as newUserFixes from "./migrations/0019-new-user-fixes";
 import * as reviews from "./migrations/0020-reviews";
+import * as stockAlerts from "./migrations/0021-stock-alerts";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   "0018-departments": departments,
   "0019-new-user-fixes": newUserFixes,
   "0020-reviews": reviews,
+  "0021-stock-alerts": stockAlerts,
 };
 
 export const migrationNames = Object.keys(migrations);

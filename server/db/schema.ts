@@ -42,6 +42,7 @@ export interface Database {
   product_variants: ProductVariantTable;
   stock_reservations: StockReservationTable;
   stock_ledger: StockLedgerTable;
+  stock_alerts: StockAlertTable;
 }
 
 export interface ProductTable {
@@ -384,7 +385,21 @@ export interface ReviewRequestTable {
   decided_at: Generated<Date>;
 }
 
-export type EmailPurpose = "review-requests";
+export type EmailPurpose = "review-requests" | "stock-alerts";
+
+/** "Notify me when available": one per address and product until it is used. server/stock-alerts/ writes it. */
+export interface StockAlertTable {
+  id: Generated<string>;
+  product_id: string;
+  /** Lower-cased. */
+  email: string;
+  /** SHA-256 of the "Confirm your alert" link's token; null when confirmed at once (a signed-in, confirmed address). */
+  confirm_token_hash: string | null;
+  confirmed_at: Date | null;
+  /** Set in the transaction that writes the back-in-stock e-mail: each alert is used once. */
+  notified_at: Date | null;
+  created_at: Generated<Date>;
+}
 
 /** An address that asked for no more e-mails of a kind (lower-cased). */
 export interface EmailOptOutTable {

@@ -7,10 +7,11 @@ import type { RenderedEmail } from "./render";
 import { accountDeletedEmail, passwordChangedEmail, passwordResetEmail, verificationEmail, welcomeEmail } from "./templates/account-emails";
 import { orderConfirmationEmail, orderRefundedEmail, orderShippedEmail } from "./templates/order-emails";
 import { reviewRequestEmail } from "./templates/review-emails";
+import { backInStockEmail, stockAlertConfirmationEmail } from "./templates/stock-alert-emails";
 
 export type { Writer };
 
-export type EmailKind = "review-request" | "order-confirmation" | "order-shipped" | "order-refunded" | "welcome" | "email-verification" | "password-reset" | "password-changed" | "account-deleted";
+export type EmailKind = "review-request" | "stock-alert-confirmation" | "back-in-stock" | "order-confirmation" | "order-shipped" | "order-refunded" | "welcome" | "email-verification" | "password-reset" | "password-changed" | "account-deleted";
 
 export interface OutboxEntry {
   id: string;
@@ -156,6 +157,23 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
         products: products.map((product) => ({ title: product.title, reviewUrl: link(`/write-a-review/${encodeURIComponent(product.id)}`) })),
       });
       return enqueue(writer, "review-request", recipient, rendered, `review-request:${orderId}`, {
+        "List-Unsubscribe": `<${unsubscribeUrl}>`,
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+      });
+    },
+
+    /** "Confirm your alert", with the single-use link that confirms a stock alert. */
+    enqueueStockAlertConfirmation: (writer: Writer, { recipient, productTitle, token }: { recipient: string; productTitle: string; token: string }) =>
+      enqueue(writer, "stock-alert-confirmation", recipient, stockAlertConfirmationEmail({ shopUrl: shopUrl(), confirmUrl: link(`/stock-alerts/confirm?token=${token}`), productTitle })),
+
+    /** The back-in-stock e-mail of one alert (once per alert, by its id), with a one-click unsubscribe from stock alerts. */
+    async enqueueBackInStock(
+      writer: Writer,
+      { alertId, recipient, product, unsubscribeToken }: { alertId: string; recipient: string; product: { title: string; slug: string }; unsubscribeToken: string },
+    ): Promise<boolean> {
+      const unsubscribeUrl = link(`/unsubscribe?token=${unsubscribeToken}`);
+      const rendered = backInStockEmail({ shopUrl: shopUrl(), productUrl: link(`/products/${product.slug}`), productTitle: product.title, unsubscribeUrl });
+      return enqueue(writer, "back-in-stock", recipient, rendered, `back-in-stock:${alertId}`, {
         "List-Unsubscribe": `<${unsubscribeUrl}>`,
         "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
       });

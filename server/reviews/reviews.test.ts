@@ -27,7 +27,7 @@ describeEachDatabase("customer reviews", (getDatabase) => {
   beforeAll(async () => {
     catcher = await startSmtpCatcher();
     shop = await createPageShop(getDatabase(), { smtp: { url: catcher.url, from: "orders@shop.test" }, operator: { email: "operator@reviews.test", password: PASSWORD } });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await shop.close();
     await catcher.stop();
@@ -222,7 +222,9 @@ describeEachDatabase("customer reviews", (getDatabase) => {
 
     // Opening the link only asks; the mail client's one-click POST (no cookie, no Origin) unsubscribes.
     const path = new URL(unsubscribe!).pathname + new URL(unsubscribe!).search;
-    expect(await text(createBrowser(shop.app), path)).toContain("Stop review requests to this e-mail address?");
+    const opened = await page(createBrowser(shop.app), path);
+    expect(opened.headers.get("cache-control")).toBe("private, no-store");
+    expect(await opened.text()).toContain("Stop review requests to this e-mail address?");
     expect(await db.selectFrom("email_opt_outs").selectAll().where("email", "=", due.email).execute()).toEqual([]);
     const oneClick = await shop.app.request(`http://shop.test${path}`, {
       method: "POST",
