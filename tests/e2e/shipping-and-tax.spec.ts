@@ -74,8 +74,8 @@ test.describe("delivery options and sales tax", () => {
     await page.getByLabel("City").fill(city);
     await page.getByLabel("Country").selectOption(country);
     if (country === "US") await page.getByLabel("State").selectOption(region);
-    else await page.getByLabel("Region").fill(region);
-    await page.getByLabel(country === "US" ? "ZIP code" : "Postal code").fill(postalCode);
+    else await page.getByLabel("Region", { exact: true }).fill(region);
+    await page.getByLabel(country === "US" ? "ZIP code" : "Postal code", { exact: true }).fill(postalCode);
     await page.getByLabel("E-mail for your receipt").fill(email);
     await page.getByRole("button", { name: "Deliver to this address" }).click();
     await expect(page.getByTestId("delivery-address")).toContainText(city);

@@ -114,13 +114,16 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, hasAddress,
       async (response) => ({ response, body: (await response.json().catch(() => null)) as ({ clientSecret?: string } & Partial<ErrorBody>) | null }),
       () => null,
     );
-    if (!repriced?.response.ok || !repriced.body?.clientSecret) {
-      setError(repriced?.body?.error?.message ?? SHOP_UNREACHABLE);
+    const refusal = repriced?.body?.error;
+    if (repriced?.response.status === 409 || refusal?.code === "NOT_DELIVERABLE") {
+      setError(refusal?.message ?? SHOP_UNREACHABLE);
       setProcessing(false);
-      if (repriced?.response.status === 409) void revalidate();
+      void revalidate();
       return;
     }
-    await finish(await entry.confirm(repriced.body.clientSecret));
+    // Anything else (the basket already paid in another tab and emptied, the shop out of reach) is the payment's own
+    // to answer: the processor refuses a payment already made, and the page says which order it became.
+    await finish(await entry.confirm(repriced?.body?.clientSecret ?? clientSecret));
   }, [clientSecret, cardEntry, finish, totalCents, revalidate]);
 
   const answerChallenge = useCallback(
