@@ -1,3 +1,4 @@
+import { isStorableText } from "./storable-text";
 import { z } from "zod";
 
 /**
@@ -94,7 +95,7 @@ export const operatorEmailSchema = z.strictObject({
 
 /** The list's query string: search, active or archived, page. Anything odd falls back to the first page of all. */
 export const adminProductListSchema = z.object({
-  q: z.string().trim().max(200).catch(""),
+  q: z.string().trim().max(200).refine(isStorableText).catch(""),
   status: z.enum(["active", "archived"]).catch("active"),
   page: z.coerce.number().int().min(1).max(100_000).catch(1),
 });
