@@ -305,7 +305,7 @@ describeEachDatabase("malformed requests to every route", (getDatabase) => {
     before = await snapshotTables(getDatabase().db);
     countWrites = await installWriteCounter(getDatabase().db);
     writesBefore = await countWrites();
-  });
+  }, 180_000);
   afterAll(async () => {
     await pages.close();
     await shop.close();
@@ -753,7 +753,7 @@ describeEachDatabase("inherited words and unstorable characters in every field o
     await shopper.postJson("/basket/add", { productId: BOOK });
     operator = createBrowser(shop.app);
     await operator.postForm("/login", { intent: "sign-in", email: OPERATOR, password: PASSWORD }, { accept: "text/html" });
-  }, 120_000);
+  }, 180_000);
   afterAll(() => shop.close());
 
   const ADDRESS = { name: "Ada Lovelace", line1: "1 Main Street", city: "Los Angeles", region: "CA", postalCode: "90001", country: "US", email: "ada@example.com" };
