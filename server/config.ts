@@ -87,6 +87,13 @@ const configSchema = z
     .transform((list) => list.split(",").map((entry) => entry.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^[0-9a-fA-F.:]+(\/\d{1,3})?$/, "must be IP addresses or CIDR networks, comma-separated")))
     .default(["127.0.0.1", "::1"]),
+  /** Without PUBLIC_URL: host names (besides IP literals and localhost) the shop answers, comma-separated; any other Host gets 421. */
+  ALLOWED_HOSTS: z
+    .string()
+    .max(4096)
+    .transform((list) => list.split(",").map((entry) => entry.trim().toLowerCase()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[a-z0-9.-]+$/, "must be host names, comma-separated, without scheme or port")))
+    .default([]),
   /** The operator made at start (the account created or its password set, the role given); never logged. */
   OPERATOR_EMAIL: z.email({ error: "must be an e-mail address" }).max(254).transform((email) => email.trim().toLowerCase()).optional(),
   OPERATOR_PASSWORD: z.string().max(128, "must be at most 128 characters").optional(),

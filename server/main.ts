@@ -59,6 +59,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     maxRequestsInFlight: config.MAX_REQUESTS_IN_FLIGHT,
     shutdownDelayMs: config.SHUTDOWN_DELAY_MS,
     metricsAllow: config.METRICS_ALLOW,
+    allowedHosts: config.ALLOWED_HOSTS,
     operator,
     clientBuildDir,
     devMiddleware,

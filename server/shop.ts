@@ -52,6 +52,8 @@ export interface ShopOptions {
   shutdownDelayMs?: number;
   /** Who may read /metrics. */
   metricsAllow?: readonly string[];
+  /** Without PUBLIC_URL: host names answered besides IP literals and localhost (ALLOWED_HOSTS). */
+  allowedHosts?: readonly string[];
   /** Payment attempts per session and client address (defaults in checkout/payment-rate-limits.ts; tests lower them). */
   paymentLimits?: PaymentLimits;
   /** REVIEW_REQUEST_DAYS: days after an order is marked shipped that its review request is e-mailed. */
@@ -149,6 +151,7 @@ export async function createShop(options: ShopOptions) {
     readiness,
     maxRequestsInFlight: options.maxRequestsInFlight,
     metricsAllow: options.metricsAllow,
+    allowedHosts: options.allowedHosts,
   });
 
   async function listen(port: number, host = "127.0.0.1") {

@@ -1,3 +1,4 @@
+import { isStorableText } from "./storable-text";
 import { z } from "zod";
 import { parseDollars } from "./admin-schemas";
 import type { OrderStatus } from "./orders";
@@ -7,8 +8,9 @@ const STATUSES = ["paid", "shipped", "cancelled", "refunded", "partially_refunde
 /** The console's orders list: a status filter, a search (order number or e-mail), the keyset cursor. */
 export const adminOrderListSchema = z.object({
   status: z.enum(STATUSES).optional().catch(undefined),
-  q: z.string().trim().max(254).catch(""),
-  after: z.string().max(200).optional().catch(undefined),
+  // Text PostgreSQL cannot take (a NUL, a lone surrogate) is no search and no cursor.
+  q: z.string().trim().max(254).refine(isStorableText).catch(""),
+  after: z.string().max(200).refine(isStorableText).optional().catch(undefined),
 });
 
 /** The key each refund form carries, made when the form is drawn: a second submission of it refunds nothing more. */

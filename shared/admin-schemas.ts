@@ -1,3 +1,4 @@
+import { isStorableText } from "./storable-text";
 import { z } from "zod";
 
 /**
@@ -135,7 +136,7 @@ export const operatorEmailSchema = z.strictObject({
 
 /** The list's query string: search, active or archived, page. Anything odd falls back to the first page of all. */
 export const adminProductListSchema = z.object({
-  q: z.string().trim().max(200).catch(""),
+  q: z.string().trim().max(200).refine(isStorableText).catch(""),
   status: z.enum(["active", "archived"]).catch("active"),
   /** "low": at most 5 left (and some); "out": none left; anything else: every product. */
   stock: z.enum(["low", "out", ""]).catch(""),

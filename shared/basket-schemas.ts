@@ -2,6 +2,7 @@ import { z } from "zod";
 import { BASKET_LINE_LIMIT, type BasketAction } from "./basket";
 import { hasControlCharacter } from "./local-path";
 import { returnToSchema } from "./return-to-schema";
+import { isStorableText } from "./storable-text";
 
 const productId = z
   .string({ error: "productId must be a string" })
@@ -9,7 +10,8 @@ const productId = z
   .min(1, "productId is required")
   .max(64, "productId is too long")
   // PostgreSQL cannot hold NUL in text, and no catalogue id has a control character.
-  .refine((id) => !hasControlCharacter(id), "productId must not contain control characters");
+  .refine((id) => !hasControlCharacter(id), "productId must not contain control characters")
+  .refine(isStorableText, "productId must not contain broken characters");
 
 /** A variant of the product (its size, its colour); absent: the product's first variant. */
 const variantId = z

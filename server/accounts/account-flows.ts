@@ -5,7 +5,7 @@ import type { EmailOutbox } from "../email/email-outbox";
 import type { OrderService } from "../orders/order-service";
 import type { Session, SessionService } from "../sessions/session-service";
 import { hashPassword, VERIFICATION_VALID_MS, type AccountService } from "./account-service";
-import { consumeToken, findLiveToken, issueToken } from "./account-tokens";
+import { consumeToken, findLiveToken, issueToken, voidTokens } from "./account-tokens";
 import { assertAcceptablePassword } from "./password-policy";
 import { tooManyRequests, type RateLimiter, type RateLimitRule } from "./rate-limiter";
 import type { SignInFlow } from "./sign-in-flow";
@@ -147,12 +147,15 @@ export function createAccountFlows(deps: {
       await db.transaction().execute(async (trx) => {
         await trx.updateTable("users").set({ password_hash: passwordHash }).where("id", "=", user.id).execute();
         await trx.deleteFrom("sessions").where("user_id", "=", user.id).where("id", "<>", session.id).execute();
+        // A reset link sent before the change would undo it: it is cancelled with the other sessions.
+        await voidTokens(trx, user.id, "password-reset");
         await email.enqueuePasswordChanged(trx, user.email);
       });
     },
 
-    /** "Sign out everywhere": every session of the account ends, this one too. */
+    /** "Sign out everywhere": every session of the account ends, this one too, and every reset link sent is cancelled. */
     async signOutEverywhere(userId: string): Promise<void> {
+      await voidTokens(db, userId, "password-reset");
       await sessions.endAccountSessions(userId);
     },
 

@@ -205,6 +205,26 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     expect(privacy).toContain("deleted account");
   });
 
+  it("a password change and \"Sign out everywhere\" cancel every reset link sent before them", async () => {
+    const { browser, email } = await register();
+    await post(createBrowser(shop.app), "/forgot-password", { email });
+    const beforeChange = await linkIn(email, "/reset-password");
+    const changed = await post(browser, "/account", { intent: "change-password", currentPassword: PASSWORD, password: NEW_PASSWORD, confirmPassword: NEW_PASSWORD });
+    expect(changed.status).toBe(200);
+    expect((await page(createBrowser(shop.app), beforeChange)).status).toBe(410);
+    const token = new URLSearchParams(beforeChange.split("?")[1]).get("token") ?? "";
+    const used = await post(createBrowser(shop.app), "/reset-password", { token, password: "another good passphrase", confirmPassword: "another good passphrase" });
+    expect(used.status).toBe(410);
+
+    await post(createBrowser(shop.app), "/forgot-password", { email });
+    const beforeSignOut = await linkIn(email, "/reset-password");
+    expect(beforeSignOut).not.toBe(beforeChange);
+    expect((await post(browser, "/account", { intent: "sign-out-everywhere" })).headers.get("location")).toBe("/login");
+    expect((await page(createBrowser(shop.app), beforeSignOut)).status).toBe(410);
+    // The password is still the one the shopper chose.
+    expect((await post(createBrowser(shop.app), "/login", { intent: "sign-in", email, password: NEW_PASSWORD })).status).toBe(302);
+  });
+
   it("signing in from a page that asked for it goes back there; a way back that leaves the site is refused", async () => {
     const { email } = await register();
     const browser = createBrowser(shop.app);

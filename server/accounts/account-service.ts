@@ -49,6 +49,12 @@ export const WRONG_CREDENTIALS = "The e-mail address or password is not right. P
 /** How long the welcome e-mail's confirmation link works. */
 export const VERIFICATION_VALID_MS = 7 * 24 * HOUR;
 
+/**
+ * Addresses that signed in to (or registered) an account in the last day: the owner's, never refused for that account
+ * by failures elsewhere, however many (a typo there included).
+ */
+const SUCCEEDED_FROM: RateLimitRule = { name: "auth:succeeded", limit: Number.MAX_SAFE_INTEGER, windowMs: 24 * HOUR };
+
 export function createAccountService(db: DB, rateLimiter: RateLimiter, outbox: EmailOutbox, { attemptsPerIp = DEFAULT_ATTEMPTS_PER_IP } = {}) {
   const perIp: RateLimitRule = { name: "auth:ip", limit: attemptsPerIp, windowMs: FIFTEEN_MINUTES };
   const perEmailAndIp: RateLimitRule = { name: "auth:email-ip", limit: FAILURES_PER_EMAIL_AND_IP, windowMs: FIFTEEN_MINUTES };
@@ -60,7 +66,8 @@ export function createAccountService(db: DB, rateLimiter: RateLimiter, outbox: E
    * against the address; only failures count against the e-mail, so that guessing a password from one place cannot
    * lock its owner out from another. The attempt is counted as a failure before it runs (concurrent guesses cannot
    * slip past the count) and given back when it succeeds. An address that has not failed for this e-mail is never
-   * refused for it, whatever others did: the owner can always sign in.
+   * refused for it, whatever others did, and neither is one that has succeeded for it in the last day, though it
+   * has failed too: the owner can always sign in from where they signed in before.
    */
   async function withinLimits<T>(email: string, ip: string, attempt: () => Promise<T>): Promise<T> {
     const byIp = await rateLimiter.hit(perIp, ip);
@@ -72,9 +79,13 @@ export function createAccountService(db: DB, rateLimiter: RateLimiter, outbox: E
     ]);
     if (!byEmailAndIp.allowed) throw refuse([byEmailAndIp]);
     const failedHereBefore = byEmailAndIp.count > 1;
-    if (failedHereBefore && byEmail.some((result) => !result.allowed)) throw refuse(byEmail);
+    if (failedHereBefore && byEmail.some((result) => !result.allowed) && !(await rateLimiter.hasHit(SUCCEEDED_FROM, emailAndIp))) throw refuse(byEmail);
     const result = await attempt();
-    await Promise.all([rateLimiter.refund(perEmailAndIp, emailAndIp), ...FAILURES_PER_EMAIL.map((rule) => rateLimiter.refund(rule, email))]);
+    await Promise.all([
+      rateLimiter.refund(perEmailAndIp, emailAndIp),
+      ...FAILURES_PER_EMAIL.map((rule) => rateLimiter.refund(rule, email)),
+      rateLimiter.hit(SUCCEEDED_FROM, emailAndIp),
+    ]);
     return result;
   }
 

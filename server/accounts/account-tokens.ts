@@ -21,6 +21,11 @@ export async function issueToken(writer: Writer, userId: string, purpose: TokenP
   return token;
 }
 
+/** Voids every unused token of the account for a purpose: a new password, or "Sign out everywhere", cancels reset links. */
+export async function voidTokens(writer: Writer, userId: string, purpose: TokenPurpose): Promise<void> {
+  await writer.updateTable("account_tokens").set({ used_at: sql`now()` }).where("user_id", "=", userId).where("purpose", "=", purpose).where("used_at", "is", null).execute();
+}
+
 /** The account a live token belongs to, without using it up (to show the page it opens); null for a used, expired or unknown one. */
 export async function findLiveToken(writer: Writer, token: string, purpose: TokenPurpose): Promise<{ userId: string; email: string } | null> {
   if (!TOKEN_PATTERN.test(token)) return null;

@@ -75,6 +75,17 @@ export function createRateLimiter(db: DB) {
       return result!;
     },
 
+    /** Whether the counter has a hit in its current window (without counting one). */
+    async hasHit(rule: RateLimitRule, subject: string): Promise<boolean> {
+      const row = await db
+        .selectFrom("rate_limits")
+        .select("attempts")
+        .where("key", "=", `${rule.name}:${subject}`)
+        .where("window_started_at", ">", sql<Date>`now() - make_interval(secs => ${rule.windowMs / 1000})`)
+        .executeTakeFirst();
+      return (row?.attempts ?? 0) > 0;
+    },
+
     /** Takes back one hit in the current window: an attempt counted in advance that turned out not to count. */
     async refund(rule: RateLimitRule, subject: string): Promise<void> {
       await db

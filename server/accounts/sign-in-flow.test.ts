@@ -156,6 +156,41 @@ describeEachDatabase("accounts", (getDatabase) => {
     for (let i = 0; i < 15; i++) expect((await signInFlow.signIn(credentials("sign-in", email), { ip: "10.1.1.1", current: null })).session.user?.email).toBe(email);
   });
 
+  it("35 failures from 35 addresses do not lock the owner out of an address where they signed in before, even after a typo there", async () => {
+    const { signInFlow } = await services();
+    const email = uniqueEmail();
+    const home = `10.7.${counter % 250}.1`;
+    await signInFlow.signIn(credentials("register", email), { ip: home, current: null });
+    await signInFlow.signIn(credentials("sign-in", email), { ip: home, current: null });
+    for (let i = 0; i < 35; i++) {
+      const error = await failureOf(signInFlow.signIn(credentials("sign-in", email, `guess ${i}`), { ip: `10.8.${i}.1`, current: null }));
+      expect(error.code).toBe("WRONG_CREDENTIALS");
+    }
+    expect((await failureOf(signInFlow.signIn(credentials("sign-in", email, "a typo of mine"), { ip: home, current: null }))).code).toBe("WRONG_CREDENTIALS");
+    expect((await signInFlow.signIn(credentials("sign-in", email), { ip: home, current: null })).session.user?.email).toBe(email);
+    // An address that only ever failed for this account is still held back.
+    const stranger = "10.8.0.1";
+    expect((await failureOf(signInFlow.signIn(credentials("sign-in", email), { ip: stranger, current: null }))).code).toBe("TOO_MANY_ATTEMPTS");
+  }, 120_000);
+
+  it("registration attempts share the sign-in limits: probing for existing e-mails from one address is stopped like guessing", async () => {
+    const { signInFlow } = await services();
+    const taken = uniqueEmail();
+    await signInFlow.signIn(credentials("register", taken), { ip: "10.9.9.1", current: null });
+    const ip = `10.6.${counter % 250}.1`;
+    const codes: string[] = [];
+    for (let i = 0; i < 11; i++) codes.push((await failureOf(signInFlow.signIn(credentials("register", taken), { ip, current: null }))).code);
+    expect(codes.slice(0, 10).every((code) => code === "EMAIL_TAKEN")).toBe(true);
+    expect(codes[10]).toBe("TOO_MANY_ATTEMPTS");
+    // A sign-in attempt for that e-mail from that address is refused too: one count for both.
+    expect((await failureOf(signInFlow.signIn(credentials("sign-in", taken), { ip, current: null }))).code).toBe("TOO_MANY_ATTEMPTS");
+    // Per address, registrations of new e-mails and sign-ins draw on the same 50.
+    const busy = `10.5.${counter % 250}.1`;
+    for (let i = 0; i < 25; i++) await failureOf(signInFlow.signIn(credentials("sign-in", uniqueEmail()), { ip: busy, current: null }));
+    for (let i = 0; i < 25; i++) await failureOf(signInFlow.signIn(credentials("register", taken), { ip: busy, current: null }));
+    expect((await failureOf(signInFlow.signIn(credentials("register", uniqueEmail()), { ip: busy, current: null }))).code).toBe("TOO_MANY_ATTEMPTS");
+  }, 120_000);
+
   it("limits attempts per address too", async () => {
     const { signInFlow } = await services();
     const ip = `10.2.${counter % 250}.1`;

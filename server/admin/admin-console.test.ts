@@ -136,6 +136,26 @@ describeEachDatabase("the operator console", (getDatabase) => {
     expect(await huge.text()).toContain("The picture is larger than 10 MB.");
   });
 
+  it("answers an operator's malformed form (a repeated field, a JSON body, unstorable text) with a 400 that says why, changing nothing", async () => {
+    const auditBefore = await count("audit_log");
+    const operatorsBefore = await count("operators");
+    const posts: [string, RequestInit, string][] = [
+      ["/admin/operators", { body: "intent=grant&intent=grant&email=someone%40example.com", headers: { "content-type": "application/x-www-form-urlencoded" } }, "intent: sent more than once"],
+      ["/admin/operators", { body: JSON.stringify({ intent: "grant", email: "someone@example.com" }), headers: { "content-type": "application/json" } }, "The form could not be read"],
+      ["/admin/operators", { body: "intent=grant&email=some%00one%40example.com", headers: { "content-type": "application/x-www-form-urlencoded" } }, "email: contains a character that cannot be stored"],
+      [`/admin/orders/${ORDER_NUMBER}`, { body: "intent=ship&intent=ship&carrier=UPS&trackingNumber=1Z", headers: { "content-type": "application/x-www-form-urlencoded" } }, "intent: sent more than once"],
+      [`/admin/orders/${ORDER_NUMBER}`, { body: JSON.stringify({ intent: "ship", carrier: "UPS", trackingNumber: "1Z" }), headers: { "content-type": "application/json" } }, "The form could not be read"],
+      [`/admin/orders/${ORDER_NUMBER}`, { body: "intent=ship&carrier=U%00PS&trackingNumber=1Z", headers: { "content-type": "application/x-www-form-urlencoded" } }, "carrier: contains a character that cannot be stored"],
+    ];
+    for (const [path, init, sentence] of posts) {
+      const response = await html(operator, path, { method: "POST", ...init });
+      expect(response.status, `${path} ${String(init.body)}`).toBe(400);
+      expect(mainText(await response.text()), path).toContain(sentence);
+    }
+    expect(await count("audit_log")).toBe(auditBefore);
+    expect(await count("operators")).toBe(operatorsBefore);
+  });
+
   it("shows an operator every console page, and the Admin link in the shop's header", async () => {
     for (const route of consoleRoutes()) {
       const response = await html(operator, route.address);

@@ -1,5 +1,6 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AppError } from "../../shared/errors";
 import type { DB } from "../db/client";
 import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
 import { describeEachDatabase } from "../testing/test-database";
@@ -64,7 +65,7 @@ describeEachDatabase("refunds from the console", (getDatabase) => {
     expect(state).toMatchObject({ status: "refunded", refunded_cents: 2392, emails: 1, audits: 1 });
     expect(state.refunds).toEqual([{ id: result.refundId, amount_cents: 2392, actor: OPERATOR.email }]);
     expect((await provider.listRefunds(orderId)).map((refund) => refund.amountCents)).toEqual([2392]);
-    await expect(adminOrders.refund(OPERATOR, state.number, { amountCents: 1, idempotencyKey: newKey() })).rejects.toMatchObject({ message: `Order ${state.number} is refunded in full already.` });
+    await expect(adminOrders.refund(OPERATOR, state.number, { amountCents: 1, idempotencyKey: newKey() })).rejects.toMatchObject({ message: "This order has already been refunded." });
   });
 
   it("refunds part, then refuses more than is left with the amount that is", async () => {
@@ -112,6 +113,24 @@ describeEachDatabase("refunds from the console", (getDatabase) => {
     expect(state.refunded_cents).toBe(atProcessor);
     expect(state.refunds).toHaveLength(atProcessor / 500);
     expect(state.emails).toBe(atProcessor / 500);
+  });
+
+  it("tells the operator who lost a race of two refunds that the order is refunded already, or what is left, not that the processor failed", async () => {
+    const { adminOrders } = shop.services;
+    const whole = await numberOf(await pay());
+    const outcomes = await Promise.allSettled([adminOrders.refund(OPERATOR, whole, { amountCents: null, idempotencyKey: newKey() }), adminOrders.refund(OPERATOR, whole, { amountCents: null, idempotencyKey: newKey() })]);
+    const lost = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+    for (const { reason } of lost) {
+      expect((reason as AppError).message).toBe("This order has already been refunded.");
+      expect((reason as AppError).status).toBe(400);
+    }
+    const part = await numberOf(await pay());
+    const partial = await Promise.allSettled([adminOrders.refund(OPERATOR, part, { amountCents: 2000, idempotencyKey: newKey() }), adminOrders.refund(OPERATOR, part, { amountCents: 2000, idempotencyKey: newKey() })]);
+    for (const outcome of partial) {
+      if (outcome.status === "rejected") expect((outcome.reason as AppError).message).toBe("You can refund at most $3.92.");
+    }
+    expect(lost.length + partial.filter((outcome) => outcome.status === "rejected").length, "a race was lost at the processor").toBeGreaterThan(0);
+    await settle();
   });
 
   it("cancels and refunds everything, once however often the form is sent, and then refuses to ship", async () => {

@@ -17,6 +17,8 @@ export const ADMIN_ORDERS_PAGE_SIZE = 50;
 const OPERATOR_ID_KEY = "shop_operator_id";
 const OPERATOR_EMAIL_KEY = "shop_operator_email";
 const CONSOLE_KEY_KEY = "shop_request_key";
+export const ALREADY_REFUNDED = "This order has already been refunded.";
+
 /** Who a refund made outside the console (the processor's dashboard) is recorded as. */
 const PROCESSOR_ACTOR: Actor = { id: null, email: "processor" };
 
@@ -79,6 +81,12 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
     });
   }
 
+  /** What the processor has not yet given back of a payment: its amount less every refund not failed or cancelled. */
+  async function leftToRefundAtProcessor(paymentIntentId: string, amountCents: number): Promise<number> {
+    const refunds = await provider.listRefunds(paymentIntentId);
+    return amountCents - refunds.filter((made) => made.status !== "failed" && made.status !== "canceled").reduce((sum, made) => sum + made.amountCents, 0);
+  }
+
   /** The console's refund: checked against what is left, made by the processor, recorded from its answer. */
   async function refund(
     actor: Actor,
@@ -97,7 +105,7 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
       .executeTakeFirst();
     if (earlier) return { refundId: earlier.id, amountCents: earlier.amount_cents };
     const left = order.amount_cents - order.refunded_cents;
-    if (left <= 0) throw new AppError("BAD_REQUEST", `Order ${order.number} is refunded in full already.`, { details: { field: "amount" } });
+    if (left <= 0) throw new AppError("BAD_REQUEST", ALREADY_REFUNDED, { details: { field: "amount" } });
     if (!within && !orderAllows(order.status, "refund")) {
       throw new AppError("ORDER_TRANSITION_REFUSED", `Order ${order.number} cannot be refunded.`);
     }
@@ -111,9 +119,16 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
         idempotencyKey: `console-refund-${input.idempotencyKey}`,
         metadata: { [OPERATOR_EMAIL_KEY]: actor.email, [OPERATOR_ID_KEY]: actor.id ?? "", [CONSOLE_KEY_KEY]: input.idempotencyKey },
       })
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         // The provider's sentences speak to a paying shopper; an operator refunding needs to know what to do.
         if (!(error instanceof AppError)) throw error;
+        // Another refund made at the same moment may have taken what was left: the processor refused this one for
+        // its amount. Its own list of refunds says so, and what is left now.
+        const leftAtProcessor = await leftToRefundAtProcessor(order.id, order.amount_cents).catch(() => null);
+        if (leftAtProcessor !== null && leftAtProcessor <= 0) throw new AppError("BAD_REQUEST", ALREADY_REFUNDED, { details: { field: "amount" }, cause: error });
+        if (leftAtProcessor !== null && amountCents > leftAtProcessor) {
+          throw new AppError("BAD_REQUEST", `You can refund at most ${formatCents(leftAtProcessor)}.`, { details: { field: "amount" }, cause: error });
+        }
         throw new AppError(error.code, "The payment service did not confirm the refund. Send the form again: it refunds at most once.", { cause: error });
       });
     if (made.status !== "succeeded") {

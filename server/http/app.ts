@@ -12,6 +12,7 @@ import type { Services } from "../services";
 import { accountRoutes } from "./account-routes";
 import type { AppEnv } from "./app-env";
 import { consoleRequestLimits, isPictureForm } from "./admin-guard";
+import { allowedHostsOnly } from "./allowed-hosts";
 import { basketRoutes } from "./basket-routes";
 import { clientIp } from "./client-ip";
 import { compressResponses } from "./compress";
@@ -57,6 +58,8 @@ export interface AppOptions {
   readiness?: Readiness;
   maxRequestsInFlight?: number;
   metricsAllow?: readonly string[];
+  /** Without publicUrl: host names answered besides IP literals and localhost (ALLOWED_HOSTS). */
+  allowedHosts?: readonly string[];
 }
 
 /**
@@ -110,6 +113,9 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
 
   app.route("/", healthRoutes(readiness));
   app.route("/", metricsRoutes(services.metrics, scaling.metricsAllow ?? ["127.0.0.1", "::1"]));
+  // Past the balancer's checks and Prometheus: without PUBLIC_URL, links name the request's Host, so only Hosts that
+  // cannot be an attacker's name are answered.
+  if (!publicUrl) app.use(allowedHostsOnly(scaling.allowedHosts ?? []));
   const shedPastBound = boundedWork(readiness, scaling.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT, services.metrics.countShed);
   app.use((c, next) => (isOwnProcessorCall(c) ? next() : shedPastBound(c, next)));
   app.route("/", pictureRoutes);
@@ -138,6 +144,7 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
         shopper: c.get("shopper"),
         clientIp: c.get("clientIp"),
         publicOrigin: publicUrl?.origin ?? `${requestScheme(c, { publicUrl, trustedProxyHops })}://${c.req.header("host") ?? new URL(c.req.url).host}`,
+        isPublicUrlSet: publicUrl !== undefined,
         outage,
         isDatabaseUnavailable,
       });

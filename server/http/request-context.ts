@@ -24,6 +24,8 @@ export interface RequestContext {
    * origin when set, else the request's host by the scheme the browser used (a trusted proxy's X-Forwarded-Proto).
    */
   publicOrigin: string;
+  /** Whether publicOrigin is PUBLIC_URL's: else it came from the request, and what names it is not cached publicly. */
+  isPublicUrlSet: boolean;
   /** Set while rendering when a loader or action found the database unreachable: the page is then a 503. */
   outage: { isDatabaseUnavailable: boolean };
   /** Whether an error a loader or action threw means the database could not be reached (server/db knows how to tell). */

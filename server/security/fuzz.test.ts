@@ -61,6 +61,14 @@ const INJECTIONS = [
   "%00%0d%0a",
   "1232\u00001341",
   "\u0000",
+  // Lone surrogates (PostgreSQL 22P02), and characters no header can carry: a full-width dot, an ideographic full
+  // stop, a line separator.
+  "\udc00",
+  "x\ud800y",
+  "/\uff0e/x",
+  "/\u3002x",
+  "\u2028",
+  "1 Main\u0000St",
 ];
 const PROTOTYPE_KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty"];
 const FIELD_NAMES = ["productId", "returnTo", "paymentIntentId", "total", "email", "password", "intent", ...PROTOTYPE_KEYS];
@@ -297,7 +305,7 @@ describeEachDatabase("malformed requests to every route", (getDatabase) => {
     before = await snapshotTables(getDatabase().db);
     countWrites = await installWriteCounter(getDatabase().db);
     writesBefore = await countWrites();
-  });
+  }, 180_000);
   afterAll(async () => {
     await pages.close();
     await shop.close();
@@ -719,3 +727,102 @@ function expectErrorRedirectOnThisSite(response: Response) {
   expect(target.origin, `Location ${JSON.stringify(location)}`).toBe(SHOP_ORIGIN);
   expect(target.search).toMatch(/[?&](basket|account)-error=[A-Z_]+$/);
 }
+
+/**
+ * Every form and JSON route, the console's too as the operator, and every query parameter a page reads, with each of
+ * its fields in turn replaced by a word an object inherits (`__proto__`, `constructor`, `toString`) or a character
+ * PostgreSQL or a header cannot carry (NUL, a lone surrogate, a full-width dot, U+3002, U+2028). Some of these are
+ * valid values (a name may be "constructor"), so this sweep asks only for what every answer owes: no 5xx, and a
+ * refusal that names the field when the character cannot be stored.
+ */
+const SWEEP_WORDS = ["__proto__", "constructor", "toString"];
+const SWEEP_CHARACTERS = ["1 Main\u0000St", "\ud800", "x\udc00", "/\uff0e/x", "/\u3002x", "\u2028"];
+const UNSTORABLE_SAMPLES = new Set(["1 Main\u0000St", "\ud800", "x\udc00"]);
+
+describeEachDatabase("inherited words and unstorable characters in every field of every route", (getDatabase) => {
+  let shop: Awaited<ReturnType<typeof createPageShop>>;
+  let shopper: ReturnType<typeof createBrowser>;
+  let operator: ReturnType<typeof createBrowser>;
+  const OPERATOR = "sweep-owner@example.com";
+  const PASSWORD = "violet tractor harbour pickle";
+
+  beforeAll(async () => {
+    shop = await createPageShop(getDatabase(), { operator: { email: OPERATOR, password: PASSWORD } });
+    shopper = createBrowser(shop.app);
+    await shopper.postForm("/login", { intent: "register", email: "sweep-shopper@example.com", password: PASSWORD }, { accept: "text/html" });
+    await shopper.postJson("/basket/add", { productId: BOOK });
+    operator = createBrowser(shop.app);
+    await operator.postForm("/login", { intent: "sign-in", email: OPERATOR, password: PASSWORD }, { accept: "text/html" });
+  }, 180_000);
+  afterAll(() => shop.close());
+
+  const ADDRESS = { name: "Ada Lovelace", line1: "1 Main Street", city: "Los Angeles", region: "CA", postalCode: "90001", country: "US", email: "ada@example.com" };
+  /** Each route with a valid body; every field is replaced in turn. */
+  const routes: { path: string; who: () => ReturnType<typeof createBrowser>; fields: Record<string, string>; json: boolean; form: boolean }[] = [
+    { path: "/basket/add", who: () => shopper, fields: { productId: BOOK, returnTo: "/" }, json: true, form: true },
+    { path: "/basket/remove", who: () => shopper, fields: { productId: BOOK, returnTo: "/" }, json: true, form: true },
+    { path: "/basket/empty", who: () => createBrowser(shop.app), fields: { returnTo: "/" }, json: true, form: true },
+    { path: "/logout", who: () => createBrowser(shop.app), fields: { returnTo: "/" }, json: true, form: true },
+    { path: "/checkout/address", who: () => shopper, fields: ADDRESS, json: true, form: true },
+    { path: "/orders/record", who: () => shopper, fields: { paymentIntentId: "pi_123" }, json: true, form: false },
+    { path: "/payment", who: () => shopper, fields: ADDRESS, json: false, form: true },
+    { path: "/login", who: () => createBrowser(shop.app), fields: { intent: "sign-in", email: "nobody@example.com", password: "wrong wrong wrong", returnTo: "/" }, json: false, form: true },
+    { path: "/forgot-password", who: () => createBrowser(shop.app), fields: { email: "nobody@example.com" }, json: false, form: true },
+    { path: "/reset-password", who: () => createBrowser(shop.app), fields: { token: "x".repeat(43), password: PASSWORD, confirmPassword: PASSWORD }, json: false, form: true },
+    { path: "/account", who: () => shopper, fields: { intent: "delete-address", addressId: "00000000-0000-4000-8000-000000000000" }, json: false, form: true },
+    { path: "/admin/operators", who: () => operator, fields: { intent: "grant", email: "nobody-here@example.com" }, json: false, form: true },
+    { path: "/admin/orders/SF-0000-XXXX", who: () => operator, fields: { intent: "ship", carrier: "UPS", trackingNumber: "1Z" }, json: false, form: true },
+    { path: "/admin/products/new", who: () => operator, fields: { title: "A", description: "B", price: "1.00", rating: "5", featuredPosition: "", status: "active" }, json: false, form: true },
+  ];
+
+  it("answers every field of every form and JSON route set to an inherited word or an odd character without a 5xx", async () => {
+    for (const route of routes) {
+      for (const name of Object.keys(route.fields)) {
+        for (const value of [...SWEEP_WORDS, ...SWEEP_CHARACTERS]) {
+          const fields = { ...route.fields, [name]: value };
+          const sends: (() => Promise<Response>)[] = [];
+          if (route.json) sends.push(() => route.who().postJson(route.path, fields, { accept: "application/json" }));
+          if (route.form) sends.push(() => route.who().postForm(route.path, fields, { accept: "text/html" }));
+          for (const send of sends) {
+            const response = await send();
+            const label = `${route.path} ${name}=${JSON.stringify(value)}`;
+            expect(response.status, label).toBeLessThan(500);
+            const body = await response.text();
+            // A NUL survives a form; a lone surrogate only JSON can carry (a form's becomes U+FFFD).
+            if (UNSTORABLE_SAMPLES.has(value) && response.status === 400 && body.includes("cannot be stored")) expect(body, label).toContain(name);
+          }
+        }
+      }
+    }
+    expect(pollutedPrototypeKeys()).toEqual([]);
+  }, 600_000);
+
+  it("answers every query parameter a page reads set to an inherited word or an odd character without a 5xx", async () => {
+    const pages: [string, ReturnType<typeof createBrowser>][] = [
+      ["/?basket-error=", shopper],
+      ["/payment?addressError=", shopper],
+      ["/account?notice=", shopper],
+      ["/orders?before=", shopper],
+      ["/orders?placed=", shopper],
+      ["/search?q=", shopper],
+      ["/login?returnTo=", createBrowser(shop.app)],
+      ["/reset-password?token=", createBrowser(shop.app)],
+      ["/admin/orders?status=", operator],
+      ["/admin/orders?q=", operator],
+      ["/admin/orders?after=", operator],
+      ["/admin/products?q=", operator],
+      ["/admin/products?status=", operator],
+      ["/admin/products?page=", operator],
+      ["/admin/outbox?before=", operator],
+      ["/admin/audit?before=", operator],
+    ];
+    for (const [prefix, browser] of pages) {
+      for (const value of [...SWEEP_WORDS, ...SWEEP_CHARACTERS]) {
+        const response = await browser.send(`${prefix}${encodeURIComponent(value.replace(/[\ud800-\udfff]/g, "\ufffd"))}`, { headers: { accept: "text/html" } });
+        expect(response.status, `${prefix}${JSON.stringify(value)}`).toBeLessThan(500);
+        await response.arrayBuffer();
+      }
+    }
+    expect(pollutedPrototypeKeys()).toEqual([]);
+  }, 600_000);
+});

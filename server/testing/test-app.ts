@@ -9,6 +9,8 @@ import { createShop, type ShopOptions } from "../shop";
  */
 export function createTestShop(database: DatabaseHandle, options: Partial<ShopOptions> = {}) {
   return createShop({ database, logger: createLogger("silent"), authAttemptsPerIp: 50,
+    // Requests in process name the shop "shop.test" (createBrowser); ALLOWED_HOSTS lets that Host be answered.
+    allowedHosts: ["shop.test"],
     newSessionsPerIp: 100_000,
     // Tests make hundreds of payment calls from one address and session; the limits' own tests set them low.
     paymentLimits: { createsPerSession: 100_000, createsPerIp: 100_000, recordsPerSession: 100_000, recordsPerIp: 100_000 },
