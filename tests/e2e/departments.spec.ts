@@ -29,6 +29,7 @@ const url = (path: string) => `${shop.origin}${path}`;
 const prices = async (page: Page) => (await page.locator("main .product-card__price").allTextContents()).map((text) => Number(text.replace(/[$,]/g, "")));
 const ratings = async (page: Page) =>
   (await page.locator("main .product-card__rating [role=img]").evaluateAll((stars) => stars.map((star) => star.getAttribute("aria-label") ?? ""))).map((label) => Number(/Rated (\d)/.exec(label)?.[1]));
+const isSorted = (values: number[], compare: (a: number, b: number) => number) => values.every((value, index) => index === 0 || compare(values[index - 1]!, value) <= 0);
 const breadcrumb = (page: Page) => page.getByRole("navigation", { name: "Breadcrumb" });
 
 for (const javaScript of [true, false]) {
@@ -73,23 +74,27 @@ for (const javaScript of [true, false]) {
       await open(page, "/departments/electronics");
       await sortBy(page, "Price: Low to High");
       await expect(page).toHaveURL(url("/departments/electronics?sort=price-asc"));
+      // With JavaScript the address changes a moment before the new list is drawn: wait for it.
+      await expect.poll(async () => isSorted(await prices(page), (a, b) => a - b), { timeout: 10_000 }).toBe(true);
       const ascending = await prices(page);
       expect(ascending.length).toBeGreaterThan(8);
       expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
       await sortBy(page, "Price: High to Low");
       await expect(page).toHaveURL(url("/departments/electronics?sort=price-desc"));
-      expect(await prices(page)).toEqual([...ascending].reverse().sort((a, b) => b - a));
+      await expect.poll(async () => await prices(page), { timeout: 10_000 }).toEqual([...ascending].sort((a, b) => b - a));
     });
 
     test("filters under $25 and by 4 stars, then pages on", async ({ page }) => {
       await open(page, "/departments/books");
       await page.getByRole("link", { name: "Under $25" }).click();
       await expect(page).toHaveURL(url("/departments/books?price=0-25"));
+      await expect.poll(async () => (await prices(page)).every((price) => price < 25), { timeout: 10_000 }).toBe(true);
       const cheap = await prices(page);
       expect(cheap.length).toBeGreaterThan(3);
       for (const price of cheap) expect(price).toBeLessThan(25);
       await page.getByRole("link", { name: "4 Stars & Up" }).click();
       await expect(page).toHaveURL(url("/departments/books?price=0-25&rating=4"));
+      await expect.poll(async () => (await ratings(page)).every((stars) => stars >= 4), { timeout: 10_000 }).toBe(true);
       const rated = await ratings(page);
       expect(rated.length).toBeGreaterThan(0);
       expect(rated.length).toBeLessThan(cheap.length);
