@@ -19,3 +19,7 @@ export type DepartmentTrail = Pick<Department, "name" | "slug">[];
 /** A department's name as the console takes it, trimmed. */
 export const DEPARTMENT_NAME_MAX_LENGTH = 80;
 export const DEPARTMENT_DESCRIPTION_MAX_LENGTH = 1_000;
+
+export function departmentPath(slug: string): string {
+  return `/departments/${slug}`;
+}

@@ -1,3 +1,5 @@
+export { departmentPath } from "./departments";
+
 /**
  * A listing page's state (/departments/{slug}, /search) as a plain query string: sort, filters and page. Every state
  * is a URL a shopper can share and a crawler can follow; a value the shop does not know is ignored, never an error.
@@ -116,8 +118,4 @@ export function listingSearch(state: ListingState, extra: Record<string, string>
 export function resultRange(page: number, shown: number, total: number): string {
   const first = (page - 1) * LISTING_PAGE_SIZE + 1;
   return `${first}-${first + shown - 1} of ${total} ${total === 1 ? "result" : "results"}`;
-}
-
-export function departmentPath(slug: string): string {
-  return `/departments/${slug}`;
 }

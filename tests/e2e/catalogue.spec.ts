@@ -54,7 +54,8 @@ test.describe("with JavaScript", () => {
     await expect(basketLink(page)).toHaveAccessibleName("Basket, 1 item");
     await expect(basketLink(page)).toHaveAttribute("aria-busy", "false");
 
-    const jsonLd = await page.locator('script[type="application/ld+json"]').textContent();
+    // The product's own JSON-LD comes first; the breadcrumbs' BreadcrumbList follows it.
+    const jsonLd = await page.locator('script[type="application/ld+json"]').first().textContent();
     const product = JSON.parse(jsonLd ?? "") as { "@type": string; name: string; offers: { price: string; priceCurrency: string; availability: string } };
     expect(product).toMatchObject({
       "@type": "Product",
