@@ -4,7 +4,7 @@ import { requestContext } from "../context";
 import { addressLines } from "../../shared/address";
 import { formatOrderDate } from "../../shared/dates";
 import { formatCents } from "../../shared/money";
-import { cardBrandName, ORDER_STATUS_LABELS, type OrderHistoryEntry } from "../../shared/orders";
+import { cardBrandName, ORDER_STATUS_LABELS, type OrderHistoryEntry, describeItemOptions } from "../../shared/orders";
 import { LocalTime } from "../components/ui/local-time";
 import { PrintButton } from "../features/orders/print-button";
 
@@ -84,7 +84,10 @@ export default function Order({ loaderData }: Route.ComponentProps) {
                 <td>
                   <span className="order-page__product">
                     <img className="order-page__image" src={item.image.src} width={item.image.width} height={item.image.height} alt="" loading="lazy" decoding="async" />
-                    <span>{item.title}</span>
+                    <span>
+                      {item.title}
+                      {describeItemOptions(item) ? <span className="order-page__options">{` (${describeItemOptions(item)})`}</span> : null}
+                    </span>
                   </span>
                 </td>
                 <td>{item.quantity}</td>

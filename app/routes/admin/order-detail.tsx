@@ -6,7 +6,7 @@ import { addressLines } from "../../../shared/address";
 import { AppError } from "../../../shared/errors";
 import { readFormFields } from "../../../shared/form-fields";
 import { formatCents } from "../../../shared/money";
-import { ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
+import { ORDER_STATUS_LABELS, orderAllows, describeItemOptions } from "../../../shared/orders";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
@@ -27,7 +27,9 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     paidAt: formatConsoleTime(order.paidAt),
     email: order.contactEmail ?? "–",
     address: order.deliveryAddress ? addressLines(order.deliveryAddress) : [],
-    items: order.items.map((item) => ({ id: item.productId, title: item.title, quantity: item.quantity, price: formatCents(item.priceCents), line: formatCents(item.priceCents * item.quantity) })),
+    items: order.items.map((item) => ({
+      id: item.variantId ?? item.productId,
+      title: describeItemOptions(item) ? `${item.title} (${describeItemOptions(item)})${item.sku ? `, SKU ${item.sku}` : ""}` : item.title, quantity: item.quantity, price: formatCents(item.priceCents), line: formatCents(item.priceCents * item.quantity) })),
     payment: {
       card: order.card ? `${order.card.brand} ending ${order.card.last4}` : "–",
       intentId: order.id,
