@@ -5,7 +5,7 @@ import { requestContext } from "../context";
 import { addressLines } from "../../shared/address";
 import { formatOrderDate } from "../../shared/dates";
 import { formatCents } from "../../shared/money";
-import { cardBrandName, ORDER_STATUS_LABELS, type OrderHistoryEntry } from "../../shared/orders";
+import { cardBrandName, ORDER_STATUS_LABELS, type OrderHistoryEntry, describeItemOptions } from "../../shared/orders";
 import { LocalTime } from "../components/ui/local-time";
 import { PrintButton } from "../features/orders/print-button";
 import { isQualifyingOrderStatus } from "../../shared/reviews";
@@ -88,6 +88,7 @@ export default function Order({ loaderData }: Route.ComponentProps) {
                     <img className="order-page__image" src={item.image.src} width={item.image.width} height={item.image.height} alt="" loading="lazy" decoding="async" />
                     <span>
                       {item.title}
+                      {describeItemOptions(item) ? <span className="order-page__options">{` (${describeItemOptions(item)})`}</span> : null}
                       {canReview ? (
                         <>
                           <br />

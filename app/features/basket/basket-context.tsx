@@ -151,7 +151,10 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
             console.warn(`Can't remove product (id: ${productId}) as it's not in the basket.`);
           }
           settle(body.basket.revision);
-          announce(SUCCESS_MESSAGES[action], false);
+          // Asked for more than is available: the line keeps what there is, and the shopper is told beside it.
+          const capped = body.basket.items.find((line) => (request.variantId ? line.variant.id === request.variantId : line.product.id === productId))?.stockMessage;
+          if (capped && action !== "remove") announce(capped, true, productId);
+          else announce(SUCCESS_MESSAGES[action], false);
           void revalidator.revalidate();
         } catch {
           settle(undefined);

@@ -6,7 +6,7 @@ import { addressLines } from "../../../shared/address";
 import { AppError } from "../../../shared/errors";
 import { readFormOrRefuse } from "../../form-request";
 import { formatCents } from "../../../shared/money";
-import { cardBrandName, ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
+import { cardBrandName, describeItemOptions, ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
 import { breakdownLines } from "../../../shared/pricing";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
 import { formatConsoleTime, requireOperator } from "./require-operator";
@@ -30,7 +30,9 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     paidAt: formatConsoleTime(order.paidAt),
     email: order.contactEmail ?? "–",
     address: order.deliveryAddress ? addressLines(order.deliveryAddress) : [],
-    items: order.items.map((item) => ({ id: item.productId, title: item.title, quantity: item.quantity, price: formatCents(item.priceCents), line: formatCents(item.priceCents * item.quantity) })),
+    items: order.items.map((item) => ({
+      id: item.variantId ?? item.productId,
+      title: describeItemOptions(item) ? `${item.title} (${describeItemOptions(item)})${item.sku ? `, SKU ${item.sku}` : ""}` : item.title, quantity: item.quantity, price: formatCents(item.priceCents), line: formatCents(item.priceCents * item.quantity) })),
     breakdown: order.pricing ? breakdownLines(order.pricing, formatCents) : [],
     payment: {
       card: order.card ? `${order.card.brand} ending ${order.card.last4}` : "–",

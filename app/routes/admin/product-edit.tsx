@@ -122,7 +122,8 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
   const optionRows = Math.min(3, Math.max(1, shownOptions + (actionData && "extraOption" in actionData ? 1 : 0)));
   const rowOptions = submitted
     ? [0, 1, 2]
-        .map((index) => ({ values: optionValue(index, "Values").split(",").map((value) => value.trim()).filter(Boolean) }))
+        // Each value once: a repeated value is an error under its field, not a second row.
+        .map((index) => ({ values: [...new Set(optionValue(index, "Values").split(",").map((value) => value.trim()).filter(Boolean))] }))
         .filter((option) => option.values.length > 0)
     : savedOptions;
   const savedByKey = new Map((stock?.variants ?? []).map((variant) => [variantKey(variant.optionValues), variant]));

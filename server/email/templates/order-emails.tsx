@@ -1,6 +1,6 @@
 import { addressLines, type DeliveryAddress } from "../../../shared/address";
 import { formatCents } from "../../../shared/money";
-import type { OrderItem } from "../../../shared/orders";
+import { describeItemOptions, type OrderItem } from "../../../shared/orders";
 import { breakdownLines, type PriceBreakdown } from "../../../shared/pricing";
 import { renderEmail } from "../render";
 import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
@@ -36,9 +36,10 @@ function OrderLines({ items, totalCents, pricing }: { items: OrderItem[]; totalC
     <table style={{ width: "100%", borderCollapse: "collapse" }}>
       <tbody>
         {items.map((item) => (
-          <tr key={item.productId}>
+          <tr key={item.variantId ?? item.productId}>
             <td style={{ padding: "4px 0" }}>
               {item.quantity} × {item.title}
+              {describeItemOptions(item) ? ` (${describeItemOptions(item)})` : ""}
             </td>
             <td style={{ padding: "4px 0", textAlign: "right" }}>{formatCents(item.priceCents * item.quantity)}</td>
           </tr>

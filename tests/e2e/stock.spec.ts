@@ -1,0 +1,80 @@
+import { expect, test, type Page } from "@playwright/test";
+import sharp from "sharp";
+
+const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
+
+async function signIn(page: Page) {
+  await page.goto("/login");
+  await page.getByLabel("E-mail").fill(OPERATOR.email);
+  await page.getByLabel("Password").fill(OPERATOR.password);
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await expect(page).toHaveURL("/");
+}
+
+/** The variants table's input for one row ("M / Black") and column ("Stock"). */
+const cell = (page: Page, row: string, column: string) => page.getByRole("row", { name: new RegExp(`^${row.replace(/[/]/g, "\\/")}`) }).getByLabel(column, { exact: false });
+
+test("the console creates a product with two options and sets stock; a shopper sees \"Only 2 left\", an out-of-stock size, and a basket capped at what is available", async ({ page, browser }) => {
+  const title = `Stock Story Tee ${Date.now()}`;
+  const picture = await sharp({ create: { width: 600, height: 600, channels: 3, background: { r: 20, g: 20, b: 20 } } }).png().toBuffer();
+
+  await signIn(page);
+  await page.goto("/admin/products/new");
+  await page.getByLabel("Title").fill(title);
+  await page.getByLabel("Description").fill("A plain tee.");
+  await page.getByLabel("Price", { exact: true }).fill("20.00");
+  await page.getByLabel("Picture").setInputFiles({ name: "tee.png", mimeType: "image/png", buffer: picture });
+  await page.getByLabel("Option name").first().fill("Size");
+  await page.getByLabel("Option values").first().fill("S, M, M");
+  await page.getByRole("button", { name: "Save" }).click();
+  // A duplicate value is answered under its field, and nothing is saved.
+  await expect(page.getByText("Each value appears once in an option.").first()).toBeVisible();
+  await page.getByLabel("Option values").first().fill("S, M");
+  await page.getByRole("button", { name: "Add option" }).click();
+  await page.getByLabel("Option name").nth(1).fill("Colour");
+  await page.getByLabel("Option values").nth(1).fill("Black, White");
+  await page.getByLabel("Picture").setInputFiles({ name: "tee.png", mimeType: "image/png", buffer: picture });
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+
+  // The variants table: one row per combination; stock set on two of them.
+  await expect(page.getByRole("table", { name: "Variants" }).getByRole("row")).toHaveCount(5);
+  await cell(page, "M / Black", "Stock").fill("2");
+  await cell(page, "M / Black", "Track stock").check();
+  await cell(page, "S / White", "Stock").fill("0");
+  await cell(page, "S / White", "Track stock").check();
+  await cell(page, "S / Black", "Stock").fill("-3");
+  await cell(page, "S / Black", "Track stock").check();
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByText("Stock can't be below zero.").first()).toBeVisible();
+  await cell(page, "S / Black", "Stock").fill("7");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Stock movements" })).toBeVisible();
+  const productPage = await page.getByRole("link", { name: "View on the shop" }).getAttribute("href");
+
+  // A shopper (a guest) chooses on the product page.
+  const shopper = await browser.newPage();
+  await shopper.goto(productPage ?? "/");
+  const size = shopper.getByRole("group", { name: "Size" });
+  const colour = shopper.getByRole("group", { name: "Colour" });
+  await expect(size.getByRole("radio")).toHaveCount(2);
+  await colour.getByRole("radio", { name: /White/ }).check();
+  await expect(shopper.getByTestId("availability")).toHaveText("Out of stock");
+  await expect(shopper.getByRole("button", { name: "Add to Basket" })).toBeDisabled();
+  await expect(size.getByText("S (out of stock)")).toBeVisible();
+  await expect(shopper).toHaveURL(/\?variant=/);
+
+  await size.getByRole("radio", { name: /^M/ }).check();
+  await colour.getByRole("radio", { name: /Black/ }).check();
+  await expect(shopper.getByTestId("availability")).toHaveText("Only 2 left in stock - order soon.");
+  await shopper.getByRole("button", { name: "Add to Basket" }).click();
+  await expect(shopper.getByRole("status").filter({ hasText: "Added to basket" })).toBeAttached();
+
+  await shopper.goto("/checkout");
+  await expect(shopper.getByText("Size: M, Colour: Black")).toBeVisible();
+  await shopper.getByRole("combobox", { name: `Quantity of ${title}` }).selectOption("3");
+  await expect(shopper.getByText("Only 2 left in stock", { exact: true })).toBeVisible();
+  await shopper.reload();
+  await expect(shopper.getByRole("combobox", { name: `Quantity of ${title}` })).toHaveValue("2");
+});
