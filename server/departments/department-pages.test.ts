@@ -24,7 +24,7 @@ describeEachDatabase("departments and listing pages", (getDatabase) => {
   const jsonLd = (page: string) =>
     [...page.matchAll(/<script type="application\/ld\+json"[^>]*>([^<]*)<\/script>/g)].map((match) => JSON.parse(match[1]!) as Record<string, unknown>);
 
-  it("seeds the tree and puts the spec's six in it: Computers lists its sub-departments' monitors and the iPad", async () => {
+  it("seeds the tree and puts the seeded six in it: Computers lists its sub-departments' monitors and the iPad", async () => {
     const all = await html("/departments");
     for (const name of ["Books", "Home &amp; Kitchen", "Electronics", "Computers", "Monitors", "Tablets"]) expect(all).toContain(`>${name}</a>`);
     const computers = await html("/departments/computers");

@@ -1,6 +1,6 @@
 import type { DB } from "../db/client";
 
-/** The tree a new shop starts with, and where the spec's six products go in it (by product id). */
+/** The tree a new shop starts with, and where the seeded six products go in it (by product id). */
 export const SEEDED_DEPARTMENTS = [
   { slug: "books", name: "Books", description: "Business, cookery, fiction and more, in paperback and hardback.", products: ["12321341"], children: [] },
   { slug: "home-kitchen", name: "Home & Kitchen", description: "Mixers, kettles, cookware and everything for the home.", products: ["49538094"], children: [] },
@@ -18,14 +18,16 @@ export const SEEDED_DEPARTMENTS = [
 ] as const;
 
 /**
- * Writes the seeded tree into a shop that has no departments, and puts the spec's six products that exist into them;
+ * Writes the seeded tree into a shop that has no departments, and puts the seeded six products that exist into them;
  * a shop with departments is the operator's and is never touched. Runs at start-up under the start-up lock, after
  * the catalogue's own seed.
  */
 export async function seedDepartments(db: DB): Promise<void> {
   const existing = await db.selectFrom("departments").select("id").limit(1).executeTakeFirst();
   if (existing) return;
-  await db.transaction().execute(async (trx) => {
+  // Start-up runs inside its own transaction (the start-up lock's); on its own, the seed takes one.
+  const inOneTransaction = (write: (trx: DB) => Promise<void>) => (db.isTransaction ? write(db) : db.transaction().execute(write));
+  await inOneTransaction(async (trx) => {
     const productIds = SEEDED_DEPARTMENTS.flatMap((top) => [...top.products, ...top.children.flatMap((child) => child.products)]);
     const present = new Set((await trx.selectFrom("products").select("id").where("id", "in", productIds).execute()).map((row) => row.id));
     for (const [index, top] of SEEDED_DEPARTMENTS.entries()) {
