@@ -82,6 +82,7 @@ function ownerOf(lockPath: string): number | undefined {
     const pid = Number.parseInt(readFileSync(lockPath, "utf8"), 10);
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
+    // No lock file, or one being written: nobody to wait for (the caller's own attempt reports what is wrong).
     return undefined;
   }
 }

@@ -73,7 +73,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     email.enqueueOrderConfirmation(trx, orderId),
   );
   const signInFlow = createSignInFlow(accounts, sessions, basket, orders, addresses);
-  const metrics = createMetrics();
+  const metrics = createMetrics(logger);
   database.observeQueries(metrics.observeQuery);
   const poolStats = database.poolStats;
   if (poolStats) {

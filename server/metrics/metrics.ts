@@ -1,4 +1,5 @@
 import { BlockList, isIPv4, isIPv6 } from "node:net";
+import type { Logger } from "../logger";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** Seconds: a page takes milliseconds; the top buckets catch a database that stalls. */
@@ -17,7 +18,7 @@ export interface GaugeDefinition {
  * durations, database queries and the pool, requests shed, plus Node's process metrics. Each shop instance has its
  * own registry (tests run several in one process). Other modules add gauges read at scrape time with `registerGauge`.
  */
-export function createMetrics() {
+export function createMetrics(logger: Logger) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const labelNames = ["method", "route", "status"] as const;
@@ -47,7 +48,8 @@ export function createMetrics() {
       async collect() {
         try {
           this.set(await collect());
-        } catch {
+        } catch (error) {
+          logger.warn({ err: error, gauge: name }, "metrics: a gauge could not be read, so it is left out of this scrape");
           this.reset();
         }
       },
