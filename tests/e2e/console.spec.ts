@@ -41,6 +41,7 @@ function consoleAddresses(): string[] {
 }
 
 test("the start-up operator creates a product with a picture, finds it on the shop and changes its price", async ({ page }) => {
+  test.setTimeout(90_000);
   const title = `Console Story Desk Lamp ${Date.now()}`;
   const picture = await sharp({ create: { width: 1000, height: 800, channels: 3, background: { r: 230, g: 180, b: 40 } } }).png().toBuffer();
 
