@@ -11,8 +11,8 @@ const personalData = ["shared/address.ts", "shared/orders.ts"].map((file) => fil
 /** The operator console's own folders (docs/decisions/014). */
 const consoleSources = ["app/features/admin", "app/routes/admin"].map((folder) => fileURLToPath(new URL(`./${folder}/`, import.meta.url)));
 
-/** The modules a visit to / runs (the client entry and the route modules), whose JavaScript has a budget (bench/README.md). */
-const homePageRoutes = ["app/entry.client.tsx", "app/root.tsx", "app/routes/shop-layout.tsx", "app/routes/home.tsx"].map((file) => fileURLToPath(new URL(`./${file}`, import.meta.url)));
+/** The route modules a visit to / runs, whose JavaScript has a budget (bench/README.md). */
+const homePageRoutes = ["app/root.tsx", "app/routes/shop-layout.tsx", "app/routes/home.tsx"].map((file) => fileURLToPath(new URL(`./${file}`, import.meta.url)));
 
 /** Whether the home page's routes import `id`, directly or through other modules (static imports only). */
 function isOnHomePage(id: string, graph: { getModuleInfo(id: string): { importedIds: readonly string[] } | null }): boolean {

@@ -98,10 +98,6 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
   const [announcement, setAnnouncement] = useState<Announcement | null>(null);
   const revalidator = useRevalidator();
   const { pathname } = useLocation();
-  const currentPath = useRef(pathname);
-  useEffect(() => {
-    currentPath.current = pathname;
-  });
   const nextId = useRef(0);
   const queue = useRef<Promise<void>>(Promise.resolve());
   // Read when a change starts or is answered, to forget changes the layout's data already shows.
@@ -112,7 +108,7 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
   const stillNeeded = (entries: TrackedChange[]) => changesNotIn(entries, latestSnapshot.current);
 
   const announce = useCallback((text: string, isError: boolean, productId?: string) => {
-    setAnnouncement({ id: ++nextId.current, text, isError, pathname: currentPath.current, ...(productId === undefined ? {} : { productId }) });
+    setAnnouncement({ id: ++nextId.current, text, isError, pathname: location.pathname, ...(productId === undefined ? {} : { productId }) });
   }, []);
 
   const change = useCallback(

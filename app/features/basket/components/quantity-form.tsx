@@ -46,7 +46,8 @@ export function QuantityForm({ productId, title, quantity }: { productId: string
         aria-label={`Quantity of ${title}`}
         aria-describedby={basketErrorId(productId)}
         value={quantity}
-        data-hydrated={isEnhanced ? "true" : undefined}
+        data-product={productId}
+        data-quantity={quantity}
         onChange={(event) => choose(Number(event.currentTarget.value))}
       >
         {QUANTITIES.map((option) => (
