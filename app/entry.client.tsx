@@ -1,10 +1,6 @@
 import { startTransition, StrictMode } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { HydratedRouter } from "react-router/dom";
-import { keepEarlyChoices } from "./features/basket/early-choices";
-
-// A quantity chosen before the page is live is sent once it is (features/basket/early-choices.ts).
-keepEarlyChoices(document);
 
 // React Router's own client entry, except that hydration starts a task later. React DOM is CommonJS, so its
 // set-up runs when this module first imports it; with hydrateRoot in the same task the two were one long

@@ -103,6 +103,7 @@ test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
   test("Refund and Cancel and refund ask first on a page of their own, naming the amount and the card; going back refunds nothing", async ({ browser }) => {
+    test.setTimeout(90_000);
     const shopperContext = await browser.newContext({ javaScriptEnabled: true });
     const number = await guestBuysTheBook(await shopperContext.newPage(), `console.confirm.${Date.now()}@example.com`);
     const page = await browser.newPage({ javaScriptEnabled: false });

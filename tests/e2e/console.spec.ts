@@ -41,6 +41,7 @@ function consoleAddresses(): string[] {
 }
 
 test("the start-up operator creates a product with a picture, finds it on the shop and changes its price", async ({ page }) => {
+  test.setTimeout(90_000);
   const title = `Console Story Desk Lamp ${Date.now()}`;
   const picture = await sharp({ create: { width: 1000, height: 800, channels: 3, background: { r: 230, g: 180, b: 40 } } }).png().toBuffer();
 
@@ -117,6 +118,8 @@ test("the console's pages fit a 375 px screen and work from the keyboard", async
 
 for (const who of ["guest", "shopper"] as const) {
   test(`a ${who} gets the shop's 404 page at every /admin address, before and after the page's scripts run`, async ({ page }) => {
+    // Every console address, now including an e-mail's page and its HTML: more pages than 30 s allow on a busy machine.
+    test.setTimeout(90_000);
     if (who === "shopper") await signIn(page, `console.${Date.now()}.${process.pid}@example.com`, "correct horse battery", "Create your account");
     await expect(page.getByRole("banner").getByRole("link", { name: "Admin" })).toHaveCount(0);
     const addresses = consoleAddresses();

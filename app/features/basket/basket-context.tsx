@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { useLocation, useRevalidator } from "react-router";
+import { useRevalidator } from "react-router";
 import type { BasketView } from "../../../shared/basket";
 import type { ErrorBody } from "../../../shared/errors";
 
@@ -30,8 +30,8 @@ export interface Announcement {
   isError: boolean;
   /** The product whose form the failure belongs to: its sentence is shown next to that form, not at the top. */
   productId?: string;
-  /** The page it was made on: it is not carried onto the next page ("Added to basket" over the basket page). */
-  pathname?: string;
+  /** The path of the page it was made on: it is not carried onto the next page ("Added to basket" over the basket page). */
+  on?: string;
 }
 
 /** A refusal read from the address after a form post without JavaScript (see BASKET_ERROR_PARAM). */
@@ -98,11 +98,6 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
   const [tracked, setTracked] = useState<TrackedChange[]>([]);
   const [announcement, setAnnouncement] = useState<Announcement | null>(null);
   const revalidator = useRevalidator();
-  const { pathname } = useLocation();
-  const currentPath = useRef(pathname);
-  useEffect(() => {
-    currentPath.current = pathname;
-  });
   const nextId = useRef(0);
   const queue = useRef<Promise<void>>(Promise.resolve());
   // Read when a change starts or is answered, to forget changes the layout's data already shows.
@@ -113,7 +108,7 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
   const stillNeeded = (entries: TrackedChange[]) => changesNotIn(entries, latestSnapshot.current);
 
   const announce = useCallback((text: string, isError: boolean, productId?: string) => {
-    setAnnouncement({ id: ++nextId.current, text, isError, pathname: currentPath.current, ...(productId === undefined ? {} : { productId }) });
+    setAnnouncement({ id: ++nextId.current, text, isError, on: location.pathname, ...(productId === undefined ? {} : { productId }) });
   }, []);
 
   const change = useCallback(
@@ -165,7 +160,8 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
     [announce, revalidator],
   );
 
-  const shown = announcement && announcement.pathname === pathname ? announcement : null;
+  // Read as the page renders, which every navigation makes it do (the layout's data is new): none on the server.
+  const shown = announcement && announcement.on === location.pathname ? announcement : null;
   const value = useMemo(() => ({ tracked, owner: snapshot.owner, announcement: shown, formError, change }), [tracked, snapshot.owner, shown, formError, change]);
   return <BasketContext.Provider value={value}>{children}</BasketContext.Provider>;
 }

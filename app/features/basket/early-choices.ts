@@ -1,40 +1,23 @@
 /**
- * Quantities chosen in a basket line's select before the page's script has taken it over. React makes the select
- * show the server's quantity again when it hydrates the page; what the shopper chose meanwhile is kept here (read
- * from the page as the script starts, and from every change until hydration) and sent once the form is live.
+ * Quantities chosen in a basket line's select before the page's script took it over. React makes each select show
+ * the server's quantity again as it hydrates the page; what the shopper chose is read from the page just before
+ * (a select whose value is not the one it was drawn with, data-quantity) and sent once the line's form is live.
+ * Run as the basket line's module is first evaluated: for the page the browser opened, that is before React
+ * hydrates it (React Router imports the page's route modules first), and no other page pays for it.
  */
-const chosen = new Map<string, number>();
+const chosen = new Map<string, string>();
 
-/** A line's form: its product and its select. */
-function lineOf(select: HTMLSelectElement): { productId: string; quantity: number } | null {
-  if (select.name !== "quantity") return null;
-  const form = select.form;
-  const productId = form?.querySelector<HTMLInputElement>('input[name="productId"]')?.value;
-  const quantity = Number(select.value);
-  return form?.classList.contains("quantity-form") && productId && Number.isInteger(quantity) ? { productId, quantity } : null;
-}
-
-/** Starts keeping choices: the ones already made (a select showing other than its server-drawn option), then each change. */
-export function keepEarlyChoices(document: Document): void {
-  for (const select of document.querySelectorAll<HTMLSelectElement>("form.quantity-form select")) {
-    const line = lineOf(select);
-    const drawn = [...select.options].find((option) => option.defaultSelected)?.value;
-    if (line && drawn !== undefined && select.value !== drawn) chosen.set(line.productId, line.quantity);
+function keepEarlyChoices(): void {
+  for (const select of document.querySelectorAll<HTMLSelectElement>("select[data-product]")) {
+    if (select.value !== select.dataset.quantity) chosen.set(select.dataset.product!, select.value);
   }
-  document.addEventListener(
-    "change",
-    (event) => {
-      if (!(event.target instanceof HTMLSelectElement) || event.target.dataset.hydrated === "true") return;
-      const line = lineOf(event.target);
-      if (line) chosen.set(line.productId, line.quantity);
-    },
-    true,
-  );
 }
 
 /** The quantity chosen for a product's line before the page was live, once: later renders see none. */
 export function takeEarlyChoice(productId: string): number | undefined {
   const quantity = chosen.get(productId);
   chosen.delete(productId);
-  return quantity;
+  return quantity === undefined ? undefined : Number(quantity);
 }
+
+if (typeof document !== "undefined") keepEarlyChoices();

@@ -47,7 +47,8 @@ export function QuantityForm({ productId, variantId, title, quantity }: { produc
         aria-label={`Quantity of ${title}`}
         aria-describedby={basketErrorId(productId)}
         value={quantity}
-        data-hydrated={isEnhanced ? "true" : undefined}
+        data-product={productId}
+        data-quantity={quantity}
         onChange={(event) => choose(Number(event.currentTarget.value))}
       >
         {QUANTITIES.map((option) => (
