@@ -1,8 +1,12 @@
+import { mkdtempSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import sharp from "sharp";
 import { gotoHydrated } from "./support/hydrated";
 import { sidewaysScroll, wordsBrokenMidWord } from "./support/layout";
+import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
 
 const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
 const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
@@ -95,34 +99,58 @@ test("the outbox opens each e-mail as it was written: its status and attempts, i
   await expect(page.locator("a[href*='/verify-email?token=']").first()).toBeVisible();
 });
 
-test("a featured position another product holds moves that one and those after it up, so the home page shows both", async ({ page }) => {
-  test.setTimeout(60_000);
-  const title = `Featured First Lamp ${Date.now()}`;
-  const picture = await sharp({ create: { width: 600, height: 600, channels: 3, background: { r: 40, g: 120, b: 200 } } }).png().toBuffer();
-  await page.goto("/");
-  const firstBefore = (await page.getByRole("article").first().getByRole("heading").textContent()) ?? "";
+/**
+ * On a production server of its own: the story changes what the home page features, which the other stories, sharing
+ * the suite's shop and running beside this one, count on.
+ */
+test.describe("featured positions", () => {
+  test.describe.configure({ timeout: 90_000 });
+  let shop: ShopProcess;
+  test.beforeAll(async () => {
+    test.setTimeout(240_000);
+    shop = await startShopProcess(
+      {
+        DATA_DIR: mkdtempSync(join(tmpdir(), "storefront-featured-")),
+        OPERATOR_EMAIL: OPERATOR.email,
+        OPERATOR_PASSWORD: OPERATOR.password,
+        AUTH_ATTEMPTS_PER_IP: "10000",
+        NEW_SESSIONS_PER_IP: "100000",
+      },
+      // Beside the suite's own port (E2E_PORT) and the shipping stories' (E2E_PORT + 1).
+      process.env.E2E_PORT ? Number(process.env.E2E_PORT) + 2 : await freePort(),
+      200_000,
+    );
+  });
+  test.afterAll(async () => {
+    if (shop) await killShop(shop, "SIGTERM");
+  });
 
-  await signInAsOperator(page);
-  await page.goto("/admin/products/new");
-  await page.getByLabel("Title").fill(title);
-  await page.getByLabel("Description").fill("A lamp that goes first.");
-  await page.getByLabel("Price").fill("19.99");
-  await page.getByLabel("Rating").selectOption("4");
-  await page.getByLabel("Featured position").fill("1");
-  await page.getByLabel("Picture").setInputFiles({ name: "lamp.png", mimeType: "image/png", buffer: picture });
-  await page.getByRole("button", { name: "Save" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+  test("a featured position another product holds moves that one and those after it up, so the home page shows both", async ({ page }) => {
+    const url = (path: string) => `${shop.origin}${path}`;
+    const title = `Featured First Lamp ${Date.now()}`;
+    const picture = await sharp({ create: { width: 600, height: 600, channels: 3, background: { r: 40, g: 120, b: 200 } } }).png().toBuffer();
+    await page.goto(url("/"));
+    const firstBefore = (await page.getByRole("article").first().getByRole("heading").textContent()) ?? "";
 
-  await page.goto("/");
-  await expect(page.getByRole("article").first().getByRole("heading")).toHaveText(title);
-  await expect(page.getByRole("article").nth(1).getByRole("heading")).toHaveText(firstBefore);
-  await page.goto(`/admin/products?q=${encodeURIComponent(firstBefore.slice(0, 30))}`);
-  await expect(page.getByRole("row").filter({ hasText: firstBefore }).getByRole("cell").nth(4)).toHaveText("2");
+    await page.goto(url("/login"));
+    await page.getByLabel("E-mail").fill(OPERATOR.email);
+    await page.getByLabel("Password").fill(OPERATOR.password);
+    await page.getByRole("button", { name: "Sign In" }).click();
+    await expect(page).toHaveURL(url("/"));
+    await page.goto(url("/admin/products/new"));
+    await page.getByLabel("Title").fill(title);
+    await page.getByLabel("Description").fill("A lamp that goes first.");
+    await page.getByLabel("Price").fill("19.99");
+    await page.getByLabel("Rating").selectOption("4");
+    await page.getByLabel("Featured position").fill("1");
+    await page.getByLabel("Picture").setInputFiles({ name: "lamp.png", mimeType: "image/png", buffer: picture });
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
 
-  // Off the home page again, so that the other stories find the six products they expect.
-  await page.goto(`/admin/products?q=${encodeURIComponent(title)}`);
-  await page.getByRole("link", { name: title }).click();
-  await page.getByLabel("Featured position").fill("");
-  await page.getByRole("button", { name: "Save" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+    await page.goto(url("/"));
+    await expect(page.getByRole("article").first().getByRole("heading")).toHaveText(title);
+    await expect(page.getByRole("article").nth(1).getByRole("heading")).toHaveText(firstBefore);
+    await page.goto(url(`/admin/products?q=${encodeURIComponent(firstBefore.slice(0, 30))}`));
+    await expect(page.getByRole("row").filter({ hasText: firstBefore }).getByRole("cell").nth(4)).toHaveText("2");
+  });
 });
