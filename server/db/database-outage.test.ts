@@ -263,7 +263,7 @@ describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POST
         const unreachable = openDatabase({ kind: "postgres", url: address.toString(), schema });
         try {
           // The same shop (its processor and settings), over a database that refuses every connection.
-          const app = createApp({ services: createServices(unreachable, createLogger("silent"), { provider: services.provider }) });
+          const app = createApp({ services: createServices(unreachable, createLogger("silent"), { provider: services.provider }), allowedHosts: ["shop.test"] });
           const browser = createBrowser(app);
           const response = await browser.postJson("/basket/add", { productId: "12321341" });
           expect(response.status, label).toBe(503);

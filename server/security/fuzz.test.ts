@@ -681,7 +681,10 @@ describeEachDatabase("malformed requests to every route", (getDatabase) => {
         const response = await pages.app.request(`${SHOP_ORIGIN}${target}`, { headers: { host: "shop.test", accept: "text/html" } });
         expect(response.status, target).toBeLessThan(500);
         const html = await response.text();
-        if (target.startsWith("/search")) {
+        const isPastTheEnd = (new URL(target, SHOP_ORIGIN).searchParams.get("page") ?? "1") !== "1";
+        if (target.startsWith("/search") && isPastTheEnd && response.status === 404) {
+          // A page past the last one (a hostile query finds little) answers 404, as every listing's does.
+        } else if (target.startsWith("/search")) {
           expect(response.status, target).toBe(200);
           const shown = parseSearchParams(new URL(target, SHOP_ORIGIN).searchParams).q.replaceAll("\u0000", "").trim();
           if (shown !== "") expect(html, target).toContain(`for “${escapeHtml(shown)}”`);
