@@ -56,11 +56,12 @@ test.describe("with JavaScript", () => {
 
     // The product's own JSON-LD comes first; the breadcrumbs' BreadcrumbList follows it.
     const jsonLd = await page.locator('script[type="application/ld+json"]').first().textContent();
-    const product = JSON.parse(jsonLd ?? "") as { "@type": string; name: string; offers: { price: string; priceCurrency: string; availability: string } };
+    const product = JSON.parse(jsonLd ?? "") as { "@type": string; name: string; offers: { price: string; priceCurrency: string; availability: string }[] };
+    // One Offer per variant: the Echo has one.
     expect(product).toMatchObject({
       "@type": "Product",
       name: ECHO,
-      offers: { price: "98.99", priceCurrency: "USD", availability: "https://schema.org/InStock" },
+      offers: [{ price: "98.99", priceCurrency: "USD", availability: "https://schema.org/InStock" }],
     });
     await expect(page.locator('link[rel="canonical"]')).toHaveAttribute("href", /\/products\/amazon-echo-3rd-generation$/);
   });
