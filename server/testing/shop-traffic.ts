@@ -179,9 +179,14 @@ async function confirmAtProcessor(processorBase: string, publishableKey: string,
   }
 }
 
-/** The publishable key the payment page hands to Stripe.js. */
+/**
+ * The publishable key the payment page hands to Stripe.js, read as a new guest with the Echo in the basket (an empty
+ * basket's /payment sends the shopper back to the basket).
+ */
 export async function publishableKeyOf(origin: string): Promise<string> {
-  const html = await (await fetch(`${origin}/payment`, { headers: { accept: "text/html" } })).text();
+  const added = await fetch(`${origin}/basket/add`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ productId: "23445930" }) });
+  const cookie = (added.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  const html = await (await fetch(`${origin}/payment`, { headers: { accept: "text/html", cookie } })).text();
   const key = /pk_test_[A-Za-z0-9]+/.exec(html)?.[0];
   if (!key) throw new Error("the payment page names no publishable key");
   return key;
