@@ -98,8 +98,9 @@ describe.skipIf(!hasPackages)("a PostgreSQL failover under Patroni", () => {
       // While there is no primary a 503 is the expected answer, and it must say when to try again.
       const tolerated = (status: number, response: Response) =>
         (status === 503 && response.headers.get("retry-after") !== null) ||
-        // The processor (its own process, not failing over) slow to answer on a loaded machine: asked again.
-        (status === 502 && response.url.endsWith("/orders/record"));
+        // The processor (its own process, not failing over) slow to answer on a loaded machine: the shopper is told to
+        // try again (a payment's update is never given up on for a timeout), and asks again.
+        (status === 502 && (response.url.endsWith("/orders/record") || response.url.includes("/payments/create")));
       const paid: string[] = [];
       const unrecorded: string[] = [];
 
