@@ -1,7 +1,7 @@
-import { sql } from "kysely";
+import { sql, type Selectable } from "kysely";
 import { readOrderItem } from "../../shared/orders";
 import type { DB, Writer } from "../db/client";
-import type { EmailStatus } from "../db/schema";
+import type { EmailOutboxTable, EmailStatus } from "../db/schema";
 import { keysetCursor } from "../db/keyset-cursor";
 import type { RenderedEmail } from "./render";
 import { accountDeletedEmail, passwordChangedEmail, passwordResetEmail, verificationEmail, welcomeEmail } from "./templates/account-emails";
@@ -58,6 +58,25 @@ export interface EmailOutboxOptions {
  * does. Delivery is email-sender.ts's. The read side (list, backlog) is for the operator console and metrics.
  */
 /** Pages of the outbox: (created_at, uuid) of the previous page's last e-mail. */
+const ENTRY_COLUMNS = ["id", "message_id", "kind", "recipient", "subject", "status", "attempts", "last_error", "created_at", "next_attempt_at", "sent_at"] as const;
+
+/** An outbox row as the console lists it (without its bodies). */
+function toOutboxEntry(row: Pick<Selectable<EmailOutboxTable>, (typeof ENTRY_COLUMNS)[number]>): OutboxEntry {
+  return {
+    id: row.id,
+    messageId: row.message_id,
+    kind: row.kind,
+    recipient: row.recipient,
+    subject: row.subject,
+    status: row.status,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    createdAt: row.created_at.toISOString(),
+    nextAttemptAt: row.next_attempt_at.toISOString(),
+    sentAt: row.sent_at?.toISOString() ?? null,
+  };
+}
+
 const outboxCursor = keysetCursor(/^[0-9a-f-]{36}$/);
 
 export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) {
@@ -216,21 +235,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
       if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
       const row = await db.selectFrom("email_outbox").selectAll().where("id", "=", id).executeTakeFirst();
       if (!row) return null;
-      return {
-        id: row.id,
-        messageId: row.message_id,
-        kind: row.kind,
-        recipient: row.recipient,
-        subject: row.subject,
-        status: row.status,
-        attempts: row.attempts,
-        lastError: row.last_error,
-        createdAt: row.created_at.toISOString(),
-        nextAttemptAt: row.next_attempt_at.toISOString(),
-        sentAt: row.sent_at?.toISOString() ?? null,
-        textBody: row.text_body,
-        htmlBody: row.html_body,
-      };
+      return { ...toOutboxEntry(row), textBody: row.text_body, htmlBody: row.html_body };
     },
 
     /** The operator console's list: newest first, optionally one state, a page at a time (keyset on created_at, id). */
@@ -238,7 +243,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
       const pageSize = Math.min(Math.max(1, Math.trunc(limit)), 200);
       let query = db
         .selectFrom("email_outbox")
-        .select(["id", "message_id", "kind", "recipient", "subject", "status", "attempts", "last_error", "created_at", "next_attempt_at", "sent_at"])
+        .select(ENTRY_COLUMNS)
         .orderBy("created_at", "desc")
         .orderBy("id", "desc")
         .limit(pageSize + 1);
@@ -248,19 +253,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
       const rows = await query.execute();
       const page = outboxCursor.page(rows, pageSize, (row) => ({ at: row.created_at, id: row.id }));
       return {
-        entries: page.rows.map((row) => ({
-          id: row.id,
-          messageId: row.message_id,
-          kind: row.kind,
-          recipient: row.recipient,
-          subject: row.subject,
-          status: row.status,
-          attempts: row.attempts,
-          lastError: row.last_error,
-          createdAt: row.created_at.toISOString(),
-          nextAttemptAt: row.next_attempt_at.toISOString(),
-          sentAt: row.sent_at?.toISOString() ?? null,
-        })),
+        entries: page.rows.map(toOutboxEntry),
         next: page.next,
       };
     },
