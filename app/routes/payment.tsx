@@ -100,7 +100,10 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
   // option), while the choice is being kept; the payment is prepared for the server's choice only.
   const serverMethodId = pricing.shipping?.methodId ?? null;
   const pendingMethodId = delivery.formData?.get("methodId");
-  const chosenMethodId = typeof pendingMethodId === "string" ? pendingMethodId : null;
+  // The choice shows at once: the fetcher's form data arrives in a transition, and until then a controlled radio
+  // would spring back. A new answer from the server wins.
+  const [choice, setChoice] = useState({ answeredWith: serverMethodId, id: serverMethodId });
+  const chosenMethodId = typeof pendingMethodId === "string" ? pendingMethodId : choice.answeredWith === serverMethodId ? choice.id : serverMethodId;
   const shown = (chosenMethodId ? byOption[chosenMethodId] : undefined) ?? pricing;
   const isChoosing = delivery.state !== "idle";
   const isHydrated = useIsHydrated();
@@ -173,8 +176,9 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
                         type="radio"
                         name="methodId"
                         value={option.methodId}
-                        checked={(chosenMethodId ?? serverMethodId) === option.methodId}
+                        checked={chosenMethodId === option.methodId}
                         onChange={() => {
+                          setChoice({ answeredWith: serverMethodId, id: option.methodId });
                           void delivery.submit({ intent: "delivery-option", methodId: option.methodId }, { method: "post" });
                         }}
                       />
