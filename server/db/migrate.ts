@@ -1,5 +1,6 @@
-import { sql, type Kysely } from "kysely";
-import { Migrator, type Migration, type MigrationProvider } from "kysely/migration";
+import type { Kysely } from "kysely";
+import type { Migration } from "kysely/migration";
+import { migrateCurrentSchema } from "@storefront/schema-migrator";
 import * as catalogue from "./migrations/0001-catalogue";
 import * as sessionsAndBaskets from "./migrations/0002-sessions-and-baskets";
 import * as accounts from "./migrations/0003-accounts";
@@ -50,21 +51,8 @@ const migrations: Record<string, Migration> = {
 
 export const migrationNames = Object.keys(migrations);
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
-
-/**
- * Brings the schema up to date. Kysely's migrator holds a PostgreSQL advisory lock for the whole run,
- * so instances starting at the same time apply each migration once.
- */
+/** Brings the shop's schema up to date; instances starting at the same time apply each migration once. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  // Name the schema: Kysely otherwise takes a migration table in any schema of the database as ours.
-  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-  const migrator = new Migrator({ db, provider, migrationTableSchema: rows[0]?.schema ?? "public" });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((result) => result.status === "Error");
-  if (error || failed) {
-    const name = failed ? ` (${failed.migrationName})` : "";
-    throw new Error(`Database migration failed${name}`, { cause: error });
-  }
+  await migrateCurrentSchema(db, { provider: { getMigrations: async () => migrations }, failure: "Database migration failed" });
 }
