@@ -26,6 +26,7 @@ import { createPaymentRateLimits, type PaymentLimits } from "./checkout/payment-
 import { createPaymentReturn } from "./checkout/payment-return";
 import { createOrderService } from "./orders/order-service";
 import { createInventoryService } from "./inventory/inventory-service";
+import { createPromotionService } from "./promotions/promotion-service";
 import type { PaymentProvider } from "./payments/payment-provider";
 import { createReviewService } from "./reviews/review-service";
 import { createSessionService } from "./sessions/session-service";
@@ -69,9 +70,18 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const shipping = createShippingService(db);
   // The order confirmation is written in the transaction that records the order: exactly once, whoever records it.
   const inventory = createInventoryService(db, logger, { reservationMinutes: options.reservationMinutes });
-  const checkout = createCheckoutService(db, basket, addresses, shipping, options.provider, logger, inventory, (trx, orderId) =>
-    email.enqueueOrderConfirmation(trx, orderId),
-  );
+  const promotions = createPromotionService(db, { reservationMinutes: inventory.reservationMinutes });
+  const checkout = createCheckoutService({
+    db,
+    basket,
+    addresses,
+    shipping,
+    provider: options.provider,
+    logger,
+    inventory,
+    promotions,
+    onOrderRecorded: (trx, orderId) => email.enqueueOrderConfirmation(trx, orderId),
+  });
   const signInFlow = createSignInFlow(accounts, sessions, basket, orders, addresses);
   const metrics = createMetrics(logger);
   database.observeQueries(metrics.observeQuery);
@@ -100,6 +110,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     catalogue,
     departments,
     inventory,
+    promotions,
     sessions,
     basket,
     accounts,

@@ -11,6 +11,8 @@ export interface CheckoutAddress {
   contactEmail: string | null;
   /** The delivery option chosen on /payment; null: the cheapest (so is one that no longer serves the address). */
   deliveryMethodId: string | null;
+  /** The promotion code applied on /payment, upper case; judged again at every pricing. */
+  promotionCode: string | null;
 }
 
 export interface SavedAddress {
@@ -58,8 +60,24 @@ export function createAddressService(db: DB) {
       .onConflict((conflict) => conflict.column(column).doUpdateSet({ address: JSON.stringify(address), contact_email: contactEmail, updated_at: sql`now()` }))
       .execute();
     if ("userId" in owner) await rememberForAccount(owner.userId, address);
-    const row = await db.selectFrom("checkout_addresses").select("delivery_method_id").where(column, "=", value).executeTakeFirst();
-    return { address, contactEmail, deliveryMethodId: row?.delivery_method_id ?? null };
+    const row = await db.selectFrom("checkout_addresses").select(["delivery_method_id", "promotion_code"]).where(column, "=", value).executeTakeFirst();
+    return { address, contactEmail, deliveryMethodId: row?.delivery_method_id ?? null, promotionCode: row?.promotion_code ?? null };
+  }
+
+  /** A choice kept beside the owner's checkout address (an account's last-used address is kept first). */
+  async function setBesideAddress(owner: BasketOwner, values: { delivery_method_id?: string; promotion_code?: string | null }): Promise<boolean> {
+    const { column, value } = ownerColumn(owner);
+    const updated = await db
+      .updateTable("checkout_addresses")
+      .set({ ...values, updated_at: sql`now()` })
+      .where(column, "=", value)
+      .executeTakeFirst();
+    if (updated.numUpdatedRows > 0n) return true;
+    const current = await service.getCheckoutAddress(owner);
+    if (!current) return false;
+    await writeCheckoutAddress(owner, current.address, current.contactEmail);
+    await db.updateTable("checkout_addresses").set(values).where(column, "=", value).execute();
+    return true;
   }
 
   const service = {
@@ -70,11 +88,15 @@ export function createAddressService(db: DB) {
     async getCheckoutAddress(owner: BasketOwner | null): Promise<CheckoutAddress | null> {
       if (!owner) return null;
       const { column, value } = ownerColumn(owner);
-      const row = await db.selectFrom("checkout_addresses").select(["address", "contact_email", "delivery_method_id"]).where(column, "=", value).executeTakeFirst();
-      if (row) return { address: row.address, contactEmail: row.contact_email, deliveryMethodId: row.delivery_method_id };
+      const row = await db
+        .selectFrom("checkout_addresses")
+        .select(["address", "contact_email", "delivery_method_id", "promotion_code"])
+        .where(column, "=", value)
+        .executeTakeFirst();
+      if (row) return { address: row.address, contactEmail: row.contact_email, deliveryMethodId: row.delivery_method_id, promotionCode: row.promotion_code };
       if (!("userId" in owner)) return null;
       const [last] = await service.listSavedAddresses(owner.userId, 1);
-      return last ? { address: last.address, contactEmail: null, deliveryMethodId: null } : null;
+      return last ? { address: last.address, contactEmail: null, deliveryMethodId: null, promotionCode: null } : null;
     },
 
     /**
@@ -83,18 +105,15 @@ export function createAddressService(db: DB) {
      * not is priced as the cheapest. False when there is no address yet to deliver to.
      */
     async setDeliveryMethod(owner: BasketOwner, methodId: string): Promise<boolean> {
-      const { column, value } = ownerColumn(owner);
-      const updated = await db
-        .updateTable("checkout_addresses")
-        .set({ delivery_method_id: methodId, updated_at: sql`now()` })
-        .where(column, "=", value)
-        .executeTakeFirst();
-      if (updated.numUpdatedRows > 0n) return true;
-      const current = await service.getCheckoutAddress(owner);
-      if (!current) return false;
-      await writeCheckoutAddress(owner, current.address, current.contactEmail);
-      await db.updateTable("checkout_addresses").set({ delivery_method_id: methodId }).where(column, "=", value).execute();
-      return true;
+      return setBesideAddress(owner, { delivery_method_id: methodId });
+    },
+
+    /**
+     * Keeps the promotion code applied on /payment beside the address (null takes it off); whether it applies is
+     * judged at every pricing. False when there is no address yet.
+     */
+    async setPromotionCode(owner: BasketOwner, code: string | null): Promise<boolean> {
+      return setBesideAddress(owner, { promotion_code: code });
     },
 
     /** Sets the address (already validated at the edge); an account also keeps it among its saved addresses. */

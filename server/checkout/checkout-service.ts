@@ -9,6 +9,7 @@ import type { AddressService, CheckoutAddress } from "../addresses/address-servi
 import { ownerColumn, ownerColumns, type BasketOwner } from "../basket/basket-owner";
 import type { BasketService } from "../basket/basket-service";
 import type { DB, Writer } from "../db/client";
+import type { OrderProcessor } from "../db/schema";
 import type { InventoryService, StockLine } from "../inventory/inventory-service";
 import type { Logger } from "../logger";
 import { newOrderNumber } from "../orders/order-number";
@@ -19,6 +20,8 @@ import { noDeliveryMessage, type PriceBreakdown } from "../../shared/pricing";
 import { priceOrder, type PricingAddress, type ShopRates } from "../pricing/price-order";
 import type { ShippingService } from "../shipping/shipping-service";
 import { isIntentStateRefusal } from "../payments/processor-errors";
+import { promotionRefusal, type PromotionCustomer, type PromotionService } from "../promotions/promotion-service";
+import type { PromotionInput } from "../pricing/price-order";
 
 /** Marks the intents this shop created; webhook events for any other intent are acknowledged and ignored. */
 export const SHOP_METADATA_KEY = "storefront_checkout";
@@ -53,16 +56,19 @@ const SWEEP_PAGE_SIZE = 200;
 /** What else a newly recorded order writes, in the order's own transaction (its confirmation e-mail). */
 export type OrderRecordedHook = (trx: Writer, orderId: string) => Promise<unknown>;
 
-export function createCheckoutService(
-  db: DB,
-  basket: BasketService,
-  addresses: AddressService,
-  shipping: ShippingService,
-  provider: PaymentProvider,
-  logger: Logger,
-  inventory: InventoryService,
-  onOrderRecorded?: OrderRecordedHook,
-) {
+export interface CheckoutDependencies {
+  db: DB;
+  basket: BasketService;
+  addresses: AddressService;
+  shipping: ShippingService;
+  provider: PaymentProvider;
+  logger: Logger;
+  inventory: InventoryService;
+  promotions: PromotionService;
+  onOrderRecorded?: OrderRecordedHook;
+}
+
+export function createCheckoutService({ db, basket, addresses, shipping, provider, logger, inventory, promotions, onOrderRecorded }: CheckoutDependencies) {
   // Which processor (and mode) this shop runs on: an intent another one made is never reused or handed out.
   const { processor, livemode } = provider.identity;
   const isOtherProcessors = (payment: { processor: string | null; livemode: boolean | null }) =>
@@ -72,7 +78,7 @@ export function createCheckoutService(
    * What the basket costs delivered to the address with the chosen option, by the one pricing function. Rates are
    * read at every pricing: an operator's change reaches the next page view and the next Buy Now.
    */
-  async function priceView(view: BasketView, checkoutAddress: CheckoutAddress | null, knownRates?: ShopRates): Promise<PriceBreakdown> {
+  async function priceView(view: BasketView, checkoutAddress: CheckoutAddress | null, promotion: PromotionInput, knownRates?: ShopRates): Promise<PriceBreakdown> {
     const rates = knownRates ?? (await shipping.loadRates());
     const address: PricingAddress | null = checkoutAddress ? { country: checkoutAddress.address.country, state: checkoutAddress.address.region } : null;
     return priceOrder({
@@ -86,9 +92,53 @@ export function createCheckoutService(
       })),
       address,
       methodId: checkoutAddress?.deliveryMethodId ?? null,
-      promotion: { kind: "none" },
+      promotion,
       rates,
     });
+  }
+
+  /**
+   * The basket priced with the code applied on /payment, when the code can be used on it now (judged on the items
+   * before any discount); otherwise priced without it, with the sentence saying why (`refusal`).
+   */
+  async function priceWithPromotion(
+    view: BasketView,
+    checkoutAddress: CheckoutAddress | null,
+    customer: PromotionCustomer | null,
+    rates: ShopRates,
+  ): Promise<{ pricing: PriceBreakdown; promotion: PromotionInput; refusal: { code: string; message: string } | null }> {
+    const none: PromotionInput = { kind: "none" };
+    const withoutCode = await priceView(view, checkoutAddress, none, rates);
+    const code = checkoutAddress?.promotionCode ?? null;
+    if (!code || !customer) return { pricing: withoutCode, promotion: none, refusal: null };
+    const verdict = await promotions.judge(code, withoutCode.itemsCents, customer);
+    if (!verdict.ok) return { pricing: withoutCode, promotion: none, refusal: { code, message: verdict.message } };
+    const pricing = await priceView(view, checkoutAddress, verdict.promotion, rates);
+    const tooSmall = promotions.refusalForTotal(pricing);
+    if (tooSmall) return { pricing: withoutCode, promotion: none, refusal: { code, message: tooSmall } };
+    return { pricing, promotion: verdict.promotion, refusal: null };
+  }
+
+  /** What preparing a payment (or placing a $0.00 order) charges: a code that cannot be used now is refused. */
+  async function priceToPay(view: BasketView, checkoutAddress: CheckoutAddress | null, customer: PromotionCustomer): Promise<PriceBreakdown> {
+    const { pricing, refusal } = await priceWithPromotion(view, checkoutAddress, customer, await shipping.loadRates());
+    if (refusal) throw promotionRefusal(refusal.message);
+    return pricing;
+  }
+
+  /** Holds the code's use for `hold` when the pricing has one, and lets go of what `hold` held otherwise. */
+  async function holdPromotionUse(hold: string, pricing: PriceBreakdown, customer: PromotionCustomer, replaces: readonly string[] = []): Promise<void> {
+    if (pricing.promotion) {
+      await promotions.reserve(hold, pricing.promotion.code, pricing.itemsCents, customer, { replaces });
+    } else {
+      for (const key of [hold, ...replaces]) await promotions.release(key);
+    }
+  }
+
+  /** The $0.00 order's one-time token: this owner, this basket revision, this snapshot. Another basket, another token. */
+  function freeOrderToken(owner: BasketOwner, revision: number, fingerprint: string): string {
+    const { column, value } = ownerColumn(owner);
+    return sha256Base64url(JSON.stringify(["free-order", column, value, revision, fingerprint]));
   }
 
   /** What the intent is for: the basket's lines, where they go and where the receipt goes. */
@@ -144,6 +194,7 @@ export function createCheckoutService(
     pricing: PriceBreakdown,
     mustUpdateProcessor: boolean,
   ): Promise<{ clientSecret: string; amountCents: number } | null> {
+    const customer: PromotionCustomer = { owner, email: delivery.contactEmail };
     const { items, fingerprint } = snapshot(view, delivery, pricing);
     const amountCents = pricing.totalCents;
     const shipping = toStripeShipping(delivery.address);
@@ -168,12 +219,14 @@ export function createCheckoutService(
     if (open && isSettled && open.basket_fingerprint === fingerprint && !mustUpdateProcessor) {
       // The same intent again: its hold is taken afresh (another RESERVATION_MINUTES), or refused if the stock went.
       await inventory.reserve(open.payment_intent_id, stockLines);
+      await holdPromotionUse(open.payment_intent_id, pricing, customer);
       return { clientSecret: open.client_secret, amountCents: open.amount_cents };
     }
 
     if (open) {
-      // Before the intent changes: short stock is refused with the intent as it was.
+      // Before the intent changes: short stock, or a code used up meanwhile, is refused with the intent as it was.
       await inventory.reserve(open.payment_intent_id, stockLines);
+      await holdPromotionUse(open.payment_intent_id, pricing, customer);
       const claimed = await db
         .updateTable("checkout_payments")
         .set({ pending_fingerprint: fingerprint, revision: open.revision + 1, updated_at: sql`now()` })
@@ -232,8 +285,12 @@ export function createCheckoutService(
     const replaced = open ? [open.payment_intent_id] : [];
     try {
       await inventory.reserve(hold, stockLines, { replaces: replaced });
+      await holdPromotionUse(hold, pricing, customer, replaced);
     } catch (error) {
-      for (const id of replaced) await inventory.release(id);
+      for (const id of [hold, ...replaced]) {
+        await inventory.release(id);
+        await promotions.release(id);
+      }
       throw error;
     }
 
@@ -248,6 +305,7 @@ export function createCheckoutService(
       })
       .catch(async (error: unknown) => {
         await inventory.release(hold);
+        await promotions.release(hold);
         throw error;
       });
     await db
@@ -269,6 +327,7 @@ export function createCheckoutService(
       .onConflict((conflict) => conflict.column("payment_intent_id").doNothing())
       .execute();
     await inventory.renameHold(hold, intent.id);
+    await promotions.renameHold(hold, intent.id);
     return { clientSecret: intent.clientSecret, amountCents: intent.amountCents };
   }
 
@@ -282,8 +341,11 @@ export function createCheckoutService(
       let view = await basket.getBasket(owner);
       if (!owner || view.count === 0) throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to pay for.");
       const checkoutAddress = await addresses.getCheckoutAddress(owner);
-      let pricing = await priceView(view, checkoutAddress);
+      const customer: PromotionCustomer = { owner, email: deliveryFor(checkoutAddress, accountEmail)?.contactEmail ?? accountEmail };
+      // A code that cannot be used any more is refused in its own words, before any card is charged.
+      let pricing = await priceToPay(view, checkoutAddress, customer);
       if (expectedTotalCents !== pricing.totalCents) throw totalChanged(pricing.totalCents);
+      if (pricing.totalCents === 0) throw new AppError("TOTAL_MISMATCH", "There is nothing to pay: place your order without a card.");
       // After the total: a page with a stale total is told so first, whatever else it lacks.
       const delivery = deliveryFor(checkoutAddress, accountEmail);
       if (!delivery) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address");
@@ -297,7 +359,7 @@ export function createCheckoutService(
         // Price what the basket holds now: the call that won may have been for a newer basket.
         view = await basket.getBasket(owner);
         if (view.count === 0) throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to pay for.");
-        pricing = await priceView(view, checkoutAddress);
+        pricing = await priceToPay(view, checkoutAddress, customer);
       }
     },
 
@@ -306,18 +368,74 @@ export function createCheckoutService(
      * the basket with each delivery option that serves the address, so the page can show another choice's totals at
      * once while the choice is being kept.
      */
-    async priceCheckout(owner: BasketOwner | null): Promise<{ basket: BasketView; checkoutAddress: CheckoutAddress | null; pricing: PriceBreakdown; byOption: Record<string, PriceBreakdown> }> {
+    async priceCheckout(owner: BasketOwner | null, accountEmail: string | null = null): Promise<CheckoutPricing> {
       const [view, checkoutAddress] = await Promise.all([basket.getBasket(owner), addresses.getCheckoutAddress(owner)]);
       const rates = await shipping.loadRates();
-      const pricing = await priceView(view, checkoutAddress, rates);
+      const delivery = deliveryFor(checkoutAddress, accountEmail);
+      const customer = owner ? { owner, email: delivery?.contactEmail ?? accountEmail } : null;
+      const { pricing, promotion, refusal } = await priceWithPromotion(view, checkoutAddress, customer, rates);
+      // A code the basket no longer qualifies for (under its minimum, used up, ended) is taken off, and the page says why.
+      if (refusal && owner) await addresses.setPromotionCode(owner, null);
       const byOption: Record<string, PriceBreakdown> = {};
       if (checkoutAddress) {
         for (const option of pricing.deliveryOptions) {
           byOption[option.methodId] =
-            option.methodId === pricing.shipping?.methodId ? pricing : await priceView(view, { ...checkoutAddress, deliveryMethodId: option.methodId }, rates);
+            option.methodId === pricing.shipping?.methodId ? pricing : await priceView(view, { ...checkoutAddress, deliveryMethodId: option.methodId }, promotion, rates);
         }
       }
-      return { basket: view, checkoutAddress, pricing, byOption };
+      const isFree = owner !== null && delivery !== null && view.count > 0 && pricing.totalCents === 0 && pricing.promotion !== null && !pricing.isUndeliverable;
+      const freeOrderTokenValue = isFree ? freeOrderToken(owner, view.revision, snapshot(view, delivery, pricing).fingerprint) : null;
+      return { basket: view, checkoutAddress, pricing, byOption, removedPromotion: refusal, freeOrderToken: freeOrderTokenValue };
+    },
+
+    /**
+     * Places a $0.00 order (a code paid for all of it) without a card. The page's token names the basket revision
+     * and snapshot it was shown for; the order's id comes from it, so a double click, a second tab or two instances
+     * place it once: claiming the token (the order's key), the code's use and the stock happen in one transaction.
+     */
+    async placeFreeOrder(owner: BasketOwner | null, token: string, accountEmail: string | null = null): Promise<{ orderId: string; orderNumber: string; isNew: boolean }> {
+      const orderId = `free_${token}`;
+      const placed = await db.selectFrom("orders").select("number").where("id", "=", orderId).executeTakeFirst();
+      if (placed) return { orderId, orderNumber: placed.number, isNew: false };
+      const view = await basket.getBasket(owner);
+      if (!owner || view.count === 0) throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to order.");
+      const checkoutAddress = await addresses.getCheckoutAddress(owner);
+      const delivery = deliveryFor(checkoutAddress, accountEmail);
+      if (!delivery) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address");
+      const customer: PromotionCustomer = { owner, email: delivery.contactEmail };
+      const pricing = await priceToPay(view, checkoutAddress, customer);
+      if (pricing.isUndeliverable) throw new AppError("NOT_DELIVERABLE", noDeliveryMessage(countryName(delivery.address.country)));
+      if (pricing.totalCents !== 0 || !pricing.promotion) throw totalChanged(pricing.totalCents);
+      const { items, fingerprint } = snapshot(view, delivery, pricing);
+      if (token !== freeOrderToken(owner, view.revision, fingerprint)) {
+        throw new AppError("TOTAL_MISMATCH", "Your basket has changed. Please check it and place your order again.");
+      }
+      // Short stock is refused with its sentence before anything is written.
+      await inventory.reserve(orderId, toStockLines(view));
+      const { column, value } = ownerColumn(owner);
+      try {
+        return await writeOrder({
+          id: orderId,
+          amountCents: 0,
+          created: new Date(),
+          card: null,
+          strict: true,
+          payment: {
+            user_id: column === "user_id" ? value : null,
+            session_id: column === "session_id" ? value : null,
+            items,
+            pricing,
+            currency: "usd",
+            delivery_address: delivery.address,
+            contact_email: delivery.contactEmail,
+            processor: "none",
+            livemode,
+          },
+        });
+      } catch (error) {
+        await inventory.release(orderId);
+        throw error;
+      }
     },
 
     /**
@@ -361,7 +479,7 @@ export function createCheckoutService(
       // An event's intent names its PaymentMethod by id only: ask for the card's brand and last four. Without an
       // answer the order is still recorded, just without them.
       const card = intent.card ?? (await provider.retrieveIntent(paymentIntentId).then((retrieved) => retrieved.card, () => null));
-      const written = await writeOrder({ ...intent, card }, payment);
+      const written = await writeOrder({ id: intent.id, amountCents: intent.amountCents, currency: intent.currency, created: intent.created, card, payment });
       return { kind: "recorded", ...written };
     },
 
@@ -435,6 +553,7 @@ export function createCheckoutService(
     const isNew = held.numUpdatedRows > 0n;
     // Never fulfilled: what it held goes back for others.
     if (isNew) await inventory.release(intent.id);
+    if (isNew) await promotions.release(intent.id);
     if (isNew) logger.error({ paymentIntentId: intent.id, paidAmountCents: intent.amountCents, reason }, "checkout: payment needs review, no order recorded");
     return { kind: "needs-review", paidAmountCents: intent.amountCents, isNew };
   }
@@ -443,60 +562,74 @@ export function createCheckoutService(
    * One transaction: the order (unique by intent id, and by its number), its first status, the payment marked paid,
    * the paid quantities out of the basket. A clash on the number (another order drew it) draws again.
    */
-  async function writeOrder(intent: ProviderIntent, payment: PaymentToRecord): Promise<{ orderId: string; orderNumber: string; isNew: boolean }> {
+  async function writeOrder(order: OrderToWrite): Promise<{ orderId: string; orderNumber: string; isNew: boolean }> {
     for (let draw = 1; ; draw++) {
-      const written = await writeOrderOnce(intent, payment, newOrderNumber(new Date()));
+      const written = await writeOrderOnce(order, newOrderNumber(new Date()));
       if (written) return written;
       if (draw === ORDER_NUMBER_DRAWS) throw new Error("checkout: no free order number after several draws");
     }
   }
 
-  async function writeOrderOnce(intent: ProviderIntent, payment: PaymentToRecord, number: string) {
+  async function writeOrderOnce({ id, amountCents, currency, created, card, payment, strict = false }: OrderToWrite, number: string) {
     return db.transaction().execute(async (trx) => {
+      const promotion = payment.pricing?.promotion ?? null;
       const inserted = await trx
         .insertInto("orders")
         .values({
-          id: intent.id,
+          id,
           number,
           user_id: payment.user_id,
           session_id: payment.session_id,
-          amount_cents: intent.amountCents,
-          currency: intent.currency,
+          amount_cents: amountCents,
+          currency: currency ?? payment.currency,
           items: JSON.stringify(payment.items),
           // What the payment was priced at, kept whole: the order page, the e-mail and the console show these figures.
           pricing: payment.pricing ? JSON.stringify(payment.pricing) : null,
-          processor: (payment.processor as typeof processor | null) ?? processor,
+          processor: (payment.processor as OrderProcessor | null) ?? processor,
           livemode: payment.livemode ?? livemode,
-          created_at: intent.created,
+          created_at: created,
           delivery_address: payment.delivery_address ? JSON.stringify(payment.delivery_address) : null,
           contact_email: payment.contact_email,
-          card_brand: intent.card?.brand ?? null,
-          card_last4: intent.card?.last4 ?? null,
+          card_brand: card?.brand ?? null,
+          card_last4: card?.last4 ?? null,
+          promotion_code: promotion?.code ?? null,
+          promotion_kind: promotion?.kind ?? null,
+          discount_cents: payment.pricing?.discountCents ?? 0,
         })
-        // Either key: the intent's order exists already (recorded by another path), or the number is taken.
+        // Either key: the order exists already (recorded by another path), or the number is taken.
         .onConflict((conflict) => conflict.doNothing())
         .returning(["id", "number"])
         .executeTakeFirst();
       if (!inserted) {
-        const existing = await trx.selectFrom("orders").select("number").where("id", "=", intent.id).executeTakeFirst();
-        return existing ? { orderId: intent.id, orderNumber: existing.number, isNew: false } : null;
+        const existing = await trx.selectFrom("orders").select("number").where("id", "=", id).executeTakeFirst();
+        return existing ? { orderId: id, orderNumber: existing.number, isNew: false } : null;
       }
-      await trx.insertInto("order_status_history").values({ order_id: intent.id, status: "paid", actor: "shop" }).execute();
+      await trx.insertInto("order_status_history").values({ order_id: id, status: "paid", actor: "shop" }).execute();
+      const owner: BasketOwner | null = payment.user_id ? { userId: payment.user_id } : payment.session_id ? { sessionId: payment.session_id } : null;
+      // The payment's use of its code becomes a redemption here, once; over the limit, a paid order is kept as paid.
+      if (promotion && owner) {
+        const { overLimit } = await promotions.redeem(trx, { hold: id, orderId: id, code: promotion.code, customer: { owner, email: payment.contact_email }, strict });
+        if (overLimit) {
+          await trx.updateTable("orders").set({ promotion_over_limit: true }).where("id", "=", id).execute();
+          logger.error({ orderId: id, code: promotion.code }, "checkout: an order was paid after its code's use lapsed and the code's uses had gone: over the limit");
+        }
+      }
       // The payment's hold becomes a sale, in this transaction: once, whichever of page, webhook and sweep gets here.
       const items = payment.items.map(readOrderItem);
       const { oversold } = await inventory.sell(
         trx,
-        intent.id,
+        id,
         items.map((item) => ({ variantId: item.variantId ?? item.productId, quantity: item.quantity })),
-        intent.id,
+        id,
       );
-      if (oversold) await trx.updateTable("orders").set({ oversold: true }).where("id", "=", intent.id).execute();
-      await trx.updateTable("checkout_payments").set({ status: "paid", updated_at: sql`now()` }).where("payment_intent_id", "=", intent.id).execute();
-      const owner: BasketOwner | null = payment.user_id ? { userId: payment.user_id } : payment.session_id ? { sessionId: payment.session_id } : null;
+      // Nobody paid for a $0.00 order: short stock refuses it (the transaction is undone) rather than overselling.
+      if (oversold && strict) throw new AppError("STOCK_SHORT", "Some of your items have just sold out. Please check your basket.");
+      if (oversold) await trx.updateTable("orders").set({ oversold: true }).where("id", "=", id).execute();
+      await trx.updateTable("checkout_payments").set({ status: "paid", updated_at: sql`now()` }).where("payment_intent_id", "=", id).execute();
       // A snapshot taken before lines had quantities lists one entry per item: each means one.
       if (owner) await basket.removePaidItems(owner, payment.items.map(readOrderItem), trx);
-      await onOrderRecorded?.(trx, intent.id);
-      return { orderId: intent.id, orderNumber: inserted.number, isNew: true };
+      await onOrderRecorded?.(trx, id);
+      return { orderId: id, orderNumber: inserted.number, isNew: true };
     });
   }
 }
@@ -525,6 +658,29 @@ function totalChanged(totalCents: number): AppError {
 function deliveryFor(checkoutAddress: CheckoutAddress | null, accountEmail: string | null): Delivery | null {
   if (!checkoutAddress) return null;
   return { address: checkoutAddress.address, contactEmail: accountEmail ?? checkoutAddress.contactEmail };
+}
+
+/** An order to write: a succeeded intent's (its id, amount, card), or a $0.00 order's (`strict`: nothing was paid). */
+interface OrderToWrite {
+  id: string;
+  amountCents: number;
+  currency?: string;
+  created: Date;
+  card: { brand: string; last4: string } | null;
+  payment: PaymentToRecord;
+  strict?: boolean;
+}
+
+/** What the checkout's /payment shows: the basket priced, each delivery option's price, and the code's state. */
+export interface CheckoutPricing {
+  basket: BasketView;
+  checkoutAddress: CheckoutAddress | null;
+  pricing: PriceBreakdown;
+  byOption: Record<string, PriceBreakdown>;
+  /** A code taken off because it no longer applies, and why ("Spend $5.00 more to use this code."). */
+  removedPromotion: { code: string; message: string } | null;
+  /** The $0.00 order's one-time token, when a code pays for everything (the page places the order without a card). */
+  freeOrderToken: string | null;
 }
 
 interface PaymentToRecord {

@@ -60,15 +60,16 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
     await removeOne(browser, ECHO);
     await browser.postJson("/basket/add", { productId: IPAD });
     const stalled = stallAfterFirstUpdate(shop.services.provider);
-    const checkout = createCheckoutService(
-      getDatabase().db,
-      shop.services.basket,
-      shop.services.addresses,
-      shop.services.shipping,
-      stalled.provider,
-      createLogger("silent"),
-      shop.services.inventory,
-    );
+    const checkout = createCheckoutService({
+      db: getDatabase().db,
+      basket: shop.services.basket,
+      addresses: shop.services.addresses,
+      shipping: shop.services.shipping,
+      provider: stalled.provider,
+      logger: createLogger("silent"),
+      inventory: shop.services.inventory,
+      promotions: shop.services.promotions,
+    });
     const repricingA = checkout.preparePayment(owner, 61095);
     await stalled.reachedProcessor;
     return { browser, clientSecret, owner, checkout, stalled, repricingA };

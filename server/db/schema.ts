@@ -43,6 +43,8 @@ export interface Database {
   stock_reservations: StockReservationTable;
   stock_ledger: StockLedgerTable;
   stock_alerts: StockAlertTable;
+  promotions: PromotionTable;
+  promotion_uses: PromotionUseTable;
 }
 
 export interface ProductTable {
@@ -152,6 +154,8 @@ export interface RateLimitTable {
 type ItemsColumn = JSONColumnType<StoredOrderItem[], string, string>;
 
 export type ProcessorName = "built-in" | "stripe";
+/** Who took an order's payment: a processor, or nobody ("none": a promotion paid for all of it). */
+export type OrderProcessor = ProcessorName | "none";
 
 export interface CheckoutPaymentTable {
   /** The processor's payment intent id ("pi_…"). */
@@ -193,8 +197,8 @@ export interface OrderTable {
   amount_cents: number;
   currency: string;
   items: ItemsColumn;
-  /** Which processor took the payment, and whether it was real money (livemode); null for orders made before. */
-  processor: ProcessorName | null;
+  /** Which processor took the payment ("none": a $0.00 order), and whether it was real money; null for orders made before. */
+  processor: OrderProcessor | null;
   livemode: boolean | null;
   /** Taken from the payment intent: when it was first created (it may have been paid much later). */
   created_at: ColumnType<Date, Date, never>;
@@ -214,6 +218,12 @@ export interface OrderTable {
   pricing: PricingColumn;
   /** Paid after its reservation lapsed, for stock that had gone meanwhile: on the console's "Needs attention" list. */
   oversold: Generated<boolean>;
+  /** The promotion code the order was priced with, its type and the discount in cents (0 without a code). */
+  promotion_code: ColumnType<string | null, string | null | undefined, string | null>;
+  promotion_kind: ColumnType<PromotionKind | null, PromotionKind | null | undefined, PromotionKind | null>;
+  discount_cents: Generated<number>;
+  /** Paid after its code's use lapsed, when the last use had gone to someone else: on "Needs attention". */
+  promotion_over_limit: Generated<boolean>;
 }
 
 type PricingColumn = ColumnType<PriceBreakdown | null, string | null | undefined, string | null>;
@@ -231,6 +241,8 @@ export interface CheckoutAddressTable {
   contact_email: string | null;
   /** The delivery option chosen on /payment; null (or one that no longer serves the address) means the cheapest. */
   delivery_method_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The promotion code applied on /payment (upper case), checked again at every pricing. */
+  promotion_code: ColumnType<string | null, string | null | undefined, string | null>;
   updated_at: Generated<Date>;
 }
 
@@ -527,5 +539,38 @@ export interface StockLedgerTable {
   actor: string;
   /** The order or payment intent it was for. */
   reference: string | null;
+  created_at: Generated<Date>;
+}
+
+export type PromotionKind = "percentage" | "amount" | "free-delivery";
+
+/** A promotion code as the operator made it: codes are stored upper case and matched without regard to case. */
+export interface PromotionTable {
+  id: Generated<string>;
+  code: string;
+  kind: PromotionKind;
+  /** A percentage (1 to 100), an amount in cents, or 0 for free delivery. */
+  value: number;
+  minimum_subtotal_cents: Generated<number>;
+  starts_at: Date | null;
+  ends_at: Date | null;
+  /** "Total uses": redemptions and live holds together; null is no limit. */
+  usage_limit: number | null;
+  once_per_customer: Generated<boolean>;
+  status: Generated<"active" | "paused">;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** A use of a code: held for a payment until expires_at, a redemption once its order is recorded. */
+export interface PromotionUseTable {
+  hold: string;
+  promotion_id: string;
+  user_id: string | null;
+  session_id: string | null;
+  customer_email: string | null;
+  expires_at: Date;
+  order_id: string | null;
+  redeemed_at: Date | null;
   created_at: Generated<Date>;
 }
