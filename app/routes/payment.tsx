@@ -1,7 +1,7 @@
 import { useRef, useState, useSyncExternalStore } from "react";
 import { data, Form, Link, redirect, useFetcher } from "react-router";
 import type { Route } from "./+types/payment";
-import { requestContext } from "../context";
+import { requestContext, type RequestContext } from "../context";
 import { ADDRESS_ERROR_PARAM, countryName } from "../../shared/address";
 import { checkAddressForm, chooseSavedAddressSchema } from "../../shared/address-schemas";
 import { AppError } from "../../shared/errors";
@@ -17,6 +17,8 @@ import { AddressSection, type AddressActionData } from "../features/payment/addr
 import { AuthenticationDialog } from "../features/payment/authentication-dialog";
 import { CardEntry, cardFieldStyles, type CardEntryController, type CardEntryState } from "../features/payment/card-entry";
 import { useCheckoutPayment } from "../features/payment/use-checkout-payment";
+import { PromotionForm, type PromotionActionData } from "../features/payment/promotion-form";
+import { applyPromotionSchema } from "../../shared/promotion-schemas";
 
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: cardFieldStyles }];
 
@@ -28,8 +30,8 @@ const ADDRESS_REFUSALS: ReadonlyMap<string, string> = new Map([
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
-  const [{ basket, checkoutAddress, pricing, byOption }, saved] = await Promise.all([
-    services.checkout.priceCheckout(shopper.basketOwner),
+  const [{ basket, checkoutAddress, pricing, byOption, removedPromotion, freeOrderToken }, saved] = await Promise.all([
+    services.checkout.priceCheckout(shopper.basketOwner, shopper.user?.email ?? null),
     shopper.user ? services.addresses.listSavedAddresses(shopper.user.id) : Promise.resolve([]),
   ]);
   // Nothing to pay for: the basket says so, with a way back to the shop.
@@ -50,6 +52,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     contactEmail: checkoutAddress?.contactEmail ?? null,
     saved: saved.map(({ id, address }) => ({ id, address })),
     addressRefusal: refusal ? (ADDRESS_REFUSALS.get(refusal) ?? "Please check the delivery address.") : null,
+    removedPromotion,
+    freeOrderToken,
   };
 }
 
@@ -65,6 +69,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   const refused = (errors: Extract<AddressActionData, { ok: false }>["errors"], status: number) =>
     data<AddressActionData>({ ok: false, errors, values }, { status });
   try {
+    if (intent === "apply-promotion" || intent === "remove-promotion") return await promotionAction(intent, rest, context.get(requestContext));
+    if (intent === "place-free-order") return await placeFreeOrder(rest.token ?? "", context.get(requestContext));
     if (intent === "delivery-option") {
       const chosen = deliveryOptionSchema.safeParse(rest);
       const owner = shopper.basketOwner;
@@ -89,10 +95,46 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
+/** "Apply" and "Remove": a refusal is the code's sentence under the field, and nothing changes. */
+async function promotionAction(intent: "apply-promotion" | "remove-promotion", fields: Record<string, string>, { services, shopper }: RequestContext) {
+  const owner = shopper.basketOwner;
+  if (intent === "remove-promotion") {
+    if (owner) await services.checkout.removePromotion(owner);
+    return data<PromotionActionData>({ promotion: { ok: true } });
+  }
+  const typed = (fields.code ?? "").slice(0, 100);
+  const parsed = applyPromotionSchema.safeParse({ code: typed });
+  if (!parsed.success) return data<PromotionActionData>({ promotion: { ok: false, error: parsed.error.issues[0]?.message ?? "Enter a promotion code.", code: typed } }, { status: 422 });
+  if (!owner) return data<PromotionActionData>({ promotion: { ok: false, error: "Add a delivery address first.", code: typed } }, { status: 400 });
+  try {
+    await services.checkout.applyPromotion(owner, parsed.data.code, shopper.user?.email ?? null);
+    return data<PromotionActionData>({ promotion: { ok: true } });
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return data<PromotionActionData>({ promotion: { ok: false, error: error.message, code: typed } }, { status: error.status });
+  }
+}
+
+/** "Place your order" for $0.00: the order's page, or the sentence saying why not (the basket is kept). */
+async function placeFreeOrder(token: string, { services, shopper }: RequestContext) {
+  const refused = (error: string, status: number) => data<FreeOrderActionData>({ freeOrder: { error } }, { status });
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return refused("Your basket has changed. Please check it and place your order again.", 400);
+  try {
+    const placed = await services.checkout.placeFreeOrder(shopper.basketOwner, token, shopper.user?.email ?? null);
+    return redirect(`/orders?placed=${encodeURIComponent(placed.orderNumber)}`);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return refused(error.message, error.status);
+  }
+}
+
+type FreeOrderActionData = { freeOrder: { error: string } };
+
 const EMPTY_CARD: CardEntryState = { empty: true, complete: false, error: null };
 
 export default function Payment({ loaderData, actionData }: Route.ComponentProps) {
-  const { basket, pricing, byOption, email, payment, address, contactEmail, saved, addressRefusal } = loaderData;
+  const { basket, pricing, byOption, email, payment, address, contactEmail, saved, addressRefusal, removedPromotion, freeOrderToken } = loaderData;
+  const isFree = freeOrderToken !== null;
   const [card, setCard] = useState<CardEntryState>(EMPTY_CARD);
   const cardEntry = useRef<CardEntryController | null>(null);
   const delivery = useFetcher();
@@ -112,7 +154,8 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
     totalCents: pricing.totalCents,
     // A new address or delivery option re-prices too: the intent carries the address as its shipping.
     basketKey: `${basket.items.map((item) => `${item.itemId}:${item.variant.id}:${item.quantity}:${item.product.priceCents}`).join(",")}|${JSON.stringify(address)}|${contactEmail ?? ""}|${serverMethodId ?? ""}`,
-    isEmpty: basket.count === 0,
+    // A code that pays for everything: nothing to charge, the order is placed without a card.
+    isEmpty: basket.count === 0 || isFree,
     hasAddress: address !== null && !isUndeliverable,
     cardEntry,
   });
@@ -149,7 +192,7 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
             contactEmail={contactEmail}
             isGuest={!email}
             saved={saved}
-            actionData={actionData}
+            actionData={actionData && "ok" in actionData ? actionData : undefined}
             redirectedError={addressRefusal}
           />
         </div>
@@ -229,6 +272,30 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
           Payment Method
         </h2>
         <div className="payment__method">
+          <PromotionForm
+            appliedCode={pricing.promotion?.code ?? null}
+            discountCents={pricing.discountCents}
+            removed={removedPromotion}
+            actionData={actionData}
+          />
+          {isFree ? (
+            <Form method="post" className="payment__form">
+              <input type="hidden" name="intent" value="place-free-order" />
+              <input type="hidden" name="token" value={freeOrderToken} />
+              <OrderTotals pricing={pricing} hasAddress={address !== null} />
+              <button type="submit" className="button payment__buy" disabled={hasOutOfStockLine}>
+                Place your order
+              </button>
+              <p className="payment__hint">Your promotion covers the whole order, so no card is needed.</p>
+              {actionData && "freeOrder" in actionData ? (
+                <div role="alert" className="payment__error">
+                  {actionData.freeOrder.error}
+                </div>
+              ) : null}
+            </Form>
+          ) : null}
+          {isFree ? null : (
+          <>
           <noscript>
             <p className="payment__noscript">Paying by card needs JavaScript, as card entry does at every card processor. Please turn it on to pay.</p>
           </noscript>
@@ -281,6 +348,8 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
               ) : null}
             </div>
           </form>
+          </>
+          )}
         </div>
       </section>
       {checkout.isChallenged ? <AuthenticationDialog amount={formatCents(pricing.totalCents)} onAnswer={(answer) => void checkout.answerChallenge(answer)} /> : null}

@@ -389,6 +389,23 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
     },
 
     /**
+     * Applies a promotion code on /payment (one per order: it takes the place of any other), when it can be used on
+     * this basket now; otherwise refuses it with the sentence the shopper reads and keeps what was applied before.
+     */
+    async applyPromotion(owner: BasketOwner, code: string, accountEmail: string | null = null): Promise<void> {
+      const [view, checkoutAddress] = await Promise.all([basket.getBasket(owner), addresses.getCheckoutAddress(owner)]);
+      if (!checkoutAddress) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address first.");
+      const customer: PromotionCustomer = { owner, email: deliveryFor(checkoutAddress, accountEmail)?.contactEmail ?? accountEmail };
+      const { refusal } = await priceWithPromotion(view, { ...checkoutAddress, promotionCode: code }, customer, await shipping.loadRates());
+      if (refusal) throw promotionRefusal(refusal.message);
+      await addresses.setPromotionCode(owner, code);
+    },
+
+    async removePromotion(owner: BasketOwner): Promise<void> {
+      await addresses.setPromotionCode(owner, null);
+    },
+
+    /**
      * Places a $0.00 order (a code paid for all of it) without a card. The page's token names the basket revision
      * and snapshot it was shown for; the order's id comes from it, so a double click, a second tab or two instances
      * place it once: claiming the token (the order's key), the code's use and the stock happen in one transaction.

@@ -1,0 +1,77 @@
+import { useFetcher } from "react-router";
+import { formatCents } from "../../../shared/money";
+
+/** What the payment page's action answers to "Apply" and "Remove". */
+export type PromotionActionData = { promotion: { ok: true } | { ok: false; error: string; code: string } };
+
+interface PromotionFormProps {
+  /** The code the totals are priced with, if any. */
+  appliedCode: string | null;
+  discountCents: number;
+  /** A code taken off because it no longer applies, and why. */
+  removed: { code: string; message: string } | null;
+  /** The page's own action answer (without JavaScript the form posts to it and the page comes back with it). */
+  actionData: unknown;
+}
+
+/**
+ * "Promotion code" with "Apply", or the applied code with "Remove": plain form posts to the payment page's action,
+ * sent by a fetcher once the page runs its JavaScript. A refusal is the sentence under the field; nothing changes.
+ */
+export function PromotionForm({ appliedCode, discountCents, removed, actionData }: PromotionFormProps) {
+  const fetcher = useFetcher<PromotionActionData>();
+  const answer = fetcher.data ?? (isPromotionAnswer(actionData) ? actionData : undefined);
+  const refusal = answer && !answer.promotion.ok ? answer.promotion : null;
+  const isBusy = fetcher.state !== "idle";
+  return (
+    <div className="promotion" data-testid="promotion">
+      {appliedCode ? (
+        <fetcher.Form method="post" className="promotion__applied" preventScrollReset>
+          <input type="hidden" name="intent" value="remove-promotion" />
+          <p role="status">
+            Promotion applied: {appliedCode} -{formatCents(discountCents)}
+          </p>
+          <button type="submit" className="button button--small" disabled={isBusy}>
+            Remove
+          </button>
+        </fetcher.Form>
+      ) : (
+        <fetcher.Form method="post" className="promotion__form" preventScrollReset>
+          <input type="hidden" name="intent" value="apply-promotion" />
+          <label htmlFor="promotion-code">Promotion code</label>
+          <div className="promotion__row">
+            <input
+              id="promotion-code"
+              name="code"
+              type="text"
+              autoComplete="off"
+              autoCapitalize="characters"
+              spellCheck={false}
+              maxLength={32}
+              defaultValue={refusal?.code ?? ""}
+              aria-invalid={refusal ? true : undefined}
+              aria-describedby={refusal ? "promotion-error" : removed ? "promotion-removed" : undefined}
+            />
+            <button type="submit" className="button" disabled={isBusy}>
+              Apply
+            </button>
+          </div>
+          {refusal ? (
+            <p id="promotion-error" className="field-error" role="alert">
+              {refusal.error}
+            </p>
+          ) : null}
+        </fetcher.Form>
+      )}
+      {removed && !refusal ? (
+        <p id="promotion-removed" className="promotion__removed" role="status">
+          {removed.code} was removed: {removed.message}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function isPromotionAnswer(value: unknown): value is PromotionActionData {
+  return typeof value === "object" && value !== null && "promotion" in value;
+}
