@@ -5,6 +5,7 @@ import { checkAddressForm, chooseSavedAddressSchema } from "../../shared/address
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
 import { DELIVERY_ERROR_PARAM, deliveryOptionSchema } from "../../shared/shipping-schemas";
+import { applyPromotionSchema } from "../../shared/promotion-schemas";
 import { createPaymentQuerySchema, PAYMENT_PROCESSING_MESSAGE, recordOrderSchema } from "../../shared/payments";
 import { toShopperError } from "../payments/processor-errors";
 import type { AppEnv } from "./app-env";
@@ -21,6 +22,11 @@ const noBody = z.strictObject({});
  *   POST /checkout/delivery-option { methodId }   the delivery option chosen on /payment, kept beside the address;
  *                                         200 { methodId }; 400 before there is an address. An option that does not
  *                                         serve the address is priced as the cheapest one.
+ *   POST /checkout/promotion { code }    applies a promotion code (one per order, in place of any other); 200 { code };
+ *                                         409 with the code's sentence ("This code isn't valid.", "This code has
+ *                                         expired.", "Spend $x more to use this code.", "This code has already been
+ *                                         used.", "This code can't be used on an order this small."), nothing changed
+ *   DELETE /checkout/promotion            takes the applied code off; 200 {}
  *   POST /payments/create?total={cents}   no body; 201 { clientSecret } for an intent priced by server/pricing from the
  *                                         server's basket, address and delivery option (its amount: the order total;
  *                                         the breakdown in its metadata); 409 "The total has changed to $x" when the
@@ -63,6 +69,20 @@ export const paymentRoutes = new Hono<AppEnv>()
       return { json: { methodId: chosen.data.methodId }, status: 200, returnTo: "/payment" };
     }),
   )
+  .post("/checkout/promotion", async (c) => {
+    const { code } = await readBody(c.req.raw, applyPromotionSchema);
+    const shopper = c.get("shopper");
+    const owner = shopper.basketOwner;
+    if (!owner) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address first.");
+    await c.get("services").checkout.applyPromotion(owner, code, shopper.user?.email ?? null);
+    return c.json({ code }, 200);
+  })
+  .delete("/checkout/promotion", async (c) => {
+    await readBody(c.req.raw, noBody);
+    const owner = c.get("shopper").basketOwner;
+    if (owner) await c.get("services").checkout.removePromotion(owner);
+    return c.json({}, 200);
+  })
   .post("/payments/create", async (c) => {
     const query = createPaymentQuerySchema.safeParse(c.req.query());
     if (!query.success) throw new AppError("BAD_REQUEST", `The request was not understood. ${query.error.issues[0]?.message ?? ""}.`);
