@@ -35,6 +35,8 @@ export default [
     route("orders/:number", "routes/admin/order-detail.tsx"),
     route("shipping", "routes/admin/shipping.tsx"),
     route("taxes", "routes/admin/taxes.tsx"),
+    route("promotions", "routes/admin/promotions.tsx"),
+    route("promotions/:id", "routes/admin/promotion-edit.tsx"),
     route("outbox", "routes/admin/outbox.tsx"),
     route("outbox/:id", "routes/admin/outbox-email.tsx"),
     route("outbox/:id/html", "routes/admin/outbox-email-html.ts"),

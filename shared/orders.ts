@@ -92,10 +92,15 @@ export interface OrderDetail extends OrderView {
   contactEmail: string | null;
   deliveryAddress: DeliveryAddress | null;
   card: { brand: string; last4: string } | null;
+  /** A $0.00 order: a promotion code covered all of it, and no card was charged. */
+  isPaidByPromotion: boolean;
   history: OrderHistoryEntry[];
   /** What the total is made of, as charged; null for orders from before delivery options and tax. */
   pricing: PriceBreakdown | null;
 }
+
+/** How an order nobody paid by card for reads (a promotion code covered all of it). */
+export const PAYMENT_BY_PROMOTION = "None (promotion)";
 
 /** "Visa", "Mastercard", "American Express": the brand as a shopper reads it, from Stripe's card.brand. */
 export function cardBrandName(brand: string): string {

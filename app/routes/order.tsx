@@ -5,7 +5,7 @@ import { requestContext } from "../context";
 import { addressLines } from "../../shared/address";
 import { formatOrderDate } from "../../shared/dates";
 import { formatCents } from "../../shared/money";
-import { cardBrandName, ORDER_STATUS_LABELS, type OrderHistoryEntry, describeItemOptions } from "../../shared/orders";
+import { cardBrandName, PAYMENT_BY_PROMOTION, ORDER_STATUS_LABELS, type OrderHistoryEntry, describeItemOptions } from "../../shared/orders";
 import { LocalTime } from "../components/ui/local-time";
 import { PrintButton } from "../features/orders/print-button";
 import { isQualifyingOrderStatus } from "../../shared/reviews";
@@ -53,6 +53,12 @@ export default function Order({ loaderData }: Route.ComponentProps) {
           <dt>Status</dt>
           <dd data-testid="order-status">{ORDER_STATUS_LABELS[order.status]}</dd>
         </div>
+        {order.isPaidByPromotion ? (
+          <div>
+            <dt>Payment</dt>
+            <dd data-testid="order-card">{PAYMENT_BY_PROMOTION}</dd>
+          </div>
+        ) : null}
         {order.card ? (
           <div>
             <dt>Payment</dt>

@@ -150,18 +150,19 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
 
     /**
      * "Needs attention": orders paid after their stock reservation lapsed, for stock that had gone meanwhile
-     * (oversold), not yet refunded in full; newest first. The operator refunds them from the order's page.
+     * (oversold), or after their code's use lapsed when the last use had gone (promotion over its limit), not yet
+     * refunded in full; newest first. The operator refunds them from the order's page.
      */
-    async listOversold(): Promise<{ number: string; amountCents: number; paidAt: Date }[]> {
+    async listOversold(): Promise<{ number: string; amountCents: number; paidAt: Date; oversold: boolean; promotionOverLimit: boolean }[]> {
       const rows = await db
         .selectFrom("orders")
-        .select(["number", "amount_cents", "paid_at"])
-        .where("oversold", "=", true)
+        .select(["number", "amount_cents", "paid_at", "oversold", "promotion_over_limit"])
+        .where((where) => where.or([where("oversold", "=", true), where("promotion_over_limit", "=", true)]))
         .where("status", "<>", "refunded")
         .orderBy("paid_at", "desc")
         .limit(50)
         .execute();
-      return rows.map((row) => ({ number: row.number, amountCents: row.amount_cents, paidAt: row.paid_at }));
+      return rows.map((row) => ({ number: row.number, amountCents: row.amount_cents, paidAt: row.paid_at, oversold: row.oversold, promotionOverLimit: row.promotion_over_limit }));
     },
 
     /** What a charge.refunded event means: every succeeded refund of the intent, each recorded once. */
@@ -231,6 +232,7 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
         deliveryAddress: row.delivery_address,
         card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
         processor: row.processor,
+        promotion: row.promotion_code ? { code: row.promotion_code, discountCents: row.discount_cents, isOverLimit: row.promotion_over_limit } : null,
         isTest: row.livemode !== true,
         history,
         refunds,

@@ -142,6 +142,7 @@ export function createOrderService(db: DB) {
         contactEmail: row.contact_email,
         deliveryAddress: row.delivery_address,
         card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
+        isPaidByPromotion: row.processor === "none",
         pricing: row.pricing,
         history: history.map((entry) => ({
           status: entry.status,

@@ -8,6 +8,7 @@ const SECTIONS: readonly { to: string; label: string }[] = [
   { to: "/admin/departments", label: "Departments" },
   { to: "/admin/shipping", label: "Shipping" },
   { to: "/admin/taxes", label: "Taxes" },
+  { to: "/admin/promotions", label: "Promotions" },
   { to: "/admin/outbox", label: "Outbox" },
   { to: "/admin/operators", label: "Operators" },
   { to: "/admin/audit", label: "Audit log" },

@@ -6,7 +6,7 @@ import { addressLines } from "../../../shared/address";
 import { AppError } from "../../../shared/errors";
 import { readFormOrRefuse } from "../../form-request";
 import { formatCents } from "../../../shared/money";
-import { cardBrandName, describeItemOptions, ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
+import { cardBrandName, PAYMENT_BY_PROMOTION, describeItemOptions, ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
 import { breakdownLines } from "../../../shared/pricing";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
 import { formatConsoleTime, requireOperator } from "./require-operator";
@@ -35,7 +35,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
       title: describeItemOptions(item) ? `${item.title} (${describeItemOptions(item)})${item.sku ? `, SKU ${item.sku}` : ""}` : item.title, quantity: item.quantity, price: formatCents(item.priceCents), line: formatCents(item.priceCents * item.quantity) })),
     breakdown: order.pricing ? breakdownLines(order.pricing, formatCents) : [],
     payment: {
-      card: order.card ? `${order.card.brand} ending ${order.card.last4}` : "–",
+      card: order.processor === "none" ? PAYMENT_BY_PROMOTION : order.card ? `${order.card.brand} ending ${order.card.last4}` : "–",
       intentId: order.id,
       processor: order.processor ?? "–",
       mode: order.isTest ? "Test" : "Live",

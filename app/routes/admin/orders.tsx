@@ -14,7 +14,12 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     services.adminOrders.listOversold(),
   ]);
   return {
-    needsAttention: oversold.map((order) => ({ number: order.number, total: formatCents(order.amountCents), paidAt: formatConsoleTime(order.paidAt) })),
+    needsAttention: oversold.map((order) => ({
+      number: order.number,
+      total: formatCents(order.amountCents),
+      paidAt: formatConsoleTime(order.paidAt),
+      reasons: [order.oversold ? "Oversold" : null, order.promotionOverLimit ? "Promotion over its limit" : null].filter(Boolean).join(", "),
+    })),
     status: params.status ?? null,
     query: params.q,
     isFirstPage: !params.after,
@@ -53,7 +58,7 @@ export default function AdminOrders({ loaderData }: Route.ComponentProps) {
           <ul>
             {needsAttention.map((order) => (
               <li key={order.number}>
-                <Link to={`/admin/orders/${order.number}`}>{order.number}</Link> ({order.total}, paid {order.paidAt}): Oversold. Refund offered on the
+                <Link to={`/admin/orders/${order.number}`}>{order.number}</Link> ({order.total}, paid {order.paidAt}): {order.reasons}. Refund offered on the
                 order&apos;s page.
               </li>
             ))}

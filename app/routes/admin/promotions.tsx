@@ -1,0 +1,115 @@
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import type { Route } from "./+types/promotions";
+import { errorsByField } from "../../../shared/admin-schemas";
+import { AppError } from "../../../shared/errors";
+import { readFormFields } from "../../../shared/form-fields";
+import { formatCents } from "../../../shared/money";
+import { promotionFormSchema } from "../../../shared/promotion-schemas";
+import { describePromotionValue, PROMOTION_KIND_LABELS } from "../../../shared/promotions";
+import { StatusBadge } from "../../features/admin/console-ui";
+import { datesOf, EMPTY_PROMOTION, PromotionFields, toFieldValues } from "../../features/admin/promotion-fields";
+import { requireOperator } from "./require-operator";
+
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const { services } = requireOperator(context);
+  const promotions = await services.promotions.list();
+  return {
+    saved: new URL(request.url).searchParams.get("saved")?.slice(0, 32) ?? null,
+    promotions: promotions.map((promotion) => ({
+      id: promotion.id,
+      code: promotion.code,
+      type: PROMOTION_KIND_LABELS[promotion.kind],
+      value: describePromotionValue(promotion.kind, promotion.value),
+      minimum: promotion.minimumSubtotalCents > 0 ? formatCents(promotion.minimumSubtotalCents) : "–",
+      uses: `${promotion.uses} / ${promotion.usageLimit ?? "∞"}`,
+      status: promotion.status,
+      dates: datesOf(promotion.startsAt, promotion.endsAt),
+    })),
+  };
+}
+
+/** "New promotion": saved and listed, or drawn again with what was typed and an error under each refused field. */
+export async function action({ context, request }: Route.ActionArgs) {
+  const { actor, services } = requireOperator(context);
+  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  // The submit button's name is not a field of the promotion.
+  const typed = Object.fromEntries(Object.entries(fields).filter(([name]) => name !== "intent"));
+  const values = toFieldValues(typed);
+  const parsed = promotionFormSchema.safeParse(typed);
+  if (!parsed.success) return data({ errors: errorsByField(parsed.error.issues), values }, { status: 400 });
+  try {
+    await services.promotions.create(parsed.data, actor);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const field = typeof error.details?.field === "string" ? error.details.field : "form";
+    return data({ errors: { [field]: error.message }, values }, { status: error.status });
+  }
+  return redirect(`/admin/promotions?saved=${encodeURIComponent(parsed.data.code)}`);
+}
+
+export default function Promotions({ loaderData, actionData }: Route.ComponentProps) {
+  const isBusy = useNavigation().state !== "idle";
+  const { saved } = loaderData;
+  return (
+    <main id="main" className="console-main">
+      <title>Promotions | Console</title>
+      <h1>Promotions</h1>
+      <p className="console-notice" role="status">
+        {saved ? `${saved} saved.` : ""}
+      </p>
+      {loaderData.promotions.length === 0 ? (
+        <p>No promotions yet.</p>
+      ) : (
+        <table className="console-table" tabIndex={0}>
+          <caption className="visually-hidden">Promotion codes</caption>
+          <thead>
+            <tr>
+              <th scope="col">Code</th>
+              <th scope="col">Type</th>
+              <th scope="col">Value</th>
+              <th scope="col" className="console-number">
+                Minimum
+              </th>
+              <th scope="col" className="console-number">
+                Uses
+              </th>
+              <th scope="col">Status</th>
+              <th scope="col">Dates</th>
+            </tr>
+          </thead>
+          <tbody>
+            {loaderData.promotions.map((promotion) => (
+              <tr key={promotion.id}>
+                <td>
+                  <Link to={`/admin/promotions/${promotion.id}`}>
+                    <code>{promotion.code}</code>
+                  </Link>
+                </td>
+                <td>{promotion.type}</td>
+                <td>{promotion.value}</td>
+                <td className="console-number">{promotion.minimum}</td>
+                <td className="console-number">{promotion.uses}</td>
+                <td>
+                  <StatusBadge status={promotion.status} label={promotion.status === "active" ? "Active" : "Paused"} />
+                </td>
+                <td>{promotion.dates}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <section className="console-section" aria-labelledby="new-promotion-heading">
+        <h2 id="new-promotion-heading">New promotion</h2>
+        <Form method="post" className="console-form" noValidate key={actionData ? "refused" : String(loaderData.promotions.length)}>
+          {actionData?.errors.form ? <p className="console-field__error">{actionData.errors.form}</p> : null}
+          <PromotionFields values={actionData?.values ?? EMPTY_PROMOTION} errors={actionData?.errors} />
+          <div>
+            <button type="submit" className="console-button console-button--primary" disabled={isBusy}>
+              Save
+            </button>
+          </div>
+        </Form>
+      </section>
+    </main>
+  );
+}
