@@ -1,8 +1,6 @@
-import { sql } from "kysely";
-import type { DB } from "../db/client";
 import { expect, it } from "vitest";
 import { addDeliveryAddress, confirmCard, createHttpBrowser } from "../testing/test-app";
-import { startTwoInstances } from "../testing/two-instances";
+import { countProcessorIntents, startTwoInstances } from "../testing/two-instances";
 
 const BOOK = "12321341"; // $11.96
 const SHOPPERS = 40;
@@ -27,7 +25,7 @@ it.skipIf(!process.env.TEST_DATABASE_URL)(`${SHOPPERS} shoppers on two instances
         return browser;
       }),
     );
-    const intentsBefore = await countIntents(instances.db);
+    const intentsBefore = await countProcessorIntents(instances.db);
 
     const answers = await Promise.all(
       shoppers.map(async (browser) => {
@@ -42,7 +40,7 @@ it.skipIf(!process.env.TEST_DATABASE_URL)(`${SHOPPERS} shoppers on two instances
     expect(refused).toHaveLength(SHOPPERS - UNITS);
     for (const answer of refused) expect(answer.body.error?.message).toBe("Only 0 left of The Lean Startup: How Constant Innovation Creates Radically Successful Businesses");
     // Refused before the processor was asked: the only intents made are the five handed out.
-    expect((await countIntents(instances.db)) - intentsBefore).toBe(UNITS);
+    expect((await countProcessorIntents(instances.db)) - intentsBefore).toBe(UNITS);
 
     for (const [index, answer] of handed.entries()) {
       const confirmed = await confirmCard(index % 2 ? b : a, answer.body.clientSecret ?? "", instances.keys.publishableKey, "4242424242424242");
@@ -60,8 +58,3 @@ it.skipIf(!process.env.TEST_DATABASE_URL)(`${SHOPPERS} shoppers on two instances
   }
 });
 
-/** Intents the built-in processor has made: its own table, in the same database (read here, never by the shop). */
-async function countIntents(db: DB): Promise<number> {
-  const { rows } = await sql<{ count: number }>`select count(*)::int as count from processor_payment_intents`.execute(db);
-  return rows[0]?.count ?? 0;
-}

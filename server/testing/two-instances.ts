@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { openDatabase, type DatabaseHandle } from "../db/client";
+import { openDatabase, type DatabaseHandle, type DB } from "../db/client";
 import type { ShopOptions } from "../shop";
 import { createTestShop } from "./test-app";
 import { testSchemaName } from "./test-database";
@@ -31,4 +31,10 @@ export async function startTwoInstances(label: string, options: Partial<ShopOpti
       await admin.close();
     },
   };
+}
+
+/** Intents the built-in processor has made: its own table, in the same database (read here, never by the shop). */
+export async function countProcessorIntents(db: DB): Promise<number> {
+  const { rows } = await sql<{ count: number }>`select count(*)::int as count from processor_payment_intents`.execute(db);
+  return rows[0]?.count ?? 0;
 }
