@@ -17,7 +17,7 @@ import { AddressSection, type AddressActionData } from "../features/payment/addr
 import { AuthenticationDialog } from "../features/payment/authentication-dialog";
 import { CardEntry, cardFieldStyles, type CardEntryController, type CardEntryState } from "../features/payment/card-entry";
 import { useCheckoutPayment } from "../features/payment/use-checkout-payment";
-import { PromotionForm, type PromotionActionData } from "../features/payment/promotion-form";
+import { PromotionForm, RemovePromotionButton, type PromotionActionData } from "../features/payment/promotion-form";
 import { applyPromotionSchema } from "../../shared/promotion-schemas";
 
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: cardFieldStyles }];
@@ -274,7 +274,6 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
         <div className="payment__method">
           <PromotionForm
             appliedCode={pricing.promotion?.code ?? null}
-            discountCents={pricing.discountCents}
             removed={removedPromotion}
             actionData={actionData}
           />
@@ -282,7 +281,7 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
             <Form method="post" className="payment__form">
               <input type="hidden" name="intent" value="place-free-order" />
               <input type="hidden" name="token" value={freeOrderToken} />
-              <OrderTotals pricing={pricing} hasAddress={address !== null} />
+              <OrderTotals pricing={pricing} hasAddress={address !== null} promotionAction={<RemovePromotionButton />} />
               <button type="submit" className="button payment__buy" disabled={hasOutOfStockLine}>
                 Place your order
               </button>
@@ -317,7 +316,7 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
                 checkout.clearError();
               }}
             />
-            <OrderTotals pricing={shown} hasAddress={address !== null} />
+            <OrderTotals pricing={shown} hasAddress={address !== null} promotionAction={<RemovePromotionButton />} />
             <button
               type="submit"
               className="button payment__buy"

@@ -19,7 +19,7 @@ const MONITOR = /^Samsung LC49HG90DMUXEN/;
  * places a $0.00 order without a card; and without JavaScript a code is applied by a plain form post.
  */
 test.describe("promotion codes", () => {
-  test.describe.configure({ mode: "serial", timeout: 90_000 });
+  test.describe.configure({ mode: "serial", timeout: 150_000 });
   let catcher: Awaited<ReturnType<typeof startSmtpCatcher>>;
   let shop: ShopProcess;
 
@@ -123,7 +123,7 @@ test.describe("promotion codes", () => {
     const page = await shopperOnPayment(browser, MONITOR, email);
     await expect(page.getByTestId("order-total")).toHaveText("Order Total: $199.99");
     await apply(page, "save10");
-    await expect(page.getByText("Promotion applied: SAVE10 -$20.00")).toBeVisible();
+    await expect(page.getByTestId("order-totals")).toContainText("Promotion applied: SAVE10 -$20.00 Remove");
     await expect(page.getByRole("button", { name: "Remove" })).toBeVisible();
     await expect(page.getByTestId("order-total")).toHaveText("Order Total: $179.99");
     expect(await accessibilityViolations(page)).toEqual([]);
@@ -134,14 +134,14 @@ test.describe("promotion codes", () => {
 
     await page.goto(url(`/orders/${number}`));
     await expect(page.getByTestId("order-total")).toHaveText("$179.99");
-    await expect(page.getByTestId("order-breakdown")).toContainText("Promotion appliedSAVE10 -$20.00");
+    await expect(page.getByTestId("order-breakdown").filter({ hasText: "Promotion applied" })).toHaveText("Promotion appliedSAVE10 -$20.00");
     await expect.poll(() => catcher.to(email)[0]?.subject).toBe(`Your Storefront order ${number}: $179.99`);
     expect(catcher.to(email)[0]!.body).toContain("SAVE10 -$20.00");
 
     const operator = await operatorPage(browser);
     await operator.goto(url(`/admin/orders/${number}`));
     await expect(operator.getByTestId("order-total")).toHaveText("$179.99");
-    await expect(operator.getByTestId("order-breakdown")).toContainText("Promotion appliedSAVE10 -$20.00");
+    await expect(operator.getByTestId("order-breakdown").filter({ hasText: "Promotion applied" })).toHaveText("Promotion appliedSAVE10 -$20.00");
     await operator.goto(url("/admin/promotions"));
     await expect(operator.getByRole("row", { name: /SAVE10/ })).toContainText("1 / 1");
   });
@@ -179,7 +179,7 @@ test.describe("promotion codes", () => {
     await expect(page.getByTestId("shipping-total")).toHaveText("$5.99 (Standard delivery)");
     await expect(page.getByTestId("order-total")).toHaveText("Order Total: $17.95");
     await apply(page, "shipfree");
-    await expect(page.getByText("Promotion applied: SHIPFREE -$0.00")).toBeVisible();
+    await expect(page.getByTestId("order-totals")).toContainText("Promotion applied: SHIPFREE -$0.00");
     await expect(page.getByTestId("shipping-total")).toHaveText("FREE (Standard delivery)");
     await expect(page.getByTestId("order-total")).toHaveText("Order Total: $11.96");
   });
@@ -190,7 +190,7 @@ test.describe("promotion codes", () => {
     const email = `onus.${Date.now()}@example.com`;
     const page = await shopperOnPayment(browser, BOOK, email);
     await apply(page, "ONUS");
-    await expect(page.getByText("Promotion applied: ONUS -$11.96")).toBeVisible();
+    await expect(page.getByTestId("order-totals")).toContainText("Promotion applied: ONUS -$11.96");
     // The delivery is still charged: $5.99 is left to pay, by card.
     await expect(page.getByTestId("order-total")).toHaveText("Order Total: $5.99");
     await page.getByRole("button", { name: "Remove" }).click();
@@ -223,7 +223,7 @@ test.describe("promotion codes", () => {
     await apply(page, "NOSUCH");
     await expect(page.locator("#promotion-error")).toHaveText("This code isn't valid.");
     await apply(page, "shipfree");
-    await expect(page.getByText("Promotion applied: SHIPFREE -$0.00")).toBeVisible();
+    await expect(page.getByTestId("order-totals")).toContainText("Promotion applied: SHIPFREE -$0.00");
     await page.getByRole("button", { name: "Remove" }).click();
     await expect(page.getByLabel("Promotion code")).toBeVisible();
   });

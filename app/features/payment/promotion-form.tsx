@@ -1,5 +1,4 @@
 import { useFetcher } from "react-router";
-import { formatCents } from "../../../shared/money";
 
 /** What the payment page's action answers to "Apply" and "Remove". */
 export type PromotionActionData = { promotion: { ok: true } | { ok: false; error: string; code: string } };
@@ -7,7 +6,6 @@ export type PromotionActionData = { promotion: { ok: true } | { ok: false; error
 interface PromotionFormProps {
   /** The code the totals are priced with, if any. */
   appliedCode: string | null;
-  discountCents: number;
   /** A code taken off because it no longer applies, and why. */
   removed: { code: string; message: string } | null;
   /** The page's own action answer (without JavaScript the form posts to it and the page comes back with it). */
@@ -18,7 +16,7 @@ interface PromotionFormProps {
  * "Promotion code" with "Apply", or the applied code with "Remove": plain form posts to the payment page's action,
  * sent by a fetcher once the page runs its JavaScript. A refusal is the sentence under the field; nothing changes.
  */
-export function PromotionForm({ appliedCode, discountCents, removed, actionData }: PromotionFormProps) {
+export function PromotionForm({ appliedCode, removed, actionData }: PromotionFormProps) {
   const fetcher = useFetcher<PromotionActionData>();
   const answer = fetcher.data ?? (isPromotionAnswer(actionData) ? actionData : undefined);
   const refusal = answer && !answer.promotion.ok ? answer.promotion : null;
@@ -26,14 +24,10 @@ export function PromotionForm({ appliedCode, discountCents, removed, actionData 
   return (
     <div className="promotion" data-testid="promotion">
       {appliedCode ? (
-        <fetcher.Form method="post" className="promotion__applied" preventScrollReset>
+        // Its button is the totals' "Remove" (RemovePromotionButton), beside "Promotion applied": the totals sit in
+        // the payment's own form, where another form cannot.
+        <fetcher.Form id={REMOVE_PROMOTION_FORM} method="post" preventScrollReset hidden>
           <input type="hidden" name="intent" value="remove-promotion" />
-          <p role="status">
-            Promotion applied: {appliedCode} -{formatCents(discountCents)}
-          </p>
-          <button type="submit" className="button button--small" disabled={isBusy}>
-            Remove
-          </button>
         </fetcher.Form>
       ) : (
         <fetcher.Form method="post" className="promotion__form" preventScrollReset>
@@ -71,6 +65,17 @@ export function PromotionForm({ appliedCode, discountCents, removed, actionData 
     </div>
   );
 }
+
+/** "Remove", shown with "Promotion applied: {CODE} -$x" in the totals; it sends the promotion form's removal. */
+export function RemovePromotionButton() {
+  return (
+    <button type="submit" form={REMOVE_PROMOTION_FORM} className="order-totals__remove">
+      Remove
+    </button>
+  );
+}
+
+const REMOVE_PROMOTION_FORM = "remove-promotion";
 
 function isPromotionAnswer(value: unknown): value is PromotionActionData {
   return typeof value === "object" && value !== null && "promotion" in value;

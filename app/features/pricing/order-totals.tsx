@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { formatCents } from "../../../shared/money";
 import { taxLabel, type PriceBreakdown } from "../../../shared/pricing";
 
@@ -6,7 +7,18 @@ import { taxLabel, type PriceBreakdown } from "../../../shared/pricing";
  * "Shipping & handling:", "Promotion applied:" (only with a promotion), "Total before tax:", "Estimated tax to be
  * collected:" (each rate applied, when more than one), and last "Order Total:". Nothing here adds money up.
  */
-export function OrderTotals({ pricing, hasAddress = true, isFinal = false }: { pricing: PriceBreakdown; hasAddress?: boolean; isFinal?: boolean }) {
+export function OrderTotals({
+  pricing,
+  hasAddress = true,
+  isFinal = false,
+  promotionAction,
+}: {
+  pricing: PriceBreakdown;
+  hasAddress?: boolean;
+  isFinal?: boolean;
+  /** Beside the promotion's line: the payment page's "Remove". */
+  promotionAction?: ReactNode;
+}) {
   const shipping = !hasAddress || pricing.isUndeliverable ? "—" : pricing.shippingCents === 0 ? "FREE" : formatCents(pricing.shippingCents);
   return (
     <dl className="order-totals" data-testid="order-totals">
@@ -26,6 +38,7 @@ export function OrderTotals({ pricing, hasAddress = true, isFinal = false }: { p
           <dt>Promotion applied:</dt>{" "}
           <dd>
             {pricing.promotion.code} -{formatCents(pricing.discountCents)}
+            {promotionAction ? <> {promotionAction}</> : null}
           </dd>
         </div>
       ) : null}
