@@ -381,6 +381,14 @@ export function createCheckoutService(
     },
 
     /**
+     * The processor says the intent was cancelled (payment_intent.canceled): it can never be paid, so the stock it
+     * held is released now (and any variant that brings back in stock sends its alerts), not at its expiry.
+     */
+    async releaseCancelledPayment(paymentIntentId: string): Promise<void> {
+      await inventory.release(paymentIntentId, "processor");
+    },
+
+    /**
      * At start-up: intents still open from the last days are asked about; any that succeeded while no server was
      * there to record them (a crash between charge and record) get their order now.
      */
