@@ -385,6 +385,9 @@ export function createCheckoutService(
      * held is released now (and any variant that brings back in stock sends its alerts), not at its expiry.
      */
     async releaseCancelledPayment(paymentIntentId: string): Promise<void> {
+      const payment = await db.selectFrom("checkout_payments").select("status").where("payment_intent_id", "=", paymentIntentId).executeTakeFirst();
+      // The shop's own cancel of an intent it replaced: the new payment takes the hold over in one step (reserve's replaces).
+      if (payment?.status === "replaced") return;
       await inventory.release(paymentIntentId, "processor");
     },
 
