@@ -26,7 +26,6 @@ const keptOnce = (conflict: OnConflictBuilder<Database, "stock_alerts">) => conf
 
 /** A variant as its alert's e-mails name it: "Classic Tee (M, Black)", and the page that shows that choice. */
 interface AlertedVariant {
-  variantId: string;
   title: string;
   path: string;
 }
@@ -49,7 +48,7 @@ export function createStockAlertService(
     const row = await trx
       .selectFrom("product_variants as v")
       .innerJoin("products as p", "p.id", "v.product_id")
-      .select(["v.id", "v.option_values", "p.id as product_id", "p.title", "p.slug", "p.status"])
+      .select(["v.id", "v.option_values", "p.title", "p.slug", "p.status"])
       .where("v.id", "=", variantId)
       .forShare("v")
       .executeTakeFirst();
@@ -73,10 +72,9 @@ export function createStockAlertService(
   }
 
   /** How a variant's row names it in an e-mail, with the link to its own choice on the product page. */
-  function alertedVariant(row: { id: string; product_id: string; option_values: string[]; title: string; slug: string }): AlertedVariant {
+  function alertedVariant(row: { id: string; option_values: string[]; title: string; slug: string }): AlertedVariant {
     const values = row.option_values;
     return {
-      variantId: row.id,
       title: values.length > 0 ? `${row.title} (${values.join(", ")})` : row.title,
       // The default variant of a product without options is the page itself.
       path: values.length > 0 ? `${productPath(row.slug)}?${VARIANT_PARAM}=${encodeURIComponent(row.id)}` : productPath(row.slug),
@@ -164,7 +162,7 @@ export function createStockAlertService(
       const variants = await trx
         .selectFrom("product_variants as v")
         .innerJoin("products as p", "p.id", "v.product_id")
-        .select(["v.id", "v.option_values", "p.id as product_id", "p.title", "p.slug"])
+        .select(["v.id", "v.option_values", "p.title", "p.slug"])
         .where("v.id", "in", [...new Set(variantIds)].sort())
         .where("p.status", "=", "active")
         .orderBy("v.id")
