@@ -68,8 +68,14 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const orders = createOrderService(db);
   const addresses = createAddressService(db);
   const shipping = createShippingService(db);
+  const emailPreferences = createEmailPreferences(db);
+  // A back-in-stock alert is written in the transaction of the stock change that brings its variant back: once.
+  const inventory = createInventoryService(db, logger, {
+    reservationMinutes: options.reservationMinutes,
+    onBackInStock: (trx, variantIds) => stockAlerts.notifyBackInStock(trx, variantIds),
+  });
+  const stockAlerts = createStockAlertService(db, { email, preferences: emailPreferences, rateLimiter, inventory });
   // The order confirmation is written in the transaction that records the order: exactly once, whoever records it.
-  const inventory = createInventoryService(db, logger, { reservationMinutes: options.reservationMinutes });
   const promotions = createPromotionService(db, { reservationMinutes: inventory.reservationMinutes });
   const checkout = createCheckoutService({
     db,
@@ -101,7 +107,6 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const pictures = createPictureStore(db);
   const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory);
   const reviews = createReviewService(db, { onCatalogueChanged: () => catalogue.noteCatalogueWrite() });
-  const emailPreferences = createEmailPreferences(db);
   const reviewRequests = createReviewRequests({ db, email, preferences: emailPreferences, logger, days: options.reviewRequestDays ?? DEFAULT_REVIEW_REQUEST_DAYS });
   return {
     metrics,
@@ -127,7 +132,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     reviews,
     emailPreferences,
     reviewRequests,
-    stockAlerts: createStockAlertService(db, { email, preferences: emailPreferences, rateLimiter }),
+    stockAlerts,
     accountFlows: createAccountFlows({ db, accounts, sessions, signInFlow, orders, email, rateLimiter, attemptsPerIp: options.authAttemptsPerIp ?? DEFAULT_ATTEMPTS_PER_IP }),
     // The operator console (/admin).
     pictures,

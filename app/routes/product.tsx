@@ -1,9 +1,9 @@
 import { useState } from "react";
-import { data, Link, redirect, useNavigate } from "react-router";
+import { data, Link, redirect, useNavigate, type ShouldRevalidateFunctionArgs } from "react-router";
 import { z } from "zod";
 import type { Route } from "./+types/product";
-import { requestContext } from "../context";
-import { chooseVariant, descriptionParagraphs, productPath, VARIANT_PARAM } from "../../shared/catalogue";
+import { requestContext, type RequestContext } from "../context";
+import { chooseVariant, descriptionParagraphs, productPath, VARIANT_PARAM, type ProductDetails } from "../../shared/catalogue";
 import { availabilityOf, availabilitySentence, canBeSold } from "../../shared/stock";
 import { VariantPicker } from "../features/catalogue/components/variant-picker";
 import { productAnchorId } from "../../shared/basket";
@@ -23,6 +23,9 @@ import { fieldErrorsOf } from "../../shared/form-errors";
 import { readFormFields } from "../../shared/form-fields";
 import { signInPath } from "../../shared/local-path";
 import { reviewFormSchema } from "../../shared/review-schemas";
+import { StockAlertForm } from "../features/catalogue/components/stock-alert-form";
+import { stockAlertFormSchema } from "../../shared/stock-alert-schemas";
+import { NO_SUCH_VARIANT, type StockAlertAnswer } from "../../shared/stock-alerts";
 
 /** ?page=2…: a page of reviews; anything else is the first. */
 const reviewPageSchema = z.coerce.number().int().min(1).max(1000).catch(1);
@@ -67,6 +70,8 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
         reviewState,
         isFormOpen: search.get("review") === "write",
         isThanked: search.get("reviewed") === "1" && user !== null,
+        // "Notify me when available" is filled in with the signed-in shopper's address.
+        alertEmail: user?.email ?? "",
         // ?variant= (a shared link, a choice with JavaScript) or the "Choose" form's values (without it).
         chosenId: chooseVariant(product, search).id,
       };
@@ -74,17 +79,24 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
   }
 }
 
-/** "Write a customer review": writes (or changes) the signed-in shopper's review, then shows the page again. */
+/**
+ * The page's two forms. "Notify me when available" (intent stock-alert) answers where it stands; "Write a customer
+ * review" writes (or changes) the signed-in shopper's review, then shows the page again.
+ */
 export async function action({ context, params, request }: Route.ActionArgs) {
-  const { services, shopper } = context.get(requestContext);
+  const { services, shopper, clientIp } = context.get(requestContext);
   const slug = productSlugSchema.safeParse(params.slug);
   if (!slug.success) throw data(null, { status: 404 });
   const found = await services.catalogue.findProductPage(slug.data);
   if (found.kind !== "product") throw data(null, { status: 404 });
+  const fields = await readFormFields(request);
+  if (fields.intent === "stock-alert") {
+    const shownId = chooseVariant(found.product, new URL(request.url).searchParams).id;
+    return askForStockAlert(found.product, shownId, fields, { services, user: shopper.user, clientIp });
+  }
   const path = productPath(found.product.slug);
   const user = shopper.user;
   if (!user) return redirect(signInPath(`${path}?review=write`));
-  const fields = await readFormFields(request);
   const values = { rating: String(fields.rating ?? "").slice(0, 2), headline: String(fields.headline ?? "").slice(0, 200), body: String(fields.body ?? "").slice(0, 6000) };
   const parsed = reviewFormSchema.safeParse(fields);
   if (!parsed.success) return data<ReviewFormAnswer>({ errors: fieldErrorsOf(parsed.error), values }, { status: 400 });
@@ -95,6 +107,48 @@ export async function action({ context, params, request }: Route.ActionArgs) {
     throw error;
   }
   return redirect(`${path}?reviewed=1#reviews`);
+}
+
+/**
+ * "Notify me when available" for one of this product's variants: the outcome, or the reason under the field (an
+ * address that is not one or too long, a variant not of this product, too many alerts, a variant back already). The
+ * answer names the variant it is about: the one asked for, or else the one the page shows (`shownId`).
+ */
+async function askForStockAlert(
+  product: ProductDetails,
+  shownId: string,
+  fields: Record<string, string>,
+  { services, user, clientIp }: { services: RequestContext["services"]; user: RequestContext["shopper"]["user"]; clientIp: string },
+) {
+  const variantId = product.variants.some((variant) => variant.id === fields.variantId) ? fields.variantId! : shownId;
+  const email = (fields.email ?? "").slice(0, 300);
+  const refuse = (errors: Extract<StockAlertAnswer, { errors: unknown }>["errors"], status: number, headers?: HeadersInit) =>
+    data<StockAlertAnswer>({ form: "stock-alert", variantId, email, errors }, { status, headers });
+  const parsed = stockAlertFormSchema.safeParse(fields);
+  if (!parsed.success) {
+    const errors = fieldErrorsOf(parsed.error);
+    return refuse(errors.email ? { email: errors.email } : { form: errors.variantId ?? errors.form ?? NO_SUCH_VARIANT }, 400);
+  }
+  if (parsed.data.variantId !== variantId) return refuse({ form: NO_SUCH_VARIANT }, 404);
+  try {
+    const outcome = await services.stockAlerts.subscribe({ variantId: parsed.data.variantId, address: parsed.data.email, user, ip: clientIp });
+    return data<StockAlertAnswer>({ form: "stock-alert", variantId, email: parsed.data.email, outcome });
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const field = error.details?.field === "email" ? "email" : "form";
+    return refuse({ [field]: error.message }, error.status, error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : undefined);
+  }
+}
+
+/** A refused alert's Retry-After (too many asked for) reaches the browser with the page. */
+export function headers({ actionHeaders }: Route.HeadersArgs) {
+  const retryAfter = actionHeaders.get("Retry-After");
+  return retryAfter ? { "Retry-After": retryAfter } : new Headers();
+}
+
+/** An alert asked for with JavaScript changes nothing the page shows but its own form: the page is not read again. */
+export function shouldRevalidate({ formData, defaultShouldRevalidate }: ShouldRevalidateFunctionArgs) {
+  return formData?.get("intent") === "stock-alert" ? false : defaultShouldRevalidate;
 }
 
 /** The longest description a link preview or search result shows. */
@@ -129,6 +183,7 @@ function ProductDetailsPage({
   reviewState,
   isFormOpen,
   isThanked,
+  alertEmail,
   actionData,
   nonce,
 }: Extract<Route.ComponentProps["loaderData"], { kind: "product" }> & { actionData: Route.ComponentProps["actionData"]; nonce?: string }) {
@@ -139,6 +194,9 @@ function ProductDetailsPage({
   const variant = product.variants.find((candidate) => candidate.id === shownId) ?? product.variants[0]!;
   const hasOptions = product.options.length > 0;
   const isSellable = canBeSold(variant.stock);
+  // The page's two forms answer through the same action data: each reads its own.
+  const alertAnswer = actionData && "form" in actionData ? actionData : undefined;
+  const reviewAnswer = actionData && !("form" in actionData) ? actionData : undefined;
   const pageUrl = new URL(productPath(product.slug), origin).href;
   const imageUrl = new URL(product.image.src, origin).href;
   const paragraphs = descriptionParagraphs(product.description);
@@ -198,6 +256,16 @@ function ProductDetailsPage({
         <BasketButton action="add" productId={product.id} {...(hasOptions ? { variantId: variant.id } : {})} isDisabled={!isSellable}>
           Add to Basket
         </BasketButton>
+        {/* Also after a plain post about a variant that came back meanwhile: the form says so under its field. */}
+        {!isSellable || alertAnswer?.variantId === variant.id ? (
+          <StockAlertForm
+            key={variant.id}
+            action={hasOptions ? `${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(variant.id)}` : productPath(product.slug)}
+            variantId={variant.id}
+            defaultEmail={alertEmail}
+            answer={alertAnswer}
+          />
+        ) : null}
         <section className="product-page__description" aria-labelledby="product-description">
           <h2 id="product-description">About this item</h2>
           {paragraphs.map((paragraph, index) => (
@@ -213,7 +281,7 @@ function ProductDetailsPage({
           </p>
         ) : null}
         <ReviewSummaryPanel summary={summary} />
-        <ReviewForm state={reviewState} answer={actionData} isOpen={isFormOpen} />
+        <ReviewForm state={reviewState} answer={reviewAnswer} isOpen={isFormOpen} />
         <ReviewList reviews={reviews.reviews} page={page} hasNext={reviews.hasNext} basePath={productPath(product.slug)} />
       </section>
     </main>

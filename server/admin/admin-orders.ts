@@ -17,6 +17,8 @@ export const ADMIN_ORDERS_PAGE_SIZE = 50;
 const OPERATOR_ID_KEY = "shop_operator_id";
 const OPERATOR_EMAIL_KEY = "shop_operator_email";
 const CONSOLE_KEY_KEY = "shop_request_key";
+/** "Put the items back in stock", carried by the refund so whichever path records it (call or webhook) restocks. */
+const RESTOCK_KEY = "shop_restock";
 export const ALREADY_REFUNDED = "This order has already been refunded.";
 
 /** Who a refund made outside the console (the processor's dashboard) is recorded as. */
@@ -50,7 +52,8 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
   /**
    * Records a refund the processor made, exactly once per refund id: the row keyed by that id is inserted first,
    * so a second caller (the webhook, the other instance, a repeated form) waits on it and then finds it. The order's
-   * refunded amount, status, history, the shopper's e-mail and the audit entry are written in the same transaction.
+   * refunded amount, status, history, the shopper's e-mail, the audit entry and, when the refund asked for it, the
+   * items put back in stock (and any back-in-stock alerts that brings) are written in the same transaction.
    */
   async function recordProcessorRefund(refund: ProviderRefund, idempotencyKey: string | null = null): Promise<"recorded" | "already-recorded" | "not-ours"> {
     if (refund.status !== "succeeded" || !refund.paymentIntentId) return "not-ours";
@@ -60,7 +63,7 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
     return db.transaction().execute(async (trx) => {
       // The order's row lock first: the refund row's foreign key would otherwise share-lock it, and two refunds of one
       // order each waiting to upgrade that lock would deadlock. Locked, the audit entry's "before" is what this refund changed.
-      const order = await trx.selectFrom("orders").select(["number", "status", "refunded_cents"]).where("id", "=", orderId).forUpdate().executeTakeFirst();
+      const order = await trx.selectFrom("orders").select(["number", "status", "refunded_cents", "items"]).where("id", "=", orderId).forUpdate().executeTakeFirst();
       if (!order) return "not-ours";
       const inserted = await trx
         .insertInto("order_refunds")
@@ -71,6 +74,10 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
       if (!inserted) return "already-recorded";
       const status = await orders.recordRefund(orderId, refund.amountCents, actor.email, undefined, trx);
       await email.enqueueOrderRefunded(trx, { orderId, refundId: refund.id, amountCents: refund.amountCents });
+      if (refund.metadata[RESTOCK_KEY] === "true" && inventory) {
+        const items = order.items.map(readOrderItem);
+        await inventory.restock(trx, items.map((item) => ({ variantId: item.variantId ?? item.productId, quantity: item.quantity })), orderId, actor.email);
+      }
       await recordAudit(trx, actor, {
         action: "order.refund",
         subject: order.number,
@@ -117,7 +124,7 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
         paymentIntentId: order.id,
         amountCents,
         idempotencyKey: `console-refund-${input.idempotencyKey}`,
-        metadata: { [OPERATOR_EMAIL_KEY]: actor.email, [OPERATOR_ID_KEY]: actor.id ?? "", [CONSOLE_KEY_KEY]: input.idempotencyKey },
+        metadata: { [OPERATOR_EMAIL_KEY]: actor.email, [OPERATOR_ID_KEY]: actor.id ?? "", [CONSOLE_KEY_KEY]: input.idempotencyKey, ...(input.restock ? { [RESTOCK_KEY]: "true" } : {}) },
       })
       .catch(async (error: unknown) => {
         // The provider's sentences speak to a paying shopper; an operator refunding needs to know what to do.
@@ -136,12 +143,8 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
       logger.info({ refundId: made.id, status: made.status }, "console: refund not yet succeeded");
       return { refundId: made.id, amountCents: 0 };
     }
+    // The items go back in stock with the refund's record, once: by this call or by the webhook, whichever is first.
     await recordProcessorRefund(made, input.idempotencyKey);
-    // Once per refund form: the same form again answers the refund it made (above), and restocks nothing more.
-    if (input.restock && inventory) {
-      const items = order.items.map(readOrderItem);
-      await inventory.restock(db, items.map((item) => ({ variantId: item.variantId ?? item.productId, quantity: item.quantity })), order.id, actor.email);
-    }
     return { refundId: made.id, amountCents: made.amountCents };
   }
 

@@ -516,6 +516,19 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
     },
 
     /**
+     * The processor says the intent was cancelled (payment_intent.canceled): it can never be paid, so the stock it
+     * held and its promotion code's use are released now (and any variant that brings back in stock sends its
+     * alerts), not at their expiry.
+     */
+    async releaseCancelledPayment(paymentIntentId: string): Promise<void> {
+      const payment = await db.selectFrom("checkout_payments").select("status").where("payment_intent_id", "=", paymentIntentId).executeTakeFirst();
+      // The shop's own cancel of an intent it replaced: the new payment takes the hold over in one step (reserve's replaces).
+      if (payment?.status === "replaced") return;
+      await inventory.release(paymentIntentId, "processor");
+      await promotions.release(paymentIntentId);
+    },
+
+    /**
      * At start-up: intents still open from the last days are asked about; any that succeeded while no server was
      * there to record them (a crash between charge and record) get their order now.
      */

@@ -6,7 +6,7 @@ import { AppError } from "../../shared/errors";
 import { SHOP_METADATA_KEY, type CheckoutService } from "./checkout-service";
 import { disputeOpened } from "./dispute-opened";
 
-export type WebhookOutcome = "recorded" | "needs-review" | "already-processed" | "ignored" | "noted" | "processing" | "disputed" | "refunded";
+export type WebhookOutcome = "recorded" | "needs-review" | "already-processed" | "ignored" | "noted" | "processing" | "disputed" | "refunded" | "released";
 
 /** Where refund events go: the console's refunds, which record each processor refund once. */
 export interface RefundRecorder {
@@ -16,7 +16,7 @@ export interface RefundRecorder {
 
 /**
  * The processor's events, turned into the shop's few actions: a succeeded payment records its order (the same
- * idempotent step the browser's call takes), a failed one is only logged. Events for intents the shop did not
+ * idempotent step the browser's call takes), a cancelled one gives back the stock it held, a failed one is only logged. Events for intents the shop did not
  * create are acknowledged and ignored; an event id seen before is acknowledged without acting again.
  */
 export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout: CheckoutService, orders: OrderService, logger: Logger, refunds?: RefundRecorder) {
@@ -50,7 +50,12 @@ export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout
         logger.info({ paymentIntentId: event.intent.id }, "webhook: payment processing");
         outcome = "processing";
       } else if (event.kind !== "ignored" && event.kind !== "payment-processing" && event.intent.metadata[SHOP_METADATA_KEY]) {
-        if (event.kind === "payment-succeeded") {
+        if (event.kind === "payment-canceled") {
+          // Never to be paid: what it held goes back for others at once, not when its reservation would expire.
+          await checkout.releaseCancelledPayment(event.intent.id);
+          logger.info({ paymentIntentId: event.intent.id }, "webhook: payment cancelled, its stock released");
+          outcome = "released";
+        } else if (event.kind === "payment-succeeded") {
           // The signed event says the intent succeeded, which is final: its amount is what was paid, checked against
           // the snapshot as for the browser's call. A failure to record throws, and the 5xx makes the processor
           // deliver again later.

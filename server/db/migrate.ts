@@ -22,6 +22,7 @@ import * as newUserFixes from "./migrations/0019-new-user-fixes";
 import * as reviews from "./migrations/0020-reviews";
 import * as stockAlerts from "./migrations/0021-stock-alerts";
 import * as promotions from "./migrations/0022-promotions";
+import * as stockAlertsByVariant from "./migrations/0025-stock-alerts-by-variant";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   "0020-reviews": reviews,
   "0021-stock-alerts": stockAlerts,
   "0022-promotions": promotions,
+  "0025-stock-alerts-by-variant": stockAlertsByVariant,
 };
 
 export const migrationNames = Object.keys(migrations);

@@ -402,7 +402,8 @@ export type EmailPurpose = "review-requests" | "stock-alerts";
 /** "Notify me when available": one per address and product until it is used. server/stock-alerts/ writes it. */
 export interface StockAlertTable {
   id: Generated<string>;
-  product_id: string;
+  /** The variant asked for: the alert is used when its available quantity goes from 0 or below to above 0. */
+  variant_id: string;
   /** Lower-cased. */
   email: string;
   /** SHA-256 of the "Confirm your alert" link's token; null when confirmed at once (a signed-in, confirmed address). */

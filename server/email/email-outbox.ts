@@ -185,13 +185,16 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     enqueueStockAlertConfirmation: (writer: Writer, { recipient, productTitle, token }: { recipient: string; productTitle: string; token: string }) =>
       enqueue(writer, "stock-alert-confirmation", recipient, stockAlertConfirmationEmail({ shopUrl: shopUrl(), confirmUrl: link(`/stock-alerts/confirm?token=${token}`), productTitle })),
 
-    /** The back-in-stock e-mail of one alert (once per alert, by its id), with a one-click unsubscribe from stock alerts. */
+    /**
+     * The back-in-stock e-mail of one alert (once per alert, by its id), with a link to the variant (`product.path`,
+     * the product page with that choice) and a one-click unsubscribe from stock alerts.
+     */
     async enqueueBackInStock(
       writer: Writer,
-      { alertId, recipient, product, unsubscribeToken }: { alertId: string; recipient: string; product: { title: string; slug: string }; unsubscribeToken: string },
+      { alertId, recipient, product, unsubscribeToken }: { alertId: string; recipient: string; product: { title: string; path: string }; unsubscribeToken: string },
     ): Promise<boolean> {
       const unsubscribeUrl = link(`/unsubscribe?token=${unsubscribeToken}`);
-      const rendered = backInStockEmail({ shopUrl: shopUrl(), productUrl: link(`/products/${product.slug}`), productTitle: product.title, unsubscribeUrl });
+      const rendered = backInStockEmail({ shopUrl: shopUrl(), productUrl: link(product.path), productTitle: product.title, unsubscribeUrl });
       return enqueue(writer, "back-in-stock", recipient, rendered, `back-in-stock:${alertId}`, {
         "List-Unsubscribe": `<${unsubscribeUrl}>`,
         "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",

@@ -27,6 +27,17 @@ export interface StockLevel extends VariantStock {
   reserved: number;
 }
 
+/**
+ * Whether a shopper can have the variant now: it does not track stock, or more than 0 is available. A variant going
+ * from not having it to having it is "back in stock", whatever brought it back.
+ */
+export function hasAvailableStock(stock: VariantStock): boolean {
+  return !stock.tracksStock || stock.available === null || stock.available > 0;
+}
+
+/** Told, inside the transaction of the stock change, which variants it brought back in stock. */
+export type BackInStockListener = (trx: Writer, variantIds: string[]) => Promise<unknown>;
+
 /** A row of the stock ledger as the console shows it. */
 export interface LedgerEntry {
   id: string;
@@ -55,9 +66,16 @@ export interface LedgerEntry {
  * - release: a cancelled or replaced intent's hold goes; expired reservations go by the sweep.
  *
  * Whenever what a guest page would say of a variant changes ("In stock", "Only N left…", "Out of stock"), the catalogue's
- * version moves in the same transaction, so kept guest pages are rendered again (docs/decisions/017).
+ * version moves in the same transaction, so kept guest pages are rendered again (docs/decisions/017). And whenever a
+ * variant's available quantity goes from 0 or below to above 0 (or it stops tracking stock), `onBackInStock` is told
+ * in that transaction: this module is the one place that sees every change (an operator's edit, an import through
+ * setStock, a restock on refund, a released or expired reservation), so back-in-stock alerts need no other hook.
  */
-export function createInventoryService(db: DB, logger: Logger, { reservationMinutes = DEFAULT_RESERVATION_MINUTES } = {}) {
+export function createInventoryService(
+  db: DB,
+  logger: Logger,
+  { reservationMinutes = DEFAULT_RESERVATION_MINUTES, onBackInStock }: { reservationMinutes?: number; onBackInStock?: BackInStockListener } = {},
+) {
   /** Locks the variants' rows until the transaction ends, in id order (two writers never wait on each other in a circle). */
   async function lockVariants(executor: Writer, variantIds: readonly string[]): Promise<void> {
     const ids = [...new Set(variantIds)].sort();
@@ -112,6 +130,20 @@ export function createInventoryService(db: DB, logger: Logger, { reservationMinu
         return;
       }
     }
+  }
+
+  /**
+   * The end of every stock change, in its transaction (the variants locked): guest pages rendered again when what
+   * they say changed, and the variants brought back in stock told to `onBackInStock`. `before` must hold every
+   * variant in `after`: one missing from it is taken as unchanged.
+   */
+  async function settleChange(executor: Writer, before: ReadonlyMap<string, StockLevel>, after: ReadonlyMap<string, StockLevel>): Promise<void> {
+    await moveVersionIfSeen(executor, before, after);
+    const back = [...after.values()].filter((level) => {
+      const earlier = before.get(level.variantId);
+      return earlier !== undefined && !hasAvailableStock(earlier) && hasAvailableStock(level);
+    });
+    if (back.length > 0 && onBackInStock) await onBackInStock(executor, back.map((level) => level.variantId));
   }
 
   async function writeLedger(
@@ -203,7 +235,7 @@ export function createInventoryService(db: DB, logger: Logger, { reservationMinu
         const before = shiftAvailable(free, released, -1);
         const after = shiftAvailable(free, wanted, 1);
         await writeLedger(trx, availableChanges(before, after, "shopper", hold));
-        await moveVersionIfSeen(trx, before, after);
+        await settleChange(trx, before, after);
       });
     },
 
@@ -227,7 +259,7 @@ export function createInventoryService(db: DB, logger: Logger, { reservationMinu
         await trx.deleteFrom("stock_reservations").where("hold", "=", hold).execute();
         const after = await readLevels(trx, [...before.keys()]);
         await writeLedger(trx, availableChanges(before, after, actor, hold));
-        await moveVersionIfSeen(trx, before, after);
+        await settleChange(trx, before, after);
       });
     },
 
@@ -238,7 +270,10 @@ export function createInventoryService(db: DB, logger: Logger, { reservationMinu
      */
     async sell(trx: Writer, hold: string, lines: readonly StockLine[], reference: string): Promise<{ oversold: boolean }> {
       const sold = sumByVariant(lines);
-      const before = await readLevels(trx, [...sold.keys()], { lock: true });
+      // The hold may name variants no longer in the order (the basket changed after paying began): released here.
+      const held = await trx.selectFrom("stock_reservations").select("variant_id").where("hold", "=", hold).execute();
+      const touched = [...new Set([...sold.keys(), ...held.map((row) => row.variant_id)])];
+      const before = await readLevels(trx, touched, { lock: true });
       const ownLive = await trx
         .deleteFrom("stock_reservations")
         .where("hold", "=", hold)
@@ -256,8 +291,8 @@ export function createInventoryService(db: DB, logger: Logger, { reservationMinu
         ledger.push({ level, reason: "sale" as const, counts: "on_hand" as const, before: level.onHand, after: level.onHand - quantity, actor: "shop", reference });
       }
       await writeLedger(trx, ledger);
-      const after = await readLevels(trx, [...new Set([...sold.keys(), ...ownLive.map((row) => row.variant_id)])]);
-      await moveVersionIfSeen(trx, before, after);
+      const after = await readLevels(trx, [...new Set([...touched, ...ownLive.map((row) => row.variant_id)])]);
+      await settleChange(trx, before, after);
       if (oversold) logger.error({ reference }, "inventory: an order was paid after its reservation lapsed and the stock had gone: oversold");
       return { oversold };
     },
@@ -274,7 +309,7 @@ export function createInventoryService(db: DB, logger: Logger, { reservationMinu
         ledger.push({ level, reason: "restock" as const, counts: "on_hand" as const, before: level.onHand, after: level.onHand + quantity, actor, reference });
       }
       await writeLedger(trx, ledger);
-      await moveVersionIfSeen(trx, before, await readLevels(trx, [...returned.keys()]));
+      await settleChange(trx, before, await readLevels(trx, [...returned.keys()]));
     },
 
     /**
@@ -303,23 +338,38 @@ export function createInventoryService(db: DB, logger: Logger, { reservationMinu
       if (settings.onHand !== undefined) {
         await writeLedger(trx, [{ level, reason: "edit", counts: "on_hand", before: level.onHand, after: settings.onHand, actor, reference: null }]);
       }
-      await moveVersionIfSeen(trx, before, await readLevels(trx, [variantId]));
+      await settleChange(trx, before, await readLevels(trx, [variantId]));
     },
 
     /** Releases reservations whose time is up; returns how many. Several instances may run it: each row goes once. */
     async releaseExpired(): Promise<number> {
       return db.transaction().execute(async (trx) => {
+        const due = await trx.selectFrom("stock_reservations").select("variant_id").distinct().where("expires_at", "<=", sql<Date>`now()`).execute();
+        if (due.length === 0) return 0;
+        // The variants first, as every other change takes them, so nothing changes them between the reads below; then
+        // the rows, skipping any a payment holds right now (it takes its variants after its rows: waiting on it could
+        // deadlock): that payment replaces or sells them itself, or the next sweep takes them.
+        await lockVariants(trx, due.map((row) => row.variant_id));
         const expired = await trx
           .deleteFrom("stock_reservations")
-          .where("expires_at", "<=", sql<Date>`now()`)
+          .where("id", "in", (query) =>
+            query
+              .selectFrom("stock_reservations")
+              .select("id")
+              .where("expires_at", "<=", sql<Date>`now()`)
+              .where("variant_id", "in", due.map((row) => row.variant_id))
+              .forUpdate()
+              .skipLocked(),
+          )
           .returning(["variant_id", "quantity", "hold"])
           .execute();
         if (expired.length === 0) return 0;
         const after = await readLevels(trx, expired.map((row) => row.variant_id));
         const released = sumByVariant(expired);
+        // An expired reservation stopped counting when its time was up; the shop takes it as released now.
         const before = new Map([...after].map(([id, level]) => [id, { ...level, available: level.available === null ? null : level.available - (released.get(id) ?? 0) }]));
         await writeLedger(trx, availableChanges(before, after, "shop", "expired"));
-        await moveVersionIfSeen(trx, before, after);
+        await settleChange(trx, before, after);
         return expired.length;
       });
     },

@@ -52,6 +52,8 @@ export type PaymentEvent =
   | { id: string; kind: "payment-succeeded"; intent: ProviderIntent }
   | { id: string; kind: "payment-processing"; intent: ProviderIntent }
   | { id: string; kind: "payment-failed"; intent: ProviderIntent }
+  /** Cancelled by the shop (a replaced intent), in the processor's dashboard, or by Stripe itself. */
+  | { id: string; kind: "payment-canceled"; intent: ProviderIntent }
   | { id: string; kind: "dispute-created"; dispute: ProviderDispute }
   /** refund.updated carries the refund; charge.refunded only its intent (refunds are then listed by intent). */
   | { id: string; kind: "refund-updated"; refund: ProviderRefund }
@@ -183,6 +185,7 @@ export function createPaymentProvider(settings: ProviderSettings) {
       if (event.type === "payment_intent.succeeded") return { id: event.id, kind: "payment-succeeded", intent: toProviderIntent(event.data.object) };
       if (event.type === "payment_intent.processing") return { id: event.id, kind: "payment-processing", intent: toProviderIntent(event.data.object) };
       if (event.type === "payment_intent.payment_failed") return { id: event.id, kind: "payment-failed", intent: toProviderIntent(event.data.object) };
+      if (event.type === "payment_intent.canceled") return { id: event.id, kind: "payment-canceled", intent: toProviderIntent(event.data.object) };
       return { id: event.id, kind: "ignored", type: event.type };
     },
   };

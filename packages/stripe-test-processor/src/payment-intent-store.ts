@@ -166,15 +166,16 @@ export function createPaymentIntentStore(db: ProcessorDB) {
       return intent;
     },
 
-    async cancel(id: string, reason: string | undefined): Promise<Row> {
-      const { intent } = await transition(id, null, (current) => {
+    /** Canceled, with its payment_intent.canceled event (a shop gives back what the payment held). */
+    async cancel(id: string, reason: string | undefined, request: EventRequest): Promise<Row> {
+      const { intent } = await transition(id, request, (current) => {
         if (!CANCELABLE.includes(current.status)) {
           throw unexpectedState(
             `You cannot cancel this PaymentIntent because it has a status of ${current.status}. Only a PaymentIntent with one of the following statuses may be canceled: requires_payment_method, requires_capture, requires_confirmation, requires_action, processing.`,
             toPaymentIntentObject(current),
           );
         }
-        return { set: { status: "canceled", canceled_at: sql`now()`, cancellation_reason: reason ?? null, after_authentication: null } };
+        return { set: { status: "canceled", canceled_at: sql`now()`, cancellation_reason: reason ?? null, after_authentication: null }, event: "payment_intent.canceled" };
       });
       return intent;
     },

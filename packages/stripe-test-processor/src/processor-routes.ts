@@ -230,7 +230,7 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
 
   app.post(
     "/v1/payment_intents/:id/cancel",
-    endpoint("secret", cancelParams, async ({ id, params }) => ({ status: 200, body: await intents.cancel(id, params.cancellation_reason) })),
+    endpoint("secret", cancelParams, async ({ id, params, request }) => ({ status: 200, body: await intents.cancel(id, params.cancellation_reason, request) })),
   );
 
   app.post(

@@ -9,6 +9,7 @@ export type EventType =
   | "payment_intent.processing"
   | "payment_intent.succeeded"
   | "payment_intent.payment_failed"
+  | "payment_intent.canceled"
   | "charge.refunded"
   | "refund.created"
   | "refund.updated"
