@@ -111,7 +111,8 @@ export async function readProductCsv(bytes: Uint8Array): Promise<ReadCsv> {
   try {
     for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
       const at = line;
-      line += (raw.match(/\n/g)?.length ?? 0) + 1;
+      // The record's own text with the line end that closes it (csv-parse keeps \n, or the \r of a \r\n).
+      line += raw.match(/\r\n|\n|\r/g)?.length ?? 0;
       if (record.every((cell) => cell.trim() === "")) continue;
       const cells = record.map(undoNeutralisedFormula);
       if (!header) {
