@@ -93,6 +93,10 @@ export default function ProductImport({ loaderData, actionData }: Route.Componen
   );
 }
 
+function plural(count: number, word: string): string {
+  return `${String(count).replace(/\B(?=(\d{3})+$)/g, ",")} ${word}${count === 1 ? "" : "s"}`;
+}
+
 type Report = NonNullable<NonNullable<Route.ComponentProps["actionData"]>["report"]>;
 
 function ImportReportView({ report, intent }: { report: Report; intent: "preview" | "import" | null }) {
@@ -108,14 +112,18 @@ function ImportReportView({ report, intent }: { report: Report; intent: "preview
       ) : (
         <>
           <p className="console-count" role="status">
-            {intent === "import" ? `The file has ${counts.error} ${counts.error === 1 ? "product" : "products"} with errors: fix ${counts.error === 1 ? "it" : "them"} and import again. ` : ""}
-            {report.rows} {report.rows === 1 ? "row" : "rows"}, {report.products.length} {report.products.length === 1 ? "product" : "products"} ({report.layout === "classic" ? "Shopify's classic layout" : "Shopify's current layout"}): {counts.created} created,{" "}
-            {counts.updated} updated, {counts.unchanged} unchanged, {counts.error} with errors.
+            {[
+              intent === "import" ? `The file has ${counts.error} ${counts.error === 1 ? "product" : "products"} with errors: fix ${counts.error === 1 ? "it" : "them"} and import again.` : "",
+              `${plural(report.rows, "row")}, ${plural(report.products.length, "product")} (Shopify's ${report.layout === "classic" ? "classic" : "current"} layout):`,
+              `${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.error} with errors.`,
+            ]
+              .filter(Boolean)
+              .join(" ")}
           </p>
           {report.ignoredColumns.length > 0 ? <p className="console-hint">Ignored columns: {report.ignoredColumns.join(", ")}.</p> : null}
           {report.products.length > REPORT_ROWS_SHOWN ? (
             <p className="console-hint">
-              The first {REPORT_ROWS_SHOWN.toLocaleString("en-US")} products are listed{counts.error > 0 ? ", errors first" : ""}.
+              The first 1,000 products are listed{counts.error > 0 ? ", errors first" : ""}.
             </p>
           ) : null}
           <table className="console-table" tabIndex={0}>
@@ -168,8 +176,7 @@ function AppliedImportReport({ applied }: { applied: NonNullable<Route.Component
     <section aria-labelledby="applied-heading">
       <h2 id="applied-heading">Imported “{applied.fileName}”</h2>
       <p className="console-notice" role="status">
-        Imported {applied.rows} {applied.rows === 1 ? "row" : "rows"} at {applied.createdAt}: {applied.counts.created} created, {applied.counts.updated} updated,{" "}
-        {applied.counts.unchanged} unchanged.
+        {`Imported ${plural(applied.rows, "row")} at ${applied.createdAt}: ${applied.counts.created} created, ${applied.counts.updated} updated, ${applied.counts.unchanged} unchanged.`}
       </p>
       {applied.ignoredColumns.length > 0 ? <p className="console-hint">Ignored columns: {applied.ignoredColumns.join(", ")}.</p> : null}
       {applied.pictures.length > 0 ? (
@@ -177,8 +184,7 @@ function AppliedImportReport({ applied }: { applied: NonNullable<Route.Component
           <h3>Pictures</h3>
           {pending > 0 ? (
             <p className="console-hint">
-              {pending} {pending === 1 ? "picture is" : "pictures are"} still being fetched: the products show without a picture until then. Reload this page to see them
-              arrive.
+              {`${pending} ${pending === 1 ? "picture is" : "pictures are"} still being fetched: the products show without a picture until then. Reload this page to see them arrive.`}
             </p>
           ) : null}
           <table className="console-table" tabIndex={0}>
