@@ -416,7 +416,7 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
     if (newDepartments.length > 0) changes.push(`New departments: ${newDepartments.join(", ")}`);
     for (const entry of stock) {
       const tracked = entry.before?.tracksStock ?? false;
-      if (entry.tracksStock && (entry.onHandBefore !== entry.onHandAfter || !entry.before)) changes.push(`Stock${entry.label}: ${entry.onHandBefore} -> ${entry.onHandAfter}`);
+      if (entry.tracksStock && entry.onHandBefore !== entry.onHandAfter) changes.push(`Stock${entry.label}: ${entry.onHandBefore} -> ${entry.onHandAfter}`);
       if (entry.before && tracked !== entry.tracksStock) changes.push(`Stock${entry.label}: ${entry.tracksStock ? "tracked" : "not tracked"}`);
       if (entry.before && entry.before.continueSelling !== entry.continueSelling) {
         changes.push(`Continue selling when out of stock${entry.label}: ${entry.continueSelling ? "yes" : "no"}`);

@@ -1,5 +1,5 @@
 import { gunzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../admin/audit-log";
 import { NO_PICTURE } from "../catalogue/catalogue-data";
 import { createTestShop } from "../testing/test-app";
