@@ -297,7 +297,7 @@ function readDepartments(header: ProductCsvHeader, row: ProductCsvRow, problem: 
   }
   for (const path of paths) {
     if (path.length > 2) problem(`departments go two levels deep: “${path.join(" > ").slice(0, 100)}” has ${path.length}.`);
-    else if (path.some((name) => name === "" || name.length > 80 || slugFromTitle(name) === "")) problem(`the department “${path.join(" > ").slice(0, 100)}” needs a name of 1 to 80 characters with a letter or digit.`);
+    else if (path.some((name) => name.length > 80 || !/[\p{L}\p{N}]/u.test(name))) problem(`the department “${path.join(" > ").slice(0, 100)}” needs a name of 1 to 80 characters with a letter or digit.`);
   }
   if (paths.length > 20) problem("a product is in at most 20 departments.");
   return paths;
