@@ -1,4 +1,5 @@
 import { gunzipSync } from "node:zlib";
+import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../admin/audit-log";
 import { NO_PICTURE } from "../catalogue/catalogue-data";
@@ -244,9 +245,12 @@ describeEachDatabase("products in and out as CSV", (getDatabase) => {
   });
 
   it("exports every product and imports the same file back unchanged, changing nothing", SLOW, async () => {
-    // An oversold variant (on hand below zero) and a formula-like title travel too.
+    // An oversold variant (on hand below zero), a formula-like title and an uploaded picture travel too.
     const tee = await productBySlug("csv-test-tee");
     await shop.services.inventory.setStock(db(), (await variantsOf(tee.id))[1]!.id, { tracksStock: true, continueSelling: false, onHand: -2 }, OPERATOR.email);
+    const mug = await productBySlug("csv-test-mug");
+    const picture = await shop.services.pictures.storePicture(await sharp({ create: { width: 500, height: 500, channels: 3, background: { r: 20, g: 90, b: 160 } } }).png().toBuffer());
+    await shop.services.catalogue.updateProduct(mug.id, { image: picture });
     const exported = await exportText();
     const products = await count("products");
     const lines = exported.split("\n").filter((line) => line !== "");
@@ -264,6 +268,13 @@ describeEachDatabase("products in and out as CSV", (getDatabase) => {
     const imported = await shop.services.productCsv.importFile(OPERATOR, csvFile(exported));
     expect(imported.ok && imported.report.counts).toEqual({ created: 0, updated: 0, unchanged: products, error: 0 });
     expect(await catalogueSnapshot()).toEqual(before);
+
+    // The shop's own picture, named for another product, is kept as it is: nothing is fetched.
+    expect(exported).toContain(`http://shop.test${picture.src}`);
+    const givenThePicture = await shop.services.productCsv.importFile(OPERATOR, csvFile(["URL handle,Product image URL", `csv-test-book,http://shop.test${picture.src}`].join("\n")));
+    expect(givenThePicture.ok && givenThePicture.report.products[0]).toMatchObject({ outcome: "updated", changes: [`Picture: ${picture.src}`] });
+    expect(givenThePicture.ok && (await shop.services.productCsv.getImport(givenThePicture.id))?.pictures).toEqual([]);
+    expect(await productBySlug("csv-test-book")).toMatchObject({ image: picture.src, image_width: picture.width, image_height: picture.height, image_srcset: picture.srcSet });
   });
 
   it("streams the export gzipped to a client that takes it, and plain to one that does not", SLOW, async () => {
