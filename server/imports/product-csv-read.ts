@@ -342,10 +342,11 @@ function readVariant(header: ProductCsvHeader, row: ProductCsvRow, line: number,
     if (continueSelling === undefined) problem(`“Continue selling when out of stock” is “${policy.slice(0, 40)}”: write CONTINUE or DENY (or TRUE or FALSE).`);
   }
 
-  // Tracked: a tracker named ("shopify"), or, in a file without that column, a quantity given.
+  // Tracked: a tracker named ("shopify"), not tracked: the tracker left empty; in a file without that column, a
+  // quantity given means tracked, and an empty one leaves the variant's tracking as it is.
   let stock: WantedVariant["stock"];
   const quantity = cell(row, "quantity");
-  const isTracked = has("tracker") ? cell(row, "tracker") !== "" : has("quantity") ? quantity !== "" : undefined;
+  const isTracked = has("tracker") ? cell(row, "tracker") !== "" : quantity !== "" ? true : undefined;
   if (isTracked === true) {
     let onHand: number | undefined;
     if (quantity !== "") {

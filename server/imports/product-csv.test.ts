@@ -160,6 +160,11 @@ describeEachDatabase("products in and out as CSV", (getDatabase) => {
     expect((await variantsOf(tee.id)).map((variant) => variant.on_hand)).toEqual([5, 3, 0]);
     const last = await db().selectFrom("stock_ledger").select(["reason", "quantity_before", "quantity_after"]).where("product_id", "=", tee.id).orderBy("id", "desc").executeTakeFirstOrThrow();
     expect(last).toEqual({ reason: "import", quantity_before: 7, quantity_after: 5 });
+    // Without a tracker column, an empty quantity leaves the stock as it is (tracked, 5); a tracker left empty stops tracking.
+    const keep = ["URL handle,Option1 name,Option1 value,Option2 name,Option2 value,Inventory quantity", "csv-test-tee,Size,S,Colour,Black,", "csv-test-tee,,S,,White,3", "csv-test-tee,,M,,Black,"];
+    expect((await shop.services.productCsv.preview(csvFile(keep.join("\n")))).products[0]).toMatchObject({ outcome: "unchanged" });
+    const untrack = keep.map((line, index) => (index === 0 ? `${line},Inventory tracker` : `${line},${index === 1 ? "" : "shopify"}`));
+    expect((await shop.services.productCsv.preview(csvFile(untrack.join("\n")))).products[0]).toMatchObject({ outcome: "updated", changes: ["Stock S / Black: not tracked"] });
   });
 
   it("imports Shopify's classic layout: departments from Type, HTML reduced to paragraphs, unknown columns listed", SLOW, async () => {
