@@ -28,10 +28,13 @@ export default [
   route("admin", "routes/admin/admin-layout.tsx", [
     index("routes/admin/admin-index.tsx"),
     route("products", "routes/admin/products.tsx"),
+    route("products/import", "routes/admin/product-import.tsx"),
+    route("products/export", "routes/admin/products-export.ts"),
     route("products/:id", "routes/admin/product-edit.tsx"),
     route("departments", "routes/admin/departments.tsx"),
     route("operators", "routes/admin/operators.tsx"),
     route("orders", "routes/admin/orders.tsx"),
+    route("orders/export", "routes/admin/orders-export.ts"),
     route("orders/:number", "routes/admin/order-detail.tsx"),
     route("shipping", "routes/admin/shipping.tsx"),
     route("taxes", "routes/admin/taxes.tsx"),

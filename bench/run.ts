@@ -21,6 +21,7 @@ import { separateProcessorCheckoutScenario } from "./scenarios/checkout-separate
 import { growthScenario } from "./scenarios/growth.ts";
 import { pageWeightScenario } from "./scenarios/page-weight.ts";
 import { pagesScenario } from "./scenarios/pages.ts";
+import { productImportScenario } from "./scenarios/product-import.ts";
 import { hurriedSoakScenario, soakScenario } from "./scenarios/soak.ts";
 import { throughputScenario } from "./scenarios/throughput.ts";
 
@@ -43,6 +44,7 @@ const ALL_SCENARIOS: Scenario<unknown>[] = [
   catalogueScenario,
   adminOrdersScenario,
   departmentListingScenario,
+  productImportScenario,
 ];
 const DATABASES: DatabaseKind[] = ["pglite", "postgres"];
 

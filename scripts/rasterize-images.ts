@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { chromium } from "@playwright/test";
 import { findChromium } from "../tests/e2e/support/find-chromium.ts";
 import { BANNER_LABELS, BANNER_SIZE, BANNER_WIDTHS, bannerPath } from "../shared/banners.ts";
-import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "../server/catalogue/catalogue-data.ts";
+import { catalogue, NO_PICTURE, PRODUCT_IMAGE_SIZE, productImagePath } from "../server/catalogue/catalogue-data.ts";
 
 const projectDir = new URL("../", import.meta.url);
 /** A picture's path ("/images/…") as a file under the project. */
@@ -24,6 +24,7 @@ for (let banner = 1; banner <= BANNER_LABELS.length; banner++) {
 for (const { id } of catalogue) {
   jobs.push({ source: productImagePath(id, "svg"), target: productImagePath(id, "webp"), ...PRODUCT_IMAGE_SIZE });
 }
+jobs.push({ source: NO_PICTURE.source, target: NO_PICTURE.src, ...PRODUCT_IMAGE_SIZE });
 
 const browser = await chromium.launch({ executablePath: findChromium() });
 try {

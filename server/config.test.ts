@@ -210,6 +210,16 @@ describe("TEST_ONLY_STRIPE_API_URL", () => {
   });
 });
 
+describe("TEST_ONLY_ALLOW_LOOPBACK_PICTURES", () => {
+  it("lets a CSV import fetch pictures from this machine in tests, and is refused with live keys", () => {
+    expect(parseConfig({}).TEST_ONLY_ALLOW_LOOPBACK_PICTURES).toBe(false);
+    expect(parseConfig({ TEST_ONLY_ALLOW_LOOPBACK_PICTURES: "true" }).TEST_ONLY_ALLOW_LOOPBACK_PICTURES).toBe(true);
+    const live = { STRIPE_SECRET_KEY: "sk_live_abc123", STRIPE_PUBLISHABLE_KEY: "pk_live_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
+    expect(() => parseConfig({ ...live, TEST_ONLY_ALLOW_LOOPBACK_PICTURES: "true" })).toThrow(/TEST_ONLY_ALLOW_LOOPBACK_PICTURES: is for tests only/);
+    expect(() => parseConfig({ TEST_ONLY_ALLOW_LOOPBACK_PICTURES: "yes" })).toThrow(/TEST_ONLY_ALLOW_LOOPBACK_PICTURES: must be true or false/);
+  });
+});
+
 describe("outgoing e-mail", () => {
   it("is off without SMTP_URL, and takes smtp:// or smtps:// with MAIL_FROM", () => {
     expect(parseConfig({}).SMTP_URL).toBeUndefined();

@@ -69,6 +69,14 @@ const configSchema = z
    * be tested offline. Refused with live keys, with PROCESSOR_URL, and for any host but this machine's loopback.
    */
   TEST_ONLY_STRIPE_API_URL: z.url({ protocol: /^http$/, error: "must be an http:// URL" }).max(2048).optional(),
+  /**
+   * Tests only: a CSV import may fetch pictures from this machine's loopback addresses (a test's picture server);
+   * every other private, link-local or metadata address stays refused. Refused with live Stripe keys.
+   */
+  TEST_ONLY_ALLOW_LOOPBACK_PICTURES: z
+    .enum(["true", "false", "1", "0"], { error: "must be true or false (or 1 or 0)" })
+    .transform((value) => value === "true" || value === "1")
+    .default(false),
   /** Outgoing e-mail, e.g. smtp://user:pass@smtp.example:587 (STARTTLS when offered) or smtps://…:465; unset: e-mails are logged. */
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).max(2048).optional(),
   /** The From of every e-mail, e.g. "Storefront <orders@shop.example>"; required with SMTP_URL. */
@@ -147,6 +155,10 @@ const configSchema = z
       if (missing.length > 0 || secretMode !== "test" || publishableMode !== "test") refuse("is for tests only: it needs all three Stripe keys, in test mode (sk_test_…, pk_test_…)");
       if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(config.TEST_ONLY_STRIPE_API_URL).hostname)) refuse("must name this machine (127.0.0.1, localhost or [::1]): it is for a test processor");
       if (config.PROCESSOR_URL) refuse("cannot be set with PROCESSOR_URL: one is Stripe mode against a test processor, the other the built-in mode");
+    }
+    // A shop taking real money never fetches from its own machine's addresses on an import's say-so.
+    if (config.TEST_ONLY_ALLOW_LOOPBACK_PICTURES && (secretMode === "live" || publishableMode === "live")) {
+      context.addIssue({ code: "custom", path: ["TEST_ONLY_ALLOW_LOOPBACK_PICTURES"], message: "is for tests only: it cannot be set with live Stripe keys" });
     }
     if (config.PROCESSOR_URL && missing.length > 0) {
       context.addIssue({ code: "custom", path: ["PROCESSOR_URL"], message: "needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET: the keys the processor was started with" });

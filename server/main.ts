@@ -61,6 +61,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     metricsAllow: config.METRICS_ALLOW,
     allowedHosts: config.ALLOWED_HOSTS,
     operator,
+    allowLoopbackPictures: config.TEST_ONLY_ALLOW_LOOPBACK_PICTURES,
     clientBuildDir,
     devMiddleware,
     // A function, so that in development every request sees the latest route modules.
@@ -73,6 +74,9 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
   if (!config.SMTP_URL) logger.warn("E-mail: no SMTP_URL, so e-mails are not sent: each is kept in the database and logged with its links (docs/email.md)");
   if (config.TEST_ONLY_STRIPE_API_URL) {
     logger.warn({ apiUrl: config.TEST_ONLY_STRIPE_API_URL }, "Stripe mode for tests: the server's Stripe calls go to a test processor (TEST_ONLY_STRIPE_API_URL), not to Stripe");
+  }
+  if (config.TEST_ONLY_ALLOW_LOOPBACK_PICTURES) {
+    logger.warn("Pictures for tests: a CSV import may fetch pictures from this machine's loopback addresses (TEST_ONLY_ALLOW_LOOPBACK_PICTURES)");
   }
   if (shop.services.provider.mode === "built-in") {
     logger.warn("Test mode: no real payments. The built-in processor takes test cards only; set the STRIPE_* keys to take payments (docs/stripe.md)");

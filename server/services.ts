@@ -32,6 +32,9 @@ import { createReviewService } from "./reviews/review-service";
 import { createSessionService } from "./sessions/session-service";
 import { createShippingService } from "./shipping/shipping-service";
 import { createStockAlertService } from "./stock-alerts/stock-alert-service";
+import { createPictureFetcher } from "./imports/picture-fetcher";
+import { createProductCsvImport } from "./imports/product-csv-import";
+import { createCsvExports } from "./imports/csv-exports";
 
 /**
  * Everything a request handler may use, built once per process from one database handle.
@@ -52,6 +55,8 @@ export interface ServiceOptions {
   reviewRequestDays?: number;
   /** How long a payment holds the basket's tracked stock (RESERVATION_MINUTES; 15). */
   reservationMinutes?: number;
+  /** TEST_ONLY_ALLOW_LOOPBACK_PICTURES: a CSV import may fetch pictures from this machine (tests' picture servers). */
+  allowLoopbackPictures?: boolean;
 }
 
 export const DEFAULT_REVIEW_REQUEST_DAYS = 7;
@@ -107,6 +112,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const pictures = createPictureStore(db);
   const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory);
   const reviews = createReviewService(db, { onCatalogueChanged: () => catalogue.noteCatalogueWrite() });
+  const pictureFetcher = createPictureFetcher({ db, pictures, catalogue, logger, allowLoopback: options.allowLoopbackPictures });
   const reviewRequests = createReviewRequests({ db, email, preferences: emailPreferences, logger, days: options.reviewRequestDays ?? DEFAULT_REVIEW_REQUEST_DAYS });
   return {
     metrics,
@@ -140,6 +146,9 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     auditLog: createAuditLog(db),
     adminProducts: createAdminProducts(db, catalogue, pictures, departments, inventory),
     adminOrders,
+    pictureFetcher,
+    productCsv: createProductCsvImport({ db, catalogue, departments, inventory, onPicturesQueued: () => pictureFetcher.wake() }),
+    csvExports: createCsvExports(db),
   };
 }
 

@@ -64,6 +64,8 @@ export interface ShopOptions {
   reservationSweepMs?: number;
   /** OPERATOR_EMAIL and its password: the account is made an operator at start (server/admin/operator-service.ts). */
   operator?: { email: string; password: string };
+  /** TEST_ONLY_ALLOW_LOOPBACK_PICTURES: a CSV import may fetch pictures from this machine (tests only). */
+  allowLoopbackPictures?: boolean;
 }
 
 /** How long a stop waits for in-flight requests before closing their connections. */
@@ -118,6 +120,7 @@ export async function createShop(options: ShopOptions) {
     paymentLimits: options.paymentLimits,
     reviewRequestDays: options.reviewRequestDays,
     reservationMinutes: options.reservationMinutes,
+    allowLoopbackPictures: options.allowLoopbackPictures,
   });
   const retention = createRetentionSweep({ db: database.db, logger });
   const emailSender = createEmailSender({
@@ -174,6 +177,8 @@ export async function createShop(options: ShopOptions) {
     retention.start();
     emailSender.start();
     services.reviewRequests.start();
+    // Pictures a CSV import named elsewhere, left pending by an instance that stopped, and every import's after it.
+    services.pictureFetcher.start();
     // Reservations past their time go back on sale (and guest pages hear of it when that changes what they say).
     const reservationSweep = services.inventory.startSweep(options.reservationSweepMs);
     // Payments that succeeded while no server was up to record them (a crash after the charge) get their orders.
@@ -190,6 +195,7 @@ export async function createShop(options: ShopOptions) {
         await services.reviewRequests.stop();
         await emailSender.stop();
         await reservationSweep.stop();
+        await services.pictureFetcher.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);

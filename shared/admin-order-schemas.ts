@@ -5,12 +5,22 @@ import type { OrderStatus } from "./orders";
 
 const STATUSES = ["paid", "shipped", "cancelled", "refunded", "partially_refunded", "disputed"] as const satisfies readonly OrderStatus[];
 
-/** The console's orders list: a status filter, a search (order number or e-mail), the keyset cursor. */
+const calendarDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .refine((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day))
+  .optional()
+  .catch(undefined);
+
+/** The console's orders list: a status filter, a search (order number or e-mail), paid between two days, the keyset cursor. */
 export const adminOrderListSchema = z.object({
   status: z.enum(STATUSES).optional().catch(undefined),
   // Text PostgreSQL cannot take (a NUL, a lone surrogate) is no search and no cursor.
   q: z.string().trim().max(254).refine(isStorableText).catch(""),
   after: z.string().max(200).refine(isStorableText).optional().catch(undefined),
+  /** Paid on or after, on or before (YYYY-MM-DD, a date input's value); anything else is no bound. */
+  from: calendarDay,
+  to: calendarDay,
 });
 
 /** The key each refund form carries, made when the form is drawn: a second submission of it refunds nothing more. */

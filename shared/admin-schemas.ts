@@ -122,6 +122,11 @@ export function toAdminProductInput(parsed: z.infer<typeof adminProductSchema>):
   };
 }
 
+/** The CSV import's form (the file travels beside it): which button was pressed. */
+export const productImportFormSchema = z.strictObject({
+  intent: z.enum(["preview", "import"], { error: "The form was not understood. Reload the page and try again." }),
+});
+
 /** The role form: an account's e-mail address. */
 export const operatorEmailSchema = z.strictObject({
   intent: z.enum(["grant", "revoke"]),

@@ -20,7 +20,7 @@ export async function readFormFields(request: Request): Promise<Record<string, s
 }
 
 /**
- * A form with one file field (multipart/form-data) as plain fields and that file's bytes: null when none was chosen
+ * A form with one file field (multipart/form-data) as plain fields and that file's bytes and name: null when none was chosen
  * (browsers send an empty, unnamed file then). Files in other fields and repeated fields are refused, as above, but
  * for the `repeatable` ones (a multi-select), whose values come joined by commas.
  */
@@ -28,18 +28,22 @@ export async function readFormWithFile(
   request: Request,
   fileField: string,
   { repeatable = [] }: { repeatable?: readonly string[] } = {},
-): Promise<{ fields: Record<string, string>; file: Uint8Array | null }> {
+): Promise<{ fields: Record<string, string>; file: Uint8Array | null; fileName: string }> {
   const form = await request.formData().catch(() => {
     throw new AppError("BAD_REQUEST", "The request was not understood. The form could not be read.");
   });
   const fields = new Map<string, string>();
   let file: Uint8Array | null = null;
+  let fileName = "";
   let seenFile = false;
   for (const [name, value] of form) {
     if (name === fileField) {
       if (seenFile) throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
       seenFile = true;
-      if (typeof value !== "string" && value.size > 0) file = new Uint8Array(await value.arrayBuffer());
+      if (typeof value !== "string" && value.size > 0) {
+        file = new Uint8Array(await value.arrayBuffer());
+        fileName = isStorableText(value.name) ? value.name.slice(0, 255) : "";
+      }
       continue;
     }
     if (typeof value !== "string") throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: files are not accepted.`);
@@ -51,5 +55,5 @@ export async function readFormWithFile(
     if (!isStorableText(name) || !isStorableText(value)) throw new AppError("BAD_REQUEST", unstorableTextMessage(name));
     fields.set(name, value);
   }
-  return { fields: Object.fromEntries(fields), file };
+  return { fields: Object.fromEntries(fields), file, fileName };
 }

@@ -39,6 +39,15 @@ export function currentPictureUrl(requestPath: string): string | undefined {
   )?.url;
 }
 
+/**
+ * The reference a product row holds for one of the shop's own pictures, from an address of it (its built one, an
+ * earlier build's, or its path under the project), or undefined when the address is not one of them.
+ */
+export function shopPictureReference(requestPath: string): string | undefined {
+  const current = builtUrls[requestPath] ? requestPath : currentPictureUrl(requestPath) ?? requestPath;
+  return Object.entries(builtUrls).find(([reference, url]) => reference === current || url === current)?.[0];
+}
+
 /** The home page's banners as the carousel draws them, each at both widths. */
 export const bannerSlides = BANNER_LABELS.map((label, index) => {
   const url = (width: number) => pictureUrl(bannerPath(index + 1, { webpWidth: width }));

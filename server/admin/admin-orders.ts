@@ -1,5 +1,6 @@
-import { sql } from "kysely";
+import { sql, type SelectQueryBuilder } from "kysely";
 import type { DB, Writer } from "../db/client";
+import type { Database } from "../db/schema";
 import { keysetCursor } from "../db/keyset-cursor";
 import type { EmailOutbox } from "../email/email-outbox";
 import type { Logger } from "../logger";
@@ -33,6 +34,30 @@ export interface AdminOrderRow {
   refundedCents: number;
   contactEmail: string | null;
   isTest: boolean;
+}
+
+/** What the console's orders list (and its CSV export) is narrowed to: a status, a search, paid on or between two days (UTC). */
+export interface AdminOrderFilter {
+  status?: OrderStatus;
+  /** An order number, or an e-mail (whole, any case). */
+  search?: string;
+  /** YYYY-MM-DD: paid on that day or later, on that day or earlier. */
+  paidFrom?: string;
+  paidTo?: string;
+}
+
+/** The filter as conditions on a query of orders (the list's and the export's: the same orders). */
+export function filterOrders<Query extends SelectQueryBuilder<Database, "orders", object>>(query: Query, filter: AdminOrderFilter): Query {
+  let filtered = query;
+  if (filter.status) filtered = filtered.where("status", "=", filter.status) as Query;
+  const search = filter.search?.trim();
+  if (search) {
+    if (ORDER_NUMBER_PATTERN.test(search.toUpperCase())) filtered = filtered.where("number", "=", search.toUpperCase()) as Query;
+    else filtered = filtered.where(sql<string>`lower(contact_email)`, "=", search.toLowerCase()) as Query;
+  }
+  if (filter.paidFrom) filtered = filtered.where("paid_at", ">=", sql<Date>`${filter.paidFrom}::date::timestamp at time zone 'UTC'`) as Query;
+  if (filter.paidTo) filtered = filtered.where("paid_at", "<", sql<Date>`(${filter.paidTo}::date + 1)::timestamp at time zone 'UTC'`) as Query;
+  return filtered;
 }
 
 /** The console's pages of all orders: (paid_at, intent id) of the previous page's last order. */
@@ -181,19 +206,16 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
      * All orders, newest paid first, by keyset on (paid_at, id) (the orders_paid and orders_status_paid indexes),
      * so any page costs what the first does. A search is an order number, or an e-mail (whole, any case).
      */
-    async listOrders(filter: { status?: OrderStatus; search?: string; after?: string | null }): Promise<{ orders: AdminOrderRow[]; next: string | null }> {
-      let query = db
-        .selectFrom("orders")
-        .select(["id", "number", "paid_at", "status", "amount_cents", "refunded_cents", "contact_email", "livemode"])
-        .orderBy("paid_at", "desc")
-        .orderBy("id", "desc")
-        .limit(ADMIN_ORDERS_PAGE_SIZE + 1);
-      if (filter.status) query = query.where("status", "=", filter.status);
-      const search = filter.search?.trim();
-      if (search) {
-        if (ORDER_NUMBER_PATTERN.test(search.toUpperCase())) query = query.where("number", "=", search.toUpperCase());
-        else query = query.where(sql<string>`lower(contact_email)`, "=", search.toLowerCase());
-      }
+    async listOrders(filter: AdminOrderFilter & { after?: string | null }): Promise<{ orders: AdminOrderRow[]; next: string | null }> {
+      let query = filterOrders(
+        db
+          .selectFrom("orders")
+          .select(["id", "number", "paid_at", "status", "amount_cents", "refunded_cents", "contact_email", "livemode"])
+          .orderBy("paid_at", "desc")
+          .orderBy("id", "desc")
+          .limit(ADMIN_ORDERS_PAGE_SIZE + 1),
+        filter,
+      );
       const after = ordersCursor.decode(filter.after);
       if (after) query = query.where(sql<boolean>`(paid_at, id) < (${after.at}, ${after.id})`);
       const rows = await query.execute();

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import slugify from "@sindresorhus/slugify";
 import { sql, type Selectable, type Transaction } from "kysely";
 import type { DB, Writer } from "../db/client";
+import { inBatches } from "../db/in-batches";
 import type { Database, ProductTable } from "../db/schema";
 import { AppError } from "../../shared/errors";
 import type { VariantFormInput } from "../../shared/admin-schemas";
@@ -174,7 +175,57 @@ const editableColumns = [
   "image_srcset",
   "status",
   "featured_position",
+  "vendor",
+  "product_type",
+  "tags",
 ] as const;
+
+/** A product as a CSV import writes it: every column the import decides (server/imports/product-csv-import.ts). */
+export interface ImportedProductValues {
+  id: string;
+  /** The file's URL handle, as an address. */
+  slug: string;
+  title: string;
+  description: string;
+  priceCents: number;
+  status: "active" | "archived";
+  vendor: string;
+  productType: string;
+  tags: readonly string[];
+  image: { src: string; width: number; height: number; srcSet: string | null };
+}
+
+/** A product's options and variants as a CSV import writes them: each variant with its id (kept or new). */
+export interface ImportedOptionsAndVariants {
+  productId: string;
+  options: readonly { name: string; values: readonly string[] }[];
+  variants: readonly {
+    id: string;
+    optionValues: readonly string[];
+    sku: string | null;
+    priceCents: number;
+    compareAtCents: number | null;
+    weightGrams: number;
+    chargeTax: boolean;
+  }[];
+}
+
+function importedColumns(product: ImportedProductValues) {
+  return {
+    slug: product.slug,
+    title: product.title,
+    description: product.description,
+    price_cents: product.priceCents,
+    status: product.status,
+    vendor: product.vendor,
+    product_type: product.productType,
+    tags: JSON.stringify(product.tags),
+    image: product.image.src,
+    image_width: product.image.width,
+    image_height: product.image.height,
+    image_srcset: product.image.srcSet,
+  };
+}
 
 /** The columns a set of changes writes (updateProduct); a change left out writes nothing. */
 function columnsOf(changes: ProductChanges) {
@@ -550,6 +601,94 @@ export function createCatalogueService(
         pageCount: Math.ceil(total / LISTING_PAGE_SIZE),
         departmentCounts: Object.fromEntries(counts),
       };
+    },
+
+    /**
+     * A CSV import's products, in the import's transaction (server/imports/product-csv-import.ts): the new ones
+     * inserted in batches, each at its own address (its handle, which no product holds: the import matched it
+     * otherwise), the changed ones updated; an address a product leaves keeps answering with a redirect.
+     */
+    async writeImportedProducts(
+      trx: Transaction<Database>,
+      { created, updated }: { created: readonly (ImportedProductValues & { rating: 1 | 2 | 3 | 4 | 5 })[]; updated: readonly (ImportedProductValues & { previousSlug: string })[] },
+    ): Promise<void> {
+      for (const batch of inBatches(created, 500)) {
+        await trx.deleteFrom("product_slug_history").where("slug", "in", batch.map((product) => product.slug)).execute();
+        await trx
+          .insertInto("products")
+          .values(batch.map((product) => ({ id: product.id, ...importedColumns(product), rating: product.rating, featured_position: null })))
+          .execute();
+      }
+      for (const product of updated) {
+        if (product.slug !== product.previousSlug) {
+          await trx
+            .insertInto("product_slug_history")
+            .values({ slug: product.previousSlug, product_id: product.id })
+            .onConflict((conflict) => conflict.column("slug").doUpdateSet({ product_id: product.id, retired_at: sql`now()` }))
+            .execute();
+          await trx.deleteFrom("product_slug_history").where("slug", "=", product.slug).execute();
+        }
+        await trx
+          .updateTable("products")
+          .set({ ...importedColumns(product), updated_at: sql`now()` })
+          .where("id", "=", product.id)
+          .execute();
+      }
+      checkedAt = -Infinity;
+    },
+
+    /**
+     * A CSV import's options and variants, for each product it created or whose options or variants it changed, in
+     * the import's transaction: options replaced, variants written by id (the import keeps an existing variant's id
+     * when its values are the same, so its baskets and stock stay), and the product's other variants removed. SKUs
+     * are checked by the import against every other product first.
+     */
+    async writeImportedVariants(trx: Transaction<Database>, products: readonly ImportedOptionsAndVariants[]): Promise<void> {
+      for (const batch of inBatches(products, 200)) {
+        const ids = batch.map((product) => product.productId);
+        await trx.deleteFrom("product_options").where("product_id", "in", ids).execute();
+        const options = batch.flatMap((product) =>
+          product.options.map((option, index) => ({ product_id: product.productId, position: index + 1, name: option.name, values: JSON.stringify(option.values) })),
+        );
+        for (const rows of inBatches(options, 1000)) await trx.insertInto("product_options").values(rows).execute();
+        // SKUs of the variants being kept or removed are freed first, so two variants may swap theirs.
+        await trx.updateTable("product_variants").set({ sku: null }).where("product_id", "in", ids).where("sku", "is not", null).execute();
+        const variants = batch.flatMap((product) =>
+          product.variants.map((variant, position) => ({
+            id: variant.id,
+            product_id: product.productId,
+            position,
+            option_values: JSON.stringify(variant.optionValues),
+            sku: variant.sku,
+            price_cents: variant.priceCents,
+            compare_at_cents: variant.compareAtCents,
+            weight_grams: variant.weightGrams,
+            charge_tax: variant.chargeTax,
+          })),
+        );
+        for (const rows of inBatches(variants, 500)) {
+          await trx
+            .insertInto("product_variants")
+            .values(rows.map((row) => ({ ...row, image: null, image_width: null, image_height: null, image_srcset: null })))
+            .onConflict((conflict) =>
+              conflict.column("id").doUpdateSet((eb) => ({
+                position: eb.ref("excluded.position"),
+                option_values: eb.ref("excluded.option_values"),
+                sku: eb.ref("excluded.sku"),
+                price_cents: eb.ref("excluded.price_cents"),
+                compare_at_cents: eb.ref("excluded.compare_at_cents"),
+                weight_grams: eb.ref("excluded.weight_grams"),
+                charge_tax: eb.ref("excluded.charge_tax"),
+                updated_at: sql`now()`,
+              })),
+            )
+            .execute();
+        }
+        const kept = variants.map((variant) => variant.id);
+        await trx.deleteFrom("product_variants").where("product_id", "in", ids).where("id", "not in", kept).execute();
+      }
+      if (products.length > 0) await sql`update catalogue_version set version = version + 1`.execute(trx);
+      checkedAt = -Infinity;
     },
 
     /** Deletes products (an import taken back): their departments go with them; orders keep their own copies. */

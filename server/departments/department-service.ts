@@ -5,6 +5,7 @@ import type { Database, DepartmentTable } from "../db/schema";
 import { AppError } from "../../shared/errors";
 import type { Department, DepartmentBranch, DepartmentTrail } from "../../shared/departments";
 import { recordAudit, type Actor } from "../admin/audit-log";
+import { inBatches } from "../db/in-batches";
 
 type DepartmentRow = Selectable<DepartmentTable>;
 
@@ -26,6 +27,17 @@ export function buildTree(departments: readonly Department[]): DepartmentBranch[
 /** A department's address from its name ("Home & Kitchen" → "home-kitchen"). */
 export function departmentSlug(name: string): string {
   return slugify(name, { decamelize: false, customReplacements: [["&", ""]] }).slice(0, 80).replace(/-+$/, "");
+}
+
+/** How a department is named in a CSV: its name, or its parent's and its own ("Computers > Monitors"). */
+export function departmentPath(department: Pick<Department, "name" | "parentId">, all: readonly Pick<Department, "id" | "name">[]): string[] {
+  const parent = department.parentId === null ? undefined : all.find((candidate) => candidate.id === department.parentId);
+  return parent ? [parent.name, department.name] : [department.name];
+}
+
+/** One key per path whatever its case: "computers > monitors". */
+export function departmentPathKey(path: readonly string[]): string {
+  return path.map((name) => name.toLowerCase()).join(" > ");
 }
 
 export interface DepartmentInput {
@@ -167,6 +179,60 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
       cached = undefined;
       catalogue.noteWrite();
       return { before, after: [...wanted].sort() };
+    },
+
+    /**
+     * The departments a CSV import names, each a path of one or two names ("Books", "Computers > Monitors"), found
+     * by name in any case (a lone name: a top-level department before a sub-department of that name) and created at
+     * the end of their siblings when missing, in the import's transaction. Answers each path's id by
+     * departmentPathKey.
+     */
+    async findOrCreateByPaths(trx: Transaction<Database>, paths: readonly (readonly string[])[]): Promise<Map<string, string>> {
+      const rows = await trx.selectFrom("departments").select(departmentColumns).orderBy("position").orderBy("name").execute();
+      const all = rows.map(toDepartment);
+      const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+      const create = async (name: string, parentId: string | null): Promise<Department> => {
+        const slug = await freeSlug(trx, name, null);
+        const last = all.filter((department) => department.parentId === parentId).reduce((highest, department) => Math.max(highest, department.position), 0);
+        const row = await trx
+          .insertInto("departments")
+          .values({ name, slug, description: "", parent_id: parentId, position: last + 1 })
+          .returning(departmentColumns)
+          .executeTakeFirstOrThrow();
+        all.push(toDepartment(row));
+        return toDepartment(row);
+      };
+      const found = new Map<string, string>();
+      for (const path of paths) {
+        const key = departmentPathKey(path);
+        if (found.has(key)) continue;
+        const [first = "", second] = path;
+        let department: Department;
+        if (second === undefined) {
+          department =
+            all.find((candidate) => candidate.parentId === null && same(candidate.name, first)) ??
+            all.find((candidate) => same(candidate.name, first)) ??
+            (await create(first, null));
+        } else {
+          const parent = all.find((candidate) => candidate.parentId === null && same(candidate.name, first)) ?? (await create(first, null));
+          department = all.find((candidate) => candidate.parentId === parent.id && same(candidate.name, second)) ?? (await create(second, parent.id));
+        }
+        found.set(key, department.id);
+      }
+      cached = undefined;
+      catalogue.noteWrite();
+      return found;
+    },
+
+    /** Puts each product in exactly its departments (a CSV import's, in its transaction; ids the import found or made). */
+    async placeImportedProducts(trx: Transaction<Database>, placements: ReadonlyMap<string, readonly string[]>): Promise<void> {
+      for (const batch of inBatches([...placements], 500)) {
+        await trx.deleteFrom("product_departments").where("product_id", "in", batch.map(([productId]) => productId)).execute();
+        const rows = batch.flatMap(([productId, departmentIds]) => [...new Set(departmentIds)].map((departmentId) => ({ product_id: productId, department_id: departmentId })));
+        for (const inserted of inBatches(rows, 1000)) await trx.insertInto("product_departments").values(inserted).execute();
+      }
+      cached = undefined;
+      catalogue.noteWrite();
     },
 
     /** How many products each department holds directly (the console's list). */

@@ -77,14 +77,23 @@ function manifestScript(assets: Assets, side: "operator" | "shop"): Response {
   });
 }
 
-/** The console's form with a picture: the only request bodies above the shop's 32 KB limit (a 10 MB picture, its fields). */
+/**
+ * The console's two forms with a file, the only request bodies above the shop's 32 KB limit: the product form's
+ * picture (10 MB and its fields) and the CSV import (20 MB and its fields).
+ */
 const PICTURE_TOO_LARGE = "The picture is larger than 10 MB. Nothing was saved: go back and choose a smaller one.";
 export const PICTURE_FORM_MAX_BYTES = 10 * 1024 * 1024 + 64 * 1024;
-const PICTURE_FORM_PATH = /^\/admin\/products\/[^/]+\/?$/;
-export const isPictureForm = (method: string, path: string) => method === "POST" && PICTURE_FORM_PATH.test(path);
+const CSV_TOO_LARGE = "The file is larger than 20 MB. Nothing was imported: go back and choose a smaller one, or split the file.";
+export const CSV_IMPORT_FORM_MAX_BYTES = 20 * 1024 * 1024 + 64 * 1024;
+const CSV_IMPORT_FORM_PATH = /^\/admin\/products\/import(?:\.data)?\/?$/;
+const PICTURE_FORM_PATH = /^\/admin\/products\/(?!import(?:\.data)?\/?$)[^/]+\/?$/;
+const isPictureForm = (method: string, path: string) => method === "POST" && PICTURE_FORM_PATH.test(path);
+const isCsvImportForm = (method: string, path: string) => method === "POST" && CSV_IMPORT_FORM_PATH.test(path);
+/** A console form allowed more than the shop's body limit (from an operator only: consoleRequestLimits). */
+export const isLargeConsoleForm = (method: string, path: string) => isPictureForm(method, path) || isCsvImportForm(method, path);
 
 /**
- * The console's request limits: the picture form alone may carry a large body, and only from an operator; everyone
+ * The console's request limits: the picture form and the CSV import alone may carry a large body, and only from an operator; everyone
  * else's is held to the shop's limit, as on any other address. An operator's console pages are never cached.
  * (Who sees the console at all is decided by which page handler answers: see createPageHandlers.)
  */
@@ -93,20 +102,27 @@ export function consoleRequestLimits({ maxBodyBytes }: { maxBodyBytes: number })
     throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large.");
   };
   // A form posted without JavaScript gets a page with the sentence, not an error body; the enhanced form, the same status.
-  const pictureFormLimit = bodyLimit({
-    maxSize: PICTURE_FORM_MAX_BYTES,
-    onError: (c) =>
-      c.html(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Picture too large | Console</title></head><body><main><h1>Picture too large</h1><p>${PICTURE_TOO_LARGE}</p><p><a href="${c.req.path.replace(/[^\w/-]/g, "")}">Back to the form</a></p></main></body></html>`,
-        413,
-      ),
-  });
+  const formLimit = (maxSize: number, title: string, sentence: string) =>
+    bodyLimit({
+      maxSize,
+      onError: (c) =>
+        c.html(
+          `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} | Console</title></head><body><main><h1>${title}</h1><p>${sentence}</p><p><a href="${c.req.path.replace(/\.data$/, "").replace(/[^\w/-]/g, "")}">Back to the form</a></p></main></body></html>`,
+          413,
+        ),
+    });
+  const pictureFormLimit = formLimit(PICTURE_FORM_MAX_BYTES, "Picture too large", PICTURE_TOO_LARGE);
+  const csvImportFormLimit = formLimit(CSV_IMPORT_FORM_MAX_BYTES, "File too large", CSV_TOO_LARGE);
   const shopLimit = bodyLimit({ maxSize: maxBodyBytes, onError: tooLarge });
   return async (c, next) => {
     if (!isAdminPath(c.req.path)) return next();
-    if (c.get("shopper").user?.isOperator !== true) return isPictureForm(c.req.method, c.req.path) ? shopLimit(c, next) : next();
+    if (c.get("shopper").user?.isOperator !== true) return isLargeConsoleForm(c.req.method, c.req.path) ? shopLimit(c, next) : next();
     // The limit answers a too-large form itself; that answer becomes the response.
-    const refusal: unknown = isPictureForm(c.req.method, c.req.path) ? await pictureFormLimit(c, next) : await next();
+    const refusal: unknown = isPictureForm(c.req.method, c.req.path)
+      ? await pictureFormLimit(c, next)
+      : isCsvImportForm(c.req.method, c.req.path)
+        ? await csvImportFormLimit(c, next)
+        : await next();
     if (refusal instanceof Response) c.res = refusal;
     if (!c.res.headers.has("Cache-Control")) c.res.headers.set("Cache-Control", "private, no-store");
   };

@@ -11,7 +11,7 @@ import { BUILT_IN_PROCESSOR_PATH } from "../payments/payment-provider";
 import type { Services } from "../services";
 import { accountRoutes } from "./account-routes";
 import type { AppEnv } from "./app-env";
-import { consoleRequestLimits, isPictureForm } from "./admin-guard";
+import { consoleRequestLimits, isLargeConsoleForm } from "./admin-guard";
 import { allowedHostsOnly } from "./allowed-hosts";
 import { basketRoutes } from "./basket-routes";
 import { clientIp } from "./client-ip";
@@ -120,9 +120,9 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
   app.use((c, next) => (isOwnProcessorCall(c) ? next() : shedPastBound(c, next)));
   app.route("/", pictureRoutes);
 
-  // Everything below may read the session or change state. The console's picture form gets its limit from adminGuard.
+  // Everything below may read the session or change state. The console's picture and CSV forms get theirs from adminGuard.
   const shopBodyLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large."); } });
-  app.use((c, next) => (isPictureForm(c.req.method, c.req.path) ? next() : shopBodyLimit(c, next)));
+  app.use((c, next) => (isLargeConsoleForm(c.req.method, c.req.path) ? next() : shopBodyLimit(c, next)));
   app.use(sameOriginOnly({ publicUrl, trustedProxyHops }));
   if (processor) app.route(BUILT_IN_PROCESSOR_PATH, processor.app);
   app.use(clientIp({ trustedProxyHops }));

@@ -6,7 +6,7 @@ import type { DB } from "../db/client";
 import type { DepartmentService } from "../departments/department-service";
 import { AppError } from "../../shared/errors";
 
-/** One product as an import brings it (a CSV row, the demo catalogue): keyed by its own id. */
+/** One product as the demo catalogue brings it: keyed by its own id, with its picture's bytes. */
 export interface ImportedProduct {
   /** Stable across imports: importing the same id again updates that product. */
   id: string;
@@ -28,7 +28,8 @@ export interface ImportOutcome {
 }
 
 /**
- * The one way products come into the catalogue in bulk: the demo catalogue today, the console's CSV import next.
+ * The demo catalogue's way into the catalogue: products by their own ids, with their pictures' bytes. (The console's
+ * CSV import matches products by handle and SKU and writes a whole file in one transaction: product-csv-import.ts.)
  * Each product is written with its departments and its audit entry in one transaction (the catalogue's own write,
  * its hook), so a product never exists without them; importing the same rows again changes nothing but what changed.
  */

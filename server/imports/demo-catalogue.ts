@@ -10,9 +10,9 @@ import { DEMO_PRODUCTS } from "./demo-catalogue-data";
 const DEMO_ACTOR = { id: null, email: "npm run demo-catalogue" };
 
 /**
- * Adds the demo catalogue (or, with `remove`, takes it away) through the catalogue import, the path a CSV import
- * takes: sixty unfeatured products in the seeded departments, pictures from `picturesDir` ({id}.webp). Running it
- * again updates the same products; the home page keeps its six.
+ * Adds the demo catalogue (or, with `remove`, takes it away) through the catalogue import: sixty unfeatured products
+ * in the seeded departments, pictures from `picturesDir` ({id}.webp). Running it again updates the same products; the
+ * home page keeps its six.
  */
 export async function applyDemoCatalogue(db: DB, { remove, picturesDir }: { remove: boolean; picturesDir: string }): Promise<string> {
   const catalogue = createCatalogueService(db);

@@ -4,6 +4,7 @@ import { availabilityWord, onlyLeftOfMessage, type VariantStock } from "../../sh
 import type { DB, Writer } from "../db/client";
 import type { StockLedgerReason } from "../db/schema";
 import type { Logger } from "../logger";
+import { inBatches } from "../db/in-batches";
 
 /** Default: how long a payment holds the basket's tracked stock (RESERVATION_MINUTES). */
 export const DEFAULT_RESERVATION_MINUTES = 15;
@@ -339,6 +340,51 @@ export function createInventoryService(
         await writeLedger(trx, [{ level, reason: "edit", counts: "on_hand", before: level.onHand, after: settings.onHand, actor, reference: null }]);
       }
       await settleChange(trx, before, await readLevels(trx, [variantId]));
+    },
+
+    /**
+     * A CSV import's stock, in the import's transaction: each variant's tracking and back-orders, and its on-hand
+     * quantity where the file gives one (Shopify's "Inventory quantity" sets on hand, as its own import does), each
+     * change of on hand a ledger row "import" naming the import. Written in batches: an import may set 100,000.
+     */
+    async setImportedStock(
+      trx: Writer,
+      changes: readonly { variantId: string; tracksStock: boolean; continueSelling: boolean; onHand?: number }[],
+      actor: string,
+      reference: string,
+    ): Promise<void> {
+      const before = new Map<string, StockLevel>();
+      for (const batch of inBatches(changes, 1000)) {
+        for (const [id, level] of await readLevels(trx, batch.map((change) => change.variantId), { lock: true })) before.set(id, level);
+      }
+      const after = new Map<string, StockLevel>();
+      const ledger = [];
+      const updates = [];
+      for (const change of changes) {
+        const level = before.get(change.variantId);
+        if (!level) continue;
+        const onHand = change.onHand ?? level.onHand;
+        if (change.tracksStock === level.tracksStock && change.continueSelling === level.continueSelling && onHand === level.onHand) continue;
+        updates.push({ ...change, onHand });
+        after.set(level.variantId, {
+          ...level,
+          tracksStock: change.tracksStock,
+          continueSelling: change.continueSelling,
+          onHand,
+          available: change.tracksStock ? onHand - level.reserved : null,
+        });
+        if (onHand !== level.onHand) ledger.push({ level, reason: "import" as const, counts: "on_hand" as const, before: level.onHand, after: onHand, actor, reference });
+      }
+      for (const batch of inBatches(updates, 500)) {
+        const rows = sql.join(batch.map((change) => sql`(${change.variantId}::text, ${change.tracksStock}::boolean, ${change.continueSelling}::boolean, ${change.onHand}::int)`));
+        await sql`
+          update product_variants as v
+             set tracks_stock = n.tracks_stock, continue_selling = n.continue_selling, on_hand = n.on_hand, updated_at = now()
+            from (values ${rows}) as n (id, tracks_stock, continue_selling, on_hand)
+           where v.id = n.id`.execute(trx);
+      }
+      for (const batch of inBatches(ledger, 500)) await writeLedger(trx, batch);
+      await moveVersionIfSeen(trx, before, after);
     },
 
     /** Releases reservations whose time is up; returns how many. Several instances may run it: each row goes once. */

@@ -32,6 +32,7 @@ const PAGES = [
   { address: "/admin/orders", section: "Orders", heading: "Orders" },
   { address: "/admin/products", section: "Products", heading: "Products" },
   { address: "/admin/products/new", section: "Products", heading: "New product" },
+  { address: "/admin/products/import", section: "Products", heading: "Import products" },
   { address: "/admin/outbox", section: "Outbox", heading: "Outbox" },
   { address: "/admin/operators", section: "Operators", heading: "Operators" },
   { address: "/admin/audit", section: "Audit log", heading: "Audit log" },

@@ -34,6 +34,12 @@ const TONES: Record<string, BadgeTone> = {
   refunded: "neutral",
   cancelled: "neutral",
   archived: "neutral",
+  // A CSV import's outcomes, product by product, and its pictures.
+  created: "good",
+  updated: "good",
+  unchanged: "neutral",
+  error: "bad",
+  stored: "good",
 };
 
 /** A state in words inside a coloured badge; the words carry the meaning, the colour only repeats it. */

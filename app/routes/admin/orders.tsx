@@ -10,7 +10,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
   const params = adminOrderListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
   const [{ orders, next }, oversold] = await Promise.all([
-    services.adminOrders.listOrders({ status: params.status, search: params.q, after: params.after }),
+    services.adminOrders.listOrders({ status: params.status, search: params.q, paidFrom: params.from, paidTo: params.to, after: params.after }),
     services.adminOrders.listOversold(),
   ]);
   return {
@@ -22,6 +22,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     })),
     status: params.status ?? null,
     query: params.q,
+    from: params.from ?? "",
+    to: params.to ?? "",
     isFirstPage: !params.after,
     next,
     orders: orders.map((order) => ({
@@ -37,21 +39,33 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   };
 }
 
-function listHref(status: string | null, query: string, after?: string) {
+/** The list's address for a filter (the export's too, at /admin/orders/export). */
+function listHref(status: string | null, query: string, after?: string, range: { from: string; to: string } = { from: "", to: "" }, path = "/admin/orders") {
   const params = new URLSearchParams();
   if (status) params.set("status", status);
   if (query) params.set("q", query);
+  if (range.from) params.set("from", range.from);
+  if (range.to) params.set("to", range.to);
   if (after) params.set("after", after);
   const search = params.toString();
-  return `/admin/orders${search ? `?${search}` : ""}`;
+  return `${path}${search ? `?${search}` : ""}`;
 }
 
 export default function AdminOrders({ loaderData }: Route.ComponentProps) {
-  const { orders, status, query, next, isFirstPage, needsAttention } = loaderData;
+  const { orders, status, query, next, isFirstPage, needsAttention, from, to } = loaderData;
+  const range = { from, to };
   return (
     <main id="main" className="console-main">
       <title>Orders | Console</title>
-      <PageHeader title="Orders" />
+      <PageHeader
+        title="Orders"
+        action={
+          // A download of what the filter shows, every page of it: the browser saves the file.
+          <a href={listHref(status, query, undefined, range, "/admin/orders/export")} className="console-button" download>
+            Export CSV
+          </a>
+        }
+      />
       {needsAttention.length > 0 ? (
         <section aria-labelledby="attention-heading" className="console-attention">
           <h2 id="attention-heading">Needs attention</h2>
@@ -68,6 +82,10 @@ export default function AdminOrders({ loaderData }: Route.ComponentProps) {
       <Form method="get" className="console-search" role="search">
         <label htmlFor="order-search">Order number or e-mail</label>
         <input id="order-search" name="q" type="search" defaultValue={query} maxLength={254} key={query} />
+        <label htmlFor="order-from">Paid from</label>
+        <input id="order-from" name="from" type="date" defaultValue={from} key={`from-${from}`} />
+        <label htmlFor="order-to">Paid to</label>
+        <input id="order-to" name="to" type="date" defaultValue={to} key={`to-${to}`} />
         {status ? <input type="hidden" name="status" value={status} /> : null}
         <button type="submit" className="console-button">
           Search
@@ -75,13 +93,13 @@ export default function AdminOrders({ loaderData }: Route.ComponentProps) {
       </Form>
       <ul className="console-tabs console-tabs--wrap" aria-label="Order status">
         <li>
-          <Link to={listHref(null, query)} aria-current={status === null ? "page" : undefined}>
+          <Link to={listHref(null, query, undefined, range)} aria-current={status === null ? "page" : undefined}>
             All
           </Link>
         </li>
         {(Object.keys(ORDER_STATUS_LABELS) as OrderStatus[]).map((key) => (
           <li key={key}>
-            <Link to={listHref(key, query)} aria-current={status === key ? "page" : undefined}>
+            <Link to={listHref(key, query, undefined, range)} aria-current={status === key ? "page" : undefined}>
               {ORDER_STATUS_LABELS[key]}
             </Link>
           </li>
@@ -127,8 +145,8 @@ export default function AdminOrders({ loaderData }: Route.ComponentProps) {
         </table>
       ) : null}
       <nav className="console-pages" aria-label="Pages">
-        {isFirstPage ? null : <Link to={listHref(status, query)}>Newest</Link>}
-        {next ? <Link to={listHref(status, query, next)}>Older orders</Link> : null}
+        {isFirstPage ? null : <Link to={listHref(status, query, undefined, range)}>Newest</Link>}
+        {next ? <Link to={listHref(status, query, next, range)}>Older orders</Link> : null}
       </nav>
     </main>
   );

@@ -37,6 +37,7 @@ const LEDGER_REASONS = {
   reserve: "Reserved for a payment",
   release: "Reservation released",
   restock: "Put back in stock",
+  import: "Set by a CSV import",
 } as const;
 
 /** /admin/products/new is the empty form; /admin/products/{id} edits that product. */

@@ -47,9 +47,18 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
       <PageHeader
         title="Products"
         action={
-          <Link to="/admin/products/new" className="console-button console-button--primary">
-            New product
-          </Link>
+          <>
+            {/* A download, not a page: the browser saves the file. */}
+            <a href="/admin/products/export" className="console-button" download>
+              Export CSV
+            </a>
+            <Link to="/admin/products/import" className="console-button">
+              Import CSV
+            </Link>
+            <Link to="/admin/products/new" className="console-button console-button--primary">
+              New product
+            </Link>
+          </>
         }
       />
       <Form method="get" className="console-search" role="search">

@@ -1,0 +1,12 @@
+import { requestContext } from "../../context";
+import { requireOperator } from "./require-operator";
+import type { Route } from "./+types/products-export";
+
+/**
+ * "Export CSV" on the products page: every product in Shopify's current product CSV layout, streamed (and compressed
+ * as a stream) as it is read. Pictures are named by their address at the shop's public origin.
+ */
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const { services } = requireOperator(context);
+  return services.csvExports.products(request, context.get(requestContext).publicOrigin);
+}
