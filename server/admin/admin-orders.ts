@@ -10,6 +10,7 @@ import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
 import { ORDER_NUMBER_PATTERN, orderAllows, readOrderItem, type OrderStatus } from "../../shared/orders";
 import { recordAudit, type Actor } from "./audit-log";
+import { orderNeedsAttention, ordersInMode } from "./needs-attention";
 
 export const ADMIN_ORDERS_PAGE_SIZE = 50;
 
@@ -148,22 +149,6 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
   return {
     recordProcessorRefund,
 
-    /**
-     * "Needs attention": orders paid after their stock reservation lapsed, for stock that had gone meanwhile
-     * (oversold), not yet refunded in full; newest first. The operator refunds them from the order's page.
-     */
-    async listOversold(): Promise<{ number: string; amountCents: number; paidAt: Date }[]> {
-      const rows = await db
-        .selectFrom("orders")
-        .select(["number", "amount_cents", "paid_at"])
-        .where("oversold", "=", true)
-        .where("status", "<>", "refunded")
-        .orderBy("paid_at", "desc")
-        .limit(50)
-        .execute();
-      return rows.map((row) => ({ number: row.number, amountCents: row.amount_cents, paidAt: row.paid_at }));
-    },
-
     /** What a charge.refunded event means: every succeeded refund of the intent, each recorded once. */
     async reconcileRefunds(paymentIntentId: string): Promise<number> {
       const known = await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst();
@@ -177,7 +162,15 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
      * All orders, newest paid first, by keyset on (paid_at, id) (the orders_paid and orders_status_paid indexes),
      * so any page costs what the first does. A search is an order number, or an e-mail (whole, any case).
      */
-    async listOrders(filter: { status?: OrderStatus; search?: string; after?: string | null }): Promise<{ orders: AdminOrderRow[]; next: string | null }> {
+    async listOrders(filter: {
+      status?: OrderStatus;
+      /** Only the orders that need attention (needs-attention.ts). */
+      needsAttention?: boolean;
+      /** Only live (true) or test (false) orders. */
+      livemode?: boolean;
+      search?: string;
+      after?: string | null;
+    }): Promise<{ orders: AdminOrderRow[]; next: string | null }> {
       let query = db
         .selectFrom("orders")
         .select(["id", "number", "paid_at", "status", "amount_cents", "refunded_cents", "contact_email", "livemode"])
@@ -185,6 +178,8 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
         .orderBy("id", "desc")
         .limit(ADMIN_ORDERS_PAGE_SIZE + 1);
       if (filter.status) query = query.where("status", "=", filter.status);
+      if (filter.needsAttention) query = query.where(orderNeedsAttention);
+      if (filter.livemode !== undefined) query = query.where(ordersInMode(filter.livemode));
       const search = filter.search?.trim();
       if (search) {
         if (ORDER_NUMBER_PATTERN.test(search.toUpperCase())) query = query.where("number", "=", search.toUpperCase());

@@ -21,6 +21,7 @@ import * as departments from "./migrations/0018-departments";
 import * as newUserFixes from "./migrations/0019-new-user-fixes";
 import * as reviews from "./migrations/0020-reviews";
 import * as stockAlerts from "./migrations/0021-stock-alerts";
+import * as salesTotals from "./migrations/0023-sales-totals";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   "0019-new-user-fixes": newUserFixes,
   "0020-reviews": reviews,
   "0021-stock-alerts": stockAlerts,
+  "0023-sales-totals": salesTotals,
 };
 
 export const migrationNames = Object.keys(migrations);

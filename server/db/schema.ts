@@ -43,6 +43,8 @@ export interface Database {
   stock_reservations: StockReservationTable;
   stock_ledger: StockLedgerTable;
   stock_alerts: StockAlertTable;
+  sales_totals: SalesTotalsTable;
+  product_sales_totals: ProductSalesTotalsTable;
 }
 
 export interface ProductTable {
@@ -164,8 +166,11 @@ export interface CheckoutPaymentTable {
   /** Identifies the basket the intent was priced for; a different basket needs a different amount. */
   basket_fingerprint: string;
   items: ItemsColumn;
-  /** "needs_review": paid, but not for this snapshot (amount or fingerprint differ); never fulfilled, refunded by the operator. */
-  status: "open" | "replaced" | "paid" | "needs_review";
+  /**
+   * "needs_review": paid, but not for this snapshot (amount or fingerprint differ); never fulfilled, refunded by the
+   * operator ("refunded": given back from the console's "Needs attention").
+   */
+  status: "open" | "replaced" | "paid" | "needs_review" | "refunded";
   /** Counts re-pricings: a row write is a compare-and-set on the revision it read. */
   revision: Generated<number>;
   /** Set while a re-pricing is on its way to the processor: the row does not yet say what the intent holds. */
@@ -528,4 +533,36 @@ export interface StockLedgerTable {
   /** The order or payment intent it was for. */
   reference: string | null;
   created_at: Generated<Date>;
+}
+
+/**
+ * What was sold and refunded in one UTC quarter hour, in one mode (test or live): kept by triggers on orders and
+ * order_refunds (migration 0023), never written by the shop's code. bigint sums: read as strings.
+ */
+export interface SalesTotalsTable {
+  livemode: boolean;
+  /** The quarter hour's start (UTC). */
+  starts_at: Date;
+  orders: ColumnType<number, never, never>;
+  items_sold: ColumnType<number, never, never>;
+  /** Items before discounts, as priced. */
+  gross_cents: ColumnType<string, never, never>;
+  discount_cents: ColumnType<string, never, never>;
+  /** Refunds made in this quarter hour (whenever their order was paid). */
+  refund_cents: ColumnType<string, never, never>;
+  shipping_cents: ColumnType<string, never, never>;
+  tax_cents: ColumnType<string, never, never>;
+}
+
+/** The same per product; a refund is shared across its order's lines in proportion (migration 0023). */
+export interface ProductSalesTotalsTable {
+  livemode: boolean;
+  starts_at: Date;
+  product_id: string;
+  quantity: ColumnType<number, never, never>;
+  gross_cents: ColumnType<string, never, never>;
+  discount_cents: ColumnType<string, never, never>;
+  refund_cents: ColumnType<string, never, never>;
+  /** The title on the latest line counted: shown when the product has left the catalogue. */
+  title: ColumnType<string, never, never>;
 }
