@@ -4,9 +4,8 @@ import type { Logger } from "../logger";
 import type { PaymentProvider } from "../payments/payment-provider";
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
+import { NO_LONGER_HELD } from "../../shared/admin-order-schemas";
 import { recordAudit, type Actor } from "./audit-log";
-
-export const NO_LONGER_HELD = "This payment is no longer held for review.";
 
 /**
  * The console's Refund of a payment held for review (paid, but not for the basket recorded: no order). Everything

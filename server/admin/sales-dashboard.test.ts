@@ -87,7 +87,7 @@ async function writeRandomSales(db: DB, seed: number, count: number) {
       totalBeforeTaxCents: itemsCents - discountCents + shippingCents,
       taxCents,
       totalCents,
-      lines: lines.map((line, position) => ({ key: String(position), title: "x", unitPriceCents: line.amountCents / line.quantity, quantity: line.quantity, ...line, taxCents: 0 })),
+      lines: lines.map((line, position) => ({ key: String(position), title: "x", unitPriceCents: line.amountCents / line.quantity, ...line, taxCents: 0 })),
       shipping: null,
       deliveryOptions: [],
       isUndeliverable: false,

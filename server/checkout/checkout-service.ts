@@ -382,14 +382,17 @@ export function createCheckoutService(
     },
 
     /**
-     * Every shopper's payments held for review in one mode (test or live), newest first: paid, no order, each for the
-     * operator to refund (the console's "Needs attention"). At most `limit`; `count` is all of them.
+     * Every shopper's payments held for review in one mode (test or live; null: both), newest first: paid, no order,
+     * each for the operator to refund (the console's "Needs attention"). At most `limit`; `count` is all of them.
      */
-    async listHeldPayments(livemode: boolean, limit: number): Promise<{ payments: HeldPayment[]; count: number }> {
-      const held = db.selectFrom("checkout_payments").where("status", "=", "needs_review").where(sql<boolean>`coalesce(livemode, false) = ${livemode}`);
+    async listHeldPayments(livemode: boolean | null, limit: number): Promise<{ payments: HeldPayment[]; count: number }> {
+      const held = db
+        .selectFrom("checkout_payments")
+        .where("status", "=", "needs_review")
+        .$if(livemode !== null, (query) => query.where(sql<boolean>`coalesce(livemode, false) = ${livemode}`));
       const [rows, total] = await Promise.all([
         held
-          .select(["payment_intent_id", "paid_amount_cents", "amount_cents", "contact_email", "review_reason", "updated_at"])
+          .select(["payment_intent_id", "paid_amount_cents", "amount_cents", "contact_email", "review_reason", "updated_at", "livemode"])
           .orderBy("updated_at", "desc")
           .orderBy("payment_intent_id")
           .limit(limit)
@@ -403,6 +406,7 @@ export function createCheckoutService(
           contactEmail: row.contact_email,
           reason: row.review_reason,
           heldAt: row.updated_at,
+          isTest: row.livemode !== true,
         })),
         count: total.count,
       };
@@ -412,11 +416,20 @@ export function createCheckoutService(
     async findHeldPayment(paymentIntentId: string): Promise<HeldPayment | undefined> {
       const row = await db
         .selectFrom("checkout_payments")
-        .select(["payment_intent_id", "paid_amount_cents", "amount_cents", "contact_email", "review_reason", "updated_at"])
+        .select(["payment_intent_id", "paid_amount_cents", "amount_cents", "contact_email", "review_reason", "updated_at", "livemode"])
         .where("payment_intent_id", "=", paymentIntentId)
         .where("status", "=", "needs_review")
         .executeTakeFirst();
-      return row && { paymentIntentId: row.payment_intent_id, paidAmountCents: row.paid_amount_cents ?? row.amount_cents, contactEmail: row.contact_email, reason: row.review_reason, heldAt: row.updated_at };
+      return (
+        row && {
+          paymentIntentId: row.payment_intent_id,
+          paidAmountCents: row.paid_amount_cents ?? row.amount_cents,
+          contactEmail: row.contact_email,
+          reason: row.review_reason,
+          heldAt: row.updated_at,
+          isTest: row.livemode !== true,
+        }
+      );
     },
 
     /** A held payment given back in full: it leaves "Needs attention". False when it was not held (any more). */
@@ -607,6 +620,7 @@ export interface HeldPayment {
   /** Why it was held ("paid for a different basket than the one recorded"). */
   reason: string | null;
   heldAt: Date;
+  isTest: boolean;
 }
 
 export interface PaymentUnderReview {
