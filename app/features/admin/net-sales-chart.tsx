@@ -18,7 +18,7 @@ export function NetSalesChart({ days }: { days: readonly { date: string; label: 
   const plotHeight = HEIGHT - PLOT.top - PLOT.bottom;
   const y = (cents: number) => PLOT.top + ((highest - cents) / span) * plotHeight;
   const slot = plotWidth / Math.max(days.length, 1);
-  const barWidth = Math.max(1, slot * 0.7);
+  const barWidth = Math.min(48, Math.max(1, slot * 0.7));
   const labelEvery = Math.ceil(days.length / MOST_DATE_LABELS);
   const zero = y(0);
   return (
