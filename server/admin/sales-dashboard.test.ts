@@ -250,6 +250,22 @@ describeEachDatabase("the sales dashboard's figures", (getDatabase) => {
     });
   }
 
+  it("keeps each product's day equal to its quarter hours that day", async () => {
+    const differences = await sql<{ product_id: string }>`
+      select coalesce(days.product_id, quarters.product_id) as product_id
+      from product_sales_by_day as days
+      full join (
+        select livemode, (starts_at at time zone 'UTC')::date as day, product_id, sum(quantity) as quantity,
+               sum(gross_cents) as gross_cents, sum(discount_cents) as discount_cents, sum(refund_cents) as refund_cents
+        from product_sales_totals group by 1, 2, 3
+      ) as quarters using (livemode, day, product_id)
+      where (days.quantity, days.gross_cents, days.discount_cents, days.refund_cents)
+            is distinct from (quarters.quantity, quarters.gross_cents, quarters.discount_cents, quarters.refund_cents)`.execute(getDatabase().db);
+    expect(differences.rows).toEqual([]);
+    const days = await sql<{ count: string | number }>`select count(*) as count from product_sales_by_day`.execute(getDatabase().db);
+    expect(Number(days.rows[0]?.count)).toBeGreaterThan(20);
+  });
+
   it("counts Today, Last 7 days and Last 30 days back from the shop's own date", async () => {
     // 03:00 UTC on 9 March is still 8 March in New York (UTC-4 since the 8th).
     const now = new Date("2026-03-09T03:00:00Z");

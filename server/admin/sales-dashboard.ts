@@ -51,8 +51,8 @@ interface DashboardDependencies {
 
 /**
  * The console's dashboard: sales figures of a period in the shop's time zone, summed from the running totals the
- * database keeps per UTC quarter hour (migration 0023), and the counts that lead to work. A period of a month is
- * about 3,000 rows of totals whatever the number of orders.
+ * database keeps per UTC quarter hour (and, for products, per UTC day: migration 0023), and the counts that lead to
+ * work. A month is about 3,000 rows of totals, and a row per product and day, whatever the number of orders.
  */
 export function createSalesDashboard(db: DB, { timeZone, livemode, countLowStock, countHeldPayments, now = () => new Date() }: DashboardDependencies) {
   /** The dates a period covers, in the shop's time zone. */
@@ -96,14 +96,33 @@ export function createSalesDashboard(db: DB, { timeZone, livemode, countLowStock
     }));
   }
 
+  /**
+   * The best sellers from `start` to `end`: the UTC days wholly inside the period from the daily totals, the hours at
+   * either end (a time zone's midnight is rarely UTC's) from the quarter hours.
+   */
   async function topProducts(start: Date, end: Date): Promise<SalesDashboard["topProducts"]> {
+    const DAY = 86_400_000;
+    const firstWholeDay = Math.ceil(start.getTime() / DAY) * DAY;
+    const endOfWholeDays = Math.floor(end.getTime() / DAY) * DAY;
+    const hasWholeDays = firstWholeDay < endOfWholeDays;
+    const daysFrom = new Date(hasWholeDays ? firstWholeDay : end.getTime());
+    const daysTo = new Date(hasWholeDays ? endOfWholeDays : end.getTime());
+    const utcDate = (at: Date) => at.toISOString().slice(0, 10);
     const rows = await sql<{ product_id: string; title: string; quantity: string | number; net_cents: string | number }>`
       select best.product_id, coalesce(products.title, best.title) as title, best.quantity, best.net_cents
       from (
         select product_id, max(title) as title, sum(quantity)::bigint as quantity,
                sum(gross_cents - discount_cents - refund_cents)::bigint as net_cents
-        from product_sales_totals
-        where livemode = ${livemode} and starts_at >= ${start} and starts_at < ${end}
+        from (
+          select product_id, title, quantity, gross_cents, discount_cents, refund_cents from product_sales_by_day
+          where livemode = ${livemode} and day >= ${utcDate(daysFrom)}::date and day < ${utcDate(daysTo)}::date
+          union all
+          select product_id, title, quantity, gross_cents, discount_cents, refund_cents from product_sales_totals
+          where livemode = ${livemode} and starts_at >= ${start} and starts_at < ${daysFrom}
+          union all
+          select product_id, title, quantity, gross_cents, discount_cents, refund_cents from product_sales_totals
+          where livemode = ${livemode} and starts_at >= ${daysTo} and starts_at < ${end}
+        ) as sold
         group by product_id
         order by net_cents desc, product_id
         limit ${TOP_PRODUCTS}

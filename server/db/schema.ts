@@ -45,6 +45,7 @@ export interface Database {
   stock_alerts: StockAlertTable;
   sales_totals: SalesTotalsTable;
   product_sales_totals: ProductSalesTotalsTable;
+  product_sales_by_day: ProductSalesByDayTable;
 }
 
 export interface ProductTable {
@@ -564,5 +565,18 @@ export interface ProductSalesTotalsTable {
   discount_cents: ColumnType<string, never, never>;
   refund_cents: ColumnType<string, never, never>;
   /** The title on the latest line counted: shown when the product has left the catalogue. */
+  title: ColumnType<string, never, never>;
+}
+
+/** The same per product and UTC day: a period's whole UTC days are summed from it, its ends from the quarter hours. */
+export interface ProductSalesByDayTable {
+  livemode: boolean;
+  /** A UTC date. */
+  day: ColumnType<Date, never, never>;
+  product_id: string;
+  quantity: ColumnType<number, never, never>;
+  gross_cents: ColumnType<string, never, never>;
+  discount_cents: ColumnType<string, never, never>;
+  refund_cents: ColumnType<string, never, never>;
   title: ColumnType<string, never, never>;
 }
