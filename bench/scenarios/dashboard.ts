@@ -26,7 +26,7 @@ const PERIODS = [
  * after two days, one in a thousand oversold; and a refund of one order in twenty a day after it was paid (a third,
  * or all of one in five). All through the totals' triggers, as the shop's own writes.
  */
-const SEED_ORDERS = `
+export const SEED_ORDERS = `
   insert into orders (id, number, amount_cents, currency, items, pricing, created_at, paid_at, status, livemode, processor, oversold)
   select 'pi_benchdash' || lpad(g::text, 8, '0'), 'SF-BENCH-' || g, priced.total, 'usd', lines.items,
          jsonb_build_object('itemsCents', lines.items_cents, 'discountCents', lines.discount_cents, 'shippingCents', priced.shipping,
@@ -53,7 +53,7 @@ const SEED_ORDERS = `
                  ((lines.items_cents - lines.discount_cents) * 725 + 5000) / 10000 as tax) as figures
   ) as priced`;
 
-const SEED_REFUNDS = `
+export const SEED_REFUNDS = `
   insert into order_refunds (id, order_id, amount_cents, actor, created_at)
   select 're_benchdash' || lpad(g::text, 8, '0'), 'pi_benchdash' || lpad(g::text, 8, '0'),
          case when g % 100 = 0 then orders.amount_cents else greatest(orders.amount_cents / 3, 1) end, 'bench', orders.paid_at + interval '1 day'
@@ -99,6 +99,8 @@ export interface DashboardAtSize {
 export interface DashboardResult {
   sizes: DashboardAtSize[];
   serverErrorLogLines: number;
+  /** The first of them, to say what went wrong. */
+  serverErrors: string[];
 }
 
 /**
@@ -174,7 +176,8 @@ export const dashboardScenario: Scenario<DashboardResult> = {
           statementMs,
         });
       }
-      return { sizes, serverErrorLogLines: server.errorLog().count - errorLinesBefore };
+      const errors = server.errorLog(errorLinesBefore);
+      return { sizes, serverErrorLogLines: errors.count - errorLinesBefore, serverErrors: errors.first };
     } finally {
       await db.end();
     }
@@ -202,6 +205,7 @@ export const dashboardScenario: Scenario<DashboardResult> = {
           "",
           ...seeded.flatMap((line) => [line, ""]),
           `Target: p99 under ${DASHBOARD_P99_TARGET_MS} ms with ${integer(result.sizes.at(-1)?.orders ?? 0)} orders (Today, 7 and 30 days). Server error log lines: ${result.serverErrorLogLines}.`,
+          ...(result.serverErrors.length > 0 ? ["", "```", ...result.serverErrors, "```"] : []),
         ].join("\n");
       })
       .join("\n\n");

@@ -159,8 +159,9 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
     },
 
     /**
-     * All orders, newest paid first, by keyset on (paid_at, id) (the orders_paid and orders_status_paid indexes),
-     * so any page costs what the first does. A search is an order number, or an e-mail (whole, any case).
+     * All orders, newest paid first, by keyset on (paid_at, id) (the orders_paid and orders_status_paid indexes;
+     * orders_oversold_status for those needing attention), so any page costs what the first does. A search is an order
+     * number, or an e-mail (whole, any case).
      */
     async listOrders(filter: {
       status?: OrderStatus;
