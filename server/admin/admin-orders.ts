@@ -32,6 +32,8 @@ export interface AdminOrderRow {
   refundedCents: number;
   contactEmail: string | null;
   isTest: boolean;
+  /** Marked Oversold: paid after its stock hold lapsed (one reason an order needs attention). */
+  isOversold: boolean;
 }
 
 /** The console's pages of all orders: (paid_at, intent id) of the previous page's last order. */
@@ -174,7 +176,7 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
     }): Promise<{ orders: AdminOrderRow[]; next: string | null }> {
       let query = db
         .selectFrom("orders")
-        .select(["id", "number", "paid_at", "status", "amount_cents", "refunded_cents", "contact_email", "livemode"])
+        .select(["id", "number", "paid_at", "status", "amount_cents", "refunded_cents", "contact_email", "livemode", "oversold"])
         .orderBy("paid_at", "desc")
         .orderBy("id", "desc")
         .limit(ADMIN_ORDERS_PAGE_SIZE + 1);
@@ -200,6 +202,7 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
           refundedCents: row.refunded_cents,
           contactEmail: row.contact_email,
           isTest: row.livemode !== true,
+          isOversold: row.oversold,
         })),
         next: page.next,
       };

@@ -93,10 +93,11 @@ describeEachDatabase("the console's Needs attention and dashboard pages", (getDa
 
   it("refuses a form it does not understand, and a range it cannot show, with a sentence, changing nothing", async () => {
     const auditBefore = await getDatabase().db.selectFrom("audit_log").select("id").execute();
-    for (const fields of [
+    const forms: Record<string, string>[] = [
       { intent: "refund-held-payment", payment: "not-a-payment" },
       { intent: "refund-held-payment", payment: "pi_x", extra: "1" },
-    ]) {
+    ];
+    for (const fields of forms) {
       const refused = await post("/admin/orders?show=attention", fields);
       expect(refused.status).toBe(400);
       expect(mainText(await refused.text())).toContain("The form was not understood. Reload the page and try again.");

@@ -71,6 +71,7 @@ describeEachDatabase("needs attention, and the dashboard after real payments", (
     // How a payment made after its hold lapsed is marked (server/inventory's sale, stock-reservations.test.ts).
     await getDatabase().db.updateTable("orders").set({ oversold: true }).where("id", "=", orderId).execute();
     expect(await attentionList()).toContain(number);
+    expect((await shop.services.adminOrders.listOrders({ needsAttention: true })).orders.find((order) => order.number === number)).toMatchObject({ isOversold: true, isTest: true });
     expect((await shop.services.adminOrders.listOrders({ needsAttention: true, livemode: true })).orders).toEqual([]);
     expect((await today()).counts.needsAttention).toBe(before + 1);
     await shop.services.adminOrders.markShipped(OPERATOR, number, { carrier: "UPS", trackingNumber: "1Z999" });

@@ -47,6 +47,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       refunded: order.refundedCents > 0 ? formatCents(order.refundedCents) : "",
       email: order.contactEmail ?? "–",
       isTest: order.isTest,
+      // Why it needs attention (server/admin/needs-attention.ts).
+      reasons: [order.isOversold ? "Oversold" : null].filter(Boolean).join(", "),
     })),
   };
 }
@@ -231,6 +233,7 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
               </th>
               <th scope="col">E-mail</th>
               <th scope="col">Mode</th>
+              {isNeedsAttention ? <th scope="col">Why</th> : null}
             </tr>
           </thead>
           <tbody>
@@ -247,6 +250,7 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
                 <td className="console-number">{order.refunded}</td>
                 <td>{order.email}</td>
                 <td>{order.isTest ? <span className="console-test-badge">Test</span> : "Live"}</td>
+                {isNeedsAttention ? <td>{order.reasons}</td> : null}
               </tr>
             ))}
           </tbody>
