@@ -12,6 +12,7 @@ import type { Measurement, Scenario } from "./lib/scenario.ts";
 import { serverNodeOptions, startShopServer, type DatabaseChoice, type DatabaseKind, type StopInfo } from "./lib/server.ts";
 import { projectRoot, readSettings, type Settings } from "./lib/settings.ts";
 import { adminOrdersScenario } from "./scenarios/admin-orders.ts";
+import { dashboardScenario } from "./scenarios/dashboard.ts";
 import { basketScenario } from "./scenarios/basket.ts";
 import { catalogueScenario } from "./scenarios/catalogue.ts";
 import { checkoutScenario } from "./scenarios/checkout.ts";
@@ -43,6 +44,7 @@ const ALL_SCENARIOS: Scenario<unknown>[] = [
   growthScenario,
   catalogueScenario,
   adminOrdersScenario,
+  dashboardScenario,
   departmentListingScenario,
   productImportScenario,
 ];

@@ -33,6 +33,22 @@ describe("parseConfig", () => {
   });
 });
 
+describe("SHOP_TIME_ZONE", () => {
+  it("is UTC unless set, and takes an IANA time zone", () => {
+    expect(parseConfig({}).SHOP_TIME_ZONE).toBe("UTC");
+    expect(parseConfig({ SHOP_TIME_ZONE: "America/New_York" }).SHOP_TIME_ZONE).toBe("America/New_York");
+    expect(parseConfig({ SHOP_TIME_ZONE: "Asia/Kolkata" }).SHOP_TIME_ZONE).toBe("Asia/Kolkata");
+  });
+
+  it("stops the start with one line naming it and the value for a zone that does not exist", () => {
+    for (const bad of ["Mars/Olympus", "Eastern", "Europe/Pariss"]) {
+      expect(() => parseConfig({ SHOP_TIME_ZONE: bad })).toThrow(
+        `Invalid configuration: SHOP_TIME_ZONE: must be an IANA time zone such as Europe/Paris or America/New_York ("${bad}" is not one)`,
+      );
+    }
+  });
+});
+
 describe("Stripe keys", () => {
   const keys = { STRIPE_SECRET_KEY: "sk_test_abc123", STRIPE_PUBLISHABLE_KEY: "pk_test_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
 

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
+import { isKnownTimeZone } from "./admin/shop-calendar";
 
 /**
  * The server's whole configuration, parsed once at start. Nothing else reads process.env:
@@ -83,6 +84,12 @@ const configSchema = z
   MAIL_FROM: z.string().min(3).max(320).regex(/@/, "must contain an e-mail address, e.g. Storefront <orders@shop.example>").optional(),
   /** Days after an order is marked shipped that the shopper is asked "How was your {product}?" (once per order). */
   REVIEW_REQUEST_DAYS: z.coerce.number().int().min(0).max(365).default(7),
+  /** The shop's time zone (an IANA name): the sales dashboard's days start at its midnight. */
+  SHOP_TIME_ZONE: z
+    .string()
+    .max(100)
+    .refine(isKnownTimeZone, { error: (issue) => `must be an IANA time zone such as Europe/Paris or America/New_York (${JSON.stringify(issue.input)} is not one)` })
+    .default("UTC"),
   // Running many instances (docs/scaling.md).
   /** Requests one process works on at once; more are answered 503 with Retry-After at once instead of queueing. */
   MAX_REQUESTS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(200),

@@ -53,6 +53,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     maxConnections: config.MAX_CONNECTIONS,
     newSessionsPerIp: config.NEW_SESSIONS_PER_IP,
     reservationMinutes: config.RESERVATION_MINUTES,
+    shopTimeZone: config.SHOP_TIME_ZONE,
     paymentLimits: { ...DEFAULT_PAYMENT_LIMITS, createsPerIp: config.PAYMENT_ATTEMPTS_PER_IP, recordsPerIp: config.PAYMENT_ATTEMPTS_PER_IP },
     reviewRequestDays: config.REVIEW_REQUEST_DAYS,
     smtp: config.SMTP_URL && config.MAIL_FROM ? { url: config.SMTP_URL, from: config.MAIL_FROM } : undefined,

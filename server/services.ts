@@ -14,6 +14,8 @@ import { createAdminOrders } from "./admin/admin-orders";
 import { createAuditLog } from "./admin/audit-log";
 import { createOperatorService } from "./admin/operator-service";
 import { createPictureStore } from "./admin/picture-store";
+import { createHeldPaymentRefunds } from "./admin/held-payments";
+import { createSalesDashboard } from "./admin/sales-dashboard";
 import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-service";
 import { createDepartmentService } from "./departments/department-service";
 import { seedDepartments } from "./departments/department-seed";
@@ -57,6 +59,8 @@ export interface ServiceOptions {
   reservationMinutes?: number;
   /** TEST_ONLY_ALLOW_LOOPBACK_PICTURES: a CSV import may fetch pictures from this machine (tests' picture servers). */
   allowLoopbackPictures?: boolean;
+  /** SHOP_TIME_ZONE: where the sales dashboard's days start (UTC). */
+  shopTimeZone?: string;
 }
 
 export const DEFAULT_REVIEW_REQUEST_DAYS = 7;
@@ -111,6 +115,14 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits);
   const pictures = createPictureStore(db);
   const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory);
+  const adminProducts = createAdminProducts(db, catalogue, pictures, departments, inventory);
+  // The dashboard counts the orders of the mode the shop takes payments in: test orders while it takes test cards.
+  const salesDashboard = createSalesDashboard(db, {
+    timeZone: options.shopTimeZone ?? "UTC",
+    livemode: options.provider.identity.livemode,
+    countLowStock: () => adminProducts.countLowStock(),
+    countHeldPayments: async (livemode) => (await checkout.listHeldPayments(livemode, 0)).count,
+  });
   const reviews = createReviewService(db, { onCatalogueChanged: () => catalogue.noteCatalogueWrite() });
   const pictureFetcher = createPictureFetcher({ db, pictures, catalogue, logger, allowLoopback: options.allowLoopbackPictures });
   const reviewRequests = createReviewRequests({ db, email, preferences: emailPreferences, logger, days: options.reviewRequestDays ?? DEFAULT_REVIEW_REQUEST_DAYS });
@@ -144,11 +156,13 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     pictures,
     operators: createOperatorService(db),
     auditLog: createAuditLog(db),
-    adminProducts: createAdminProducts(db, catalogue, pictures, departments, inventory),
+    adminProducts,
     adminOrders,
     pictureFetcher,
     productCsv: createProductCsvImport({ db, catalogue, departments, inventory, onPicturesQueued: () => pictureFetcher.wake() }),
     csvExports: createCsvExports(db),
+    heldPayments: createHeldPaymentRefunds(db, checkout, options.provider, logger),
+    salesDashboard,
   };
 }
 

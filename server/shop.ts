@@ -60,6 +60,8 @@ export interface ShopOptions {
   reviewRequestDays?: number;
   /** How long a payment holds the basket's tracked stock (RESERVATION_MINUTES; 15). */
   reservationMinutes?: number;
+  /** SHOP_TIME_ZONE: where the sales dashboard's days start (UTC). */
+  shopTimeZone?: string;
   /** How often expired reservations are released (inventory-service.ts; tests shorten it). */
   reservationSweepMs?: number;
   /** OPERATOR_EMAIL and its password: the account is made an operator at start (server/admin/operator-service.ts). */
@@ -121,6 +123,7 @@ export async function createShop(options: ShopOptions) {
     reviewRequestDays: options.reviewRequestDays,
     reservationMinutes: options.reservationMinutes,
     allowLoopbackPictures: options.allowLoopbackPictures,
+    shopTimeZone: options.shopTimeZone,
   });
   const retention = createRetentionSweep({ db: database.db, logger });
   const emailSender = createEmailSender({

@@ -12,9 +12,14 @@ const calendarDay = z
   .optional()
   .catch(undefined);
 
-/** The console's orders list: a status filter, a search (order number or e-mail), paid between two days, the keyset cursor. */
+/**
+ * The console's orders list: a status filter or "Needs attention" (show=attention), a mode (live or test orders
+ * only, as the dashboard counts them), a search (order number or e-mail), paid between two days, the keyset cursor.
+ */
 export const adminOrderListSchema = z.object({
   status: z.enum(STATUSES).optional().catch(undefined),
+  show: z.literal("attention").optional().catch(undefined),
+  mode: z.enum(["live", "test"]).optional().catch(undefined),
   // Text PostgreSQL cannot take (a NUL, a lone surrogate) is no search and no cursor.
   q: z.string().trim().max(254).refine(isStorableText).catch(""),
   after: z.string().max(200).refine(isStorableText).optional().catch(undefined),
@@ -64,3 +69,13 @@ export const adminOrderActionSchema = z.discriminatedUnion("intent", [
   }),
   z.strictObject({ intent: z.literal("cancel-and-refund"), key: requestKey, confirmed }),
 ]);
+
+/** Said when a held payment's Refund comes after it was refunded (by another operator, another tab). */
+export const NO_LONGER_HELD = "This payment is no longer held for review.";
+
+/** "Needs attention"'s Refund of a payment held for review (no order): asked first, then done with confirmed=yes. */
+export const heldPaymentRefundSchema = z.strictObject({
+  intent: z.literal("refund-held-payment"),
+  payment: z.string().regex(/^pi_[A-Za-z0-9_]{1,100}$/, "The form was not understood. Reload the page and try again."),
+  confirmed,
+});

@@ -11,6 +11,7 @@ import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
 import { ORDER_NUMBER_PATTERN, orderAllows, readOrderItem, type OrderStatus } from "../../shared/orders";
 import { recordAudit, type Actor } from "./audit-log";
+import { orderNeedsAttention, ordersInMode } from "./needs-attention";
 
 export const ADMIN_ORDERS_PAGE_SIZE = 50;
 
@@ -34,11 +35,19 @@ export interface AdminOrderRow {
   refundedCents: number;
   contactEmail: string | null;
   isTest: boolean;
+  /** Marked Oversold: paid after its stock hold lapsed (one reason an order needs attention). */
+  isOversold: boolean;
+  /** Marked "Promotion over its limit": paid after its code's hold lapsed, when the last use had gone elsewhere. */
+  isPromotionOverLimit: boolean;
 }
 
 /** What the console's orders list (and its CSV export) is narrowed to: a status, a search, paid on or between two days (UTC). */
 export interface AdminOrderFilter {
   status?: OrderStatus;
+  /** Only the orders that need attention (needs-attention.ts). */
+  needsAttention?: boolean;
+  /** Only live (true) or test (false) orders. */
+  livemode?: boolean;
   /** An order number, or an e-mail (whole, any case). */
   search?: string;
   /** YYYY-MM-DD: paid on that day or later, on that day or earlier. */
@@ -50,6 +59,8 @@ export interface AdminOrderFilter {
 export function filterOrders<Query extends SelectQueryBuilder<Database, "orders", object>>(query: Query, filter: AdminOrderFilter): Query {
   let filtered = query;
   if (filter.status) filtered = filtered.where("status", "=", filter.status) as Query;
+  if (filter.needsAttention) filtered = filtered.where(orderNeedsAttention) as Query;
+  if (filter.livemode !== undefined) filtered = filtered.where(ordersInMode(filter.livemode)) as Query;
   const search = filter.search?.trim();
   if (search) {
     if (ORDER_NUMBER_PATTERN.test(search.toUpperCase())) filtered = filtered.where("number", "=", search.toUpperCase()) as Query;
@@ -176,23 +187,6 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
   return {
     recordProcessorRefund,
 
-    /**
-     * "Needs attention": orders paid after their stock reservation lapsed, for stock that had gone meanwhile
-     * (oversold), or after their code's use lapsed when the last use had gone (promotion over its limit), not yet
-     * refunded in full; newest first. The operator refunds them from the order's page.
-     */
-    async listOversold(): Promise<{ number: string; amountCents: number; paidAt: Date; oversold: boolean; promotionOverLimit: boolean }[]> {
-      const rows = await db
-        .selectFrom("orders")
-        .select(["number", "amount_cents", "paid_at", "oversold", "promotion_over_limit"])
-        .where((where) => where.or([where("oversold", "=", true), where("promotion_over_limit", "=", true)]))
-        .where("status", "<>", "refunded")
-        .orderBy("paid_at", "desc")
-        .limit(50)
-        .execute();
-      return rows.map((row) => ({ number: row.number, amountCents: row.amount_cents, paidAt: row.paid_at, oversold: row.oversold, promotionOverLimit: row.promotion_over_limit }));
-    },
-
     /** What a charge.refunded event means: every succeeded refund of the intent, each recorded once. */
     async reconcileRefunds(paymentIntentId: string): Promise<number> {
       const known = await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst();
@@ -203,14 +197,15 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
     },
 
     /**
-     * All orders, newest paid first, by keyset on (paid_at, id) (the orders_paid and orders_status_paid indexes),
-     * so any page costs what the first does. A search is an order number, or an e-mail (whole, any case).
+     * All orders, newest paid first, by keyset on (paid_at, id) (the orders_paid and orders_status_paid indexes;
+     * orders_oversold_status for those needing attention), so any page costs what the first does. A search is an order
+     * number, or an e-mail (whole, any case).
      */
     async listOrders(filter: AdminOrderFilter & { after?: string | null }): Promise<{ orders: AdminOrderRow[]; next: string | null }> {
       let query = filterOrders(
         db
           .selectFrom("orders")
-          .select(["id", "number", "paid_at", "status", "amount_cents", "refunded_cents", "contact_email", "livemode"])
+          .select(["id", "number", "paid_at", "status", "amount_cents", "refunded_cents", "contact_email", "livemode", "oversold", "promotion_over_limit"])
           .orderBy("paid_at", "desc")
           .orderBy("id", "desc")
           .limit(ADMIN_ORDERS_PAGE_SIZE + 1),
@@ -230,6 +225,8 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
           refundedCents: row.refunded_cents,
           contactEmail: row.contact_email,
           isTest: row.livemode !== true,
+          isOversold: row.oversold,
+          isPromotionOverLimit: row.promotion_over_limit,
         })),
         next: page.next,
       };

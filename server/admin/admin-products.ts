@@ -34,6 +34,11 @@ export interface AdminProductList {
   counts: { active: number; archived: number };
 }
 
+/** A product's stock: the sum of on hand over its tracked variants; null when none tracks stock. */
+const stockSum = sql<number | null>`(select sum(v.on_hand)::int from product_variants v where v.product_id = products.id and v.tracks_stock)`;
+/** "Low stock": tracked, 1 to LOW_STOCK_THRESHOLD left (the products list's filter and the dashboard's count). */
+const isLowStock = sql<boolean>`${stockSum} between 1 and ${LOW_STOCK_THRESHOLD}`;
+
 /** The operator console's side of the catalogue: listing every product, and writes that leave an audit entry. */
 export function createAdminProducts(db: DB, catalogue: CatalogueService, pictures: PictureStore, departments: DepartmentService, inventory: InventoryService) {
   type Trx = Parameters<NonNullable<Parameters<CatalogueService["updateProduct"]>[2]>>[0];
@@ -69,12 +74,11 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
     /** Active or archived products, a title search (substring, any case), a page at a time by title. */
     async listProducts({ query, status, page, stock = "" }: { query: string; status: "active" | "archived"; page: number; stock?: "low" | "out" | "" }): Promise<AdminProductList> {
       const pattern = `%${query.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-      const stockSum = sql<number | null>`(select sum(v.on_hand)::int from product_variants v where v.product_id = products.id and v.tracks_stock)`;
       const matching = db
         .selectFrom("products")
         .where("status", "=", status)
         .$if(query !== "", (q) => q.where(sql<boolean>`title ilike ${pattern}`))
-        .$if(stock === "low", (q) => q.where(sql<boolean>`${stockSum} between 1 and ${LOW_STOCK_THRESHOLD}`))
+        .$if(stock === "low", (q) => q.where(isLowStock))
         .$if(stock === "out", (q) => q.where(sql<boolean>`${stockSum} <= 0`));
       const [rows, total, counts] = await Promise.all([
         matching
@@ -113,6 +117,12 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
           archived: Number(counts.find((row) => row.status === "archived")?.count ?? 0),
         },
       };
+    },
+
+    /** Active products with low stock: what the products list's "Low stock" shows. */
+    async countLowStock(): Promise<number> {
+      const row = await db.selectFrom("products").select(sql<number>`count(*)::int`.as("count")).where("status", "=", "active").where(isLowStock).executeTakeFirstOrThrow();
+      return row.count;
     },
 
     /** Everything the edit form shows, archived or not. */

@@ -482,7 +482,8 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
       // Marked paid in the same transaction that wrote the order (usually by the webhook, before the page asks):
       // nothing left to check with the processor.
       if (payment.status === "paid") return { kind: "recorded", orderId: paymentIntentId, orderNumber: payment.order_number ?? "", isNew: false };
-      if (payment.status === "needs_review") return { kind: "needs-review", paidAmountCents: payment.paid_amount_cents ?? 0, isNew: false };
+      // Held for review (and perhaps refunded since): never an order.
+      if (payment.status === "needs_review" || payment.status === "refunded") return { kind: "needs-review", paidAmountCents: payment.paid_amount_cents ?? 0, isNew: false };
       // Made by the processor the shop used before a switch: this one does not know it, and must not be asked.
       if (isOtherProcessors(payment)) return null;
       const intent = succeededIntent?.id === paymentIntentId && succeededIntent.status === "succeeded" ? succeededIntent : await provider.retrieveIntent(paymentIntentId);
@@ -526,6 +527,68 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
       if (payment?.status === "replaced") return;
       await inventory.release(paymentIntentId, "processor");
       await promotions.release(paymentIntentId);
+    },
+
+    /**
+     * Every shopper's payments held for review in one mode (test or live; null: both), newest first: paid, no order,
+     * each for the operator to refund (the console's "Needs attention"). At most `limit`; `count` is all of them.
+     */
+    async listHeldPayments(livemode: boolean | null, limit: number): Promise<{ payments: HeldPayment[]; count: number }> {
+      const held = db
+        .selectFrom("checkout_payments")
+        .where("status", "=", "needs_review")
+        .$if(livemode !== null, (query) => query.where(sql<boolean>`coalesce(livemode, false) = ${livemode}`));
+      const [rows, total] = await Promise.all([
+        held
+          .select(["payment_intent_id", "paid_amount_cents", "amount_cents", "contact_email", "review_reason", "updated_at", "livemode"])
+          .orderBy("updated_at", "desc")
+          .orderBy("payment_intent_id")
+          .limit(limit)
+          .execute(),
+        held.select(sql<number>`count(*)::int`.as("count")).executeTakeFirstOrThrow(),
+      ]);
+      return {
+        payments: rows.map((row) => ({
+          paymentIntentId: row.payment_intent_id,
+          paidAmountCents: row.paid_amount_cents ?? row.amount_cents,
+          contactEmail: row.contact_email,
+          reason: row.review_reason,
+          heldAt: row.updated_at,
+          isTest: row.livemode !== true,
+        })),
+        count: total.count,
+      };
+    },
+
+    /** One payment held for review, or undefined when there is none by that id (or it is no longer held). */
+    async findHeldPayment(paymentIntentId: string): Promise<HeldPayment | undefined> {
+      const row = await db
+        .selectFrom("checkout_payments")
+        .select(["payment_intent_id", "paid_amount_cents", "amount_cents", "contact_email", "review_reason", "updated_at", "livemode"])
+        .where("payment_intent_id", "=", paymentIntentId)
+        .where("status", "=", "needs_review")
+        .executeTakeFirst();
+      return (
+        row && {
+          paymentIntentId: row.payment_intent_id,
+          paidAmountCents: row.paid_amount_cents ?? row.amount_cents,
+          contactEmail: row.contact_email,
+          reason: row.review_reason,
+          heldAt: row.updated_at,
+          isTest: row.livemode !== true,
+        }
+      );
+    },
+
+    /** A held payment given back in full: it leaves "Needs attention". False when it was not held (any more). */
+    async markHeldPaymentRefunded(writer: Writer, paymentIntentId: string): Promise<boolean> {
+      const updated = await writer
+        .updateTable("checkout_payments")
+        .set({ status: "refunded", updated_at: sql`now()` })
+        .where("payment_intent_id", "=", paymentIntentId)
+        .where("status", "=", "needs_review")
+        .executeTakeFirst();
+      return updated.numUpdatedRows > 0n;
     },
 
     /**
@@ -733,6 +796,18 @@ export type RecordOutcome =
   /** The payment is processing: no order yet, and not a failure (payment_intent.succeeded will record it). */
   | { kind: "processing" }
   | { kind: "needs-review"; paidAmountCents: number; isNew: boolean };
+
+/** A paid payment held for review, as the console lists it for a refund. */
+export interface HeldPayment {
+  paymentIntentId: string;
+  /** What the processor says was paid. */
+  paidAmountCents: number;
+  contactEmail: string | null;
+  /** Why it was held ("paid for a different basket than the one recorded"). */
+  reason: string | null;
+  heldAt: Date;
+  isTest: boolean;
+}
 
 export interface PaymentUnderReview {
   paymentIntentId: string;

@@ -22,6 +22,7 @@ import * as newUserFixes from "./migrations/0019-new-user-fixes";
 import * as reviews from "./migrations/0020-reviews";
 import * as stockAlerts from "./migrations/0021-stock-alerts";
 import * as promotions from "./migrations/0022-promotions";
+import * as salesTotals from "./migrations/0023-sales-totals";
 import * as productCsv from "./migrations/0024-product-csv";
 import * as stockAlertsByVariant from "./migrations/0025-stock-alerts-by-variant";
 
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   "0020-reviews": reviews,
   "0021-stock-alerts": stockAlerts,
   "0022-promotions": promotions,
+  "0023-sales-totals": salesTotals,
   "0024-product-csv": productCsv,
   "0025-stock-alerts-by-variant": stockAlertsByVariant,
 };

@@ -47,6 +47,9 @@ export interface Database {
   promotion_uses: PromotionUseTable;
   product_imports: ProductImportTable;
   product_import_pictures: ProductImportPictureTable;
+  sales_totals: SalesTotalsTable;
+  product_sales_totals: ProductSalesTotalsTable;
+  product_sales_by_day: ProductSalesByDayTable;
 }
 
 export interface ProductTable {
@@ -174,8 +177,11 @@ export interface CheckoutPaymentTable {
   /** Identifies the basket the intent was priced for; a different basket needs a different amount. */
   basket_fingerprint: string;
   items: ItemsColumn;
-  /** "needs_review": paid, but not for this snapshot (amount or fingerprint differ); never fulfilled, refunded by the operator. */
-  status: "open" | "replaced" | "paid" | "needs_review";
+  /**
+   * "needs_review": paid, but not for this snapshot (amount or fingerprint differ); never fulfilled, refunded by the
+   * operator ("refunded": given back from the console's "Needs attention").
+   */
+  status: "open" | "replaced" | "paid" | "needs_review" | "refunded";
   /** Counts re-pricings: a row write is a compare-and-set on the revision it read. */
   revision: Generated<number>;
   /** Set while a re-pricing is on its way to the processor: the row does not yet say what the intent holds. */
@@ -613,4 +619,49 @@ export interface ProductImportPictureTable {
   /** A fetcher's claim on a pending picture (any instance's), until this time. */
   claimed_until: Date | null;
   updated_at: Generated<Date>;
+}
+
+/**
+ * What was sold and refunded in one UTC quarter hour, in one mode (test or live): kept by triggers on orders and
+ * order_refunds (migration 0023), never written by the shop's code. bigint sums: read as strings.
+ */
+export interface SalesTotalsTable {
+  livemode: boolean;
+  /** The quarter hour's start (UTC). */
+  starts_at: Date;
+  orders: ColumnType<number, never, never>;
+  items_sold: ColumnType<number, never, never>;
+  /** Items before discounts, as priced. */
+  gross_cents: ColumnType<string, never, never>;
+  discount_cents: ColumnType<string, never, never>;
+  /** Refunds made in this quarter hour (whenever their order was paid). */
+  refund_cents: ColumnType<string, never, never>;
+  shipping_cents: ColumnType<string, never, never>;
+  tax_cents: ColumnType<string, never, never>;
+}
+
+/** The same per product; a refund is shared across its order's lines in proportion (migration 0023). */
+export interface ProductSalesTotalsTable {
+  livemode: boolean;
+  starts_at: Date;
+  product_id: string;
+  quantity: ColumnType<number, never, never>;
+  gross_cents: ColumnType<string, never, never>;
+  discount_cents: ColumnType<string, never, never>;
+  refund_cents: ColumnType<string, never, never>;
+  /** The title on the latest line counted: shown when the product has left the catalogue. */
+  title: ColumnType<string, never, never>;
+}
+
+/** The same per product and UTC day: a period's whole UTC days are summed from it, its ends from the quarter hours. */
+export interface ProductSalesByDayTable {
+  livemode: boolean;
+  /** A UTC date. */
+  day: ColumnType<Date, never, never>;
+  product_id: string;
+  quantity: ColumnType<number, never, never>;
+  gross_cents: ColumnType<string, never, never>;
+  discount_cents: ColumnType<string, never, never>;
+  refund_cents: ColumnType<string, never, never>;
+  title: ColumnType<string, never, never>;
 }

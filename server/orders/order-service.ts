@@ -232,7 +232,7 @@ export function createOrderService(db: DB) {
         .updateTable("checkout_payments")
         .set({ user_id: null, session_id: null, contact_email: null, delivery_address: erased })
         .where("user_id", "=", userId)
-        .where("status", "in", ["paid", "needs_review"])
+        .where("status", "in", ["paid", "needs_review", "refunded"])
         .execute();
     },
 

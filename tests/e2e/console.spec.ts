@@ -47,6 +47,9 @@ test("the start-up operator creates a product with a picture, finds it on the sh
 
   await signIn(page, OPERATOR.email, OPERATOR.password);
   await page.getByRole("banner").getByRole("link", { name: "Admin" }).click();
+  await expect(page).toHaveURL("/admin");
+  await expect(page.getByRole("heading", { name: "Dashboard" })).toBeVisible();
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Products" }).click();
   await expect(page).toHaveURL("/admin/products");
   await expect(page.getByRole("heading", { name: "Products" })).toBeVisible();
   expect(await seriousViolations(page)).toEqual([]);

@@ -2,6 +2,7 @@ import { NavLink } from "react-router";
 
 /** The console's sections, in the side navigation; the current one is marked with aria-current="page". */
 const SECTIONS: readonly { to: string; label: string }[] = [
+  { to: "/admin", label: "Dashboard" },
   { to: "/admin/orders", label: "Orders" },
   { to: "/admin/products", label: "Products" },
   { to: "/admin/reviews", label: "Reviews" },
@@ -20,7 +21,8 @@ export function ConsoleNav() {
       <ul>
         {SECTIONS.map((section) => (
           <li key={section.to}>
-            <NavLink to={section.to} className="console-nav__link">
+            {/* `end`: the dashboard (/admin) is not current on every page under it. */}
+            <NavLink to={section.to} className="console-nav__link" end={section.to === "/admin"}>
               {section.label}
             </NavLink>
           </li>

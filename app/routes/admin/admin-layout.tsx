@@ -28,7 +28,7 @@ export default function AdminLayout({ loaderData }: Route.ComponentProps) {
         Skip to content
       </a>
       <header className="console-bar">
-        <Link to="/admin/products" className="console-bar__title">
+        <Link to="/admin" className="console-bar__title">
           Storefront console
         </Link>
         <span className="console-bar__who">{loaderData.operatorEmail}</span>
