@@ -161,7 +161,19 @@ describeEachDatabase("the operator console", (getDatabase) => {
     const anEmail = await getDatabase().db.selectFrom("email_outbox").select("id").orderBy("created_at").executeTakeFirstOrThrow();
     // (An e-mail's HTML is the e-mail itself, a document of its own, not a console page: the outbox-e-mail page links it.
     // The CSV exports are downloads: server/imports/csv-console.test.ts reads them.)
-    for (const route of consoleRoutes().filter((entry) => !entry.path.endsWith("/html") && !entry.path.endsWith("/export")).map((entry) => (entry.path.startsWith("/admin/outbox/:id") ? { ...entry, address: entry.path.replace(":id", anEmail.id) } : entry))) {
+    // A promotion stands in for a promotion's :id.
+    const promotionId = await shop.services.promotions.create(
+      { code: `PAGES-${Date.now()}`, kind: "percentage", value: 10, minimumSubtotalCents: 0, startsAt: null, endsAt: null, usageLimit: null, oncePerCustomer: false, status: "active" },
+      { id: null, email: "owner@console.test" },
+    );
+    const standIns: Record<string, string> = { "/admin/outbox/:id": anEmail.id, "/admin/promotions/:id": promotionId };
+    const pages = consoleRoutes()
+      .filter((entry) => !entry.path.endsWith("/html") && !entry.path.endsWith("/export"))
+      .map((entry) => {
+        const standIn = Object.entries(standIns).find(([path]) => entry.path.startsWith(path))?.[1];
+        return standIn ? { ...entry, address: entry.path.replace(":id", standIn) } : entry;
+      });
+    for (const route of pages) {
       const response = await html(operator, route.address);
       expect(response.status, route.address).toBe(200);
       expect(response.headers.get("cache-control"), route.address).toBe("private, no-store");
