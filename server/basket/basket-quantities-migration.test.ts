@@ -2,6 +2,7 @@ import { sql, type Kysely } from "kysely";
 import { expect, it } from "vitest";
 import { down, up } from "../db/migrations/0009-basket-quantities";
 import * as variantsAndStock from "../db/migrations/0016-variants-and-stock";
+import * as stockAlertsByVariant from "../db/migrations/0025-stock-alerts-by-variant";
 import { describeEachDatabase } from "../testing/test-database";
 import { createTestShop } from "../testing/test-app";
 
@@ -13,7 +14,8 @@ describeEachDatabase("migration 0009-basket-quantities", (getDatabase) => {
   it("counts duplicate rows into one line per product (at most 10), keeps the lines' order, and records today's prices", async () => {
     const db = getDatabase().db;
     const migrations = db as unknown as Kysely<unknown>;
-    // The lines as they were before variants, then before quantities.
+    // The lines as they were before variants (and so before the alerts kept by variant), then before quantities.
+    await stockAlertsByVariant.down(migrations);
     await variantsAndStock.down(migrations);
     await down(migrations);
     const session = await sql<{ id: string }>`insert into sessions (token_hash, expires_at) values (${crypto.randomUUID()}, now() + interval '1 day') returning id`.execute(db);
@@ -25,6 +27,7 @@ describeEachDatabase("migration 0009-basket-quantities", (getDatabase) => {
 
     await up(migrations);
     await variantsAndStock.up(migrations);
+    await stockAlertsByVariant.up(migrations);
 
     const lines = await db
       .selectFrom("basket_items")

@@ -111,7 +111,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`drop index orders_oversold`.execute(db);
+  // A later migration (0023) replaced it with orders_oversold_status, which goes with the column.
+  await sql`drop index if exists orders_oversold`.execute(db);
   await sql`alter table orders drop column oversold`.execute(db);
   await sql`delete from basket_items where variant_id <> product_id`.execute(db);
   await db.schema.createIndex("basket_items_basket_product").on("basket_items").columns(["basket_id", "product_id"]).unique().execute();
