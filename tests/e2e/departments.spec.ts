@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test, type Page } from "@playwright/test";
-import { killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
+import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
 
 /**
  * Browsing by department, with and without JavaScript, on a shop of its own with the demo catalogue added (npm run
@@ -18,7 +18,8 @@ test.beforeAll(async () => {
   const demo = spawnSync(process.execPath, ["scripts/demo-catalogue.js"], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "warn" }, encoding: "utf8" });
   expect(demo.status, demo.stderr).toBe(0);
   expect(demo.stdout).toContain("products added");
-  shop = await startShopProcess({ DATA_DIR: dataDir, DATABASE_URL: "" }, Number(process.env.E2E_PORT ?? 4173) + 1);
+  // A free port: E2E_PORT + 1 is the shipping stories' shop's, which may be running beside this one.
+  shop = await startShopProcess({ DATA_DIR: dataDir, DATABASE_URL: "" }, await freePort());
 });
 test.afterAll(async () => {
   if (shop) await killShop(shop, "SIGTERM");

@@ -17,6 +17,8 @@ let shop: ShopProcess;
 let dataDir: string;
 
 test.beforeAll(async () => {
+  // A production server starting beside the suite's own: on a busy machine that takes most of a minute.
+  test.setTimeout(240_000);
   dataDir = mkdtempSync(join(tmpdir(), "storefront-stripe-"));
   shop = await startShopProcess(
     { DATA_DIR: dataDir, STRIPE_SECRET_KEY: "sk_test_offline", STRIPE_PUBLISHABLE_KEY: "pk_test_offlinekey", STRIPE_WEBHOOK_SECRET: "whsec_offline" },

@@ -27,6 +27,8 @@ let stripe: Stripe;
 const dataDirs: string[] = [];
 
 test.beforeAll(async () => {
+  // Two production processes starting beside the suite's own: on a busy machine that takes most of a minute.
+  test.setTimeout(240_000);
   const [shopPort, processorPort] = [await freePort(), await freePort()];
   const dataDir = (prefix: string) => {
     const dir = mkdtempSync(join(tmpdir(), prefix));
