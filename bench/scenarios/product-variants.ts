@@ -9,7 +9,6 @@ import type { Scenario } from "../lib/scenario.ts";
 import { startShopServer, type DatabaseChoice, type RunningServer } from "../lib/server.ts";
 import { projectRoot, type Settings } from "../lib/settings.ts";
 import { BENCH_PRODUCT, describeAnswer, JSON_HEADERS, newShopper, timedFetch } from "../lib/shop-client.ts";
-import { basketShoppers } from "./cpu-per-request.ts";
 import { BROWSER_HEADERS } from "./throughput.ts";
 
 /** The product page with 100 variants may cost at most this many times the CPU of a product without options. */
@@ -64,6 +63,9 @@ export interface LoadFigures {
   p99: number;
   /** Connection errors, non-2xx answers and removes that removed nothing: any makes the row suspect. */
   failed: number;
+  /** Answers by status code, and removes answered 2xx without `"removed":true`, for the failures' reason. */
+  statusCodes: Record<string, number>;
+  removedNothing: number;
 }
 
 export interface Comparison {
@@ -171,6 +173,16 @@ async function pageBytes(baseUrl: string, pagePath: string, cookie: string): Pro
   return Buffer.byteLength(page.body);
 }
 
+/**
+ * Shoppers for one basket load, each with a basket: 50, as the basket scenario has, so that two connections seldom
+ * change the same basket at once (a remove would then find its line gone: "removed nothing").
+ */
+async function basketShoppers(baseUrl: string): Promise<string[]> {
+  const cookies: string[] = [];
+  for (let index = 0; index < 50; index += 1) cookies.push((await newShopper(baseUrl)).cookie);
+  return cookies;
+}
+
 /** Basket changes as the enhanced product page makes them: each connection adds one for a shopper, then takes it out. */
 function basketLoad(baseUrl: string, cookies: string[], body: { productId: string; variantId?: string }): Load {
   let next = 0;
@@ -218,6 +230,8 @@ async function measureCpu(server: RunningServer, settings: Settings, name: strin
     p50: result.p50,
     p99: result.p99,
     failed: result.errors + result.non2xx + unexpected,
+    statusCodes: result.statusCodes,
+    removedNothing: unexpected,
   };
   log(`  ${name}: ${figures.cpuMsPerRequest} ms CPU/request, ${integer(figures.rps)} req/s, p99 ${ms(figures.p99)}, failed ${figures.failed}`);
   return figures;
