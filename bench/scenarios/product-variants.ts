@@ -81,6 +81,8 @@ export interface Comparison {
 }
 
 export interface ProductVariantsResult {
+  /** The scenario's own server, e.g. "PostgreSQL (bench_…)": not the run's, whose label heads the row. */
+  server: string;
   product: { slug: string; variants: number; tracked: number; createdInS: number; pageBytes: { plain: number; variants: number } };
   rounds: { order: string[]; rows: LoadFigures[] }[];
   comparisons: Comparison[];
@@ -330,6 +332,7 @@ export const productVariantsScenario: Scenario<ProductVariantsResult> = {
       };
       const errors = server.errorLog();
       return {
+        server: server.label,
         product: { slug, variants: SIZES.length * COLOURS.length, tracked: variantRows().filter((row) => row.tracked).length, createdInS, pageBytes: bytes },
         rounds,
         comparisons: [
@@ -381,7 +384,7 @@ export const productVariantsScenario: Scenario<ProductVariantsResult> = {
         ]);
       }
       notes.push(
-        `${databaseLabel}: /products/${result.product.slug}, ${result.product.variants} variants (${result.product.tracked} with stock tracked), ` +
+        `${databaseLabel}: measured on ${result.server}, /products/${result.product.slug}, ${result.product.variants} variants (${result.product.tracked} with stock tracked), ` +
           `created through the product form in ${result.product.createdInS} s; a shopper's page ${kB(result.product.pageBytes.variants)} of HTML ` +
           `against ${kB(result.product.pageBytes.plain)} for ${PLAIN_PATH}. Server error log lines: ${result.serverErrorLogLines}.`,
       );
