@@ -23,6 +23,7 @@ import { growthScenario } from "./scenarios/growth.ts";
 import { pageWeightScenario } from "./scenarios/page-weight.ts";
 import { pagesScenario } from "./scenarios/pages.ts";
 import { productImportScenario } from "./scenarios/product-import.ts";
+import { productVariantsScenario } from "./scenarios/product-variants.ts";
 import { hurriedSoakScenario, soakScenario } from "./scenarios/soak.ts";
 import { throughputScenario } from "./scenarios/throughput.ts";
 
@@ -47,6 +48,7 @@ const ALL_SCENARIOS: Scenario<unknown>[] = [
   dashboardScenario,
   departmentListingScenario,
   productImportScenario,
+  productVariantsScenario,
 ];
 const DATABASES: DatabaseKind[] = ["pglite", "postgres"];
 
