@@ -431,7 +431,7 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
       await inventory.reserve(orderId, toStockLines(view));
       const { column, value } = ownerColumn(owner);
       try {
-        return await writeOrder({
+        const placed = await writeOrder({
           id: orderId,
           amountCents: 0,
           created: new Date(),
@@ -449,6 +449,9 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
             livemode,
           },
         });
+        // Placed meanwhile by the other click (or tab, or instance): the hold this one took is nobody's.
+        if (!placed.isNew) await inventory.release(orderId);
+        return placed;
       } catch (error) {
         await inventory.release(orderId);
         throw error;
