@@ -117,6 +117,16 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
     };
   }
 
+  /** Promotions with their uses so far: redemptions and live holds ("Total uses"), and redemptions alone. */
+  const withUses = () =>
+    db
+      .selectFrom("promotions as p")
+      .selectAll("p")
+      .select([
+        sql<number>`(select count(*)::int from promotion_uses u where u.promotion_id = p.id and (u.redeemed_at is not null or u.expires_at > now()))`.as("uses"),
+        sql<number>`(select count(*)::int from promotion_uses u where u.promotion_id = p.id and u.redeemed_at is not null)`.as("redemptions"),
+      ]);
+
   const columnsOf = (form: PromotionForm) => ({
     code: form.code,
     kind: form.kind,
@@ -134,22 +144,13 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
   const service = {
     /** Every promotion, newest first, with its uses so far. */
     async list(): Promise<PromotionView[]> {
-      const rows = await db
-        .selectFrom("promotions as p")
-        .selectAll("p")
-        .select([
-          sql<number>`(select count(*)::int from promotion_uses u where u.promotion_id = p.id and (u.redeemed_at is not null or u.expires_at > now()))`.as("uses"),
-          sql<number>`(select count(*)::int from promotion_uses u where u.promotion_id = p.id and u.redeemed_at is not null)`.as("redemptions"),
-        ])
-        .orderBy("p.created_at", "desc")
-        .limit(500)
-        .execute();
+      const rows = await withUses().orderBy("p.created_at", "desc").limit(500).execute();
       return rows.map((row) => toView(row as PromotionRow & { uses: number; redemptions: number }));
     },
 
     async get(id: string): Promise<PromotionView | null> {
-      const rows = await service.list();
-      return rows.find((row) => row.id === id) ?? null;
+      const row = await withUses().where("p.id", "=", id).executeTakeFirst();
+      return row ? toView(row as PromotionRow & { uses: number; redemptions: number }) : null;
     },
 
     async create(form: PromotionForm, actor: Actor): Promise<string> {
