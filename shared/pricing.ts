@@ -1,3 +1,4 @@
+import type { PromotionKindName } from "./promotions";
 /**
  * What an order costs, as the pricing function (server/pricing/) works it out: the wire shape every page, the
  * payment, the order record, the e-mail and the console read. Every figure is integer cents.
@@ -41,7 +42,7 @@ export interface AppliedTax {
 
 export interface AppliedPromotion {
   code: string;
-  kind: "percentage" | "amount" | "free-delivery";
+  kind: PromotionKindName;
 }
 
 export interface PriceBreakdown {

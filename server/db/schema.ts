@@ -1,6 +1,7 @@
 import type { PriceBreakdown } from "../../shared/pricing";
 import type { ColumnType, Generated, JSONColumnType } from "kysely";
 import type { DeliveryAddress } from "../../shared/address";
+import type { PromotionKindName } from "../../shared/promotions";
 import type { OrderStatus, StoredOrderItem } from "../../shared/orders";
 
 /**
@@ -555,7 +556,8 @@ export interface StockLedgerTable {
   created_at: Generated<Date>;
 }
 
-export type PromotionKind = "percentage" | "amount" | "free-delivery";
+/** The promotion types, as shared/promotions.ts names them for the console and the pricing. */
+export type PromotionKind = PromotionKindName;
 
 /** A promotion code as the operator made it: codes are stored upper case and matched without regard to case. */
 export interface PromotionTable {
