@@ -70,6 +70,17 @@ export interface ListingResults {
   pageCount: number;
   /** Products among the results in each department (top-level on /search, sub-departments on a department page). */
   departmentCounts: Record<string, number>;
+  /** The option values of the results (Size, Colour), each with how many products offer it. */
+  optionFacets: OptionFacet[];
+  /** The option filters applied: the query's, less any that names no option of the listed products. */
+  appliedOptions: Record<string, string[]>;
+}
+
+/** An option's filter on a listing page: its name, its query parameter, its values with their product counts. */
+export interface OptionFacet {
+  name: string;
+  param: string;
+  values: { value: string; count: number }[];
 }
 
 /** Search results: a listing, and what was searched for. */

@@ -39,6 +39,25 @@ export function starFilterLabel(stars: StarFilter): string {
   return `${stars} ${stars === 1 ? "Star" : "Stars"} & Up`;
 }
 
+/** The query parameters the listing itself reads: any other parameter may name a product option (`size=M`). */
+const LISTING_PARAMS = new Set(["q", "sort", "price", "min", "max", "rating", "department", "page", "stock"]);
+/** At most this many option filters, of this many values each, are read from a query; more is ignored. */
+export const MAX_OPTION_FILTERS = 3;
+export const MAX_OPTION_FILTER_VALUES = 20;
+/** The longest option value (as the console allows) that a filter reads. */
+const MAX_OPTION_VALUE_LENGTH = 60;
+const PARAM_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/**
+ * The query parameter an option's filter uses: its name in lower-case words joined by hyphens ("Size" -> size,
+ * "Shoe size" -> shoe-size); a name that would take one of the listing's own parameters gets "-option" after it.
+ */
+export function optionParam(optionName: string): string {
+  const words = optionName.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").match(/[a-z0-9]+/g) ?? ["option"];
+  const param = words.join("-").slice(0, 40);
+  return LISTING_PARAMS.has(param) ? `${param}-option` : param;
+}
+
 /** What a listing shows: every field a known value or absent. */
 export interface ListingState {
   sort: ListingSort;
@@ -49,10 +68,38 @@ export interface ListingState {
   stars: StarFilter | null;
   /** On /search: a department's slug (its products and its sub-departments'). */
   department: string | null;
+  /** "Include Out of Stock": off by default, so that listings show what can be bought. */
+  includeOutOfStock: boolean;
+  /**
+   * Option values asked for, by the option's parameter (`optionParam`): a product passes with any of a parameter's
+   * values, and must pass every parameter. A parameter no listed product's option takes is dropped by the server.
+   */
+  options: Record<string, string[]>;
   page: number;
 }
 
-export const DEFAULT_LISTING_STATE: ListingState = { sort: "featured", price: null, minDollars: null, maxDollars: null, stars: null, department: null, page: 1 };
+export const DEFAULT_LISTING_STATE: ListingState = {
+  sort: "featured",
+  price: null,
+  minDollars: null,
+  maxDollars: null,
+  stars: null,
+  department: null,
+  includeOutOfStock: false,
+  options: {},
+  page: 1,
+};
+
+/** The option filters of a query: parameters the listing does not read, in name order, values sorted and distinct. */
+function readOptionFilters(params: URLSearchParams): Record<string, string[]> {
+  const names = [...new Set(params.keys())].filter((name) => !LISTING_PARAMS.has(name) && PARAM_NAME.test(name) && name.length <= 44).sort();
+  const options: Record<string, string[]> = {};
+  for (const name of names.slice(0, MAX_OPTION_FILTERS)) {
+    const values = [...new Set(params.getAll(name).map((value) => value.trim()))].filter((value) => value !== "" && value.length <= MAX_OPTION_VALUE_LENGTH);
+    if (values.length > 0) options[name] = values.sort().slice(0, MAX_OPTION_FILTER_VALUES);
+  }
+  return options;
+}
 
 function wholeDollars(raw: string | null): number | null {
   if (raw === null) return null;
@@ -79,12 +126,29 @@ export function parseListingState(params: URLSearchParams): ListingState {
   // Min and Max typed the wrong way round mean the range between them.
   if (minDollars !== null && maxDollars !== null && minDollars > maxDollars) [minDollars, maxDollars] = [maxDollars, minDollars];
   if (minDollars === 0) minDollars = null;
-  return { sort, price, minDollars, maxDollars, stars, department, page };
+  const includeOutOfStock = params.get("stock") === "all";
+  return { sort, price, minDollars, maxDollars, stars, department, includeOutOfStock, options: readOptionFilters(params), page };
 }
 
 /** Whether any filter is set (sort and page are not filters). */
 export function hasFilters(state: ListingState): boolean {
-  return state.price !== null || state.minDollars !== null || state.maxDollars !== null || state.stars !== null || state.department !== null;
+  return (
+    state.price !== null ||
+    state.minDollars !== null ||
+    state.maxDollars !== null ||
+    state.stars !== null ||
+    state.department !== null ||
+    state.includeOutOfStock ||
+    Object.keys(state.options).length > 0
+  );
+}
+
+/** The state with one option value added, or taken away when it is there. */
+export function toggleOptionValue(state: ListingState, param: string, value: string): ListingState {
+  const current = state.options[param] ?? [];
+  const values = current.includes(value) ? current.filter((candidate) => candidate !== value) : [...current, value].sort();
+  const others = Object.fromEntries(Object.entries(state.options).filter(([name]) => name !== param));
+  return { ...state, options: values.length > 0 ? { ...others, [param]: values } : others };
 }
 
 /** The price range in cents the state asks for: Min/Max when typed, else the price link; [min, max) for links. */
@@ -109,6 +173,8 @@ export function listingSearch(state: ListingState, extra: Record<string, string>
   if (state.minDollars !== null) params.set("min", String(state.minDollars));
   if (state.maxDollars !== null) params.set("max", String(state.maxDollars));
   if (state.stars !== null) params.set("rating", String(state.stars));
+  if (state.includeOutOfStock) params.set("stock", "all");
+  for (const name of Object.keys(state.options).sort()) for (const value of state.options[name]!) params.append(name, value);
   if (state.page > 1) params.set("page", String(state.page));
   const text = params.toString();
   return text ? `?${text}` : "";

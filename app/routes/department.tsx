@@ -18,11 +18,12 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
   const found = /^[a-z0-9]+(-[a-z0-9]+)*$/.test(params.slug) ? await services.departments.findBySlug(params.slug) : undefined;
   if (!found) throw data(null, { status: 404 });
   // A department page has no department filter of its own: its sub-departments are links.
-  const state = { ...parseListingState(new URL(request.url).searchParams), department: null };
-  if (state.page > MAX_LISTING_PAGE) throw data(null, { status: 404 });
+  const asked = { ...parseListingState(new URL(request.url).searchParams), department: null };
+  if (asked.page > MAX_LISTING_PAGE) throw data(null, { status: 404 });
   const { department, parent, children } = found;
   const childIds = children.map((child) => child.id);
-  const results = await services.catalogue.listDepartment([department.id, ...childIds], state, childIds);
+  const results = await services.catalogue.listDepartment([department.id, ...childIds], asked, childIds);
+  const state = { ...asked, options: results.appliedOptions };
   if (state.page > 1 && state.page > results.pageCount) throw data(null, { status: 404 });
   return {
     department,
@@ -55,7 +56,13 @@ export default function DepartmentPage({ loaderData }: Route.ComponentProps) {
       </div>
       {department.description ? <p className="listing__description">{department.description}</p> : null}
       <div className="listing__body">
-        <ListingFilters links={links} departments={subDepartments} departmentHeading="Departments" departmentLink={(slug) => departmentPath(slug)} />
+        <ListingFilters
+          links={links}
+          departments={subDepartments}
+          optionFacets={results.optionFacets}
+          departmentHeading="Departments"
+          departmentLink={(slug) => departmentPath(slug)}
+        />
         <div className="listing__results">
           {results.total === 0 ? (
             <NoResults links={links} hint="No products match these filters." />

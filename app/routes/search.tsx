@@ -22,9 +22,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   if (parsed.page > MAX_LISTING_PAGE) throw data(null, { status: 404 });
   const tree = await services.departments.listTree();
   const chosen = parsed.department ? await services.departments.findBySlug(parsed.department) : undefined;
-  const state = { ...parsed, department: chosen ? chosen.department.slug : null };
+  const asked = { ...parsed, department: chosen ? chosen.department.slug : null };
   const departmentIds = chosen ? [chosen.department.id, ...chosen.children.map((child) => child.id)] : null;
-  const results = await services.catalogue.search(q, state, departmentIds);
+  const results = await services.catalogue.search(q, asked, departmentIds);
+  const state = { ...asked, options: results.appliedOptions };
   // Nothing found: a mended query to try ("Did you mean: stand mixer?") and a few featured products.
   const fallback = results.total === 0 && q !== "" ? await services.catalogue.searchFallback(q) : { suggestion: null, featured: [] };
   if (state.page > 1 && state.page > results.pageCount) throw data(null, { status: 404 });
@@ -35,7 +36,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 }
 
 export default function Search({ loaderData }: Route.ComponentProps) {
-  const { query, products, total, page, pageCount, state, facets, suggestion, featured } = loaderData;
+  const { query, products, total, page, pageCount, state, facets, optionFacets, suggestion, featured } = loaderData;
   const links: ListingLinks = { base: "/search", state, extra: { q: query } };
   const quoted = `“${query}”`;
   const heading = query === "" ? `All products (${total})` : total === 0 ? `No results for ${quoted}` : `${total} ${total === 1 ? "result" : "results"} for ${quoted}`;
@@ -53,7 +54,7 @@ export default function Search({ loaderData }: Route.ComponentProps) {
         <SortForm links={links} />
       </div>
       <div className="listing__body">
-        <ListingFilters links={links} departments={facets} />
+        <ListingFilters links={links} departments={facets} optionFacets={optionFacets} />
         <div className="listing__results">
           {total === 0 ? (
             <>

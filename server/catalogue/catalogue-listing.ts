@@ -1,37 +1,54 @@
 import { sql, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder } from "kysely";
 import type { DB, Writer } from "../db/client";
+import type { OptionFacet } from "../../shared/catalogue";
 import type { Database } from "../db/schema";
-import { LISTING_PAGE_SIZE, priceRangeCents, type ListingState } from "../../shared/listing";
+import { LISTING_PAGE_SIZE, optionParam, priceRangeCents, type ListingState } from "../../shared/listing";
 
 /**
  * One listing query for every listing page (/departments/{slug}, /departments, /search): the products that pass
  * every filter, sorted, a page at a time, with the count and the facet counts. A filter is one clause on `products`
- * (`filterClauses`): a later filter (in stock, an option value) is one more clause here and one more facet query
- * beside `countByDepartment`, and the pages need nothing else. Ratings are the ones shoppers see (`shown_rating`: the
- * reviews' unrounded average, or the catalogue's rating before the first review).
+ * (`filterClauses`), and each facet (departments, option values) one more query under the same clauses. Ratings are
+ * the ones shoppers see (`shown_rating`: the reviews' unrounded average, or the catalogue's rating before the first
+ * review).
  */
+
+/** An option filter the listing applies: the option names its parameter stands for, and the values asked for. */
+export interface OptionFilter {
+  param: string;
+  names: readonly string[];
+  values: readonly string[];
+}
 
 export interface ListingRequest {
   /** Only products in these departments (a department and its sub-departments); null: the whole catalogue. */
   departmentIds: readonly string[] | null;
   /** /search: what the text matches, and its rank (sorted by under "Featured"). */
   match?: { where: RawBuilder<boolean>; rank: RawBuilder<number> | null };
+  /** The state's option filters that name options of the listed products (`resolveOptionFilters`). */
+  optionFilters?: readonly OptionFilter[];
   state: ListingState;
 }
 
 export const listingColumns = ["id", "slug", "title", "price_cents", "shown_rating", "review_count", "image", "image_width", "image_height", "image_srcset"] as const;
 
-/** Whether every variant of the product is out of stock (tracked, no back-orders, nothing available): cards say so. */
-export const isOutOfStock = sql<boolean>`not exists (
+/**
+ * Whether every variant of the product is out of stock (tracked, no back-orders, nothing available). Only a product
+ * with `limited_stock` (every variant tracked without back-orders) can be, so the others never read reservations.
+ */
+const outOfStock = sql<boolean>`(case when products.limited_stock then not exists (
   select 1 from product_variants v where v.product_id = products.id
-  and (not v.tracks_stock or v.continue_selling or v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)))`.as(
-  "is_out_of_stock",
-);
+  and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end)`;
+
+/** The column cards read to say "Out of stock". */
+export const isOutOfStock = outOfStock.as("is_out_of_stock");
 
 type ProductsQuery<O> = SelectQueryBuilder<Database, "products", O>;
 
-/** Every filter of a request as conditions on `products` (active ones only). */
-function filterClauses(request: ListingRequest, { withDepartments = true } = {}) {
+/**
+ * Every filter of a request as conditions on `products` (active ones only); `withDepartments: false` leaves the
+ * department filter out and `withoutOption` one option's filter (the facets that let a shopper switch).
+ */
+function filterClauses(request: ListingRequest, { withDepartments = true, withoutOption }: { withDepartments?: boolean; withoutOption?: string } = {}) {
   return (eb: ExpressionBuilder<Database, "products">) => {
     const clauses = [eb("products.status", "=", "active")];
     if (withDepartments && request.departmentIds !== null) {
@@ -43,6 +60,20 @@ function filterClauses(request: ListingRequest, { withDepartments = true } = {})
     if (maxCents !== null) clauses.push(eb("products.price_cents", maxInclusive ? "<=" : "<", maxCents));
     if (request.state.stars !== null) clauses.push(eb("products.shown_rating", ">=", request.state.stars));
     if (request.match) clauses.push(eb.and([request.match.where]));
+    if (!request.state.includeOutOfStock) clauses.push(eb.not(eb.and([outOfStock])));
+    for (const filter of request.optionFilters ?? []) {
+      if (filter.param === withoutOption) continue;
+      clauses.push(
+        eb.exists(
+          eb
+            .selectFrom("product_options")
+            .select(sql<number>`1`.as("one"))
+            .whereRef("product_options.product_id", "=", "products.id")
+            .where("product_options.name", "in", [...filter.names])
+            .where(sql<boolean>`product_options."values" ?| array[${sql.join([...filter.values])}]::text[]`),
+        ),
+      );
+    }
     return eb.and(clauses);
   };
 }
@@ -103,4 +134,70 @@ export async function countByDepartment(
   if (only) query = query.where("departments.id", "in", [...only]);
   const rows = await query.execute();
   return new Map(rows.map((row) => [row.department_id, Number(row.count)]));
+}
+
+/** An option's facet, with every name the products give it ("Size", "size"): one parameter filters them all. */
+interface OptionFacetWithNames extends OptionFacet {
+  names: string[];
+}
+
+/** The facets a listing shows at most: the options most of its products have, and their first values. */
+const MAX_OPTION_FACETS = 5;
+const MAX_FACET_VALUES = 40;
+
+/** The option values of the products passing the request's filters (but `withoutOption`'s), with counts. */
+async function countOptionValues(executor: Writer | DB, request: ListingRequest, withoutOption?: string): Promise<OptionFacetWithNames[]> {
+  const listed = executor.selectFrom("products").select("products.id").where(filterClauses(request, { withoutOption }));
+  const { rows } = await sql<{ name: string; value: string; count: string; products: string }>`
+    select o.name, v.value, count(distinct o.product_id) as count, max(count(distinct o.product_id)) over (partition by o.name) as products
+    from product_options o cross join lateral jsonb_array_elements_text(o."values") with ordinality as v(value, position)
+    where o.product_id in (${listed})
+    group by o.name, v.value
+    order by products desc, o.name, min(v.position), v.value
+    limit 1000`.execute(executor);
+  const facets = new Map<string, OptionFacetWithNames>();
+  for (const row of rows) {
+    const param = optionParam(row.name);
+    let facet = facets.get(param);
+    if (!facet) {
+      if (facets.size === MAX_OPTION_FACETS) continue;
+      facet = { name: row.name, names: [], param, values: [] };
+      facets.set(param, facet);
+    }
+    if (!facet.names.includes(row.name)) facet.names.push(row.name);
+    const known = facet.values.find((candidate) => candidate.value === row.value);
+    if (known) known.count += Number(row.count);
+    else if (facet.values.length < MAX_FACET_VALUES) facet.values.push({ value: row.value, count: Number(row.count) });
+  }
+  return [...facets.values()];
+}
+
+/**
+ * The option facets of a listing, and the request with its option filters: a parameter of the query that names no
+ * option of the listed products, or a value none of them offers, is ignored (a shared link's tracking parameter, an
+ * option since removed). Counts are
+ * under every other filter; an option's own values are counted without its own filter, so that a shopper can add a
+ * second size rather than see the others drop to nothing.
+ */
+export async function withOptionFacets(executor: Writer | DB, request: ListingRequest): Promise<{ request: ListingRequest; facets: OptionFacet[] }> {
+  const unfiltered: OptionFacetWithNames[] = await countOptionValues(executor, { ...request, optionFilters: [] });
+  const optionFilters: OptionFilter[] = [];
+  for (const [param, values] of Object.entries(request.state.options)) {
+    const facet = unfiltered.find((candidate) => candidate.param === param);
+    const known = values.filter((value) => facet?.values.some((candidate) => candidate.value === value));
+    if (facet && known.length > 0) optionFilters.push({ param, names: facet.names, values: known });
+  }
+  const filtered: ListingRequest = { ...request, optionFilters, state: { ...request.state, options: Object.fromEntries(optionFilters.map((filter) => [filter.param, [...filter.values]])) } };
+  const withoutNames = (found: OptionFacetWithNames[]): OptionFacet[] => found.map(({ names: _names, ...facet }) => facet);
+  if (optionFilters.length === 0) return { request: filtered, facets: withoutNames(unfiltered) };
+  const underOthers = await countOptionValues(executor, filtered);
+  const facets: OptionFacetWithNames[] = [];
+  for (const facet of unfiltered) {
+    const isFiltered = optionFilters.some((filter) => filter.param === facet.param);
+    // With one option filtered, its own counts are the unfiltered ones; with more, each is counted under the others.
+    const counted = !isFiltered ? underOthers : optionFilters.length === 1 ? unfiltered : await countOptionValues(executor, filtered, facet.param);
+    const found = counted.find((candidate) => candidate.param === facet.param);
+    if (found) facets.push(found);
+  }
+  return { request: filtered, facets: withoutNames(facets) };
 }

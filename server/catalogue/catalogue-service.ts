@@ -8,7 +8,7 @@ import { AppError } from "../../shared/errors";
 import type { VariantFormInput } from "../../shared/admin-schemas";
 import type { CatalogueProduct, ListingResults, ProductDetails, ProductOption, ProductVariant, SearchResults } from "../../shared/catalogue";
 import { DEFAULT_LISTING_STATE, LISTING_PAGE_SIZE, type ListingState } from "../../shared/listing";
-import { countByDepartment, findListingPage, isOutOfStock, type ListingRequest } from "./catalogue-listing";
+import { countByDepartment, findListingPage, isOutOfStock, withOptionFacets, type ListingRequest } from "./catalogue-listing";
 import { pictureUrl } from "../../shared/shop-pictures";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
 import { suggestQuery } from "./did-you-mean";
@@ -157,7 +157,7 @@ export interface ProductChanges {
 }
 
 /** A product's editable values as a write saw them, for the audit log. */
-export type ProductValues = Omit<Selectable<ProductTable>, "search_document" | "created_at" | "updated_at" | "review_count" | "review_average" | "shown_rating">;
+export type ProductValues = Omit<Selectable<ProductTable>, "search_document" | "created_at" | "updated_at" | "review_count" | "review_average" | "shown_rating" | "limited_stock">;
 
 /** Runs inside a write's transaction with the values before and after it: the audit entry commits with the change. */
 export type ProductWriteHook = (trx: Transaction<Database>, before: ProductValues | null, after: ProductValues) => Promise<void>;
@@ -563,9 +563,10 @@ export function createCatalogueService(
       const request = (match: ListingRequest["match"], forDepartments: readonly string[] | null): ListingRequest => ({ departmentIds: forDepartments, match, state });
 
       const answer = async (executor: Writer, match: ListingRequest["match"]) => {
-        const { rows, total } = await findListingPage(executor, request(match, departmentIds));
-        const facets = await countByDepartment(executor, request(match, null), "top");
-        return { rows, total, facets };
+        const options = await withOptionFacets(executor, request(match, departmentIds));
+        const { rows, total } = await findListingPage(executor, options.request);
+        const facets = await countByDepartment(executor, { ...options.request, departmentIds: null }, "top");
+        return { rows, total, facets, optionFacets: options.facets, appliedOptions: options.request.state.options };
       };
       const fullText = query === "" ? undefined : { where: sql<boolean>`search_document @@ ${textQuery}`, rank: sql<number>`ts_rank(search_document, ${textQuery})` };
       let found = await answer(db, fullText);
@@ -583,6 +584,8 @@ export function createCatalogueService(
         page: state.page,
         pageCount: Math.ceil(found.total / LISTING_PAGE_SIZE),
         departmentCounts: Object.fromEntries(found.facets),
+        optionFacets: found.optionFacets,
+        appliedOptions: found.appliedOptions,
       };
     },
 
@@ -591,7 +594,7 @@ export function createCatalogueService(
      * of them each of `countIn` holds (its sub-departments), all under the state's filters.
      */
     async listDepartment(departmentIds: readonly string[] | null, state: ListingState, countIn: readonly string[] = []): Promise<ListingResults> {
-      const request: ListingRequest = { departmentIds, state };
+      const { request, facets } = await withOptionFacets(db, { departmentIds, state });
       const { rows, total } = await findListingPage(db, request);
       const counts = await countByDepartment(db, request, "self", countIn);
       return {
@@ -600,6 +603,8 @@ export function createCatalogueService(
         page: state.page,
         pageCount: Math.ceil(total / LISTING_PAGE_SIZE),
         departmentCounts: Object.fromEntries(counts),
+        optionFacets: facets,
+        appliedOptions: request.state.options,
       };
     },
 

@@ -25,6 +25,7 @@ import * as promotions from "./migrations/0022-promotions";
 import * as salesTotals from "./migrations/0023-sales-totals";
 import * as productCsv from "./migrations/0024-product-csv";
 import * as stockAlertsByVariant from "./migrations/0025-stock-alerts-by-variant";
+import * as listingStockAndOptions from "./migrations/0026-listing-stock-and-options";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   "0023-sales-totals": salesTotals,
   "0024-product-csv": productCsv,
   "0025-stock-alerts-by-variant": stockAlertsByVariant,
+  "0026-listing-stock-and-options": listingStockAndOptions,
 };
 
 export const migrationNames = Object.keys(migrations);

@@ -86,6 +86,8 @@ export interface ProductTable {
   vendor: Generated<string>;
   product_type: Generated<string>;
   tags: ColumnType<string[], string | undefined, string>;
+  /** Whether every variant tracks stock without back-orders (so the product can be out of stock); kept by a trigger, never written. */
+  limited_stock: ColumnType<boolean, never, never>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { combinations, variantKey } from "../../shared/admin-schemas";
 import { createPageShop } from "../testing/page-shop";
 import { createBrowser } from "../testing/test-app";
 import { describeEachDatabase } from "../testing/test-database";
@@ -126,6 +127,72 @@ describeEachDatabase("departments and listing pages", (getDatabase) => {
     it("refuses to remove a department while it has products", async () => {
       const books = await shop.services.departments.findBySlug("books");
       await expect(shop.services.departments.removeDepartment(OPERATOR, books!.department.id)).rejects.toThrow(/Books still has 31 products/);
+    });
+  });
+
+  describe("with T-shirts in sizes, one of them sold out", () => {
+    const tees = [
+      { id: "tee-plain", title: "Plain Tee", options: [{ name: "Size", values: ["S", "M"] }], stock: 5 },
+      { id: "tee-striped", title: "Striped Tee", options: [{ name: "Size", values: ["M", "L"] }, { name: "Colour", values: ["Black"] }], stock: 0 },
+    ];
+    beforeAll(async () => {
+      const { db } = getDatabase();
+      const { catalogue, inventory, departments } = shop.services;
+      const electronics = (await departments.findBySlug("electronics"))!.department;
+      for (const tee of tees) {
+        await db
+          .insertInto("products")
+          .values({ id: tee.id, slug: tee.id, title: tee.title, price_cents: 1500, rating: 4, image: "/images/products/12321341.webp", image_width: 400, image_height: 400, featured_position: null })
+          .execute();
+        await db.insertInto("product_departments").values({ department_id: electronics.id, product_id: tee.id }).execute();
+        await db.transaction().execute(async (trx) => {
+          const combos = combinations(tee.options);
+          const variants = combos.map((values) => ({ key: variantKey(values), optionValues: values, sku: null, priceCents: null, compareAtCents: null, tracksStock: true, continueSelling: false }));
+          const ids = await catalogue.saveOptionsAndVariants(trx, tee.id, 1500, { options: tee.options, variants });
+          for (const id of ids.values()) await inventory.setStock(trx, id, { tracksStock: true, continueSelling: false, onHand: tee.stock }, "test");
+        });
+      }
+    });
+    afterAll(async () => {
+      await getDatabase().db.deleteFrom("products").where("id", "in", tees.map((tee) => tee.id)).execute();
+    });
+    const facetCount = (page: string, href: string, label: string) =>
+      page.match(new RegExp(`href="${href.replaceAll("?", "\\?").replaceAll("&", "&amp;")}"[^>]*>${label}</a> <span class="listing__count">\\((\\d+)\\)</span>`))?.[1];
+
+    it("leaves out what cannot be bought until Include Out of Stock is chosen", async () => {
+      const plain = await html("/departments/electronics");
+      expect(titles(plain)).toContain("Plain Tee");
+      expect(titles(plain)).not.toContain("Striped Tee");
+      expect(plain).toMatch(/<a class="listing__check" href="\/departments\/electronics\?stock=all"[^>]*>Include Out of Stock<\/a>/);
+      const included = await html("/departments/electronics?stock=all");
+      expect(titles(included)).toEqual(expect.arrayContaining(["Plain Tee", "Striped Tee"]));
+      expect(included).toMatch(/Striped Tee[^]*?<p class="product-card__stock">Out of stock<\/p>/);
+      expect(included).toMatch(/<a class="listing__check" aria-current="true" href="\/departments\/electronics"[^>]*>Include Out of Stock<\/a>/);
+      expect(await html("/search?q=tee")).not.toContain("Striped Tee");
+    });
+
+    it("filters by the listed products' option values, counting each value's products", async () => {
+      const all = await html("/departments/electronics?stock=all");
+      expect(facetCount(all, "/departments/electronics?stock=all&size=M", "M")).toBe("2");
+      expect(facetCount(all, "/departments/electronics?stock=all&size=S", "S")).toBe("1");
+      expect(facetCount(all, "/departments/electronics?stock=all&colour=Black", "Black")).toBe("1");
+      const large = await html("/departments/electronics?stock=all&size=L");
+      expect(titles(large)).toEqual(["Striped Tee"]);
+      // A size's own counts stay as they were, so that a second size can be added.
+      expect(facetCount(large, "/departments/electronics?stock=all&size=L&size=M", "M")).toBe("2");
+      expect(titles(await html("/departments/electronics?stock=all&size=L&size=S"))).toEqual(expect.arrayContaining(["Plain Tee", "Striped Tee"]));
+      // In stock only: the sold-out sizes' products drop out, and with them their values.
+      const inStock = await html("/departments/electronics");
+      expect(facetCount(inStock, "/departments/electronics?size=M", "M")).toBe("1");
+      expect(facetCount(inStock, "/departments/electronics?colour=Black", "Black")).toBeUndefined();
+      expect(titles(await html("/search?q=tee&size=M"))).toEqual(["Plain Tee"]);
+    });
+
+    it("ignores a parameter that names no option of the listed products", async () => {
+      const tracked = await html("/departments/electronics?utm_source=mail&size=XXL");
+      expect(titles(tracked)).toEqual(titles(await html("/departments/electronics")));
+      expect(tracked).not.toContain("noindex");
+      expect(tracked).not.toContain("Clear all filters");
     });
   });
 

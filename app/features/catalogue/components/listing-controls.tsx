@@ -8,8 +8,10 @@ import {
   listingSearch,
   resultRange,
   starFilterLabel,
+  toggleOptionValue,
   type ListingState,
 } from "../../../../shared/listing";
+import type { OptionFacet } from "../../../../shared/catalogue";
 
 /**
  * The controls of a listing page (/departments/{slug}, /search): "Sort by", the filters sidebar and the pages. Every
@@ -72,10 +74,14 @@ export interface FacetLink {
   count: number;
 }
 
-/** The sidebar: departments (with counts), price, customer review; each a link that changes the URL's query. */
-export function ListingFilters({ links, departments, departmentHeading = "Department", departmentLink }: {
+/**
+ * The sidebar: departments (with counts), price, customer review, availability and the results' option values (with
+ * counts); each a link that changes the URL's query.
+ */
+export function ListingFilters({ links, departments, optionFacets, departmentHeading = "Department", departmentLink }: {
   links: ListingLinks;
   departments: FacetLink[];
+  optionFacets: OptionFacet[];
   departmentHeading?: string;
   /** Where a department's link goes (a department page's sub-department); default: this listing with it as a filter. */
   departmentLink?: (slug: string) => string;
@@ -152,6 +158,38 @@ export function ListingFilters({ links, departments, departmentHeading = "Depart
           })}
         </ul>
       </section>
+      <section aria-labelledby="filter-availability">
+        <h2 id="filter-availability">Availability</h2>
+        <ul>
+          <li>
+            <Link
+              className="listing__check"
+              to={withChange(links, { includeOutOfStock: !state.includeOutOfStock })}
+              aria-current={state.includeOutOfStock ? "true" : undefined}
+            >
+              Include Out of Stock
+            </Link>
+          </li>
+        </ul>
+      </section>
+      {optionFacets.map((facet) => (
+        <section key={facet.param} aria-labelledby={`filter-option-${facet.param}`}>
+          <h2 id={`filter-option-${facet.param}`}>{facet.name}</h2>
+          <ul>
+            {facet.values.map(({ value, count }) => {
+              const isCurrent = state.options[facet.param]?.includes(value) ?? false;
+              return (
+                <li key={value}>
+                  <Link className="listing__check" to={href(links, { ...toggleOptionValue(state, facet.param, value), page: 1 })} aria-current={isCurrent ? "true" : undefined}>
+                    {value}
+                  </Link>{" "}
+                  <span className="listing__count">{`(${count})`}</span>
+                </li>
+              );
+            })}
+          </ul>
+        </section>
+      ))}
       {hasFilters(state) ? (
         <p>
           <Link to={href(links, { ...DEFAULT_LISTING_STATE, sort: state.sort })}>Clear all filters</Link>
