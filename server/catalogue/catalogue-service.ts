@@ -192,6 +192,8 @@ export interface ImportedProductValues {
   vendor: string;
   productType: string;
   tags: readonly string[];
+  /** The catalogue's rating (whole stars); undefined: left as it is (a new product's is the import's default). */
+  rating?: 1 | 2 | 3 | 4 | 5;
   image: { src: string; width: number; height: number; srcSet: string | null };
 }
 
@@ -220,6 +222,7 @@ function importedColumns(product: ImportedProductValues) {
     vendor: product.vendor,
     product_type: product.productType,
     tags: JSON.stringify(product.tags),
+    ...(product.rating !== undefined ? { rating: product.rating } : {}),
     image: product.image.src,
     image_width: product.image.width,
     image_height: product.image.height,

@@ -14,7 +14,21 @@ export interface DemoProduct {
   departmentSlugs: string[];
   shape: DemoShape;
   colour: string;
+  /** Its options (a product without is sold as one); each combination is a variant at the product's price. */
+  options?: { name: string; values: string[] }[];
+  /** Stock per variant; absent: not tracked (always in stock). */
+  stock?: number;
 }
+
+/** The demo products sold in options, some with a stock: sizes and colours to filter by, one sold out, a few nearly. */
+const VARIANTS: Record<string, Pick<DemoProduct, "options" | "stock">> = {
+  "Write Clearly: A Handbook for Work": { options: [{ name: "Format", values: ["Paperback", "Hardcover"] }] },
+  "Large Desk Mat": { options: [{ name: "Size", values: ["M", "L", "XL"] }], stock: 12 },
+  "Stoneware Mugs, Set of 4": { options: [{ name: "Colour", values: ["Black", "Grey", "White"] }], stock: 20 },
+  "Espresso Cups, Set of 6": { options: [{ name: "Colour", values: ["Black", "White"] }], stock: 0 },
+  "Mechanical Keyboard, Brown Switches": { options: [{ name: "Layout", values: ["US", "UK"] }], stock: 3 },
+  "Wireless Mouse, Silent Click": { options: [{ name: "Colour", values: ["Black", "White"] }, { name: "Size", values: ["M", "L"] }], stock: 8 },
+};
 
 type Row = [title: string, priceCents: number, rating: 1 | 2 | 3 | 4 | 5, colour: string];
 
@@ -174,5 +188,6 @@ export const DEMO_PRODUCTS: readonly DemoProduct[] = GROUPS.flatMap((group) =>
     departmentSlugs: [group.department],
     shape: group.shape,
     colour,
+    ...VARIANTS[title],
   })),
 );

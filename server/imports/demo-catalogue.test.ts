@@ -5,7 +5,7 @@ import { createCatalogueService } from "../catalogue/catalogue-service";
 import { createDepartmentService } from "../departments/department-service";
 import { describeEachDatabase } from "../testing/test-database";
 import { DEFAULT_LISTING_STATE } from "../../shared/listing";
-import { applyDemoCatalogue } from "./demo-catalogue";
+import { applyDemoCatalogue, demoHandle } from "./demo-catalogue";
 import { DEMO_PRODUCTS } from "./demo-catalogue-data";
 
 const picturesDir = fileURLToPath(new URL("../../images/demo", import.meta.url));
@@ -17,13 +17,28 @@ describeEachDatabase("demo catalogue", (getDatabase) => {
     const departments = createDepartmentService(db, catalogue);
     const featuredBefore = (await catalogue.listProducts()).map((product) => product.id);
 
-    expect(await applyDemoCatalogue(db, { remove: false, picturesDir })).toBe(`Demo catalogue: ${DEMO_PRODUCTS.length} products added, 0 already there (updated).`);
-    expect(await applyDemoCatalogue(db, { remove: false, picturesDir })).toBe(`Demo catalogue: 0 products added, ${DEMO_PRODUCTS.length} already there (updated).`);
+    expect(await applyDemoCatalogue(db, { remove: false, picturesDir })).toBe(`Demo catalogue: ${DEMO_PRODUCTS.length} products added, 0 already there (0 updated).`);
+    expect(await applyDemoCatalogue(db, { remove: false, picturesDir })).toBe(`Demo catalogue: 0 products added, ${DEMO_PRODUCTS.length} already there (0 updated).`);
+    const everything = { ...DEFAULT_LISTING_STATE, includeOutOfStock: true };
     for (const top of await departments.listTree()) {
-      const listing = await catalogue.listDepartment([top.id, ...top.children.map((child) => child.id)], DEFAULT_LISTING_STATE);
+      const listing = await catalogue.listDepartment([top.id, ...top.children.map((child) => child.id)], everything);
       expect(listing.total - top.children.length, top.slug).toBeGreaterThanOrEqual(8);
     }
-    expect((await catalogue.search("", DEFAULT_LISTING_STATE)).total).toBe(6 + DEMO_PRODUCTS.length);
+    expect((await catalogue.search("", everything)).total).toBe(6 + DEMO_PRODUCTS.length);
+    // Through the CSV import: options, variants, stock and ratings as the demo data gives them; the sold-out one hidden by default.
+    const soldOut = DEMO_PRODUCTS.filter((product) => product.stock === 0);
+    expect(soldOut.length).toBeGreaterThan(0);
+    expect((await catalogue.search("", DEFAULT_LISTING_STATE)).total).toBe(6 + DEMO_PRODUCTS.length - soldOut.length);
+    const mouse = DEMO_PRODUCTS.find((product) => product.options?.length === 2)!;
+    const page = await catalogue.findProductPage(demoHandle(mouse));
+    expect(page.kind).toBe("product");
+    const found = await db.selectFrom("products").select(["id", "rating"]).where("slug", "=", demoHandle(mouse)).executeTakeFirstOrThrow();
+    expect(found.rating).toBe(mouse.rating);
+    const variants = await db.selectFrom("product_variants").select(["option_values", "tracks_stock", "on_hand"]).where("product_id", "=", found.id).orderBy("position").execute();
+    expect(variants.map((variant) => variant.option_values)).toEqual([["Black", "M"], ["Black", "L"], ["White", "M"], ["White", "L"]]);
+    expect(variants.every((variant) => variant.tracks_stock && variant.on_hand === mouse.stock)).toBe(true);
+    const sizes = (await catalogue.search("", DEFAULT_LISTING_STATE)).optionFacets.find((facet) => facet.name === "Size");
+    expect(sizes?.values.map((entry) => entry.value)).toEqual(expect.arrayContaining(["M", "L", "XL"]));
     expect((await createCatalogueService(db).listProducts()).map((product) => product.id)).toEqual(featuredBefore);
 
     expect(await applyDemoCatalogue(db, { remove: true, picturesDir })).toBe(`Removed ${DEMO_PRODUCTS.length} demo products.`);

@@ -1,30 +1,105 @@
 import { readFileSync } from "node:fs";
+import { stringify } from "csv-stringify/sync";
+import { recordAudit } from "../admin/audit-log";
 import { createPictureStore } from "../admin/picture-store";
 import { createCatalogueService } from "../catalogue/catalogue-service";
 import type { DB } from "../db/client";
 import { createDepartmentService } from "../departments/department-service";
-import { createCatalogueImport } from "./catalogue-import";
-import { DEMO_PRODUCTS } from "./demo-catalogue-data";
+import { createInventoryService } from "../inventory/inventory-service";
+import { createLogger } from "../logger";
+import { PRODUCT_EXPORT_COLUMNS } from "./product-csv-layout";
+import { createProductCsvImport } from "./product-csv-import";
+import { DEMO_PRODUCTS, type DemoProduct } from "./demo-catalogue-data";
 
 /** Who the audit log says imported the demo catalogue. */
 const DEMO_ACTOR = { id: null, email: "npm run demo-catalogue" };
+/** The rating column of Shopify's product CSV (its standard metafield), which the import reads beside the layout. */
+const RATING_COLUMN = "Rating (product.metafields.reviews.rating)";
+/** The host the file names the stored pictures under: the import reads a picture the shop holds by its path alone. */
+const PICTURE_HOST = "http://demo-catalogue.invalid";
+
+/** A demo product's URL handle: its id without the prefix that keeps the pictures' file names apart. */
+export function demoHandle(product: Pick<DemoProduct, "id">): string {
+  return product.id.replace(/^demo-/, "");
+}
+
+/** Every combination of the options' values, in the options' order (one empty combination without options). */
+function combinations(options: readonly { values: readonly string[] }[]): string[][] {
+  return options.reduce<string[][]>((combos, option) => combos.flatMap((combo) => option.values.map((value) => [...combo, value])), [[]]);
+}
+
+/** The demo catalogue as a product CSV in Shopify's current layout: one row per variant, the product's fields first. */
+function demoCsv(pictureSrc: ReadonlyMap<string, string>, departmentPaths: ReadonlyMap<string, string>): string {
+  const header = [...PRODUCT_EXPORT_COLUMNS, RATING_COLUMN];
+  const rows = DEMO_PRODUCTS.flatMap((product) =>
+    combinations(product.options ?? []).map((values, index) => {
+      const cells: Record<string, string> = {
+        "URL handle": demoHandle(product),
+        "Option1 value": values[0] ?? "",
+        "Option2 value": values[1] ?? "",
+        "Option3 value": values[2] ?? "",
+        Price: (product.priceCents / 100).toFixed(2),
+        "Inventory tracker": product.stock === undefined ? "" : "shopify",
+        "Inventory quantity": product.stock === undefined ? "" : String(product.stock),
+        "Continue selling when out of stock": "DENY",
+      };
+      if (index === 0) {
+        const names = (product.options ?? []).map((option) => option.name);
+        Object.assign(cells, {
+          Title: product.title,
+          Description: product.description
+            .split("\n\n")
+            .map((paragraph) => `<p>${paragraph}</p>`)
+            .join(""),
+          Status: "active",
+          "Option1 name": names[0] ?? "",
+          "Option2 name": names[1] ?? "",
+          "Option3 name": names[2] ?? "",
+          "Product image URL": `${PICTURE_HOST}${pictureSrc.get(product.id)}`,
+          Departments: product.departmentSlugs.map((slug) => departmentPaths.get(slug) ?? slug).join(";"),
+          [RATING_COLUMN]: String(product.rating),
+        });
+      }
+      return header.map((column) => cells[column] ?? "");
+    }),
+  );
+  return stringify([header, ...rows]);
+}
 
 /**
- * Adds the demo catalogue (or, with `remove`, takes it away) through the catalogue import: sixty unfeatured products
- * in the seeded departments, pictures from `picturesDir` ({id}.webp). Running it again updates the same products; the
- * home page keeps its six.
+ * Adds the demo catalogue (or, with `remove`, takes it away) the way an operator would: its pictures stored as the
+ * console stores an upload, then one product CSV through the console's own import (options, variants, stock and
+ * departments included), so that the demo shows what an import does. Running it again changes nothing; the home page
+ * keeps its six, as imported products are never featured.
  */
 export async function applyDemoCatalogue(db: DB, { remove, picturesDir }: { remove: boolean; picturesDir: string }): Promise<string> {
   const catalogue = createCatalogueService(db);
   const departments = createDepartmentService(db, catalogue);
-  const importer = createCatalogueImport(db, catalogue, createPictureStore(db), departments);
+  const handles = DEMO_PRODUCTS.map(demoHandle);
   if (remove) {
-    const removed = await importer.removeProducts(DEMO_ACTOR, DEMO_PRODUCTS.map((product) => product.id));
+    const present = await db.selectFrom("products").select(["id", "slug", "title"]).where("slug", "in", handles).execute();
+    const removed = await catalogue.deleteProducts(present.map((row) => row.id));
+    for (const row of present) await recordAudit(db, DEMO_ACTOR, { action: "product.remove", subject: row.id, before: { title: row.title }, after: null });
     return `Removed ${removed} demo products.`;
   }
-  const outcome = await importer.importProducts(
-    DEMO_ACTOR,
-    DEMO_PRODUCTS.map((product) => ({ ...product, picture: readFileSync(`${picturesDir}/${product.id}.webp`) })),
-  );
-  return `Demo catalogue: ${outcome.created} products added, ${outcome.updated} already there (updated).`;
+  const pictures = createPictureStore(db);
+  const pictureSrc = new Map<string, string>();
+  for (const product of DEMO_PRODUCTS) pictureSrc.set(product.id, (await pictures.storePicture(readFileSync(`${picturesDir}/${product.id}.webp`))).src);
+  const inventory = createInventoryService(db, createLogger("warn"));
+  // Every picture is one the shop now holds, so the import fetches none.
+  const importer = createProductCsvImport({ db, catalogue, departments, inventory, onPicturesQueued: () => undefined });
+  // The file names departments as the console shows them ("Computers > Monitors"), as an operator's file would.
+  const departmentPaths = new Map<string, string>();
+  for (const top of await departments.listTree()) {
+    departmentPaths.set(top.slug, top.name);
+    for (const child of top.children) departmentPaths.set(child.slug, `${top.name} > ${child.name}`);
+  }
+  const csv = demoCsv(pictureSrc, departmentPaths);
+  const applied = await importer.importFile(DEMO_ACTOR, { name: "demo-catalogue.csv", bytes: new TextEncoder().encode(csv) });
+  if (!applied.ok) {
+    const problems = applied.report.products.flatMap((product) => product.reasons);
+    throw new Error(`The demo catalogue could not be imported: ${[applied.report.fileError, ...problems].filter(Boolean).join(" ")}`);
+  }
+  const { created, updated, unchanged } = applied.report.counts;
+  return `Demo catalogue: ${created} products added, ${updated + unchanged} already there (${updated} updated).`;
 }

@@ -97,6 +97,7 @@ interface ExistingProduct {
   vendor: string;
   productType: string;
   tags: string[];
+  rating: number;
   image: Image;
   options: { name: string; values: string[] }[];
   variants: ExistingVariant[];
@@ -149,7 +150,7 @@ async function readCatalogue(trx: Transaction<Database>, wanted: readonly Wanted
   for (const batch of inBatches([...new Set([...bySlug.values(), ...skuOwner.values()])], 1000)) {
     const products = await trx
       .selectFrom("products")
-      .select(["id", "slug", "title", "description", "price_cents", "status", "vendor", "product_type", "tags", "image", "image_width", "image_height", "image_srcset"])
+      .select(["id", "slug", "title", "description", "price_cents", "status", "vendor", "product_type", "tags", "rating", "image", "image_width", "image_height", "image_srcset"])
       .where("id", "in", batch)
       .forUpdate()
       .execute();
@@ -173,6 +174,7 @@ async function readCatalogue(trx: Transaction<Database>, wanted: readonly Wanted
         vendor: row.vendor,
         productType: row.product_type,
         tags: row.tags,
+        rating: row.rating,
         image: { src: row.image, width: row.image_width, height: row.image_height, srcSet: row.image_srcset },
         options: options.filter((option) => option.product_id === row.id).map((option) => ({ name: option.name, values: option.values })),
         variants: variants
@@ -361,6 +363,7 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
       vendor: wanted.vendor ?? existing?.vendor ?? "",
       productType: wanted.productType ?? existing?.productType ?? "",
       tags: wanted.tags ?? existing?.tags ?? [],
+      rating: wanted.rating,
       image,
     };
 
@@ -382,6 +385,7 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
       describe("Tags", existing.tags.join(", "), values.tags.join(", "));
       describe("Status", existing.status, values.status);
       describe("Price", formatCents(existing.priceCents), formatCents(values.priceCents));
+      if (values.rating !== undefined) describe("Rating", String(existing.rating), String(values.rating));
       if (pictureChange) changes.push(pictureChange);
       if (placementChanged) {
         changes.push(`Departments: ${pathsBefore.map((path) => path.join(" > ")).join(", ") || "(none)"} -> ${(paths ?? []).map((path) => path.join(" > ")).join(", ") || "(none)"}`);
@@ -431,8 +435,9 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
       !existing ||
       (["slug", "title", "description", "priceCents", "status", "vendor", "productType"] as const).some((key) => values[key] !== (key === "slug" ? existing.slug : existing[key])) ||
       values.tags.join("\u0000") !== existing.tags.join("\u0000") ||
+      (values.rating !== undefined && values.rating !== existing.rating) ||
       values.image.src !== existing.image.src;
-    if (!existing) writes.created.push({ ...values, rating: NEW_PRODUCT_RATING });
+    if (!existing) writes.created.push({ ...values, rating: values.rating ?? NEW_PRODUCT_RATING });
     else if (productChanged) writes.updated.push({ ...values, previousSlug: existing.slug });
     const variantsChanged =
       !existing ||

@@ -59,6 +59,8 @@ const FIELD_HEADERS = {
   grams: ["Weight value (grams)", "Variant Grams"],
   image: ["Product image URL", "Image Src"],
   departments: ["Departments"],
+  /** Shopify's standard product rating metafield, as its export names the column. */
+  rating: ["Rating (product.metafields.reviews.rating)", "product.metafields.reviews.rating"],
 } as const;
 
 export type ProductCsvField = keyof typeof FIELD_HEADERS;

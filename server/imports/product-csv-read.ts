@@ -55,6 +55,8 @@ export interface WantedProduct {
   imageUrl: string | undefined;
   /** Each a path of one or two names; undefined: none given (the product stays where it is). */
   departments: string[][] | undefined;
+  /** The catalogue's rating, shown until the first review (whole stars); undefined: none given. */
+  rating: 1 | 2 | 3 | 4 | 5 | undefined;
   /** "Line 12: …", one a problem. */
   errors: string[];
 }
@@ -177,6 +179,7 @@ function emptyProduct(handle: string, line: number): WantedProduct {
     variants: [],
     imageUrl: undefined,
     departments: undefined,
+    rating: undefined,
     errors: [],
   };
 }
@@ -211,6 +214,11 @@ function readProduct(header: ProductCsvHeader, handle: string, rows: readonly { 
   }
   product.status = readStatus(row, (sentence) => problem(first.line, sentence));
   product.departments = readDepartments(header, row, (sentence) => problem(first.line, sentence));
+  const rating = cell(row, "rating");
+  if (rating !== "") {
+    product.rating = readRating(rating);
+    if (product.rating === undefined) problem(first.line, `the rating “${rating.slice(0, 40)}” is not a number from 1 to 5.`);
+  }
 
   const image = rows.map((entry) => cell(entry.row, "image")).find((url) => url !== "");
   if (image !== undefined) {
@@ -375,4 +383,23 @@ function readBoolean(typed: string): boolean | undefined {
   if (["true", "yes", "y", "1"].includes(value)) return true;
   if (["false", "no", "n", "0"].includes(value)) return false;
   return undefined;
+}
+
+/**
+ * A rating cell: a number from 1 to 5, or Shopify's rating metafield as JSON ({"value": "4.5", "scale_min": "1.0",
+ * "scale_max": "5.0"}); rounded to whole stars, as the catalogue keeps it until reviews come.
+ */
+function readRating(text: string): 1 | 2 | 3 | 4 | 5 | undefined {
+  let value: unknown = text;
+  if (text.startsWith("{")) {
+    try {
+      value = (JSON.parse(text) as { value?: unknown }).value;
+    } catch {
+      // Not JSON after all: refused below like any other text.
+      return undefined;
+    }
+  }
+  const number = typeof value === "number" ? value : typeof value === "string" && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : NaN;
+  if (!(number >= 1 && number <= 5)) return undefined;
+  return Math.round(number) as 1 | 2 | 3 | 4 | 5;
 }
