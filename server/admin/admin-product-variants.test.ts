@@ -183,6 +183,22 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
     expect(await totalFor(medium!.id)).toBe("The total has changed to $29.99. Please check it and pay again.");
   });
 
+  it("saves the weight of a product without options, typed beside its SKU", async () => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries({ title: "Variant Test Kettle", description: "", price: "30", rating: "4", featuredPosition: "", status: "active", "v::sku": "KETTLE-1", "v::weight": "900", "v::stock": "", "v::stockWas": "" })) {
+      form.set(name, value);
+    }
+    form.set("picture", file(productPicture, "kettle.png", "image/png"));
+    const created = await html(operator, "/admin/products/new", { method: "POST", body: form });
+    expect(created.status).toBe(302);
+    const id = /\/admin\/products\/([^?]+)\?saved/.exec(created.headers.get("location") ?? "")![1]!;
+    expect(await getDatabase().db.selectFrom("product_variants").select(["id", "sku", "weight_grams", "image"]).where("product_id", "=", id).execute()).toEqual([
+      { id, sku: "KETTLE-1", weight_grams: 900, image: null },
+    ]);
+    const page = await (await html(operator, `/admin/products/${id}`)).text();
+    expect(page).toMatch(/<label for="field-v::weight">Weight \(g\)<\/label><input [^>]*name="v::weight" value="900"/);
+  });
+
   it("removes a variant's picture (back to the product's), logged", async () => {
     const withPicture = (await variantRows())[1]!;
     expect(withPicture.image).not.toBeNull();
