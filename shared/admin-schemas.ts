@@ -173,13 +173,55 @@ export interface VariantFormInput {
     continueSelling: boolean;
     /** undefined: the quantity is left as it is (an oversold variant's stays below zero). */
     onHand?: number;
+    /** For shipping rates by weight; 0 when left blank. */
+    weightGrams: number;
+    /** "Remove picture": back to the product's picture. A new picture travels beside the form, as a file. */
+    removePicture: boolean;
   }[];
 }
 
+/** A variant row's inputs, the last part of their field names. */
+const VARIANT_INPUTS = ["sku", "price", "compareAt", "stock", "stockWas", "track", "continue", "weight", "picture", "removePicture"] as const;
+export type VariantInput = (typeof VARIANT_INPUTS)[number];
+
 /** The form field that names a variant row's input: v:{values joined by |}:{input}. */
-export function variantField(key: string, input: "sku" | "price" | "compareAt" | "stock" | "stockWas" | "track" | "continue"): string {
+export function variantField(key: string, input: VariantInput): string {
   return `v:${key}:${input}`;
 }
+
+/** Whether a form field is a variant row's picture (a file), and which row's: v:{key}:picture. */
+export function variantPictureKey(name: string): string | null {
+  return name.startsWith("v:") && name.endsWith(":picture") ? name.slice(2, -":picture".length) : null;
+}
+
+/** The heaviest variant: a tonne, far above any parcel a shop ships (and far below an integer column's limit). */
+export const MAX_WEIGHT_GRAMS = 1_000_000;
+
+const WEIGHT_MESSAGE = "Enter the weight in whole grams, like 250.";
+
+/** A variant's "Weight (g)" as typed: whole grams from 0 to MAX_WEIGHT_GRAMS; blank is 0. */
+export const variantWeightSchema = z
+  .string()
+  .trim()
+  .max(12, WEIGHT_MESSAGE)
+  .transform((typed, context) => {
+    if (typed === "") return 0;
+    if (/^-\s*\d/.test(typed)) {
+      context.addIssue({ code: "custom", message: "A weight can't be below zero." });
+      return z.NEVER;
+    }
+    // "1,500" is as an operator writes it; "1.5" is not a whole number of grams.
+    if (!/^(\d{1,3}(,\d{3})*|\d+)$/.test(typed)) {
+      context.addIssue({ code: "custom", message: WEIGHT_MESSAGE });
+      return z.NEVER;
+    }
+    const grams = Number(typed.replaceAll(",", ""));
+    if (grams > MAX_WEIGHT_GRAMS) {
+      context.addIssue({ code: "custom", message: "A weight is at most 1,000,000 g." });
+      return z.NEVER;
+    }
+    return grams;
+  });
 
 /** A variant row's key: its values joined by "|" ("" for a product without options). */
 export function variantKey(values: readonly string[]): string {
@@ -202,10 +244,19 @@ export function isVariantFormField(name: string): boolean {
 
 /**
  * Reads the "Options" section and the variants table. Errors are keyed by field name, to show under the field; with
- * any error nothing is saved. The table's rows are the combinations of the options as submitted.
+ * any error nothing is saved. The table's rows are the combinations of the options as submitted (a row's fields
+ * from before the options changed are left unread), but a row input the form never has is refused, as the product's
+ * own schema refuses an unknown field. `pictureKeys`: the rows whose Picture has a file chosen.
  */
-export function parseVariantForm(fields: Record<string, string>): { ok: true; input: VariantFormInput } | { ok: false; errors: Record<string, string> } {
+export function parseVariantForm(
+  fields: Record<string, string>,
+  pictureKeys: ReadonlySet<string> = new Set(),
+): { ok: true; input: VariantFormInput } | { ok: false; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
+  const knownInputs: readonly string[] = VARIANT_INPUTS;
+  if (Object.keys(fields).some((name) => name.startsWith("v:") && !knownInputs.includes(name.slice(name.lastIndexOf(":") + 1)))) {
+    return { ok: false, errors: { form: "The form was not understood. Reload the page and try again." } };
+  }
   const options: VariantFormInput["options"] = [];
   for (let index = 1; index <= MAX_OPTIONS_ON_FORM; index++) {
     const name = (fields[`optionName${index}`] ?? "").trim();
@@ -245,6 +296,10 @@ export function parseVariantForm(fields: Record<string, string>): { ok: true; in
       else if (Number(typedStock) < 0) errors[variantField(key, "stock")] = "Stock can't be below zero.";
       else onHand = Number(typedStock);
     }
+    const weight = variantWeightSchema.safeParse(fields[variantField(key, "weight")] ?? "");
+    if (!weight.success) errors[variantField(key, "weight")] = weight.error.issues[0]!.message;
+    const removePicture = read("removePicture") === "on";
+    if (removePicture && pictureKeys.has(key)) errors[variantField(key, "picture")] = "Choose a new picture or tick Remove picture, not both.";
     variants.push({
       key,
       optionValues,
@@ -254,6 +309,8 @@ export function parseVariantForm(fields: Record<string, string>): { ok: true; in
       tracksStock: read("track") === "on",
       continueSelling: read("continue") === "on",
       ...(onHand === undefined ? {} : { onHand }),
+      weightGrams: weight.success ? weight.data : 0,
+      removePicture,
     });
   }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, input: { options, variants } };

@@ -27,22 +27,36 @@ export async function readFormFields(request: Request): Promise<Record<string, s
 export async function readFormWithFile(
   request: Request,
   fileField: string,
-  { repeatable = [] }: { repeatable?: readonly string[] } = {},
+  options: { repeatable?: readonly string[] } = {},
 ): Promise<{ fields: Record<string, string>; file: Uint8Array | null; fileName: string }> {
+  const { fields, files } = await readFormWithFiles(request, (name) => name === fileField, options);
+  const chosen = files.get(fileField);
+  return { fields, file: chosen?.bytes ?? null, fileName: chosen?.name ?? "" };
+}
+
+/**
+ * A form with several file fields (those `isFileField` names: the product form's picture and each variant's) as
+ * plain fields and the chosen files by field name; a file field left empty is absent. Each file field may come
+ * once; files in any other field, and repeated fields but the `repeatable` ones, are refused as above.
+ */
+export async function readFormWithFiles(
+  request: Request,
+  isFileField: (name: string) => boolean,
+  { repeatable = [] }: { repeatable?: readonly string[] } = {},
+): Promise<{ fields: Record<string, string>; files: Map<string, { bytes: Uint8Array; name: string }> }> {
   const form = await request.formData().catch(() => {
     throw new AppError("BAD_REQUEST", "The request was not understood. The form could not be read.");
   });
   const fields = new Map<string, string>();
-  let file: Uint8Array | null = null;
-  let fileName = "";
-  let seenFile = false;
+  const files = new Map<string, { bytes: Uint8Array; name: string }>();
+  const seenFiles = new Set<string>();
   for (const [name, value] of form) {
-    if (name === fileField) {
-      if (seenFile) throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
-      seenFile = true;
+    if (isFileField(name)) {
+      if (seenFiles.has(name)) throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
+      if (!isStorableText(name)) throw new AppError("BAD_REQUEST", unstorableTextMessage(name));
+      seenFiles.add(name);
       if (typeof value !== "string" && value.size > 0) {
-        file = new Uint8Array(await value.arrayBuffer());
-        fileName = isStorableText(value.name) ? value.name.slice(0, 255) : "";
+        files.set(name, { bytes: new Uint8Array(await value.arrayBuffer()), name: isStorableText(value.name) ? value.name.slice(0, 255) : "" });
       }
       continue;
     }
@@ -55,5 +69,5 @@ export async function readFormWithFile(
     if (!isStorableText(name) || !isStorableText(value)) throw new AppError("BAD_REQUEST", unstorableTextMessage(name));
     fields.set(name, value);
   }
-  return { fields: Object.fromEntries(fields), file, fileName };
+  return { fields: Object.fromEntries(fields), files };
 }

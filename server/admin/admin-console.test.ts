@@ -126,14 +126,14 @@ describeEachDatabase("the operator console", (getDatabase) => {
     const console = await shopper.send("/admin/products/new", { method: "POST", body: big, headers });
     expect(console.status).toBe(413);
     expect(console.status).toBe(unknown.status);
-    // An operator's 11 MB form is refused with a sentence, before it is read.
+    // An operator's 31 MB form (the pictures' 30 MB together) is refused with a sentence, before it is read.
     const huge = await operator.send("/admin/products/new", {
       method: "POST",
-      body: new Uint8Array(11 * 1024 * 1024),
-      headers: { "content-type": "multipart/form-data; boundary=x", "content-length": String(11 * 1024 * 1024), accept: "text/html" },
+      body: new Uint8Array(31 * 1024 * 1024),
+      headers: { "content-type": "multipart/form-data; boundary=x", "content-length": String(31 * 1024 * 1024), accept: "text/html" },
     });
     expect(huge.status).toBe(413);
-    expect(await huge.text()).toContain("The picture is larger than 10 MB.");
+    expect(await huge.text()).toContain("The pictures are larger than 30 MB together.");
   });
 
   it("answers an operator's malformed form (a repeated field, a JSON body, unstorable text) with a 400 that says why, changing nothing", async () => {

@@ -2,12 +2,12 @@ import { sql } from "kysely";
 import { AppError } from "../../shared/errors";
 import { pictureUrl } from "../../shared/shop-pictures";
 import { LOW_STOCK_THRESHOLD } from "../../shared/stock";
-import type { AdminProductInput, VariantFormInput } from "../../shared/admin-schemas";
+import { variantField, type AdminProductInput, type VariantFormInput } from "../../shared/admin-schemas";
 import type { InventoryService } from "../inventory/inventory-service";
 import type { CatalogueService, ProductValues } from "../catalogue/catalogue-service";
 import type { DB } from "../db/client";
 import { recordAudit, type Actor } from "./audit-log";
-import type { PictureStore } from "./picture-store";
+import { encodePicture, type EncodedPicture, type PictureStore } from "./picture-store";
 import type { DepartmentService } from "../departments/department-service";
 
 export const ADMIN_PRODUCTS_PAGE_SIZE = 50;
@@ -42,22 +42,35 @@ const isLowStock = sql<boolean>`${stockSum} between 1 and ${LOW_STOCK_THRESHOLD}
 /** The operator console's side of the catalogue: listing every product, and writes that leave an audit entry. */
 export function createAdminProducts(db: DB, catalogue: CatalogueService, pictures: PictureStore, departments: DepartmentService, inventory: InventoryService) {
   type Trx = Parameters<NonNullable<Parameters<CatalogueService["updateProduct"]>[2]>>[0];
+  type VariantPictures = ReadonlyMap<string, NonNullable<Parameters<CatalogueService["updateProduct"]>[1]["image"]>>;
+
   /**
-   * The product, its departments, its options, variants and stock, and the audit entry (departments by id, before and
-   * after), in the product's own transaction: all saved, or nothing.
+   * Each variant's weight and picture, keyed "variant {its values}" ("variant" alone for a product without options),
+   * so that the audit entry keeps the rows that changed: a new picture, one removed, a new weight.
+   */
+  const variantFacts = async (trx: Trx, productId: string): Promise<Record<string, { weight_grams: number; image: string | null }>> => {
+    const rows = await trx.selectFrom("product_variants").select(["option_values", "weight_grams", "image"]).where("product_id", "=", productId).orderBy("position").execute();
+    return Object.fromEntries(rows.map((row) => [["variant", ...row.option_values].join(" "), { weight_grams: row.weight_grams, image: row.image }]));
+  };
+
+  /**
+   * The product, its departments, its options, variants and stock, and the audit entry (departments by id and each
+   * variant's weight and picture, before and after), in the product's own transaction: all saved, or nothing.
    */
   const audit =
-    (actor: Actor, action: string, departmentIds: readonly string[], variants?: VariantFormInput) => async (trx: Trx, before: ProductValues | null, after: ProductValues) => {
+    (actor: Actor, action: string, departmentIds: readonly string[], variants?: VariantFormInput, variantPictures?: VariantPictures) =>
+    async (trx: Trx, before: ProductValues | null, after: ProductValues) => {
       const placed = await departments.setProductDepartments(trx, after.id, departmentIds);
+      const variantsBefore = before && variants ? await variantFacts(trx, after.id) : {};
+      const ids = variants ? await catalogue.saveOptionsAndVariants(trx, after.id, after.price_cents, variants, variantPictures) : new Map<string, string>();
+      const variantsAfter = variants ? await variantFacts(trx, after.id) : {};
       await recordAudit(trx, actor, {
         action,
         subject: after.id,
-        before: before && { ...before, departments: placed.before },
-        after: { ...after, departments: placed.after },
+        before: before && { ...before, departments: placed.before, ...variantsBefore },
+        after: { ...after, departments: placed.after, ...variantsAfter },
       });
-      if (!variants) return;
-      const ids = await catalogue.saveOptionsAndVariants(trx, after.id, after.price_cents, variants);
-      for (const variant of variants.variants) {
+      for (const variant of variants?.variants ?? []) {
         const id = ids.get(variant.key);
         if (id) {
           await inventory.setStock(
@@ -69,6 +82,38 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
         }
       }
     };
+
+  /**
+   * The form's pictures, every one checked before any is stored, so that a refused one leaves nothing behind; each
+   * refusal is answered under its own field (the product's Picture, a variant row's). A variant picture counts only
+   * for a row of the submitted options (a product without options has the product's picture alone).
+   */
+  async function storeFormPictures(picture: Uint8Array | null, variants: VariantFormInput | undefined, variantPictures: ReadonlyMap<string, Uint8Array>) {
+    const errors: Record<string, string> = {};
+    const check = async (bytes: Uint8Array, field: string): Promise<EncodedPicture | null> => {
+      try {
+        return await encodePicture(bytes);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== "BAD_REQUEST") throw error;
+        errors[field] = error.message;
+        return null;
+      }
+    };
+    const product = picture && picture.byteLength > 0 ? await check(picture, "picture") : null;
+    const rows = new Map<string, EncodedPicture>();
+    for (const variant of variants && variants.options.length > 0 ? variants.variants : []) {
+      const bytes = variantPictures.get(variant.key);
+      if (!bytes || bytes.byteLength === 0) continue;
+      // One at a time: sharp decodes each on the server's few cores.
+      const encoded = await check(bytes, variantField(variant.key, "picture"));
+      if (encoded) rows.set(variant.key, encoded);
+    }
+    const [refused] = Object.entries(errors);
+    if (refused) throw new AppError("BAD_REQUEST", refused[1], { details: { field: refused[0], errors } });
+    const stored: Map<string, Awaited<ReturnType<PictureStore["storeEncoded"]>>> = new Map();
+    for (const [key, encoded] of rows) stored.set(key, await pictures.storeEncoded(encoded));
+    return { product: product ? await pictures.storeEncoded(product) : null, variants: stored };
+  }
 
   return {
     /** Active or archived products, a title search (substring, any case), a page at a time by title. */
@@ -135,17 +180,20 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
       return row && { ...row, image: pictureUrl(row.image), departmentIds: await departments.departmentIdsOfProduct(row.id) };
     },
 
-    /** A new product; its picture is required, checked and stored before the product is written. */
-    async createProduct(actor: Actor, input: AdminProductInput, picture: Uint8Array | null, variants?: VariantFormInput) {
+    /**
+     * A new product; its picture is required. Its picture and its variants' (`variantPictures`, by row key) are
+     * checked and stored before the product is written.
+     */
+    async createProduct(actor: Actor, input: AdminProductInput, picture: Uint8Array | null, variants?: VariantFormInput, variantPictures: ReadonlyMap<string, Uint8Array> = new Map()) {
       if (!picture || picture.byteLength === 0) throw new AppError("BAD_REQUEST", "Choose a picture for the product.", { details: { field: "picture" } });
-      const image = await pictures.storePicture(picture);
-      return catalogue.createProduct({ ...input, image }, audit(actor, "product.create", input.departmentIds, variants));
+      const stored = await storeFormPictures(picture, variants, variantPictures);
+      return catalogue.createProduct({ ...input, image: stored.product! }, audit(actor, "product.create", input.departmentIds, variants, stored.variants));
     },
 
-    /** Changes a product; a new picture replaces the old one, no picture keeps it. */
-    async updateProduct(actor: Actor, id: string, input: AdminProductInput, picture: Uint8Array | null, variants?: VariantFormInput) {
-      const image = picture && picture.byteLength > 0 ? await pictures.storePicture(picture) : undefined;
-      return catalogue.updateProduct(id, { ...input, ...(image ? { image } : {}) }, audit(actor, "product.update", input.departmentIds, variants));
+    /** Changes a product; a new picture (the product's, a variant's) replaces the old one, no picture keeps it. */
+    async updateProduct(actor: Actor, id: string, input: AdminProductInput, picture: Uint8Array | null, variants?: VariantFormInput, variantPictures: ReadonlyMap<string, Uint8Array> = new Map()) {
+      const stored = await storeFormPictures(picture, variants, variantPictures);
+      return catalogue.updateProduct(id, { ...input, ...(stored.product ? { image: stored.product } : {}) }, audit(actor, "product.update", input.departmentIds, variants, stored.variants));
     },
 
     /** The product's options and variants with their stock, for the form; and its latest stock movements. */

@@ -89,29 +89,41 @@ export async function encodePicture(bytes: Uint8Array): Promise<{ width: number;
   }
 }
 
+/** A picture checked and re-encoded at each width (encodePicture), not stored yet. */
+export type EncodedPicture = Awaited<ReturnType<typeof encodePicture>>;
+
 export function createPictureStore(db: DB) {
+  /**
+   * Stores a picture encodePicture has already checked: a form with several pictures checks them all before it
+   * stores any, so that one refused picture leaves nothing behind.
+   */
+  async function storeEncoded(encoded: EncodedPicture): Promise<StoredPicture> {
+    const rows = encoded.map((variant) => ({
+      name: `${createHash("sha256").update(variant.data).digest("hex").slice(0, 32)}.webp`,
+      content: variant.data,
+      width: variant.width,
+      height: variant.height,
+    }));
+    await db
+      .insertInto("pictures")
+      .values(rows)
+      .onConflict((conflict) => conflict.column("name").doNothing())
+      .execute();
+    const main = rows.find((row) => row.width === DEFAULT_WIDTH) ?? rows[rows.length - 1]!;
+    return {
+      src: `${PICTURE_PATH_PREFIX}${main.name}`,
+      width: main.width,
+      height: main.height,
+      srcSet: rows.map((row) => `${PICTURE_PATH_PREFIX}${row.name} ${row.width}w`).join(", "),
+    };
+  }
+
   return {
+    storeEncoded,
+
     /** Validates, re-encodes and stores a picture at each width; nothing is stored when it is refused. */
     async storePicture(bytes: Uint8Array): Promise<StoredPicture> {
-      const encoded = await encodePicture(bytes);
-      const rows = encoded.map((variant) => ({
-        name: `${createHash("sha256").update(variant.data).digest("hex").slice(0, 32)}.webp`,
-        content: variant.data,
-        width: variant.width,
-        height: variant.height,
-      }));
-      await db
-        .insertInto("pictures")
-        .values(rows)
-        .onConflict((conflict) => conflict.column("name").doNothing())
-        .execute();
-      const main = rows.find((row) => row.width === DEFAULT_WIDTH) ?? rows[rows.length - 1]!;
-      return {
-        src: `${PICTURE_PATH_PREFIX}${main.name}`,
-        width: main.width,
-        height: main.height,
-        srcSet: rows.map((row) => `${PICTURE_PATH_PREFIX}${row.name} ${row.width}w`).join(", "),
-      };
+      return storeEncoded(await encodePicture(bytes));
     },
 
     /** A stored picture's bytes by its name, or undefined. */

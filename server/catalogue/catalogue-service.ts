@@ -57,6 +57,9 @@ function toProduct(row: ProductRow): CatalogueProduct {
   };
 }
 
+/** A variant's picture columns when it shows its product's picture. */
+const noPicture = { image: null, image_width: null, image_height: null, image_srcset: null };
+
 /** Live reservations of the variant `v` (not expired): what on hand is short of available. */
 const reservedOfVariant = sql<number>`coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)::int`;
 
@@ -390,9 +393,17 @@ export function createCatalogueService(
      * The console's options and variants of a product, in the product's own write transaction: options replaced,
      * one variant per combination (an existing one keeps its id, and so its baskets and stock, when its values are
      * the same), variants of combinations no longer offered removed. A SKU another product's variant holds is refused
-     * under its field. Answers each row's variant id, for the stock to be set (server/inventory/).
+     * under its field. A row's weight is written; its picture is the one in `pictures` (by the row's key, stored
+     * already: server/admin/picture-store.ts), none when the row says "Remove picture", else the one it had. Answers
+     * each row's variant id, for the stock to be set (server/inventory/).
      */
-    async saveOptionsAndVariants(trx: Transaction<Database>, productId: string, productPriceCents: number, input: VariantFormInput): Promise<Map<string, string>> {
+    async saveOptionsAndVariants(
+      trx: Transaction<Database>,
+      productId: string,
+      productPriceCents: number,
+      input: VariantFormInput,
+      pictures: ReadonlyMap<string, NonNullable<ProductChanges["image"]>> = new Map(),
+    ): Promise<Map<string, string>> {
       await trx.deleteFrom("product_options").where("product_id", "=", productId).execute();
       if (input.options.length > 0) {
         await trx
@@ -413,16 +424,24 @@ export function createCatalogueService(
           const taken = await trx.selectFrom("product_variants").select("product_id").where("sku", "=", variant.sku).where("id", "<>", id).executeTakeFirst();
           if (taken) throw new AppError("BAD_REQUEST", "This SKU is already used by another variant.", { details: { field: `v:${variant.key}:sku` } });
         }
+        const picture = pictures.get(variant.key);
+        const pictureColumns = picture
+          ? { image: picture.src, image_width: picture.width, image_height: picture.height, image_srcset: picture.srcSet }
+          : variant.removePicture
+            ? noPicture
+            : {};
         const values = {
           position,
           option_values: JSON.stringify(variant.optionValues),
           sku: variant.sku,
           price_cents: variant.priceCents ?? productPriceCents,
           compare_at_cents: variant.compareAtCents,
+          weight_grams: variant.weightGrams,
+          ...pictureColumns,
         };
         await trx
           .insertInto("product_variants")
-          .values({ id, product_id: productId, image: null, image_width: null, image_height: null, image_srcset: null, ...values })
+          .values({ id, product_id: productId, ...noPicture, ...values })
           .onConflict((conflict) => conflict.column("id").doUpdateSet({ ...values, updated_at: sql`now()` }))
           .execute();
       }

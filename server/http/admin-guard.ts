@@ -78,11 +78,12 @@ function manifestScript(assets: Assets, side: "operator" | "shop"): Response {
 }
 
 /**
- * The console's two forms with a file, the only request bodies above the shop's 32 KB limit: the product form's
- * picture (10 MB and its fields) and the CSV import (20 MB and its fields).
+ * The console's two forms with files, the only request bodies above the shop's 32 KB limit: the product form's
+ * pictures (the product's and its variants', 10 MB each, 30 MB together, and its fields) and the CSV import (20 MB
+ * and its fields). A single picture above 10 MB within the form's limit is refused under its own field.
  */
-const PICTURE_TOO_LARGE = "The picture is larger than 10 MB. Nothing was saved: go back and choose a smaller one.";
-export const PICTURE_FORM_MAX_BYTES = 10 * 1024 * 1024 + 64 * 1024;
+const PICTURE_TOO_LARGE = "The pictures are larger than 30 MB together. Nothing was saved: go back and choose smaller ones, or save a few at a time.";
+export const PICTURE_FORM_MAX_BYTES = 30 * 1024 * 1024 + 64 * 1024;
 const CSV_TOO_LARGE = "The file is larger than 20 MB. Nothing was imported: go back and choose a smaller one, or split the file.";
 export const CSV_IMPORT_FORM_MAX_BYTES = 20 * 1024 * 1024 + 64 * 1024;
 const CSV_IMPORT_FORM_PATH = /^\/admin\/products\/import(?:\.data)?\/?$/;
@@ -111,7 +112,7 @@ export function consoleRequestLimits({ maxBodyBytes }: { maxBodyBytes: number })
           413,
         ),
     });
-  const pictureFormLimit = formLimit(PICTURE_FORM_MAX_BYTES, "Picture too large", PICTURE_TOO_LARGE);
+  const pictureFormLimit = formLimit(PICTURE_FORM_MAX_BYTES, "Pictures too large", PICTURE_TOO_LARGE);
   const csvImportFormLimit = formLimit(CSV_IMPORT_FORM_MAX_BYTES, "File too large", CSV_TOO_LARGE);
   const shopLimit = bodyLimit({ maxSize: maxBodyBytes, onError: tooLarge });
   return async (c, next) => {

@@ -41,7 +41,8 @@ test("the console creates a product with two options and sets stock; a shopper s
   await page.getByRole("button", { name: "Add option" }).click();
   await page.getByLabel("Option name").nth(1).fill("Colour");
   await page.getByLabel("Option values").nth(1).fill("Black, White");
-  await page.getByLabel("Picture").setInputFiles({ name: "tee.png", mimeType: "image/png", buffer: picture });
+  // Exact: each variant row has a Picture of its own now ("Picture S").
+  await page.getByLabel("Picture", { exact: true }).setInputFiles({ name: "tee.png", mimeType: "image/png", buffer: picture });
   await page.getByRole("button", { name: "Save" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
 

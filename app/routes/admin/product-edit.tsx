@@ -9,9 +9,10 @@ import {
   toAdminProductInput,
   variantField,
   variantKey,
+  variantPictureKey,
 } from "../../../shared/admin-schemas";
 import { AppError } from "../../../shared/errors";
-import { readFormWithFile } from "../../../shared/form-fields";
+import { readFormWithFiles } from "../../../shared/form-fields";
 import { decimalAmount } from "../../../shared/money";
 import { productPath } from "../../../shared/catalogue";
 import { ErrorSummary, FieldError } from "../../features/admin/field-error";
@@ -76,29 +77,37 @@ export async function action({ context, params, request }: Route.ActionArgs) {
   let values: FormValues | null = null;
   let variantValues: Record<string, string> = {};
   try {
-    const { fields, file } = await readFormWithFile(request, "picture", { repeatable: ["departmentIds"] });
+    const { fields, files } = await readFormWithFiles(request, (name) => name === "picture" || variantPictureKey(name) !== null, { repeatable: ["departmentIds"] });
+    const file = files.get("picture")?.bytes ?? null;
+    const variantPictures = new Map([...files].flatMap(([name, chosen]) => (name === "picture" ? [] : [[variantPictureKey(name)!, chosen.bytes] as const])));
     values = Object.fromEntries(Object.keys(LABELS).map((name) => [name, (fields[name] ?? "").slice(0, 10_000)])) as FormValues;
     variantValues = Object.fromEntries(Object.entries(fields).filter(([name]) => isVariantFormField(name)).map(([name, value]) => [name, value.slice(0, 10_000)]));
     // "Add option" shows one more option's inputs and saves nothing.
     if (fields.intent === "addOption") return data({ errors: undefined, values, variantValues, extraOption: true }, { status: 200 });
     const productFields = Object.fromEntries(Object.entries(fields).filter(([name]) => !isVariantFormField(name)));
     const parsed = adminProductSchema.safeParse(productFields);
-    const variants = parseVariantForm(fields);
+    const variants = parseVariantForm(fields, new Set(variantPictures.keys()));
     const errors = { ...(parsed.success ? {} : errorsByField(parsed.error.issues)), ...(variants.ok ? {} : variants.errors) };
     if (!parsed.success || !variants.ok) return data({ errors, values, variantValues }, { status: 400 });
     const input = toAdminProductInput(parsed.data);
     const product =
       params.id === "new"
-        ? await services.adminProducts.createProduct(actor, input, file, variants.input)
-        : await services.adminProducts.updateProduct(actor, params.id, input, file, variants.input);
+        ? await services.adminProducts.createProduct(actor, input, file, variants.input, variantPictures)
+        : await services.adminProducts.updateProduct(actor, params.id, input, file, variants.input, variantPictures);
     return redirect(`/admin/products/${product.id}?saved`);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     if (error.code === "NOT_FOUND") throw data(null, { status: 404 });
-    // A refusal names its field (the picture, say); one without a field (an unreadable form) goes above the button.
+    // A refusal names its field (the picture, say), or several (refused pictures: errors); one without a field (an
+    // unreadable form) goes above the button.
     const field = typeof error.details?.field === "string" ? error.details.field : "form";
-    return data({ errors: { [field]: error.message }, values, variantValues }, { status: error.status });
+    const errors = isMessagesByField(error.details?.errors) ? error.details.errors : { [field]: error.message };
+    return data({ errors, values, variantValues }, { status: error.status });
   }
+}
+
+function isMessagesByField(value: unknown): value is Record<string, string> {
+  return typeof value === "object" && value !== null && Object.values(value).every((message) => typeof message === "string");
 }
 
 export default function ProductEdit({ loaderData, actionData }: Route.ComponentProps) {
@@ -140,6 +149,10 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
       compareAt: read("compareAt", saved?.compareAtCents ? decimalAmount(saved.compareAtCents) : ""),
       stock: read("stock", saved ? String(saved.onHand) : ""),
       stockWas: saved ? String(saved.onHand) : "",
+      weight: read("weight", saved ? String(saved.weightGrams) : ""),
+      // The variant's own picture; a row whose values changed is a new variant, with none yet.
+      picture: saved?.image?.src ?? null,
+      removePicture: submitted ? submitted[variantField(key, "removePicture")] === "on" : false,
       track: submitted ? submitted[variantField(key, "track")] === "on" : (saved?.stock.tracksStock ?? false),
       continueSelling: submitted ? submitted[variantField(key, "continue")] === "on" : (saved?.stock.continueSelling ?? false),
     };
@@ -247,6 +260,11 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
               <FieldError id={`error-${variantField("", "sku")}`} message={errors?.[variantField("", "sku")]} />
             </div>
             <div className="console-field">
+              <label htmlFor={`field-${variantField("", "weight")}`}>Weight (g)</label>
+              <input {...fieldFor(variantField("", "weight"))} inputMode="numeric" defaultValue={rows[0].weight} maxLength={12} />
+              <FieldError id={`error-${variantField("", "weight")}`} message={errors?.[variantField("", "weight")]} />
+            </div>
+            <div className="console-field">
               <label htmlFor={`field-${variantField("", "stock")}`}>Stock</label>
               <input {...fieldFor(variantField("", "stock"))} inputMode="numeric" defaultValue={rows[0].stock} maxLength={8} />
               <input type="hidden" name={variantField("", "stockWas")} value={rows[0].stockWas} />
@@ -293,19 +311,22 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
                 <th scope="col" id="col-sku">SKU</th>
                 <th scope="col" id="col-price">Price</th>
                 <th scope="col" id="col-compareAt">Compare-at price</th>
+                <th scope="col" id="col-weight">Weight (g)</th>
                 <th scope="col" id="col-stock">Stock</th>
                 <th scope="col" id="col-track">Track stock</th>
                 <th scope="col" id="col-continue">Continue selling when out of stock</th>
+                <th scope="col">Picture</th>
               </tr>
             </thead>
             <tbody>
               {rows.map((row, index) => {
-                const cell = (input: "sku" | "price" | "compareAt" | "stock", value: string) => (
+                const cell = (input: "sku" | "price" | "compareAt" | "stock" | "weight", value: string) => (
                   <td>
                     <input
                       name={variantField(row.key, input)}
                       id={`field-${variantField(row.key, input)}`}
                       defaultValue={value}
+                      {...(input === "weight" ? { inputMode: "numeric" as const, maxLength: 12 } : {})}
                       aria-labelledby={`col-${input} variant-${index}`}
                       aria-invalid={invalid(variantField(row.key, input))}
                       aria-describedby={errors?.[variantField(row.key, input)] ? `error-${variantField(row.key, input)}` : undefined}
@@ -322,6 +343,7 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
                     {cell("sku", row.sku)}
                     {cell("price", row.price)}
                     {cell("compareAt", row.compareAt)}
+                    {cell("weight", row.weight)}
                     {cell("stock", row.stock)}
                     <td>
                       <input type="hidden" name={variantField(row.key, "stockWas")} value={row.stockWas} />
@@ -330,6 +352,14 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
                     <td>
                       <input type="checkbox" name={variantField(row.key, "continue")} defaultChecked={row.continueSelling} aria-labelledby={`col-continue variant-${index}`} />
                     </td>
+                    <VariantPictureCell
+                      field={variantField(row.key, "picture")}
+                      removeField={variantField(row.key, "removePicture")}
+                      label={row.label}
+                      picture={row.picture}
+                      isRemoveChecked={row.removePicture}
+                      error={errors?.[variantField(row.key, "picture")]}
+                    />
                   </tr>
                 );
               })}
@@ -367,6 +397,7 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
           <label htmlFor="field-picture">Picture</label>
           <p id="hint-picture" className="console-hint">
             JPEG, PNG or WebP, up to 10 MB.{product ? " Leave empty to keep the current one." : ""}
+            {rowOptions.length > 0 ? " A variant with a picture of its own shows that one instead." : ""}
           </p>
           {product ? <img className="console-picture" src={product.image} alt="" width={80} height={80} /> : null}
           <input
@@ -415,6 +446,50 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
         </section>
       ) : null}
     </main>
+  );
+}
+
+/**
+ * A variant row's Picture: the current one as a thumbnail, a file input (the product picture's types and limit) and,
+ * when it has one, "Remove picture" (back to the product's). Named by aria-label ("Picture M / Black"), not by the
+ * column header: the header's "Picture" alone would also name the product's own Picture field.
+ */
+function VariantPictureCell({
+  field,
+  removeField,
+  label,
+  picture,
+  isRemoveChecked,
+  error,
+}: {
+  field: string;
+  removeField: string;
+  label: string;
+  picture: string | null;
+  isRemoveChecked: boolean;
+  error: string | undefined;
+}) {
+  return (
+    <td>
+      <div className="console-variant-picture">
+        {picture ? <img className="console-picture console-picture--small" src={picture} alt={`Current picture of ${label}`} width={40} height={40} /> : null}
+        <input
+          type="file"
+          name={field}
+          id={`field-${field}`}
+          accept="image/jpeg,image/png,image/webp"
+          aria-label={`Picture ${label}`}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `error-${field}` : undefined}
+        />
+        {picture ? (
+          <label>
+            <input type="checkbox" name={removeField} defaultChecked={isRemoveChecked} aria-label={`Remove picture ${label}`} /> Remove picture
+          </label>
+        ) : null}
+      </div>
+      <FieldError id={`error-${field}`} message={error} />
+    </td>
   );
 }
 
