@@ -102,10 +102,11 @@ for (const javaScript of [true, false]) {
       for (const stars of rated) expect(stars).toBeGreaterThanOrEqual(4);
 
       await open(page, "/search");
-      await expect(page.getByText(/^1-24 of 63 results$/)).toBeVisible();
+      // The six and the demo's 57, less the one sold out.
+      await expect(page.getByText(/^1-24 of 62 results$/)).toBeVisible();
       await page.getByRole("link", { name: "Next" }).click();
       await expect(page).toHaveURL(url("/search?page=2"));
-      await expect(page.getByText(/^25-48 of 63 results$/)).toBeVisible();
+      await expect(page.getByText(/^25-48 of 62 results$/)).toBeVisible();
       await expect(page.getByRole("link", { name: "Previous" })).toBeVisible();
     });
 
@@ -117,6 +118,27 @@ for (const javaScript of [true, false]) {
       await breadcrumb(page).getByRole("link", { name: "Monitors" }).click();
       await expect(page).toHaveURL(url("/departments/monitors"));
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Monitors");
+    });
+
+    test("includes the sold-out on request, and narrows by a colour with its count", async ({ page }) => {
+      const cups = page.locator(".product-card", { hasText: "Espresso Cups, Set of 6" });
+      await open(page, "/departments/home-kitchen");
+      await expect(page.getByText(/^1-15 of 15 results$/)).toBeVisible();
+      await expect(cups).toHaveCount(0);
+      const availability = page.getByRole("region", { name: "Availability" });
+      await availability.getByRole("link", { name: "Include Out of Stock" }).click();
+      await expect(page).toHaveURL(url("/departments/home-kitchen?stock=all"));
+      await expect(page.getByText(/^1-16 of 16 results$/)).toBeVisible();
+      await expect(cups.getByText("Out of stock")).toBeVisible();
+      await expect(availability.getByRole("link", { name: "Include Out of Stock" })).toHaveAttribute("aria-current", "true");
+
+      const colour = page.getByRole("region", { name: "Colour" });
+      await expect(colour.getByRole("listitem").filter({ hasText: "Black" })).toHaveText("Black (2)");
+      await colour.getByRole("link", { name: "Black" }).click();
+      await expect(page).toHaveURL(url("/departments/home-kitchen?stock=all&colour=Black"));
+      await expect(page.getByText(/^1-2 of 2 results$/)).toBeVisible();
+      await expect(page.locator("main .product-card__title")).toHaveText(["Stoneware Mugs, Set of 4", "Espresso Cups, Set of 6"]);
+      await expect(colour.getByRole("link", { name: "Black" })).toHaveAttribute("aria-current", "true");
     });
 
     test("no results offers Clear all filters", async ({ page }) => {
