@@ -17,7 +17,7 @@ export interface Banner {
 }
 
 /** The banners in the order they rotate: banner `n` is the n-th, drawn from images/banners/banner-n.svg. */
-export const BANNERS: readonly Banner[] = [
+export const BANNERS = [
   { eyebrow: "New releases", headline: ["Books for", "curious minds"], subtitle: "Bestsellers, classics and new voices, delivered fast.", theme: "books" },
   { eyebrow: "Kitchen & baking", headline: ["Bake something", "wonderful"], subtitle: "Stand mixers, bakeware and everything in between.", theme: "baking" },
   { eyebrow: "Gaming week", headline: ["Game on:", "ultra-wide monitors"], subtitle: "Curved 49-inch screens that put you in the race.", theme: "gaming" },
@@ -29,7 +29,7 @@ export const BANNERS: readonly Banner[] = [
     subtitle: "Books, kitchen, monitors, speakers and tablets, a search away.",
     theme: "search",
   },
-];
+] as const satisfies readonly Banner[];
 
 /** Where banner `number` (from 1) lives under the project: its SVG source, or its WebP drawing at `width`. */
 export function bannerPath(number: number, format: "svg" | { webpWidth: number }): string {
