@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { chromium } from "@playwright/test";
 import { findChromium } from "../tests/e2e/support/find-chromium.ts";
-import { BANNER_LABELS, BANNER_SIZE, BANNER_WIDTHS, bannerPath } from "../shared/banners.ts";
+import { BANNERS, BANNER_SIZE, BANNER_WIDTHS, bannerPath } from "../shared/banners.ts";
 import { catalogue, NO_PICTURE, PRODUCT_IMAGE_SIZE, productImagePath } from "../server/catalogue/catalogue-data.ts";
 
 const projectDir = new URL("../", import.meta.url);
@@ -15,7 +15,7 @@ const fileOf = (path: string) => new URL(`.${path}`, projectDir);
 const QUALITY = 0.8;
 
 const jobs: { source: string; target: string; width: number; height: number }[] = [];
-for (let banner = 1; banner <= BANNER_LABELS.length; banner++) {
+for (let banner = 1; banner <= BANNERS.length; banner++) {
   for (const width of BANNER_WIDTHS) {
     const height = (width * BANNER_SIZE.height) / BANNER_SIZE.width;
     jobs.push({ source: bannerPath(banner, "svg"), target: bannerPath(banner, { webpWidth: width }), width, height });

@@ -1,4 +1,4 @@
-import { BANNER_LABELS, BANNER_SIZE, BANNER_WIDTHS, bannerPath } from "./banners";
+import { BANNERS, BANNER_SIZE, BANNER_WIDTHS, bannerPath } from "./banners";
 
 /**
  * The shop's own pictures (images/: the seeded products' and the home page's banners, drawn by `npm run images`) at
@@ -48,11 +48,11 @@ export function shopPictureReference(requestPath: string): string | undefined {
   return Object.entries(builtUrls).find(([reference, url]) => reference === current || url === current)?.[0];
 }
 
-/** The home page's banners as the carousel draws them, each at both widths. */
-export const bannerSlides = BANNER_LABELS.map((label, index) => {
+/** The home page's banners as the carousel draws them: each picture at both widths, with its words. */
+export const bannerSlides = BANNERS.map((banner, index) => {
   const url = (width: number) => pictureUrl(bannerPath(index + 1, { webpWidth: width }));
   return {
-    label,
+    ...banner,
     src: url(BANNER_SIZE.width),
     srcSet: BANNER_WIDTHS.map((width) => `${url(width)} ${width}w`).join(", "),
     ...BANNER_SIZE,
