@@ -147,7 +147,7 @@ describeEachDatabase("departments and listing pages", (getDatabase) => {
         await db.insertInto("product_departments").values({ department_id: electronics.id, product_id: tee.id }).execute();
         await db.transaction().execute(async (trx) => {
           const combos = combinations(tee.options);
-          const variants = combos.map((values) => ({ key: variantKey(values), optionValues: values, sku: null, priceCents: null, compareAtCents: null, tracksStock: true, continueSelling: false }));
+          const variants = combos.map((values) => ({ key: variantKey(values), optionValues: values, sku: null, priceCents: null, compareAtCents: null, tracksStock: true, continueSelling: false, weightGrams: 0, removePicture: false }));
           const ids = await catalogue.saveOptionsAndVariants(trx, tee.id, 1500, { options: tee.options, variants });
           for (const id of ids.values()) await inventory.setStock(trx, id, { tracksStock: true, continueSelling: false, onHand: tee.stock }, "test");
         });
