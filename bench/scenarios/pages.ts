@@ -7,7 +7,7 @@ import { addToBasket, BENCH_PRODUCT, findPublishableKey, payForBasket, timedFetc
 import { JS_BUDGET_BYTES } from "./page-weight.ts";
 
 /**
- * The pages Lighthouse loads, one after the other. The home page, a product page, a search and the login page as a
+ * The pages Lighthouse loads, one after the other. The home page, a product page, a search, a department and the login page as a
  * first-time visitor (no cookie), as a shopper arriving from a search engine or a shared link sees them; the others as
  * a shopper with a basket of 2 items and one paid order (its cookie sent with every request, Lighthouse's
  * extraHeaders), so that they show what a shopper on the way to paying sees rather than an empty state.
@@ -17,6 +17,8 @@ export const LIGHTHOUSE_PAGES = [
   { path: "/products/the-lean-startup", asShopper: false },
   // A word several of the seeded products share, so that the page shows a list of results rather than "no results".
   { path: "/search?q=monitor", asShopper: false },
+  // A department with sub-departments: the listing page with its filters sidebar.
+  { path: "/departments/computers", asShopper: false },
   { path: "/login", asShopper: false },
   { path: "/checkout", asShopper: true },
   { path: "/payment", asShopper: true },
