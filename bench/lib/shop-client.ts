@@ -82,10 +82,12 @@ export const TEST_CARD_FIELDS: Record<string, string> = {
 /**
  * What the payment page's card field needs, from the page's server-rendered HTML (as the browser gets it): the
  * built-in processor's publishable key and its base URL (`processorUrl` in the page's loader data: "/_processor" on
- * the shop when it is mounted, the processor's own origin when it runs as its own process), made absolute.
+ * the shop when it is mounted, the processor's own origin when it runs as its own process), made absolute. Read by a
+ * guest of its own with an item in the basket: /payment sends an empty basket back to /checkout.
  */
 export async function findPaymentConfig(baseUrl: string): Promise<{ publishableKey: string; processorUrl: string }> {
-  const response = await timedFetch(`${baseUrl}/payment`, { headers: { accept: "text/html" } });
+  const { cookie } = await newShopper(baseUrl);
+  const response = await timedFetch(`${baseUrl}/payment`, { headers: { accept: "text/html", cookie } });
   if (response.status !== 200) throw new Error(describeAnswer("GET /payment", response));
   const publishableKey = /pk_test_[A-Za-z0-9]+/.exec(response.body)?.[0];
   if (!publishableKey) throw new Error("GET /payment: found no publishable key (pk_test_…) in the page (is the shop using real Stripe keys?)");
