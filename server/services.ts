@@ -144,7 +144,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     paymentLimits,
     paymentReturn: createPaymentReturn(checkout, paymentLimits),
     provider: options.provider,
-    payments: createWebhookHandler(db, options.provider, checkout, orders, logger, adminOrders),
+    /** The processor's webhook events (POST /webhooks/stripe), turned into the shop's few actions. */
+    webhooks: createWebhookHandler(db, options.provider, checkout, orders, logger, adminOrders),
     signInFlow,
     email,
     reviews,
