@@ -11,8 +11,9 @@ export function isAdminPath(pathname: string): boolean {
   let decoded = pathname;
   try {
     decoded = decodeURIComponent(pathname);
-  } catch {
-    // A malformed escape is matched as it is.
+  } catch (error) {
+    // A malformed escape (URIError) is matched as it is.
+    if (!(error instanceof URIError)) throw error;
   }
   return /^\/+admin(?:[/.]|$)/i.test(decoded);
 }

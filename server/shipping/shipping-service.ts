@@ -118,6 +118,7 @@ export function createShippingService(db: DB) {
     try {
       return await run();
     } catch (error) {
+      // 23505, unique_violation: the name is another's (its unique index); anything else is not ours to word.
       if ((error as { code?: string }).code === "23505") throw new AppError("INVALID_INPUT", message, { details: { field: "name" } });
       throw error;
     }
@@ -263,6 +264,7 @@ export function createShippingService(db: DB) {
           return id;
         });
       } catch (error) {
+        // 23505, unique_violation: the country or state has a rate (their unique index); anything else is not ours to word.
         if ((error as { code?: string }).code === "23505") {
           const where = input.state ? stateName(input.state) : countryName(input.country);
           throw new AppError("INVALID_INPUT", `${where} has a rate already: edit that one.`, { details: { field: input.state ? "state" : "country" } });
