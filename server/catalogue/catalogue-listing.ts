@@ -21,7 +21,10 @@ export interface ListingRequest {
 
 export const listingColumns = ["id", "slug", "title", "price_cents", "shown_rating", "review_count", "image", "image_width", "image_height", "image_srcset"] as const;
 
-/** Whether every variant of the product is out of stock (tracked, no back-orders, nothing available): cards say so. */
+/**
+ * Whether every variant of the product is out of stock (tracked, no back-orders, nothing available): cards say so. A
+ * change of it moves the catalogue's version (server/inventory/), so reads cached by version stay true.
+ */
 export const isOutOfStock = sql<boolean>`not exists (
   select 1 from product_variants v where v.product_id = products.id
   and (not v.tracks_stock or v.continue_selling or v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)))`.as(

@@ -60,10 +60,6 @@ function toProduct(row: ProductRow): CatalogueProduct {
 /** Live reservations of the variant `v` (not expired): what on hand is short of available. */
 const reservedOfVariant = sql<number>`coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)::int`;
 
-/**
- * Whether every variant of the product is out of stock (tracked, no back-orders, nothing available): its cards say
- * "Out of stock". A change of it moves the catalogue's version (server/inventory/), so reads cached by version stay true.
- */
 /** A variant as baskets and payments price it, with its product and its stock now. */
 export interface VariantForSale {
   product: CatalogueProduct;

@@ -43,16 +43,6 @@ const ORDER_NUMBER_DRAWS = 5;
 /** Open intents the start-up sweep reads at a time. */
 const SWEEP_PAGE_SIZE = 200;
 
-/**
- * Checkout: the one flow that crosses basket, payments and orders. Its steps never hold a database transaction
- * across a call to the processor (the built-in one answers over HTTP from this same process and database).
- *
- * 1. preparePayment: price the basket on the server, reuse or replace the owner's open intent.
- * 2. (the browser confirms the card with the processor)
- * 3. recordOrder: the server asks the processor whether the intent succeeded, then writes the order once,
- *    keyed by the intent id, and takes the paid items out of the basket in the same transaction. The browser's call, the webhook
- *    and the start-up sweep all end here; whichever comes first wins.
- */
 /** What else a newly recorded order writes, in the order's own transaction (its confirmation e-mail). */
 export type OrderRecordedHook = (trx: Writer, orderId: string) => Promise<unknown>;
 
@@ -68,6 +58,16 @@ export interface CheckoutDependencies {
   onOrderRecorded?: OrderRecordedHook;
 }
 
+/**
+ * Checkout: the one flow that crosses basket, payments and orders. Its steps never hold a database transaction
+ * across a call to the processor (the built-in one answers over HTTP from this same process and database).
+ *
+ * 1. preparePayment: price the basket on the server, reuse or replace the owner's open intent.
+ * 2. (the browser confirms the card with the processor)
+ * 3. recordOrder: the server asks the processor whether the intent succeeded, then writes the order once,
+ *    keyed by the intent id, and takes the paid items out of the basket in the same transaction. The browser's call, the webhook
+ *    and the start-up sweep all end here; whichever comes first wins.
+ */
 export function createCheckoutService({ db, basket, addresses, shipping, provider, logger, inventory, promotions, onOrderRecorded }: CheckoutDependencies) {
   // Which processor (and mode) this shop runs on: an intent another one made is never reused or handed out.
   const { processor, livemode } = provider.identity;
