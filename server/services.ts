@@ -93,6 +93,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     shipping,
     provider: options.provider,
     logger,
+    orders,
     inventory,
     promotions,
     onOrderRecorded: (trx, orderId) => email.enqueueOrderConfirmation(trx, orderId),
