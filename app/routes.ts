@@ -24,7 +24,7 @@ export default [
   route("forgot-password", "routes/forgot-password.tsx"),
   route("reset-password", "routes/reset-password.tsx"),
   route("verify-email", "routes/verify-email.tsx"),
-  // The operator console: its own layout and modules; to anybody not an operator it is the 404 page (server/http/admin-guard.ts).
+  // The operator console: its own layout and modules; to anybody not an operator it is the 404 page (server/http/page-handlers.ts).
   route("admin", "routes/admin/admin-layout.tsx", [
     index("routes/admin/admin-index.tsx"),
     route("products", "routes/admin/products.tsx"),

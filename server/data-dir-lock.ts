@@ -20,14 +20,14 @@ export function lockDataDir(dataDir: string): () => void {
       writeSync(fd, `${process.pid}\n`);
       closeSync(fd);
       const release = () => {
-        if (ownerOf(lockPath) === process.pid) unlinkSync(lockPath);
+        if (ownerOf(lockPath, dataDir) === process.pid) unlinkSync(lockPath);
         process.off("exit", release);
       };
       process.on("exit", release);
       return release;
     } catch (error) {
       if (errorCode(error) !== "EEXIST") throw unusableDirectory(dataDir, error);
-      const owner = ownerOf(lockPath);
+      const owner = ownerOf(lockPath, dataDir);
       if (owner !== undefined && owner !== process.pid && isRunning(owner)) {
         throw new ConfigError(
           `DATA_DIR ${dataDir} is in use by another Storefront process (pid ${owner}): stop it, or give this one its own DATA_DIR (or a DATABASE_URL)`,
@@ -51,7 +51,7 @@ export function lockDataDir(dataDir: string): () => void {
 function createDirectory(directory: string): void {
   const missing: string[] = [];
   let current = path.resolve(directory);
-  while (!exists(current)) {
+  while (!exists(current, directory)) {
     missing.unshift(current);
     const parent = path.dirname(current);
     if (parent === current) break;
@@ -67,23 +67,24 @@ function createDirectory(directory: string): void {
   if (!statSync(directory).isDirectory()) throw new ConfigError(`DATA_DIR ${directory} is not a directory`);
 }
 
-function exists(candidate: string): boolean {
+function exists(candidate: string, dataDir: string): boolean {
   try {
-    statSync(candidate);
-    return true;
+    return statSync(candidate, { throwIfNoEntry: false }) !== undefined;
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return false;
-    return true; // let mkdir or open report what is wrong with it
+    // Something in the way (EACCES, ENOTDIR, …): what mkdir or open would say about it, in the start's one line.
+    throw unusableDirectory(dataDir, error);
   }
 }
 
-function ownerOf(lockPath: string): number | undefined {
+function ownerOf(lockPath: string, dataDir: string): number | undefined {
   try {
+    // A lock file being written reads as no pid yet (empty): nobody to wait for.
     const pid = Number.parseInt(readFileSync(lockPath, "utf8"), 10);
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    // No lock file, or one being written: nobody to wait for (the caller's own attempt reports what is wrong).
-    return undefined;
+  } catch (error) {
+    // No lock file (its owner removed it meanwhile): nobody to wait for. One that cannot be read is in the way.
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw unusableDirectory(dataDir, error);
   }
 }
 
@@ -92,8 +93,10 @@ function isRunning(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    // EPERM: it runs, under another user.
-    return errorCode(error) === "EPERM";
+    // ESRCH: no such process. EPERM: it runs, under another user. Nothing else answers whether it runs.
+    if (errorCode(error) === "ESRCH") return false;
+    if (errorCode(error) === "EPERM") return true;
+    throw error;
   }
 }
 

@@ -2,7 +2,7 @@ import type { ServerBuild } from "react-router";
 import { readFileSync } from "node:fs";
 import { ConfigError, loadEnvFile, operatorCredentials, parseConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";
-import { createPageHandlers } from "./http/admin-guard";
+import { createPageHandlers } from "./http/page-handlers";
 import { openDatabase } from "./db/client";
 import { createLogger } from "./logger";
 import { createShop } from "./shop";

@@ -93,6 +93,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     shipping,
     provider: options.provider,
     logger,
+    orders,
     inventory,
     promotions,
     onOrderRecorded: (trx, orderId) => email.enqueueOrderConfirmation(trx, orderId),
@@ -144,7 +145,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     paymentLimits,
     paymentReturn: createPaymentReturn(checkout, paymentLimits),
     provider: options.provider,
-    payments: createWebhookHandler(db, options.provider, checkout, orders, logger, adminOrders),
+    /** The processor's webhook events (POST /webhooks/stripe), turned into the shop's few actions. */
+    webhooks: createWebhookHandler(db, options.provider, checkout, orders, logger, adminOrders),
     signInFlow,
     email,
     reviews,

@@ -32,7 +32,7 @@ export interface ShopOptions {
   /** How long one processor call may take (the SDK's timeout; 20 s): tests of a processor that never answers shorten it. */
   processorTimeoutMs?: number;
   handlePageRequest?: RequestHandler;
-  /** The pages without the operator console, for everybody who is not an operator (http/admin-guard.ts). */
+  /** The pages without the operator console, for everybody who is not an operator (http/page-handlers.ts). */
   handlePublicPageRequest?: RequestHandler;
   clientBuildDir?: string;
   devMiddleware?: NodeMiddleware;

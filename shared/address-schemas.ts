@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ADDRESS_FIELD_ORDER, ADDRESS_LIMITS, COUNTRIES, US_STATES, type AddressErrors, type AddressField, type CountryCode, type DeliveryAddress } from "./address";
+import { fieldErrorsOf } from "./form-errors";
+import { ADDRESS_FIELD_ORDER, ADDRESS_LIMITS, COUNTRIES, US_STATES, type AddressErrors, type CountryCode, type DeliveryAddress } from "./address";
 
 /**
  * The delivery address's one strict, bounded schema, which the payment page's form action and POST /checkout/address
@@ -102,17 +103,9 @@ export function toDeliveryAddress(input: AddressFormInput): DeliveryAddress {
  */
 export function checkAddressForm(raw: unknown, { isGuest }: { isGuest: boolean }): { ok: true; address: DeliveryAddress; contactEmail: string | null } | { ok: false; errors: AddressErrors } {
   const parsed = addressFormSchema.safeParse(raw);
-  const errors: AddressErrors = {};
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      if (issue.code === "unrecognized_keys") {
-        errors.form ??= `The form had fields we do not know: ${issue.keys.join(", ").slice(0, 200)}.`;
-        continue;
-      }
-      const field = (ADDRESS_FIELD_ORDER as readonly PropertyKey[]).includes(issue.path[0] ?? "") ? (issue.path[0] as AddressField) : "form";
-      errors[field] ??= issue.message;
-    }
-  }
+  const errors: AddressErrors = parsed.success
+    ? {}
+    : fieldErrorsOf(parsed.error, { fields: ADDRESS_FIELD_ORDER, unknownFields: (names) => `The form had fields we do not know: ${names.join(", ").slice(0, 200)}.` });
   const email = parsed.success ? parsed.data.email : undefined;
   const sentEmail = raw && typeof raw === "object" && "email" in raw && typeof raw.email === "string" && raw.email.trim() !== "";
   if (isGuest && !sentEmail && !errors.email) errors.email = "Enter the e-mail address for your receipt.";

@@ -148,16 +148,6 @@ export const adminProductListSchema = z.object({
   page: z.coerce.number().int().min(1).max(100_000).catch(1),
 });
 
-/** A form's errors by field name (the first message each), from a schema's issues. */
-export function errorsByField(issues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: readonly string[] }[]): Record<string, string> {
-  const errors: Record<string, string> = {};
-  for (const issue of issues) {
-    const field = issue.code === "unrecognized_keys" ? "form" : String(issue.path[0] ?? "form");
-    errors[field] ??= issue.code === "unrecognized_keys" ? "The form was not understood. Reload the page and try again." : issue.message;
-  }
-  return errors;
-}
-
 /** The product form's "Options" section and variants table, as typed. */
 export interface VariantFormInput {
   options: { name: string; values: string[] }[];

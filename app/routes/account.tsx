@@ -1,7 +1,8 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/account";
 import { requestContext } from "../context";
-import { ErrorSummary, FieldError } from "../features/account/form-errors";
+import { ErrorSummary } from "../components/form/error-summary";
+import { FieldError } from "../components/form/field-error";
 import { PasswordField } from "../features/account/password-field";
 import { SignOutButton } from "../features/account/sign-out-button";
 import { accountActionSchema } from "../../shared/account";
@@ -125,7 +126,7 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
               Send again
             </button>
             {resent?.done ? <p role="status">{resent.done}</p> : null}
-            <FieldError id="resend-error" message={resent?.errors.form} />
+            <FieldError fieldId="resend" message={resent?.errors.form} />
           </Form>
         )}
       </section>
@@ -139,13 +140,13 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
         ) : null}
         <ErrorSummary
           errors={password?.errors}
-          labels={{ currentPassword: "account-current-password", password: "account-new-password", confirmPassword: "account-confirm-password" }}
+          fieldIds={{ currentPassword: "account-current-password", password: "account-new-password", confirmPassword: "account-confirm-password" }}
         />
         <Form method="post" className="account__form" noValidate>
           <PasswordField id="account-current-password" name="currentPassword" label="Current password" autoComplete="current-password" error={password?.errors.currentPassword} />
           <PasswordField id="account-new-password" name="password" label="New password" autoComplete="new-password" error={password?.errors.password} />
           <PasswordField id="account-confirm-password" name="confirmPassword" label="Confirm new password" autoComplete="new-password" error={password?.errors.confirmPassword} />
-          <FieldError id="account-password-form-error" message={password?.errors.form} />
+          <FieldError fieldId="account-password-form" message={password?.errors.form} />
           <button type="submit" name="intent" value="change-password" className="button" disabled={isSubmitting}>
             Change password
           </button>
@@ -199,7 +200,7 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
           Your account, its sessions and basket are erased for good. Your orders are kept for the shop&apos;s books, with your personal data
           removed. See the <Link to="/privacy">Privacy Notice</Link>.
         </p>
-        <ErrorSummary errors={deletion?.errors} labels={{ deletePassword: "account-delete-password" }} />
+        <ErrorSummary errors={deletion?.errors} fieldIds={{ deletePassword: "account-delete-password" }} />
         <Form method="post" className="account__form" noValidate>
           <PasswordField id="account-delete-password" name="deletePassword" label="Your password, to confirm" autoComplete="current-password" error={deletion?.errors.deletePassword} />
           <button type="submit" name="intent" value="delete-account" className="button account__danger" disabled={isSubmitting}>

@@ -2,7 +2,8 @@ import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/forgot-password";
 import { requestContext } from "../context";
 import { AuthPage } from "../features/account/auth-page";
-import { ErrorSummary, FieldError } from "../features/account/form-errors";
+import { ErrorSummary } from "../components/form/error-summary";
+import { FieldError, invalidFieldProps } from "../components/form/field-error";
 import { forgotPasswordSchema } from "../../shared/account";
 import { AppError } from "../../shared/errors";
 import { readFormOrRefuse } from "../form-request";
@@ -51,7 +52,7 @@ export default function ForgotPassword({ actionData }: Route.ComponentProps) {
   return (
     <AuthPage title="Password assistance" description="Reset your Storefront password.">
       <p>Enter the e-mail address of your account, and we will send you a link to choose a new password.</p>
-      <ErrorSummary errors={errors} labels={{ email: "forgot-email" }} />
+      <ErrorSummary errors={errors} fieldIds={{ email: "forgot-email" }} />
       <Form method="post" className="login__form" noValidate>
         <label htmlFor="forgot-email">E-mail</label>
         <input
@@ -62,11 +63,10 @@ export default function ForgotPassword({ actionData }: Route.ComponentProps) {
           inputMode="email"
           maxLength={254}
           defaultValue={actionData?.email}
-          aria-invalid={errors?.email ? true : undefined}
-          aria-describedby={errors?.email ? "forgot-email-error" : undefined}
+          {...invalidFieldProps("forgot-email", errors?.email)}
           required
         />
-        <FieldError id="forgot-email-error" message={errors?.email} />
+        <FieldError fieldId="forgot-email" message={errors?.email} />
         <button type="submit" className="button login__sign-in" disabled={navigation.state === "submitting"}>
           Send reset link
         </button>

@@ -32,7 +32,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     const headers: HeadersInit = error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : {};
     return data({ error: error.message, email, intent }, { status: error.status, headers });
   }
-  // An operator's pages come from the build with the console in it (server/http/admin-guard.ts): the page this
+  // An operator's pages come from the build with the console in it (server/http/page-handlers.ts): the page this
   // browser started from knows only the shop's routes, so the next page is loaded whole, with the console's.
   return isOperator ? redirectDocument(returnTo ?? "/") : redirect(returnTo ?? "/");
 }

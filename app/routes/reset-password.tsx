@@ -2,7 +2,7 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/reset-password";
 import { requestContext } from "../context";
 import { AuthPage } from "../features/account/auth-page";
-import { ErrorSummary } from "../features/account/form-errors";
+import { ErrorSummary } from "../components/form/error-summary";
 import { PasswordField } from "../features/account/password-field";
 import { resetPasswordSchema } from "../../shared/account";
 import { AppError } from "../../shared/errors";
@@ -56,7 +56,7 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
   return (
     <AuthPage title="Choose a new password" description="Set a new password for your Storefront account.">
       <p>At least 12 characters; a few words that have nothing to do with each other make a strong password.</p>
-      <ErrorSummary errors={errors} labels={{ password: "reset-password", confirmPassword: "reset-confirm" }} />
+      <ErrorSummary errors={errors} fieldIds={{ password: "reset-password", confirmPassword: "reset-confirm" }} />
       <Form method="post" className="login__form" noValidate>
         <input type="hidden" name="token" value={loaderData.token} />
         <PasswordField id="reset-password" name="password" label="New password" autoComplete="new-password" error={errors?.password} />

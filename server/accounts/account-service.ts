@@ -21,7 +21,12 @@ export function hashPassword(password: string): Promise<string> {
 
 /** Whether a password opens a stored hash (false for a malformed hash). */
 export function passwordMatches(passwordHash: string, password: string): Promise<boolean> {
-  return verify(passwordHash, password).catch(() => false);
+  return verify(passwordHash, password).catch((error: unknown) => {
+    // A stored hash argon2 cannot decode (InvalidArg: truncated, or another scheme's) opens nothing, as a wrong password
+    // would not; anything else (the native module failing) is not an answer about the password.
+    if (error instanceof Error && (error as { code?: unknown }).code === "InvalidArg") return false;
+    throw error;
+  });
 }
 
 /** Verified against when the e-mail is unknown, so both failures take the same time. */
@@ -120,7 +125,7 @@ export function createAccountService(db: DB, rateLimiter: RateLimiter, outbox: E
           .select(["users.id", "users.email", "users.password_hash", "users.email_verified_at", "operators.user_id as operator_id"])
           .where("users.email", "=", email)
           .executeTakeFirst();
-        const matches = await verify(row?.password_hash ?? DUMMY_HASH, password).catch(() => false);
+        const matches = await passwordMatches(row?.password_hash ?? DUMMY_HASH, password);
         if (!row || !matches) throw new AppError("WRONG_CREDENTIALS", WRONG_CREDENTIALS);
         return { id: row.id, email: row.email, isEmailVerified: row.email_verified_at !== null, isOperator: row.operator_id !== null };
       });

@@ -167,7 +167,10 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
         if (!(error instanceof AppError)) throw error;
         // Another refund made at the same moment may have taken what was left: the processor refused this one for
         // its amount. Its own list of refunds says so, and what is left now.
-        const leftAtProcessor = await leftToRefundAtProcessor(order.id, order.amount_cents).catch(() => null);
+        const leftAtProcessor = await leftToRefundAtProcessor(order.id, order.amount_cents).catch((listError: unknown) => {
+          logger.warn({ err: listError, orderId: order.id }, "console: the processor's refunds could not be listed after a refused refund; answering without them");
+          return null;
+        });
         if (leftAtProcessor !== null && leftAtProcessor <= 0) throw new AppError("BAD_REQUEST", ALREADY_REFUNDED, { details: { field: "amount" }, cause: error });
         if (leftAtProcessor !== null && amountCents > leftAtProcessor) {
           throw new AppError("BAD_REQUEST", `You can refund at most ${formatCents(leftAtProcessor)}.`, { details: { field: "amount" }, cause: error });

@@ -11,8 +11,10 @@ export function isKnownTimeZone(name: string): boolean {
   try {
     Temporal.Now.zonedDateTimeISO(name);
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    // Temporal answers a zone it does not know with a RangeError; anything else is not an answer about the name.
+    if (error instanceof RangeError) return false;
+    throw error;
   }
 }
 

@@ -33,7 +33,8 @@ export const listingColumns = ["id", "slug", "title", "price_cents", "shown_rati
 
 /**
  * Whether every variant of the product is out of stock (tracked, no back-orders, nothing available). Only a product
- * with `limited_stock` (every variant tracked without back-orders) can be, so the others never read reservations.
+ * with `limited_stock` (every variant tracked without back-orders) can be, so the others never read reservations. A
+ * change of it moves the catalogue's version (server/inventory/), so reads cached by version stay true.
  */
 const outOfStock = sql<boolean>`(case when products.limited_stock then not exists (
   select 1 from product_variants v where v.product_id = products.id

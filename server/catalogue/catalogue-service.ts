@@ -63,10 +63,6 @@ const noPicture = { image: null, image_width: null, image_height: null, image_sr
 /** Live reservations of the variant `v` (not expired): what on hand is short of available. */
 const reservedOfVariant = sql<number>`coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)::int`;
 
-/**
- * Whether every variant of the product is out of stock (tracked, no back-orders, nothing available): its cards say
- * "Out of stock". A change of it moves the catalogue's version (server/inventory/), so reads cached by version stay true.
- */
 /** A variant as baskets and payments price it, with its product and its stock now. */
 export interface VariantForSale {
   product: CatalogueProduct;
@@ -280,7 +276,8 @@ export function createCatalogueService(
   let checkedAt = -Infinity;
   let versionCheck: Promise<void> | undefined;
   let featured: Promise<readonly CatalogueProduct[]> | undefined;
-  const byId = new Map<string, Promise<CatalogueProduct | undefined>>();
+  /** Each product by id: the read that brought it (one read answers every id it was asked for). */
+  const byId = new Map<string, Promise<ReadonlyMap<string, CatalogueProduct>>>();
 
   function learnVersion(version: bigint): void {
     if (version <= knownVersion) return;
@@ -316,7 +313,7 @@ export function createCatalogueService(
   async function listFeatured(): Promise<readonly CatalogueProduct[]> {
     await dropStaleReads();
     if (featured) return featured;
-    const read = db
+    const read: Promise<readonly CatalogueProduct[]> = db
       .selectFrom("products")
       .select([...productColumns, isOutOfStock, catalogueVersion])
       .where("status", "=", "active")
@@ -327,12 +324,13 @@ export function createCatalogueService(
       .then((rows) => {
         if (!isCurrent(rows) || rows.length === 0) featured = undefined;
         return Object.freeze(rows.map((row) => Object.freeze(toProduct(row))));
+      })
+      .catch((error: unknown) => {
+        // A failed read (the database is down) is not kept: the next request asks again. Whoever awaits it gets the error.
+        if (featured === read) featured = undefined;
+        throw error;
       });
     featured = read;
-    // A failed read (the database is down) is not kept: the next request asks again.
-    read.catch(() => {
-      if (featured === read) featured = undefined;
-    });
     return read;
   }
 
@@ -341,7 +339,7 @@ export function createCatalogueService(
     const missing = [...new Set(ids)].filter((id) => !byId.has(id));
     if (missing.length > 0) {
       if (byId.size + missing.length > MAX_CACHED_PRODUCTS) byId.clear();
-      const read = db
+      const read: Promise<ReadonlyMap<string, CatalogueProduct>> = db
         .selectFrom("products")
         .select([...productColumns, isOutOfStock, catalogueVersion])
         .where("id", "in", missing)
@@ -353,19 +351,18 @@ export function createCatalogueService(
           // Unknown ids are not remembered: only products are.
           for (const id of missing) if (!cacheable || !found.has(id)) byId.delete(id);
           return found;
+        })
+        .catch((error: unknown) => {
+          // A failed read (the database is down) is not kept: the next request asks again. Whoever awaits it gets the error.
+          for (const id of missing) if (byId.get(id) === read) byId.delete(id);
+          throw error;
         });
-      for (const id of missing) {
-        const entry = read.then((found) => found.get(id));
-        byId.set(id, entry);
-        entry.catch(() => {
-          if (byId.get(id) === entry) byId.delete(id);
-        });
-      }
+      for (const id of missing) byId.set(id, read);
       await read;
     }
     const found = new Map<string, CatalogueProduct>();
     for (const id of ids) {
-      const product = await byId.get(id);
+      const product = (await byId.get(id))?.get(id);
       if (product) found.set(id, product);
     }
     return found;

@@ -10,6 +10,7 @@ import { ownerColumn, ownerColumns, type BasketOwner } from "../basket/basket-ow
 import type { BasketService } from "../basket/basket-service";
 import type { DB, Writer } from "../db/client";
 import type { OrderProcessor } from "../db/schema";
+import type { OrderService } from "../orders/order-service";
 import type { InventoryService, StockLine } from "../inventory/inventory-service";
 import type { Logger } from "../logger";
 import { newOrderNumber } from "../orders/order-number";
@@ -43,16 +44,6 @@ const ORDER_NUMBER_DRAWS = 5;
 /** Open intents the start-up sweep reads at a time. */
 const SWEEP_PAGE_SIZE = 200;
 
-/**
- * Checkout: the one flow that crosses basket, payments and orders. Its steps never hold a database transaction
- * across a call to the processor (the built-in one answers over HTTP from this same process and database).
- *
- * 1. preparePayment: price the basket on the server, reuse or replace the owner's open intent.
- * 2. (the browser confirms the card with the processor)
- * 3. recordOrder: the server asks the processor whether the intent succeeded, then writes the order once,
- *    keyed by the intent id, and takes the paid items out of the basket in the same transaction. The browser's call, the webhook
- *    and the start-up sweep all end here; whichever comes first wins.
- */
 /** What else a newly recorded order writes, in the order's own transaction (its confirmation e-mail). */
 export type OrderRecordedHook = (trx: Writer, orderId: string) => Promise<unknown>;
 
@@ -65,10 +56,22 @@ export interface CheckoutDependencies {
   logger: Logger;
   inventory: InventoryService;
   promotions: PromotionService;
+  /** Writes the paid order and its first status, in the transaction that settles the payment. */
+  orders: Pick<OrderService, "recordPaidOrder" | "flagPaidOrder">;
   onOrderRecorded?: OrderRecordedHook;
 }
 
-export function createCheckoutService({ db, basket, addresses, shipping, provider, logger, inventory, promotions, onOrderRecorded }: CheckoutDependencies) {
+/**
+ * Checkout: the one flow that crosses basket, payments and orders. Its steps never hold a database transaction
+ * across a call to the processor (the built-in one answers over HTTP from this same process and database).
+ *
+ * 1. preparePayment: price the basket on the server, reuse or replace the owner's open intent.
+ * 2. (the browser confirms the card with the processor)
+ * 3. recordOrder: the server asks the processor whether the intent succeeded, then writes the order once,
+ *    keyed by the intent id, and takes the paid items out of the basket in the same transaction. The browser's call, the webhook
+ *    and the start-up sweep all end here; whichever comes first wins.
+ */
+export function createCheckoutService({ db, basket, addresses, shipping, provider, logger, inventory, promotions, orders, onOrderRecorded }: CheckoutDependencies) {
   // Which processor (and mode) this shop runs on: an intent another one made is never reused or handed out.
   const { processor, livemode } = provider.identity;
   const isOtherProcessors = (payment: { processor: string | null; livemode: boolean | null }) =>
@@ -655,8 +658,9 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
   }
 
   /**
-   * One transaction: the order (unique by intent id, and by its number), its first status, the payment marked paid,
-   * the paid quantities out of the basket. A clash on the number (another order drew it) draws again.
+   * One transaction: the order (unique by intent id, and by its number) and its first status, which the orders
+   * module writes; the payment marked paid, the paid quantities out of the basket. A clash on the number (another
+   * order drew it) draws again.
    */
   async function writeOrder(order: OrderToWrite): Promise<{ orderId: string; orderNumber: string; isNew: boolean }> {
     for (let draw = 1; ; draw++) {
@@ -669,44 +673,35 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
   async function writeOrderOnce({ id, amountCents, currency, created, card, payment, strict = false }: OrderToWrite, number: string) {
     return db.transaction().execute(async (trx) => {
       const promotion = payment.pricing?.promotion ?? null;
-      const inserted = await trx
-        .insertInto("orders")
-        .values({
-          id,
-          number,
-          user_id: payment.user_id,
-          session_id: payment.session_id,
-          amount_cents: amountCents,
-          currency: currency ?? payment.currency,
-          items: JSON.stringify(payment.items),
-          // What the payment was priced at, kept whole: the order page, the e-mail and the console show these figures.
-          pricing: payment.pricing ? JSON.stringify(payment.pricing) : null,
-          processor: (payment.processor as OrderProcessor | null) ?? processor,
-          livemode: payment.livemode ?? livemode,
-          created_at: created,
-          delivery_address: payment.delivery_address ? JSON.stringify(payment.delivery_address) : null,
-          contact_email: payment.contact_email,
-          card_brand: card?.brand ?? null,
-          card_last4: card?.last4 ?? null,
-          promotion_code: promotion?.code ?? null,
-          promotion_kind: promotion?.kind ?? null,
-          discount_cents: payment.pricing?.discountCents ?? 0,
-        })
-        // Either key: the order exists already (recorded by another path), or the number is taken.
-        .onConflict((conflict) => conflict.doNothing())
-        .returning(["id", "number"])
-        .executeTakeFirst();
+      const inserted = await orders.recordPaidOrder(trx, {
+        id,
+        number,
+        userId: payment.user_id,
+        sessionId: payment.session_id,
+        amountCents,
+        currency: currency ?? payment.currency,
+        items: payment.items,
+        pricing: payment.pricing,
+        processor: (payment.processor as OrderProcessor | null) ?? processor,
+        livemode: payment.livemode ?? livemode,
+        createdAt: created,
+        deliveryAddress: payment.delivery_address,
+        contactEmail: payment.contact_email,
+        card: card ?? null,
+        promotion: promotion ? { code: promotion.code, kind: promotion.kind } : null,
+        discountCents: payment.pricing?.discountCents ?? 0,
+      });
       if (!inserted) {
+        // Either key: the order exists already (recorded by another path), or the number is taken (draw again).
         const existing = await trx.selectFrom("orders").select("number").where("id", "=", id).executeTakeFirst();
         return existing ? { orderId: id, orderNumber: existing.number, isNew: false } : null;
       }
-      await trx.insertInto("order_status_history").values({ order_id: id, status: "paid", actor: "shop" }).execute();
       const owner: BasketOwner | null = payment.user_id ? { userId: payment.user_id } : payment.session_id ? { sessionId: payment.session_id } : null;
       // The payment's use of its code becomes a redemption here, once; over the limit, a paid order is kept as paid.
       if (promotion && owner) {
         const { overLimit } = await promotions.redeem(trx, { hold: id, orderId: id, code: promotion.code, customer: { owner, email: payment.contact_email }, strict });
         if (overLimit) {
-          await trx.updateTable("orders").set({ promotion_over_limit: true }).where("id", "=", id).execute();
+          await orders.flagPaidOrder(trx, id, { promotionOverLimit: true });
           logger.error({ orderId: id, code: promotion.code }, "checkout: an order was paid after its code's use lapsed and the code's uses had gone: over the limit");
         }
       }
@@ -720,12 +715,12 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
       );
       // Nobody paid for a $0.00 order: short stock refuses it (the transaction is undone) rather than overselling.
       if (oversold && strict) throw new AppError("STOCK_SHORT", "Some of your items have just sold out. Please check your basket.");
-      if (oversold) await trx.updateTable("orders").set({ oversold: true }).where("id", "=", id).execute();
+      if (oversold) await orders.flagPaidOrder(trx, id, { oversold: true });
       await trx.updateTable("checkout_payments").set({ status: "paid", updated_at: sql`now()` }).where("payment_intent_id", "=", id).execute();
       // A snapshot taken before lines had quantities lists one entry per item: each means one.
       if (owner) await basket.removePaidItems(owner, payment.items.map(readOrderItem), trx);
       await onOrderRecorded?.(trx, id);
-      return { orderId: id, orderNumber: inserted.number, isNew: true };
+      return { orderId: id, orderNumber: inserted.orderNumber, isNew: true };
     });
   }
 }

@@ -69,6 +69,7 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
       logger: createLogger("silent"),
       inventory: shop.services.inventory,
       promotions: shop.services.promotions,
+      orders: shop.services.orders,
     });
     const repricingA = checkout.preparePayment(owner, 61095);
     await stalled.reachedProcessor;

@@ -58,11 +58,17 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
   async function listAll(): Promise<Department[]> {
     const version = await catalogue.currentVersion();
     if (cached?.version === version) return cached.read;
-    const read = db.selectFrom("departments").select(departmentColumns).execute().then((rows) => rows.map(toDepartment));
+    const read: Promise<Department[]> = db
+      .selectFrom("departments")
+      .select(departmentColumns)
+      .execute()
+      .then((rows) => rows.map(toDepartment))
+      .catch((error: unknown) => {
+        // A failed read (the database is down) is not kept: the next request asks again. Whoever awaits it gets the error.
+        if (cached?.read === read) cached = undefined;
+        throw error;
+      });
     cached = { version, read };
-    read.catch(() => {
-      if (cached?.read === read) cached = undefined;
-    });
     return read;
   }
 

@@ -52,12 +52,7 @@ export interface EmailOutboxOptions {
   publicOrigin: () => URL;
 }
 
-/**
- * The transactional outbox's writing side: every enqueue takes the transaction that writes the fact (the order,
- * the reset token), renders the e-mail there and then and inserts its row, so the e-mail exists exactly when the fact
- * does. Delivery is email-sender.ts's. The read side (list, backlog) is for the operator console and metrics.
- */
-/** Pages of the outbox: (created_at, uuid) of the previous page's last e-mail. */
+/** The columns of an outbox row the console lists (its bodies are read one e-mail at a time). */
 const ENTRY_COLUMNS = ["id", "message_id", "kind", "recipient", "subject", "status", "attempts", "last_error", "created_at", "next_attempt_at", "sent_at"] as const;
 
 /** An outbox row as the console lists it (without its bodies). */
@@ -77,8 +72,14 @@ function toOutboxEntry(row: Pick<Selectable<EmailOutboxTable>, (typeof ENTRY_COL
   };
 }
 
+/** Pages of the outbox: (created_at, uuid) of the previous page's last e-mail. */
 const outboxCursor = keysetCursor(/^[0-9a-f-]{36}$/);
 
+/**
+ * The transactional outbox's writing side: every enqueue takes the transaction that writes the fact (the order,
+ * the reset token), renders the e-mail there and then and inserts its row, so the e-mail exists exactly when the fact
+ * does. Delivery is email-sender.ts's. The read side (list, backlog) is for the operator console and metrics.
+ */
 export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) {
   const link = (path: string) => new URL(path, publicOrigin()).toString();
   const shopUrl = () => link("/");

@@ -34,12 +34,8 @@ const LINK = /https?:\/\/[^\s)>"]+/g;
 export function linksToFollow(text: string): string[] {
   const links = (text.match(LINK) ?? []).map((link) => link.replace(/[.,;:!?]+$/, ""));
   return [...new Set(links)].filter((link) => {
-    try {
-      const url = new URL(link);
-      return url.pathname !== "/" || url.search !== "";
-    } catch {
-      return false;
-    }
+    const url = URL.parse(link);
+    return url !== null && (url.pathname !== "/" || url.search !== "");
   });
 }
 
@@ -82,7 +78,11 @@ export function createEmailSender({ db, transport, logger, pollIntervalMs = 1_00
             ...(email.headers ? { headers: email.headers } : {}),
           });
         } catch (error) {
-          await recordFailure(email, error);
+          const failure = deliveryFailure(email, error);
+          const facts = { messageId: email.message_id, kind: email.kind, reason: failure.reason };
+          if (failure.waitMs === null) logger.error(facts, "email: not delivered, given up");
+          else logger.warn({ ...facts, retryInSeconds: Math.round(failure.waitMs / 1000) }, "email: delivery failed, will retry");
+          await recordFailure(email, failure);
           continue;
         }
         if (transport.kind === "log") {
@@ -109,16 +109,18 @@ export function createEmailSender({ db, transport, logger, pollIntervalMs = 1_00
     }
   }
 
-  async function recordFailure(email: { id: string; message_id: string; kind: string; attempts: number }, error: unknown) {
+  /** Why a delivery failed, and when to try again (null: never, the e-mail is given up). */
+  function deliveryFailure(email: { attempts: number }, error: unknown): { reason: string; waitMs: number | null } {
     const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
     const isPermanent = error instanceof PermanentEmailFailure || email.attempts >= maxAttempts;
-    if (isPermanent) {
-      logger.error({ messageId: email.message_id, kind: email.kind, reason }, "email: not delivered, given up");
+    return { reason, waitMs: isPermanent ? null : Math.min(retryBaseMs * 2 ** (email.attempts - 1), DAY) };
+  }
+
+  async function recordFailure(email: { id: string }, { reason, waitMs }: { reason: string; waitMs: number | null }) {
+    if (waitMs === null) {
       await db.updateTable("email_outbox").set({ status: "failed", last_error: reason }).where("id", "=", email.id).where("status", "=", "pending").execute();
       return;
     }
-    const waitMs = Math.min(retryBaseMs * 2 ** (email.attempts - 1), DAY);
-    logger.warn({ messageId: email.message_id, kind: email.kind, reason, retryInSeconds: Math.round(waitMs / 1000) }, "email: delivery failed, will retry");
     await db
       .updateTable("email_outbox")
       .set({ last_error: reason, next_attempt_at: sql`now() + make_interval(secs => ${waitMs / 1000})` })

@@ -41,7 +41,7 @@ export interface AppOptions {
   services: Services;
   /** The React Router handler for pages; absent in tests that exercise only the JSON routes. */
   handlePageRequest?: RequestHandler;
-  /** The same pages without the operator console (withoutConsole in admin-guard.ts), for everybody but operators. */
+  /** The same pages without the operator console (createPageHandlers in page-handlers.ts), for everybody but operators. */
   handlePublicPageRequest?: RequestHandler;
   /** Where the production client build lives; in development Vite serves assets itself. */
   clientBuildDir?: string;

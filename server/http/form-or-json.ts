@@ -49,10 +49,6 @@ export async function answerFormOrJson(c: Context, errorParam: string, run: (for
 function refererPath(c: Context): string {
   const referer = c.req.header("referer");
   if (!referer) return "/";
-  try {
-    const url = new URL(referer);
-    return url.host === c.req.header("host") ? url.pathname + url.search : "/";
-  } catch {
-    return "/";
-  }
+  const url = URL.parse(referer);
+  return url && url.host === c.req.header("host") ? url.pathname + url.search : "/";
 }

@@ -112,8 +112,8 @@ export const paymentRoutes = new Hono<AppEnv>()
   .post("/webhooks/stripe", async (c) => {
     const signature = c.req.header("stripe-signature");
     if (!signature) throw new AppError("BAD_REQUEST", "Missing Stripe-Signature header.");
-    const { payments } = c.get("services");
-    const outcome = await payments.handleWebhook(await c.req.text(), signature);
+    const { webhooks } = c.get("services");
+    const outcome = await webhooks.handleWebhook(await c.req.text(), signature);
     return c.json({ received: true, outcome }, 200);
   });
 

@@ -2,14 +2,14 @@ import { createContext } from "react-router";
 import type { Services } from "../services";
 import type { Shopper } from "./shopper";
 
+/** The services as pages see them: everything but the raw database handle, which only the services themselves use. */
+export type PageServices = Omit<Services, "database">;
+
 /**
  * What the custom server hands to every loader and action: the services, this request's id and its script nonce.
  * It lives with the server that fills it in; app/context.ts hands it to the routes, so that the server never
  * imports app/ and app/ reaches the server's types only through that one module.
  */
-/** The services as pages see them: everything but the raw database handle, which only the services themselves use. */
-export type PageServices = Omit<Services, "database">;
-
 export interface RequestContext {
   services: PageServices;
   requestId: string;

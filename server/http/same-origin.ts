@@ -33,9 +33,6 @@ export function sameOriginOnly(scheme: RequestSchemeOptions = { trustedProxyHops
 function isOwnOrigin(origin: string, c: Context, scheme: RequestSchemeOptions): boolean {
   const host = c.req.header("host");
   if (host === undefined) return false;
-  try {
-    return new URL(origin).origin === new URL(`${requestScheme(c, scheme)}://${host}`).origin;
-  } catch {
-    return false;
-  }
+  const own = URL.parse(`${requestScheme(c, scheme)}://${host}`);
+  return own !== null && URL.parse(origin)?.origin === own.origin;
 }

@@ -171,6 +171,7 @@ export function createPictureFetcher({
     try {
       stored = await pictures.storePicture(await download(job.url));
     } catch (error) {
+      logger.info({ err: error, productId: job.product_id, url: job.url }, "picture import: a picture was not fetched; the import's page says why");
       await finish(job, { reason: reasonOf(error) });
       return;
     }
@@ -182,6 +183,7 @@ export function createPictureFetcher({
       });
       await finish(job, { storedAs: stored.src });
     } catch (error) {
+      logger.info({ err: error, productId: job.product_id, url: job.url }, "picture import: a fetched picture was not given to its product; the import's page says why");
       await finish(job, { reason: error instanceof AppError && error.code === "NOT_FOUND" ? "The product was removed before its picture arrived." : reasonOf(error) });
     }
   }

@@ -12,15 +12,6 @@ import { formatCents } from "../../shared/money";
 import { shopPictureReference } from "../../shared/shop-pictures";
 import { readProductCsv, tidyParagraphs, type WantedProduct } from "./product-csv-read";
 
-/**
- * The console's CSV import of products (Shopify's current and classic layouts): "Preview" says, product by product,
- * what an import would do (created, updated, unchanged, or an error with its line and reason) and changes nothing;
- * "Import" applies the whole file in one transaction or nothing at all, with one audit entry. Rows are matched to
- * products by URL handle, then by SKU. Each table is written by its owner (the catalogue, departments, inventory),
- * inside this transaction; this module writes only the imports and their pictures (product_imports,
- * product_import_pictures), whose fetching after the commit is picture-fetcher.ts's.
- */
-
 export type ProductOutcomeKind = "created" | "updated" | "unchanged" | "error";
 
 export interface ProductOutcome {
@@ -474,6 +465,14 @@ class ImportRefused extends Error {
   }
 }
 
+/**
+ * The console's CSV import of products (Shopify's current and classic layouts): "Preview" says, product by product,
+ * what an import would do (created, updated, unchanged, or an error with its line and reason) and changes nothing;
+ * "Import" applies the whole file in one transaction or nothing at all, with one audit entry. Rows are matched to
+ * products by URL handle, then by SKU. Each table is written by its owner (the catalogue, departments, inventory),
+ * inside this transaction; this module writes only the imports and their pictures (product_imports,
+ * product_import_pictures), whose fetching after the commit is picture-fetcher.ts's.
+ */
 export function createProductCsvImport({
   db,
   catalogue,

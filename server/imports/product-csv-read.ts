@@ -100,7 +100,9 @@ export async function readProductCsv(bytes: Uint8Array): Promise<ReadCsv> {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
+  } catch (error) {
+    // A fatal TextDecoder answers bytes that are not UTF-8 with a TypeError: the file's fault, said in a sentence.
+    if (!(error instanceof TypeError)) throw error;
     return fail("The file is not UTF-8 text: save it as “CSV UTF-8” and try again.");
   }
   if (text.includes("\u0000")) return fail("The file contains a NUL character, which no CSV file has: is it a CSV file?");

@@ -1,10 +1,24 @@
 import { sql } from "kysely";
 import { ownerColumn, type BasketOwner } from "../basket/basket-owner";
 import type { DB, Writer } from "../db/client";
+import type { OrderProcessor } from "../db/schema";
+import type { DeliveryAddress } from "../../shared/address";
+import type { PriceBreakdown } from "../../shared/pricing";
+import type { PromotionKindName } from "../../shared/promotions";
 import { keysetCursor } from "../db/keyset-cursor";
 import { AppError } from "../../shared/errors";
 import { formatCents } from "../../shared/money";
-import { ORDER_NUMBER_PATTERN, ORDER_STATUS_LABELS, ORDERS_PAGE_SIZE, orderAllows, readOrderItem, type OrderDetail, type OrderStatus, type OrderView } from "../../shared/orders";
+import {
+  ORDER_NUMBER_PATTERN,
+  ORDER_STATUS_LABELS,
+  ORDERS_PAGE_SIZE,
+  orderAllows,
+  readOrderItem,
+  type OrderDetail,
+  type OrderStatus,
+  type OrderView,
+  type StoredOrderItem,
+} from "../../shared/orders";
 
 /** Pages of an owner's orders: (paid_at, intent id) of the previous page's last order. */
 const ordersCursor = keysetCursor(/^[A-Za-z0-9_]{1,100}$/);
@@ -14,7 +28,78 @@ export type Actor = string;
 
 const TRACKING_LIMITS = { carrier: 100, trackingNumber: 100, note: 500, actor: 254 } as const;
 
+/** A paid order as checkout hands it over: what its payment held, and what the processor says was paid. */
+export interface PaidOrder {
+  /** The payment intent's id: one order per intent. */
+  id: string;
+  /** SF-YYMM-XXXX, drawn by the caller; a clash with another order's is answered null (draw again). */
+  number: string;
+  userId: string | null;
+  sessionId: string | null;
+  amountCents: number;
+  currency: string;
+  items: StoredOrderItem[];
+  pricing: PriceBreakdown | null;
+  processor: OrderProcessor | null;
+  livemode: boolean | null;
+  /** When the intent was first created (it may have been paid much later). */
+  createdAt: Date;
+  deliveryAddress: DeliveryAddress | null;
+  contactEmail: string | null;
+  card: { brand: string; last4: string } | null;
+  promotion: { code: string; kind: PromotionKindName } | null;
+  discountCents: number;
+}
+
 export function createOrderService(db: DB) {
+  /**
+   * Writes a paid order and its first status ("paid", by the shop), in the caller's transaction (checkout's, which
+   * settles the payment in the same one). Once per intent: when the intent has its order already, or the number is
+   * another order's, nothing is written and the answer is null (the caller tells which by reading the order).
+   */
+  async function recordPaidOrder(trx: Writer, order: PaidOrder): Promise<{ orderId: string; orderNumber: string } | null> {
+    const inserted = await trx
+      .insertInto("orders")
+      .values({
+        id: order.id,
+        number: order.number,
+        user_id: order.userId,
+        session_id: order.sessionId,
+        amount_cents: order.amountCents,
+        currency: order.currency,
+        items: JSON.stringify(order.items),
+        // What the payment was priced at, kept whole: the order page, the e-mail and the console show these figures.
+        pricing: order.pricing ? JSON.stringify(order.pricing) : null,
+        processor: order.processor,
+        livemode: order.livemode,
+        created_at: order.createdAt,
+        delivery_address: order.deliveryAddress ? JSON.stringify(order.deliveryAddress) : null,
+        contact_email: order.contactEmail,
+        card_brand: order.card?.brand ?? null,
+        card_last4: order.card?.last4 ?? null,
+        promotion_code: order.promotion?.code ?? null,
+        promotion_kind: order.promotion?.kind ?? null,
+        discount_cents: order.discountCents,
+      })
+      // Either key: the order exists already (recorded by another path), or the number is taken.
+      .onConflict((conflict) => conflict.doNothing())
+      .returning(["id", "number"])
+      .executeTakeFirst();
+    if (!inserted) return null;
+    await trx.insertInto("order_status_history").values({ order_id: order.id, status: "paid", actor: "shop" }).execute();
+    return { orderId: inserted.id, orderNumber: inserted.number };
+  }
+
+  /**
+   * Puts a just-paid order on the console's "Needs attention": paid after its hold lapsed for stock that had gone
+   * (`oversold`), or after its code's last use went to someone else (`promotionOverLimit`). In the order's transaction.
+   */
+  async function flagPaidOrder(trx: Writer, orderId: string, flags: { oversold?: true; promotionOverLimit?: true }): Promise<void> {
+    const set = { ...(flags.oversold ? { oversold: true } : {}), ...(flags.promotionOverLimit ? { promotion_over_limit: true } : {}) };
+    if (Object.keys(set).length === 0) return;
+    await trx.updateTable("orders").set(set).where("id", "=", orderId).execute();
+  }
+
   /** Locks the order, lets `decide` refuse or choose the change, applies it and appends it to the history. */
   async function transition(
     orderId: string,
@@ -74,6 +159,9 @@ export function createOrderService(db: DB) {
   }
 
   return {
+    recordPaidOrder,
+    flagPaidOrder,
+
     /**
      * One page of the owner's orders, newest paid first, after the cursor of the previous page's last order. Keyset
      * pagination on (paid_at, id), served by the orders_*_paid indexes, so page 50 costs what page 1 does however

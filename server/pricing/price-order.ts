@@ -1,22 +1,6 @@
 import type { AppliedTax, DeliveryOption, PriceBreakdown, PricedLine } from "../../shared/pricing.ts";
 import { RATE_UNITS_PER_PERCENT } from "../../shared/pricing.ts";
 
-/**
- * The one pricing function: basket lines + delivery address + chosen delivery option + promotion + the shop's
- * zones and rates -> every figure in integer cents. Pure (no database, no clock, no I/O), so the page, the payment,
- * the order and the tests all get the same answer for the same input.
- *
- * The order of operations is fixed:
- *   items (price x quantity per line)
- *   -> discount (a percentage of the items rounded half away from zero, or an amount capped at the items; shared
- *      across the lines in proportion, remainder cents by largest remainder, so the shares add up exactly)
- *   -> shipping (the method's price: its weight tier if any, 0 at or over "Free over" compared with the items after
- *      the discount, 0 for a free-delivery code)
- *   -> tax (per line on the line's amount after its share of the discount, and on shipping when the rate says so,
- *      each rounded half away from zero)
- *   -> total = items - discount + shipping + tax.
- */
-
 export interface PricingLineInput {
   key: string;
   title: string;
@@ -88,6 +72,21 @@ export interface PricingInput {
 
 const US = "US";
 
+/**
+ * The one pricing function: basket lines + delivery address + chosen delivery option + promotion + the shop's
+ * zones and rates -> every figure in integer cents. Pure (no database, no clock, no I/O), so the page, the payment,
+ * the order and the tests all get the same answer for the same input.
+ *
+ * The order of operations is fixed:
+ *   items (price x quantity per line)
+ *   -> discount (a percentage of the items rounded half away from zero, or an amount capped at the items; shared
+ *      across the lines in proportion, remainder cents by largest remainder, so the shares add up exactly)
+ *   -> shipping (the method's price: its weight tier if any, 0 at or over "Free over" compared with the items after
+ *      the discount, 0 for a free-delivery code)
+ *   -> tax (per line on the line's amount after its share of the discount, and on shipping when the rate says so,
+ *      each rounded half away from zero)
+ *   -> total = items - discount + shipping + tax.
+ */
 export function priceOrder(input: PricingInput): PriceBreakdown {
   const { lines, address, promotion, rates } = input;
   const amounts = lines.map((line) => line.unitPriceCents * line.quantity);

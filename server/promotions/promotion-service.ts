@@ -161,6 +161,7 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
           return id;
         });
       } catch (error) {
+        // 23505, unique_violation: another promotion has the code (its unique index); anything else is not ours to word.
         if ((error as { code?: string }).code === "23505") throw codeTaken();
         throw error;
       }
@@ -179,6 +180,7 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
           await recordAudit(trx, actor, { action: "promotion.update", subject: form.code, before: auditValues(fromRow(before as PromotionRow)), after: auditValues(form) });
         });
       } catch (error) {
+        // 23505, unique_violation: another promotion has the code (its unique index); anything else is not ours to word.
         if ((error as { code?: string }).code === "23505") throw codeTaken();
         throw error;
       }

@@ -7,13 +7,6 @@ import { recordAudit, type Actor } from "../admin/audit-log";
 import type { DB, Writer } from "../db/client";
 import type { ShippingZoneRates, ShopRates, TaxRateInput, WeightTier } from "../pricing/price-order";
 
-/**
- * The shop's delivery options and tax rates: shipping zones (the countries and US states each covers), their
- * methods, and tax rates by destination. The one module that writes shipping_zones, shipping_zone_regions,
- * shipping_methods and tax_rates; every change is audited in its own transaction. Checkout reads `loadRates` and
- * hands it to the pricing function.
- */
-
 export interface ZoneInput {
   name: string;
   countries: string[];
@@ -42,6 +35,12 @@ function stateName(code: string): string {
   return US_STATES.find(([state]) => state === code)?.[1] ?? code;
 }
 
+/**
+ * The shop's delivery options and tax rates: shipping zones (the countries and US states each covers), their
+ * methods, and tax rates by destination. The one module that writes shipping_zones, shipping_zone_regions,
+ * shipping_methods and tax_rates; every change is audited in its own transaction. Checkout reads `loadRates` and
+ * hands it to the pricing function.
+ */
 export function createShippingService(db: DB) {
   /** The zones with their regions and methods, in the operator's order. */
   async function readZones(reader: DB | Writer = db): Promise<ShippingZoneRates[]> {
@@ -118,6 +117,7 @@ export function createShippingService(db: DB) {
     try {
       return await run();
     } catch (error) {
+      // 23505, unique_violation: the name is another's (its unique index); anything else is not ours to word.
       if ((error as { code?: string }).code === "23505") throw new AppError("INVALID_INPUT", message, { details: { field: "name" } });
       throw error;
     }
@@ -263,6 +263,7 @@ export function createShippingService(db: DB) {
           return id;
         });
       } catch (error) {
+        // 23505, unique_violation: the country or state has a rate (their unique index); anything else is not ours to word.
         if ((error as { code?: string }).code === "23505") {
           const where = input.state ? stateName(input.state) : countryName(input.country);
           throw new AppError("INVALID_INPUT", `${where} has a rate already: edit that one.`, { details: { field: input.state ? "state" : "country" } });

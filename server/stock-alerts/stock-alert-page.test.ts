@@ -139,7 +139,7 @@ describeEachDatabase("the product page's stock alert form", (getDatabase) => {
       // Posted from the page that showed the variant (the one back in stock meanwhile from its own).
       const response = await post(guest, fields.variantId === tee.small ? tee.smallPage : tee.mediumPage, { intent: "stock-alert", ...fields });
       expect(response.status, JSON.stringify(fields).slice(0, 80)).toBe(status);
-      expect(await html(response)).toContain(`<p id="stock-alert-error" class="field-error stock-alert__error">${message}</p>`);
+      expect(await html(response)).toContain(`<p id="stock-alert-email-error" class="field-error stock-alert__error">${message}</p>`);
     }
     expect(await db().selectFrom("stock_alerts").select("id").where("variant_id", "in", [tee.medium, tee.small, other.medium]).execute()).toEqual([]);
     expect(await alertsOf(email)).toEqual([]);

@@ -1,7 +1,7 @@
 import type { ServerBuild } from "react-router";
 import { createServer } from "vite";
 import type { DatabaseHandle } from "../db/client";
-import { createPageHandlers } from "../http/admin-guard";
+import { createPageHandlers } from "../http/page-handlers";
 import type { ShopOptions } from "../shop";
 import { createTestShop } from "./test-app";
 

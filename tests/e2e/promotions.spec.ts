@@ -159,7 +159,7 @@ test.describe("promotion codes", () => {
       ["NOPE-123", "This code isn't valid."],
     ] as const) {
       await apply(page, code);
-      await expect(page.locator("#promotion-error")).toHaveText(sentence);
+      await expect(page.locator("#promotion-code-error")).toHaveText(sentence);
       await expect(page.getByLabel("Promotion code")).toHaveAttribute("aria-invalid", "true");
       await expect(page.getByTestId("order-total")).toHaveText("Order Total: $199.99");
     }
@@ -221,7 +221,7 @@ test.describe("promotion codes", () => {
   test("without JavaScript a code is applied and removed by plain form posts", async ({ browser }) => {
     const page = await shopperOnPayment(browser, BOOK, `nojs.${Date.now()}@example.com`, { javaScriptEnabled: false });
     await apply(page, "NOSUCH");
-    await expect(page.locator("#promotion-error")).toHaveText("This code isn't valid.");
+    await expect(page.locator("#promotion-code-error")).toHaveText("This code isn't valid.");
     await apply(page, "shipfree");
     await expect(page.getByTestId("order-totals")).toContainText("Promotion applied: SHIPFREE -$0.00");
     await page.getByRole("button", { name: "Remove" }).click();

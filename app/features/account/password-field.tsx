@@ -1,4 +1,4 @@
-import { FieldError } from "./form-errors";
+import { FieldError, invalidFieldProps } from "../../components/form/field-error";
 
 /** A labelled password input with its error under it, named by aria-describedby while there is one. */
 export function PasswordField({ id, name, label, autoComplete, error }: { id: string; name: string; label: string; autoComplete: string; error: string | undefined }) {
@@ -11,11 +11,10 @@ export function PasswordField({ id, name, label, autoComplete, error }: { id: st
         type="password"
         autoComplete={autoComplete}
         maxLength={128}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
+        {...invalidFieldProps(id, error)}
         required
       />
-      <FieldError id={`${id}-error`} message={error} />
+      <FieldError fieldId={id} message={error} />
     </>
   );
 }

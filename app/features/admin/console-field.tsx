@@ -1,4 +1,16 @@
-import { FieldError } from "./field-error";
+import { FieldError, invalidFieldProps } from "../../components/form/field-error";
+
+/** The console's error summary says it its own way (app/components/form/error-summary.tsx draws it). */
+export const CONSOLE_SUMMARY_TITLE = "Please correct the following";
+
+/**
+ * The inputs' ids of the named fields, for an error summary's links: a console form's inputs are `field-<name>` (or
+ * `field-<form>-<name>`, ConsoleField's, on a page of several forms).
+ */
+export function fieldIdsOf(names: readonly string[], form?: string): Record<string, string> {
+  const prefix = form ? `field-${form}-` : "field-";
+  return Object.fromEntries(names.map((name) => [name, `${prefix}${name}`]));
+}
 
 /**
  * One labelled field of a console form whose page holds several forms: ids carry the form's key, so every label,
@@ -25,9 +37,7 @@ export function ConsoleField({
 }) {
   const id = `field-${form}-${name}`;
   const hintId = hint ? `hint-${form}-${name}` : "";
-  const errorId = error ? `error-${form}-${name}` : "";
-  const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
-  const common = { id, name, defaultValue, "aria-invalid": error ? true : undefined, "aria-describedby": describedBy } as const;
+  const common = { id, name, defaultValue, ...invalidFieldProps(id, error, hintId) } as const;
   return (
     <div className="console-field">
       <label htmlFor={id}>{label}</label>
@@ -37,7 +47,7 @@ export function ConsoleField({
         </p>
       ) : null}
       {multiline ? <textarea {...common} rows={3} maxLength={2000} /> : <input {...common} maxLength={500} inputMode={inputMode} autoComplete="off" />}
-      <FieldError id={errorId} message={error} />
+      <FieldError fieldId={id} message={error} />
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { PROMOTION_KIND_LABELS, type PromotionKindName } from "../../../shared/promotions";
-import { FieldError } from "./field-error";
+import { FieldError, invalidFieldProps } from "../../components/form/field-error";
 
 /** The promotion form's fields as typed (a refusal draws them again with what was typed). */
 export type PromotionFieldValues = Record<
@@ -37,12 +37,7 @@ export const PROMOTION_FIELD_LABELS: Record<keyof PromotionFieldValues, string> 
  * fields of "New promotion" and of a promotion's page. Each error is under its field, named by aria-describedby.
  */
 export function PromotionFields({ values, errors }: { values: PromotionFieldValues; errors: Record<string, string> | undefined }) {
-  const field = (name: string) => ({
-    id: `field-${name}`,
-    name,
-    "aria-invalid": errors?.[name] ? true : undefined,
-    "aria-describedby": [hints[name] ? `hint-${name}` : "", errors?.[name] ? `error-${name}` : ""].filter(Boolean).join(" ") || undefined,
-  });
+  const field = (name: string) => ({ id: `field-${name}`, name, ...invalidFieldProps(`field-${name}`, errors?.[name], hints[name] ? `hint-${name}` : "") });
   const hints: Record<string, string> = {
     code: "Letters, digits and hyphens, 3 to 32 long. Shoppers may type it in any case.",
     value: "A percentage from 1 to 100, or an amount in dollars and cents. Not used for free delivery.",
@@ -62,7 +57,7 @@ export function PromotionFields({ values, errors }: { values: PromotionFieldValu
       <label htmlFor={`field-${name}`}>{PROMOTION_FIELD_LABELS[name]}</label>
       {hint(name)}
       <input {...field(name)} type={type} defaultValue={String(values[name])} inputMode={inputMode} autoComplete="off" maxLength={40} />
-      <FieldError id={`error-${name}`} message={errors?.[name]} />
+      <FieldError fieldId={`field-${name}`} message={errors?.[name]} />
     </div>
   );
   return (
@@ -77,7 +72,7 @@ export function PromotionFields({ values, errors }: { values: PromotionFieldValu
             </option>
           ))}
         </select>
-        <FieldError id="error-kind" message={errors?.kind} />
+        <FieldError fieldId="field-kind" message={errors?.kind} />
       </div>
       {text("value", "text", "decimal")}
       {text("minimumSubtotal", "text", "decimal")}
@@ -95,7 +90,7 @@ export function PromotionFields({ values, errors }: { values: PromotionFieldValu
           <option value="active">Active</option>
           <option value="paused">Paused</option>
         </select>
-        <FieldError id="error-status" message={errors?.status} />
+        <FieldError fieldId="field-status" message={errors?.status} />
       </div>
     </>
   );

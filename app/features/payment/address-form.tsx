@@ -1,5 +1,7 @@
-import { useEffect, useRef, useState } from "react";
+import { useMemo, useState } from "react";
 import { useFetcher } from "react-router";
+import { ErrorSummary } from "../../components/form/error-summary";
+import { FieldError, invalidFieldProps } from "../../components/form/field-error";
 import { ADDRESS_FIELD_ORDER, ADDRESS_LIMITS, COUNTRIES, US_STATES, addressLines, type AddressErrors, type AddressField, type DeliveryAddress } from "../../../shared/address";
 
 export interface SavedAddressChoice {
@@ -119,44 +121,27 @@ function AddressFields({
   const values = failed?.values ?? {};
   const valueOf = (field: AddressField, fallback: string | null | undefined) => values[field] ?? fallback ?? "";
   const [country, setCountry] = useState(valueOf("country", initial?.country ?? "US"));
-  const errors: AddressErrors = failed?.errors ?? (redirectedError ? { form: redirectedError } : {});
-  const listed = (["form", ...ADDRESS_FIELD_ORDER] as const).filter((field) => errors[field]);
-  const summary = useRef<HTMLDivElement>(null);
+  // One object per answer, listed in the form's order: the summary takes focus when it changes.
+  const errors: AddressErrors = useMemo(() => {
+    const answered: AddressErrors = failed?.errors ?? (redirectedError ? { form: redirectedError } : {});
+    return Object.fromEntries((["form", ...ADDRESS_FIELD_ORDER] as const).filter((name) => answered[name]).map((name) => [name, answered[name]]));
+  }, [failed, redirectedError]);
 
-  // A refused form moves focus to its summary, so a screen reader reads what to fix and a keyboard starts from there.
-  useEffect(() => {
-    if (listed.length > 0) summary.current?.focus();
-  }, [failed, redirectedError, listed.length]);
-
-  const field = (name: AddressField) => ({
-    id: `address-${name}`,
-    name,
-    "aria-invalid": errors[name] ? true : undefined,
-    "aria-describedby": errors[name] ? `address-${name}-error` : undefined,
-  });
-  const errorOf = (name: AddressField) =>
-    errors[name] ? (
-      <p id={`address-${name}-error`} className="address__error">
-        {errors[name]}
-      </p>
-    ) : null;
+  const field = (name: AddressField) => ({ id: `address-${name}`, name, ...invalidFieldProps(`address-${name}`, errors[name]) });
+  const errorOf = (name: AddressField) => <FieldError fieldId={`address-${name}`} message={errors[name]} className="address__error" />;
 
   return (
     // noValidate: the shop's own rules and sentences apply, the same with or without JavaScript.
     <fetcher.Form method="post" className="address__form" noValidate>
       <input type="hidden" name="intent" value="address" />
-      {listed.length > 0 ? (
-        <div ref={summary} className="address__summary" tabIndex={-1} role="alert" aria-labelledby="address-summary-heading">
-          <h3 id="address-summary-heading">Please check the delivery address</h3>
-          <ul>
-            {listed.map((name) => (
-              <li key={name}>
-                {name === "form" ? errors.form : <a href={`#address-${name}`}>{`${labelOf(name, country)}: ${errors[name] ?? ""}`}</a>}
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <ErrorSummary
+        errors={errors}
+        fieldIds={Object.fromEntries(ADDRESS_FIELD_ORDER.map((name) => [name, `address-${name}`]))}
+        labels={Object.fromEntries(ADDRESS_FIELD_ORDER.map((name) => [name, labelOf(name, country)]))}
+        title="Please check the delivery address"
+        headingLevel={3}
+        className="address__summary"
+      />
       <label htmlFor="address-name">Full name</label>
       <input {...field("name")} autoComplete="shipping name" maxLength={ADDRESS_LIMITS.name} defaultValue={valueOf("name", initial?.name)} />
       {errorOf("name")}

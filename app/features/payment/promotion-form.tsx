@@ -1,4 +1,5 @@
 import { useFetcher } from "react-router";
+import { FieldError, invalidFieldProps } from "../../components/form/field-error";
 
 /** What the payment page's action answers to "Apply" and "Remove". */
 export type PromotionActionData = { promotion: { ok: true } | { ok: false; error: string; code: string } };
@@ -43,18 +44,13 @@ export function PromotionForm({ appliedCode, removed, actionData }: PromotionFor
               spellCheck={false}
               maxLength={32}
               defaultValue={refusal?.code ?? ""}
-              aria-invalid={refusal ? true : undefined}
-              aria-describedby={refusal ? "promotion-error" : removed ? "promotion-removed" : undefined}
+              {...invalidFieldProps("promotion-code", refusal?.error, removed && !refusal ? "promotion-removed" : "")}
             />
             <button type="submit" className="button" disabled={isBusy}>
               Apply
             </button>
           </div>
-          {refusal ? (
-            <p id="promotion-error" className="field-error" role="alert">
-              {refusal.error}
-            </p>
-          ) : null}
+          <FieldError fieldId="promotion-code" message={refusal?.error} role="alert" />
         </fetcher.Form>
       )}
       {removed && !refusal ? (

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import { Form, Link } from "react-router";
 import { REVIEW_BODY_MAX, REVIEW_HEADLINE_MAX, REVIEW_NOT_ELIGIBLE } from "../../../shared/reviews";
-import type { FieldErrors } from "../../../shared/form-errors";
+import { FieldError, invalidFieldProps, type FormErrors } from "../../components/form/field-error";
 
 /** What the product page knows about the reader and reviewing this product. */
 export type ReviewFormState =
@@ -10,7 +10,7 @@ export type ReviewFormState =
   | { kind: "eligible"; existing: { rating: number; headline: string; body: string; isVisible: boolean } | null };
 
 export interface ReviewFormAnswer {
-  errors: FieldErrors;
+  errors: FormErrors;
   values: { rating: string; headline: string; body: string };
 }
 
@@ -43,13 +43,8 @@ export function ReviewForm({ state, answer, isOpen }: { state: ReviewFormState; 
     headline: state.existing?.headline ?? "",
     body: state.existing?.body ?? "",
   };
-  const described = (name: string) => (errors[name] ? { "aria-invalid": true as const, "aria-describedby": `review-${name}-error` } : {});
-  const errorOf = (name: string) =>
-    errors[name] ? (
-      <p id={`review-${name}-error`} className="field-error review-form__error">
-        {errors[name]}
-      </p>
-    ) : null;
+  const described = (name: string) => invalidFieldProps(`review-${name}`, errors[name]);
+  const errorOf = (name: string) => <FieldError fieldId={`review-${name}`} message={errors[name]} className="review-form__error" />;
   return (
     <details id="write-review" className="review-form" open={isOpen || answer !== undefined}>
       <summary className="review-form__title">Write a customer review</summary>
@@ -63,7 +58,7 @@ export function ReviewForm({ state, answer, isOpen }: { state: ReviewFormState; 
           Please correct the review below.
         </p>
       ) : null}
-      {errors.form ? <p className="field-error review-form__error">{errors.form}</p> : null}
+      <FieldError fieldId="review-form" message={errors.form} className="review-form__error" />
       <Form method="post" className="review-form__form" preventScrollReset>
         <input type="hidden" name="intent" value="review" />
         <fieldset className="review-form__rating" {...described("rating")}>

@@ -1,10 +1,12 @@
 import { Form, Link } from "react-router";
 import type { Route } from "./+types/admin-index";
 import { DASHBOARD_PERIODS, dashboardQuerySchema, type DashboardPeriod } from "../../../shared/admin-dashboard-schemas";
-import { errorsByField } from "../../../shared/admin-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
 import { formatCents } from "../../../shared/money";
 import { PageHeader } from "../../features/admin/console-ui";
-import { ErrorSummary, FieldError } from "../../features/admin/field-error";
+import { ErrorSummary } from "../../components/form/error-summary";
+import { FieldError, invalidFieldProps } from "../../components/form/field-error";
+import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "../../features/admin/console-field";
 import { NetSalesChart } from "../../features/admin/net-sales-chart";
 import { requireOperator } from "./require-operator";
 
@@ -25,7 +27,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const mode = dashboard.isTest ? "test" : "live";
   return {
     period: period.period,
-    errors: parsed.success ? undefined : errorsByField(parsed.error.issues),
+    errors: parsed.success ? undefined : fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }),
     typed: { from: params.get("from")?.slice(0, 10) ?? dashboard.from, to: params.get("to")?.slice(0, 10) ?? dashboard.to },
     heading: period.period === "custom" ? `${dashboard.from} to ${dashboard.to}` : DASHBOARD_PERIODS[period.period],
     dates: dashboard.from === dashboard.to ? dashboard.from : `${dashboard.from} to ${dashboard.to}`,
@@ -83,7 +85,7 @@ export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
           </li>
         ))}
       </ul>
-      <ErrorSummary errors={errors} labels={{ from: "From", to: "To" }} />
+      <ErrorSummary errors={errors} fieldIds={fieldIdsOf(["from", "to"])} title={CONSOLE_SUMMARY_TITLE} />
       <Form method="get" action="/admin" className="console-form console-form--inline" aria-label="Custom range" noValidate>
         <input type="hidden" name="period" value="custom" />
         <div className="console-field">
@@ -94,15 +96,14 @@ export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
             type="date"
             defaultValue={typed.from}
             key={`from-${typed.from}`}
-            aria-invalid={errors?.from ? true : undefined}
-            aria-describedby={errors?.from ? "error-from" : undefined}
+            {...invalidFieldProps("field-from", errors?.from)}
           />
-          <FieldError id="error-from" message={errors?.from} />
+          <FieldError fieldId="field-from" message={errors?.from} />
         </div>
         <div className="console-field">
           <label htmlFor="field-to">To</label>
-          <input id="field-to" name="to" type="date" defaultValue={typed.to} key={`to-${typed.to}`} aria-invalid={errors?.to ? true : undefined} aria-describedby={errors?.to ? "error-to" : undefined} />
-          <FieldError id="error-to" message={errors?.to} />
+          <input id="field-to" name="to" type="date" defaultValue={typed.to} key={`to-${typed.to}`} {...invalidFieldProps("field-to", errors?.to)} />
+          <FieldError fieldId="field-to" message={errors?.to} />
         </div>
         <button type="submit" className="console-button">
           Show

@@ -1,10 +1,11 @@
 import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/departments";
-import { adminDepartmentSchema, errorsByField } from "../../../shared/admin-schemas";
+import { adminDepartmentSchema } from "../../../shared/admin-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
 import { AppError } from "../../../shared/errors";
 import { readFormFields } from "../../../shared/form-fields";
 import { departmentPath } from "../../../shared/listing";
-import { FieldError } from "../../features/admin/field-error";
+import { FieldError, invalidFieldProps } from "../../components/form/field-error";
 import { requireOperator } from "./require-operator";
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -19,7 +20,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   const fields = await readFormFields(request);
   const formId = fields.id ?? "new";
   const parsed = adminDepartmentSchema.safeParse(fields);
-  if (!parsed.success) return data({ formId, errors: errorsByField(parsed.error.issues), done: null }, { status: 400 });
+  if (!parsed.success) return data({ formId, errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), done: null }, { status: 400 });
   const { intent, id, name, description, parentId, position } = parsed.data;
   try {
     if (intent === "remove") {
@@ -81,7 +82,7 @@ function DepartmentForm({
 }) {
   const key = department?.id ?? "new";
   const fieldId = (name: string) => `${name}-${key}`;
-  const describedBy = (name: string) => (errors?.[name] ? `error-${fieldId(name)}` : undefined);
+  const aria = (name: string) => invalidFieldProps(fieldId(name), errors?.[name]);
   const legend = department ? `${department.parentId ? "Sub-department" : "Department"} ${department.name}` : "New department";
   return (
     <Form method="post" className="console-form console-department" noValidate>
@@ -99,12 +100,12 @@ function DepartmentForm({
         <div className="console-row">
           <div className="console-field">
             <label htmlFor={fieldId("name")}>Name</label>
-            <input id={fieldId("name")} name="name" defaultValue={department?.name} maxLength={80} required aria-invalid={errors?.name ? true : undefined} aria-describedby={describedBy("name")} />
-            <FieldError id={`error-${fieldId("name")}`} message={errors?.name} />
+            <input id={fieldId("name")} name="name" defaultValue={department?.name} maxLength={80} required {...aria("name")} />
+            <FieldError fieldId={fieldId("name")} message={errors?.name} />
           </div>
           <div className="console-field">
             <label htmlFor={fieldId("parentId")}>Parent</label>
-            <select id={fieldId("parentId")} name="parentId" defaultValue={department?.parentId ?? ""} aria-invalid={errors?.parentId ? true : undefined} aria-describedby={describedBy("parentId")}>
+            <select id={fieldId("parentId")} name="parentId" defaultValue={department?.parentId ?? ""} {...aria("parentId")}>
               <option value="">None (top-level)</option>
               {parents.map((parent) => (
                 <option key={parent.id} value={parent.id}>
@@ -112,7 +113,7 @@ function DepartmentForm({
                 </option>
               ))}
             </select>
-            <FieldError id={`error-${fieldId("parentId")}`} message={errors?.parentId} />
+            <FieldError fieldId={fieldId("parentId")} message={errors?.parentId} />
           </div>
           <div className="console-field">
             <label htmlFor={fieldId("position")}>Position</label>
@@ -122,16 +123,15 @@ function DepartmentForm({
               inputMode="numeric"
               defaultValue={department ? String(department.position) : ""}
               maxLength={4}
-              aria-invalid={errors?.position ? true : undefined}
-              aria-describedby={describedBy("position")}
+              {...aria("position")}
             />
-            <FieldError id={`error-${fieldId("position")}`} message={errors?.position} />
+            <FieldError fieldId={fieldId("position")} message={errors?.position} />
           </div>
         </div>
         <div className="console-field">
           <label htmlFor={fieldId("description")}>Description</label>
-          <textarea id={fieldId("description")} name="description" defaultValue={department?.description} rows={2} maxLength={1_000} aria-describedby={describedBy("description")} />
-          <FieldError id={`error-${fieldId("description")}`} message={errors?.description} />
+          <textarea id={fieldId("description")} name="description" defaultValue={department?.description} rows={2} maxLength={1_000} {...aria("description")} />
+          <FieldError fieldId={fieldId("description")} message={errors?.description} />
         </div>
         {errors?.form ? <p className="console-field__error">{errors.form}</p> : null}
         <div className="console-row">

@@ -1,9 +1,12 @@
 import { data, Form, useNavigation } from "react-router";
 import type { Route } from "./+types/operators";
-import { errorsByField, operatorEmailSchema } from "../../../shared/admin-schemas";
+import { operatorEmailSchema } from "../../../shared/admin-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
 import { AppError } from "../../../shared/errors";
 import { readFormOrRefuse } from "../../form-request";
-import { ErrorSummary, FieldError } from "../../features/admin/field-error";
+import { ErrorSummary } from "../../components/form/error-summary";
+import { FieldError, invalidFieldProps } from "../../components/form/field-error";
+import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "../../features/admin/console-field";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 import { PageHeader } from "../../features/admin/console-ui";
 
@@ -26,7 +29,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   const fields = await readFormOrRefuse(request);
   const email = (fields.email ?? "").slice(0, 254);
   const parsed = operatorEmailSchema.safeParse(fields);
-  if (!parsed.success) return data({ errors: errorsByField(parsed.error.issues), email, done: null }, { status: 400 });
+  if (!parsed.success) return data({ errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), email, done: null }, { status: 400 });
   try {
     if (parsed.data.intent === "grant") await services.operators.grantRole(actor, parsed.data.email);
     else await services.operators.revokeRole(actor, parsed.data.email);
@@ -83,7 +86,7 @@ export default function Operators({ loaderData, actionData }: Route.ComponentPro
         </tbody>
       </table>
       <h2>Grant the role</h2>
-      <ErrorSummary errors={errors} labels={{ email: "E-mail" }} />
+      <ErrorSummary errors={errors} fieldIds={fieldIdsOf(["email"])} title={CONSOLE_SUMMARY_TITLE} />
       <Form method="post" className="console-form console-form--inline" noValidate>
         <div className="console-field">
           <label htmlFor="field-email">E-mail of an existing account</label>
@@ -95,10 +98,9 @@ export default function Operators({ loaderData, actionData }: Route.ComponentPro
             maxLength={254}
             defaultValue={actionData?.email}
             key={actionData?.done ?? "form"}
-            aria-invalid={errors?.email ? true : undefined}
-            aria-describedby={errors?.email ? "error-email" : undefined}
+            {...invalidFieldProps("field-email", errors?.email)}
           />
-          <FieldError id="error-email" message={errors?.email} />
+          <FieldError fieldId="field-email" message={errors?.email} />
         </div>
         <button type="submit" name="intent" value="grant" className="console-button" disabled={isBusy}>
           Grant

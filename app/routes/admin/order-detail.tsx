@@ -1,14 +1,16 @@
 import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/order-detail";
 import { adminOrderActionSchema } from "../../../shared/admin-order-schemas";
-import { errorsByField } from "../../../shared/admin-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
 import { addressLines } from "../../../shared/address";
 import { AppError } from "../../../shared/errors";
 import { readFormOrRefuse } from "../../form-request";
 import { formatCents } from "../../../shared/money";
 import { cardBrandName, PAYMENT_BY_PROMOTION, describeItemOptions, ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
 import { breakdownLines } from "../../../shared/pricing";
-import { ErrorSummary, FieldError } from "../../features/admin/field-error";
+import { ErrorSummary } from "../../components/form/error-summary";
+import { FieldError, invalidFieldProps } from "../../components/form/field-error";
+import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "../../features/admin/console-field";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
 
@@ -74,7 +76,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
   const fields = await readFormOrRefuse(request);
   const intent = fields.intent === "ship" || fields.intent === "refund" || fields.intent === "cancel-and-refund" ? fields.intent : null;
   const parsed = adminOrderActionSchema.safeParse(fields);
-  if (!parsed.success) return data<ActionAnswer>({ form: intent, errors: errorsByField(parsed.error.issues), done: null }, { status: 400 });
+  if (!parsed.success) return data<ActionAnswer>({ form: intent, errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), done: null }, { status: 400 });
   const input = parsed.data;
   if (input.intent !== "ship" && input.confirmed !== "yes") {
     const order = await services.adminOrders.getOrder(params.number);
@@ -255,13 +257,13 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
       {order.canShip ? (
         <section aria-labelledby="ship-title">
           <h2 id="ship-title">Mark as shipped</h2>
-          <ErrorSummary errors={shipErrors} labels={{ carrier: "Carrier", trackingNumber: "Tracking number" }} />
+          <ErrorSummary errors={shipErrors} fieldIds={fieldIdsOf(["carrier", "trackingNumber"])} title={CONSOLE_SUMMARY_TITLE} />
           <Form method="post" className="console-form console-form--inline" noValidate>
             <input type="hidden" name="intent" value="ship" />
             <div className="console-field">
               <label htmlFor="field-carrier">Carrier</label>
-              <input id="field-carrier" name="carrier" maxLength={100} aria-invalid={shipErrors?.carrier ? true : undefined} aria-describedby={shipErrors?.carrier ? "error-carrier" : undefined} />
-              <FieldError id="error-carrier" message={shipErrors?.carrier} />
+              <input id="field-carrier" name="carrier" maxLength={100} {...invalidFieldProps("field-carrier", shipErrors?.carrier)} />
+              <FieldError fieldId="field-carrier" message={shipErrors?.carrier} />
             </div>
             <div className="console-field">
               <label htmlFor="field-trackingNumber">Tracking number</label>
@@ -269,10 +271,9 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
                 id="field-trackingNumber"
                 name="trackingNumber"
                 maxLength={100}
-                aria-invalid={shipErrors?.trackingNumber ? true : undefined}
-                aria-describedby={shipErrors?.trackingNumber ? "error-trackingNumber" : undefined}
+                {...invalidFieldProps("field-trackingNumber", shipErrors?.trackingNumber)}
               />
-              <FieldError id="error-trackingNumber" message={shipErrors?.trackingNumber} />
+              <FieldError fieldId="field-trackingNumber" message={shipErrors?.trackingNumber} />
             </div>
             <button type="submit" className="console-button console-button--primary" disabled={isBusy}>
               Mark as shipped
@@ -284,7 +285,7 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
       {order.canRefund ? (
         <section aria-labelledby="refund-title">
           <h2 id="refund-title">Refund</h2>
-          <ErrorSummary errors={refundErrors} labels={{ amount: "Amount" }} />
+          <ErrorSummary errors={refundErrors} fieldIds={fieldIdsOf(["amount"])} title={CONSOLE_SUMMARY_TITLE} />
           <Form method="post" className="console-form console-form--inline" noValidate>
             <input type="hidden" name="intent" value="refund" />
             <input type="hidden" name="key" value={refundKey} />
@@ -296,13 +297,12 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
                 inputMode="decimal"
                 maxLength={20}
                 placeholder={order.left}
-                aria-invalid={refundErrors?.amount ? true : undefined}
-                aria-describedby={refundErrors?.amount ? "error-amount hint-amount" : "hint-amount"}
+                {...invalidFieldProps("field-amount", refundErrors?.amount, "hint-amount")}
               />
               <p id="hint-amount" className="console-hint">
                 Empty: everything left, {order.left}. You are asked to confirm the amount next.
               </p>
-              <FieldError id="error-amount" message={refundErrors?.amount} />
+              <FieldError fieldId="field-amount" message={refundErrors?.amount} />
             </div>
             <div className="console-field console-field--check">
               <label>
@@ -319,7 +319,7 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
       {order.canCancel ? (
         <section aria-labelledby="cancel-title">
           <h2 id="cancel-title">Cancel and refund</h2>
-          <ErrorSummary errors={cancelErrors} labels={{}} />
+          <ErrorSummary errors={cancelErrors} fieldIds={{}} title={CONSOLE_SUMMARY_TITLE} />
           <Form method="post">
             <input type="hidden" name="intent" value="cancel-and-refund" />
             <input type="hidden" name="key" value={cancelKey} />

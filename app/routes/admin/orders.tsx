@@ -1,12 +1,13 @@
 import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/orders";
 import { adminOrderListSchema, heldPaymentRefundSchema, NO_LONGER_HELD } from "../../../shared/admin-order-schemas";
-import { errorsByField } from "../../../shared/admin-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
 import { AppError } from "../../../shared/errors";
 import { formatCents } from "../../../shared/money";
 import { ORDER_STATUS_LABELS, type OrderStatus } from "../../../shared/orders";
 import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
-import { ErrorSummary } from "../../features/admin/field-error";
+import { ErrorSummary } from "../../components/form/error-summary";
+import { CONSOLE_SUMMARY_TITLE } from "../../features/admin/console-field";
 import { readFormOrRefuse } from "../../form-request";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
@@ -65,7 +66,7 @@ type ActionAnswer = {
 export async function action({ context, request }: Route.ActionArgs) {
   const { services, actor } = requireOperator(context);
   const parsed = heldPaymentRefundSchema.safeParse(await readFormOrRefuse(request));
-  if (!parsed.success) return data<ActionAnswer>({ errors: errorsByField(parsed.error.issues), done: null }, { status: 400 });
+  if (!parsed.success) return data<ActionAnswer>({ errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), done: null }, { status: 400 });
   const { payment: paymentIntentId, confirmed } = parsed.data;
   try {
     if (confirmed !== "yes") {
@@ -161,7 +162,7 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
       <p className="console-notice" role="status">
         {actionData?.done ?? ""}
       </p>
-      <ErrorSummary errors={actionData?.errors} labels={{}} />
+      <ErrorSummary errors={actionData?.errors} fieldIds={{}} title={CONSOLE_SUMMARY_TITLE} />
       <Form method="get" className="console-search" role="search">
         <label htmlFor="order-search">Order number or e-mail</label>
         <input id="order-search" name="q" type="search" defaultValue={query} maxLength={254} key={query} />

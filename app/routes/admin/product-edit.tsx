@@ -3,7 +3,6 @@ import type { Route } from "./+types/product-edit";
 import {
   adminProductSchema,
   combinations,
-  errorsByField,
   isVariantFormField,
   parseVariantForm,
   toAdminProductInput,
@@ -12,10 +11,13 @@ import {
   variantPictureKey,
 } from "../../../shared/admin-schemas";
 import { AppError } from "../../../shared/errors";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
 import { readFormWithFiles } from "../../../shared/form-fields";
 import { decimalAmount } from "../../../shared/money";
 import { productPath } from "../../../shared/catalogue";
-import { ErrorSummary, FieldError } from "../../features/admin/field-error";
+import { ErrorSummary } from "../../components/form/error-summary";
+import { FieldError, invalidFieldProps } from "../../components/form/field-error";
+import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "../../features/admin/console-field";
 import { requireOperator } from "./require-operator";
 import { PageHeader } from "../../features/admin/console-ui";
 
@@ -87,7 +89,7 @@ export async function action({ context, params, request }: Route.ActionArgs) {
     const productFields = Object.fromEntries(Object.entries(fields).filter(([name]) => !isVariantFormField(name)));
     const parsed = adminProductSchema.safeParse(productFields);
     const variants = parseVariantForm(fields, new Set(variantPictures.keys()));
-    const errors = { ...(parsed.success ? {} : errorsByField(parsed.error.issues)), ...(variants.ok ? {} : variants.errors) };
+    const errors = { ...(parsed.success ? {} : fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE })), ...(variants.ok ? {} : variants.errors) };
     if (!parsed.success || !variants.ok) return data({ errors, values, variantValues }, { status: 400 });
     const input = toAdminProductInput(parsed.data);
     const product =
@@ -119,8 +121,7 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
   const isSaved = !actionData && loaderData.isSaved;
   const title = product ? `Edit “${product.values.title}”` : "New product";
   // Each field: its label, its message under it, and aria links between them.
-  const describedBy = (name: string, hint?: boolean) => [hint ? `hint-${name}` : "", errors?.[name] ? `error-${name}` : ""].filter(Boolean).join(" ") || undefined;
-  const invalid = (name: string) => (errors?.[name] ? true : undefined);
+  const aria = (name: string, hint?: boolean) => invalidFieldProps(`field-${name}`, errors?.[name], hint ? `hint-${name}` : "");
   // The options and variants as submitted (after an error or "Add option"), else as saved.
   const submitted = actionData?.variantValues;
   const savedOptions = stock?.options ?? [];
@@ -157,7 +158,7 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
       continueSelling: submitted ? submitted[variantField(key, "continue")] === "on" : (saved?.stock.continueSelling ?? false),
     };
   });
-  const fieldFor = (name: string) => ({ name, id: `field-${name}`, "aria-invalid": invalid(name), "aria-describedby": describedBy(name) });
+  const fieldFor = (name: string) => ({ name, id: `field-${name}`, ...aria(name) });
   return (
     <main id="main" className="console-main">
       <title>{`${title} | Console`}</title>
@@ -175,12 +176,12 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
         </p>
       ) : null}
       <SavedNotice isSaved={isSaved} />
-      <ErrorSummary errors={errors} labels={LABELS} />
+      <ErrorSummary errors={errors} fieldIds={fieldIdsOf([...Object.keys(LABELS), ...Object.keys(errors ?? {}).filter((name) => isVariantFormField(name) && name !== "intent")])} title={CONSOLE_SUMMARY_TITLE} />
       <Form method="post" encType="multipart/form-data" className="console-form" noValidate>
         <div className="console-field">
           <label htmlFor="field-title">Title</label>
-          <input id="field-title" name="title" defaultValue={values.title} maxLength={200} required aria-invalid={invalid("title")} aria-describedby={describedBy("title")} />
-          <FieldError id="error-title" message={errors?.title} />
+          <input id="field-title" name="title" defaultValue={values.title} maxLength={200} required {...aria("title")} />
+          <FieldError fieldId="field-title" message={errors?.title} />
         </div>
         <div className="console-field">
           <label htmlFor="field-description">Description</label>
@@ -193,10 +194,9 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
             defaultValue={values.description}
             rows={6}
             maxLength={10_000}
-            aria-invalid={invalid("description")}
-            aria-describedby={describedBy("description", true)}
+            {...aria("description", true)}
           />
-          <FieldError id="error-description" message={errors?.description} />
+          <FieldError fieldId="field-description" message={errors?.description} />
         </div>
         <div className="console-row">
           <div className="console-field">
@@ -211,21 +211,20 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
               defaultValue={values.price}
               maxLength={20}
               required
-              aria-invalid={invalid("price")}
-              aria-describedby={describedBy("price", true)}
+              {...aria("price", true)}
             />
-            <FieldError id="error-price" message={errors?.price} />
+            <FieldError fieldId="field-price" message={errors?.price} />
           </div>
           <div className="console-field">
             <label htmlFor="field-rating">Rating</label>
-            <select id="field-rating" name="rating" defaultValue={values.rating} aria-invalid={invalid("rating")} aria-describedby={describedBy("rating")}>
+            <select id="field-rating" name="rating" defaultValue={values.rating} {...aria("rating")}>
               {["5", "4", "3", "2", "1"].map((stars) => (
                 <option key={stars} value={stars}>
                   {stars} star{stars === "1" ? "" : "s"}
                 </option>
               ))}
             </select>
-            <FieldError id="error-rating" message={errors?.rating} />
+            <FieldError fieldId="field-rating" message={errors?.rating} />
           </div>
           <div className="console-field">
             <label htmlFor="field-featuredPosition">Featured position</label>
@@ -238,18 +237,17 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
               inputMode="numeric"
               defaultValue={values.featuredPosition}
               maxLength={4}
-              aria-invalid={invalid("featuredPosition")}
-              aria-describedby={describedBy("featuredPosition", true)}
+              {...aria("featuredPosition", true)}
             />
-            <FieldError id="error-featuredPosition" message={errors?.featuredPosition} />
+            <FieldError fieldId="field-featuredPosition" message={errors?.featuredPosition} />
           </div>
           <div className="console-field">
             <label htmlFor="field-status">Status</label>
-            <select id="field-status" name="status" defaultValue={values.status} aria-invalid={invalid("status")} aria-describedby={describedBy("status")}>
+            <select id="field-status" name="status" defaultValue={values.status} {...aria("status")}>
               <option value="active">Active</option>
               <option value="archived">Archived</option>
             </select>
-            <FieldError id="error-status" message={errors?.status} />
+            <FieldError fieldId="field-status" message={errors?.status} />
           </div>
         </div>
         {rowOptions.length === 0 && rows[0] ? (
@@ -257,18 +255,18 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
             <div className="console-field">
               <label htmlFor={`field-${variantField("", "sku")}`}>SKU</label>
               <input {...fieldFor(variantField("", "sku"))} defaultValue={rows[0].sku} maxLength={64} />
-              <FieldError id={`error-${variantField("", "sku")}`} message={errors?.[variantField("", "sku")]} />
+              <FieldError fieldId={`field-${variantField("", "sku")}`} message={errors?.[variantField("", "sku")]} />
             </div>
             <div className="console-field">
               <label htmlFor={`field-${variantField("", "weight")}`}>Weight (g)</label>
               <input {...fieldFor(variantField("", "weight"))} inputMode="numeric" defaultValue={rows[0].weight} maxLength={12} />
-              <FieldError id={`error-${variantField("", "weight")}`} message={errors?.[variantField("", "weight")]} />
+              <FieldError fieldId={`field-${variantField("", "weight")}`} message={errors?.[variantField("", "weight")]} />
             </div>
             <div className="console-field">
               <label htmlFor={`field-${variantField("", "stock")}`}>Stock</label>
               <input {...fieldFor(variantField("", "stock"))} inputMode="numeric" defaultValue={rows[0].stock} maxLength={8} />
               <input type="hidden" name={variantField("", "stockWas")} value={rows[0].stockWas} />
-              <FieldError id={`error-${variantField("", "stock")}`} message={errors?.[variantField("", "stock")]} />
+              <FieldError fieldId={`field-${variantField("", "stock")}`} message={errors?.[variantField("", "stock")]} />
             </div>
             <div className="console-field console-field--check">
               <label>
@@ -287,12 +285,12 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
               <div className="console-field">
                 <label htmlFor={`field-optionName${index + 1}`}>Option name</label>
                 <input {...fieldFor(`optionName${index + 1}`)} defaultValue={optionValue(index, "Name")} maxLength={60} />
-                <FieldError id={`error-optionName${index + 1}`} message={errors?.[`optionName${index + 1}`]} />
+                <FieldError fieldId={`field-optionName${index + 1}`} message={errors?.[`optionName${index + 1}`]} />
               </div>
               <div className="console-field">
                 <label htmlFor={`field-optionValues${index + 1}`}>Option values</label>
                 <input {...fieldFor(`optionValues${index + 1}`)} defaultValue={optionValue(index, "Values")} placeholder="S, M, L" />
-                <FieldError id={`error-optionValues${index + 1}`} message={errors?.[`optionValues${index + 1}`]} />
+                <FieldError fieldId={`field-optionValues${index + 1}`} message={errors?.[`optionValues${index + 1}`]} />
               </div>
             </div>
           ))}
@@ -328,11 +326,10 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
                       defaultValue={value}
                       {...(input === "weight" ? { inputMode: "numeric" as const, maxLength: 12 } : {})}
                       aria-labelledby={`col-${input} variant-${index}`}
-                      aria-invalid={invalid(variantField(row.key, input))}
-                      aria-describedby={errors?.[variantField(row.key, input)] ? `error-${variantField(row.key, input)}` : undefined}
+                      {...aria(variantField(row.key, input))}
                       size={8}
                     />
-                    <FieldError id={`error-${variantField(row.key, input)}`} message={errors?.[variantField(row.key, input)]} />
+                    <FieldError fieldId={`field-${variantField(row.key, input)}`} message={errors?.[variantField(row.key, input)]} />
                   </td>
                 );
                 return (
@@ -377,8 +374,7 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
             multiple
             size={Math.min(10, departments.reduce((count, top) => count + 1 + top.children.length, 0))}
             defaultValue={(values.departmentIds ?? "").split(",").filter(Boolean)}
-            aria-invalid={invalid("departmentIds")}
-            aria-describedby={describedBy("departmentIds", true)}
+            {...aria("departmentIds", true)}
           >
             {departments.map((top) => (
               <optgroup key={top.id} label={top.name}>
@@ -391,7 +387,7 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
               </optgroup>
             ))}
           </select>
-          <FieldError id="error-departmentIds" message={errors?.departmentIds} />
+          <FieldError fieldId="field-departmentIds" message={errors?.departmentIds} />
         </div>
         <div className="console-field">
           <label htmlFor="field-picture">Picture</label>
@@ -406,10 +402,9 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
             type="file"
             accept="image/jpeg,image/png,image/webp"
             required={!product}
-            aria-invalid={invalid("picture")}
-            aria-describedby={describedBy("picture", true)}
+            {...aria("picture", true)}
           />
-          <FieldError id="error-picture" message={errors?.picture} />
+          <FieldError fieldId="field-picture" message={errors?.picture} />
         </div>
         {errors?.form ? <p className="console-field__error">{errors.form}</p> : null}
         <button type="submit" className="console-button console-button--primary" disabled={isSaving}>
@@ -479,8 +474,7 @@ function VariantPictureCell({
           id={`field-${field}`}
           accept="image/jpeg,image/png,image/webp"
           aria-label={`Picture ${label}`}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? `error-${field}` : undefined}
+          {...invalidFieldProps(`field-${field}`, error)}
         />
         {picture ? (
           <label>
@@ -488,7 +482,7 @@ function VariantPictureCell({
           </label>
         ) : null}
       </div>
-      <FieldError id={`error-${field}`} message={error} />
+      <FieldError fieldId={`field-${field}`} message={error} />
     </td>
   );
 }

@@ -3,7 +3,9 @@ import type { Route } from "./+types/product-import";
 import { productImportFormSchema } from "../../../shared/admin-schemas";
 import { AppError } from "../../../shared/errors";
 import { readFormWithFile } from "../../../shared/form-fields";
-import { ErrorSummary, FieldError } from "../../features/admin/field-error";
+import { ErrorSummary } from "../../components/form/error-summary";
+import { FieldError, invalidFieldProps } from "../../components/form/field-error";
+import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "../../features/admin/console-field";
 import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
@@ -61,7 +63,7 @@ export default function ProductImport({ loaderData, actionData }: Route.Componen
         </p>
       </PageHeader>
       {applied ? <AppliedImportReport applied={applied} /> : null}
-      <ErrorSummary errors={errors} labels={LABELS} />
+      <ErrorSummary errors={errors} fieldIds={fieldIdsOf(["file"])} title={CONSOLE_SUMMARY_TITLE} />
       <Form method="post" encType="multipart/form-data" className="console-form" noValidate>
         <div className="console-field">
           <label htmlFor="field-file">{LABELS.file}</label>
@@ -73,10 +75,9 @@ export default function ProductImport({ loaderData, actionData }: Route.Componen
             name="file"
             type="file"
             accept=".csv,text/csv"
-            aria-describedby={["hint-file", errors?.file ? "error-file" : ""].filter(Boolean).join(" ")}
-            aria-invalid={errors?.file ? true : undefined}
+            {...invalidFieldProps("field-file", errors?.file, "hint-file")}
           />
-          <FieldError id="error-file" message={errors?.file} />
+          <FieldError fieldId="field-file" message={errors?.file} />
         </div>
         {errors?.form ? <p className="console-field__error">{errors.form}</p> : null}
         <div className="console-actions">

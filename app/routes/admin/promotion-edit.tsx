@@ -1,6 +1,6 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/promotion-edit";
-import { errorsByField } from "../../../shared/admin-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
 import { AppError } from "../../../shared/errors";
 import { readFormFields } from "../../../shared/form-fields";
 import { decimalAmount } from "../../../shared/money";
@@ -38,7 +38,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
       return redirect("/admin/promotions");
     }
     const parsed = promotionFormSchema.safeParse(typed);
-    if (!parsed.success) return data({ errors: errorsByField(parsed.error.issues), values }, { status: 400 });
+    if (!parsed.success) return data({ errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), values }, { status: 400 });
     await services.promotions.update(params.id, parsed.data, actor);
     return redirect(`/admin/promotions?saved=${encodeURIComponent(parsed.data.code)}`);
   } catch (error) {

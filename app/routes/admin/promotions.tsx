@@ -1,6 +1,6 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/promotions";
-import { errorsByField } from "../../../shared/admin-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
 import { AppError } from "../../../shared/errors";
 import { readFormFields } from "../../../shared/form-fields";
 import { formatCents } from "../../../shared/money";
@@ -36,7 +36,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   const typed = Object.fromEntries(Object.entries(fields).filter(([name]) => name !== "intent"));
   const values = toFieldValues(typed);
   const parsed = promotionFormSchema.safeParse(typed);
-  if (!parsed.success) return data({ errors: errorsByField(parsed.error.issues), values }, { status: 400 });
+  if (!parsed.success) return data({ errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), values }, { status: 400 });
   try {
     await services.promotions.create(parsed.data, actor);
   } catch (error) {

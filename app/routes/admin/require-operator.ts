@@ -3,7 +3,7 @@ import { requestContext } from "../../context";
 
 /**
  * The signed-in operator, for a console loader or action (and the audit log's "who"). The HTTP guard
- * (server/http/admin-guard.ts) already answers everyone else with the shop's 404 page; this is the second lock,
+ * (server/http/page-handlers.ts) already answers everyone else with the shop's 404 page; this is the second lock,
  * on every loader and action, so a console route can never run for anybody else.
  */
 export function requireOperator(context: Readonly<RouterContextProvider>) {

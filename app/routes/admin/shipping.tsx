@@ -1,6 +1,6 @@
 import { data, Form, useNavigation } from "react-router";
 import type { Route } from "./+types/shipping";
-import { errorsByField } from "../../../shared/admin-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
 import { AppError } from "../../../shared/errors";
 import { readFormFields } from "../../../shared/form-fields";
 import { decimalAmount, formatCents } from "../../../shared/money";
@@ -44,7 +44,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   try {
     if (fields.intent === "add-zone" || fields.intent === "save-zone") {
       const parsed = zoneFormSchema.safeParse(fields);
-      if (!parsed.success) return refuse(errorsByField(parsed.error.issues), 400);
+      if (!parsed.success) return refuse(fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), 400);
       const input = { name: parsed.data.name, countries: parsed.data.countries, states: parsed.data.states };
       if (parsed.data.intent === "add-zone") await services.shipping.createZone(actor, input);
       else await services.shipping.updateZone(actor, parsed.data.zoneId ?? "", input);
@@ -52,7 +52,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     }
     if (fields.intent === "add-method" || fields.intent === "save-method") {
       const parsed = methodFormSchema.safeParse(fields);
-      if (!parsed.success) return refuse(errorsByField(parsed.error.issues), 400);
+      if (!parsed.success) return refuse(fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), 400);
       const { name, estimate, price, freeOver, weightTiers } = parsed.data;
       const input = { name, estimate, priceCents: price, freeOverCents: freeOver, weightTiers };
       if (parsed.data.intent === "add-method") await services.shipping.addMethod(actor, parsed.data.zoneId, input);
@@ -60,7 +60,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       return { form: formKey, done: `Method “${name}” saved.` } satisfies ActionAnswer;
     }
     const removal = removeFormSchema.safeParse(fields);
-    if (!removal.success || removal.data.intent === "remove-rate") return refuse({ form: "The form was not understood. Reload the page and try again." }, 400);
+    if (!removal.success || removal.data.intent === "remove-rate") return refuse({ form: UNKNOWN_FIELDS_CONSOLE }, 400);
     if (removal.data.intent === "remove-zone") await services.shipping.removeZone(actor, removal.data.id);
     else await services.shipping.removeMethod(actor, removal.data.id);
     return { form: "removed", done: "Removed." } satisfies ActionAnswer;

@@ -1,7 +1,7 @@
 import { data, Form, useNavigation } from "react-router";
 import type { Route } from "./+types/taxes";
 import { countryName, US_STATES } from "../../../shared/address";
-import { errorsByField } from "../../../shared/admin-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
 import { AppError } from "../../../shared/errors";
 import { readFormFields } from "../../../shared/form-fields";
 import { formatRate } from "../../../shared/pricing";
@@ -41,12 +41,12 @@ export async function action({ context, request }: Route.ActionArgs) {
   try {
     if (fields.intent === "remove-rate") {
       const removal = removeFormSchema.safeParse(fields);
-      if (!removal.success) return refuse({ form: "The form was not understood. Reload the page and try again." }, 400);
+      if (!removal.success) return refuse({ form: UNKNOWN_FIELDS_CONSOLE }, 400);
       await services.shipping.removeTaxRate(actor, removal.data.id);
       return { form: "removed", done: "Rate removed." } satisfies ActionAnswer;
     }
     const parsed = taxRateFormSchema.safeParse(fields);
-    if (!parsed.success) return refuse(errorsByField(parsed.error.issues), 400);
+    if (!parsed.success) return refuse(fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), 400);
     const { country, state, rate, taxShipping } = parsed.data;
     if (parsed.data.intent === "add-rate") await services.shipping.addTaxRate(actor, { country, state, rate, taxesShipping: taxShipping === "on" });
     else await services.shipping.updateTaxRate(actor, parsed.data.rateId ?? "", { rate, taxesShipping: taxShipping === "on" });

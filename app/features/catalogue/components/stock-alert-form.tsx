@@ -1,5 +1,6 @@
 import { useEffect, useRef } from "react";
 import { useFetcher } from "react-router";
+import { FieldError, invalidFieldProps } from "../../../components/form/field-error";
 import { EMAIL_MAX_LENGTH, STOCK_ALERT_SENTENCES, type StockAlertAnswer } from "../../../../shared/stock-alerts";
 
 /**
@@ -42,14 +43,9 @@ export function StockAlertForm({ action, variantId, defaultEmail, answer }: { ac
         maxLength={EMAIL_MAX_LENGTH}
         defaultValue={shown?.email ?? defaultEmail}
         required
-        aria-invalid={message ? true : undefined}
-        aria-describedby={message ? "stock-alert-error" : undefined}
+        {...invalidFieldProps("stock-alert-email", message)}
       />
-      {message ? (
-        <p id="stock-alert-error" className="field-error stock-alert__error">
-          {message}
-        </p>
-      ) : null}
+      <FieldError fieldId="stock-alert-email" message={message} className="stock-alert__error" />
       <button type="submit" className="button stock-alert__submit" disabled={fetcher.state !== "idle"}>
         Notify me when available
       </button>
