@@ -4,12 +4,15 @@
  * percentage promotion). Reading the rates from the database is not in this figure (three small reads, measured with
  * the whole checkout by `BENCH_ONLY=cpuPerRequest npm run bench`).
  *
- *   source ../shared/env.sh && node bench/pricing.ts      # prints microseconds per pricing, and writes the result
+ *   source ../shared/env.sh && node bench/pricing.ts      # prints microseconds per pricing, and records the result
+ *
+ * The result replaces bench/results/pricing/latest.json and adds a row to history.md beside it (git keeps older runs).
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { execSync } from "node:child_process";
 import { priceOrder, type PricingInput } from "../server/pricing/price-order.ts";
+import { appendTableRow } from "./lib/history.ts";
 
 const method = (id: string, priceCents: number) => ({
   id,
@@ -55,6 +58,16 @@ for (let round = 0; round < ROUNDS; round++) {
 perCall.sort((a, b) => a - b);
 const median = perCall[Math.floor(ROUNDS / 2)]!;
 const commit = execSync("git rev-parse --short HEAD").toString().trim();
-const result = { commit, node: process.version, cpu: cpus()[0]?.model ?? "unknown", calls: CALLS, rounds: ROUNDS, microsecondsPerPricing: { median, all: perCall }, targetMicroseconds: 200 };
+const date = new Date().toISOString();
+const result = { date, commit, node: process.version, cpu: cpus()[0]?.model ?? "unknown", calls: CALLS, rounds: ROUNDS, microsecondsPerPricing: { median, all: perCall }, targetMicroseconds: 200 };
 console.log(`priceOrder: ${median.toFixed(1)} µs of CPU per pricing (median of ${ROUNDS} rounds of ${CALLS}; target 200 µs)`);
-writeFileSync(`bench/results/pricing/${commit}.json`, `${JSON.stringify(result, null, 2)}\n`);
+const dir = "bench/results/pricing";
+mkdirSync(dir, { recursive: true });
+writeFileSync(`${dir}/latest.json`, `${JSON.stringify(result, null, 2)}\n`);
+appendTableRow(
+  `${dir}/history.md`,
+  "# Pricing CPU history\n\nOne row per `node bench/pricing.ts`, oldest first: CPU per pricing of a 10-line basket (median of the rounds).\n\n",
+  ["date", "commit", "µs per pricing", "target", "Node", "CPU"],
+  [date.slice(0, 10), commit, median.toFixed(1), `${result.targetMicroseconds}`, result.node, result.cpu],
+  ["l", "l", "r", "r", "l", "l"],
+);

@@ -1,8 +1,10 @@
 // `node bench/run.ts` (npm run bench): builds if needed, starts the production server on PGlite and, when available,
-// on a fresh PostgreSQL database, runs every scenario, then writes bench/results/latest.json, latest.md and a row of history.md.
+// on a fresh PostgreSQL database, runs every scenario, then writes bench/results/latest.json, latest.md and a row of history.md
+// (one scenario alone: the same three files in bench/results/<scenario>/, e.g. department-listing/).
 // Exit code: 0 all measured and within budget, 1 something failed, 2 measured but a budget was exceeded.
 // Settings come from BENCH_* environment variables (BENCH_ONLY=pages,growth runs a part): see bench/README.md.
 import os from "node:os";
+import path from "node:path";
 import { buildStamp, ensureBuild, type BuildInfo } from "./lib/build.ts";
 import { deferCleanup, installCleanupHandlers, isShuttingDown, runAllCleanups } from "./lib/cleanup.ts";
 import { createTemporaryDatabase, postgresAnswers, redactUrl } from "./lib/postgres.ts";
@@ -69,6 +71,17 @@ function selectScenarios(only: string[] | undefined): Scenario<unknown>[] {
 
 /** The databases a scenario may run on. */
 const databasesOf = (scenario: Scenario<unknown>) => scenario.databases ?? DATABASES;
+
+/**
+ * Where this run's results go: BENCH_RESULTS_DIR when set; else a scenario run alone has its own folder named after it
+ * (cpuPerRequest: bench/results/cpu-per-request/), so that bench/results/latest.* stay the last whole run.
+ */
+function resultsDirOf(settings: Settings): string {
+  if (settings.resultsDir) return settings.resultsDir;
+  const root = path.join(projectRoot, "bench", "results");
+  if (!settings.only || SCENARIOS.length !== 1) return root;
+  return path.join(root, SCENARIOS[0]!.name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`));
+}
 
 /** The scenarios selected for this run (set once the settings are read). */
 let SCENARIOS: Scenario<unknown>[] = ALL_SCENARIOS;
@@ -297,8 +310,9 @@ async function main(): Promise<number> {
     targetsMissed,
     measurements,
   });
-  const paths = writeResults(settings.resultsDir, json, markdown);
-  const historyPath = appendHistory(settings.resultsDir, json);
+  const resultsDir = resultsDirOf(settings);
+  const paths = writeResults(resultsDir, json, markdown);
+  const historyPath = appendHistory(resultsDir, json);
   process.stdout.write(`${markdown}\n`);
   log(`wrote ${paths.jsonPath}, ${paths.markdownPath} and a row of ${historyPath} (${totalS} s in all)`);
   if (problems.length > 0) return 1;

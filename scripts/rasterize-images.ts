@@ -1,7 +1,7 @@
 // `npm run images`: draws the shop's pictures (the SVG sources in images/) as WebP files, which the pages use (the
 // build names each by a hash of its bytes: shared/shop-pictures.ts).
 // A picture in SVG is drawn by the browser's main thread on every load (its text laid out, its blurs filtered):
-// measured on the home page, about 400 ms of a phone's main thread. A WebP is decoded off the main thread.
+// on the home page, about 400 ms of a phone's main thread in Lighthouse's mobile run (`BENCH_ONLY=pages npm run bench`). A WebP is decoded off the main thread.
 // Run it after changing an SVG, and commit both; it uses the same local Chromium as the browser tests.
 import { readFileSync, writeFileSync } from "node:fs";
 import { chromium } from "@playwright/test";

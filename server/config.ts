@@ -66,12 +66,12 @@ const configSchema = z
   PROCESSOR_URL: z.url({ protocol: /^https?$/ }).max(2048).optional(),
   /**
    * Tests only: Stripe mode (Stripe.js, the Payment Element) with the server's Stripe calls sent to the built-in test
-   * processor run as its own process on this machine instead of api.stripe.com, so that Stripe mode's whole flow can
-   * be tested offline. Refused with live keys, with PROCESSOR_URL, and for any host but this machine's loopback.
+   * processor run as its own process on the shop's own host instead of api.stripe.com, so that Stripe mode's whole flow can
+   * be tested offline. Refused with live keys, with PROCESSOR_URL, and for any host but the shop's own loopback.
    */
   TEST_ONLY_STRIPE_API_URL: z.url({ protocol: /^http$/, error: "must be an http:// URL" }).max(2048).optional(),
   /**
-   * Tests only: a CSV import may fetch pictures from this machine's loopback addresses (a test's picture server);
+   * Tests only: a CSV import may fetch pictures from the shop's own loopback addresses (a test's picture server);
    * every other private, link-local or metadata address stays refused. Refused with live Stripe keys.
    */
   TEST_ONLY_ALLOW_LOOPBACK_PICTURES: z
@@ -158,7 +158,7 @@ const configSchema = z
     }
     if (config.TEST_ONLY_STRIPE_API_URL) {
       const refuse = (message: string) => context.addIssue({ code: "custom", path: ["TEST_ONLY_STRIPE_API_URL"], message });
-      // Real money must never be sent anywhere but Stripe: only test keys, only this machine.
+      // Real money must never be sent anywhere but Stripe: only test keys, only the shop's own host.
       if (missing.length > 0 || secretMode !== "test" || publishableMode !== "test") refuse("is for tests only: it needs all three Stripe keys, in test mode (sk_test_…, pk_test_…)");
       if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(config.TEST_ONLY_STRIPE_API_URL).hostname)) refuse("must name this machine (127.0.0.1, localhost or [::1]): it is for a test processor");
       if (config.PROCESSOR_URL) refuse("cannot be set with PROCESSOR_URL: one is Stripe mode against a test processor, the other the built-in mode");

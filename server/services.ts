@@ -57,7 +57,7 @@ export interface ServiceOptions {
   reviewRequestDays?: number;
   /** How long a payment holds the basket's tracked stock (RESERVATION_MINUTES; 15). */
   reservationMinutes?: number;
-  /** TEST_ONLY_ALLOW_LOOPBACK_PICTURES: a CSV import may fetch pictures from this machine (tests' picture servers). */
+  /** TEST_ONLY_ALLOW_LOOPBACK_PICTURES: a CSV import may fetch pictures from the shop's own loopback (tests' picture servers). */
   allowLoopbackPictures?: boolean;
   /** SHOP_TIME_ZONE: where the sales dashboard's days start (UTC). */
   shopTimeZone?: string;

@@ -27,7 +27,7 @@ export interface ShopOptions {
   stripe?: { secretKey: string; publishableKey: string; webhookSecret: string };
   /** The built-in processor run as its own process at this URL: `stripe` then holds its keys, and nothing is mounted. */
   processorUrl?: string;
-  /** Stripe mode with its API calls sent to a test processor on this machine (TEST_ONLY_STRIPE_API_URL; tests only). */
+  /** Stripe mode with its API calls sent to a test processor on the shop's own host (TEST_ONLY_STRIPE_API_URL; tests only). */
   testOnlyStripeApiUrl?: string;
   /** How long one processor call may take (the SDK's timeout; 20 s): tests of a processor that never answers shorten it. */
   processorTimeoutMs?: number;
@@ -66,7 +66,7 @@ export interface ShopOptions {
   reservationSweepMs?: number;
   /** OPERATOR_EMAIL and its password: the account is made an operator at start (server/admin/operator-service.ts). */
   operator?: { email: string; password: string };
-  /** TEST_ONLY_ALLOW_LOOPBACK_PICTURES: a CSV import may fetch pictures from this machine (tests only). */
+  /** TEST_ONLY_ALLOW_LOOPBACK_PICTURES: a CSV import may fetch pictures from the shop's own loopback (tests only). */
   allowLoopbackPictures?: boolean;
 }
 
@@ -166,7 +166,7 @@ export async function createShop(options: ShopOptions) {
     const server = createServer(serverOptions, devMiddleware ? (request, response) => devMiddleware(request, response, () => listener(request, response)) : listener);
     limitConnections(server, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
     await new Promise<void>((resolve, reject) => {
-      // A port in use or a host that is not this machine's: the caller says which variable is wrong.
+      // A port in use or a host that is not the shop's own: the caller says which variable is wrong.
       server.once("error", reject);
       server.listen(port, host, () => {
         server.off("error", reject);

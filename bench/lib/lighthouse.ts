@@ -94,7 +94,7 @@ export interface LighthouseFigures {
   /** Lighthouse's own warnings about the run (e.g. a slow host) and its runtime error, if any. */
   runWarnings: string[];
   runtimeError?: string;
-  /** Lighthouse's estimate of this machine's CPU speed (a mid-range 2020s desktop scores ~1,500–2,500). */
+  /** Lighthouse's estimate of the machine's CPU speed (a mid-range 2020s desktop scores ~1,500–2,500). */
   benchmarkIndex: number;
   lighthouseVersion: string;
   /** Wall-clock seconds this run took. */

@@ -23,8 +23,8 @@ export interface Settings {
   postgresExplicit: boolean;
   /** Rebuild even when a build exists (BENCH_BUILD=1). */
   forceBuild: boolean;
-  /** Where results go (BENCH_RESULTS_DIR, default bench/results). */
-  resultsDir: string;
+  /** Where results go (BENCH_RESULTS_DIR); unset: bench/results, or bench/results/<scenario>/ for one scenario alone (run.ts). */
+  resultsDir?: string;
   /** Hard limit on the whole run, after which servers are stopped and the run fails (BENCH_TIMEOUT_S). */
   timeoutS: number;
   /** Seconds a server may take from spawn to a healthy /healthz (BENCH_START_TIMEOUT_S, default 60). */
@@ -103,7 +103,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env, plannedLoadSe
     postgresAdminUrl: explicitUrl ?? DEFAULT_POSTGRES_URL,
     postgresExplicit: explicitUrl !== undefined,
     forceBuild: env.BENCH_BUILD === "1",
-    resultsDir: env.BENCH_RESULTS_DIR?.trim() || `${projectRoot}bench/results`,
+    resultsDir: env.BENCH_RESULTS_DIR?.trim() || undefined,
     startTimeoutS: positiveNumber(env, "BENCH_START_TIMEOUT_S", 60),
     only,
     soakS: positiveNumber(env, "BENCH_SOAK_S", 60, { integer: true }),

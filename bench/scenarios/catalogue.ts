@@ -4,7 +4,7 @@ import { integer, round } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
 import { endpointsAtSizesTable, measure, type EndpointAtSize } from "./growth.ts";
 
-/** Products in the catalogue, in turn (each step adds to the last); the first is the spec's six alone. */
+/** Products in the catalogue, in turn (each step adds to the last); the first is the seeded six alone. */
 export const CATALOGUE_SIZES = [6, 10_000, 100_000] as const;
 /** The home page's req/s with the largest catalogue may be at most this much below its req/s with the six. */
 export const HOME_RPS_TOLERANCE = 0.1;
@@ -32,7 +32,7 @@ export interface CatalogueResult {
 }
 
 /**
- * Search, a product page and the home page with 6, 10,000 and 100,000 products. The products beyond the spec's six
+ * Search, a product page and the home page with 6, 10,000 and 100,000 products. The products beyond the seeded six
  * are generated here (eight kinds of thing, one in eight a monitor), inserted straight into the server's PostgreSQL
  * database, never featured (the home page keeps its six). PostgreSQL only, as growth: PGlite's data directory belongs
  * to the server process. It runs last: no other figure is measured on its rows.

@@ -64,7 +64,7 @@ export interface PageFigures {
 export interface PagesResult {
   /** The shopper used for /checkout, /payment and /orders (its cookie is not kept). */
   shopper: { basketItems: number; paidOrders: number };
-  /** The fonts on this machine that have ⭐ (the ratings' emoji), by fontconfig; empty: none (or no fontconfig). */
+  /** The installed fonts that have ⭐ (the ratings' emoji), by fontconfig; empty: none (or no fontconfig). */
   emojiFonts: string[];
   pages: PageFigures[];
 }
@@ -85,7 +85,7 @@ export const pagesScenario: Scenario<PagesResult> = {
   scope: "once",
   // Page figures do not depend on the database; PGlite is the server that is always there.
   databases: ["pglite"],
-  // Not load, but it takes time: about 15–40 s a page on this machine, Chrome start included.
+  // Not load, but it takes time: about 15–40 s a page on a 2-core machine, Chrome start included.
   plannedSeconds: (settings) => LIGHTHOUSE_PAGES.length * 40 * settings.lighthouseRuns,
 
   async run({ server, settings, log }) {

@@ -15,7 +15,8 @@ import { BROWSER_HEADERS } from "./throughput.ts";
 export const PAGE_RATIO_TARGET = 2;
 /**
  * Adding a variant to the basket (and taking it out) costs no more than the product without options "within the
- * noise": rounds of one request within one run on this machine differ by up to about 10 %.
+ * noise": rounds of one request within one run on a quiet 2-core machine differ by up to about 10 %
+ * (`BENCH_ONLY=productVariants BENCH_ROUNDS=5 npm run bench` lists every round).
  */
 export const BASKET_RATIO_TARGET = 1.1;
 /** Rounds of every measurement at the least (BENCH_ROUNDS gives more): the ratios are medians over rounds. */

@@ -6,7 +6,7 @@ import { Temporal } from "temporal-polyfill";
  * 25 hours long, and where midnight is skipped the day starts when the clocks say so (docs/decisions/022).
  */
 
-/** Whether `name` is a time zone this machine knows (an IANA name such as Europe/Paris, or UTC). */
+/** Whether `name` is a time zone the runtime knows (an IANA name such as Europe/Paris, or UTC). */
 export function isKnownTimeZone(name: string): boolean {
   try {
     Temporal.Now.zonedDateTimeISO(name);

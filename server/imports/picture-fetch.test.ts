@@ -11,7 +11,7 @@ const SLOW = { timeout: 120_000 };
 const NOT_PUBLIC = "The picture's address is not a public one (a loopback, private, link-local or metadata address): it was not fetched.";
 
 /**
- * A picture server on this machine: a PNG, a redirect to a private address, an 11 MB body, a text file. It counts the
+ * A picture server on the loopback: a PNG, a redirect to a private address, an 11 MB body, a text file. It counts the
  * requests it was sent, so a test can tell a refusal before any request from one after.
  */
 async function startPictureServer() {

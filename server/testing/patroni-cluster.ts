@@ -4,7 +4,7 @@ import { chownTree, startService, stopService, waitForPort, writeServiceFile, ty
 
 /**
  * Two PostgreSQL 15 nodes under Patroni with one etcd, and HAProxy sending connections to the primary: the shipped
- * files in deploy/patroni/, with their addresses, ports and directories replaced by this machine's, and trust
+ * files in deploy/patroni/, with their addresses, ports and directories replaced by the test host's, and trust
  * instead of passwords (as on the test server). Everything lives under `directory`.
  */
 const root = path.join(import.meta.dirname, "../..");
