@@ -396,8 +396,9 @@ function readRating(text: string): 1 | 2 | 3 | 4 | 5 | undefined {
   if (text.startsWith("{")) {
     try {
       value = (JSON.parse(text) as { value?: unknown }).value;
-    } catch {
-      // Not JSON after all: refused below like any other text.
+    } catch (error) {
+      // Not JSON after all: refused like any other text that is no rating.
+      if (!(error instanceof SyntaxError)) throw error;
       return undefined;
     }
   }
