@@ -6,21 +6,13 @@ import { expect, test, type Page } from "@playwright/test";
 import sharp from "sharp";
 import { gotoHydrated } from "./support/hydrated";
 import { sidewaysScroll, wordsBrokenMidWord } from "./support/layout";
+import { OPERATOR, signInAsOperator } from "./support/operator";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
 
-const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
 const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 // axe is injected as a script, which the shop's Content-Security-Policy would rightly refuse.
 test.use({ bypassCSP: true });
-
-async function signInAsOperator(page: Page) {
-  await page.goto("/login");
-  await page.getByLabel("E-mail").fill(OPERATOR.email);
-  await page.getByLabel("Password").fill(OPERATOR.password);
-  await page.getByRole("button", { name: "Sign In" }).click();
-  await expect(page).toHaveURL("/");
-}
 
 async function seriousViolations(page: Page) {
   await page.addScriptTag({ path: axeSource });

@@ -2,8 +2,8 @@ import { createRequire } from "node:module";
 import { expect, test, type Page } from "@playwright/test";
 import { enterCard } from "./support/card";
 import { fillDeliveryAddress } from "./support/delivery";
+import { OPERATOR } from "./support/operator";
 
-const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
 const BOOK = "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses";
 const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 

@@ -3,8 +3,8 @@ import { expect, test, type Page } from "@playwright/test";
 import sharp from "sharp";
 import routes from "../../app/routes";
 import { gotoHydrated } from "./support/hydrated";
+import { OPERATOR } from "./support/operator";
 
-const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
 const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 // axe is injected as a script, which the shop's Content-Security-Policy would rightly refuse.

@@ -2,16 +2,8 @@ import { readFileSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { enterCard } from "./support/card";
 import { accessibilityViolations, fillDeliveryAddress } from "./support/delivery";
+import { signInAsOperator } from "./support/operator";
 
-const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
-
-async function signInAsOperator(page: Page) {
-  await page.goto("/login");
-  await page.getByLabel("E-mail").fill(OPERATOR.email);
-  await page.getByLabel("Password").fill(OPERATOR.password);
-  await page.getByRole("button", { name: "Sign In" }).click();
-  await expect(page).toHaveURL("/");
-}
 
 /** The CSV file the story imports: three products, one with Size and Colour and stock. Handles and SKUs of its own run. */
 function threeProducts(run: string) {

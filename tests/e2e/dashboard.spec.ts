@@ -5,8 +5,8 @@ import { expect, test, type Page } from "@playwright/test";
 import { enterCard } from "./support/card";
 import { accessibilityViolations, fillDeliveryAddress } from "./support/delivery";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
+import { OPERATOR } from "./support/operator";
 
-const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
 const BOOK = "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses";
 
 // A shop of its own: the dashboard counts every order of the shop, and other stories buy things at the same time.

@@ -3,11 +3,11 @@ import { enterCard } from "./support/card";
 import { fillDeliveryAddress } from "./support/delivery";
 import { gotoHydrated } from "./support/hydrated";
 import { sidewaysScroll, wordsBrokenMidWord } from "./support/layout";
+import { OPERATOR } from "./support/operator";
 
 /**
  * What a new operator and a new shopper meet first: each story here is one thing that once tripped somebody up.
  */
-const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
 const BOOK = "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses";
 const ECHO = "Amazon Echo (3rd generation), Smart speaker with Alexa, Charcoal Fabric";
 const basketLink = (page: Page) => page.getByRole("banner").getByRole("link", { name: /^Basket,/ });

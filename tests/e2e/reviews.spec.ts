@@ -1,9 +1,9 @@
 import { expect, test, type Page } from "@playwright/test";
 import { enterCard } from "./support/card";
 import { accessibilityViolations, fillDeliveryAddress } from "./support/delivery";
+import { OPERATOR } from "./support/operator";
 
 const PASSWORD = "correct horse battery";
-const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
 const ECHO = "Amazon Echo (3rd generation), Smart speaker with Alexa, Charcoal Fabric";
 const ECHO_PAGE = "/products/amazon-echo-3rd-generation";
 

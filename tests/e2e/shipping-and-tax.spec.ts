@@ -6,8 +6,8 @@ import { startSmtpCatcher } from "../../server/testing/smtp-catcher";
 import { enterCard } from "./support/card";
 import { accessibilityViolations } from "./support/delivery";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
+import { OPERATOR } from "./support/operator";
 
-const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
 const BOOK = "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses";
 const ECHO = /^Amazon Echo/;
 

@@ -7,8 +7,8 @@ import { startSmtpCatcher } from "../../server/testing/smtp-catcher";
 import { accessibilityViolations } from "./support/delivery";
 import { gotoHydrated } from "./support/hydrated";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
+import { OPERATOR } from "./support/operator";
 
-const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
 
 /**
  * "Notify me when available", on a production server of its own that sends its e-mail to a real SMTP server in this

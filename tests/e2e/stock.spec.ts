@@ -1,16 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import sharp from "sharp";
 import { gotoHydrated } from "./support/hydrated";
+import { signInAsOperator } from "./support/operator";
 
-const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
-
-async function signIn(page: Page) {
-  await page.goto("/login");
-  await page.getByLabel("E-mail").fill(OPERATOR.email);
-  await page.getByLabel("Password").fill(OPERATOR.password);
-  await page.getByRole("button", { name: "Sign In" }).click();
-  await expect(page).toHaveURL("/");
-}
 
 /**
  * The variants table's input for one row ("M / Black") and column ("Stock"), by its accessible name: the column's
@@ -26,7 +18,7 @@ test("the console creates a product with two options and sets stock; a shopper s
   const title = `Stock Story Tee ${Date.now()}`;
   const picture = await sharp({ create: { width: 600, height: 600, channels: 3, background: { r: 20, g: 20, b: 20 } } }).png().toBuffer();
 
-  await signIn(page);
+  await signInAsOperator(page);
   await page.goto("/admin/products/new");
   await page.getByLabel("Title").fill(title);
   await page.getByLabel("Description").fill("A plain tee.");

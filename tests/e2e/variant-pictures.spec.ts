@@ -2,16 +2,8 @@ import { expect, test, type Page } from "@playwright/test";
 import sharp from "sharp";
 import { accessibilityViolations } from "./support/delivery";
 import { gotoHydrated } from "./support/hydrated";
+import { signInAsOperator } from "./support/operator";
 
-const OPERATOR = { email: "operator@storefront.test", password: "violet tractor harbour pickle" };
-
-async function signIn(page: Page) {
-  await page.goto("/login");
-  await page.getByLabel("E-mail").fill(OPERATOR.email);
-  await page.getByLabel("Password").fill(OPERATOR.password);
-  await page.getByRole("button", { name: "Sign In" }).click();
-  await expect(page).toHaveURL("/");
-}
 
 /** A variants table input by its accessible name: the column's and the row's ("Weight (g) Red", tests/e2e/stock.spec.ts). */
 const cell = (page: Page, row: string, column: string) => page.getByRole("textbox", { name: `${column} ${row}`, exact: true });
@@ -23,7 +15,7 @@ test("the operator gives one colour a weight and a picture of its own; the produ
   const square = (r: number, g: number, b: number) => sharp({ create: { width: 600, height: 600, channels: 3, background: { r, g, b } } }).png().toBuffer();
   const [white, red] = await Promise.all([square(240, 240, 240), square(200, 20, 30)]);
 
-  await signIn(page);
+  await signInAsOperator(page);
   await page.goto("/admin/products/new");
   await page.getByLabel("Title").fill(title);
   await page.getByLabel("Description").fill("A mug in two colours.");
