@@ -150,7 +150,7 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
       const page = await response.text();
       for (const [field, message] of Object.entries(messages)) {
         // Under its own field: the message's id is the one the input names in aria-describedby.
-        if (field !== "form") expect(page, label).toContain(`aria-describedby="error-${field}"`);
+        if (field !== "form") expect(page, label).toContain(`aria-describedby="field-${field}-error"`);
         expect(page, label).toContain(message.replaceAll("'", "&#x27;"));
       }
     }
