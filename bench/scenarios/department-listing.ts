@@ -69,13 +69,14 @@ const LISTING_STATEMENTS = {
       and not (case when products.limited_stock then not exists (select 1 from product_variants v where v.product_id = products.id
         and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end)
     order by products.featured_position nulls last, products.shown_rating desc, products.id limit 24 offset 0`,
-  departmentCounts: `select departments.id as department_id, count(distinct products.id) as count
+  departmentCounts: `select departments.id as department_id, count(distinct product_departments.product_id) as count
     from product_departments
     inner join departments on departments.id = product_departments.department_id
-    inner join products on products.id = product_departments.product_id
-    where products.status = 'active' and products.price_cents >= 2500 and products.price_cents < 5000
-      and not (case when products.limited_stock then not exists (select 1 from product_variants v where v.product_id = products.id
-        and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end)
+    where product_departments.product_id in (
+      select products.id from products
+      where products.status = 'active' and products.price_cents >= 2500 and products.price_cents < 5000
+        and not (case when products.limited_stock then not exists (select 1 from product_variants v where v.product_id = products.id
+          and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end))
       and departments.id in ($monitors, $tablets)
     group by departments.id`,
 };
@@ -118,6 +119,8 @@ async function explain(executor: Executor): Promise<Record<keyof typeof LISTING_
   const idOf = (slug: string) => `'${String(departments.find((row) => row.slug === slug)?.id)}'::uuid`;
   for (const [name, template] of Object.entries(LISTING_STATEMENTS) as [keyof typeof LISTING_STATEMENTS, string][]) {
     const statement = template.replaceAll("$computers", idOf("computers")).replaceAll("$monitors", idOf("monitors")).replaceAll("$tablets", idOf("tablets"));
+    // Without JIT, as the shop's own connections run (server/db/client.ts).
+    if (executor instanceof pg.Client) await executor.query("set jit = off");
     const { rows } = await executor.query(`explain (analyze, costs off, timing off, summary off) ${statement}`);
     plans[name] = rows.map((row) => String(Object.values(row)[0])).join("\n");
   }

@@ -82,8 +82,12 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
       // A connection whose peer vanished without closing it is found by the kernel's probes and dropped.
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
-      // public stays on the path after a test's schema: extensions (pg_trgm) live there, once per database.
-      ...(target.schema ? { options: `-c search_path=${target.schema},public` } : {}),
+      // No JIT: PostgreSQL compiles a statement whose estimated cost passes jit_above_cost, and for the shop's short
+      // statements the compiling costs more than it saves (a department listing over 100,000 products: 87 ms with it,
+      // 35 ms without; BENCH_ONLY=departmentListing npm run bench). Through PgBouncer, which drops start-up options,
+      // the role carries it instead (deploy/pgbouncer.ini). public stays on the path after a test's schema:
+      // extensions (pg_trgm) live there, once per database.
+      options: ["-c jit=off", ...(target.schema ? [`-c search_path=${target.schema},public`] : [])].join(" "),
     });
     // A connection lost with its server (a restart, an outage) must not crash the process: the pool replaces idle
     // clients, and a checked-out client's failure reaches its query as a rejected promise. Without these listeners

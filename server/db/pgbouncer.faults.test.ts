@@ -38,6 +38,7 @@ describe.skipIf(!hasPgBouncer)("the shop through PgBouncer in transaction mode",
     await admin.query(`create schema ${schema} authorization ${role}`);
     await admin.query(`alter role ${role} set search_path = ${schema}, public`);
     await admin.query(`alter role ${role} set statement_timeout = '5s'`);
+    await admin.query(`alter role ${role} set jit = off`);
     const pooler = await startPgBouncer({
       port: PGBOUNCER_PORT,
       database: "shop",
