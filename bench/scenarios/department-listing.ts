@@ -55,7 +55,7 @@ const LISTING_STATEMENTS = {
     where o.product_id in (
       select products.id from products
       where products.status = 'active'
-        and products.id in (select product_id from product_departments where department_id in ($computers, $monitors, $tablets))
+        and products.department_ids && array[$computers, $monitors, $tablets]
         and products.price_cents >= 2500 and products.price_cents < 5000
         and not (case when products.limited_stock then not exists (select 1 from product_variants v where v.product_id = products.id
           and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end))
@@ -64,7 +64,7 @@ const LISTING_STATEMENTS = {
   page: `select id, slug, title, price_cents, shown_rating, image, image_width, image_height, image_srcset, count(*) over () as total
     from products
     where products.status = 'active'
-      and products.id in (select product_id from product_departments where department_id in ($computers, $monitors, $tablets))
+      and products.department_ids && array[$computers, $monitors, $tablets]
       and products.price_cents >= 2500 and products.price_cents < 5000
       and not (case when products.limited_stock then not exists (select 1 from product_variants v where v.product_id = products.id
         and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end)
@@ -112,6 +112,7 @@ async function grow(executor: Executor, from: number, to: number): Promise<void>
   await executor.query(GENERATE, [from, from + (to - have) - 1]);
   await executor.query("vacuum analyze products");
   await executor.query("vacuum analyze product_departments");
+  await executor.query("vacuum analyze product_options");
 }
 
 async function explain(executor: Executor): Promise<Record<keyof typeof LISTING_STATEMENTS, string>> {

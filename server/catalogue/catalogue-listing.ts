@@ -54,7 +54,8 @@ function filterClauses(request: ListingRequest, { withDepartments = true, withou
     const clauses = [eb("products.status", "=", "active")];
     if (withDepartments && request.departmentIds !== null) {
       const ids = request.departmentIds.length > 0 ? [...request.departmentIds] : ["00000000-0000-0000-0000-000000000000"];
-      clauses.push(eb("products.id", "in", eb.selectFrom("product_departments").select("product_departments.product_id").where("product_departments.department_id", "in", ids)));
+      // The placements as the product's own column (kept from product_departments by a trigger): one indexed condition.
+      clauses.push(eb.and([sql<boolean>`products.department_ids && array[${sql.join(ids)}]::uuid[]`]));
     }
     const { minCents, maxCents, maxInclusive } = priceRangeCents(request.state);
     if (minCents !== null) clauses.push(eb("products.price_cents", ">=", minCents));

@@ -156,7 +156,7 @@ export interface ProductChanges {
 }
 
 /** A product's editable values as a write saw them, for the audit log. */
-export type ProductValues = Omit<Selectable<ProductTable>, "search_document" | "created_at" | "updated_at" | "review_count" | "review_average" | "shown_rating" | "limited_stock">;
+export type ProductValues = Omit<Selectable<ProductTable>, "search_document" | "created_at" | "updated_at" | "review_count" | "review_average" | "shown_rating" | "limited_stock" | "department_ids">;
 
 /** Runs inside a write's transaction with the values before and after it: the audit entry commits with the change. */
 export type ProductWriteHook = (trx: Transaction<Database>, before: ProductValues | null, after: ProductValues) => Promise<void>;

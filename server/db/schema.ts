@@ -88,6 +88,8 @@ export interface ProductTable {
   tags: ColumnType<string[], string | undefined, string>;
   /** Whether every variant tracks stock without back-orders (so the product can be out of stock); kept by a trigger, never written. */
   limited_stock: ColumnType<boolean, never, never>;
+  /** The departments it is in (product_departments, which is the one written), for listings; kept by a trigger, never written. */
+  department_ids: ColumnType<string[], never, never>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

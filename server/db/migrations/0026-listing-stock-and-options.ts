@@ -7,6 +7,10 @@ import { sql, type Kysely } from "kysely";
  * whose every variant is tracked without back-orders can ever be out of stock. `products.limited_stock` says so, kept
  * by a trigger on product_variants (any writer: the console, an import), so that a listing asks about reservations
  * only for those products and the rest cost one column read. Stock movements do not touch the flag.
+ *
+ * A department's listing filters by placement: `products.department_ids` carries each product's departments (kept by
+ * a trigger on product_departments, which stays the one written), so that the filter is one indexed condition on
+ * products beside the price's, instead of a join over every placement in the department.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table products add column limited_stock boolean not null default false`.execute(db);
@@ -33,12 +37,36 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create trigger product_variants_limited_stock
     after insert or delete or update of tracks_stock, continue_selling, product_id on product_variants
     for each row execute function refresh_limited_stock()`.execute(db);
+  await sql`alter table products add column department_ids uuid[] not null default '{}'`.execute(db);
+  await sql`
+    update products p set department_ids = placed.ids
+    from (select product_id, array_agg(department_id order by department_id) as ids from product_departments group by product_id) placed
+    where placed.product_id = p.id`.execute(db);
+  await sql`
+    create function refresh_department_ids() returns trigger language plpgsql as $$
+    declare
+      product text;
+    begin
+      for product in select distinct id from (values (case when tg_op <> 'INSERT' then old.product_id end), (case when tg_op <> 'DELETE' then new.product_id end)) as touched (id) where id is not null loop
+        update products set department_ids = coalesce((select array_agg(department_id order by department_id) from product_departments where product_id = product), '{}')
+        where id = product;
+      end loop;
+      return null;
+    end $$`.execute(db);
+  await sql`
+    create trigger product_departments_department_ids after insert or delete or update on product_departments
+    for each row execute function refresh_department_ids()`.execute(db);
+  await sql`create index products_active_departments on products using gin (department_ids) where status = 'active'`.execute(db);
   // The option filters look a product's options up by product and name.
   await sql`create index product_options_name on product_options (name, product_id)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop index if exists product_options_name`.execute(db);
+  await sql`drop index if exists products_active_departments`.execute(db);
+  await sql`drop trigger if exists product_departments_department_ids on product_departments`.execute(db);
+  await sql`drop function if exists refresh_department_ids()`.execute(db);
+  await sql`alter table products drop column if exists department_ids`.execute(db);
   await sql`drop trigger if exists product_variants_limited_stock on product_variants`.execute(db);
   await sql`drop function if exists refresh_limited_stock()`.execute(db);
   await sql`drop function if exists product_limited_stock(text)`.execute(db);
