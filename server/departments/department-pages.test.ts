@@ -188,6 +188,21 @@ describeEachDatabase("departments and listing pages", (getDatabase) => {
       expect(titles(await html("/search?q=tee&size=M"))).toEqual(["Plain Tee"]);
     });
 
+    it("lists a product where it has just been placed, and no longer where it was", async () => {
+      const { db } = getDatabase();
+      const { departments } = shop.services;
+      const books = (await departments.findBySlug("books"))!.department;
+      const electronics = (await departments.findBySlug("electronics"))!.department;
+      await departments.setProductDepartments(db, "tee-plain", [books.id]);
+      expect(titles(await html("/departments/books"))).toContain("Plain Tee");
+      expect(titles(await html("/departments/electronics"))).not.toContain("Plain Tee");
+      await departments.setProductDepartments(db, "tee-plain", [electronics.id, books.id]);
+      expect(titles(await html("/departments/books"))).toContain("Plain Tee");
+      expect(titles(await html("/departments/electronics"))).toContain("Plain Tee");
+      await departments.setProductDepartments(db, "tee-plain", [electronics.id]);
+      expect(titles(await html("/departments/books"))).not.toContain("Plain Tee");
+    });
+
     it("ignores a parameter that names no option of the listed products", async () => {
       const tracked = await html("/departments/electronics?utm_source=mail&size=XXL");
       expect(titles(tracked)).toEqual(titles(await html("/departments/electronics")));

@@ -42,20 +42,29 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     update products p set department_ids = placed.ids
     from (select product_id, array_agg(department_id order by department_id) as ids from product_departments group by product_id) placed
     where placed.product_id = p.id`.execute(db);
+  // Once per statement, over the rows it touched: an import writes placements by the thousand.
   await sql`
     create function refresh_department_ids() returns trigger language plpgsql as $$
-    declare
-      product text;
     begin
-      for product in select distinct id from (values (case when tg_op <> 'INSERT' then old.product_id end), (case when tg_op <> 'DELETE' then new.product_id end)) as touched (id) where id is not null loop
-        update products set department_ids = coalesce((select array_agg(department_id order by department_id) from product_departments where product_id = product), '{}')
-        where id = product;
-      end loop;
+      if tg_op in ('INSERT', 'UPDATE') then
+        update products p set department_ids = coalesce((select array_agg(pd.department_id order by pd.department_id) from product_departments pd where pd.product_id = p.id), '{}')
+        where p.id in (select product_id from added);
+      end if;
+      if tg_op in ('DELETE', 'UPDATE') then
+        update products p set department_ids = coalesce((select array_agg(pd.department_id order by pd.department_id) from product_departments pd where pd.product_id = p.id), '{}')
+        where p.id in (select product_id from removed);
+      end if;
       return null;
     end $$`.execute(db);
   await sql`
-    create trigger product_departments_department_ids after insert or delete or update on product_departments
-    for each row execute function refresh_department_ids()`.execute(db);
+    create trigger product_departments_added after insert on product_departments
+    referencing new table as added for each statement execute function refresh_department_ids()`.execute(db);
+  await sql`
+    create trigger product_departments_removed after delete on product_departments
+    referencing old table as removed for each statement execute function refresh_department_ids()`.execute(db);
+  await sql`
+    create trigger product_departments_moved after update on product_departments
+    referencing old table as removed new table as added for each statement execute function refresh_department_ids()`.execute(db);
   await sql`create index products_active_departments on products using gin (department_ids) where status = 'active'`.execute(db);
   // The option filters look a product's options up by product and name.
   await sql`create index product_options_name on product_options (name, product_id)`.execute(db);
@@ -64,7 +73,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop index if exists product_options_name`.execute(db);
   await sql`drop index if exists products_active_departments`.execute(db);
-  await sql`drop trigger if exists product_departments_department_ids on product_departments`.execute(db);
+  for (const trigger of ["product_departments_added", "product_departments_removed", "product_departments_moved"]) {
+    await sql`drop trigger if exists ${sql.raw(trigger)} on product_departments`.execute(db);
+  }
   await sql`drop function if exists refresh_department_ids()`.execute(db);
   await sql`alter table products drop column if exists department_ids`.execute(db);
   await sql`drop trigger if exists product_variants_limited_stock on product_variants`.execute(db);
