@@ -69,16 +69,15 @@ const LISTING_STATEMENTS = {
       and not (case when products.limited_stock then not exists (select 1 from product_variants v where v.product_id = products.id
         and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end)
     order by products.featured_position nulls last, products.shown_rating desc, products.id limit 24 offset 0`,
-  departmentCounts: `with listed as materialized (
-      select products.id from products
+  departmentCounts: `select departments.id as department_id, count(distinct listed.id) as count
+    from (
+      select products.id, products.department_ids from products
       where products.status = 'active' and products.price_cents >= 2500 and products.price_cents < 5000
         and not (case when products.limited_stock then not exists (select 1 from product_variants v where v.product_id = products.id
-          and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end))
-    select departments.id as department_id, count(distinct product_departments.product_id) as count
-    from listed
-    inner join product_departments on product_departments.product_id = listed.id
-    inner join departments on departments.id = product_departments.department_id
-    where departments.id in ($monitors, $tablets)
+          and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end)
+    ) as listed cross join lateral unnest(listed.department_ids) as placed (department_id)
+    join departments on departments.id = placed.department_id
+    where true and departments.id in ($monitors, $tablets)
     group by departments.id`,
 };
 

@@ -126,18 +126,17 @@ export async function countByDepartment(
 ): Promise<Map<string, number>> {
   if (only && only.length === 0) return new Map();
   const group = by === "top" ? sql<string>`coalesce(departments.parent_id, departments.id)` : sql<string>`departments.id`;
-  // The listed products first, as a set of their own (materialized: the planner may not fold it back in), then their
-  // placements by product: left to choose, the planner walked every placement of the departments and looked each
-  // product up (at 100,000 products, tens of thousands of lookups for a few hundred products listed).
-  let query = executor
-    .with((cte) => cte("listed").materialized(), (db) => db.selectFrom("products").select("products.id").where(filterClauses(request, { withDepartments: false })))
-    .selectFrom("listed")
-    .innerJoin("product_departments", "product_departments.product_id", "listed.id")
-    .innerJoin("departments", "departments.id", "product_departments.department_id")
-    .select([group.as("department_id"), sql<string>`count(distinct product_departments.product_id)`.as("count")])
-    .groupBy(group);
-  if (only) query = query.where("departments.id", "in", [...only]);
-  const rows = await query.execute();
+  // The listed products with their own departments (products.department_ids), never the placements table: counting
+  // through it, the planner walked every placement of the departments (at 100,000 products, tens of thousands of rows
+  // for a few hundred products listed).
+  const listed = executor.selectFrom("products").select(["products.id", "products.department_ids"]).where(filterClauses(request, { withDepartments: false }));
+  const onlyThese = only ? sql`and departments.id in (${sql.join([...only])})` : sql``;
+  const { rows } = await sql<{ department_id: string; count: string }>`
+    select ${group} as department_id, count(distinct listed.id) as count
+    from (${listed}) as listed cross join lateral unnest(listed.department_ids) as placed (department_id)
+    join departments on departments.id = placed.department_id
+    where true ${onlyThese}
+    group by ${group}`.execute(executor);
   return new Map(rows.map((row) => [row.department_id, Number(row.count)]));
 }
 
