@@ -10,14 +10,24 @@ import { createTypeScriptImportResolver } from "eslint-import-resolver-typescrip
  * composition root (server/shop.ts) and the payment page's card entry (app/features/payment/card-entry.tsx).
  */
 const PROCESSOR = "@storefront/stripe-test-processor";
-const processorInternals = { group: [`${PROCESSOR}/*/**`, `${PROCESSOR}/src`, `${PROCESSOR}/src/**`, "**/packages/**"], message: "Reach the test processor through its package entry points only." };
-const processorAnywhere = { group: [PROCESSOR, `${PROCESSOR}/*`, "**/packages/**"], message: "Only server/shop.ts mounts the test processor, and only app/features/payment/card-entry.tsx shows its card field." };
+const processorInternals = {
+  group: [`${PROCESSOR}/*/**`, `${PROCESSOR}/src`, `${PROCESSOR}/src/**`, "**/packages/**"],
+  message: "Reach the test processor through its package entry points only.",
+};
+const processorAnywhere = {
+  group: [PROCESSOR, `${PROCESSOR}/*`, "**/packages/**"],
+  message:
+    "Only server/shop.ts mounts the test processor, and only app/features/payment/card-entry.tsx shows its card field.",
+};
 const componentPatterns = [
-  { group: ["**/server/**"], message: "Components must not import server code." },
+  { group: ["**/server/**", "\\#server/**"], message: "Components must not import server code." },
   // Schemas are for the server's validation; in a component they would ship zod to every shopper.
   { group: ["zod", "**/*-schemas"], message: "Components must not import zod or request schemas (bundle size)." },
   // The pictures' built addresses come with a loader's data; in a component every one of them would ship in the script.
-  { group: ["**/shop-pictures"], message: "Components must not import shared/shop-pictures (a loader passes the addresses)." },
+  {
+    group: ["**/shop-pictures"],
+    message: "Components must not import shared/shop-pictures (a loader passes the addresses).",
+  },
 ];
 const restrict = (...patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
 
@@ -51,13 +61,28 @@ export default tseslint.config(
     rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
   },
   { files: ["server/**", "shared/**", "app/**"], rules: restrict(processorAnywhere) },
-  { files: ["server/**", "shared/**"], rules: restrict(processorAnywhere, { group: ["**/app/**", "!**/http/app"], message: "The server never imports app/: what routes need lives in server/ (see server/http/request-context.ts)." }) },
-  { files: ["server/shop.ts"], rules: restrict(processorInternals, { group: ["**/app/**", "!**/http/app"], message: "The server never imports app/." }) },
+  {
+    files: ["server/**", "shared/**"],
+    rules: restrict(processorAnywhere, {
+      group: ["**/app/**", "\\#app/**", "!**/http/app"],
+      message: "The server never imports app/: what routes need lives in server/ (see server/http/request-context.ts).",
+    }),
+  },
+  {
+    files: ["server/shop.ts"],
+    rules: restrict(processorInternals, {
+      group: ["**/app/**", "\\#app/**", "!**/http/app"],
+      message: "The server never imports app/.",
+    }),
+  },
   // Routes and entries reach the server only through the request context (app/context.ts), never by importing it.
   {
     files: ["app/**"],
     ignores: ["app/context.ts", "app/components/**", "app/features/**"],
-    rules: restrict(processorAnywhere, { group: ["**/server/**"], message: "app/ reaches the server only through the request context (app/context.ts)." }),
+    rules: restrict(processorAnywhere, {
+      group: ["**/server/**", "\\#server/**"],
+      message: "app/ reaches the server only through the request context (app/context.ts).",
+    }),
   },
   // Components never reach into the server: data comes from loaders, through the request context.
   { files: ["app/components/**", "app/features/**"], rules: restrict(processorAnywhere, ...componentPatterns) },
@@ -65,6 +90,9 @@ export default tseslint.config(
   {
     // The test processor is a product of its own: nothing of the shop.
     files: ["packages/stripe-test-processor/**"],
-    rules: restrict({ group: ["**/server/**", "**/app/**", "**/shared/**", "../../*", "storefront", "storefront/**"], message: "The test processor imports nothing of the shop." }),
+    rules: restrict({
+      group: ["**/server/**", "**/app/**", "**/shared/**", "../../*", "storefront", "storefront/**"],
+      message: "The test processor imports nothing of the shop.",
+    }),
   },
 );

@@ -3,4 +3,4 @@
  * server (its types, and the key loaders read the services with). The server defines them, in
  * server/http/request-context.ts, and never imports app/.
  */
-export { requestContext, type RequestContext } from "../server/http/request-context";
+export { requestContext, type RequestContext } from "#server/http/request-context";

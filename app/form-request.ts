@@ -1,6 +1,6 @@
 import { data } from "react-router";
-import { AppError } from "../shared/errors";
-import { readFormFields, readFormWithFile } from "../shared/form-fields";
+import { AppError } from "#shared/errors";
+import { readFormFields, readFormWithFile } from "#shared/form-fields";
 
 /**
  * A page action's form, or the clear 4xx page when it cannot be read (a repeated field, a file, a JSON body, text

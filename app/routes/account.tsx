@@ -1,16 +1,16 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/account";
-import { requestContext } from "../context";
-import { ErrorSummary } from "../components/form/error-summary";
-import { FieldError } from "../components/form/field-error";
-import { PasswordField } from "../features/account/password-field";
-import { SignOutButton } from "../features/account/sign-out-button";
-import { accountActionSchema } from "../../shared/account";
-import { addressLines } from "../../shared/address";
-import { AppError } from "../../shared/errors";
-import { readFormOrRefuse } from "../form-request";
-import { fieldErrorsOf, type FieldErrors } from "../../shared/form-errors";
-import { signInPath } from "../../shared/local-path";
+import { requestContext } from "#app/context";
+import { ErrorSummary } from "#app/components/form/error-summary";
+import { FieldError } from "#app/components/form/field-error";
+import { PasswordField } from "#app/features/account/password-field";
+import { SignOutButton } from "#app/features/account/sign-out-button";
+import { accountActionSchema } from "#shared/account";
+import { addressLines } from "#shared/address";
+import { AppError } from "#shared/errors";
+import { readFormOrRefuse } from "#app/form-request";
+import { fieldErrorsOf, type FieldErrors } from "#shared/form-errors";
+import { signInPath } from "#shared/local-path";
 
 const NOTICES: ReadonlyMap<string, string> = new Map([
   ["password-reset", "Your new password is set, and you are signed in. Every other device was signed out."],

@@ -1,15 +1,15 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/checkout";
-import { requestContext } from "../context";
-import { productAnchorId } from "../../shared/basket";
-import { sumCents } from "../../shared/money";
-import { useOptimisticLines } from "../features/basket/basket-context";
-import { BasketButton } from "../features/basket/components/basket-button";
-import { BasketError } from "../features/basket/components/basket-error";
-import { BasketLine } from "../features/basket/components/basket-line";
-import { PriceChanges } from "../features/basket/components/price-changes";
-import { QuantityForm } from "../features/basket/components/quantity-form";
-import { SubtotalPanel } from "../features/basket/components/subtotal-panel";
+import { requestContext } from "#app/context";
+import { productAnchorId } from "#shared/basket";
+import { sumCents } from "#shared/money";
+import { useOptimisticLines } from "#app/features/basket/basket-context";
+import { BasketButton } from "#app/features/basket/components/basket-button";
+import { BasketError } from "#app/features/basket/components/basket-error";
+import { BasketLine } from "#app/features/basket/components/basket-line";
+import { PriceChanges } from "#app/features/basket/components/price-changes";
+import { QuantityForm } from "#app/features/basket/components/quantity-form";
+import { SubtotalPanel } from "#app/features/basket/components/subtotal-panel";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);

@@ -1,11 +1,11 @@
 import { data } from "react-router";
 import type { Route } from "./+types/department";
-import { requestContext } from "../context";
-import { departmentPath, hasFilters, MAX_LISTING_PAGE, parseListingState, resultRange } from "../../shared/listing";
-import { BasketButton } from "../features/basket/components/basket-button";
-import { Breadcrumbs } from "../features/catalogue/components/breadcrumbs";
-import { ListingFilters, ListingPages, NoResults, ResultCount, SortForm, type ListingLinks } from "../features/catalogue/components/listing-controls";
-import { ProductShelf } from "../features/catalogue/components/product-shelf";
+import { requestContext } from "#app/context";
+import { departmentPath, hasFilters, MAX_LISTING_PAGE, parseListingState, resultRange } from "#shared/listing";
+import { BasketButton } from "#app/features/basket/components/basket-button";
+import { Breadcrumbs } from "#app/features/catalogue/components/breadcrumbs";
+import { ListingFilters, ListingPages, NoResults, ResultCount, SortForm, type ListingLinks } from "#app/features/catalogue/components/listing-controls";
+import { ProductShelf } from "#app/features/catalogue/components/product-shelf";
 
 const ROW_SIZES = [4, 4, 4, 4, 4, 4] as const;
 

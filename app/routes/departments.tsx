@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/departments";
-import { requestContext } from "../context";
-import { departmentPath } from "../../shared/listing";
+import { requestContext } from "#app/context";
+import { departmentPath } from "#shared/listing";
 
 /** Every department, top-level ones with their sub-departments: what the header's "All" opens without JavaScript. */
 export async function loader({ context }: Route.LoaderArgs) {

@@ -1,13 +1,13 @@
 import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/forgot-password";
-import { requestContext } from "../context";
-import { AuthPage } from "../features/account/auth-page";
-import { ErrorSummary } from "../components/form/error-summary";
-import { FieldError, invalidFieldProps } from "../components/form/field-error";
-import { forgotPasswordSchema } from "../../shared/account";
-import { AppError } from "../../shared/errors";
-import { readFormOrRefuse } from "../form-request";
-import { fieldErrorsOf, type FieldErrors } from "../../shared/form-errors";
+import { requestContext } from "#app/context";
+import { AuthPage } from "#app/features/account/auth-page";
+import { ErrorSummary } from "#app/components/form/error-summary";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
+import { forgotPasswordSchema } from "#shared/account";
+import { AppError } from "#shared/errors";
+import { readFormOrRefuse } from "#app/form-request";
+import { fieldErrorsOf, type FieldErrors } from "#shared/form-errors";
 
 /**
  * "Forgot your password?": the same answer for every well-formed address, known or not, and in the same time (the

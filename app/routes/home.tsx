@@ -1,9 +1,9 @@
 import type { Route } from "./+types/home";
-import { requestContext } from "../context";
-import { Carousel } from "../components/ui/carousel";
-import { bannerSlides } from "../../shared/shop-pictures";
-import { BasketButton } from "../features/basket/components/basket-button";
-import { ProductShelf } from "../features/catalogue/components/product-shelf";
+import { requestContext } from "#app/context";
+import { Carousel } from "#app/components/ui/carousel";
+import { bannerSlides } from "#shared/shop-pictures";
+import { BasketButton } from "#app/features/basket/components/basket-button";
+import { ProductShelf } from "#app/features/catalogue/components/product-shelf";
 
 /** The shelf layout the shop has always shown: a row of 2, a row of 3, a row of 1. */
 const HOME_ROW_SIZES = [2, 3, 1] as const;

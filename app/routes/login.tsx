@@ -1,11 +1,11 @@
 import { data, Form, Link, redirect, redirectDocument, useNavigation, useSearchParams } from "react-router";
 import type { Route } from "./+types/login";
-import { requestContext } from "../context";
-import { Wordmark } from "../components/ui/icons";
-import { signInFormSchema } from "../../shared/account";
-import { AppError } from "../../shared/errors";
-import { readFormOrRefuse } from "../form-request";
-import { isLocalPath, RETURN_TO_PARAM } from "../../shared/local-path";
+import { requestContext } from "#app/context";
+import { Wordmark } from "#app/components/ui/icons";
+import { signInFormSchema } from "#shared/account";
+import { AppError } from "#shared/errors";
+import { readFormOrRefuse } from "#app/form-request";
+import { isLocalPath, RETURN_TO_PARAM } from "#shared/local-path";
 
 /**
  * "Sign In" and "Create your account" share one form. Success of either goes signed in to the page that sent the

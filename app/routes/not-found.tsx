@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { StatusPage } from "../features/shell/status-page";
+import { StatusPage } from "#app/features/shell/status-page";
 
 /** Any path no other route claims: a real 404 status, inside the shop layout so the header stays. */
 export function loader() {

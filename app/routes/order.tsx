@@ -1,14 +1,14 @@
-import { breakdownLines } from "../../shared/pricing";
+import { breakdownLines } from "#shared/pricing";
 import { data } from "react-router";
 import type { Route } from "./+types/order";
-import { requestContext } from "../context";
-import { addressLines } from "../../shared/address";
-import { formatOrderDate } from "../../shared/dates";
-import { formatCents } from "../../shared/money";
-import { cardBrandName, PAYMENT_BY_PROMOTION, ORDER_STATUS_LABELS, type OrderHistoryEntry, describeItemOptions } from "../../shared/orders";
-import { LocalTime } from "../components/ui/local-time";
-import { PrintButton } from "../features/orders/print-button";
-import { isQualifyingOrderStatus } from "../../shared/reviews";
+import { requestContext } from "#app/context";
+import { addressLines } from "#shared/address";
+import { formatOrderDate } from "#shared/dates";
+import { formatCents } from "#shared/money";
+import { cardBrandName, PAYMENT_BY_PROMOTION, ORDER_STATUS_LABELS, type OrderHistoryEntry, describeItemOptions } from "#shared/orders";
+import { LocalTime } from "#app/components/ui/local-time";
+import { PrintButton } from "#app/features/orders/print-button";
+import { isQualifyingOrderStatus } from "#shared/reviews";
 
 /**
  * One order, by its number: only its owner sees it (a guest by their session, until it joins their account).

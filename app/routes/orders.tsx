@@ -1,10 +1,10 @@
 import { useEffect, useRef } from "react";
 import { Link } from "react-router";
 import type { Route } from "./+types/orders";
-import { requestContext } from "../context";
-import { OrderCard } from "../features/orders/order-card";
-import { formatCents } from "../../shared/money";
-import { signInPath } from "../../shared/local-path";
+import { requestContext } from "#app/context";
+import { OrderCard } from "#app/features/orders/order-card";
+import { formatCents } from "#shared/money";
+import { signInPath } from "#shared/local-path";
 
 /** "Your Orders", newest first, 20 a page. A guest sees the orders of this browser's session. */
 export async function loader({ context, request }: Route.LoaderArgs) {

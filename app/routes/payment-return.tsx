@@ -1,7 +1,7 @@
 import { data, Link, redirect } from "react-router";
 import type { Route } from "./+types/payment-return";
-import { requestContext } from "../context";
-import { paymentReturnQuerySchema } from "../../shared/payments";
+import { requestContext } from "#app/context";
+import { paymentReturnQuerySchema } from "#shared/payments";
 
 /**
  * Where a payment that left the page comes back (Stripe's return_url). The server asks the processor what became of

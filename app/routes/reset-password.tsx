@@ -1,13 +1,13 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/reset-password";
-import { requestContext } from "../context";
-import { AuthPage } from "../features/account/auth-page";
-import { ErrorSummary } from "../components/form/error-summary";
-import { PasswordField } from "../features/account/password-field";
-import { resetPasswordSchema } from "../../shared/account";
-import { AppError } from "../../shared/errors";
-import { readFormOrRefuse } from "../form-request";
-import { fieldErrorsOf, type FieldErrors } from "../../shared/form-errors";
+import { requestContext } from "#app/context";
+import { AuthPage } from "#app/features/account/auth-page";
+import { ErrorSummary } from "#app/components/form/error-summary";
+import { PasswordField } from "#app/features/account/password-field";
+import { resetPasswordSchema } from "#shared/account";
+import { AppError } from "#shared/errors";
+import { readFormOrRefuse } from "#app/form-request";
+import { fieldErrorsOf, type FieldErrors } from "#shared/form-errors";
 
 /** The page a reset link opens: the form while the link is live, else a clear page with a way to ask again. */
 export async function loader({ request, context }: Route.LoaderArgs) {

@@ -1,5 +1,5 @@
 import type { Route } from "./+types/robots-txt";
-import { requestContext } from "../context";
+import { requestContext } from "#app/context";
 
 /** Names the sitemap on the shop's public origin; cached publicly only when that is PUBLIC_URL, not the request's Host. */
 export function loader({ context }: Route.LoaderArgs) {

@@ -1,11 +1,11 @@
 import { data, Link } from "react-router";
 import type { Route } from "./+types/search";
-import { requestContext } from "../context";
-import { parseSearchParams } from "../../shared/catalogue-schemas";
-import { MAX_LISTING_PAGE, parseListingState } from "../../shared/listing";
-import { BasketButton } from "../features/basket/components/basket-button";
-import { ListingFilters, ListingPages, NoResults, ResultCount, SortForm, type ListingLinks } from "../features/catalogue/components/listing-controls";
-import { ProductShelf } from "../features/catalogue/components/product-shelf";
+import { requestContext } from "#app/context";
+import { parseSearchParams } from "#shared/catalogue-schemas";
+import { MAX_LISTING_PAGE, parseListingState } from "#shared/listing";
+import { BasketButton } from "#app/features/basket/components/basket-button";
+import { ListingFilters, ListingPages, NoResults, ResultCount, SortForm, type ListingLinks } from "#app/features/catalogue/components/listing-controls";
+import { ProductShelf } from "#app/features/catalogue/components/product-shelf";
 
 /** Results in rows of four (one column on a phone, as on the home page). */
 const RESULT_ROW_SIZES = [4, 4, 4, 4, 4, 4] as const;

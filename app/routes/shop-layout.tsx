@@ -1,14 +1,14 @@
 import { isRouteErrorResponse, Outlet, useRouteLoaderData } from "react-router";
 import type { Route } from "./+types/shop-layout";
-import { requestContext } from "../context";
-import { BASKET_ERROR_PARAM, BASKET_PRODUCT_PARAM } from "../../shared/basket";
-import { basketErrorMessage } from "../../shared/basket-messages";
-import { BasketProvider } from "../features/basket/basket-context";
-import { BasketAnnouncer } from "../features/basket/components/basket-announcer";
-import { SiteHeader, type SiteHeaderProps } from "../features/shell/site-header";
-import { VerifyEmailNotice } from "../features/account/verify-email-notice";
-import { refusalMessage, StatusPage } from "../features/shell/status-page";
-import { useRevalidateOnFocus } from "../features/shell/use-revalidate-on-focus";
+import { requestContext } from "#app/context";
+import { BASKET_ERROR_PARAM, BASKET_PRODUCT_PARAM } from "#shared/basket";
+import { basketErrorMessage } from "#shared/basket-messages";
+import { BasketProvider } from "#app/features/basket/basket-context";
+import { BasketAnnouncer } from "#app/features/basket/components/basket-announcer";
+import { SiteHeader, type SiteHeaderProps } from "#app/features/shell/site-header";
+import { VerifyEmailNotice } from "#app/features/account/verify-email-notice";
+import { refusalMessage, StatusPage } from "#app/features/shell/status-page";
+import { useRevalidateOnFocus } from "#app/features/shell/use-revalidate-on-focus";
 
 /** What every screen with the header needs: the greeting, the basket count, the departments, and a basket error to show, if any. */
 export async function loader({ context, request }: Route.LoaderArgs) {

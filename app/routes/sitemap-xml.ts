@@ -1,7 +1,7 @@
 import type { Route } from "./+types/sitemap-xml";
-import { requestContext } from "../context";
-import { productPath } from "../../shared/catalogue";
-import { departmentPath } from "../../shared/listing";
+import { requestContext } from "#app/context";
+import { productPath } from "#shared/catalogue";
+import { departmentPath } from "#shared/listing";
 
 const XML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
 const escapeXml = (text: string) => text.replace(/[&<>"']/g, (character) => XML_ESCAPES[character] ?? character);

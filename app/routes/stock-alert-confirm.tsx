@@ -1,6 +1,6 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/stock-alert-confirm";
-import { requestContext } from "../context";
+import { requestContext } from "#app/context";
 
 /** The "Confirm your alert" e-mail's link. */
 export async function loader({ context, request }: Route.LoaderArgs) {

@@ -1,7 +1,7 @@
 import { Form } from "react-router";
 import type { Route } from "./+types/unsubscribe";
-import { requestContext } from "../context";
-import { readFormFields } from "../../shared/form-fields";
+import { requestContext } from "#app/context";
+import { readFormFields } from "#shared/form-fields";
 
 const PURPOSE_NAMES = { "review-requests": "review requests", "stock-alerts": "stock alerts" } as const;
 

@@ -1,9 +1,9 @@
 import { Link, redirect } from "react-router";
 import type { Route } from "./+types/verify-email";
-import { requestContext } from "../context";
-import { AuthPage } from "../features/account/auth-page";
-import { AppError } from "../../shared/errors";
-import { signInPath } from "../../shared/local-path";
+import { requestContext } from "#app/context";
+import { AuthPage } from "#app/features/account/auth-page";
+import { AppError } from "#shared/errors";
+import { signInPath } from "#shared/local-path";
 
 /** The welcome e-mail's link: following it confirms the address (a second visit finds the link used). */
 export async function loader({ request, context }: Route.LoaderArgs) {

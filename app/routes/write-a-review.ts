@@ -1,7 +1,7 @@
 import { data, redirect } from "react-router";
 import type { Route } from "./+types/write-a-review";
-import { requestContext } from "../context";
-import { productPath } from "../../shared/catalogue";
+import { requestContext } from "#app/context";
+import { productPath } from "#shared/catalogue";
 
 /**
  * The order page's and the review request e-mail's link: the product's page with "Write a customer review" open.

@@ -1,9 +1,9 @@
 import { sql } from "kysely";
-import { AppError } from "../../shared/errors";
-import type { DB } from "../db/client";
-import type { EmailOutbox } from "../email/email-outbox";
-import type { OrderService } from "../orders/order-service";
-import type { Session, SessionService } from "../sessions/session-service";
+import { AppError } from "#shared/errors";
+import type { DB } from "#server/db/client";
+import type { EmailOutbox } from "#server/email/email-outbox";
+import type { OrderService } from "#server/orders/order-service";
+import type { Session, SessionService } from "#server/sessions/session-service";
 import { hashPassword, VERIFICATION_VALID_MS, type AccountService } from "./account-service";
 import { consumeToken, findLiveToken, issueToken, voidTokens } from "./account-tokens";
 import { assertAcceptablePassword } from "./password-policy";

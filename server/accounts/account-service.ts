@@ -1,9 +1,9 @@
 import { hash, verify } from "@node-rs/argon2";
-import { AppError } from "../../shared/errors";
-import type { DB } from "../db/client";
-import type { EmailOutbox } from "../email/email-outbox";
+import { AppError } from "#shared/errors";
+import type { DB } from "#server/db/client";
+import type { EmailOutbox } from "#server/email/email-outbox";
 import { issueToken } from "./account-tokens";
-import type { SessionUser } from "../sessions/session-service";
+import type { SessionUser } from "#server/sessions/session-service";
 import { assertAcceptablePassword } from "./password-policy";
 import { tooManyRequests, type RateLimiter, type RateLimitResult, type RateLimitRule } from "./rate-limiter";
 

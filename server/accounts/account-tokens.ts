@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import type { Writer } from "../db/client";
-import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "../tokens";
+import type { Writer } from "#server/db/client";
+import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "#server/tokens";
 
 export type TokenPurpose = "password-reset" | "email-verification";
 

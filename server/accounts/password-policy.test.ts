@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "../../shared/errors";
+import { AppError } from "#shared/errors";
 import { assertAcceptablePassword, PASSWORD_CHECKS_BUSY, PASSWORD_TOO_COMMON } from "./password-policy";
 
 const EMAIL = "someone@example.com";

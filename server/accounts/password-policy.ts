@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../shared/account";
-import { AppError } from "../../shared/errors";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "#shared/account";
+import { AppError } from "#shared/errors";
 
 export const PASSWORD_TOO_SHORT = `Choose a password of at least ${PASSWORD_MIN_LENGTH} characters.`;
 export const PASSWORD_TOO_LONG = `Choose a password of at most ${PASSWORD_MAX_LENGTH} characters.`;

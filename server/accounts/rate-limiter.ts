@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import { AppError, type ErrorCode } from "../../shared/errors";
-import type { DB } from "../db/client";
+import { AppError, type ErrorCode } from "#shared/errors";
+import type { DB } from "#server/db/client";
 
 export interface RateLimitRule {
   /** What is being limited, part of the key: "sign-in:ip". */

@@ -1,14 +1,14 @@
 import { expect, it } from "vitest";
 import { sql } from "kysely";
-import type { AppError } from "../../shared/errors";
-import { credentialsSchema } from "../../shared/account";
-import { openDatabase } from "../db/client";
-import { prepareDatabase } from "../services";
-import { createTestShop } from "../testing/test-app";
-import { describeEachDatabase, testSchemaName } from "../testing/test-database";
+import type { AppError } from "#shared/errors";
+import { credentialsSchema } from "#shared/account";
+import { openDatabase } from "#server/db/client";
+import { prepareDatabase } from "#server/services";
+import { createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase, testSchemaName } from "#server/testing/test-database";
 import { WRONG_CREDENTIALS } from "./account-service";
 import { PASSWORD_TOO_COMMON, PASSWORD_TOO_SHORT } from "./password-policy";
-import { failureOf } from "../testing/app-error";
+import { failureOf } from "#server/testing/app-error";
 
 const BOOK = "12321341";
 const ECHO = "23445930";

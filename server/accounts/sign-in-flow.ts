@@ -1,8 +1,8 @@
-import type { Credentials } from "../../shared/account";
-import type { AddressService } from "../addresses/address-service";
-import type { BasketService } from "../basket/basket-service";
-import type { OrderService } from "../orders/order-service";
-import type { Session, SessionService, SessionUser } from "../sessions/session-service";
+import type { Credentials } from "#shared/account";
+import type { AddressService } from "#server/addresses/address-service";
+import type { BasketService } from "#server/basket/basket-service";
+import type { OrderService } from "#server/orders/order-service";
+import type { Session, SessionService, SessionUser } from "#server/sessions/session-service";
 import type { AccountService } from "./account-service";
 
 /**

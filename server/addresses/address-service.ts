@@ -1,8 +1,8 @@
 import { sql } from "kysely";
-import type { DeliveryAddress } from "../../shared/address";
-import { AppError } from "../../shared/errors";
-import { ownerColumn, type BasketOwner } from "../basket/basket-owner";
-import type { DB } from "../db/client";
+import type { DeliveryAddress } from "#shared/address";
+import { AppError } from "#shared/errors";
+import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
+import type { DB } from "#server/db/client";
 
 /** The address a basket owner is checking out with, and the e-mail a guest's receipt goes to. */
 export interface CheckoutAddress {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import Stripe from "stripe";
-import { ORDER_NUMBER_PATTERN } from "../../shared/orders";
-import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient } from "../payments/payment-provider";
-import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop, TEST_DELIVERY_ADDRESS } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { ORDER_NUMBER_PATTERN } from "#shared/orders";
+import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient } from "#server/payments/payment-provider";
+import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop, TEST_DELIVERY_ADDRESS } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 const BOOK = "12321341"; // $11.96
 const ECHO = "23445930"; // $98.99

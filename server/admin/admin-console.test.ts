@@ -1,8 +1,8 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createPageShop } from "../testing/page-shop";
-import { createBrowser } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { createPageShop } from "#server/testing/page-shop";
+import { createBrowser } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 const OPERATOR = "owner@console.test";
 const SHOPPER = "shopper@console.test";

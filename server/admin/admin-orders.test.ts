@@ -1,10 +1,10 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AppError } from "../../shared/errors";
-import type { DB } from "../db/client";
-import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
-import { startTwoInstances } from "../testing/two-instances";
+import type { AppError } from "#shared/errors";
+import type { DB } from "#server/db/client";
+import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { startTwoInstances } from "#server/testing/two-instances";
 
 const BOOK = "12321341"; // $11.96
 const OPERATOR = { id: null, email: "owner@console.test" };

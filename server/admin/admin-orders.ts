@@ -1,15 +1,15 @@
 import { sql, type SelectQueryBuilder } from "kysely";
-import type { DB, Writer } from "../db/client";
-import type { Database } from "../db/schema";
-import { keysetCursor } from "../db/keyset-cursor";
-import type { EmailOutbox } from "../email/email-outbox";
-import type { Logger } from "../logger";
-import type { InventoryService } from "../inventory/inventory-service";
-import type { OrderService } from "../orders/order-service";
-import type { PaymentProvider, ProviderRefund } from "../payments/payment-provider";
-import { AppError } from "../../shared/errors";
-import { formatCents } from "../../shared/money";
-import { ORDER_NUMBER_PATTERN, orderAllows, readOrderItem, type OrderStatus } from "../../shared/orders";
+import type { DB, Writer } from "#server/db/client";
+import type { Database } from "#server/db/schema";
+import { keysetCursor } from "#server/db/keyset-cursor";
+import type { EmailOutbox } from "#server/email/email-outbox";
+import type { Logger } from "#server/logger";
+import type { InventoryService } from "#server/inventory/inventory-service";
+import type { OrderService } from "#server/orders/order-service";
+import type { PaymentProvider, ProviderRefund } from "#server/payments/payment-provider";
+import { AppError } from "#shared/errors";
+import { formatCents } from "#shared/money";
+import { ORDER_NUMBER_PATTERN, orderAllows, readOrderItem, type OrderStatus } from "#shared/orders";
 import { recordAudit, type Actor } from "./audit-log";
 import { orderNeedsAttention, ordersInMode } from "./needs-attention";
 

@@ -1,9 +1,9 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { MAX_PICTURE_BYTES } from "./picture-store";
-import { createPageShop } from "../testing/page-shop";
-import { addDeliveryAddress, createBrowser } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { createPageShop } from "#server/testing/page-shop";
+import { addDeliveryAddress, createBrowser } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 const OPERATOR = "owner@variants.test";
 const PASSWORD = "violet tractor harbour pickle";

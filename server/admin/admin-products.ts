@@ -1,14 +1,14 @@
 import { sql } from "kysely";
-import { AppError } from "../../shared/errors";
-import { pictureUrl } from "../../shared/shop-pictures";
-import { LOW_STOCK_THRESHOLD } from "../../shared/stock";
-import { variantField, type AdminProductInput, type VariantFormInput } from "../../shared/admin-schemas";
-import type { InventoryService } from "../inventory/inventory-service";
-import type { CatalogueService, ProductValues } from "../catalogue/catalogue-service";
-import type { DB } from "../db/client";
+import { AppError } from "#shared/errors";
+import { pictureUrl } from "#shared/shop-pictures";
+import { LOW_STOCK_THRESHOLD } from "#shared/stock";
+import { variantField, type AdminProductInput, type VariantFormInput } from "#shared/admin-schemas";
+import type { InventoryService } from "#server/inventory/inventory-service";
+import type { CatalogueService, ProductValues } from "#server/catalogue/catalogue-service";
+import type { DB } from "#server/db/client";
 import { recordAudit, type Actor } from "./audit-log";
 import { encodePicture, type EncodedPicture, type PictureStore } from "./picture-store";
-import type { DepartmentService } from "../departments/department-service";
+import type { DepartmentService } from "#server/departments/department-service";
 
 export const ADMIN_PRODUCTS_PAGE_SIZE = 50;
 

@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
-import type { DB } from "../db/client";
-import type { Database } from "../db/schema";
+import type { DB } from "#server/db/client";
+import type { Database } from "#server/db/schema";
 
 /** Who did something in the console: an operator, or start-up itself (OPERATOR_EMAIL). */
 export interface Actor {

@@ -1,10 +1,10 @@
-import type { CheckoutService } from "../checkout/checkout-service";
-import type { DB } from "../db/client";
-import type { Logger } from "../logger";
-import type { PaymentProvider } from "../payments/payment-provider";
-import { AppError } from "../../shared/errors";
-import { formatCents } from "../../shared/money";
-import { NO_LONGER_HELD } from "../../shared/admin-order-schemas";
+import type { CheckoutService } from "#server/checkout/checkout-service";
+import type { DB } from "#server/db/client";
+import type { Logger } from "#server/logger";
+import type { PaymentProvider } from "#server/payments/payment-provider";
+import { AppError } from "#shared/errors";
+import { formatCents } from "#shared/money";
+import { NO_LONGER_HELD } from "#shared/admin-order-schemas";
 import { recordAudit, type Actor } from "./audit-log";
 
 /**

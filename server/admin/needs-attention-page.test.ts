@@ -1,9 +1,9 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient } from "../payments/payment-provider";
-import { createPageShop } from "../testing/page-shop";
-import { addDeliveryAddress, confirmCard, createHttpBrowser } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient } from "#server/payments/payment-provider";
+import { createPageShop } from "#server/testing/page-shop";
+import { addDeliveryAddress, confirmCard, createHttpBrowser } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 const OPERATOR = "owner@attention.test";
 const PASSWORD = "violet tractor harbour pickle";

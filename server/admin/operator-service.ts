@@ -1,8 +1,8 @@
 import { sql } from "kysely";
-import { AppError } from "../../shared/errors";
-import { hashPassword, passwordMatches } from "../accounts/account-service";
-import { assertAcceptablePassword } from "../accounts/password-policy";
-import type { DB } from "../db/client";
+import { AppError } from "#shared/errors";
+import { hashPassword, passwordMatches } from "#server/accounts/account-service";
+import { assertAcceptablePassword } from "#server/accounts/password-policy";
+import type { DB } from "#server/db/client";
 import { recordAudit, STARTUP_ACTOR, type Actor } from "./audit-log";
 
 export interface OperatorListing {

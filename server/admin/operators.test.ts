@@ -1,9 +1,9 @@
 import { expect, it } from "vitest";
-import { credentialsSchema } from "../../shared/account";
-import { AppError } from "../../shared/errors";
-import { failureOf } from "../testing/app-error";
-import { createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { credentialsSchema } from "#shared/account";
+import { AppError } from "#shared/errors";
+import { failureOf } from "#server/testing/app-error";
+import { createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 let counter = 0;
 const uniqueEmail = (name = "operator") => `${name}${Date.now()}${++counter}@example.com`;

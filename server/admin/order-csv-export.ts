@@ -1,7 +1,7 @@
 import { sql } from "kysely";
-import type { DB } from "../db/client";
-import { csvMoney } from "../imports/csv-cells";
-import { readOrderItem } from "../../shared/orders";
+import type { DB } from "#server/db/client";
+import { csvMoney } from "#server/imports/csv-cells";
+import { readOrderItem } from "#shared/orders";
 import { filterOrders, type AdminOrderFilter } from "./admin-orders";
 
 /**

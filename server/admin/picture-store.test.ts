@@ -1,10 +1,10 @@
 import { deflateSync } from "node:zlib";
 import sharp from "sharp";
 import { expect, it } from "vitest";
-import { AppError } from "../../shared/errors";
-import { failureOf } from "../testing/app-error";
-import { createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { AppError } from "#shared/errors";
+import { failureOf } from "#server/testing/app-error";
+import { createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 import { MAX_PICTURE_BYTES, PICTURE_WIDTHS } from "./picture-store";
 
 /** A PNG file built by hand: what a hostile client can send, with any header it likes. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import sharp from "sharp";
-import { AppError } from "../../shared/errors";
-import type { DB } from "../db/client";
+import { AppError } from "#shared/errors";
+import type { DB } from "#server/db/client";
 
 /** The largest upload accepted (the form's limit is a little above it, for the other fields). */
 export const MAX_PICTURE_BYTES = 10 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { DB } from "../db/client";
-import { describeEachDatabase } from "../testing/test-database";
+import type { DB } from "#server/db/client";
+import { describeEachDatabase } from "#server/testing/test-database";
 import { createSalesDashboard, TOP_PRODUCTS } from "./sales-dashboard";
 import { addDays, datesFrom, startOfDate } from "./shop-calendar";
 

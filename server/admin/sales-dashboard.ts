@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import type { DB } from "../db/client";
-import type { DashboardPeriod } from "../../shared/admin-dashboard-schemas";
+import type { DB } from "#server/db/client";
+import type { DashboardPeriod } from "#shared/admin-dashboard-schemas";
 import { addDays, dateInZone, datesFrom, startOfDate } from "./shop-calendar";
 import { orderNeedsAttention, ordersInMode } from "./needs-attention";
 

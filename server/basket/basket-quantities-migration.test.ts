@@ -1,10 +1,10 @@
 import { sql, type Kysely } from "kysely";
 import { expect, it } from "vitest";
-import { down, up } from "../db/migrations/0009-basket-quantities";
-import * as variantsAndStock from "../db/migrations/0016-variants-and-stock";
-import * as stockAlertsByVariant from "../db/migrations/0025-stock-alerts-by-variant";
-import { describeEachDatabase } from "../testing/test-database";
-import { createTestShop } from "../testing/test-app";
+import { down, up } from "#server/db/migrations/0009-basket-quantities";
+import * as variantsAndStock from "#server/db/migrations/0016-variants-and-stock";
+import * as stockAlertsByVariant from "#server/db/migrations/0025-stock-alerts-by-variant";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { createTestShop } from "#server/testing/test-app";
 
 const BOOK = "12321341"; // $11.96
 const ECHO = "23445930"; // $98.99

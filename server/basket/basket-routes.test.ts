@@ -1,9 +1,9 @@
 import { expect, it } from "vitest";
-import { BASKET_ITEM_LIMIT, BASKET_LINE_LIMIT, type BasketView } from "../../shared/basket";
-import { describeEachDatabase } from "../testing/test-database";
-import { createBrowser, createTestShop } from "../testing/test-app";
+import { BASKET_ITEM_LIMIT, BASKET_LINE_LIMIT, type BasketView } from "#shared/basket";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { createBrowser, createTestShop } from "#server/testing/test-app";
 import { sql } from "kysely";
-import type { DB } from "../db/client";
+import type { DB } from "#server/db/client";
 
 const BOOK = "12321341"; // $11.96
 const ECHO = "23445930"; // $98.99

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { CatalogueProduct } from "../../shared/catalogue";
-import type { VariantForSale } from "../catalogue/catalogue-service";
+import type { CatalogueProduct } from "#shared/catalogue";
+import type { VariantForSale } from "#server/catalogue/catalogue-service";
 import { countItems, findLine, mergeLines, priceLines, refuseQuantity, subtractPaid, type StoredLine } from "./basket-rules";
 
 /** A product without options: one variant, whose id is the product's, not tracking stock. */

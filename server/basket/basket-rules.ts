@@ -1,7 +1,7 @@
-import { BASKET_ITEM_LIMIT, BASKET_LINE_LIMIT, type BasketLineView } from "../../shared/basket";
-import { sumCents } from "../../shared/money";
-import { canBeSold, onlyLeftInStockMessage, OUT_OF_STOCK_LINE_MESSAGE, sellableQuantity } from "../../shared/stock";
-import type { VariantForSale } from "../catalogue/catalogue-service";
+import { BASKET_ITEM_LIMIT, BASKET_LINE_LIMIT, type BasketLineView } from "#shared/basket";
+import { sumCents } from "#shared/money";
+import { canBeSold, onlyLeftInStockMessage, OUT_OF_STOCK_LINE_MESSAGE, sellableQuantity } from "#shared/stock";
+import type { VariantForSale } from "#server/catalogue/catalogue-service";
 
 /** One stored line: its own id (the order lines were first added in), the variant, how many, and the price when added. */
 export interface StoredLine {

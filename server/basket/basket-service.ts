@@ -1,12 +1,12 @@
 import { sql, type Transaction as KyselyTransaction } from "kysely";
-import { EMPTY_BASKET, type BasketCount, type BasketView } from "../../shared/basket";
-import { BASKET_FULL_MESSAGE, BASKET_LINE_FULL_MESSAGE } from "../../shared/basket-messages";
-import { AppError } from "../../shared/errors";
-import { canBeSold, onlyLeftInStockMessage, OUT_OF_STOCK_MESSAGE, sellableQuantity } from "../../shared/stock";
-import type { CatalogueService, VariantForSale } from "../catalogue/catalogue-service";
-import type { DB } from "../db/client";
-import type { Database } from "../db/schema";
-import type { Logger } from "../logger";
+import { EMPTY_BASKET, type BasketCount, type BasketView } from "#shared/basket";
+import { BASKET_FULL_MESSAGE, BASKET_LINE_FULL_MESSAGE } from "#shared/basket-messages";
+import { AppError } from "#shared/errors";
+import { canBeSold, onlyLeftInStockMessage, OUT_OF_STOCK_MESSAGE, sellableQuantity } from "#shared/stock";
+import type { CatalogueService, VariantForSale } from "#server/catalogue/catalogue-service";
+import type { DB } from "#server/db/client";
+import type { Database } from "#server/db/schema";
+import type { Logger } from "#server/logger";
 import { ownerColumn, type BasketOwner } from "./basket-owner";
 import { findLine, mergeLines, priceLines, refuseQuantity, subtractPaid, type PaidQuantity, type StoredLine } from "./basket-rules";
 

@@ -1,8 +1,8 @@
 import { sql, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder } from "kysely";
-import type { DB, Writer } from "../db/client";
-import type { OptionFacet } from "../../shared/catalogue";
-import type { Database } from "../db/schema";
-import { LISTING_PAGE_SIZE, optionParam, priceRangeCents, type ListingState } from "../../shared/listing";
+import type { DB, Writer } from "#server/db/client";
+import type { OptionFacet } from "#shared/catalogue";
+import type { Database } from "#server/db/schema";
+import { LISTING_PAGE_SIZE, optionParam, priceRangeCents, type ListingState } from "#shared/listing";
 
 /**
  * One listing query for every listing page (/departments/{slug}, /departments, /search): the products that pass

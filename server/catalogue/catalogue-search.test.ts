@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeEachDatabase } from "../testing/test-database";
-import { DEFAULT_LISTING_STATE } from "../../shared/listing";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { DEFAULT_LISTING_STATE } from "#shared/listing";
 import { createCatalogueService } from "./catalogue-service";
 
 const MONITOR = "4903850";

@@ -1,8 +1,8 @@
 import { expect, it, vi } from "vitest";
 import { sql } from "kysely";
-import { describeEachDatabase } from "../testing/test-database";
-import { migrateToLatest, migrationNames } from "../db/migrate";
-import { createTestShop } from "../testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { migrateToLatest, migrationNames } from "#server/db/migrate";
+import { createTestShop } from "#server/testing/test-app";
 import { catalogue as specProducts } from "./catalogue-data";
 import { CATALOGUE_VERSION_CHECK_MS, createCatalogueService, seedCatalogue } from "./catalogue-service";
 

@@ -1,15 +1,15 @@
 import { randomBytes } from "node:crypto";
 import slugify from "@sindresorhus/slugify";
 import { sql, type Selectable, type Transaction } from "kysely";
-import type { DB, Writer } from "../db/client";
-import { inBatches } from "../db/in-batches";
-import type { Database, ProductTable } from "../db/schema";
-import { AppError } from "../../shared/errors";
-import type { VariantFormInput } from "../../shared/admin-schemas";
-import type { CatalogueProduct, ListingResults, ProductDetails, ProductOption, ProductVariant, SearchResults } from "../../shared/catalogue";
-import { DEFAULT_LISTING_STATE, LISTING_PAGE_SIZE, type ListingState } from "../../shared/listing";
+import type { DB, Writer } from "#server/db/client";
+import { inBatches } from "#server/db/in-batches";
+import type { Database, ProductTable } from "#server/db/schema";
+import { AppError } from "#shared/errors";
+import type { VariantFormInput } from "#shared/admin-schemas";
+import type { CatalogueProduct, ListingResults, ProductDetails, ProductOption, ProductVariant, SearchResults } from "#shared/catalogue";
+import { DEFAULT_LISTING_STATE, LISTING_PAGE_SIZE, type ListingState } from "#shared/listing";
 import { countByDepartment, findListingPage, isOutOfStock, withOptionFacets, type ListingRequest } from "./catalogue-listing";
-import { pictureUrl } from "../../shared/shop-pictures";
+import { pictureUrl } from "#shared/shop-pictures";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
 import { suggestQuery } from "./did-you-mean";
 

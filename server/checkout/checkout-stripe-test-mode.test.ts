@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Stripe from "stripe";
-import { openTestDatabase } from "../testing/test-database";
-import { addDeliveryAddress, createHttpBrowser, createTestShop } from "../testing/test-app";
-import type { DatabaseHandle } from "../db/client";
-import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient } from "../payments/payment-provider";
+import { openTestDatabase } from "#server/testing/test-database";
+import { addDeliveryAddress, createHttpBrowser, createTestShop } from "#server/testing/test-app";
+import type { DatabaseHandle } from "#server/db/client";
+import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient } from "#server/payments/payment-provider";
 
 /**
  * The checkout suite against Stripe's own test mode, when an operator supplies test keys:

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import Stripe from "stripe";
 import { sql } from "kysely";
-import { ORDER_NUMBER_PATTERN } from "../../shared/orders";
-import { describeEachDatabase } from "../testing/test-database";
-import { startTwoInstances } from "../testing/two-instances";
-import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
+import { ORDER_NUMBER_PATTERN } from "#shared/orders";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { startTwoInstances } from "#server/testing/two-instances";
+import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
 
 const BOOK = "12321341"; // $11.96
 const ECHO = "23445930"; // $98.99

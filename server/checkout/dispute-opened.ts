@@ -1,7 +1,7 @@
-import type { Logger } from "../logger";
-import type { OrderService } from "../orders/order-service";
-import type { ProviderDispute } from "../payments/payment-provider";
-import { AppError } from "../../shared/errors";
+import type { Logger } from "#server/logger";
+import type { OrderService } from "#server/orders/order-service";
+import type { ProviderDispute } from "#server/payments/payment-provider";
+import { AppError } from "#shared/errors";
 import type { CheckoutService } from "./checkout-service";
 
 /**

@@ -4,10 +4,10 @@ import { createServer, request as forward, type IncomingMessage, type Server, ty
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { PROCESSOR_ERROR_SENTENCES } from "../payments/processor-errors";
-import { freePort, SEPARATE_PROCESSOR_KEYS as KEYS, startProcessorProcess, stopProcessorProcess } from "../testing/processor-process";
-import { describeEachDatabase } from "../testing/test-database";
-import { addDeliveryAddress, createHttpBrowser, createTestShop } from "../testing/test-app";
+import { PROCESSOR_ERROR_SENTENCES } from "#server/payments/processor-errors";
+import { freePort, SEPARATE_PROCESSOR_KEYS as KEYS, startProcessorProcess, stopProcessorProcess } from "#server/testing/processor-process";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { addDeliveryAddress, createHttpBrowser, createTestShop } from "#server/testing/test-app";
 
 const ECHO = "23445930"; // $98.99
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import Stripe from "stripe";
-import { createLogger } from "../logger";
-import { addDeliveryAddress, createHttpBrowser, createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
-import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient } from "../payments/payment-provider";
-import { logProcessorError, PROCESSOR_ERROR_SENTENCES, toShopperError } from "../payments/processor-errors";
+import { createLogger } from "#server/logger";
+import { addDeliveryAddress, createHttpBrowser, createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient } from "#server/payments/payment-provider";
+import { logProcessorError, PROCESSOR_ERROR_SENTENCES, toShopperError } from "#server/payments/processor-errors";
 
 describeEachDatabase("processor errors in our words, and payment rate limits", (getDatabase) => {
   let origin = "";

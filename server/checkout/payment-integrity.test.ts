@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import Stripe from "stripe";
-import { createLogger } from "../logger";
-import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient, type PaymentProvider } from "../payments/payment-provider";
-import type { BasketOwner } from "../basket/basket-owner";
-import { describeEachDatabase } from "../testing/test-database";
-import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
+import { createLogger } from "#server/logger";
+import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient, type PaymentProvider } from "#server/payments/payment-provider";
+import type { BasketOwner } from "#server/basket/basket-owner";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
 import { createCheckoutService, FINGERPRINT_METADATA_KEY } from "./checkout-service";
 
 const BOOK = "12321341"; // $11.96

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { sql } from "kysely";
-import { addDeliveryAddress, confirmCard, createHttpBrowser } from "../testing/test-app";
-import { startTwoInstances } from "../testing/two-instances";
+import { addDeliveryAddress, confirmCard, createHttpBrowser } from "#server/testing/test-app";
+import { startTwoInstances } from "#server/testing/two-instances";
 
 const PRODUCTS = ["12321341", "49538094", "4903850", "23445930", "3254354345", "90829332"];
 const ROUNDS = Number(process.env.FAULT_ROUNDS ?? 20) * 10;

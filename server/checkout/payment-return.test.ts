@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { sql } from "kysely";
 import Stripe from "stripe";
-import { createPageShop } from "../testing/page-shop";
-import { addDeliveryAddress, confirmCard, createHttpBrowser } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
-import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient } from "../payments/payment-provider";
+import { createPageShop } from "#server/testing/page-shop";
+import { addDeliveryAddress, confirmCard, createHttpBrowser } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient } from "#server/payments/payment-provider";
 
 const BOOK = "12321341"; // $11.96
 const RETURN_URL = "http://127.0.0.1/payment/return";

@@ -1,7 +1,7 @@
-import { AppError } from "../../shared/errors";
-import { PAYMENT_PROCESSING_MESSAGE } from "../../shared/payments";
-import { formatCents } from "../../shared/money";
-import type { BasketOwner } from "../basket/basket-owner";
+import { AppError } from "#shared/errors";
+import { PAYMENT_PROCESSING_MESSAGE } from "#shared/payments";
+import { formatCents } from "#shared/money";
+import type { BasketOwner } from "#server/basket/basket-owner";
 import type { CheckoutService } from "./checkout-service";
 import type { PaymentRateLimits } from "./payment-rate-limits";
 

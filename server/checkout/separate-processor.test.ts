@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { freePort, SEPARATE_PROCESSOR_KEYS as KEYS, startProcessorProcess, stopProcessorProcess } from "../testing/processor-process";
-import { describeEachDatabase } from "../testing/test-database";
-import { addDeliveryAddress, createHttpBrowser, createTestShop } from "../testing/test-app";
+import { freePort, SEPARATE_PROCESSOR_KEYS as KEYS, startProcessorProcess, stopProcessorProcess } from "#server/testing/processor-process";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { addDeliveryAddress, createHttpBrowser, createTestShop } from "#server/testing/test-app";
 
 const ECHO = "23445930"; // $98.99
 

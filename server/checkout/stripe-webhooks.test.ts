@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import Stripe from "stripe";
-import { describeEachDatabase } from "../testing/test-database";
-import { createTestShop } from "../testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { createTestShop } from "#server/testing/test-app";
 
 const stripeKeys = { secretKey: "sk_test_offline", publishableKey: "pk_test_offline", webhookSecret: "whsec_offline_test_secret" };
 

@@ -1,8 +1,8 @@
-import type { DB } from "../db/client";
-import type { Logger } from "../logger";
-import type { OrderService } from "../orders/order-service";
-import type { PaymentProvider, ProviderRefund } from "../payments/payment-provider";
-import { AppError } from "../../shared/errors";
+import type { DB } from "#server/db/client";
+import type { Logger } from "#server/logger";
+import type { OrderService } from "#server/orders/order-service";
+import type { PaymentProvider, ProviderRefund } from "#server/payments/payment-provider";
+import { AppError } from "#shared/errors";
 import { SHOP_METADATA_KEY, type CheckoutService } from "./checkout-service";
 import { disputeOpened } from "./dispute-opened";
 

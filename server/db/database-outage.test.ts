@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { openDatabase } from "./client";
 import { isDatabaseUnavailable } from "./database-errors";
-import { createApp } from "../http/app";
-import { createLogger } from "../logger";
-import { createServices } from "../services";
-import { createBrowser, createTestShop } from "../testing/test-app";
-import { testSchemaName } from "../testing/test-database";
+import { createApp } from "#server/http/app";
+import { createLogger } from "#server/logger";
+import { createServices } from "#server/services";
+import { createBrowser, createTestShop } from "#server/testing/test-app";
+import { testSchemaName } from "#server/testing/test-database";
 
 describe("isDatabaseUnavailable", () => {
   it("recognises a database that cannot be reached, and nothing else", () => {

@@ -5,10 +5,10 @@ import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "../../tests/e2e/support/shop-process";
-import { startPatroniCluster, type ClusterPorts } from "../testing/patroni-cluster";
-import { SEPARATE_PROCESSOR_KEYS, startProcessorProcess, stopProcessorProcess } from "../testing/processor-process";
-import { createShopper, newTrafficLog, waitFor } from "../testing/shop-traffic";
-import { ensureDebianPackages, serviceDirectory, startService, stopService, type ServiceProcess } from "../testing/system-services";
+import { startPatroniCluster, type ClusterPorts } from "#server/testing/patroni-cluster";
+import { SEPARATE_PROCESSOR_KEYS, startProcessorProcess, stopProcessorProcess } from "#server/testing/processor-process";
+import { createShopper, newTrafficLog, waitFor } from "#server/testing/shop-traffic";
+import { ensureDebianPackages, serviceDirectory, startService, stopService, type ServiceProcess } from "#server/testing/system-services";
 
 /**
  * The primary's machine dies under load. Two PostgreSQL 15 nodes under Patroni with etcd (deploy/patroni/, as

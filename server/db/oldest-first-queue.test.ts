@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { openBarePglite } from "../testing/test-database";
+import { openBarePglite } from "#server/testing/test-database";
 import { openDatabase, type DatabaseHandle } from "./client";
 import { isDatabaseUnavailable } from "./database-errors";
 import { asArrivedNow, asFirstInLine, OldestFirstQueue, TurnTimeoutError } from "./oldest-first-queue";

@@ -2,9 +2,9 @@ import { rmSync } from "node:fs";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "../../tests/e2e/support/shop-process";
-import { createShopper, newTrafficLog, publishableKeyOf } from "../testing/shop-traffic";
-import { ensureDebianPackages, startPgBouncer, stopService } from "../testing/system-services";
-import { testSchemaName } from "../testing/test-database";
+import { createShopper, newTrafficLog, publishableKeyOf } from "#server/testing/shop-traffic";
+import { ensureDebianPackages, startPgBouncer, stopService } from "#server/testing/system-services";
+import { testSchemaName } from "#server/testing/test-database";
 
 /**
  * Two production instances reaching PostgreSQL only through PgBouncer in transaction mode (deploy/pgbouncer.ini, as

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import { describe, expect, it } from "vitest";
-import { openBarePglite } from "../testing/test-database";
+import { openBarePglite } from "#server/testing/test-database";
 import { createPglite, wrapPglite } from "./client";
 
 /** An empty PGlite, for statements on tables the shop's schema does not know. */

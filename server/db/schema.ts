@@ -1,8 +1,8 @@
-import type { PriceBreakdown } from "../../shared/pricing";
+import type { PriceBreakdown } from "#shared/pricing";
 import type { ColumnType, Generated, JSONColumnType } from "kysely";
-import type { DeliveryAddress } from "../../shared/address";
-import type { PromotionKindName } from "../../shared/promotions";
-import type { OrderStatus, StoredOrderItem } from "../../shared/orders";
+import type { DeliveryAddress } from "#shared/address";
+import type { PromotionKindName } from "#shared/promotions";
+import type { OrderStatus, StoredOrderItem } from "#shared/orders";
 
 /**
  * The database as Kysely sees it. One interface per table; migrations in ./migrations create them. The built-in

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import pg from "pg";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createTestShop } from "../testing/test-app";
-import { testSchemaName } from "../testing/test-database";
+import { createTestShop } from "#server/testing/test-app";
+import { testSchemaName } from "#server/testing/test-database";
 import { openDatabase, type DatabaseHandle } from "./client";
 import { migrationNames } from "./migrate";
 

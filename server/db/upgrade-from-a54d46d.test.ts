@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestShop } from "../testing/test-app";
-import { testDatabaseKinds, testSchemaName } from "../testing/test-database";
+import { createTestShop } from "#server/testing/test-app";
+import { testDatabaseKinds, testSchemaName } from "#server/testing/test-database";
 import { createPglite, openDatabase, wrapPglite, type DatabaseHandle } from "./client";
 import { migrationNames } from "./migrate";
 

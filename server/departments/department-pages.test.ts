@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { combinations, variantKey } from "../../shared/admin-schemas";
-import { createPageShop } from "../testing/page-shop";
-import { createBrowser } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { combinations, variantKey } from "#shared/admin-schemas";
+import { createPageShop } from "#server/testing/page-shop";
+import { createBrowser } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 const OPERATOR = { id: null, email: "operator@shop.test" };
 

@@ -1,4 +1,4 @@
-import type { DB } from "../db/client";
+import type { DB } from "#server/db/client";
 
 /** The tree a new shop starts with, and where the seeded six products go in it (by product id). */
 export const SEEDED_DEPARTMENTS = [

@@ -1,11 +1,11 @@
 import slugify from "@sindresorhus/slugify";
 import { sql, type Selectable, type Transaction } from "kysely";
-import type { DB, Writer } from "../db/client";
-import type { Database, DepartmentTable } from "../db/schema";
-import { AppError } from "../../shared/errors";
-import type { Department, DepartmentBranch, DepartmentTrail } from "../../shared/departments";
-import { recordAudit, type Actor } from "../admin/audit-log";
-import { inBatches } from "../db/in-batches";
+import type { DB, Writer } from "#server/db/client";
+import type { Database, DepartmentTable } from "#server/db/schema";
+import { AppError } from "#shared/errors";
+import type { Department, DepartmentBranch, DepartmentTrail } from "#shared/departments";
+import { recordAudit, type Actor } from "#server/admin/audit-log";
+import { inBatches } from "#server/db/in-batches";
 
 type DepartmentRow = Selectable<DepartmentTable>;
 

@@ -1,8 +1,8 @@
 import { sql, type Selectable } from "kysely";
-import { readOrderItem } from "../../shared/orders";
-import type { DB, Writer } from "../db/client";
-import type { EmailOutboxTable, EmailStatus } from "../db/schema";
-import { keysetCursor } from "../db/keyset-cursor";
+import { readOrderItem } from "#shared/orders";
+import type { DB, Writer } from "#server/db/client";
+import type { EmailOutboxTable, EmailStatus } from "#server/db/schema";
+import { keysetCursor } from "#server/db/keyset-cursor";
 import type { RenderedEmail } from "./render";
 import { accountDeletedEmail, passwordChangedEmail, passwordResetEmail, verificationEmail, welcomeEmail } from "./templates/account-emails";
 import { orderConfirmationEmail, orderRefundedEmail, orderShippedEmail } from "./templates/order-emails";

@@ -1,6 +1,6 @@
-import type { DB, Writer } from "../db/client";
-import type { EmailPurpose } from "../db/schema";
-import { newToken, sha256Base64url, TOKEN_PATTERN } from "../tokens";
+import type { DB, Writer } from "#server/db/client";
+import type { EmailPurpose } from "#server/db/schema";
+import { newToken, sha256Base64url, TOKEN_PATTERN } from "#server/tokens";
 
 /**
  * Which kinds of e-mail an address asked not to get (review requests; stock alerts later, separately), and the

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import type { DB } from "../db/client";
-import type { Logger } from "../logger";
+import type { DB } from "#server/db/client";
+import type { Logger } from "#server/logger";
 import { PermanentEmailFailure, type EmailTransport } from "./email-transport";
 
 const MINUTE = 60_000;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { credentialsSchema } from "../../shared/account";
-import { createLogger } from "../logger";
+import { credentialsSchema } from "#shared/account";
+import { createLogger } from "#server/logger";
 import { createSmtpTransport } from "./email-transport";
 import { createEmailSender } from "./email-sender";
-import { describeEachDatabase } from "../testing/test-database";
-import { startTwoInstances } from "../testing/two-instances";
-import { startSmtpCatcher } from "../testing/smtp-catcher";
-import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop, TEST_DELIVERY_ADDRESS } from "../testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { startTwoInstances } from "#server/testing/two-instances";
+import { startSmtpCatcher } from "#server/testing/smtp-catcher";
+import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop, TEST_DELIVERY_ADDRESS } from "#server/testing/test-app";
 
 const BOOK = "12321341"; // $11.96
 const FAST_SENDER = { pollIntervalMs: 50, retryBaseMs: 200, leaseMs: 2_000 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { priceOrder } from "../pricing/price-order";
+import { priceOrder } from "#server/pricing/price-order";
 import { htmlToText } from "./render";
 import { orderConfirmationEmail } from "./templates/order-emails";
 import { passwordResetEmail } from "./templates/account-emails";

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { signOutSchema } from "../../shared/account";
+import { signOutSchema } from "#shared/account";
 import type { AppEnv } from "./app-env";
 import { answerFormOrJson } from "./form-or-json";
 import { readBody } from "./read-body";

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { AppError } from "../../shared/errors";
+import { AppError } from "#shared/errors";
 import type { AppEnv } from "./app-env";
 
 /**

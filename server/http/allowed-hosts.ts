@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import type { MiddlewareHandler } from "hono";
-import { AppError } from "../../shared/errors";
+import { AppError } from "#shared/errors";
 
 /**
  * Without PUBLIC_URL the shop names itself by each request's Host (the sitemap, robots.txt, canonical links), so a

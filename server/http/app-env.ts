@@ -1,4 +1,4 @@
-import type { Services } from "../services";
+import type { Services } from "#server/services";
 import type { Shopper } from "./shopper";
 
 /**

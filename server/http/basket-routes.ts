@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import { BASKET_ERROR_PARAM, BASKET_PRODUCT_PARAM, productAnchorId } from "../../shared/basket";
-import { basketRequestSchemas } from "../../shared/basket-schemas";
+import { BASKET_ERROR_PARAM, BASKET_PRODUCT_PARAM, productAnchorId } from "#shared/basket";
+import { basketRequestSchemas } from "#shared/basket-schemas";
 import type { AppEnv } from "./app-env";
 import { answerFormOrJson, type FormReturn } from "./form-or-json";
 import { readBody } from "./read-body";

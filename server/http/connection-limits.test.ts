@@ -1,9 +1,9 @@
 import { connect, type Socket } from "node:net";
 import type { Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseHandle } from "../db/client";
-import { createTestShop } from "../testing/test-app";
-import { openTestDatabase } from "../testing/test-database";
+import type { DatabaseHandle } from "#server/db/client";
+import { createTestShop } from "#server/testing/test-app";
+import { openTestDatabase } from "#server/testing/test-database";
 import { HEADERS_TIMEOUT_MS } from "./connection-limits";
 
 /** A raw TCP client: what it has received so far, and a promise that settles when the server closes it. */

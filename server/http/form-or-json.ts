@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { AppError } from "../../shared/errors";
+import { AppError } from "#shared/errors";
 import { bodyKind } from "./read-body";
 
 export interface Outcome {

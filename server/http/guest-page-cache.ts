@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { gunzipSync, inflateSync, zstdDecompressSync } from "node:zlib";
 import type { MiddlewareHandler } from "hono";
-import type { Logger } from "../logger";
+import type { Logger } from "#server/logger";
 import { SESSION_COOKIE } from "./shopper";
 
 /** Distinct pages (address × host × scheme × encoding) kept; past it the cache starts over. */

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { sql } from "kysely";
-import type { Services } from "../services";
+import type { Services } from "#server/services";
 import type { AppEnv } from "./app-env";
 import type { Readiness } from "./readiness";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createPageShop } from "../testing/page-shop";
-import { createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { createPageShop } from "#server/testing/page-shop";
+import { createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 /**
  * The host a shop's links name. With PUBLIC_URL, that origin, whatever Host a request carries. Without it, the Host

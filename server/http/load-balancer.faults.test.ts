@@ -5,9 +5,9 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "../../tests/e2e/support/shop-process";
-import { publishableKeyOf } from "../testing/shop-traffic";
-import { TEST_DELIVERY_ADDRESS } from "../testing/test-app";
-import { testSchemaName } from "../testing/test-database";
+import { publishableKeyOf } from "#server/testing/shop-traffic";
+import { TEST_DELIVERY_ADDRESS } from "#server/testing/test-app";
+import { testSchemaName } from "#server/testing/test-database";
 
 /**
  * Three production instances behind HAProxy (deploy/haproxy.cfg, as shipped) on one PostgreSQL schema: shoppers

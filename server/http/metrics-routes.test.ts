@@ -1,9 +1,9 @@
 import { get } from "node:http";
 import { expect, it, onTestFinished } from "vitest";
 import { pageRouteLabel } from "./metrics-routes";
-import { createPageShop } from "../testing/page-shop";
-import { createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { createPageShop } from "#server/testing/page-shop";
+import { createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 describeEachDatabase("/metrics", (getDatabase) => {
   it("gives loopback Prometheus text: requests by route and status, durations, queries, webhooks pending, process figures", async () => {

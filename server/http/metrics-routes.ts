@@ -1,7 +1,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { routePath } from "hono/route";
-import { metricsAccess, type Metrics } from "../metrics/metrics";
+import { metricsAccess, type Metrics } from "#server/metrics/metrics";
 import type { AppEnv } from "./app-env";
 
 /**

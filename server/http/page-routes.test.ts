@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createLogger } from "../logger";
-import { createPageShop } from "../testing/page-shop";
-import { createBrowser } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { createLogger } from "#server/logger";
+import { createPageShop } from "#server/testing/page-shop";
+import { createBrowser } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 /**
  * Pages, rendered by React Router as in production, answering what a shopper's address bar or a stray client can

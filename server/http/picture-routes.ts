@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { currentPictureUrl } from "../../shared/shop-pictures";
+import { currentPictureUrl } from "#shared/shop-pictures";
 import type { AppEnv } from "./app-env";
 
 /**

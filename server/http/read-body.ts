@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { AppError } from "../../shared/errors";
-import { readFormFields } from "../../shared/form-fields";
-import { unstorableFieldOf, unstorableTextMessage } from "../../shared/storable-text";
+import { AppError } from "#shared/errors";
+import { readFormFields } from "#shared/form-fields";
+import { unstorableFieldOf, unstorableTextMessage } from "#shared/storable-text";
 
 /** The kinds of body a request may carry: a form post (no JavaScript) or JSON (the enhanced page). */
 export type BodyKind = "form" | "json";

@@ -1,7 +1,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import { expect, it, onTestFinished } from "vitest";
-import { createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 const PRODUCT_ID = "12321341";
 

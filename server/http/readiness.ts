@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { AppError } from "../../shared/errors";
+import { AppError } from "#shared/errors";
 
 /**
  * Whether this process should be sent new work. Liveness (/healthz) says the process and its database answer;

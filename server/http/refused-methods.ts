@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { AppError } from "../../shared/errors";
+import { AppError } from "#shared/errors";
 import type { AppEnv } from "./app-env";
 
 /** The methods the shop's pages and forms use; anything else is at best a 405. */

@@ -1,5 +1,5 @@
 import { createContext } from "react-router";
-import type { Services } from "../services";
+import type { Services } from "#server/services";
 import type { Shopper } from "./shopper";
 
 /** The services as pages see them: everything but the raw database handle, which only the services themselves use. */

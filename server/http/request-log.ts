@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import type { Logger } from "../logger";
+import type { Logger } from "#server/logger";
 
 /**
  * Gives every request an id (echoed in X-Request-Id, so a shopper's report can be matched to a log line)

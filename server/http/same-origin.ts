@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { AppError } from "../../shared/errors";
+import { AppError } from "#shared/errors";
 import { requestScheme, type RequestSchemeOptions } from "./request-scheme";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);

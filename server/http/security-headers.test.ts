@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
-import { describeEachDatabase } from "../testing/test-database";
-import { createTestShop } from "../testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { createTestShop } from "#server/testing/test-app";
 
 describeEachDatabase("the Content-Security-Policy", (getDatabase) => {
   const policyOf = async (options: Parameters<typeof createTestShop>[1] = {}) => {

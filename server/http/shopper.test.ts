@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { credentialsSchema } from "../../shared/account";
-import { createBrowser, createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { credentialsSchema } from "#shared/account";
+import { createBrowser, createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 /**
  * The session cookie as a browser lives with it: when it is sent again, when it stops working, its name and Secure

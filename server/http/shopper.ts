@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { BasketOwner } from "../basket/basket-owner";
-import type { Session, SessionService, SessionUser } from "../sessions/session-service";
+import type { BasketOwner } from "#server/basket/basket-owner";
+import type { Session, SessionService, SessionUser } from "#server/sessions/session-service";
 
 /** The session cookie's name; over HTTPS it carries the __Host- prefix (Secure, this host only, path /). */
 export const SESSION_COOKIE = "sf_session";

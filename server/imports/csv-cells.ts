@@ -1,4 +1,4 @@
-import { decimalAmount } from "../../shared/money";
+import { decimalAmount } from "#shared/money";
 
 /**
  * A spreadsheet runs a cell that starts with =, +, - or @ as a formula ("CSV injection": OWASP's CSV Injection page).

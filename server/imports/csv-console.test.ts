@@ -1,8 +1,8 @@
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createPageShop } from "../testing/page-shop";
-import { createBrowser } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { createPageShop } from "#server/testing/page-shop";
+import { createBrowser } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 const OPERATOR = "csv-owner@console.test";
 const SHOPPER = "csv-shopper@console.test";

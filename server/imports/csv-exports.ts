@@ -1,6 +1,6 @@
-import type { DB } from "../db/client";
-import { ORDER_EXPORT_COLUMNS, orderCsvRows } from "../admin/order-csv-export";
-import type { AdminOrderFilter } from "../admin/admin-orders";
+import type { DB } from "#server/db/client";
+import { ORDER_EXPORT_COLUMNS, orderCsvRows } from "#server/admin/order-csv-export";
+import type { AdminOrderFilter } from "#server/admin/admin-orders";
 import { csvDownload } from "./csv-download";
 import { productCsvRows } from "./product-csv-export";
 import { PRODUCT_EXPORT_COLUMNS } from "./product-csv-layout";

@@ -1,10 +1,10 @@
 import { readdirSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
-import { createCatalogueService } from "../catalogue/catalogue-service";
-import { createDepartmentService } from "../departments/department-service";
-import { describeEachDatabase } from "../testing/test-database";
-import { DEFAULT_LISTING_STATE } from "../../shared/listing";
+import { createCatalogueService } from "#server/catalogue/catalogue-service";
+import { createDepartmentService } from "#server/departments/department-service";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { DEFAULT_LISTING_STATE } from "#shared/listing";
 import { applyDemoCatalogue, demoHandle } from "./demo-catalogue";
 import { DEMO_PRODUCTS } from "./demo-catalogue-data";
 

@@ -2,9 +2,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { NO_PICTURE } from "../catalogue/catalogue-data";
-import { createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { NO_PICTURE } from "#server/catalogue/catalogue-data";
+import { createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 const OPERATOR = { id: null, email: "importer@example.com" };
 const SLOW = { timeout: 120_000 };

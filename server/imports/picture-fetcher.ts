@@ -4,12 +4,12 @@ import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 import { sql } from "kysely";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent, type RequestFilteringAgentOptions } from "request-filtering-agent";
-import { recordAudit } from "../admin/audit-log";
-import { MAX_PICTURE_BYTES, type PictureStore, type StoredPicture } from "../admin/picture-store";
-import type { CatalogueService } from "../catalogue/catalogue-service";
-import type { DB } from "../db/client";
-import type { Logger } from "../logger";
-import { AppError } from "../../shared/errors";
+import { recordAudit } from "#server/admin/audit-log";
+import { MAX_PICTURE_BYTES, type PictureStore, type StoredPicture } from "#server/admin/picture-store";
+import type { CatalogueService } from "#server/catalogue/catalogue-service";
+import type { DB } from "#server/db/client";
+import type { Logger } from "#server/logger";
+import { AppError } from "#shared/errors";
 
 /** Pictures fetched at once by one instance. */
 export const PICTURE_FETCHES_AT_ONCE = 4;

@@ -1,7 +1,7 @@
-import { NO_PICTURE } from "../catalogue/catalogue-data";
-import type { DB } from "../db/client";
-import { departmentPath } from "../departments/department-service";
-import { pictureUrl } from "../../shared/shop-pictures";
+import { NO_PICTURE } from "#server/catalogue/catalogue-data";
+import type { DB } from "#server/db/client";
+import { departmentPath } from "#server/departments/department-service";
+import { pictureUrl } from "#shared/shop-pictures";
 import { csvBoolean, csvMoney } from "./csv-cells";
 import { PRODUCT_EXPORT_COLUMNS } from "./product-csv-layout";
 

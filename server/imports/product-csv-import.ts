@@ -1,15 +1,15 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
-import { recordAudit, type Actor } from "../admin/audit-log";
-import { NO_PICTURE, PRODUCT_IMAGE_SIZE } from "../catalogue/catalogue-data";
-import type { CatalogueService, ImportedOptionsAndVariants, ImportedProductValues } from "../catalogue/catalogue-service";
-import type { DB } from "../db/client";
-import { inBatches } from "../db/in-batches";
-import type { Database } from "../db/schema";
-import { departmentPath, departmentPathKey, type DepartmentService } from "../departments/department-service";
-import type { InventoryService } from "../inventory/inventory-service";
-import { formatCents } from "../../shared/money";
-import { shopPictureReference } from "../../shared/shop-pictures";
+import { recordAudit, type Actor } from "#server/admin/audit-log";
+import { NO_PICTURE, PRODUCT_IMAGE_SIZE } from "#server/catalogue/catalogue-data";
+import type { CatalogueService, ImportedOptionsAndVariants, ImportedProductValues } from "#server/catalogue/catalogue-service";
+import type { DB } from "#server/db/client";
+import { inBatches } from "#server/db/in-batches";
+import type { Database } from "#server/db/schema";
+import { departmentPath, departmentPathKey, type DepartmentService } from "#server/departments/department-service";
+import type { InventoryService } from "#server/inventory/inventory-service";
+import { formatCents } from "#shared/money";
+import { shopPictureReference } from "#shared/shop-pictures";
 import { readProductCsv, tidyParagraphs, type WantedProduct } from "./product-csv-read";
 
 export type ProductOutcomeKind = "created" | "updated" | "unchanged" | "error";

@@ -1,8 +1,8 @@
 import { Readable } from "node:stream";
 import { parse, CsvError } from "csv-parse";
 import { compile } from "html-to-text";
-import { slugFromTitle } from "../catalogue/catalogue-service";
-import { MAX_PRICE_CENTS, parseDollars } from "../../shared/admin-schemas";
+import { slugFromTitle } from "#server/catalogue/catalogue-service";
+import { MAX_PRICE_CENTS, parseDollars } from "#shared/admin-schemas";
 import { undoNeutralisedFormula } from "./csv-cells";
 import { readProductCsvHeader, readProductCsvRow, type ProductCsvHeader, type ProductCsvRow } from "./product-csv-layout";
 

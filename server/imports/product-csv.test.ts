@@ -1,11 +1,11 @@
 import { gunzipSync } from "node:zlib";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "../admin/audit-log";
-import { NO_PICTURE } from "../catalogue/catalogue-data";
-import { createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
-import { DEFAULT_LISTING_STATE } from "../../shared/listing";
+import type { Actor } from "#server/admin/audit-log";
+import { NO_PICTURE } from "#server/catalogue/catalogue-data";
+import { createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { DEFAULT_LISTING_STATE } from "#shared/listing";
 import { neutraliseFormula, undoNeutralisedFormula } from "./csv-cells";
 import { MAX_CSV_BYTES, readProductCsv } from "./product-csv-read";
 

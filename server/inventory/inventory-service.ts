@@ -1,10 +1,10 @@
 import { sql } from "kysely";
-import { AppError } from "../../shared/errors";
-import { availabilityWord, onlyLeftOfMessage, type VariantStock } from "../../shared/stock";
-import type { DB, Writer } from "../db/client";
-import type { StockLedgerReason } from "../db/schema";
-import type { Logger } from "../logger";
-import { inBatches } from "../db/in-batches";
+import { AppError } from "#shared/errors";
+import { availabilityWord, onlyLeftOfMessage, type VariantStock } from "#shared/stock";
+import type { DB, Writer } from "#server/db/client";
+import type { StockLedgerReason } from "#server/db/schema";
+import type { Logger } from "#server/logger";
+import { inBatches } from "#server/db/in-batches";
 
 /** Default: how long a payment holds the basket's tracked stock (RESERVATION_MINUTES). */
 export const DEFAULT_RESERVATION_MINUTES = 15;

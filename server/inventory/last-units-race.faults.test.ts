@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
-import { addDeliveryAddress, confirmCard, createHttpBrowser } from "../testing/test-app";
-import { countProcessorIntents, startTwoInstances } from "../testing/two-instances";
+import { addDeliveryAddress, confirmCard, createHttpBrowser } from "#server/testing/test-app";
+import { countProcessorIntents, startTwoInstances } from "#server/testing/two-instances";
 
 const BOOK = "12321341"; // $11.96
 const SHOPPERS = 40;

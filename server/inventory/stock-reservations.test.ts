@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { sql } from "kysely";
-import { describeEachDatabase } from "../testing/test-database";
-import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
 
 const BOOK = "12321341"; // The Lean Startup…, $11.96
 const MONITOR = "4903850"; // $199.99

@@ -1,5 +1,5 @@
 import { BlockList, isIPv4, isIPv6 } from "node:net";
-import type { Logger } from "../logger";
+import type { Logger } from "#server/logger";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** Seconds: a page takes milliseconds; the top buckets catch a database that stalls. */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ORDER_NUMBER_PATTERN } from "../../shared/orders";
-import { createLogger } from "../logger";
-import { createPageShop } from "../testing/page-shop";
-import { createBrowser } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { ORDER_NUMBER_PATTERN } from "#shared/orders";
+import { createLogger } from "#server/logger";
+import { createPageShop } from "#server/testing/page-shop";
+import { createBrowser } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 import { newOrderNumber } from "./order-number";
 
 const BOOK = "12321341";

@@ -1,13 +1,13 @@
 import { sql } from "kysely";
-import { ownerColumn, type BasketOwner } from "../basket/basket-owner";
-import type { DB, Writer } from "../db/client";
-import type { OrderProcessor } from "../db/schema";
-import type { DeliveryAddress } from "../../shared/address";
-import type { PriceBreakdown } from "../../shared/pricing";
-import type { PromotionKindName } from "../../shared/promotions";
-import { keysetCursor } from "../db/keyset-cursor";
-import { AppError } from "../../shared/errors";
-import { formatCents } from "../../shared/money";
+import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
+import type { DB, Writer } from "#server/db/client";
+import type { OrderProcessor } from "#server/db/schema";
+import type { DeliveryAddress } from "#shared/address";
+import type { PriceBreakdown } from "#shared/pricing";
+import type { PromotionKindName } from "#shared/promotions";
+import { keysetCursor } from "#server/db/keyset-cursor";
+import { AppError } from "#shared/errors";
+import { formatCents } from "#shared/money";
 import {
   ORDER_NUMBER_PATTERN,
   ORDER_STATUS_LABELS,
@@ -18,7 +18,7 @@ import {
   type OrderStatus,
   type OrderView,
   type StoredOrderItem,
-} from "../../shared/orders";
+} from "#shared/orders";
 
 /** Pages of an owner's orders: (paid_at, intent id) of the previous page's last order. */
 const ordersCursor = keysetCursor(/^[A-Za-z0-9_]{1,100}$/);

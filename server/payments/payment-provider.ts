@@ -1,5 +1,5 @@
 import Stripe from "stripe";
-import type { Logger } from "../logger";
+import type { Logger } from "#server/logger";
 import { logProcessorError, toShopperError } from "./processor-errors";
 
 /**

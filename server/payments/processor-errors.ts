@@ -1,6 +1,6 @@
 import Stripe from "stripe";
-import { AppError } from "../../shared/errors";
-import type { Logger } from "../logger";
+import { AppError } from "#shared/errors";
+import type { Logger } from "#server/logger";
 
 /**
  * Every error the processor (Stripe or the built-in one, both through the SDK) can answer the shop with, turned

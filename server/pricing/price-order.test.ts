@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatRate, taxLabel } from "../../shared/pricing";
+import { formatRate, taxLabel } from "#shared/pricing";
 import { percentOf, priceOrder, shareByLargestRemainder, type PricingInput, type PromotionInput, type ShopRates } from "./price-order";
 
 const NONE: PromotionInput = { kind: "none" };

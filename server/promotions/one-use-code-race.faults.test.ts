@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import { expect, it } from "vitest";
-import { promotionFormSchema } from "../../shared/promotion-schemas";
-import { addDeliveryAddress, confirmCard, createHttpBrowser } from "../testing/test-app";
-import { countProcessorIntents, startTwoInstances } from "../testing/two-instances";
+import { promotionFormSchema } from "#shared/promotion-schemas";
+import { addDeliveryAddress, confirmCard, createHttpBrowser } from "#server/testing/test-app";
+import { countProcessorIntents, startTwoInstances } from "#server/testing/two-instances";
 
 const BOOK = "12321341"; // $11.96, $10.76 with 10 % off
 const SHOPPERS = 20;

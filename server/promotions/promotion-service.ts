@@ -1,13 +1,13 @@
 import { sql } from "kysely";
-import { AppError } from "../../shared/errors";
-import { CARD_MINIMUM_CENTS, PROMOTION_REFUSALS, spendMoreMessage, type PromotionView } from "../../shared/promotions";
-import type { PromotionForm } from "../../shared/promotion-schemas";
-import type { PriceBreakdown } from "../../shared/pricing";
-import { recordAudit, type Actor } from "../admin/audit-log";
-import { ownerColumn, type BasketOwner } from "../basket/basket-owner";
-import type { DB, Writer } from "../db/client";
-import type { PromotionKind } from "../db/schema";
-import type { PromotionInput } from "../pricing/price-order";
+import { AppError } from "#shared/errors";
+import { CARD_MINIMUM_CENTS, PROMOTION_REFUSALS, spendMoreMessage, type PromotionView } from "#shared/promotions";
+import type { PromotionForm } from "#shared/promotion-schemas";
+import type { PriceBreakdown } from "#shared/pricing";
+import { recordAudit, type Actor } from "#server/admin/audit-log";
+import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
+import type { DB, Writer } from "#server/db/client";
+import type { PromotionKind } from "#server/db/schema";
+import type { PromotionInput } from "#server/pricing/price-order";
 
 /** Who is using a code: the basket's owner, and the receipt e-mail (an account's own, or a guest's). */
 export interface PromotionCustomer {

@@ -1,9 +1,9 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { promotionFormSchema } from "../../shared/promotion-schemas";
-import type { BasketOwner } from "../basket/basket-owner";
-import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { promotionFormSchema } from "#shared/promotion-schemas";
+import type { BasketOwner } from "#server/basket/basket-owner";
+import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 const BOOK = "12321341"; // $11.96
 const MONITOR = "4903850"; // $199.99

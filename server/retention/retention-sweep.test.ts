@@ -1,9 +1,9 @@
 import { expect, it, vi } from "vitest";
 import { sql } from "kysely";
-import type { DB } from "../db/client";
-import { createLogger } from "../logger";
-import { createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import type { DB } from "#server/db/client";
+import { createLogger } from "#server/logger";
+import { createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 import { createRetentionSweep } from "./retention-sweep";
 
 const BOOK = "12321341";

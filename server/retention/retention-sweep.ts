@@ -1,7 +1,7 @@
 import { sql } from "kysely";
-import { LONGEST_WINDOW_MS } from "../accounts/rate-limiter";
-import type { DB } from "../db/client";
-import type { Logger } from "../logger";
+import { LONGEST_WINDOW_MS } from "#server/accounts/rate-limiter";
+import type { DB } from "#server/db/client";
+import type { Logger } from "#server/logger";
 
 /** Rows per delete statement: short transactions that never hold many locks, whatever the backlog. */
 export const RETENTION_BATCH_SIZE = 1_000;

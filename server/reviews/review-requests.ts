@@ -1,9 +1,9 @@
 import { sql } from "kysely";
-import type { DB } from "../db/client";
-import type { EmailOutbox } from "../email/email-outbox";
-import type { EmailPreferences } from "../email/email-preferences";
-import type { Logger } from "../logger";
-import { readOrderItem } from "../../shared/orders";
+import type { DB } from "#server/db/client";
+import type { EmailOutbox } from "#server/email/email-outbox";
+import type { EmailPreferences } from "#server/email/email-preferences";
+import type { Logger } from "#server/logger";
+import { readOrderItem } from "#shared/orders";
 
 /** How often a running instance looks for orders due a review request. */
 export const REVIEW_REQUEST_SWEEP_INTERVAL_MS = 10 * 60 * 1000;

@@ -1,9 +1,9 @@
 import { sql } from "kysely";
-import type { DB, Writer } from "../db/client";
-import { keysetCursor } from "../db/keyset-cursor";
-import { recordAudit, type Actor } from "../admin/audit-log";
-import { AppError } from "../../shared/errors";
-import { QUALIFYING_ORDER_STATUSES, REVIEWS_PAGE_SIZE, reviewerNameFrom, type ReviewInput, type ReviewSummary, type ReviewView } from "../../shared/reviews";
+import type { DB, Writer } from "#server/db/client";
+import { keysetCursor } from "#server/db/keyset-cursor";
+import { recordAudit, type Actor } from "#server/admin/audit-log";
+import { AppError } from "#shared/errors";
+import { QUALIFYING_ORDER_STATUSES, REVIEWS_PAGE_SIZE, reviewerNameFrom, type ReviewInput, type ReviewSummary, type ReviewView } from "#shared/reviews";
 
 
 /** What the product page's review form needs to know about the signed-in shopper. */

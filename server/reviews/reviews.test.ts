@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { newOrderNumber } from "../orders/order-number";
-import { createPageShop } from "../testing/page-shop";
-import { startSmtpCatcher } from "../testing/smtp-catcher";
-import { createBrowser } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
-import type { OrderStatus } from "../../shared/orders";
+import { newOrderNumber } from "#server/orders/order-number";
+import { createPageShop } from "#server/testing/page-shop";
+import { startSmtpCatcher } from "#server/testing/smtp-catcher";
+import { createBrowser } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
+import type { OrderStatus } from "#shared/orders";
 
 const PASSWORD = "correct horse battery";
 const ECHO = "23445930";

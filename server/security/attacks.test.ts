@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { credentialsSchema } from "../../shared/account";
-import type { OrderItem, StoredOrderItem } from "../../shared/orders";
-import { addDeliveryAddress, confirmCard, createBrowser, createHttpBrowser, createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { credentialsSchema } from "#shared/account";
+import type { OrderItem, StoredOrderItem } from "#shared/orders";
+import { addDeliveryAddress, confirmCard, createBrowser, createHttpBrowser, createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 import {
   BOOK,
   BOOK_AND_ECHO_CENTS,
@@ -15,7 +15,7 @@ import {
   startListeningShop,
   type Browser,
 } from "./security-fixtures";
-import { failureOf } from "../testing/app-error";
+import { failureOf } from "#server/testing/app-error";
 
 /**
  * Each attack a shop must refuse, one test each, named for what the attacker would notice: the refusal, and that

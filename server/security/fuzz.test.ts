@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import fc from "fast-check";
 import type { z } from "zod";
-import { signOutSchema } from "../../shared/account";
-import { basketRequestSchemas } from "../../shared/basket-schemas";
-import { catalogue } from "../catalogue/catalogue-data";
-import { errorStatus } from "../../shared/errors";
-import { parseSearchParams } from "../../shared/catalogue-schemas";
-import { createPageShop } from "../testing/page-shop";
-import { createBrowser } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { signOutSchema } from "#shared/account";
+import { basketRequestSchemas } from "#shared/basket-schemas";
+import { catalogue } from "#server/catalogue/catalogue-data";
+import { errorStatus } from "#shared/errors";
+import { parseSearchParams } from "#shared/catalogue-schemas";
+import { createPageShop } from "#server/testing/page-shop";
+import { createBrowser } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 import {
   BOOK,
   BOOK_AND_ECHO_CENTS,

@@ -1,7 +1,7 @@
 import { beforeAll, expect, it } from "vitest";
-import { addDeliveryAddress, createBrowser, createTestShop } from "../testing/test-app";
-import { credentialsSchema } from "../../shared/account";
-import { describeEachDatabase } from "../testing/test-database";
+import { addDeliveryAddress, createBrowser, createTestShop } from "#server/testing/test-app";
+import { credentialsSchema } from "#shared/account";
+import { describeEachDatabase } from "#server/testing/test-database";
 import { BOOK, ECHO } from "./security-fixtures";
 
 /**

@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { sql } from "kysely";
-import type { DatabaseHandle, DB } from "../db/client";
-import { addDeliveryAddress, createBrowser, createTestShop } from "../testing/test-app";
+import type { DatabaseHandle, DB } from "#server/db/client";
+import { addDeliveryAddress, createBrowser, createTestShop } from "#server/testing/test-app";
 
 /** The host every in-process request is addressed to (createBrowser uses the same). */
 export const SHOP_ORIGIN = "http://shop.test";

@@ -1,6 +1,6 @@
-import type { DB } from "../db/client";
-import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "../tokens";
-import { tooManyRequests, type RateLimiter, type RateLimitRule } from "../accounts/rate-limiter";
+import type { DB } from "#server/db/client";
+import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "#server/tokens";
+import { tooManyRequests, type RateLimiter, type RateLimitRule } from "#server/accounts/rate-limiter";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long a browser session lives without a visit. Each visit (at most once a day) pushes it back. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { PriceBreakdown } from "../../shared/pricing";
-import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop, TEST_DELIVERY_ADDRESS } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import type { PriceBreakdown } from "#shared/pricing";
+import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop, TEST_DELIVERY_ADDRESS } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 const BOOK = "12321341"; // $11.96
 const ECHO = "23445930"; // $98.99

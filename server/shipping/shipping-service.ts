@@ -1,11 +1,11 @@
 import { sql } from "kysely";
-import { countryName, US_STATES } from "../../shared/address";
-import { AppError } from "../../shared/errors";
-import { formatCents } from "../../shared/money";
-import { formatRate } from "../../shared/pricing";
-import { recordAudit, type Actor } from "../admin/audit-log";
-import type { DB, Writer } from "../db/client";
-import type { ShippingZoneRates, ShopRates, TaxRateInput, WeightTier } from "../pricing/price-order";
+import { countryName, US_STATES } from "#shared/address";
+import { AppError } from "#shared/errors";
+import { formatCents } from "#shared/money";
+import { formatRate } from "#shared/pricing";
+import { recordAudit, type Actor } from "#server/admin/audit-log";
+import type { DB, Writer } from "#server/db/client";
+import type { ShippingZoneRates, ShopRates, TaxRateInput, WeightTier } from "#server/pricing/price-order";
 
 export interface ZoneInput {
   name: string;

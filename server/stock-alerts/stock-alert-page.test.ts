@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createPageShop } from "../testing/page-shop";
-import { startSmtpCatcher } from "../testing/smtp-catcher";
-import { createBrowser } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { createPageShop } from "#server/testing/page-shop";
+import { startSmtpCatcher } from "#server/testing/smtp-catcher";
+import { createBrowser } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 const PASSWORD = "correct horse battery";
 const BOOK_PAGE = "/products/the-lean-startup";

@@ -1,16 +1,16 @@
 import { sql, type OnConflictBuilder } from "kysely";
-import type { Database } from "../db/schema";
-import type { RateLimiter } from "../accounts/rate-limiter";
-import { tooManyRequests } from "../accounts/rate-limiter";
-import type { DB, Writer } from "../db/client";
-import type { EmailOutbox } from "../email/email-outbox";
-import type { EmailPreferences } from "../email/email-preferences";
-import { hasAvailableStock, type InventoryService } from "../inventory/inventory-service";
-import { newToken, sha256Base64url, TOKEN_PATTERN } from "../tokens";
-import { AppError } from "../../shared/errors";
-import { productPath, VARIANT_PARAM } from "../../shared/catalogue";
-import { stockAlertFormSchema } from "../../shared/stock-alert-schemas";
-import { BACK_IN_STOCK_ALREADY, NO_SUCH_VARIANT, type StockAlertOutcome } from "../../shared/stock-alerts";
+import type { Database } from "#server/db/schema";
+import type { RateLimiter } from "#server/accounts/rate-limiter";
+import { tooManyRequests } from "#server/accounts/rate-limiter";
+import type { DB, Writer } from "#server/db/client";
+import type { EmailOutbox } from "#server/email/email-outbox";
+import type { EmailPreferences } from "#server/email/email-preferences";
+import { hasAvailableStock, type InventoryService } from "#server/inventory/inventory-service";
+import { newToken, sha256Base64url, TOKEN_PATTERN } from "#server/tokens";
+import { AppError } from "#shared/errors";
+import { productPath, VARIANT_PARAM } from "#shared/catalogue";
+import { stockAlertFormSchema } from "#shared/stock-alert-schemas";
+import { BACK_IN_STOCK_ALREADY, NO_SUCH_VARIANT, type StockAlertOutcome } from "#shared/stock-alerts";
 
 const HOUR_MS = 60 * 60 * 1000;
 /** Against abuse: alerts one address may ask for per hour, and one client address (as sign-in counts both). */

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { expect, it } from "vitest";
-import { down, up } from "../db/migrations/0025-stock-alerts-by-variant";
-import { describeEachDatabase } from "../testing/test-database";
+import { down, up } from "#server/db/migrations/0025-stock-alerts-by-variant";
+import { describeEachDatabase } from "#server/testing/test-database";
 
 const BOOK = "12321341";
 const ECHO = "23445930";

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startSmtpCatcher } from "../testing/smtp-catcher";
-import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "../testing/test-app";
-import { describeEachDatabase } from "../testing/test-database";
+import { startSmtpCatcher } from "#server/testing/smtp-catcher";
+import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
 import { STOCK_ALERT_LIMITS } from "./stock-alert-service";
 
 const BOOK = "12321341";

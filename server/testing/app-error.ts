@@ -1,4 +1,4 @@
-import { AppError } from "../../shared/errors";
+import { AppError } from "#shared/errors";
 
 /** The AppError a call rejects with; anything else (or success) fails the test. */
 export async function failureOf(promise: Promise<unknown>): Promise<AppError> {

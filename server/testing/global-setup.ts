@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { createPglite, wrapPglite } from "../db/client";
-import { prepareDatabase } from "../services";
+import { createPglite, wrapPglite } from "#server/db/client";
+import { prepareDatabase } from "#server/services";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,8 +1,8 @@
 import type { ServerBuild } from "react-router";
 import { createServer } from "vite";
-import type { DatabaseHandle } from "../db/client";
-import { createPageHandlers } from "../http/page-handlers";
-import type { ShopOptions } from "../shop";
+import type { DatabaseHandle } from "#server/db/client";
+import { createPageHandlers } from "#server/http/page-handlers";
+import type { ShopOptions } from "#server/shop";
 import { createTestShop } from "./test-app";
 
 /**

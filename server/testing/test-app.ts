@@ -1,6 +1,6 @@
-import type { DatabaseHandle } from "../db/client";
-import { createLogger } from "../logger";
-import { createShop, type ShopOptions } from "../shop";
+import type { DatabaseHandle } from "#server/db/client";
+import { createLogger } from "#server/logger";
+import { createShop, type ShopOptions } from "#server/shop";
 
 /**
  * The real shop over a test database, assembled as main.ts does, without the page renderer: JSON and form routes,

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, inject, onTestFinished } from "vitest";
 import pg from "pg";
-import { createPglite, openDatabase, wrapPglite, type DatabaseHandle } from "../db/client";
-import { prepareDatabase } from "../services";
+import { createPglite, openDatabase, wrapPglite, type DatabaseHandle } from "#server/db/client";
+import { prepareDatabase } from "#server/services";
 
 /** An empty PGlite, without the shop's tables, closed when the test ends: for tests of the database layer itself. */
 export function openBarePglite(): DatabaseHandle {

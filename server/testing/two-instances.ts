@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import { openDatabase, type DatabaseHandle, type DB } from "../db/client";
-import type { ShopOptions } from "../shop";
+import { openDatabase, type DatabaseHandle, type DB } from "#server/db/client";
+import type { ShopOptions } from "#server/shop";
 import { createTestShop } from "./test-app";
 import { testSchemaName } from "./test-database";
 

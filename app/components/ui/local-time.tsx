@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from "react";
-import type { ClockZone } from "../../../shared/dates";
+import type { ClockZone } from "#shared/dates";
 
 const subscribeNever = () => () => {};
 

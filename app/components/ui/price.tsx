@@ -1,4 +1,4 @@
-import { formatCents } from "../../../shared/money";
+import { formatCents } from "#shared/money";
 
 /** A price in cents, shown as "$1,094.98". */
 export function Price({ cents, className }: { cents: number; className?: string }) {

@@ -1,4 +1,4 @@
-import { toHalfStar } from "../../../shared/reviews";
+import { toHalfStar } from "#shared/reviews";
 
 /**
  * A rating as star emojis, as the shop has always shown it, drawn to the nearest half star (a half is the emoji cut in two), read out as a

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Link } from "react-router";
-import { Wordmark } from "../../components/ui/icons";
+import { Wordmark } from "#app/components/ui/icons";
 
 /** The plain frame of the sign-in pages (no shop header): the wordmark, one box, a title. */
 export function AuthPage({ title, description, children }: { title: string; description: string; children: ReactNode }) {

@@ -1,4 +1,4 @@
-import { FieldError, invalidFieldProps } from "../../components/form/field-error";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 
 /** A labelled password input with its error under it, named by aria-describedby while there is one. */
 export function PasswordField({ id, name, label, autoComplete, error }: { id: string; name: string; label: string; autoComplete: string; error: string | undefined }) {

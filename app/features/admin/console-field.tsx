@@ -1,4 +1,4 @@
-import { FieldError, invalidFieldProps } from "../../components/form/field-error";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 
 /** The console's error summary says it its own way (app/components/form/error-summary.tsx draws it). */
 export const CONSOLE_SUMMARY_TITLE = "Please correct the following";

@@ -1,4 +1,4 @@
-import { formatCents } from "../../../shared/money";
+import { formatCents } from "#shared/money";
 
 const WIDTH = 720;
 const HEIGHT = 220;

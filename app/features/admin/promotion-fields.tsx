@@ -1,5 +1,5 @@
-import { PROMOTION_KIND_LABELS, type PromotionKindName } from "../../../shared/promotions";
-import { FieldError, invalidFieldProps } from "../../components/form/field-error";
+import { PROMOTION_KIND_LABELS, type PromotionKindName } from "#shared/promotions";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 
 /** The promotion form's fields as typed (a refusal draws them again with what was typed). */
 export type PromotionFieldValues = Record<

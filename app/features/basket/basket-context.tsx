@@ -1,7 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { useRevalidator } from "react-router";
-import type { BasketView } from "../../../shared/basket";
-import type { ErrorBody } from "../../../shared/errors";
+import type { BasketView } from "#shared/basket";
+import type { ErrorBody } from "#shared/errors";
 
 /**
  * A change the shopper asks for. Removing and setting a quantity say what the line held as the shopper saw it, so

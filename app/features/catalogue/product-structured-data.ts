@@ -1,7 +1,7 @@
-import { VARIANT_PARAM, type ProductDetails } from "../../../shared/catalogue";
-import type { ReviewSummary, ReviewView } from "../../../shared/reviews";
-import { decimalAmount } from "../../../shared/money";
-import { availabilityOf } from "../../../shared/stock";
+import { VARIANT_PARAM, type ProductDetails } from "#shared/catalogue";
+import type { ReviewSummary, ReviewView } from "#shared/reviews";
+import { decimalAmount } from "#shared/money";
+import { availabilityOf } from "#shared/stock";
 
 const SCHEMA_AVAILABILITY = {
   "in-stock": "https://schema.org/InStock",

@@ -1,9 +1,9 @@
 import { Link } from "react-router";
-import { ORDER_STATUS_LABELS, type OrderView } from "../../../shared/orders";
-import { formatOrderDate } from "../../../shared/dates";
-import { formatCents } from "../../../shared/money";
-import { LocalTime } from "../../components/ui/local-time";
-import { BasketLine } from "../basket/components/basket-line";
+import { ORDER_STATUS_LABELS, type OrderView } from "#shared/orders";
+import { formatOrderDate } from "#shared/dates";
+import { formatCents } from "#shared/money";
+import { LocalTime } from "#app/components/ui/local-time";
+import { BasketLine } from "#app/features/basket/components/basket-line";
 
 /** One paid order: when, its number (a link to its page), its status, what was in it (as priced then), and what it cost. */
 export function OrderCard({ order }: { order: Omit<OrderView, "id"> }) {

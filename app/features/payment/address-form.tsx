@@ -1,8 +1,8 @@
 import { useMemo, useState } from "react";
 import { useFetcher } from "react-router";
-import { ErrorSummary } from "../../components/form/error-summary";
-import { FieldError, invalidFieldProps } from "../../components/form/field-error";
-import { ADDRESS_FIELD_ORDER, ADDRESS_LIMITS, COUNTRIES, US_STATES, addressLines, type AddressErrors, type AddressField, type DeliveryAddress } from "../../../shared/address";
+import { ErrorSummary } from "#app/components/form/error-summary";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
+import { ADDRESS_FIELD_ORDER, ADDRESS_LIMITS, COUNTRIES, US_STATES, addressLines, type AddressErrors, type AddressField, type DeliveryAddress } from "#shared/address";
 
 export interface SavedAddressChoice {
   id: string;

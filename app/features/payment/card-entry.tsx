@@ -1,7 +1,7 @@
 import { lazy, Suspense, useImperativeHandle, useRef, type Ref } from "react";
 import { builtInProcessor, type CardDetails } from "@storefront/stripe-test-processor/browser";
 import { CardField } from "@storefront/stripe-test-processor/card-field";
-import type { PaymentClientConfig } from "../../../shared/payments";
+import type { PaymentClientConfig } from "#shared/payments";
 import type { CardEntryController, CardEntryState } from "./card-entry-types";
 
 export type { CardEntryController, CardEntryState, ConfirmOutcome } from "./card-entry-types";

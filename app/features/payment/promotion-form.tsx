@@ -1,5 +1,5 @@
 import { useFetcher } from "react-router";
-import { FieldError, invalidFieldProps } from "../../components/form/field-error";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 
 /** What the payment page's action answers to "Apply" and "Remove". */
 export type PromotionActionData = { promotion: { ok: true } | { ok: false; error: string; code: string } };

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useEffectEvent, useState, type RefObject } from "react";
 import { useNavigate, useRevalidator } from "react-router";
-import type { ErrorBody } from "../../../shared/errors";
+import type { ErrorBody } from "#shared/errors";
 import type { CardEntryController, ConfirmOutcome } from "./card-entry-types";
 
 const SHOP_UNREACHABLE = "We couldn't reach the shop to prepare your payment. Check your connection and try again.";

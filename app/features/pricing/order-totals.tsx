@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
-import { formatCents } from "../../../shared/money";
-import { taxLabel, type PriceBreakdown } from "../../../shared/pricing";
+import { formatCents } from "#shared/money";
+import { taxLabel, type PriceBreakdown } from "#shared/pricing";
 
 /**
  * The totals as the pricing function worked them out, in the order a shopper reads them everywhere: "Items:",

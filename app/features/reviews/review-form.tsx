@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import { Form, Link } from "react-router";
-import { REVIEW_BODY_MAX, REVIEW_HEADLINE_MAX, REVIEW_NOT_ELIGIBLE } from "../../../shared/reviews";
-import { FieldError, invalidFieldProps, type FormErrors } from "../../components/form/field-error";
+import { REVIEW_BODY_MAX, REVIEW_HEADLINE_MAX, REVIEW_NOT_ELIGIBLE } from "#shared/reviews";
+import { FieldError, invalidFieldProps, type FormErrors } from "#app/components/form/field-error";
 
 /** What the product page knows about the reader and reviewing this product. */
 export type ReviewFormState =

@@ -1,6 +1,6 @@
 import { Link } from "react-router";
-import { Stars } from "../../components/ui/stars";
-import { formatReviewDate, type ReviewView } from "../../../shared/reviews";
+import { Stars } from "#app/components/ui/stars";
+import { formatReviewDate, type ReviewView } from "#shared/reviews";
 
 /**
  * The reviews, newest first: stars, headline, the reviewer's first name and last initial, the date, "Verified

@@ -1,5 +1,5 @@
-import { Stars } from "../../components/ui/stars";
-import { formatAverage, formatRatingCount, starPercentages, type ReviewSummary } from "../../../shared/reviews";
+import { Stars } from "#app/components/ui/stars";
+import { formatAverage, formatRatingCount, starPercentages, type ReviewSummary } from "#shared/reviews";
 
 /** "4.3 out of 5", "12 global ratings" and a bar per star level (five down to one) with its percentage. */
 export function ReviewSummaryPanel({ summary }: { summary: ReviewSummary }) {

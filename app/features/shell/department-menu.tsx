@@ -1,6 +1,6 @@
 import { useRef, useState, useSyncExternalStore } from "react";
 import { Link, useLocation } from "react-router";
-import { departmentPath } from "../../../shared/departments";
+import { departmentPath } from "#shared/departments";
 
 export interface MenuDepartment {
   name: string;

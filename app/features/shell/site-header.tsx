@@ -1,9 +1,9 @@
 import { Form, Link, useLocation } from "react-router";
-import { BasketIcon, SearchIcon, Wordmark } from "../../components/ui/icons";
-import { SEARCH_QUERY_MAX_LENGTH } from "../../../shared/catalogue";
-import { signInPath } from "../../../shared/local-path";
-import { SignOutButton } from "../account/sign-out-button";
-import { useBasketSaving, useOptimisticCount } from "../basket/basket-context";
+import { BasketIcon, SearchIcon, Wordmark } from "#app/components/ui/icons";
+import { SEARCH_QUERY_MAX_LENGTH } from "#shared/catalogue";
+import { signInPath } from "#shared/local-path";
+import { SignOutButton } from "#app/features/account/sign-out-button";
+import { useBasketSaving, useOptimisticCount } from "#app/features/basket/basket-context";
 import { DepartmentMenu, type MenuDepartment } from "./department-menu";
 
 export interface SiteHeaderProps {

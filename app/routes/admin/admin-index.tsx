@@ -1,13 +1,13 @@
 import { Form, Link } from "react-router";
 import type { Route } from "./+types/admin-index";
-import { DASHBOARD_PERIODS, dashboardQuerySchema, type DashboardPeriod } from "../../../shared/admin-dashboard-schemas";
-import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
-import { formatCents } from "../../../shared/money";
-import { PageHeader } from "../../features/admin/console-ui";
-import { ErrorSummary } from "../../components/form/error-summary";
-import { FieldError, invalidFieldProps } from "../../components/form/field-error";
-import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "../../features/admin/console-field";
-import { NetSalesChart } from "../../features/admin/net-sales-chart";
+import { DASHBOARD_PERIODS, dashboardQuerySchema, type DashboardPeriod } from "#shared/admin-dashboard-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
+import { formatCents } from "#shared/money";
+import { PageHeader } from "#app/features/admin/console-ui";
+import { ErrorSummary } from "#app/components/form/error-summary";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
+import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
+import { NetSalesChart } from "#app/features/admin/net-sales-chart";
 import { requireOperator } from "./require-operator";
 
 /** "12,345": a count with thousands separators (no Intl: the same on the server and in the browser). */

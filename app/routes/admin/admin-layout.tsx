@@ -1,8 +1,8 @@
 import { isRouteErrorResponse, Link, Outlet } from "react-router";
-import { refusalMessage } from "../../features/shell/status-page";
+import { refusalMessage } from "#app/features/shell/status-page";
 import type { Route } from "./+types/admin-layout";
-import consoleStyles from "../../styles/console.css?url";
-import { ConsoleNav } from "../../features/admin/console-nav";
+import consoleStyles from "#app/styles/console.css?url";
+import { ConsoleNav } from "#app/features/admin/console-nav";
 import { requireOperator } from "./require-operator";
 
 /** The console's own stylesheet, loaded by its pages only: the shop's inlined stylesheet stays as it is. */

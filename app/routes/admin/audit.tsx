@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/audit";
 import { formatConsoleTime, requireOperator } from "./require-operator";
-import { PageHeader } from "../../features/admin/console-ui";
+import { PageHeader } from "#app/features/admin/console-ui";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);

@@ -1,11 +1,11 @@
 import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/departments";
-import { adminDepartmentSchema } from "../../../shared/admin-schemas";
-import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
-import { AppError } from "../../../shared/errors";
-import { readFormFields } from "../../../shared/form-fields";
-import { departmentPath } from "../../../shared/listing";
-import { FieldError, invalidFieldProps } from "../../components/form/field-error";
+import { adminDepartmentSchema } from "#shared/admin-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
+import { AppError } from "#shared/errors";
+import { readFormFields } from "#shared/form-fields";
+import { departmentPath } from "#shared/listing";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { requireOperator } from "./require-operator";
 
 export async function loader({ context }: Route.LoaderArgs) {

@@ -1,14 +1,14 @@
 import { data, Form, useNavigation } from "react-router";
 import type { Route } from "./+types/operators";
-import { operatorEmailSchema } from "../../../shared/admin-schemas";
-import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
-import { AppError } from "../../../shared/errors";
-import { readFormOrRefuse } from "../../form-request";
-import { ErrorSummary } from "../../components/form/error-summary";
-import { FieldError, invalidFieldProps } from "../../components/form/field-error";
-import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "../../features/admin/console-field";
+import { operatorEmailSchema } from "#shared/admin-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
+import { AppError } from "#shared/errors";
+import { readFormOrRefuse } from "#app/form-request";
+import { ErrorSummary } from "#app/components/form/error-summary";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
+import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
 import { formatConsoleTime, requireOperator } from "./require-operator";
-import { PageHeader } from "../../features/admin/console-ui";
+import { PageHeader } from "#app/features/admin/console-ui";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, actor } = requireOperator(context);

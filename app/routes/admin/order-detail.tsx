@@ -1,18 +1,18 @@
 import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/order-detail";
-import { adminOrderActionSchema } from "../../../shared/admin-order-schemas";
-import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
-import { addressLines } from "../../../shared/address";
-import { AppError } from "../../../shared/errors";
-import { readFormOrRefuse } from "../../form-request";
-import { formatCents } from "../../../shared/money";
-import { cardBrandName, PAYMENT_BY_PROMOTION, describeItemOptions, ORDER_STATUS_LABELS, orderAllows } from "../../../shared/orders";
-import { breakdownLines } from "../../../shared/pricing";
-import { ErrorSummary } from "../../components/form/error-summary";
-import { FieldError, invalidFieldProps } from "../../components/form/field-error";
-import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "../../features/admin/console-field";
+import { adminOrderActionSchema } from "#shared/admin-order-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
+import { addressLines } from "#shared/address";
+import { AppError } from "#shared/errors";
+import { readFormOrRefuse } from "#app/form-request";
+import { formatCents } from "#shared/money";
+import { cardBrandName, PAYMENT_BY_PROMOTION, describeItemOptions, ORDER_STATUS_LABELS, orderAllows } from "#shared/orders";
+import { breakdownLines } from "#shared/pricing";
+import { ErrorSummary } from "#app/components/form/error-summary";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
+import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
 import { formatConsoleTime, requireOperator } from "./require-operator";
-import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
+import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
 
 export async function loader({ context, params }: Route.LoaderArgs) {
   const { services } = requireOperator(context);

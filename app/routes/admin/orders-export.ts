@@ -1,4 +1,4 @@
-import { adminOrderListSchema } from "../../../shared/admin-order-schemas";
+import { adminOrderListSchema } from "#shared/admin-order-schemas";
 import { requireOperator } from "./require-operator";
 import type { Route } from "./+types/orders-export";
 

@@ -1,14 +1,14 @@
 import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/orders";
-import { adminOrderListSchema, heldPaymentRefundSchema, NO_LONGER_HELD } from "../../../shared/admin-order-schemas";
-import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
-import { AppError } from "../../../shared/errors";
-import { formatCents } from "../../../shared/money";
-import { ORDER_STATUS_LABELS, type OrderStatus } from "../../../shared/orders";
-import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
-import { ErrorSummary } from "../../components/form/error-summary";
-import { CONSOLE_SUMMARY_TITLE } from "../../features/admin/console-field";
-import { readFormOrRefuse } from "../../form-request";
+import { adminOrderListSchema, heldPaymentRefundSchema, NO_LONGER_HELD } from "#shared/admin-order-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
+import { AppError } from "#shared/errors";
+import { formatCents } from "#shared/money";
+import { ORDER_STATUS_LABELS, type OrderStatus } from "#shared/orders";
+import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
+import { ErrorSummary } from "#app/components/form/error-summary";
+import { CONSOLE_SUMMARY_TITLE } from "#app/features/admin/console-field";
+import { readFormOrRefuse } from "#app/form-request";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
 /** Payments held for review shown at once under "Needs attention" (they are few: each is a mistake to put right). */

@@ -1,6 +1,6 @@
 import { data, Link } from "react-router";
 import type { Route } from "./+types/outbox-email";
-import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
+import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
 export async function loader({ context, params }: Route.LoaderArgs) {

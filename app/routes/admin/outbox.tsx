@@ -1,6 +1,6 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/outbox";
-import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
+import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {

@@ -9,17 +9,17 @@ import {
   variantField,
   variantKey,
   variantPictureKey,
-} from "../../../shared/admin-schemas";
-import { AppError } from "../../../shared/errors";
-import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
-import { readFormWithFiles } from "../../../shared/form-fields";
-import { decimalAmount } from "../../../shared/money";
-import { productPath } from "../../../shared/catalogue";
-import { ErrorSummary } from "../../components/form/error-summary";
-import { FieldError, invalidFieldProps } from "../../components/form/field-error";
-import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "../../features/admin/console-field";
+} from "#shared/admin-schemas";
+import { AppError } from "#shared/errors";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
+import { readFormWithFiles } from "#shared/form-fields";
+import { decimalAmount } from "#shared/money";
+import { productPath } from "#shared/catalogue";
+import { ErrorSummary } from "#app/components/form/error-summary";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
+import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
 import { requireOperator } from "./require-operator";
-import { PageHeader } from "../../features/admin/console-ui";
+import { PageHeader } from "#app/features/admin/console-ui";
 
 const LABELS: Record<string, string> = {
   title: "Title",

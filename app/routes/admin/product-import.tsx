@@ -1,12 +1,12 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/product-import";
-import { productImportFormSchema } from "../../../shared/admin-schemas";
-import { AppError } from "../../../shared/errors";
-import { readFormWithFile } from "../../../shared/form-fields";
-import { ErrorSummary } from "../../components/form/error-summary";
-import { FieldError, invalidFieldProps } from "../../components/form/field-error";
-import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "../../features/admin/console-field";
-import { PageHeader, StatusBadge } from "../../features/admin/console-ui";
+import { productImportFormSchema } from "#shared/admin-schemas";
+import { AppError } from "#shared/errors";
+import { readFormWithFile } from "#shared/form-fields";
+import { ErrorSummary } from "#app/components/form/error-summary";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
+import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
+import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
 const LABELS = { file: "CSV file" };

@@ -1,4 +1,4 @@
-import { requestContext } from "../../context";
+import { requestContext } from "#app/context";
 import { requireOperator } from "./require-operator";
 import type { Route } from "./+types/products-export";
 

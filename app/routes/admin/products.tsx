@@ -1,8 +1,8 @@
 import { Form, Link } from "react-router";
 import type { Route } from "./+types/products";
-import { adminProductListSchema } from "../../../shared/admin-schemas";
-import { formatCents } from "../../../shared/money";
-import { PageHeader, StatusBadge, Thumbnail } from "../../features/admin/console-ui";
+import { adminProductListSchema } from "#shared/admin-schemas";
+import { formatCents } from "#shared/money";
+import { PageHeader, StatusBadge, Thumbnail } from "#app/features/admin/console-ui";
 import { formatConsoleTime, requireOperator } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {

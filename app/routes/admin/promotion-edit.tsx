@@ -1,11 +1,11 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/promotion-edit";
-import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
-import { AppError } from "../../../shared/errors";
-import { readFormFields } from "../../../shared/form-fields";
-import { decimalAmount } from "../../../shared/money";
-import { promotionFormSchema } from "../../../shared/promotion-schemas";
-import { PromotionFields, toFieldValues, type PromotionFieldValues } from "../../features/admin/promotion-fields";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
+import { AppError } from "#shared/errors";
+import { readFormFields } from "#shared/form-fields";
+import { decimalAmount } from "#shared/money";
+import { promotionFormSchema } from "#shared/promotion-schemas";
+import { PromotionFields, toFieldValues, type PromotionFieldValues } from "#app/features/admin/promotion-fields";
 import { requireOperator } from "./require-operator";
 
 export async function loader({ context, params }: Route.LoaderArgs) {

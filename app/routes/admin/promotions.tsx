@@ -1,13 +1,13 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/promotions";
-import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
-import { AppError } from "../../../shared/errors";
-import { readFormFields } from "../../../shared/form-fields";
-import { formatCents } from "../../../shared/money";
-import { promotionFormSchema } from "../../../shared/promotion-schemas";
-import { describePromotionValue, PROMOTION_KIND_LABELS } from "../../../shared/promotions";
-import { StatusBadge } from "../../features/admin/console-ui";
-import { datesOf, EMPTY_PROMOTION, PromotionFields, toFieldValues } from "../../features/admin/promotion-fields";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
+import { AppError } from "#shared/errors";
+import { readFormFields } from "#shared/form-fields";
+import { formatCents } from "#shared/money";
+import { promotionFormSchema } from "#shared/promotion-schemas";
+import { describePromotionValue, PROMOTION_KIND_LABELS } from "#shared/promotions";
+import { StatusBadge } from "#app/features/admin/console-ui";
+import { datesOf, EMPTY_PROMOTION, PromotionFields, toFieldValues } from "#app/features/admin/promotion-fields";
 import { requireOperator } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {

@@ -1,5 +1,5 @@
 import { data, type RouterContextProvider } from "react-router";
-import { requestContext } from "../../context";
+import { requestContext } from "#app/context";
 
 /**
  * The signed-in operator, for a console loader or action (and the audit log's "who"). The HTTP guard

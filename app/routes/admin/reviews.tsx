@@ -2,10 +2,10 @@ import { Form, Link } from "react-router";
 import { z } from "zod";
 import type { Route } from "./+types/reviews";
 import { formatConsoleTime, requireOperator } from "./require-operator";
-import { productPath } from "../../../shared/catalogue";
-import { AppError } from "../../../shared/errors";
-import { fieldErrorsOf } from "../../../shared/form-errors";
-import { readFormFields } from "../../../shared/form-fields";
+import { productPath } from "#shared/catalogue";
+import { AppError } from "#shared/errors";
+import { fieldErrorsOf } from "#shared/form-errors";
+import { readFormFields } from "#shared/form-fields";
 
 /** "Hide" or "Show" one review; unknown fields are refused. */
 const visibilitySchema = z.strictObject({

@@ -1,11 +1,11 @@
 import { data, Form, useNavigation } from "react-router";
 import type { Route } from "./+types/shipping";
-import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
-import { AppError } from "../../../shared/errors";
-import { readFormFields } from "../../../shared/form-fields";
-import { decimalAmount, formatCents } from "../../../shared/money";
-import { methodFormSchema, removeFormSchema, zoneFormSchema } from "../../../shared/shipping-schemas";
-import { ConsoleField } from "../../features/admin/console-field";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
+import { AppError } from "#shared/errors";
+import { readFormFields } from "#shared/form-fields";
+import { decimalAmount, formatCents } from "#shared/money";
+import { methodFormSchema, removeFormSchema, zoneFormSchema } from "#shared/shipping-schemas";
+import { ConsoleField } from "#app/features/admin/console-field";
 import { requireOperator } from "./require-operator";
 
 /** Which form on the page an answer belongs to: "add-zone", "zone-{id}", "add-method-{zoneId}", "method-{id}". */

@@ -1,12 +1,12 @@
 import { data, Form, useNavigation } from "react-router";
 import type { Route } from "./+types/taxes";
-import { countryName, US_STATES } from "../../../shared/address";
-import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "../../../shared/form-errors";
-import { AppError } from "../../../shared/errors";
-import { readFormFields } from "../../../shared/form-fields";
-import { formatRate } from "../../../shared/pricing";
-import { removeFormSchema, taxRateFormSchema } from "../../../shared/shipping-schemas";
-import { ConsoleField } from "../../features/admin/console-field";
+import { countryName, US_STATES } from "#shared/address";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
+import { AppError } from "#shared/errors";
+import { readFormFields } from "#shared/form-fields";
+import { formatRate } from "#shared/pricing";
+import { removeFormSchema, taxRateFormSchema } from "#shared/shipping-schemas";
+import { ConsoleField } from "#app/features/admin/console-field";
 import { requireOperator } from "./require-operator";
 
 /** Which form an answer belongs to: "add-rate" or "rate-{id}". */

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { catalogue } from "../../catalogue/catalogue-data";
+import { catalogue } from "#server/catalogue/catalogue-data";
 
 /**
  * The catalogue becomes data an operator edits: slugs for product pages (and the old ones, for 301s), descriptions,

@@ -1,4 +1,4 @@
-import { renderEmail } from "../render";
+import { renderEmail } from "#server/email/render";
 import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
 
 /** Links in e-mails are absolute, to the shop's public address (PUBLIC_URL). */

@@ -1,8 +1,8 @@
-import { addressLines, type DeliveryAddress } from "../../../shared/address";
-import { formatCents } from "../../../shared/money";
-import { describeItemOptions, type OrderItem } from "../../../shared/orders";
-import { breakdownLines, type PriceBreakdown } from "../../../shared/pricing";
-import { renderEmail } from "../render";
+import { addressLines, type DeliveryAddress } from "#shared/address";
+import { formatCents } from "#shared/money";
+import { describeItemOptions, type OrderItem } from "#shared/orders";
+import { breakdownLines, type PriceBreakdown } from "#shared/pricing";
+import { renderEmail } from "#server/email/render";
 import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
 
 export interface OrderEmailData {

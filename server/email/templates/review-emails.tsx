@@ -1,4 +1,4 @@
-import { renderEmail } from "../render";
+import { renderEmail } from "#server/email/render";
 import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
 
 export interface ReviewRequestData {

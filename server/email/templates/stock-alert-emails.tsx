@@ -1,4 +1,4 @@
-import { renderEmail } from "../render";
+import { renderEmail } from "#server/email/render";
 import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
 
 /** "Confirm your alert": the link that turns an alert asked for by e-mail address into one that is sent. */

@@ -1,4 +1,4 @@
-import { useBasket } from "../basket-context";
+import { useBasket } from "#app/features/basket/basket-context";
 
 /**
  * Says what happened to the basket: "Added to basket" to screen readers (and briefly on screen), or why a change

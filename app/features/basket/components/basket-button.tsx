@@ -1,7 +1,7 @@
 import type { FormEvent, ReactNode } from "react";
 import { useLocation } from "react-router";
-import { BASKET_ERROR_PARAM, BASKET_PRODUCT_PARAM } from "../../../../shared/basket";
-import { useBasket, type BasketChange } from "../basket-context";
+import { BASKET_ERROR_PARAM, BASKET_PRODUCT_PARAM } from "#shared/basket";
+import { useBasket, type BasketChange } from "#app/features/basket/basket-context";
 import { BasketError, basketErrorId } from "./basket-error";
 
 type BasketButtonProps = (

@@ -1,4 +1,4 @@
-import { useBasketError } from "../basket-context";
+import { useBasketError } from "#app/features/basket/basket-context";
 
 export function basketErrorId(productId: string): string {
   return `basket-error-${productId}`;

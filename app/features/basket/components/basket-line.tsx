@@ -1,8 +1,8 @@
 import type { ReactNode } from "react";
-import type { Product } from "../../../../shared/catalogue";
-import { formatCents } from "../../../../shared/money";
-import { Price } from "../../../components/ui/price";
-import { Stars } from "../../../components/ui/stars";
+import type { Product } from "#shared/catalogue";
+import { formatCents } from "#shared/money";
+import { Price } from "#app/components/ui/price";
+import { Stars } from "#app/components/ui/stars";
 
 /**
  * One line in a list of the basket (or of an order): picture, title, price, stars, and an optional action. With a

@@ -1,5 +1,5 @@
-import type { BasketLineView } from "../../../../shared/basket";
-import { formatCents } from "../../../../shared/money";
+import type { BasketLineView } from "#shared/basket";
+import { formatCents } from "#shared/money";
 
 /**
  * Tells the shopper which products' prices changed since they put them in the basket. A line's notice lasts until

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useSyncExternalStore, type FormEvent } from "react";
-import { BASKET_LINE_LIMIT } from "../../../../shared/basket";
-import { useBasket } from "../basket-context";
-import { takeEarlyChoice } from "../early-choices";
+import { BASKET_LINE_LIMIT } from "#shared/basket";
+import { useBasket } from "#app/features/basket/basket-context";
+import { takeEarlyChoice } from "#app/features/basket/early-choices";
 import { basketErrorId } from "./basket-error";
 import { useReturnPath } from "./basket-button";
 

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { formatCents } from "../../../../shared/money";
+import { formatCents } from "#shared/money";
 
 /** "Subtotal (N items): $total", the gift checkbox (no effect, as it has always been) and the way on to payment. */
 export function SubtotalPanel({ count, subtotalCents, isBlocked = false }: { count: number; subtotalCents: number; isBlocked?: boolean }) {

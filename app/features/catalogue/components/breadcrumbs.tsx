@@ -1,8 +1,8 @@
 import { Link } from "react-router";
-import { useServerDocument } from "../../../components/server-document";
-import { departmentPath } from "../../../../shared/listing";
-import type { DepartmentTrail } from "../../../../shared/departments";
-import { jsonForScriptElement } from "../product-structured-data";
+import { useServerDocument } from "#app/components/server-document";
+import { departmentPath } from "#shared/listing";
+import type { DepartmentTrail } from "#shared/departments";
+import { jsonForScriptElement } from "#app/features/catalogue/product-structured-data";
 
 /**
  * Home > Computers > Monitors: the way up from a page, as a nav labelled "Breadcrumb", with the same trail as

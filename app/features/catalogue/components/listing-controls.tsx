@@ -10,8 +10,8 @@ import {
   starFilterLabel,
   toggleOptionValue,
   type ListingState,
-} from "../../../../shared/listing";
-import type { OptionFacet } from "../../../../shared/catalogue";
+} from "#shared/listing";
+import type { OptionFacet } from "#shared/catalogue";
 
 /**
  * The controls of a listing page (/departments/{slug}, /search): "Sort by", the filters sidebar and the pages. Every

@@ -1,9 +1,9 @@
 import type { ReactNode } from "react";
 import { Link } from "react-router";
-import { productAnchorId } from "../../../../shared/basket";
-import { productPath, type CatalogueProduct } from "../../../../shared/catalogue";
-import { Price } from "../../../components/ui/price";
-import { Stars } from "../../../components/ui/stars";
+import { productAnchorId } from "#shared/basket";
+import { productPath, type CatalogueProduct } from "#shared/catalogue";
+import { Price } from "#app/components/ui/price";
+import { Stars } from "#app/components/ui/stars";
 import { ProductImage } from "./product-image";
 
 /**

@@ -1,4 +1,4 @@
-import type { Product } from "../../../../shared/catalogue";
+import type { Product } from "#shared/catalogue";
 
 /**
  * A product's picture at the size it is drawn, so the page keeps its place before it loads. "first": the page's

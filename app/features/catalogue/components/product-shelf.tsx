@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import type { CatalogueProduct } from "../../../../shared/catalogue";
+import type { CatalogueProduct } from "#shared/catalogue";
 import { ProductCard } from "./product-card";
 
 /** The products in rows of the given sizes (the home page's 2, 3, 1); any left over form a last row. */

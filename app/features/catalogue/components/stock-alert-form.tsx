@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import { useFetcher } from "react-router";
-import { FieldError, invalidFieldProps } from "../../../components/form/field-error";
-import { EMAIL_MAX_LENGTH, STOCK_ALERT_SENTENCES, type StockAlertAnswer } from "../../../../shared/stock-alerts";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
+import { EMAIL_MAX_LENGTH, STOCK_ALERT_SENTENCES, type StockAlertAnswer } from "#shared/stock-alerts";
 
 /**
  * "Notify me when available" under an out-of-stock variant: an e-mail address (the signed-in shopper's, filled in)

@@ -1,5 +1,5 @@
-import { findVariantByValues, optionParam, productPath, type ProductOption, type ProductVariant } from "../../../../shared/catalogue";
-import { canBeSold } from "../../../../shared/stock";
+import { findVariantByValues, optionParam, productPath, type ProductOption, type ProductVariant } from "#shared/catalogue";
+import { canBeSold } from "#shared/stock";
 
 /**
  * One radio group per option (a fieldset whose legend is the option's name), as a GET form: without JavaScript the
