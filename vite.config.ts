@@ -6,16 +6,25 @@ import { defineConfig } from "vite";
 const shopSources = ["app", "shared"].map((folder) => fileURLToPath(new URL(`./${folder}/`, import.meta.url)));
 
 /** Orders' and addresses' shared data (statuses, countries, US states): only the personal pages need it, not every page. */
-const personalData = ["shared/address.ts", "shared/orders.ts"].map((file) => fileURLToPath(new URL(`./${file}`, import.meta.url)));
+const personalData = ["shared/address.ts", "shared/orders.ts"].map((file) =>
+  fileURLToPath(new URL(`./${file}`, import.meta.url)),
+);
 
 /** The operator console's own folders (docs/decisions/014). */
-const consoleSources = ["app/features/admin", "app/routes/admin"].map((folder) => fileURLToPath(new URL(`./${folder}/`, import.meta.url)));
+const consoleSources = ["app/features/admin", "app/routes/admin"].map((folder) =>
+  fileURLToPath(new URL(`./${folder}/`, import.meta.url)),
+);
 
 /** The route modules a visit to / runs, whose JavaScript has a budget (bench/README.md). */
-const homePageRoutes = ["app/root.tsx", "app/routes/shop-layout.tsx", "app/routes/home.tsx"].map((file) => fileURLToPath(new URL(`./${file}`, import.meta.url)));
+const homePageRoutes = ["app/root.tsx", "app/routes/shop-layout.tsx", "app/routes/home.tsx"].map((file) =>
+  fileURLToPath(new URL(`./${file}`, import.meta.url)),
+);
 
 /** Whether the home page's routes import `id`, directly or through other modules (static imports only). */
-function isOnHomePage(id: string, graph: { getModuleInfo(id: string): { importedIds: readonly string[] } | null }): boolean {
+function isOnHomePage(
+  id: string,
+  graph: { getModuleInfo(id: string): { importedIds: readonly string[] } | null },
+): boolean {
   const seen = new Set(homePageRoutes);
   const queue = [...homePageRoutes];
   for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
@@ -53,13 +62,19 @@ export default defineConfig({
           output: {
             codeSplitting: {
               groups: [
-                { name: "framework", test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/, priority: 2 },
+                {
+                  name: "framework",
+                  test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/,
+                  priority: 2,
+                },
                 { name: "orders-and-addresses", test: (id) => personalData.includes(id), priority: 2 },
                 // The operator console's shared pieces stay out of it: the shop's pages never load them.
                 {
                   name: (id, graph) => (isOnHomePage(id, graph) ? "shop" : "shop-pages"),
                   debugName: "shop",
-                  test: (id) => shopSources.some((folder) => id.startsWith(folder)) && !consoleSources.some((folder) => id.startsWith(folder)),
+                  test: (id) =>
+                    shopSources.some((folder) => id.startsWith(folder)) &&
+                    !consoleSources.some((folder) => id.startsWith(folder)),
                   minShareCount: 2,
                   priority: 1,
                 },

@@ -21,5 +21,9 @@ export default defineConfig({
 });
 
 function isRouteTypesRace(error: { code?: unknown; path?: unknown; message?: string }): boolean {
-  return (error.code === "ENOENT" || error.code === "ENOTEMPTY") && typeof error.path === "string" && /[\\/]\.react-router[\\/]types([\\/]|$)/.test(error.path);
+  return (
+    (error.code === "ENOENT" || error.code === "ENOTEMPTY") &&
+    typeof error.path === "string" &&
+    /[\\/]\.react-router[\\/]types([\\/]|$)/.test(error.path)
+  );
 }

@@ -20,7 +20,7 @@ describe("scripts held back until after the first paint", () => {
   });
 
   it("runs no module early when it cannot tell which one is the entry that hydrates", () => {
-    const html = withScriptsAfterFirstPaint(page.replace('import("/assets/entry.client-1.js");', 'import(entry);'));
+    const html = withScriptsAfterFirstPaint(page.replace('import("/assets/entry.client-1.js");', "import(entry);"));
     expect(html).toContain('data-early="[]"');
   });
 

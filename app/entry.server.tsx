@@ -13,7 +13,10 @@ export const streamTimeout = 5_000;
  * A client's mistake (React Router's 4xx: a POST to a page without an action, an unknown address) is not the
  * server's error: one info line with its status, no stack; the request's own log line already counts it.
  */
-export function handleError(error: unknown, { request, context }: { request: Request; context: RouterContextProvider }) {
+export function handleError(
+  error: unknown,
+  { request, context }: { request: Request; context: RouterContextProvider },
+) {
   if (request.signal.aborted) return;
   const { services, requestId, outage, isDatabaseUnavailable } = context.get(requestContext);
   if (isRouteErrorResponse(error) && error.status < 500) {

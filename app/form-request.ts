@@ -14,7 +14,10 @@ export async function readFormOrRefuse(request: Request): Promise<Record<string,
   }
 }
 
-export async function readFormWithFileOrRefuse(request: Request, fileField: string): ReturnType<typeof readFormWithFile> {
+export async function readFormWithFileOrRefuse(
+  request: Request,
+  fileField: string,
+): ReturnType<typeof readFormWithFile> {
   try {
     return await readFormWithFile(request, fileField);
   } catch (error) {

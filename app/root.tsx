@@ -1,5 +1,13 @@
 import { useEffect, type ReactNode } from "react";
-import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteLoaderData } from "react-router";
+import {
+  isRouteErrorResponse,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useRouteLoaderData,
+} from "react-router";
 import type { Route } from "./+types/root";
 import { requestContext } from "./context";
 import { useServerDocument } from "./components/server-document";
@@ -31,7 +39,11 @@ export function Layout({ children }: { children: ReactNode }) {
           The whole stylesheet (about 3 KB gzipped) is inlined, so nothing blocks the first paint. The server
           fills it in; the browser keeps what the server sent (React leaves innerHTML alone when hydrating).
         */}
-        <style nonce={nonce} dangerouslySetInnerHTML={{ __html: serverDocument?.stylesheet ?? "" }} suppressHydrationWarning />
+        <style
+          nonce={nonce}
+          dangerouslySetInnerHTML={{ __html: serverDocument?.stylesheet ?? "" }}
+          suppressHydrationWarning
+        />
       </head>
       <body>
         {/* Plain text in the page's flow, above everything and covering nothing, before the skip link. */}
@@ -61,6 +73,9 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   ) : refused ? (
     <StatusPage title="That request was not understood" message={refused} />
   ) : (
-    <StatusPage title="Something went wrong" message="Sorry, something went wrong on our side. Please try again in a moment." />
+    <StatusPage
+      title="Something went wrong"
+      message="Sorry, something went wrong on our side. Please try again in a moment."
+    />
   );
 }

@@ -16,7 +16,13 @@ import { cpuSecondsOf } from "./lib/process-stats.ts";
 import { median, table } from "./lib/report.ts";
 import { startShopServer, type DatabaseChoice, type RunningServer } from "./lib/server.ts";
 import { DEFAULT_POSTGRES_URL } from "./lib/settings.ts";
-import { basketLoad, basketShoppers, measureCheckouts, registerShopper, signedInHomeLoad } from "./scenarios/cpu-per-request.ts";
+import {
+  basketLoad,
+  basketShoppers,
+  measureCheckouts,
+  registerShopper,
+  signedInHomeLoad,
+} from "./scenarios/cpu-per-request.ts";
 import { BROWSER_HEADERS } from "./scenarios/throughput.ts";
 
 const MEASURES = ["guest", "signedIn", "basket", "checkout"] as const;
@@ -46,7 +52,10 @@ async function databaseFor(): Promise<DatabaseChoice> {
 }
 
 /** CPU ms per request over `durationS` of closed-loop load (10 connections), after a second of warm-up not counted. */
-async function cpuPerRequest(server: RunningServer, load: Omit<LoadOptions, "durationS" | "warmupS" | "connections">): Promise<number> {
+async function cpuPerRequest(
+  server: RunningServer,
+  load: Omit<LoadOptions, "durationS" | "warmupS" | "connections">,
+): Promise<number> {
   await runLoad({ ...load, connections: 10, durationS: 1, warmupS: 0 });
   const before = cpuSecondsOf(server.pid)!;
   const result = await runLoad({ ...load, connections: 10, durationS, warmupS: 0 });
@@ -55,10 +64,18 @@ async function cpuPerRequest(server: RunningServer, load: Omit<LoadOptions, "dur
 
 try {
   const servers = [] as { label: "A" | "B"; server: RunningServer; signedIn: string; basketCookies: string[] }[];
-  for (const [label, root] of [["A", rootA], ["B", rootB]] as const) {
+  for (const [label, root] of [
+    ["A", rootA],
+    ["B", rootB],
+  ] as const) {
     const server = await startShopServer(root, await databaseFor(), { env: { AUTH_ATTEMPTS_PER_IP: "100000" } });
     deferCleanup(`stop ${label}`, async () => void (await server.stop()));
-    servers.push({ label, server, signedIn: await registerShopper(server.baseUrl), basketCookies: await basketShoppers(server.baseUrl) });
+    servers.push({
+      label,
+      server,
+      signedIn: await registerShopper(server.baseUrl),
+      basketCookies: await basketShoppers(server.baseUrl),
+    });
     log(`${label}: ${root} on ${server.label}`);
   }
   const figures = new Map<MeasureName, Record<"A" | "B", number[]>>();
@@ -87,7 +104,9 @@ try {
     `${(median(B) / median(A)).toFixed(2)}`,
     `A ${A.map((value) => value.toFixed(2)).join(" / ")}; B ${B.map((value) => value.toFixed(2)).join(" / ")}`,
   ]);
-  console.log(`CPU ms per request (per checkout for checkout), ${database}, ${rounds} rounds of ${durationS} s, medians\n`);
+  console.log(
+    `CPU ms per request (per checkout for checkout), ${database}, ${rounds} rounds of ${durationS} s, medians\n`,
+  );
   console.log(`A: ${rootA}\nB: ${rootB}\n`);
   console.log(table(["Request", "A", "B", "B ÷ A", "Rounds"], rows, ["l", "r", "r", "r", "l"]));
 } finally {

@@ -26,21 +26,73 @@ const method = (id: string, priceCents: number) => ({
     { upToGrams: 10000, priceCents: 1499 },
   ],
 });
-const states = ["AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD"];
+const states = [
+  "AL",
+  "AK",
+  "AZ",
+  "AR",
+  "CA",
+  "CO",
+  "CT",
+  "DE",
+  "FL",
+  "GA",
+  "HI",
+  "ID",
+  "IL",
+  "IN",
+  "IA",
+  "KS",
+  "KY",
+  "LA",
+  "ME",
+  "MD",
+];
 const input: PricingInput = {
-  lines: Array.from({ length: 10 }, (_, index) => ({ key: `line-${index}`, title: `Product ${index}`, unitPriceCents: 1196 + index * 731, quantity: 1 + (index % 3), weightGrams: 150 * index, taxable: index % 4 !== 0 })),
+  lines: Array.from({ length: 10 }, (_, index) => ({
+    key: `line-${index}`,
+    title: `Product ${index}`,
+    unitPriceCents: 1196 + index * 731,
+    quantity: 1 + (index % 3),
+    weightGrams: 150 * index,
+    taxable: index % 4 !== 0,
+  })),
   address: { country: "US", state: "CA" },
   methodId: "b",
   promotion: { kind: "percentage", code: "SAVE10", percent: 10 },
   rates: {
     zones: [
       { id: "z1", name: "Far states", countries: ["US"], states: ["AK", "HI"], methods: [method("x", 2500)] },
-      { id: "z2", name: "United States", countries: ["US"], states: [], methods: [method("a", 599), method("b", 1499)] },
-      { id: "z3", name: "Europe", countries: ["AT", "BE", "DK", "FR", "DE", "IE", "IT", "NL", "ES", "SE"], states: [], methods: [method("e", 1999), method("f", 3999)] },
+      {
+        id: "z2",
+        name: "United States",
+        countries: ["US"],
+        states: [],
+        methods: [method("a", 599), method("b", 1499)],
+      },
+      {
+        id: "z3",
+        name: "Europe",
+        countries: ["AT", "BE", "DK", "FR", "DE", "IE", "IT", "NL", "ES", "SE"],
+        states: [],
+        methods: [method("e", 1999), method("f", 3999)],
+      },
     ],
     taxRates: [
-      ...states.map((state, index) => ({ id: `us-${state}`, country: "US", state, rate: 4000 + index * 125, taxesShipping: index % 2 === 0 })),
-      ...Array.from({ length: 40 }, (_, index) => ({ id: `c-${index}`, country: `X${index}`, state: null, rate: 20000, taxesShipping: true })),
+      ...states.map((state, index) => ({
+        id: `us-${state}`,
+        country: "US",
+        state,
+        rate: 4000 + index * 125,
+        taxesShipping: index % 2 === 0,
+      })),
+      ...Array.from({ length: 40 }, (_, index) => ({
+        id: `c-${index}`,
+        country: `X${index}`,
+        state: null,
+        rate: 20000,
+        taxesShipping: true,
+      })),
     ],
   },
 };
@@ -59,8 +111,19 @@ perCall.sort((a, b) => a - b);
 const median = perCall[Math.floor(ROUNDS / 2)]!;
 const commit = execSync("git rev-parse --short HEAD").toString().trim();
 const date = new Date().toISOString();
-const result = { date, commit, node: process.version, cpu: cpus()[0]?.model ?? "unknown", calls: CALLS, rounds: ROUNDS, microsecondsPerPricing: { median, all: perCall }, targetMicroseconds: 200 };
-console.log(`priceOrder: ${median.toFixed(1)} µs of CPU per pricing (median of ${ROUNDS} rounds of ${CALLS}; target 200 µs)`);
+const result = {
+  date,
+  commit,
+  node: process.version,
+  cpu: cpus()[0]?.model ?? "unknown",
+  calls: CALLS,
+  rounds: ROUNDS,
+  microsecondsPerPricing: { median, all: perCall },
+  targetMicroseconds: 200,
+};
+console.log(
+  `priceOrder: ${median.toFixed(1)} µs of CPU per pricing (median of ${ROUNDS} rounds of ${CALLS}; target 200 µs)`,
+);
 const dir = "bench/results/pricing";
 mkdirSync(dir, { recursive: true });
 writeFileSync(`${dir}/latest.json`, `${JSON.stringify(result, null, 2)}\n`);

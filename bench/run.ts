@@ -11,7 +11,13 @@ import { createTemporaryDatabase, postgresAnswers, redactUrl } from "./lib/postg
 import { appendHistory } from "./lib/history.ts";
 import { cpuBusyPercent, describeMachine, gitCommit, writeResults } from "./lib/report.ts";
 import type { Measurement, Scenario } from "./lib/scenario.ts";
-import { serverNodeOptions, startShopServer, type DatabaseChoice, type DatabaseKind, type StopInfo } from "./lib/server.ts";
+import {
+  serverNodeOptions,
+  startShopServer,
+  type DatabaseChoice,
+  type DatabaseKind,
+  type StopInfo,
+} from "./lib/server.ts";
 import { projectRoot, readSettings, type Settings } from "./lib/settings.ts";
 import { adminOrdersScenario } from "./scenarios/admin-orders.ts";
 import { dashboardScenario } from "./scenarios/dashboard.ts";
@@ -63,7 +69,9 @@ function selectScenarios(only: string[] | undefined): Scenario<unknown>[] {
   const known = new Map(ALL_SCENARIOS.map((scenario) => [normalise(scenario.name), scenario]));
   const unknown = only.filter((name) => !known.has(normalise(name)));
   if (unknown.length > 0) {
-    throw new Error(`BENCH_ONLY: unknown scenario(s) ${unknown.join(", ")}; known: ${ALL_SCENARIOS.map((scenario) => scenario.name).join(", ")}`);
+    throw new Error(
+      `BENCH_ONLY: unknown scenario(s) ${unknown.join(", ")}; known: ${ALL_SCENARIOS.map((scenario) => scenario.name).join(", ")}`,
+    );
   }
   const wanted = new Set(only.map(normalise));
   return ALL_SCENARIOS.filter((scenario) => wanted.has(normalise(scenario.name)));
@@ -80,7 +88,10 @@ function resultsDirOf(settings: Settings): string {
   if (settings.resultsDir) return settings.resultsDir;
   const root = path.join(projectRoot, "bench", "results");
   if (!settings.only || SCENARIOS.length !== 1) return root;
-  return path.join(root, SCENARIOS[0]!.name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`));
+  return path.join(
+    root,
+    SCENARIOS[0]!.name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`),
+  );
 }
 
 /** The scenarios selected for this run (set once the settings are read). */
@@ -134,10 +145,14 @@ async function main(): Promise<number> {
   let cpuBusyAtStart: number | undefined;
 
   try {
-    log(`commit ${commit}, ${machine.cpuModel} x${machine.cores}, Node ${machine.node}, load average ${machine.loadAverageAtStart.join(" ")}`);
+    log(
+      `commit ${commit}, ${machine.cpuModel} x${machine.cores}, Node ${machine.node}, load average ${machine.loadAverageAtStart.join(" ")}`,
+    );
     build = await ensureBuild(projectRoot, { force: settings.forceBuild });
     if (build.stale) {
-      log(`WARNING: ${build.newerSource} is newer than the build (${build.builtAt}); run with BENCH_BUILD=1 to measure the current source.`);
+      log(
+        `WARNING: ${build.newerSource} is newer than the build (${build.builtAt}); run with BENCH_BUILD=1 to measure the current source.`,
+      );
     }
     const stampAtStart = buildStamp(projectRoot);
     cpuBusyAtStart = await cpuBusyPercent(2_000);
@@ -179,7 +194,9 @@ async function main(): Promise<number> {
         record.database = choice.kind;
         record.label = choice.kind;
         if (buildStamp(projectRoot) !== stampAtStart) {
-          warnings.push(`The build changed on disk during the run (someone rebuilt): the ${choice.kind} figures come from a newer build.`);
+          warnings.push(
+            `The build changed on disk during the run (someone rebuilt): the ${choice.kind} figures come from a newer build.`,
+          );
           log(`WARNING: ${warnings.at(-1)}`);
         }
         log(`starting the server on ${choice.kind}...`);
@@ -204,14 +221,18 @@ async function main(): Promise<number> {
           }
         } finally {
           record.stop = await server.stop();
-          log(`${server.label} stopped (${record.stop.graceful ? "gracefully" : "killed"}, exit ${record.stop.signal ?? record.stop.exitCode})`);
+          log(
+            `${server.label} stopped (${record.stop.graceful ? "gracefully" : "killed"}, exit ${record.stop.signal ?? record.stop.exitCode})`,
+          );
           if (record.stop.exitedEarly) {
             warnings.push(
               `${server.label} exited by itself (${record.stop.signal ?? `code ${record.stop.exitCode}`}) at ${record.stop.exitedEarly.at}, ` +
                 "before the bench stopped it: figures measured after that are failures (its last log lines are in the JSON, servers[].stop).",
             );
           } else if (!record.stop.graceful || record.stop.exitCode !== 0) {
-            warnings.push(`${server.label} did not shut down cleanly on SIGTERM (exit ${record.stop.signal ?? record.stop.exitCode}).`);
+            warnings.push(
+              `${server.label} did not shut down cleanly on SIGTERM (exit ${record.stop.signal ?? record.stop.exitCode}).`,
+            );
           }
         }
       } catch (error) {
@@ -235,17 +256,23 @@ async function main(): Promise<number> {
   for (const scenario of SCENARIOS) {
     const done = measurements.get(scenario.name)!;
     if (done.length > 0) continue;
-    const missing = databasesOf(scenario).filter((kind) => !servers.some((server) => server.database === kind && server.startupS !== undefined));
+    const missing = databasesOf(scenario).filter(
+      (kind) => !servers.some((server) => server.database === kind && server.startupS !== undefined),
+    );
     done.push({
       database: missing[0] ?? "?",
       databaseLabel: missing[0] === "postgres" ? "PostgreSQL" : missing[0] === "pglite" ? "PGlite" : "?",
-      error: `not measured: it runs on ${databasesOf(scenario).join(" or ")} only, and no such server ran` + (postgresNote ? ` (${postgresNote})` : ""),
+      error:
+        `not measured: it runs on ${databasesOf(scenario).join(" or ")} only, and no such server ran` +
+        (postgresNote ? ` (${postgresNote})` : ""),
     });
   }
 
   const anyMeasured = [...measurements.values()].some((list) => list.some((measurement) => measurement.result));
   if (!anyMeasured) {
-    console.error(`bench: nothing was measured, so no results were written.\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+    console.error(
+      `bench: nothing was measured, so no results were written.\n${problems.map((problem) => `  - ${problem}`).join("\n")}`,
+    );
     return 1;
   }
 
@@ -259,7 +286,11 @@ async function main(): Promise<number> {
   const targetsMissed = SCENARIOS.flatMap((scenario) => [
     ...measurements
       .get(scenario.name)!
-      .flatMap((measurement) => (measurement.result !== undefined ? (scenario.missedTargets?.(measurement.result, measurement.databaseLabel) ?? []) : [])),
+      .flatMap((measurement) =>
+        measurement.result !== undefined
+          ? (scenario.missedTargets?.(measurement.result, measurement.databaseLabel) ?? [])
+          : [],
+      ),
     ...(scenario.missedTargetsAcross?.(measurements.get(scenario.name)!) ?? []),
   ]);
 
@@ -269,7 +300,11 @@ async function main(): Promise<number> {
     schema: 1,
     date: date.toISOString(),
     commit,
-    machine: { ...machine, cpuBusyPercentAtStart: cpuBusyAtStart, loadAverageAtEnd: os.loadavg().map((value) => Math.round(value * 100) / 100) },
+    machine: {
+      ...machine,
+      cpuBusyPercentAtStart: cpuBusyAtStart,
+      loadAverageAtEnd: os.loadavg().map((value) => Math.round(value * 100) / 100),
+    },
     settings: {
       durationS: settings.durationS,
       warmupS: settings.warmupS,
@@ -279,7 +314,9 @@ async function main(): Promise<number> {
       soakS: settings.soakS,
       soakShoppers: settings.soakShoppers,
       postgres: settings.postgres,
-      postgresServer: servers.some((server) => server.database === "postgres") ? redactUrl(settings.postgresAdminUrl) : null,
+      postgresServer: servers.some((server) => server.database === "postgres")
+        ? redactUrl(settings.postgresAdminUrl)
+        : null,
       serverNodeOptions: nodeOptions ?? null,
     },
     build,
@@ -291,7 +328,10 @@ async function main(): Promise<number> {
     targetsMissed,
     runSeconds: totalS,
     scenarios: Object.fromEntries(
-      SCENARIOS.map((scenario) => [scenario.name, { title: scenario.title, measurements: measurements.get(scenario.name) }]),
+      SCENARIOS.map((scenario) => [
+        scenario.name,
+        { title: scenario.title, measurements: measurements.get(scenario.name) },
+      ]),
     ),
   };
   const markdown = renderMarkdown({
@@ -341,7 +381,9 @@ function renderMarkdown(run: {
     "",
     `- Date: ${run.date.toISOString().replace("T", " ").slice(0, 19)} UTC`,
     `- Commit: \`${run.commit}\`` +
-      (run.build?.stale ? ` (**warning**: the build is older than \`${run.build.newerSource}\`; figures may not match this source)` : ""),
+      (run.build?.stale
+        ? ` (**warning**: the build is older than \`${run.build.newerSource}\`; figures may not match this source)`
+        : ""),
     `- Machine: ${machine.os} ${machine.arch}, ${machine.cpuModel}, ${machine.cores} cores, ${machine.totalMemoryGiB} GiB, Node ${machine.node}` +
       ` (before the run: CPU ${run.cpuBusyAtStart ?? "?"}% busy, load average ${machine.loadAverageAtStart.join(" / ")})`,
     `- Servers: ${run.servers.map((server) => `${server.label}${server.startupS !== undefined ? ` (ready in ${server.startupS} s)` : ""}`).join("; ")}` +
@@ -350,13 +392,23 @@ function renderMarkdown(run: {
     "- Load generator (autocannon) and server share the same machine.",
   ];
   for (const warning of run.warnings) lines.push(`- **Warning:** ${warning}`);
-  if (run.settings.only) lines.push(`- Only: ${SCENARIOS.map((scenario) => scenario.name).join(", ")} (BENCH_ONLY); the other scenarios did not run.`);
+  if (run.settings.only)
+    lines.push(
+      `- Only: ${SCENARIOS.map((scenario) => scenario.name).join(", ")} (BENCH_ONLY); the other scenarios did not run.`,
+    );
   if (run.budgetFailures.length > 0) lines.push(`- **Over budget:** ${run.budgetFailures.join(", ")}`);
-  if (run.targetsMissed.length > 0) lines.push(`- **Targets missed** (${run.targetsMissed.length}): ${run.targetsMissed.join("; ")}`);
+  if (run.targetsMissed.length > 0)
+    lines.push(`- **Targets missed** (${run.targetsMissed.length}): ${run.targetsMissed.join("; ")}`);
   // First lines only: the JSON keeps the whole messages (with the server's log tail).
-  if (run.problems.length > 0) lines.push(`- **Problems:** ${run.problems.map((problem) => problem.split("\n")[0]).join("; ")}`);
+  if (run.problems.length > 0)
+    lines.push(`- **Problems:** ${run.problems.map((problem) => problem.split("\n")[0]).join("; ")}`);
   for (const scenario of SCENARIOS) {
-    lines.push("", `## ${scenario.title}`, "", scenario.render(run.measurements.get(scenario.name)!, run.settings, run.measurements));
+    lines.push(
+      "",
+      `## ${scenario.title}`,
+      "",
+      scenario.render(run.measurements.get(scenario.name)!, run.settings, run.measurements),
+    );
   }
   lines.push("", "See bench/README.md for what each figure means and how noisy it is.");
   return lines.join("\n");

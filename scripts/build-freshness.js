@@ -4,7 +4,19 @@ import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 
 /** What the build is made from: the shop's folders and the files that configure the build or its dependencies. */
-export const BUILD_INPUTS = ["app", "server", "shared", "images", "public", "package.json", "package-lock.json", "vite.config.ts", "react-router.config.ts", "tsconfig.json", "scripts/precompress.js"];
+export const BUILD_INPUTS = [
+  "app",
+  "server",
+  "shared",
+  "images",
+  "public",
+  "package.json",
+  "package-lock.json",
+  "vite.config.ts",
+  "react-router.config.ts",
+  "tsconfig.json",
+  "scripts/precompress.js",
+];
 
 /** The file the build writes last but one (precompressing follows); its time is the build's. */
 export const BUILD_STAMP = "build/server/index.js";

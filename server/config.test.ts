@@ -12,14 +12,20 @@ describe("parseConfig", () => {
   });
 
   it("takes PORT, DATA_DIR and DATABASE_URL from the environment", () => {
-    const config = parseConfig({ PORT: "8080", DATA_DIR: "/var/shop", DATABASE_URL: "postgres://shop@db/shop", ALLOW_TEST_PAYMENTS: "true" });
+    const config = parseConfig({
+      PORT: "8080",
+      DATA_DIR: "/var/shop",
+      DATABASE_URL: "postgres://shop@db/shop",
+      ALLOW_TEST_PAYMENTS: "true",
+    });
     expect(config).toMatchObject({ PORT: 8080, DATA_DIR: "/var/shop", DATABASE_URL: "postgres://shop@db/shop" });
   });
 
   it("caps connections per process at MAX_CONNECTIONS, 1,000 unless set, and refuses a cap that is not a positive integer", () => {
     expect(parseConfig({}).MAX_CONNECTIONS).toBe(1_000);
     expect(parseConfig({ MAX_CONNECTIONS: "250" }).MAX_CONNECTIONS).toBe(250);
-    for (const bad of ["0", "-5", "1.5", "many"]) expect(() => parseConfig({ MAX_CONNECTIONS: bad })).toThrow(/MAX_CONNECTIONS/);
+    for (const bad of ["0", "-5", "1.5", "many"])
+      expect(() => parseConfig({ MAX_CONNECTIONS: bad })).toThrow(/MAX_CONNECTIONS/);
   });
 
   it("treats an empty variable as unset", () => {
@@ -50,7 +56,11 @@ describe("SHOP_TIME_ZONE", () => {
 });
 
 describe("Stripe keys", () => {
-  const keys = { STRIPE_SECRET_KEY: "sk_test_abc123", STRIPE_PUBLISHABLE_KEY: "pk_test_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
+  const keys = {
+    STRIPE_SECRET_KEY: "sk_test_abc123",
+    STRIPE_PUBLISHABLE_KEY: "pk_test_abc123",
+    STRIPE_WEBHOOK_SECRET: "whsec_abc123",
+  };
 
   it("are all optional together: none means the built-in processor", () => {
     expect(parseConfig({}).STRIPE_SECRET_KEY).toBeUndefined();
@@ -70,10 +80,17 @@ describe("Stripe keys", () => {
   });
 
   it("stop the server when the secret and publishable keys are of different modes (test and live)", () => {
-    expect(() => parseConfig({ ...keys, STRIPE_SECRET_KEY: "sk_live_abc123" })).toThrow(/STRIPE_PUBLISHABLE_KEY: is a test key but STRIPE_SECRET_KEY is a live key/);
-    expect(() => parseConfig({ ...keys, STRIPE_PUBLISHABLE_KEY: "pk_live_abc123" })).toThrow(/is a live key but STRIPE_SECRET_KEY is a test key/);
+    expect(() => parseConfig({ ...keys, STRIPE_SECRET_KEY: "sk_live_abc123" })).toThrow(
+      /STRIPE_PUBLISHABLE_KEY: is a test key but STRIPE_SECRET_KEY is a live key/,
+    );
+    expect(() => parseConfig({ ...keys, STRIPE_PUBLISHABLE_KEY: "pk_live_abc123" })).toThrow(
+      /is a live key but STRIPE_SECRET_KEY is a test key/,
+    );
     expect(() => parseConfig({ ...keys, STRIPE_SECRET_KEY: "rk_live_abc123" })).toThrow(ConfigError);
-    expect(parseConfig({ ...keys, STRIPE_SECRET_KEY: "sk_live_abc123", STRIPE_PUBLISHABLE_KEY: "pk_live_abc123" }).STRIPE_SECRET_KEY).toBe("sk_live_abc123");
+    expect(
+      parseConfig({ ...keys, STRIPE_SECRET_KEY: "sk_live_abc123", STRIPE_PUBLISHABLE_KEY: "pk_live_abc123" })
+        .STRIPE_SECRET_KEY,
+    ).toBe("sk_live_abc123");
   });
 });
 
@@ -81,7 +98,8 @@ describe("guest sessions per address", () => {
   it("default to 300 an hour and stop the server on a value that is not a positive whole number", () => {
     expect(parseConfig({}).NEW_SESSIONS_PER_IP).toBe(300);
     expect(parseConfig({ NEW_SESSIONS_PER_IP: "5000" }).NEW_SESSIONS_PER_IP).toBe(5000);
-    for (const bad of ["0", "-1", "1.5", "lots"]) expect(() => parseConfig({ NEW_SESSIONS_PER_IP: bad })).toThrow(/NEW_SESSIONS_PER_IP/);
+    for (const bad of ["0", "-1", "1.5", "lots"])
+      expect(() => parseConfig({ NEW_SESSIONS_PER_IP: bad })).toThrow(/NEW_SESSIONS_PER_IP/);
   });
 });
 
@@ -89,7 +107,8 @@ describe("PUBLIC_URL", () => {
   it("is optional, and when set an http or https URL", () => {
     expect(parseConfig({}).PUBLIC_URL).toBeUndefined();
     expect(parseConfig({ PUBLIC_URL: "https://shop.example" }).PUBLIC_URL?.protocol).toBe("https:");
-    for (const bad of ["shop.example", "ftp://shop.example", "javascript:alert(1)"]) expect(() => parseConfig({ PUBLIC_URL: bad })).toThrow(/PUBLIC_URL/);
+    for (const bad of ["shop.example", "ftp://shop.example", "javascript:alert(1)"])
+      expect(() => parseConfig({ PUBLIC_URL: bad })).toThrow(/PUBLIC_URL/);
   });
 });
 
@@ -102,7 +121,9 @@ describe("TRUST_PROXY", () => {
   });
 
   it("refuses anything else, naming the variable", () => {
-    expect(() => parseConfig({ TRUST_PROXY: "lots" })).toThrow(/TRUST_PROXY: must be true, false or the number of proxy hops/);
+    expect(() => parseConfig({ TRUST_PROXY: "lots" })).toThrow(
+      /TRUST_PROXY: must be true, false or the number of proxy hops/,
+    );
     expect(() => parseConfig({ TRUST_PROXY: "-1" })).toThrow(/TRUST_PROXY/);
   });
 });
@@ -133,20 +154,44 @@ describe("test payments", () => {
     const withoutKeys = () => parseConfig({ DATABASE_URL: "postgres://shop@db/shop" });
     expect(withoutKeys).toThrow(ConfigError);
     expect(withoutKeys).toThrow(/DATABASE_URL is set but no Stripe keys are: .*ALLOW_TEST_PAYMENTS=true/);
-    expect(parseConfig({ DATABASE_URL: "postgres://shop@db/shop", ALLOW_TEST_PAYMENTS: "true" }).ALLOW_TEST_PAYMENTS).toBe(true);
-    const keys = { STRIPE_SECRET_KEY: "sk_live_abc123", STRIPE_PUBLISHABLE_KEY: "pk_live_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
-    expect(parseConfig({ DATABASE_URL: "postgres://shop@db/shop", ...keys }).DATABASE_URL).toBe("postgres://shop@db/shop");
+    expect(
+      parseConfig({ DATABASE_URL: "postgres://shop@db/shop", ALLOW_TEST_PAYMENTS: "true" }).ALLOW_TEST_PAYMENTS,
+    ).toBe(true);
+    const keys = {
+      STRIPE_SECRET_KEY: "sk_live_abc123",
+      STRIPE_PUBLISHABLE_KEY: "pk_live_abc123",
+      STRIPE_WEBHOOK_SECRET: "whsec_abc123",
+    };
+    expect(parseConfig({ DATABASE_URL: "postgres://shop@db/shop", ...keys }).DATABASE_URL).toBe(
+      "postgres://shop@db/shop",
+    );
   });
 });
 
 describe("the start-up operator", () => {
   it("takes OPERATOR_EMAIL with OPERATOR_PASSWORD or OPERATOR_PASSWORD_FILE, never both, never one without the e-mail", () => {
-    const config = parseConfig({ OPERATOR_EMAIL: "Owner@Shop.Example", OPERATOR_PASSWORD: "violet tractor harbour pickle" });
-    expect(operatorCredentials(config, () => "unused")).toEqual({ email: "owner@shop.example", password: "violet tractor harbour pickle" });
+    const config = parseConfig({
+      OPERATOR_EMAIL: "Owner@Shop.Example",
+      OPERATOR_PASSWORD: "violet tractor harbour pickle",
+    });
+    expect(operatorCredentials(config, () => "unused")).toEqual({
+      email: "owner@shop.example",
+      password: "violet tractor harbour pickle",
+    });
     expect(operatorCredentials(parseConfig({}), () => "unused")).toBeUndefined();
-    expect(() => parseConfig({ OPERATOR_EMAIL: "owner@shop.example" })).toThrow(/OPERATOR_PASSWORD: set OPERATOR_PASSWORD or OPERATOR_PASSWORD_FILE/);
-    expect(() => parseConfig({ OPERATOR_EMAIL: "owner@shop.example", OPERATOR_PASSWORD: "a", OPERATOR_PASSWORD_FILE: "/run/secret" })).toThrow(/one of them/);
-    expect(() => parseConfig({ OPERATOR_PASSWORD: "violet tractor harbour pickle" })).toThrow(/OPERATOR_EMAIL: is required/);
+    expect(() => parseConfig({ OPERATOR_EMAIL: "owner@shop.example" })).toThrow(
+      /OPERATOR_PASSWORD: set OPERATOR_PASSWORD or OPERATOR_PASSWORD_FILE/,
+    );
+    expect(() =>
+      parseConfig({
+        OPERATOR_EMAIL: "owner@shop.example",
+        OPERATOR_PASSWORD: "a",
+        OPERATOR_PASSWORD_FILE: "/run/secret",
+      }),
+    ).toThrow(/one of them/);
+    expect(() => parseConfig({ OPERATOR_PASSWORD: "violet tractor harbour pickle" })).toThrow(
+      /OPERATOR_EMAIL: is required/,
+    );
     expect(() => parseConfig({ OPERATOR_EMAIL: "not an address", OPERATOR_PASSWORD: "x" })).toThrow(/OPERATOR_EMAIL/);
   });
 
@@ -156,9 +201,16 @@ describe("the start-up operator", () => {
     writeFileSync(path, "violet tractor harbour pickle\n");
     try {
       const config = parseConfig({ OPERATOR_EMAIL: "owner@shop.example", OPERATOR_PASSWORD_FILE: path });
-      expect(operatorCredentials(config, (file) => readFileSync(file, "utf8"))?.password).toBe("violet tractor harbour pickle");
-      const missing = parseConfig({ OPERATOR_EMAIL: "owner@shop.example", OPERATOR_PASSWORD_FILE: join(directory, "missing") });
-      expect(() => operatorCredentials(missing, (file) => readFileSync(file, "utf8"))).toThrow(/^Invalid configuration: OPERATOR_PASSWORD_FILE: cannot be read \(ENOENT\)$/);
+      expect(operatorCredentials(config, (file) => readFileSync(file, "utf8"))?.password).toBe(
+        "violet tractor harbour pickle",
+      );
+      const missing = parseConfig({
+        OPERATOR_EMAIL: "owner@shop.example",
+        OPERATOR_PASSWORD_FILE: join(directory, "missing"),
+      });
+      expect(() => operatorCredentials(missing, (file) => readFileSync(file, "utf8"))).toThrow(
+        /^Invalid configuration: OPERATOR_PASSWORD_FILE: cannot be read \(ENOENT\)$/,
+      );
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
@@ -196,33 +248,72 @@ describe(".env", () => {
 });
 
 describe("PROCESSOR_URL", () => {
-  const keys = { STRIPE_SECRET_KEY: "sk_test_abc123", STRIPE_PUBLISHABLE_KEY: "pk_test_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
+  const keys = {
+    STRIPE_SECRET_KEY: "sk_test_abc123",
+    STRIPE_PUBLISHABLE_KEY: "pk_test_abc123",
+    STRIPE_WEBHOOK_SECRET: "whsec_abc123",
+  };
 
   it("points the shop at a test processor run as its own process, with the keys it was started with", () => {
-    expect(parseConfig({ ...keys, PROCESSOR_URL: "http://127.0.0.1:4242" }).PROCESSOR_URL).toBe("http://127.0.0.1:4242");
-    expect(() => parseConfig({ PROCESSOR_URL: "http://127.0.0.1:4242" })).toThrow(/PROCESSOR_URL: needs STRIPE_SECRET_KEY/);
+    expect(parseConfig({ ...keys, PROCESSOR_URL: "http://127.0.0.1:4242" }).PROCESSOR_URL).toBe(
+      "http://127.0.0.1:4242",
+    );
+    expect(() => parseConfig({ PROCESSOR_URL: "http://127.0.0.1:4242" })).toThrow(
+      /PROCESSOR_URL: needs STRIPE_SECRET_KEY/,
+    );
     expect(() => parseConfig({ ...keys, PROCESSOR_URL: "ftp://127.0.0.1:4242" })).toThrow(/PROCESSOR_URL/);
   });
 });
 
 describe("TEST_ONLY_STRIPE_API_URL", () => {
-  const keys = { STRIPE_SECRET_KEY: "sk_test_abc123", STRIPE_PUBLISHABLE_KEY: "pk_test_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
+  const keys = {
+    STRIPE_SECRET_KEY: "sk_test_abc123",
+    STRIPE_PUBLISHABLE_KEY: "pk_test_abc123",
+    STRIPE_WEBHOOK_SECRET: "whsec_abc123",
+  };
 
   it("points Stripe mode's server calls at a test processor on this machine, with test keys", () => {
-    expect(parseConfig({ ...keys, TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242" }).TEST_ONLY_STRIPE_API_URL).toBe("http://127.0.0.1:4242");
-    expect(parseConfig({ ...keys, TEST_ONLY_STRIPE_API_URL: "http://localhost:4242" }).TEST_ONLY_STRIPE_API_URL).toBe("http://localhost:4242");
+    expect(parseConfig({ ...keys, TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242" }).TEST_ONLY_STRIPE_API_URL).toBe(
+      "http://127.0.0.1:4242",
+    );
+    expect(parseConfig({ ...keys, TEST_ONLY_STRIPE_API_URL: "http://localhost:4242" }).TEST_ONLY_STRIPE_API_URL).toBe(
+      "http://localhost:4242",
+    );
   });
 
   it("is refused with live keys, without keys, with PROCESSOR_URL, and for another machine or scheme", () => {
-    const live = { STRIPE_SECRET_KEY: "sk_live_abc123", STRIPE_PUBLISHABLE_KEY: "pk_live_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
-    expect(() => parseConfig({ ...live, TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242" })).toThrow(/TEST_ONLY_STRIPE_API_URL: is for tests only/);
-    expect(() => parseConfig({ ...keys, STRIPE_SECRET_KEY: "rk_live_abc123", STRIPE_PUBLISHABLE_KEY: "pk_live_abc123", TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242" })).toThrow(
+    const live = {
+      STRIPE_SECRET_KEY: "sk_live_abc123",
+      STRIPE_PUBLISHABLE_KEY: "pk_live_abc123",
+      STRIPE_WEBHOOK_SECRET: "whsec_abc123",
+    };
+    expect(() => parseConfig({ ...live, TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242" })).toThrow(
       /TEST_ONLY_STRIPE_API_URL: is for tests only/,
     );
-    expect(() => parseConfig({ TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242" })).toThrow(/TEST_ONLY_STRIPE_API_URL: is for tests only/);
-    expect(() => parseConfig({ ...keys, PROCESSOR_URL: "http://127.0.0.1:4242", TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242" })).toThrow(/cannot be set with PROCESSOR_URL/);
-    expect(() => parseConfig({ ...keys, TEST_ONLY_STRIPE_API_URL: "http://api.stripe.example" })).toThrow(/must name this machine/);
-    expect(() => parseConfig({ ...keys, TEST_ONLY_STRIPE_API_URL: "https://127.0.0.1:4242" })).toThrow(/TEST_ONLY_STRIPE_API_URL: must be an http:\/\/ URL/);
+    expect(() =>
+      parseConfig({
+        ...keys,
+        STRIPE_SECRET_KEY: "rk_live_abc123",
+        STRIPE_PUBLISHABLE_KEY: "pk_live_abc123",
+        TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242",
+      }),
+    ).toThrow(/TEST_ONLY_STRIPE_API_URL: is for tests only/);
+    expect(() => parseConfig({ TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242" })).toThrow(
+      /TEST_ONLY_STRIPE_API_URL: is for tests only/,
+    );
+    expect(() =>
+      parseConfig({
+        ...keys,
+        PROCESSOR_URL: "http://127.0.0.1:4242",
+        TEST_ONLY_STRIPE_API_URL: "http://127.0.0.1:4242",
+      }),
+    ).toThrow(/cannot be set with PROCESSOR_URL/);
+    expect(() => parseConfig({ ...keys, TEST_ONLY_STRIPE_API_URL: "http://api.stripe.example" })).toThrow(
+      /must name this machine/,
+    );
+    expect(() => parseConfig({ ...keys, TEST_ONLY_STRIPE_API_URL: "https://127.0.0.1:4242" })).toThrow(
+      /TEST_ONLY_STRIPE_API_URL: must be an http:\/\/ URL/,
+    );
   });
 });
 
@@ -230,17 +321,31 @@ describe("TEST_ONLY_ALLOW_LOOPBACK_PICTURES", () => {
   it("lets a CSV import fetch pictures from this machine in tests, and is refused with live keys", () => {
     expect(parseConfig({}).TEST_ONLY_ALLOW_LOOPBACK_PICTURES).toBe(false);
     expect(parseConfig({ TEST_ONLY_ALLOW_LOOPBACK_PICTURES: "true" }).TEST_ONLY_ALLOW_LOOPBACK_PICTURES).toBe(true);
-    const live = { STRIPE_SECRET_KEY: "sk_live_abc123", STRIPE_PUBLISHABLE_KEY: "pk_live_abc123", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
-    expect(() => parseConfig({ ...live, TEST_ONLY_ALLOW_LOOPBACK_PICTURES: "true" })).toThrow(/TEST_ONLY_ALLOW_LOOPBACK_PICTURES: is for tests only/);
-    expect(() => parseConfig({ TEST_ONLY_ALLOW_LOOPBACK_PICTURES: "yes" })).toThrow(/TEST_ONLY_ALLOW_LOOPBACK_PICTURES: must be true or false/);
+    const live = {
+      STRIPE_SECRET_KEY: "sk_live_abc123",
+      STRIPE_PUBLISHABLE_KEY: "pk_live_abc123",
+      STRIPE_WEBHOOK_SECRET: "whsec_abc123",
+    };
+    expect(() => parseConfig({ ...live, TEST_ONLY_ALLOW_LOOPBACK_PICTURES: "true" })).toThrow(
+      /TEST_ONLY_ALLOW_LOOPBACK_PICTURES: is for tests only/,
+    );
+    expect(() => parseConfig({ TEST_ONLY_ALLOW_LOOPBACK_PICTURES: "yes" })).toThrow(
+      /TEST_ONLY_ALLOW_LOOPBACK_PICTURES: must be true or false/,
+    );
   });
 });
 
 describe("outgoing e-mail", () => {
   it("is off without SMTP_URL, and takes smtp:// or smtps:// with MAIL_FROM", () => {
     expect(parseConfig({}).SMTP_URL).toBeUndefined();
-    const config = parseConfig({ SMTP_URL: "smtps://user:secret@smtp.example:465", MAIL_FROM: "Storefront <orders@shop.example>" });
-    expect(config).toMatchObject({ SMTP_URL: "smtps://user:secret@smtp.example:465", MAIL_FROM: "Storefront <orders@shop.example>" });
+    const config = parseConfig({
+      SMTP_URL: "smtps://user:secret@smtp.example:465",
+      MAIL_FROM: "Storefront <orders@shop.example>",
+    });
+    expect(config).toMatchObject({
+      SMTP_URL: "smtps://user:secret@smtp.example:465",
+      MAIL_FROM: "Storefront <orders@shop.example>",
+    });
   });
 
   it("refuses to start with SMTP_URL but no MAIL_FROM, naming it, and refuses an SMTP_URL of another scheme", () => {
@@ -249,7 +354,16 @@ describe("outgoing e-mail", () => {
   });
 
   it("needs PUBLIC_URL behind a proxy, where links in e-mails could not reach the shop otherwise", () => {
-    expect(() => parseConfig({ SMTP_URL: "smtp://localhost:1025", MAIL_FROM: "a@b.example", TRUST_PROXY: "1" })).toThrow(/PUBLIC_URL/);
-    expect(parseConfig({ SMTP_URL: "smtp://localhost:1025", MAIL_FROM: "a@b.example", TRUST_PROXY: "1", PUBLIC_URL: "https://shop.example" }).PUBLIC_URL?.origin).toBe("https://shop.example");
+    expect(() =>
+      parseConfig({ SMTP_URL: "smtp://localhost:1025", MAIL_FROM: "a@b.example", TRUST_PROXY: "1" }),
+    ).toThrow(/PUBLIC_URL/);
+    expect(
+      parseConfig({
+        SMTP_URL: "smtp://localhost:1025",
+        MAIL_FROM: "a@b.example",
+        TRUST_PROXY: "1",
+        PUBLIC_URL: "https://shop.example",
+      }).PUBLIC_URL?.origin,
+    ).toBe("https://shop.example");
   });
 });

@@ -41,7 +41,9 @@ export function lockDataDir(dataDir: string): () => void {
       }
     }
   }
-  throw new ConfigError(`DATA_DIR ${dataDir}: another process keeps claiming ${LOCK_FILE_NAME}; is a second Storefront starting there?`);
+  throw new ConfigError(
+    `DATA_DIR ${dataDir}: another process keeps claiming ${LOCK_FILE_NAME}; is a second Storefront starting there?`,
+  );
 }
 
 /**
@@ -101,7 +103,9 @@ function isRunning(pid: number): boolean {
 }
 
 function unusableDirectory(dataDir: string, error: unknown): ConfigError {
-  return new ConfigError(`DATA_DIR ${dataDir} cannot be written (${errorCode(error) ?? String(error)}): give a writable directory`);
+  return new ConfigError(
+    `DATA_DIR ${dataDir} cannot be written (${errorCode(error) ?? String(error)}): give a writable directory`,
+  );
 }
 
 function errorCode(error: unknown): string | undefined {

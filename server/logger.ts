@@ -11,7 +11,15 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     level,
     base: undefined,
     redact: {
-      paths: ["*.cookie", "*.authorization", "*.password", "*.card", "*.cardNumber", "headers.cookie", "headers.authorization"],
+      paths: [
+        "*.cookie",
+        "*.authorization",
+        "*.password",
+        "*.card",
+        "*.cardNumber",
+        "headers.cookie",
+        "headers.authorization",
+      ],
       censor: "[redacted]",
     },
   };

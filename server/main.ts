@@ -43,7 +43,11 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     database,
     logger,
     stripe: config.STRIPE_SECRET_KEY
-      ? { secretKey: config.STRIPE_SECRET_KEY, publishableKey: config.STRIPE_PUBLISHABLE_KEY ?? "", webhookSecret: config.STRIPE_WEBHOOK_SECRET ?? "" }
+      ? {
+          secretKey: config.STRIPE_SECRET_KEY,
+          publishableKey: config.STRIPE_PUBLISHABLE_KEY ?? "",
+          webhookSecret: config.STRIPE_WEBHOOK_SECRET ?? "",
+        }
       : undefined,
     trustedProxyHops: config.TRUST_PROXY,
     publicUrl: config.PUBLIC_URL,
@@ -54,7 +58,11 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     newSessionsPerIp: config.NEW_SESSIONS_PER_IP,
     reservationMinutes: config.RESERVATION_MINUTES,
     shopTimeZone: config.SHOP_TIME_ZONE,
-    paymentLimits: { ...DEFAULT_PAYMENT_LIMITS, createsPerIp: config.PAYMENT_ATTEMPTS_PER_IP, recordsPerIp: config.PAYMENT_ATTEMPTS_PER_IP },
+    paymentLimits: {
+      ...DEFAULT_PAYMENT_LIMITS,
+      createsPerIp: config.PAYMENT_ATTEMPTS_PER_IP,
+      recordsPerIp: config.PAYMENT_ATTEMPTS_PER_IP,
+    },
     reviewRequestDays: config.REVIEW_REQUEST_DAYS,
     smtp: config.SMTP_URL && config.MAIL_FROM ? { url: config.SMTP_URL, from: config.MAIL_FROM } : undefined,
     maxRequestsInFlight: config.MAX_REQUESTS_IN_FLIGHT,
@@ -72,15 +80,25 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     throw listenFailure(error, config.PORT, config.HOST);
   });
   logger.info({ url, database: database.kind, payments: shop.services.provider.mode }, `Storefront is ready at ${url}`);
-  if (!config.SMTP_URL) logger.warn("E-mail: no SMTP_URL, so e-mails are not sent: each is kept in the database and logged with its links (docs/email.md)");
+  if (!config.SMTP_URL)
+    logger.warn(
+      "E-mail: no SMTP_URL, so e-mails are not sent: each is kept in the database and logged with its links (docs/email.md)",
+    );
   if (config.TEST_ONLY_STRIPE_API_URL) {
-    logger.warn({ apiUrl: config.TEST_ONLY_STRIPE_API_URL }, "Stripe mode for tests: the server's Stripe calls go to a test processor (TEST_ONLY_STRIPE_API_URL), not to Stripe");
+    logger.warn(
+      { apiUrl: config.TEST_ONLY_STRIPE_API_URL },
+      "Stripe mode for tests: the server's Stripe calls go to a test processor (TEST_ONLY_STRIPE_API_URL), not to Stripe",
+    );
   }
   if (config.TEST_ONLY_ALLOW_LOOPBACK_PICTURES) {
-    logger.warn("Pictures for tests: a CSV import may fetch pictures from this machine's loopback addresses (TEST_ONLY_ALLOW_LOOPBACK_PICTURES)");
+    logger.warn(
+      "Pictures for tests: a CSV import may fetch pictures from this machine's loopback addresses (TEST_ONLY_ALLOW_LOOPBACK_PICTURES)",
+    );
   }
   if (shop.services.provider.mode === "built-in") {
-    logger.warn("Test mode: no real payments. The built-in processor takes test cards only; set the STRIPE_* keys to take payments (docs/stripe.md)");
+    logger.warn(
+      "Test mode: no real payments. The built-in processor takes test cards only; set the STRIPE_* keys to take payments (docs/stripe.md)",
+    );
   }
 
   const stop = async () => {
@@ -111,10 +129,14 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
 /** A listen error as one line naming the variable to change; anything unexpected goes on as it is. */
 function listenFailure(error: unknown, port: number, host: string): unknown {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === "EADDRINUSE") return new ConfigError(`PORT ${port} is already in use on HOST ${host}: stop what holds it, or set another PORT`);
-  if (code === "EACCES") return new ConfigError(`PORT ${port} needs privileges this process lacks (EACCES): set a PORT above 1023`);
+  if (code === "EADDRINUSE")
+    return new ConfigError(`PORT ${port} is already in use on HOST ${host}: stop what holds it, or set another PORT`);
+  if (code === "EACCES")
+    return new ConfigError(`PORT ${port} needs privileges this process lacks (EACCES): set a PORT above 1023`);
   if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EADDRNOTAVAIL" || code === "EAI_NONAME") {
-    return new ConfigError(`HOST ${host} is not an address of this machine (${code}): set HOST to one of its addresses, or 0.0.0.0 for all`);
+    return new ConfigError(
+      `HOST ${host} is not an address of this machine (${code}): set HOST to one of its addresses, or 0.0.0.0 for all`,
+    );
   }
   return error;
 }
@@ -130,11 +152,19 @@ export { requestContext } from "./http/request-context";
  * `npm run demo-catalogue [-- --remove]` (scripts/demo-catalogue.js): the same configuration and database as the
  * server (with PGlite, while no server holds DATA_DIR), brought up to date, then the demo catalogue added or removed.
  */
-export async function runDemoCatalogue({ remove, picturesDir }: { remove: boolean; picturesDir: string }): Promise<string> {
+export async function runDemoCatalogue({
+  remove,
+  picturesDir,
+}: {
+  remove: boolean;
+  picturesDir: string;
+}): Promise<string> {
   loadEnvFile();
   const config = parseConfig(process.env);
   if (!config.DATABASE_URL) lockDataDir(config.DATA_DIR);
-  const database = config.DATABASE_URL ? openDatabase({ kind: "postgres", url: config.DATABASE_URL }) : openDatabase({ kind: "pglite", dataDir: config.DATA_DIR });
+  const database = config.DATABASE_URL
+    ? openDatabase({ kind: "postgres", url: config.DATABASE_URL })
+    : openDatabase({ kind: "pglite", dataDir: config.DATA_DIR });
   try {
     await prepareDatabase(database.db);
     return await applyDemoCatalogue(database.db, { remove, picturesDir });

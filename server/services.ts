@@ -72,7 +72,9 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const rateLimiter = createRateLimiter(db);
   const sessions = createSessionService(db, { rateLimiter, newSessionsPerIp: options.newSessionsPerIp });
   const basket = createBasketService(db, catalogue, logger);
-  const email = createEmailOutbox(db, { publicOrigin: options.publicOrigin ?? (() => new URL("http://localhost:3000/")) });
+  const email = createEmailOutbox(db, {
+    publicOrigin: options.publicOrigin ?? (() => new URL("http://localhost:3000/")),
+  });
   const accounts = createAccountService(db, rateLimiter, email, { attemptsPerIp: options.authAttemptsPerIp });
   const orders = createOrderService(db);
   const addresses = createAddressService(db);
@@ -103,11 +105,27 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   database.observeQueries(metrics.observeQuery);
   const poolStats = database.poolStats;
   if (poolStats) {
-    metrics.registerGauge({ name: "storefront_db_pool_connections", help: "Connections the database pool holds open.", collect: () => poolStats().total });
-    metrics.registerGauge({ name: "storefront_db_pool_idle", help: "Pooled connections idle right now.", collect: () => poolStats().idle });
-    metrics.registerGauge({ name: "storefront_db_pool_waiting", help: "Queries waiting for a pooled connection.", collect: () => poolStats().waiting });
+    metrics.registerGauge({
+      name: "storefront_db_pool_connections",
+      help: "Connections the database pool holds open.",
+      collect: () => poolStats().total,
+    });
+    metrics.registerGauge({
+      name: "storefront_db_pool_idle",
+      help: "Pooled connections idle right now.",
+      collect: () => poolStats().idle,
+    });
+    metrics.registerGauge({
+      name: "storefront_db_pool_waiting",
+      help: "Queries waiting for a pooled connection.",
+      collect: () => poolStats().waiting,
+    });
   }
-  metrics.registerGauge({ name: "storefront_email_outbox_pending", help: "E-mails written and not yet sent.", collect: async () => (await email.backlog()).pending });
+  metrics.registerGauge({
+    name: "storefront_email_outbox_pending",
+    help: "E-mails written and not yet sent.",
+    collect: async () => (await email.backlog()).pending,
+  });
   metrics.registerGauge({
     name: "storefront_email_outbox_oldest_pending_seconds",
     help: "Age of the oldest e-mail not yet sent (0 when none waits).",
@@ -125,8 +143,20 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     countHeldPayments: async (livemode) => (await checkout.listHeldPayments(livemode, 0)).count,
   });
   const reviews = createReviewService(db, { onCatalogueChanged: () => catalogue.noteCatalogueWrite() });
-  const pictureFetcher = createPictureFetcher({ db, pictures, catalogue, logger, allowLoopback: options.allowLoopbackPictures });
-  const reviewRequests = createReviewRequests({ db, email, preferences: emailPreferences, logger, days: options.reviewRequestDays ?? DEFAULT_REVIEW_REQUEST_DAYS });
+  const pictureFetcher = createPictureFetcher({
+    db,
+    pictures,
+    catalogue,
+    logger,
+    allowLoopback: options.allowLoopbackPictures,
+  });
+  const reviewRequests = createReviewRequests({
+    db,
+    email,
+    preferences: emailPreferences,
+    logger,
+    days: options.reviewRequestDays ?? DEFAULT_REVIEW_REQUEST_DAYS,
+  });
   return {
     metrics,
     logger,
@@ -153,7 +183,16 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     emailPreferences,
     reviewRequests,
     stockAlerts,
-    accountFlows: createAccountFlows({ db, accounts, sessions, signInFlow, orders, email, rateLimiter, attemptsPerIp: options.authAttemptsPerIp ?? DEFAULT_ATTEMPTS_PER_IP }),
+    accountFlows: createAccountFlows({
+      db,
+      accounts,
+      sessions,
+      signInFlow,
+      orders,
+      email,
+      rateLimiter,
+      attemptsPerIp: options.authAttemptsPerIp ?? DEFAULT_ATTEMPTS_PER_IP,
+    }),
     // The operator console (/admin).
     pictures,
     operators: createOperatorService(db),
@@ -161,7 +200,13 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     adminProducts,
     adminOrders,
     pictureFetcher,
-    productCsv: createProductCsvImport({ db, catalogue, departments, inventory, onPicturesQueued: () => pictureFetcher.wake() }),
+    productCsv: createProductCsvImport({
+      db,
+      catalogue,
+      departments,
+      inventory,
+      onPicturesQueued: () => pictureFetcher.wake(),
+    }),
     csvExports: createCsvExports(db),
     heldPayments: createHeldPaymentRefunds(db, checkout, options.provider, logger),
     salesDashboard,

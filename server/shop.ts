@@ -93,7 +93,11 @@ export async function createShop(options: ShopOptions) {
   let selfOrigin: URL | undefined;
   const builtIn = options.stripe
     ? null
-    : await createStripeTestProcessor({ db: database.db, logger, webhookUrl: () => selfOrigin && new URL("/webhooks/stripe", selfOrigin).toString() });
+    : await createStripeTestProcessor({
+        db: database.db,
+        logger,
+        webhookUrl: () => selfOrigin && new URL("/webhooks/stripe", selfOrigin).toString(),
+      });
   const provider: PaymentProvider = builtIn
     ? createPaymentProvider({
         mode: "built-in",
@@ -163,7 +167,12 @@ export async function createShop(options: ShopOptions) {
   async function listen(port: number, host = "127.0.0.1") {
     const listener = getRequestListener(app.fetch);
     const devMiddleware = options.devMiddleware;
-    const server = createServer(serverOptions, devMiddleware ? (request, response) => devMiddleware(request, response, () => listener(request, response)) : listener);
+    const server = createServer(
+      serverOptions,
+      devMiddleware
+        ? (request, response) => devMiddleware(request, response, () => listener(request, response))
+        : listener,
+    );
     limitConnections(server, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
     await new Promise<void>((resolve, reject) => {
       // A port in use or a host that is not the shop's own: the caller says which variable is wrong.
@@ -185,7 +194,9 @@ export async function createShop(options: ShopOptions) {
     // Reservations past their time go back on sale (and guest pages hear of it when that changes what they say).
     const reservationSweep = services.inventory.startSweep(options.reservationSweepMs);
     // Payments that succeeded while no server was up to record them (a crash after the charge) get their orders.
-    void services.checkout.recordMissedOrders().catch((error: unknown) => logger.error({ err: error }, "checkout: sweep for missed orders failed"));
+    void services.checkout
+      .recordMissedOrders()
+      .catch((error: unknown) => logger.error({ err: error }, "checkout: sweep for missed orders failed"));
 
     let closing: Promise<void> | undefined;
     const close = () =>

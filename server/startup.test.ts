@@ -28,7 +28,15 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 async function runUntilExit(env: Record<string, string>, executable = process.execPath) {
   const child = spawn(executable, ["scripts/start.js"], {
     cwd: root,
-    env: { ...process.env, NODE_ENV: "production", LOG_LEVEL: "warn", HOST: "127.0.0.1", ALLOW_TEST_PAYMENTS: "", DATABASE_URL: "", ...env },
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      LOG_LEVEL: "warn",
+      HOST: "127.0.0.1",
+      ALLOW_TEST_PAYMENTS: "",
+      DATABASE_URL: "",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -54,7 +62,9 @@ describe("one process per DATA_DIR", () => {
     onTestFinished(() => stopIfRunning(first));
     const second = await runUntilExit({ DATA_DIR: directory, PORT: String(await freePort()) });
     expect(second.code).toBe(1);
-    expect(second.lines).toEqual([`DATA_DIR ${directory} is in use by another Storefront process (pid ${first.child.pid}): stop it, or give this one its own DATA_DIR (or a DATABASE_URL)`]);
+    expect(second.lines).toEqual([
+      `DATA_DIR ${directory} is in use by another Storefront process (pid ${first.child.pid}): stop it, or give this one its own DATA_DIR (or a DATABASE_URL)`,
+    ]);
     expect((await fetch(`${first.origin}/healthz`)).status).toBe(200);
 
     // SIGKILL leaves the lock behind; its pid no longer runs, so the next start takes it over.
@@ -73,14 +83,31 @@ describe("npm start", () => {
     const port = await freePort();
     const npm = spawn("npm", ["start"], {
       cwd: root,
-      env: { ...process.env, NODE_ENV: "production", LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: String(port), DATA_DIR: dataDir("npm-start"), DATABASE_URL: "" },
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        LOG_LEVEL: "warn",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        DATA_DIR: dataDir("npm-start"),
+        DATABASE_URL: "",
+      },
       stdio: "ignore",
       // A process group of its own, so that whatever is left after the test can be cleaned up by its id.
       detached: true,
     });
     const npmExited = new Promise((resolve) => npm.once("exit", resolve));
     try {
-      await expect.poll(() => fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.status, () => 0), { timeout: 60_000 }).toBe(200);
+      await expect
+        .poll(
+          () =>
+            fetch(`http://127.0.0.1:${port}/healthz`).then(
+              (response) => response.status,
+              () => 0,
+            ),
+          { timeout: 60_000 },
+        )
+        .toBe(200);
       process.kill(npm.pid!, "SIGTERM");
       await npmExited;
       await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
@@ -97,20 +124,30 @@ describe("npm start", () => {
 describe("a start that cannot work stops with one line naming the variable", () => {
   it("PORT in use", async () => {
     const holder = createServer();
-    const port = await new Promise<number>((resolve) => holder.listen(0, "127.0.0.1", () => resolve((holder.address() as { port: number }).port)));
+    const port = await new Promise<number>((resolve) =>
+      holder.listen(0, "127.0.0.1", () => resolve((holder.address() as { port: number }).port)),
+    );
     try {
       const result = await runUntilExit({ PORT: String(port), DATA_DIR: dataDir("port-in-use") });
       expect(result.code).toBe(1);
-      expect(result.lines).toEqual([`PORT ${port} is already in use on HOST 127.0.0.1: stop what holds it, or set another PORT`]);
+      expect(result.lines).toEqual([
+        `PORT ${port} is already in use on HOST 127.0.0.1: stop what holds it, or set another PORT`,
+      ]);
     } finally {
       holder.close();
     }
   }, 60_000);
 
   it("a HOST that is not this machine's", async () => {
-    const result = await runUntilExit({ HOST: "nope.invalid", PORT: String(await freePort()), DATA_DIR: dataDir("bad-host") });
+    const result = await runUntilExit({
+      HOST: "nope.invalid",
+      PORT: String(await freePort()),
+      DATA_DIR: dataDir("bad-host"),
+    });
     expect(result.code).toBe(1);
-    expect(result.lines).toEqual([expect.stringMatching(/^HOST nope\.invalid is not an address of this machine \(E[A-Z_]+\)/)]);
+    expect(result.lines).toEqual([
+      expect.stringMatching(/^HOST nope\.invalid is not an address of this machine \(E[A-Z_]+\)/),
+    ]);
   }, 60_000);
 
   it("a DATA_DIR that cannot be created (it hung with no output) or written", async () => {
@@ -126,17 +163,23 @@ describe("a start that cannot work stops with one line naming the variable", () 
   it("DATABASE_URL without Stripe keys, unless test payments are allowed", async () => {
     const result = await runUntilExit({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" });
     expect(result.code).toBe(1);
-    expect(result.lines).toEqual([expect.stringMatching(/^Invalid configuration: ALLOW_TEST_PAYMENTS: DATABASE_URL is set but no Stripe keys are: .*ALLOW_TEST_PAYMENTS=true/)]);
+    expect(result.lines).toEqual([
+      expect.stringMatching(
+        /^Invalid configuration: ALLOW_TEST_PAYMENTS: DATABASE_URL is set but no Stripe keys are: .*ALLOW_TEST_PAYMENTS=true/,
+      ),
+    ]);
   });
 
-  it.runIf(existsSync("/usr/bin/node") && Number(spawnSync("/usr/bin/node", ["-p", "process.versions.node.split('.')[0]"]).stdout?.toString()) < 24)(
-    "a Node.js older than 24",
-    async () => {
-      const result = await runUntilExit({ DATA_DIR: dataDir("old-node") }, "/usr/bin/node");
-      expect(result.code).toBe(1);
-      expect(result.lines).toEqual([expect.stringMatching(/^Storefront needs Node\.js 24 or later; this is Node\.js \d+\./)]);
-    },
-  );
+  it.runIf(
+    existsSync("/usr/bin/node") &&
+      Number(spawnSync("/usr/bin/node", ["-p", "process.versions.node.split('.')[0]"]).stdout?.toString()) < 24,
+  )("a Node.js older than 24", async () => {
+    const result = await runUntilExit({ DATA_DIR: dataDir("old-node") }, "/usr/bin/node");
+    expect(result.code).toBe(1);
+    expect(result.lines).toEqual([
+      expect.stringMatching(/^Storefront needs Node\.js 24 or later; this is Node\.js \d+\./),
+    ]);
+  });
 });
 
 describe("the build npm start serves", () => {
@@ -165,8 +208,12 @@ describe("the shop's own pictures", () => {
     expect(served.status).toBe(200);
     expect(served.headers.get("content-type")).toBe("image/webp");
     expect(served.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
-    expect(Buffer.from(await served.arrayBuffer()).equals(readFileSync(join(root, "images/products/12321341.webp")))).toBe(true);
-    expect(home).toMatch(/srcSet="\/assets\/banner-1-750-[\w-]{8}\.webp 750w, \/assets\/banner-1-1500-[\w-]{8}\.webp 1500w"/);
+    expect(
+      Buffer.from(await served.arrayBuffer()).equals(readFileSync(join(root, "images/products/12321341.webp"))),
+    ).toBe(true);
+    expect(home).toMatch(
+      /srcSet="\/assets\/banner-1-750-[\w-]{8}\.webp 750w, \/assets\/banner-1-1500-[\w-]{8}\.webp 1500w"/,
+    );
 
     const productPage = await (await fetch(`${shop.origin}/products/the-lean-startup`)).text();
     expect(productPage).toContain(`<meta property="og:image" content="${shop.origin}${picture}"/>`);

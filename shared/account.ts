@@ -34,8 +34,14 @@ const newPasswordField = z
   .string({ error: "Enter a new password." })
   .min(1, "Enter a new password.")
   .max(PASSWORD_MAX_LENGTH, `Your password must be at most ${PASSWORD_MAX_LENGTH} characters.`);
-const confirmField = z.string({ error: "Enter the new password again." }).max(PASSWORD_MAX_LENGTH).min(1, "Enter the new password again.");
-const currentPasswordField = z.string({ error: "Enter your password." }).min(1, "Enter your password.").max(PASSWORD_MAX_LENGTH);
+const confirmField = z
+  .string({ error: "Enter the new password again." })
+  .max(PASSWORD_MAX_LENGTH)
+  .min(1, "Enter the new password again.");
+const currentPasswordField = z
+  .string({ error: "Enter your password." })
+  .min(1, "Enter your password.")
+  .max(PASSWORD_MAX_LENGTH);
 const NOT_THE_SAME = "The two passwords are not the same. Please type the new one twice.";
 
 /** "Forgot your password?": the address to send the link to. */
@@ -49,7 +55,12 @@ export const resetPasswordSchema = z
 /** The account page's forms, told apart by the button that posted them. */
 export const accountActionSchema = z.discriminatedUnion("intent", [
   z
-    .strictObject({ intent: z.literal("change-password"), currentPassword: currentPasswordField, password: newPasswordField, confirmPassword: confirmField })
+    .strictObject({
+      intent: z.literal("change-password"),
+      currentPassword: currentPasswordField,
+      password: newPasswordField,
+      confirmPassword: confirmField,
+    })
     .refine((form) => form.password === form.confirmPassword, { path: ["confirmPassword"], message: NOT_THE_SAME }),
   z.strictObject({ intent: z.literal("sign-out-everywhere") }),
   z.strictObject({ intent: z.literal("delete-account"), deletePassword: currentPasswordField }),

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { fieldErrorsOf } from "./form-errors";
-import { ADDRESS_FIELD_ORDER, ADDRESS_LIMITS, COUNTRIES, US_STATES, type AddressErrors, type CountryCode, type DeliveryAddress } from "./address";
+import {
+  ADDRESS_FIELD_ORDER,
+  ADDRESS_LIMITS,
+  COUNTRIES,
+  US_STATES,
+  type AddressErrors,
+  type CountryCode,
+  type DeliveryAddress,
+} from "./address";
 
 /**
  * The delivery address's one strict, bounded schema, which the payment page's form action and POST /checkout/address
@@ -36,12 +44,23 @@ function optionalText(max: number, tooLong: string) {
 }
 
 const addressFields = {
-  name: text(ADDRESS_LIMITS.name, "Enter the full name of the person receiving the order.", `The name must be at most ${ADDRESS_LIMITS.name} characters.`),
-  line1: text(ADDRESS_LIMITS.line, "Enter the street address.", `Address line 1 must be at most ${ADDRESS_LIMITS.line} characters.`),
+  name: text(
+    ADDRESS_LIMITS.name,
+    "Enter the full name of the person receiving the order.",
+    `The name must be at most ${ADDRESS_LIMITS.name} characters.`,
+  ),
+  line1: text(
+    ADDRESS_LIMITS.line,
+    "Enter the street address.",
+    `Address line 1 must be at most ${ADDRESS_LIMITS.line} characters.`,
+  ),
   line2: optionalText(ADDRESS_LIMITS.line, `Address line 2 must be at most ${ADDRESS_LIMITS.line} characters.`),
   city: text(ADDRESS_LIMITS.city, "Enter the city.", `The city must be at most ${ADDRESS_LIMITS.city} characters.`),
   region: optionalText(ADDRESS_LIMITS.region, `The region must be at most ${ADDRESS_LIMITS.region} characters.`),
-  postalCode: z.string({ error: "Enter the ZIP or postal code." }).max(40, "That postal code is too long.").transform((value) => tidy(value).toUpperCase()),
+  postalCode: z
+    .string({ error: "Enter the ZIP or postal code." })
+    .max(40, "That postal code is too long.")
+    .transform((value) => tidy(value).toUpperCase()),
   country: z
     .string({ error: "Choose the country." })
     .refine((value) => COUNTRY_CODES.has(value), "Choose a country from the list.")
@@ -67,18 +86,29 @@ function checkCountryRules(address: z.infer<z.ZodObject<typeof addressFields>>, 
   }
   const postal = address.postalCode;
   if (!postal) {
-    ctx.addIssue({ code: "custom", path: ["postalCode"], message: isUs ? "Enter the ZIP code." : "Enter the postal code." });
+    ctx.addIssue({
+      code: "custom",
+      path: ["postalCode"],
+      message: isUs ? "Enter the ZIP code." : "Enter the postal code.",
+    });
     return;
   }
   const rule = POSTAL_RULES.get(address.country);
   if (rule ? !rule.pattern.test(postal) : !ANY_POSTAL_CODE.test(postal)) {
-    ctx.addIssue({ code: "custom", path: ["postalCode"], message: rule?.message ?? "Enter the postal code as it is written on your post." });
+    ctx.addIssue({
+      code: "custom",
+      path: ["postalCode"],
+      message: rule?.message ?? "Enter the postal code as it is written on your post.",
+    });
   }
 }
 
 /** A US ZIP+4 written the one way Stripe and the carriers expect: 90001-1234. */
 function normalise(address: z.infer<z.ZodObject<typeof addressFields>>): DeliveryAddress {
-  const postalCode = address.country === "US" && /^\d{9}$/.test(address.postalCode) ? `${address.postalCode.slice(0, 5)}-${address.postalCode.slice(5)}` : address.postalCode;
+  const postalCode =
+    address.country === "US" && /^\d{9}$/.test(address.postalCode)
+      ? `${address.postalCode.slice(0, 5)}-${address.postalCode.slice(5)}`
+      : address.postalCode;
   return { ...address, postalCode };
 }
 
@@ -88,26 +118,45 @@ export const deliveryAddressSchema = z.strictObject(addressFields).superRefine(c
  * POST /checkout/address: a new address (with the receipt e-mail when the shopper is a guest), or one of a signed-in
  * shopper's saved addresses by id.
  */
-export const addressFormSchema = z.strictObject({ ...addressFields, email: contactEmailSchema.optional() }).superRefine(checkCountryRules);
-export const chooseSavedAddressSchema = z.strictObject({ savedAddressId: z.uuid({ error: "Choose one of your saved addresses." }) });
+export const addressFormSchema = z
+  .strictObject({ ...addressFields, email: contactEmailSchema.optional() })
+  .superRefine(checkCountryRules);
+export const chooseSavedAddressSchema = z.strictObject({
+  savedAddressId: z.uuid({ error: "Choose one of your saved addresses." }),
+});
 
 export type AddressFormInput = z.infer<typeof addressFormSchema>;
 
 export function toDeliveryAddress(input: AddressFormInput): DeliveryAddress {
-  return normalise({ name: input.name, line1: input.line1, line2: input.line2, city: input.city, region: input.region, postalCode: input.postalCode, country: input.country });
+  return normalise({
+    name: input.name,
+    line1: input.line1,
+    line2: input.line2,
+    city: input.city,
+    region: input.region,
+    postalCode: input.postalCode,
+    country: input.country,
+  });
 }
 
 /**
  * Checks a submitted address form: the schema, plus the receipt e-mail a guest must give (an account's receipts go to
  * its own address, so a signed-in shopper's form has no e-mail field). The first problem of each field is kept.
  */
-export function checkAddressForm(raw: unknown, { isGuest }: { isGuest: boolean }): { ok: true; address: DeliveryAddress; contactEmail: string | null } | { ok: false; errors: AddressErrors } {
+export function checkAddressForm(
+  raw: unknown,
+  { isGuest }: { isGuest: boolean },
+): { ok: true; address: DeliveryAddress; contactEmail: string | null } | { ok: false; errors: AddressErrors } {
   const parsed = addressFormSchema.safeParse(raw);
   const errors: AddressErrors = parsed.success
     ? {}
-    : fieldErrorsOf(parsed.error, { fields: ADDRESS_FIELD_ORDER, unknownFields: (names) => `The form had fields we do not know: ${names.join(", ").slice(0, 200)}.` });
+    : fieldErrorsOf(parsed.error, {
+        fields: ADDRESS_FIELD_ORDER,
+        unknownFields: (names) => `The form had fields we do not know: ${names.join(", ").slice(0, 200)}.`,
+      });
   const email = parsed.success ? parsed.data.email : undefined;
-  const sentEmail = raw && typeof raw === "object" && "email" in raw && typeof raw.email === "string" && raw.email.trim() !== "";
+  const sentEmail =
+    raw && typeof raw === "object" && "email" in raw && typeof raw.email === "string" && raw.email.trim() !== "";
   if (isGuest && !sentEmail && !errors.email) errors.email = "Enter the e-mail address for your receipt.";
   if (!parsed.success || Object.keys(errors).length > 0) return { ok: false, errors };
   return { ok: true, address: toDeliveryAddress(parsed.data), contactEmail: isGuest ? (email ?? null) : null };

@@ -30,16 +30,58 @@ export const COUNTRIES = [
 export type CountryCode = (typeof COUNTRIES)[number]["code"];
 
 export const US_STATES = [
-  ["AL", "Alabama"], ["AK", "Alaska"], ["AZ", "Arizona"], ["AR", "Arkansas"], ["CA", "California"], ["CO", "Colorado"],
-  ["CT", "Connecticut"], ["DE", "Delaware"], ["DC", "District of Columbia"], ["FL", "Florida"], ["GA", "Georgia"],
-  ["HI", "Hawaii"], ["ID", "Idaho"], ["IL", "Illinois"], ["IN", "Indiana"], ["IA", "Iowa"], ["KS", "Kansas"],
-  ["KY", "Kentucky"], ["LA", "Louisiana"], ["ME", "Maine"], ["MD", "Maryland"], ["MA", "Massachusetts"],
-  ["MI", "Michigan"], ["MN", "Minnesota"], ["MS", "Mississippi"], ["MO", "Missouri"], ["MT", "Montana"],
-  ["NE", "Nebraska"], ["NV", "Nevada"], ["NH", "New Hampshire"], ["NJ", "New Jersey"], ["NM", "New Mexico"],
-  ["NY", "New York"], ["NC", "North Carolina"], ["ND", "North Dakota"], ["OH", "Ohio"], ["OK", "Oklahoma"],
-  ["OR", "Oregon"], ["PA", "Pennsylvania"], ["RI", "Rhode Island"], ["SC", "South Carolina"], ["SD", "South Dakota"],
-  ["TN", "Tennessee"], ["TX", "Texas"], ["UT", "Utah"], ["VT", "Vermont"], ["VA", "Virginia"], ["WA", "Washington"],
-  ["WV", "West Virginia"], ["WI", "Wisconsin"], ["WY", "Wyoming"], ["PR", "Puerto Rico"],
+  ["AL", "Alabama"],
+  ["AK", "Alaska"],
+  ["AZ", "Arizona"],
+  ["AR", "Arkansas"],
+  ["CA", "California"],
+  ["CO", "Colorado"],
+  ["CT", "Connecticut"],
+  ["DE", "Delaware"],
+  ["DC", "District of Columbia"],
+  ["FL", "Florida"],
+  ["GA", "Georgia"],
+  ["HI", "Hawaii"],
+  ["ID", "Idaho"],
+  ["IL", "Illinois"],
+  ["IN", "Indiana"],
+  ["IA", "Iowa"],
+  ["KS", "Kansas"],
+  ["KY", "Kentucky"],
+  ["LA", "Louisiana"],
+  ["ME", "Maine"],
+  ["MD", "Maryland"],
+  ["MA", "Massachusetts"],
+  ["MI", "Michigan"],
+  ["MN", "Minnesota"],
+  ["MS", "Mississippi"],
+  ["MO", "Missouri"],
+  ["MT", "Montana"],
+  ["NE", "Nebraska"],
+  ["NV", "Nevada"],
+  ["NH", "New Hampshire"],
+  ["NJ", "New Jersey"],
+  ["NM", "New Mexico"],
+  ["NY", "New York"],
+  ["NC", "North Carolina"],
+  ["ND", "North Dakota"],
+  ["OH", "Ohio"],
+  ["OK", "Oklahoma"],
+  ["OR", "Oregon"],
+  ["PA", "Pennsylvania"],
+  ["RI", "Rhode Island"],
+  ["SC", "South Carolina"],
+  ["SD", "South Dakota"],
+  ["TN", "Tennessee"],
+  ["TX", "Texas"],
+  ["UT", "Utah"],
+  ["VT", "Vermont"],
+  ["VA", "Virginia"],
+  ["WA", "Washington"],
+  ["WV", "West Virginia"],
+  ["WI", "Wisconsin"],
+  ["WY", "Wyoming"],
+  ["PR", "Puerto Rico"],
 ] as const;
 
 /** A delivery address as the shop keeps it and sends it to the processor (Stripe's `shipping`). */
@@ -55,7 +97,16 @@ export interface DeliveryAddress {
 }
 
 /** The form's field names, in the order the form shows them (the error summary lists them in that order). */
-export const ADDRESS_FIELD_ORDER = ["name", "line1", "line2", "city", "region", "postalCode", "country", "email"] as const;
+export const ADDRESS_FIELD_ORDER = [
+  "name",
+  "line1",
+  "line2",
+  "city",
+  "region",
+  "postalCode",
+  "country",
+  "email",
+] as const;
 export type AddressField = (typeof ADDRESS_FIELD_ORDER)[number];
 
 export function countryName(code: string): string {
@@ -64,8 +115,17 @@ export function countryName(code: string): string {
 
 /** The lines a label prints, e.g. ["Ada Lovelace", "1 Main St", "Apt 2", "Los Angeles, CA 90001", "United States"]. */
 export function addressLines(address: DeliveryAddress): string[] {
-  const place = address.country === "US" ? `${address.city}, ${address.region ?? ""} ${address.postalCode}` : [address.postalCode, address.city, address.region].filter(Boolean).join(" ");
-  return [address.name, address.line1, address.line2, place.replace(/\s+/g, " ").trim(), countryName(address.country)].filter((line): line is string => Boolean(line));
+  const place =
+    address.country === "US"
+      ? `${address.city}, ${address.region ?? ""} ${address.postalCode}`
+      : [address.postalCode, address.city, address.region].filter(Boolean).join(" ");
+  return [
+    address.name,
+    address.line1,
+    address.line2,
+    place.replace(/\s+/g, " ").trim(),
+    countryName(address.country),
+  ].filter((line): line is string => Boolean(line));
 }
 
 /** Stripe's `shipping` hash (docs.stripe.com/api/payment_intents/object#payment_intent_object-shipping). */
@@ -88,4 +148,3 @@ export const ADDRESS_ERROR_PARAM = "addressError";
 
 /** Errors by field, each a sentence for the shopper. */
 export type AddressErrors = Partial<Record<AddressField | "form", string>>;
-

@@ -11,7 +11,8 @@ export const DASHBOARD_PERIODS = {
 /** The longest custom range: a year, leap day included. */
 export const MAX_CUSTOM_RANGE_DAYS = 366;
 
-export type DashboardPeriod = { period: "today" | "last-7-days" | "last-30-days" } | { period: "custom"; from: string; to: string };
+export type DashboardPeriod =
+  { period: "today" | "last-7-days" | "last-30-days" } | { period: "custom"; from: string; to: string };
 
 /** Days since 1970-01-01 of a real calendar date written YYYY-MM-DD (years 2000 to 2199), else null. */
 function dayNumber(date: string): number | null {
@@ -37,18 +38,26 @@ const dateField = (what: string) =>
  */
 export const dashboardQuerySchema = z
   .object({
-    period: z.enum(Object.keys(DASHBOARD_PERIODS) as [keyof typeof DASHBOARD_PERIODS, ...(keyof typeof DASHBOARD_PERIODS)[]]).default("today"),
+    period: z
+      .enum(Object.keys(DASHBOARD_PERIODS) as [keyof typeof DASHBOARD_PERIODS, ...(keyof typeof DASHBOARD_PERIODS)[]])
+      .default("today"),
     from: dateField("first").default(""),
     to: dateField("last").default(""),
   })
   .superRefine((query, context) => {
     if (query.period !== "custom") return;
-    if (query.from === "") context.addIssue({ code: "custom", path: ["from"], message: "Enter the first date like 2026-03-08." });
-    if (query.to === "") context.addIssue({ code: "custom", path: ["to"], message: "Enter the last date like 2026-03-08." });
+    if (query.from === "")
+      context.addIssue({ code: "custom", path: ["from"], message: "Enter the first date like 2026-03-08." });
+    if (query.to === "")
+      context.addIssue({ code: "custom", path: ["to"], message: "Enter the last date like 2026-03-08." });
     const from = dayNumber(query.from);
     const to = dayNumber(query.to);
     if (from === null || to === null) return;
-    if (to < from) context.addIssue({ code: "custom", path: ["to"], message: "The last date must not be before the first." });
-    else if (to - from + 1 > MAX_CUSTOM_RANGE_DAYS) context.addIssue({ code: "custom", path: ["to"], message: `A range is at most ${MAX_CUSTOM_RANGE_DAYS} days.` });
+    if (to < from)
+      context.addIssue({ code: "custom", path: ["to"], message: "The last date must not be before the first." });
+    else if (to - from + 1 > MAX_CUSTOM_RANGE_DAYS)
+      context.addIssue({ code: "custom", path: ["to"], message: `A range is at most ${MAX_CUSTOM_RANGE_DAYS} days.` });
   })
-  .transform((query): DashboardPeriod => (query.period === "custom" ? { period: "custom", from: query.from, to: query.to } : { period: query.period }));
+  .transform((query): DashboardPeriod =>
+    query.period === "custom" ? { period: "custom", from: query.from, to: query.to } : { period: query.period },
+  );

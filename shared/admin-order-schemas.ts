@@ -3,12 +3,22 @@ import { z } from "zod";
 import { parseDollars } from "./admin-schemas";
 import type { OrderStatus } from "./orders";
 
-const STATUSES = ["paid", "shipped", "cancelled", "refunded", "partially_refunded", "disputed"] as const satisfies readonly OrderStatus[];
+const STATUSES = [
+  "paid",
+  "shipped",
+  "cancelled",
+  "refunded",
+  "partially_refunded",
+  "disputed",
+] as const satisfies readonly OrderStatus[];
 
 const calendarDay = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/)
-  .refine((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day))
+  .refine(
+    (day) =>
+      !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day),
+  )
   .optional()
   .catch(undefined);
 
@@ -29,7 +39,9 @@ export const adminOrderListSchema = z.object({
 });
 
 /** The key each refund form carries, made when the form is drawn: a second submission of it refunds nothing more. */
-const requestKey = z.string().regex(/^[A-Za-z0-9-]{16,64}$/, "The form was not understood. Reload the page and try again.");
+const requestKey = z
+  .string()
+  .regex(/^[A-Za-z0-9-]{16,64}$/, "The form was not understood. Reload the page and try again.");
 
 /**
  * Sent by the confirmation ("Refund $134.87 to Visa ending in 4242?"): without it a refund form only asks. A page, not
@@ -42,7 +54,11 @@ export const adminOrderActionSchema = z.discriminatedUnion("intent", [
   z.strictObject({
     intent: z.literal("ship"),
     carrier: z.string().trim().min(1, "Enter the carrier.").max(100, "A carrier is at most 100 characters."),
-    trackingNumber: z.string().trim().min(1, "Enter the tracking number.").max(100, "A tracking number is at most 100 characters."),
+    trackingNumber: z
+      .string()
+      .trim()
+      .min(1, "Enter the tracking number.")
+      .max(100, "A tracking number is at most 100 characters."),
   }),
   z.strictObject({
     intent: z.literal("refund"),
@@ -56,7 +72,10 @@ export const adminOrderActionSchema = z.discriminatedUnion("intent", [
         if (typed.trim() === "") return null;
         const cents = parseDollars(typed);
         if (cents === null || cents < 1) {
-          context.addIssue({ code: "custom", message: "Enter an amount in dollars and cents, like 12.99, at least $0.01." });
+          context.addIssue({
+            code: "custom",
+            message: "Enter an amount in dollars and cents, like 12.99, at least $0.01.",
+          });
           return z.NEVER;
         }
         return cents;

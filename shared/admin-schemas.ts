@@ -42,7 +42,9 @@ export const adminProductSchema = z.strictObject({
       }
       return cents;
     }),
-  rating: z.enum(["1", "2", "3", "4", "5"], { error: "Choose a rating from 1 to 5." }).transform((rating) => Number(rating) as 1 | 2 | 3 | 4 | 5),
+  rating: z
+    .enum(["1", "2", "3", "4", "5"], { error: "Choose a rating from 1 to 5." })
+    .transform((rating) => Number(rating) as 1 | 2 | 3 | 4 | 5),
   featuredPosition: z
     .string()
     .trim()
@@ -52,7 +54,10 @@ export const adminProductSchema = z.strictObject({
       if (typed === "") return null;
       const position = Number(typed);
       if (position < 1 || position > 1000) {
-        context.addIssue({ code: "custom", message: "A featured position is a whole number from 1 to 1000, or empty." });
+        context.addIssue({
+          code: "custom",
+          message: "A featured position is a whole number from 1 to 1000, or empty.",
+        });
         return z.NEVER;
       }
       return position;
@@ -82,8 +87,16 @@ export const adminDepartmentSchema = z.strictObject({
   intent: z.enum(["create", "update", "remove"]),
   id: z.string().max(40).optional(),
   name: z.string().trim().max(80, "A name is at most 80 characters.").optional(),
-  description: z.string().max(1_000, "A description is at most 1,000 characters.").optional().transform((text) => text?.replace(/\r\n/g, "\n").trim()),
-  parentId: z.string().max(40).optional().transform((id) => (id ? id : null)),
+  description: z
+    .string()
+    .max(1_000, "A description is at most 1,000 characters.")
+    .optional()
+    .transform((text) => text?.replace(/\r\n/g, "\n").trim()),
+  parentId: z
+    .string()
+    .max(40)
+    .optional()
+    .transform((id) => (id ? id : null)),
   position: z
     .string()
     .trim()
@@ -171,7 +184,18 @@ export interface VariantFormInput {
 }
 
 /** A variant row's inputs, the last part of their field names. */
-const VARIANT_INPUTS = ["sku", "price", "compareAt", "stock", "stockWas", "track", "continue", "weight", "picture", "removePicture"] as const;
+const VARIANT_INPUTS = [
+  "sku",
+  "price",
+  "compareAt",
+  "stock",
+  "stockWas",
+  "track",
+  "continue",
+  "weight",
+  "picture",
+  "removePicture",
+] as const;
 export type VariantInput = (typeof VARIANT_INPUTS)[number];
 
 /** The form field that names a variant row's input: v:{values joined by |}:{input}. */
@@ -220,7 +244,10 @@ export function variantKey(values: readonly string[]): string {
 
 /** Every combination of the options' values, in the options' order (S/Black, S/White, M/Black, …). */
 export function combinations(options: readonly { values: readonly string[] }[]): string[][] {
-  return options.reduce<string[][]>((combos, option) => combos.flatMap((combo) => option.values.map((value) => [...combo, value])), [[]]);
+  return options.reduce<string[][]>(
+    (combos, option) => combos.flatMap((combo) => option.values.map((value) => [...combo, value])),
+    [[]],
+  );
 }
 
 const MAX_OPTIONS_ON_FORM = 3;
@@ -244,7 +271,11 @@ export function parseVariantForm(
 ): { ok: true; input: VariantFormInput } | { ok: false; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   const knownInputs: readonly string[] = VARIANT_INPUTS;
-  if (Object.keys(fields).some((name) => name.startsWith("v:") && !knownInputs.includes(name.slice(name.lastIndexOf(":") + 1)))) {
+  if (
+    Object.keys(fields).some(
+      (name) => name.startsWith("v:") && !knownInputs.includes(name.slice(name.lastIndexOf(":") + 1)),
+    )
+  ) {
     return { ok: false, errors: { form: "The form was not understood. Reload the page and try again." } };
   }
   const options: VariantFormInput["options"] = [];
@@ -257,15 +288,20 @@ export function parseVariantForm(
     if (name === "" && values.length === 0) continue;
     if (name === "") errors[`optionName${index}`] = "Enter the option's name, like Size.";
     else if (name.length > 60) errors[`optionName${index}`] = "An option's name is at most 60 characters.";
-    else if (options.some((option) => option.name.toLowerCase() === name.toLowerCase())) errors[`optionName${index}`] = "Each option's name appears once.";
+    else if (options.some((option) => option.name.toLowerCase() === name.toLowerCase()))
+      errors[`optionName${index}`] = "Each option's name appears once.";
     if (values.length === 0) errors[`optionValues${index}`] = "Enter the option's values, separated by commas.";
     else if (values.length > MAX_VALUES) errors[`optionValues${index}`] = `An option has at most ${MAX_VALUES} values.`;
-    else if (new Set(values.map((value) => value.toLowerCase())).size !== values.length) errors[`optionValues${index}`] = "Each value appears once in an option.";
-    else if (values.some((value) => value.length > 60 || value.includes("|"))) errors[`optionValues${index}`] = "A value is at most 60 characters, without |.";
+    else if (new Set(values.map((value) => value.toLowerCase())).size !== values.length)
+      errors[`optionValues${index}`] = "Each value appears once in an option.";
+    else if (values.some((value) => value.length > 60 || value.includes("|")))
+      errors[`optionValues${index}`] = "A value is at most 60 characters, without |.";
     options.push({ name, values });
   }
   const combos = combinations(options);
-  if (combos.length > MAX_VARIANT_ROWS) errors[`optionValues${options.length}`] ??= `A product has at most ${MAX_VARIANT_ROWS} variants: these options make ${combos.length}.`;
+  if (combos.length > MAX_VARIANT_ROWS)
+    errors[`optionValues${options.length}`] ??=
+      `A product has at most ${MAX_VARIANT_ROWS} variants: these options make ${combos.length}.`;
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   const variants: VariantFormInput["variants"] = [];
@@ -275,21 +311,24 @@ export function parseVariantForm(
     const read = (input: Parameters<typeof variantField>[1]) => (fields[variantField(key, input)] ?? "").trim();
     const sku = read("sku");
     if (sku.length > 64) errors[variantField(key, "sku")] = "A SKU is at most 64 characters.";
-    else if (sku !== "" && skus.has(sku.toLowerCase())) errors[variantField(key, "sku")] = "This SKU is already used by another variant.";
+    else if (sku !== "" && skus.has(sku.toLowerCase()))
+      errors[variantField(key, "sku")] = "This SKU is already used by another variant.";
     if (sku !== "") skus.add(sku.toLowerCase());
     const priceCents = readMoney(read("price"), variantField(key, "price"), errors);
     const compareAtCents = readMoney(read("compareAt"), variantField(key, "compareAt"), errors);
     const typedStock = read("stock");
     let onHand: number | undefined;
     if (typedStock !== read("stockWas")) {
-      if (!/^-?\d{1,7}$/.test(typedStock)) errors[variantField(key, "stock")] = "Enter the stock as a whole number, like 12.";
+      if (!/^-?\d{1,7}$/.test(typedStock))
+        errors[variantField(key, "stock")] = "Enter the stock as a whole number, like 12.";
       else if (Number(typedStock) < 0) errors[variantField(key, "stock")] = "Stock can't be below zero.";
       else onHand = Number(typedStock);
     }
     const weight = variantWeightSchema.safeParse(fields[variantField(key, "weight")] ?? "");
     if (!weight.success) errors[variantField(key, "weight")] = weight.error.issues[0]!.message;
     const removePicture = read("removePicture") === "on";
-    if (removePicture && pictureKeys.has(key)) errors[variantField(key, "picture")] = "Choose a new picture or tick Remove picture, not both.";
+    if (removePicture && pictureKeys.has(key))
+      errors[variantField(key, "picture")] = "Choose a new picture or tick Remove picture, not both.";
     variants.push({
       key,
       optionValues,

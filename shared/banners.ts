@@ -18,11 +18,36 @@ export interface Banner {
 
 /** The banners in the order they rotate: banner `n` is the n-th, drawn from images/banners/banner-n.svg. */
 export const BANNERS = [
-  { eyebrow: "New releases", headline: ["Books for", "curious minds"], subtitle: "Bestsellers, classics and new voices, delivered fast.", theme: "books" },
-  { eyebrow: "Kitchen & baking", headline: ["Bake something", "wonderful"], subtitle: "Stand mixers, bakeware and everything in between.", theme: "baking" },
-  { eyebrow: "Gaming week", headline: ["Game on:", "ultra-wide monitors"], subtitle: "Curved 49-inch screens that put you in the race.", theme: "gaming" },
-  { eyebrow: "Smart home", headline: ["A smarter home"], subtitle: "Voice control for music, lights and more. Just ask.", theme: "home" },
-  { eyebrow: "Tablets & pens", headline: ["Create anywhere"], subtitle: "Pro displays and pencils that keep up with your ideas.", theme: "create" },
+  {
+    eyebrow: "New releases",
+    headline: ["Books for", "curious minds"],
+    subtitle: "Bestsellers, classics and new voices, delivered fast.",
+    theme: "books",
+  },
+  {
+    eyebrow: "Kitchen & baking",
+    headline: ["Bake something", "wonderful"],
+    subtitle: "Stand mixers, bakeware and everything in between.",
+    theme: "baking",
+  },
+  {
+    eyebrow: "Gaming week",
+    headline: ["Game on:", "ultra-wide monitors"],
+    subtitle: "Curved 49-inch screens that put you in the race.",
+    theme: "gaming",
+  },
+  {
+    eyebrow: "Smart home",
+    headline: ["A smarter home"],
+    subtitle: "Voice control for music, lights and more. Just ask.",
+    theme: "home",
+  },
+  {
+    eyebrow: "Tablets & pens",
+    headline: ["Create anywhere"],
+    subtitle: "Pro displays and pencils that keep up with your ideas.",
+    theme: "create",
+  },
   {
     eyebrow: "Everything in one place",
     headline: ["Find it at Storefront:", "search every product"],
@@ -33,5 +58,7 @@ export const BANNERS = [
 
 /** Where banner `number` (from 1) lives under the project: its SVG source, or its WebP drawing at `width`. */
 export function bannerPath(number: number, format: "svg" | { webpWidth: number }): string {
-  return format === "svg" ? `/images/banners/banner-${number}.svg` : `/images/banners/banner-${number}-${format.webpWidth}.webp`;
+  return format === "svg"
+    ? `/images/banners/banner-${number}.svg`
+    : `/images/banners/banner-${number}-${format.webpWidth}.webp`;
 }

@@ -15,7 +15,8 @@ export const basketErrorMessages: Partial<Record<ErrorCode, string>> = {
   BAD_REQUEST: "Your basket could not be changed: the request was not understood. Please try again.",
   FORBIDDEN: "Your basket could not be changed: the request came from another site.",
   PAYLOAD_TOO_LARGE: "Your basket could not be changed: the request was too large.",
-  TOO_MANY_NEW_SESSIONS: "Too many new baskets have been started from your network in the last hour. Please try again later.",
+  TOO_MANY_NEW_SESSIONS:
+    "Too many new baskets have been started from your network in the last hour. Please try again later.",
 };
 
 export const GENERIC_BASKET_ERROR = "Your basket could not be changed. Please try again.";
@@ -25,5 +26,8 @@ export const GENERIC_BASKET_ERROR = "Your basket could not be changed. Please tr
  * string, an inherited name such as `__proto__` or `toString` included, gets the general sentence.
  */
 export function basketErrorMessage(code: string): string {
-  return (Object.hasOwn(basketErrorMessages, code) ? basketErrorMessages[code as ErrorCode] : undefined) ?? GENERIC_BASKET_ERROR;
+  return (
+    (Object.hasOwn(basketErrorMessages, code) ? basketErrorMessages[code as ErrorCode] : undefined) ??
+    GENERIC_BASKET_ERROR
+  );
 }

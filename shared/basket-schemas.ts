@@ -24,7 +24,16 @@ const variantId = z
 
 /** A form post sends the select's value as text ("3"); JSON sends a number. Whole numbers 1 to the line limit only. */
 const quantity = z
-  .union([z.number(), z.string().regex(/^\d{1,2}$/, "quantity must be a whole number").transform(Number)], { error: "quantity must be a whole number" })
+  .union(
+    [
+      z.number(),
+      z
+        .string()
+        .regex(/^\d{1,2}$/, "quantity must be a whole number")
+        .transform(Number),
+    ],
+    { error: "quantity must be a whole number" },
+  )
   .pipe(
     z
       .number()
@@ -40,4 +49,3 @@ export const basketRequestSchemas = {
   quantity: z.strictObject({ productId, variantId, quantity, returnTo: returnToSchema }),
   empty: z.strictObject({ returnTo: returnToSchema }),
 } as const satisfies Record<BasketAction, z.ZodType>;
-

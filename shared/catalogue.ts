@@ -114,7 +114,10 @@ export function optionParam(index: number): string {
  * The variant a product page shows: the one its address names (?variant=), else the one whose values the "Choose"
  * form sent (?option1=…&option2=…), else the first.
  */
-export function chooseVariant(product: Pick<ProductDetails, "options" | "variants">, params: URLSearchParams): ProductVariant {
+export function chooseVariant(
+  product: Pick<ProductDetails, "options" | "variants">,
+  params: URLSearchParams,
+): ProductVariant {
   const first = product.variants[0];
   if (!first) throw new Error("catalogue: a product without variants");
   const named = product.variants.find((variant) => variant.id === params.get(VARIANT_PARAM));
@@ -127,6 +130,13 @@ export function chooseVariant(product: Pick<ProductDetails, "options" | "variant
 }
 
 /** The variant with exactly these option values, if that combination exists. */
-export function findVariantByValues(variants: readonly ProductVariant[], values: readonly string[]): ProductVariant | undefined {
-  return variants.find((variant) => variant.optionValues.length === values.length && variant.optionValues.every((value, index) => value === values[index]));
+export function findVariantByValues(
+  variants: readonly ProductVariant[],
+  values: readonly string[],
+): ProductVariant | undefined {
+  return variants.find(
+    (variant) =>
+      variant.optionValues.length === values.length &&
+      variant.optionValues.every((value, index) => value === values[index]),
+  );
 }

@@ -4,7 +4,15 @@ import { formatOrderDate } from "./dates";
 
 /** The text Intl writes for the same moment: what formatOrderDate is held to (month, ordinal day, year, 12-hour time). */
 function intlOrderDate(date: Date, timeZone: string | undefined): string {
-  const format = new Intl.DateTimeFormat("en-US", { timeZone, month: "long", day: "numeric", year: "numeric", hour: "numeric", minute: "2-digit", hour12: true });
+  const format = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    month: "long",
+    day: "numeric",
+    year: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    hour12: true,
+  });
   const parts = Object.fromEntries(format.formatToParts(date).map((part) => [part.type, part.value]));
   const day = Number(parts.day);
   const suffixes: Partial<Record<Intl.LDMLPluralRule, string>> = { one: "st", two: "nd", few: "rd", other: "th" };
@@ -26,7 +34,10 @@ describe("formatOrderDate", () => {
   });
 
   it("writes what Intl writes in UTC, for any moment", () => {
-    fc.assert(fc.property(moments, (date) => formatOrderDate(date, "UTC") === intlOrderDate(date, "UTC")), { numRuns: 5_000 });
+    fc.assert(
+      fc.property(moments, (date) => formatOrderDate(date, "UTC") === intlOrderDate(date, "UTC")),
+      { numRuns: 5_000 },
+    );
   });
 
   describe("in the reader's zone (here New York, with daylight saving)", () => {
@@ -45,7 +56,10 @@ describe("formatOrderDate", () => {
     });
 
     it("writes what Intl writes in that zone, for any moment", () => {
-      fc.assert(fc.property(moments, (date) => formatOrderDate(date, "local") === intlOrderDate(date, "America/New_York")), { numRuns: 5_000 });
+      fc.assert(
+        fc.property(moments, (date) => formatOrderDate(date, "local") === intlOrderDate(date, "America/New_York")),
+        { numRuns: 5_000 },
+      );
     });
   });
 });

@@ -1,4 +1,17 @@
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 /** Where an order's moment is read: in UTC (the server, which does not know the shopper's zone) or the reader's own zone. */
 export type ClockZone = "UTC" | "local";

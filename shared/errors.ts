@@ -47,7 +47,11 @@ export class AppError extends Error {
   readonly retryAfterSeconds?: number;
   /** Facts a caller can act on, sent in the error body (e.g. the current total after TOTAL_MISMATCH). */
   readonly details?: Record<string, unknown>;
-  constructor(code: ErrorCode, message: string, options?: ErrorOptions & { retryAfterSeconds?: number; details?: Record<string, unknown> }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: ErrorOptions & { retryAfterSeconds?: number; details?: Record<string, unknown> },
+  ) {
     super(message, options);
     this.name = "AppError";
     this.code = code;

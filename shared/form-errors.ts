@@ -19,7 +19,10 @@ export const UNKNOWN_FIELDS_SHOP = "Please check the form and try again.";
 /** The console's sentence for the same (an operator can reload the page, which brings the current form). */
 export const UNKNOWN_FIELDS_CONSOLE = "The form was not understood. Reload the page and try again.";
 
-export function fieldErrorsOf(error: Pick<z.ZodError, "issues">, { unknownFields = UNKNOWN_FIELDS_SHOP, fields }: FieldErrorsOptions = {}): Record<string, string> {
+export function fieldErrorsOf(
+  error: Pick<z.ZodError, "issues">,
+  { unknownFields = UNKNOWN_FIELDS_SHOP, fields }: FieldErrorsOptions = {},
+): Record<string, string> {
   const errors: Record<string, string> = {};
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {

@@ -11,8 +11,10 @@ export async function readFormFields(request: Request): Promise<Record<string, s
   });
   const fields = new Map<string, string>();
   for (const [name, value] of form) {
-    if (typeof value !== "string") throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: files are not accepted.`);
-    if (fields.has(name)) throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
+    if (typeof value !== "string")
+      throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: files are not accepted.`);
+    if (fields.has(name))
+      throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
     if (!isStorableText(name) || !isStorableText(value)) throw new AppError("BAD_REQUEST", unstorableTextMessage(name));
     fields.set(name, value);
   }
@@ -52,20 +54,26 @@ export async function readFormWithFiles(
   const seenFiles = new Set<string>();
   for (const [name, value] of form) {
     if (isFileField(name)) {
-      if (seenFiles.has(name)) throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
+      if (seenFiles.has(name))
+        throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
       if (!isStorableText(name)) throw new AppError("BAD_REQUEST", unstorableTextMessage(name));
       seenFiles.add(name);
       if (typeof value !== "string" && value.size > 0) {
-        files.set(name, { bytes: new Uint8Array(await value.arrayBuffer()), name: isStorableText(value.name) ? value.name.slice(0, 255) : "" });
+        files.set(name, {
+          bytes: new Uint8Array(await value.arrayBuffer()),
+          name: isStorableText(value.name) ? value.name.slice(0, 255) : "",
+        });
       }
       continue;
     }
-    if (typeof value !== "string") throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: files are not accepted.`);
+    if (typeof value !== "string")
+      throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: files are not accepted.`);
     if (fields.has(name) && repeatable.includes(name)) {
       fields.set(name, `${fields.get(name)},${value}`);
       continue;
     }
-    if (fields.has(name)) throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
+    if (fields.has(name))
+      throw new AppError("BAD_REQUEST", `The request was not understood. ${name}: sent more than once.`);
     if (!isStorableText(name) || !isStorableText(value)) throw new AppError("BAD_REQUEST", unstorableTextMessage(name));
     fields.set(name, value);
   }

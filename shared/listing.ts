@@ -53,7 +53,11 @@ const PARAM_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
  * "Shoe size" -> shoe-size); a name that would take one of the listing's own parameters gets "-option" after it.
  */
 export function optionParam(optionName: string): string {
-  const words = optionName.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").match(/[a-z0-9]+/g) ?? ["option"];
+  const words = optionName
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .match(/[a-z0-9]+/g) ?? ["option"];
   const param = words.join("-").slice(0, 40);
   return LISTING_PARAMS.has(param) ? `${param}-option` : param;
 }
@@ -92,10 +96,14 @@ export const DEFAULT_LISTING_STATE: ListingState = {
 
 /** The option filters of a query: parameters the listing does not read, in name order, values sorted and distinct. */
 function readOptionFilters(params: URLSearchParams): Record<string, string[]> {
-  const names = [...new Set(params.keys())].filter((name) => !LISTING_PARAMS.has(name) && PARAM_NAME.test(name) && name.length <= 44).sort();
+  const names = [...new Set(params.keys())]
+    .filter((name) => !LISTING_PARAMS.has(name) && PARAM_NAME.test(name) && name.length <= 44)
+    .sort();
   const options: Record<string, string[]> = {};
   for (const name of names.slice(0, MAX_OPTION_FILTERS)) {
-    const values = [...new Set(params.getAll(name).map((value) => value.trim()))].filter((value) => value !== "" && value.length <= MAX_OPTION_VALUE_LENGTH);
+    const values = [...new Set(params.getAll(name).map((value) => value.trim()))].filter(
+      (value) => value !== "" && value.length <= MAX_OPTION_VALUE_LENGTH,
+    );
     if (values.length > 0) options[name] = values.sort().slice(0, MAX_OPTION_FILTER_VALUES);
   }
   return options;
@@ -118,16 +126,29 @@ export function parseListingState(params: URLSearchParams): ListingState {
   const price = PRICE_BUCKETS.find((bucket) => bucket.value === params.get("price"))?.value ?? null;
   const starsValue = Number(params.get("rating"));
   const stars = STAR_FILTERS.find((value) => value === starsValue) ?? null;
-  const department = /^[a-z0-9]+(-[a-z0-9]+)*$/.test(params.get("department") ?? "") ? params.get("department")!.slice(0, 80) : null;
+  const department = /^[a-z0-9]+(-[a-z0-9]+)*$/.test(params.get("department") ?? "")
+    ? params.get("department")!.slice(0, 80)
+    : null;
   const pageText = params.get("page") ?? "";
   const page = /^\d{1,9}$/.test(pageText) && Number(pageText) >= 1 ? Number(pageText) : 1;
   let minDollars = wholeDollars(params.get("min"));
   let maxDollars = wholeDollars(params.get("max"));
   // Min and Max typed the wrong way round mean the range between them.
-  if (minDollars !== null && maxDollars !== null && minDollars > maxDollars) [minDollars, maxDollars] = [maxDollars, minDollars];
+  if (minDollars !== null && maxDollars !== null && minDollars > maxDollars)
+    [minDollars, maxDollars] = [maxDollars, minDollars];
   if (minDollars === 0) minDollars = null;
   const includeOutOfStock = params.get("stock") === "all";
-  return { sort, price, minDollars, maxDollars, stars, department, includeOutOfStock, options: readOptionFilters(params), page };
+  return {
+    sort,
+    price,
+    minDollars,
+    maxDollars,
+    stars,
+    department,
+    includeOutOfStock,
+    options: readOptionFilters(params),
+    page,
+  };
 }
 
 /** Whether any filter is set (sort and page are not filters). */
@@ -146,15 +167,25 @@ export function hasFilters(state: ListingState): boolean {
 /** The state with one option value added, or taken away when it is there. */
 export function toggleOptionValue(state: ListingState, param: string, value: string): ListingState {
   const current = state.options[param] ?? [];
-  const values = current.includes(value) ? current.filter((candidate) => candidate !== value) : [...current, value].sort();
+  const values = current.includes(value)
+    ? current.filter((candidate) => candidate !== value)
+    : [...current, value].sort();
   const others = Object.fromEntries(Object.entries(state.options).filter(([name]) => name !== param));
   return { ...state, options: values.length > 0 ? { ...others, [param]: values } : others };
 }
 
 /** The price range in cents the state asks for: Min/Max when typed, else the price link; [min, max) for links. */
-export function priceRangeCents(state: ListingState): { minCents: number | null; maxCents: number | null; maxInclusive: boolean } {
+export function priceRangeCents(state: ListingState): {
+  minCents: number | null;
+  maxCents: number | null;
+  maxInclusive: boolean;
+} {
   if (state.minDollars !== null || state.maxDollars !== null) {
-    return { minCents: state.minDollars === null ? null : state.minDollars * 100, maxCents: state.maxDollars === null ? null : state.maxDollars * 100, maxInclusive: true };
+    return {
+      minCents: state.minDollars === null ? null : state.minDollars * 100,
+      maxCents: state.maxDollars === null ? null : state.maxDollars * 100,
+      maxInclusive: true,
+    };
   }
   const bucket = PRICE_BUCKETS.find((candidate) => candidate.value === state.price);
   return { minCents: bucket?.minCents ?? null, maxCents: bucket?.maxCents ?? null, maxInclusive: false };
@@ -174,7 +205,8 @@ export function listingSearch(state: ListingState, extra: Record<string, string>
   if (state.maxDollars !== null) params.set("max", String(state.maxDollars));
   if (state.stars !== null) params.set("rating", String(state.stars));
   if (state.includeOutOfStock) params.set("stock", "all");
-  for (const name of Object.keys(state.options).sort()) for (const value of state.options[name]!) params.append(name, value);
+  for (const name of Object.keys(state.options).sort())
+    for (const value of state.options[name]!) params.append(name, value);
   if (state.page > 1) params.set("page", String(state.page));
   const text = params.toString();
   return text ? `?${text}` : "";

@@ -9,7 +9,13 @@
  * JavaScript. The schema that forms validate with is `returnToSchema` in shared/return-to-schema.ts.
  */
 export function isLocalPath(path: string): boolean {
-  return path.length <= MAX_LOCAL_PATH_LENGTH && path.startsWith("/") && !path.startsWith("//") && !path.includes("\\") && isPlainAscii(path);
+  return (
+    path.length <= MAX_LOCAL_PATH_LENGTH &&
+    path.startsWith("/") &&
+    !path.startsWith("//") &&
+    !path.includes("\\") &&
+    isPlainAscii(path)
+  );
 }
 
 /** The longest way back a form carries. */

@@ -15,7 +15,10 @@ describe("formatCents", () => {
     const intl = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" });
     // Up to 10^12 cents, cents / 100 is still exact enough for Intl to round to the same cent.
     const cents = fc.oneof(fc.integer({ min: -1e12, max: 1e12 }), fc.integer({ min: -100_000, max: 100_000 }));
-    fc.assert(fc.property(cents, (amount) => formatCents(amount) === intl.format(amount / 100)), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(cents, (amount) => formatCents(amount) === intl.format(amount / 100)),
+      { numRuns: 20_000 },
+    );
     for (const edge of [0, 1, 9, 10, 99, 100, 101, 99_999, 100_000, 99_999_999, 100_000_000, -1, -100_000]) {
       expect(formatCents(edge)).toBe(intl.format(edge / 100));
     }

@@ -32,4 +32,5 @@ export interface PaymentClientConfig {
 }
 
 /** What a shopper reads when the payment is accepted but not yet final (e.g. a bank debit): not a failure. */
-export const PAYMENT_PROCESSING_MESSAGE = "Your payment is processing; we will e-mail you when it is complete, and your order will then appear under Orders.";
+export const PAYMENT_PROCESSING_MESSAGE =
+  "Your payment is processing; we will e-mail you when it is complete, and your order will then appear under Orders.";

@@ -68,7 +68,9 @@ export interface PriceBreakdown {
 /** "7.25%" from thousandths of a percent, without trailing zeros. */
 export function formatRate(rate: number): string {
   const whole = Math.trunc(rate / RATE_UNITS_PER_PERCENT);
-  const fraction = String(rate % RATE_UNITS_PER_PERCENT).padStart(3, "0").replace(/0+$/, "");
+  const fraction = String(rate % RATE_UNITS_PER_PERCENT)
+    .padStart(3, "0")
+    .replace(/0+$/, "");
   return `${whole}${fraction ? `.${fraction}` : ""}%`;
 }
 
@@ -87,12 +89,19 @@ export function noDeliveryMessage(countryName: string): string {
  * last, left to the caller): "Items", "Shipping & handling (name)", "Promotion applied", "Total before tax", one
  * line per tax rate applied (or "Tax" at $0.00 when none was).
  */
-export function breakdownLines(pricing: PriceBreakdown, money: (cents: number) => string): { label: string; value: string }[] {
+export function breakdownLines(
+  pricing: PriceBreakdown,
+  money: (cents: number) => string,
+): { label: string; value: string }[] {
   const lines = [{ label: "Items", value: money(pricing.itemsCents) }];
   if (pricing.shipping) {
-    lines.push({ label: `Shipping & handling (${pricing.shipping.name})`, value: pricing.shippingCents === 0 ? "FREE" : money(pricing.shippingCents) });
+    lines.push({
+      label: `Shipping & handling (${pricing.shipping.name})`,
+      value: pricing.shippingCents === 0 ? "FREE" : money(pricing.shippingCents),
+    });
   }
-  if (pricing.promotion) lines.push({ label: "Promotion applied", value: `${pricing.promotion.code} -${money(pricing.discountCents)}` });
+  if (pricing.promotion)
+    lines.push({ label: "Promotion applied", value: `${pricing.promotion.code} -${money(pricing.discountCents)}` });
   lines.push({ label: "Total before tax", value: money(pricing.totalBeforeTaxCents) });
   if (pricing.taxes.length === 0) lines.push({ label: "Tax", value: money(0) });
   for (const tax of pricing.taxes) lines.push({ label: taxLabel(tax), value: money(tax.amountCents) });

@@ -20,7 +20,10 @@ function dayField(label: string) {
     .string()
     .trim()
     .max(10, `Enter ${label} as a date, like 2026-12-01, or leave it empty.`)
-    .refine((typed) => typed === "" || (DATE_PATTERN.test(typed) && !Number.isNaN(Date.parse(`${typed}T00:00:00Z`))), `Enter ${label} as a date, like 2026-12-01, or leave it empty.`)
+    .refine(
+      (typed) => typed === "" || (DATE_PATTERN.test(typed) && !Number.isNaN(Date.parse(`${typed}T00:00:00Z`))),
+      `Enter ${label} as a date, like 2026-12-01, or leave it empty.`,
+    )
     .transform((typed) => (typed === "" ? null : typed));
 }
 
@@ -51,7 +54,9 @@ export const promotionFormSchema = z
       .max(100, "A code is letters, digits and hyphens, 3 to 32 long.")
       .transform(normalizeCode)
       .refine((code) => PROMOTION_CODE_PATTERN.test(code), "A code is letters, digits and hyphens, 3 to 32 long."),
-    kind: z.enum(["percentage", "amount", "free-delivery"], { error: "Choose Percentage off, Amount off or Free delivery." }),
+    kind: z.enum(["percentage", "amount", "free-delivery"], {
+      error: "Choose Percentage off, Amount off or Free delivery.",
+    }),
     value: z.string().max(20, "Enter a value.").default(""),
     minimumSubtotal: centsField("zero", ""),
     startsOn: dayField("Starts"),
@@ -60,9 +65,15 @@ export const promotionFormSchema = z
       .string()
       .trim()
       .max(7, "Total uses is a whole number from 1 to 1,000,000, or empty for no limit.")
-      .refine((typed) => typed === "" || (/^\d+$/.test(typed) && Number(typed) >= 1 && Number(typed) <= 1_000_000), "Total uses is a whole number from 1 to 1,000,000, or empty for no limit.")
+      .refine(
+        (typed) => typed === "" || (/^\d+$/.test(typed) && Number(typed) >= 1 && Number(typed) <= 1_000_000),
+        "Total uses is a whole number from 1 to 1,000,000, or empty for no limit.",
+      )
       .transform((typed) => (typed === "" ? null : Number(typed))),
-    oncePerCustomer: z.literal("on").optional().transform((checked) => checked === "on"),
+    oncePerCustomer: z
+      .literal("on")
+      .optional()
+      .transform((checked) => checked === "on"),
     status: z.enum(["active", "paused"], { error: "Choose Active or Paused." }),
   })
   .transform((form, context) => {
@@ -77,7 +88,11 @@ export const promotionFormSchema = z
     } else if (form.kind === "amount") {
       const cents = parseDollars(form.value);
       if (cents === null || cents < 1 || cents > MAX_PRICE_CENTS) {
-        context.addIssue({ code: "custom", path: ["value"], message: "Enter an amount in dollars and cents, like 5.00." });
+        context.addIssue({
+          code: "custom",
+          path: ["value"],
+          message: "Enter an amount in dollars and cents, like 5.00.",
+        });
         return z.NEVER;
       }
       value = cents;
@@ -101,4 +116,3 @@ export const promotionFormSchema = z
   });
 
 export type PromotionForm = z.output<typeof promotionFormSchema>;
-

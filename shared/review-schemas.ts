@@ -11,7 +11,12 @@ export const reviewFormSchema = z.strictObject({
   headline: z
     .string({ error: "Add a headline." })
     .transform((text) => text.replace(/\s+/g, " ").trim())
-    .pipe(z.string().min(1, "Add a headline.").max(REVIEW_HEADLINE_MAX, `A headline is at most ${REVIEW_HEADLINE_MAX} characters.`)),
+    .pipe(
+      z
+        .string()
+        .min(1, "Add a headline.")
+        .max(REVIEW_HEADLINE_MAX, `A headline is at most ${REVIEW_HEADLINE_MAX} characters.`),
+    ),
   body: z
     .string()
     .default("")

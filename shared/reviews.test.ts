@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { reviewFormSchema } from "./review-schemas";
-import { formatAverage, formatRatingCount, reviewerNameFrom, starPercentages, summariseRatings, toHalfStar } from "./reviews";
+import {
+  formatAverage,
+  formatRatingCount,
+  reviewerNameFrom,
+  starPercentages,
+  summariseRatings,
+  toHalfStar,
+} from "./reviews";
 
 describe("a product's review figures", () => {
   it("averages the ratings unrounded and counts each star level", () => {
@@ -20,9 +27,19 @@ describe("a product's review figures", () => {
   it("gives each star level a whole percentage, and the five add up to 100", () => {
     // Three equal shares: the spare point goes to the highest star level among them.
     expect(starPercentages([1, 1, 1, 0, 0])).toEqual([33, 33, 34, 0, 0]);
-    for (const counts of [[1, 1, 1, 0, 0], [0, 0, 1, 1, 1], [3, 3, 3, 3, 3], [1, 2, 3, 4, 7], [0, 0, 0, 0, 12], [997, 1, 1, 1, 0]]) {
+    for (const counts of [
+      [1, 1, 1, 0, 0],
+      [0, 0, 1, 1, 1],
+      [3, 3, 3, 3, 3],
+      [1, 2, 3, 4, 7],
+      [0, 0, 0, 0, 12],
+      [997, 1, 1, 1, 0],
+    ]) {
       const percentages = starPercentages(counts);
-      expect(percentages.reduce((sum, value) => sum + value, 0), counts.join(",")).toBe(100);
+      expect(
+        percentages.reduce((sum, value) => sum + value, 0),
+        counts.join(","),
+      ).toBe(100);
       const total = counts.reduce((sum, value) => sum + value, 0);
       counts.forEach((count, index) => expect(Math.abs(percentages[index]! - (count * 100) / total)).toBeLessThan(1));
     }
@@ -45,9 +62,13 @@ describe("a product's review figures", () => {
 describe("the review form", () => {
   const valid = { intent: "review", rating: "4", headline: "Good", body: "" };
   it("takes a rating of 1 to 5, a headline and up to 5,000 characters of text", () => {
-    expect(reviewFormSchema.parse({ ...valid, body: "x".repeat(5_000) })).toMatchObject({ rating: 4, headline: "Good" });
+    expect(reviewFormSchema.parse({ ...valid, body: "x".repeat(5_000) })).toMatchObject({
+      rating: 4,
+      headline: "Good",
+    });
     expect(reviewFormSchema.safeParse({ ...valid, body: "x".repeat(5_001) }).success).toBe(false);
-    for (const rating of ["0", "6", "4.5", "", "five"]) expect(reviewFormSchema.safeParse({ ...valid, rating }).success, rating).toBe(false);
+    for (const rating of ["0", "6", "4.5", "", "five"])
+      expect(reviewFormSchema.safeParse({ ...valid, rating }).success, rating).toBe(false);
     expect(reviewFormSchema.safeParse({ ...valid, headline: " \n " }).success).toBe(false);
     expect(reviewFormSchema.safeParse({ ...valid, extra: "1" }).success).toBe(false);
   });

@@ -58,7 +58,9 @@ export function starPercentages(starCounts: readonly number[]): number[] {
   const exact = starCounts.map((count) => (count * 100) / total);
   const floors = exact.map(Math.floor);
   let left = 100 - floors.reduce((sum, value) => sum + value, 0);
-  const order = exact.map((value, index) => ({ index, remainder: value - Math.floor(value) })).sort((a, b) => b.remainder - a.remainder || b.index - a.index);
+  const order = exact
+    .map((value, index) => ({ index, remainder: value - Math.floor(value) }))
+    .sort((a, b) => b.remainder - a.remainder || b.index - a.index);
   for (const { index } of order) {
     if (left <= 0) break;
     floors[index]! += 1;
@@ -95,6 +97,19 @@ export function reviewerNameFrom(fullName: string | null | undefined): string {
 /** "November 21, 2026" in UTC: a review's date is a day, the same for every reader. */
 export function formatReviewDate(iso: string): string {
   const date = new Date(iso);
-  const months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+  const months = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+  ];
   return `${months[date.getUTCMonth()]} ${date.getUTCDate()}, ${date.getUTCFullYear()}`;
 }

@@ -13,7 +13,14 @@ const STATE_CODES = new Set<string>(US_STATES.map(([code]) => code));
 
 /** "US, ca gb" -> ["US", "CA", "GB"]: codes separated by commas or spaces, upper-cased, each once. */
 function codesOf(typed: string): string[] {
-  return [...new Set(typed.toUpperCase().split(/[\s,]+/).filter(Boolean))];
+  return [
+    ...new Set(
+      typed
+        .toUpperCase()
+        .split(/[\s,]+/)
+        .filter(Boolean),
+    ),
+  ];
 }
 
 const countriesField = z
@@ -27,7 +34,10 @@ const countriesField = z
     }
     const unknown = codes.filter((code) => !COUNTRY_CODES.has(code));
     if (unknown.length > 0) {
-      context.addIssue({ code: "custom", message: `Unknown country: ${unknown.join(", ")}. Use the two-letter codes the address form offers, like US, CA, GB.` });
+      context.addIssue({
+        code: "custom",
+        message: `Unknown country: ${unknown.join(", ")}. Use the two-letter codes the address form offers, like US, CA, GB.`,
+      });
       return z.NEVER;
     }
     return codes;
@@ -40,7 +50,10 @@ const statesField = z
     const codes = codesOf(typed);
     const unknown = codes.filter((code) => !STATE_CODES.has(code));
     if (unknown.length > 0) {
-      context.addIssue({ code: "custom", message: `Unknown US state: ${unknown.join(", ")}. Use two-letter codes, like CA, NY.` });
+      context.addIssue({
+        code: "custom",
+        message: `Unknown US state: ${unknown.join(", ")}. Use two-letter codes, like CA, NY.`,
+      });
       return z.NEVER;
     }
     return codes;
@@ -77,11 +90,17 @@ const weightTiersField = z
   .max(2000, "At most 20 weight tiers.")
   .transform((typed, context) => {
     const tiers: { upToGrams: number; priceCents: number }[] = [];
-    for (const line of typed.split(/\r?\n/).map((text) => text.trim()).filter(Boolean)) {
+    for (const line of typed
+      .split(/\r?\n/)
+      .map((text) => text.trim())
+      .filter(Boolean)) {
       const match = /^(\d{1,7})\s*(?:g)?\s*[=:]\s*\$?\s*(\S+)$/.exec(line);
       const priceCents = match ? parseDollars(match[2]!) : null;
       if (!match || priceCents === null || Number(match[1]) < 1) {
-        context.addIssue({ code: "custom", message: `Write each tier as grams = price, like 500 = 4.99 ("${line.slice(0, 40)}" is not).` });
+        context.addIssue({
+          code: "custom",
+          message: `Write each tier as grams = price, like 500 = 4.99 ("${line.slice(0, 40)}" is not).`,
+        });
         return z.NEVER;
       }
       tiers.push({ upToGrams: Number(match[1]), priceCents });
@@ -153,7 +172,10 @@ export const taxRateFormSchema = z
       .transform((typed, context) => {
         const rate = parseRate(typed);
         if (rate === null) {
-          context.addIssue({ code: "custom", message: "Enter a rate from 0 to 100 %, with up to 3 decimals, like 7.25." });
+          context.addIssue({
+            code: "custom",
+            message: "Enter a rate from 0 to 100 %, with up to 3 decimals, like 7.25.",
+          });
           return z.NEVER;
         }
         return rate;
@@ -162,8 +184,18 @@ export const taxRateFormSchema = z
   })
   .superRefine((form, context) => {
     if (form.state === "") return;
-    if (form.country !== "US") context.addIssue({ code: "custom", path: ["state"], message: "A state can only be given for the United States." });
-    else if (!STATE_CODES.has(form.state)) context.addIssue({ code: "custom", path: ["state"], message: `Unknown US state: ${form.state}. Use a two-letter code, like CA.` });
+    if (form.country !== "US")
+      context.addIssue({
+        code: "custom",
+        path: ["state"],
+        message: "A state can only be given for the United States.",
+      });
+    else if (!STATE_CODES.has(form.state))
+      context.addIssue({
+        code: "custom",
+        path: ["state"],
+        message: `Unknown US state: ${form.state}. Use a two-letter code, like CA.`,
+      });
   });
 
 /** The shopper's choice of delivery option on /payment (the form's radio, or a JSON call). */

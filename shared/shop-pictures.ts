@@ -24,7 +24,10 @@ export function pictureUrl(reference: string): string {
 }
 
 /** Each built picture with the start of the name every build gives it ("/assets/12321341-"). */
-const pictures = Object.entries(builtUrls).map(([path, url]) => ({ url, builtNamePrefix: `/assets/${path.slice(path.lastIndexOf("/") + 1, -".webp".length)}-` }));
+const pictures = Object.entries(builtUrls).map(([path, url]) => ({
+  url,
+  builtNamePrefix: `/assets/${path.slice(path.lastIndexOf("/") + 1, -".webp".length)}-`,
+}));
 
 /**
  * Where a request for a picture's former address goes now, or undefined when the address is not one: a seeded
@@ -35,7 +38,10 @@ export function currentPictureUrl(requestPath: string): string | undefined {
   const built = pictureUrl(requestPath);
   if (built !== requestPath) return built;
   return pictures.find(
-    ({ url, builtNamePrefix }) => url !== requestPath && requestPath.startsWith(builtNamePrefix) && /^[\w-]+\.webp$/.test(requestPath.slice(builtNamePrefix.length)),
+    ({ url, builtNamePrefix }) =>
+      url !== requestPath &&
+      requestPath.startsWith(builtNamePrefix) &&
+      /^[\w-]+\.webp$/.test(requestPath.slice(builtNamePrefix.length)),
   )?.url;
 }
 
@@ -44,7 +50,7 @@ export function currentPictureUrl(requestPath: string): string | undefined {
  * earlier build's, or its path under the project), or undefined when the address is not one of them.
  */
 export function shopPictureReference(requestPath: string): string | undefined {
-  const current = builtUrls[requestPath] ? requestPath : currentPictureUrl(requestPath) ?? requestPath;
+  const current = builtUrls[requestPath] ? requestPath : (currentPictureUrl(requestPath) ?? requestPath);
   return Object.entries(builtUrls).find(([reference, url]) => reference === current || url === current)?.[0];
 }
 

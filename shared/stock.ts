@@ -11,7 +11,8 @@ export interface VariantStock {
   available: number | null;
 }
 
-export type Availability = { kind: "in-stock" } | { kind: "low"; left: number } | { kind: "out-of-stock" } | { kind: "back-order" };
+export type Availability =
+  { kind: "in-stock" } | { kind: "low"; left: number } | { kind: "out-of-stock" } | { kind: "back-order" };
 
 /** What a shopper is told about a variant's stock. */
 export function availabilityOf(stock: VariantStock): Availability {

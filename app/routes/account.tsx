@@ -23,7 +23,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
   const notice = new URL(request.url).searchParams.get("notice") ?? "";
   if (!shopper.user) {
-    if (notice === "account-deleted") return { account: null, savedAddresses: [], notice: "Your account has been deleted. Thank you for shopping with us." };
+    if (notice === "account-deleted")
+      return {
+        account: null,
+        savedAddresses: [],
+        notice: "Your account has been deleted. Thank you for shopping with us.",
+      };
     throw redirect(signInPath("/account"));
   }
   const [account, savedAddresses] = await Promise.all([
@@ -43,13 +48,18 @@ export async function action({ request, context }: Route.ActionArgs) {
   const fields = await readFormOrRefuse(request);
   const intent = typeof fields.intent === "string" ? fields.intent.slice(0, 40) : "";
   const parsed = accountActionSchema.safeParse(fields);
-  if (!parsed.success) return data<Answer>({ intent, errors: fieldErrorsOf(parsed.error), done: null }, { status: 400 });
+  if (!parsed.success)
+    return data<Answer>({ intent, errors: fieldErrorsOf(parsed.error), done: null }, { status: 400 });
   const form = parsed.data;
   try {
     switch (form.intent) {
       case "change-password":
         await services.accountFlows.changePassword(session, form.currentPassword, form.password, clientIp);
-        return { intent, errors: {} as FieldErrors, done: "Your password is changed. Every other device was signed out; we have sent you an e-mail about it." } satisfies Answer;
+        return {
+          intent,
+          errors: {} as FieldErrors,
+          done: "Your password is changed. Every other device was signed out; we have sent you an e-mail about it.",
+        } satisfies Answer;
       case "sign-out-everywhere":
         await services.accountFlows.signOutEverywhere(session.user.id);
         shopper.clearSession();
@@ -60,10 +70,18 @@ export async function action({ request, context }: Route.ActionArgs) {
         return redirect("/account?notice=account-deleted");
       case "delete-address":
         await services.addresses.deleteSavedAddress(session.user.id, form.addressId);
-        return { intent, errors: {} as FieldErrors, done: "The address is removed from your account." } satisfies Answer;
+        return {
+          intent,
+          errors: {} as FieldErrors,
+          done: "The address is removed from your account.",
+        } satisfies Answer;
       case "resend-verification":
         await services.accountFlows.resendVerification(session.user.id);
-        return { intent, errors: {} as FieldErrors, done: "We have sent a new confirmation link. It works for 7 days." } satisfies Answer;
+        return {
+          intent,
+          errors: {} as FieldErrors,
+          done: "We have sent a new confirmation link. It works for 7 days.",
+        } satisfies Answer;
     }
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
@@ -140,12 +158,34 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
         ) : null}
         <ErrorSummary
           errors={password?.errors}
-          fieldIds={{ currentPassword: "account-current-password", password: "account-new-password", confirmPassword: "account-confirm-password" }}
+          fieldIds={{
+            currentPassword: "account-current-password",
+            password: "account-new-password",
+            confirmPassword: "account-confirm-password",
+          }}
         />
         <Form method="post" className="account__form" noValidate>
-          <PasswordField id="account-current-password" name="currentPassword" label="Current password" autoComplete="current-password" error={password?.errors.currentPassword} />
-          <PasswordField id="account-new-password" name="password" label="New password" autoComplete="new-password" error={password?.errors.password} />
-          <PasswordField id="account-confirm-password" name="confirmPassword" label="Confirm new password" autoComplete="new-password" error={password?.errors.confirmPassword} />
+          <PasswordField
+            id="account-current-password"
+            name="currentPassword"
+            label="Current password"
+            autoComplete="current-password"
+            error={password?.errors.currentPassword}
+          />
+          <PasswordField
+            id="account-new-password"
+            name="password"
+            label="New password"
+            autoComplete="new-password"
+            error={password?.errors.password}
+          />
+          <PasswordField
+            id="account-confirm-password"
+            name="confirmPassword"
+            label="Confirm new password"
+            autoComplete="new-password"
+            error={password?.errors.confirmPassword}
+          />
           <FieldError fieldId="account-password-form" message={password?.errors.form} />
           <button type="submit" name="intent" value="change-password" className="button" disabled={isSubmitting}>
             Change password
@@ -173,7 +213,14 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
                 </address>
                 <Form method="post">
                   <input type="hidden" name="addressId" value={saved.id} />
-                  <button type="submit" name="intent" value="delete-address" className="button" disabled={isSubmitting} aria-label={`Remove the address of ${saved.address.name}, ${saved.address.line1}`}>
+                  <button
+                    type="submit"
+                    name="intent"
+                    value="delete-address"
+                    className="button"
+                    disabled={isSubmitting}
+                    aria-label={`Remove the address of ${saved.address.name}, ${saved.address.line1}`}
+                  >
                     Remove
                   </button>
                 </Form>
@@ -197,13 +244,25 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
       <section className="account__section" aria-labelledby="account-delete">
         <h2 id="account-delete">Delete my account</h2>
         <p>
-          Your account, its sessions and basket are erased for good. Your orders are kept for the shop&apos;s books, with your personal data
-          removed. See the <Link to="/privacy">Privacy Notice</Link>.
+          Your account, its sessions and basket are erased for good. Your orders are kept for the shop&apos;s books,
+          with your personal data removed. See the <Link to="/privacy">Privacy Notice</Link>.
         </p>
         <ErrorSummary errors={deletion?.errors} fieldIds={{ deletePassword: "account-delete-password" }} />
         <Form method="post" className="account__form" noValidate>
-          <PasswordField id="account-delete-password" name="deletePassword" label="Your password, to confirm" autoComplete="current-password" error={deletion?.errors.deletePassword} />
-          <button type="submit" name="intent" value="delete-account" className="button account__danger" disabled={isSubmitting}>
+          <PasswordField
+            id="account-delete-password"
+            name="deletePassword"
+            label="Your password, to confirm"
+            autoComplete="current-password"
+            error={deletion?.errors.deletePassword}
+          />
+          <button
+            type="submit"
+            name="intent"
+            value="delete-account"
+            className="button account__danger"
+            disabled={isSubmitting}
+          >
             Delete my account
           </button>
         </Form>

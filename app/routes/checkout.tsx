@@ -46,8 +46,18 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
                   stockMessage={item.stockMessage}
                   action={
                     <div className="basket-line__actions">
-                      <QuantityForm productId={item.product.id} variantId={item.variant.id} title={item.product.title} quantity={item.quantity} />
-                      <BasketButton action="remove" productId={item.product.id} variantId={item.variant.id} shownQuantity={item.quantity}>
+                      <QuantityForm
+                        productId={item.product.id}
+                        variantId={item.variant.id}
+                        title={item.product.title}
+                        quantity={item.quantity}
+                      />
+                      <BasketButton
+                        action="remove"
+                        productId={item.product.id}
+                        variantId={item.variant.id}
+                        shownQuantity={item.quantity}
+                      >
                         Remove from Basket
                       </BasketButton>
                       <BasketError productId={item.product.id} />
@@ -62,7 +72,11 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
       {/* An empty basket offers no subtotal, gift box or checkout: there is nothing to pay for. */}
       {items.length > 0 ? (
         <aside className="checkout__subtotal" aria-label="Subtotal">
-          <SubtotalPanel count={count} subtotalCents={subtotalCents} isBlocked={items.some((item) => item.isOutOfStock)} />
+          <SubtotalPanel
+            count={count}
+            subtotalCents={subtotalCents}
+            isBlocked={items.some((item) => item.isOutOfStock)}
+          />
         </aside>
       ) : null}
     </main>

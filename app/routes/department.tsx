@@ -4,7 +4,14 @@ import { requestContext } from "#app/context";
 import { departmentPath, hasFilters, MAX_LISTING_PAGE, parseListingState, resultRange } from "#shared/listing";
 import { BasketButton } from "#app/features/basket/components/basket-button";
 import { Breadcrumbs } from "#app/features/catalogue/components/breadcrumbs";
-import { ListingFilters, ListingPages, NoResults, ResultCount, SortForm, type ListingLinks } from "#app/features/catalogue/components/listing-controls";
+import {
+  ListingFilters,
+  ListingPages,
+  NoResults,
+  ResultCount,
+  SortForm,
+  type ListingLinks,
+} from "#app/features/catalogue/components/listing-controls";
 import { ProductShelf } from "#app/features/catalogue/components/product-shelf";
 
 const ROW_SIZES = [4, 4, 4, 4, 4, 4] as const;
@@ -15,7 +22,9 @@ const ROW_SIZES = [4, 4, 4, 4, 4, 4] as const;
  */
 export async function loader({ context, params, request }: Route.LoaderArgs) {
   const { services, publicOrigin } = context.get(requestContext);
-  const found = /^[a-z0-9]+(-[a-z0-9]+)*$/.test(params.slug) ? await services.departments.findBySlug(params.slug) : undefined;
+  const found = /^[a-z0-9]+(-[a-z0-9]+)*$/.test(params.slug)
+    ? await services.departments.findBySlug(params.slug)
+    : undefined;
   if (!found) throw data(null, { status: 404 });
   // A department page has no department filter of its own: its sub-departments are links.
   const asked = { ...parseListingState(new URL(request.url).searchParams), department: null };
@@ -27,8 +36,15 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
   if (state.page > 1 && state.page > results.pageCount) throw data(null, { status: 404 });
   return {
     department,
-    trail: [...(parent ? [{ name: parent.name, slug: parent.slug }] : []), { name: department.name, slug: department.slug }],
-    subDepartments: children.map((child) => ({ slug: child.slug, name: child.name, count: results.departmentCounts[child.id] ?? 0 })),
+    trail: [
+      ...(parent ? [{ name: parent.name, slug: parent.slug }] : []),
+      { name: department.name, slug: department.slug },
+    ],
+    subDepartments: children.map((child) => ({
+      slug: child.slug,
+      name: child.name,
+      count: results.departmentCounts[child.id] ?? 0,
+    })),
     results,
     state,
     origin: publicOrigin,

@@ -14,7 +14,10 @@ export default function DepartmentsPage({ loaderData }: Route.ComponentProps) {
   return (
     <main id="main" className="departments-page">
       <title>All departments | Storefront</title>
-      <meta name="description" content={`Shop by department at Storefront: ${departments.map((department) => department.name).join(", ")}.`} />
+      <meta
+        name="description"
+        content={`Shop by department at Storefront: ${departments.map((department) => department.name).join(", ")}.`}
+      />
       <link rel="canonical" href={new URL("/departments", origin).href} />
       <h1>All departments</h1>
       <ul className="departments-page__list">

@@ -3,5 +3,8 @@
  * SVG (public/favicon.svg), rather than to the 404 page.
  */
 export function loader() {
-  return new Response(null, { status: 301, headers: { Location: "/favicon.svg", "Cache-Control": "public, max-age=86400" } });
+  return new Response(null, {
+    status: 301,
+    headers: { Location: "/favicon.svg", "Cache-Control": "public, max-age=86400" },
+  });
 }

@@ -18,13 +18,17 @@ export async function action({ request, context }: Route.ActionArgs) {
   const fields = await readFormOrRefuse(request);
   const typed = typeof fields.email === "string" ? fields.email.slice(0, 254) : "";
   const parsed = forgotPasswordSchema.safeParse(fields);
-  if (!parsed.success) return data({ errors: fieldErrorsOf(parsed.error) as FieldErrors, email: typed, sentTo: null }, { status: 400 });
+  if (!parsed.success)
+    return data({ errors: fieldErrorsOf(parsed.error) as FieldErrors, email: typed, sentTo: null }, { status: 400 });
   try {
     await services.accountFlows.requestPasswordReset(parsed.data.email, clientIp);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const headers: HeadersInit = error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : {};
-    return data({ errors: { email: error.message } as FieldErrors, email: typed, sentTo: null }, { status: error.status, headers });
+    return data(
+      { errors: { email: error.message } as FieldErrors, email: typed, sentTo: null },
+      { status: error.status, headers },
+    );
   }
   return { errors: {} as FieldErrors, email: parsed.data.email, sentTo: parsed.data.email };
 }
@@ -41,7 +45,8 @@ export default function ForgotPassword({ actionData }: Route.ComponentProps) {
     return (
       <AuthPage title="Check your e-mail" description="A link to reset your Storefront password.">
         <p role="status">
-          If an account exists for {actionData.sentTo}, we have sent a link to reset its password. The link works once, for one hour.
+          If an account exists for {actionData.sentTo}, we have sent a link to reset its password. The link works once,
+          for one hour.
         </p>
         <p>
           <Link to="/login">Back to sign-in</Link>

@@ -19,7 +19,10 @@ export default function Home({ loaderData }: Route.ComponentProps) {
   return (
     <main id="main" className="home">
       <title>Storefront: books, kitchen, monitors and more</title>
-      <meta name="description" content="Shop books, kitchen mixers, monitors, smart speakers and tablets at Storefront." />
+      <meta
+        name="description"
+        content="Shop books, kitchen mixers, monitors, smart speakers and tablets at Storefront."
+      />
       <h1 className="visually-hidden">Storefront</h1>
       <Carousel label="Featured offers" slides={loaderData.banners} intervalMs={BANNER_INTERVAL_MS} />
       <ProductShelf

@@ -19,7 +19,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   const intent = fields.intent === "register" ? "register" : "sign-in";
   const parsed = signInFormSchema.safeParse(fields);
   if (!parsed.success) {
-    return data({ error: parsed.error.issues[0]?.message ?? "Please check the form and try again.", email, intent }, { status: 400 });
+    return data(
+      { error: parsed.error.issues[0]?.message ?? "Please check the form and try again.", email, intent },
+      { status: 400 },
+    );
   }
   const { returnTo, ...credentials } = parsed.data;
   let isOperator = false;
@@ -76,9 +79,25 @@ export default function Login({ actionData }: Route.ComponentProps) {
         <Form method="post" className="login__form" noValidate>
           {returnTo ? <input type="hidden" name={RETURN_TO_PARAM} value={returnTo} /> : null}
           <label htmlFor="login-email">E-mail</label>
-          <input id="login-email" name="email" type="email" autoComplete="username" inputMode="email" maxLength={254} defaultValue={actionData?.email} required />
+          <input
+            id="login-email"
+            name="email"
+            type="email"
+            autoComplete="username"
+            inputMode="email"
+            maxLength={254}
+            defaultValue={actionData?.email}
+            required
+          />
           <label htmlFor="login-password">Password</label>
-          <input id="login-password" name="password" type="password" autoComplete="current-password" maxLength={128} required />
+          <input
+            id="login-password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            maxLength={128}
+            required
+          />
           <button type="submit" name="intent" value="sign-in" className="button login__sign-in" disabled={isSubmitting}>
             Sign In
           </button>
@@ -86,8 +105,9 @@ export default function Login({ actionData }: Route.ComponentProps) {
             <Link to="/forgot-password">Forgot your password?</Link>
           </p>
           <p className="login__notice">
-            By signing in or creating an account you agree to Storefront&apos;s <Link to="/conditions">Conditions of Use &amp; Sale</Link>.
-            Please see our <Link to="/privacy">Privacy Notice</Link>.
+            By signing in or creating an account you agree to Storefront&apos;s{" "}
+            <Link to="/conditions">Conditions of Use &amp; Sale</Link>. Please see our{" "}
+            <Link to="/privacy">Privacy Notice</Link>.
           </p>
           <button type="submit" name="intent" value="register" className="login__register" disabled={isSubmitting}>
             Create your account

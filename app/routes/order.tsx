@@ -5,7 +5,13 @@ import { requestContext } from "#app/context";
 import { addressLines } from "#shared/address";
 import { formatOrderDate } from "#shared/dates";
 import { formatCents } from "#shared/money";
-import { cardBrandName, PAYMENT_BY_PROMOTION, ORDER_STATUS_LABELS, type OrderHistoryEntry, describeItemOptions } from "#shared/orders";
+import {
+  cardBrandName,
+  PAYMENT_BY_PROMOTION,
+  ORDER_STATUS_LABELS,
+  type OrderHistoryEntry,
+  describeItemOptions,
+} from "#shared/orders";
 import { LocalTime } from "#app/components/ui/local-time";
 import { PrintButton } from "#app/features/orders/print-button";
 import { isQualifyingOrderStatus } from "#shared/reviews";
@@ -20,13 +26,20 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   const order = await services.orders.getOrder(shopper.basketOwner, key);
   if (!order) throw data(null, { status: 404 });
   // The processor's intent id stays on the server: the shopper's page knows the order by its number.
-  return { order: { ...order, id: undefined }, canReview: shopper.user !== null && isQualifyingOrderStatus(order.status) };
+  return {
+    order: { ...order, id: undefined },
+    canReview: shopper.user !== null && isQualifyingOrderStatus(order.status),
+  };
 }
 
 function describe(entry: OrderHistoryEntry): string {
   const label = ORDER_STATUS_LABELS[entry.status];
-  if (entry.status === "shipped" && entry.carrier) return `${label} with ${entry.carrier}${entry.trackingNumber ? `, tracking number ${entry.trackingNumber}` : ""}`;
-  if ((entry.status === "refunded" || entry.status === "partially_refunded" || entry.status === "disputed") && entry.amountCents !== null) {
+  if (entry.status === "shipped" && entry.carrier)
+    return `${label} with ${entry.carrier}${entry.trackingNumber ? `, tracking number ${entry.trackingNumber}` : ""}`;
+  if (
+    (entry.status === "refunded" || entry.status === "partially_refunded" || entry.status === "disputed") &&
+    entry.amountCents !== null
+  ) {
     return `${label}: ${formatCents(entry.amountCents)}`;
   }
   return label;
@@ -37,7 +50,10 @@ export default function Order({ loaderData }: Route.ComponentProps) {
   return (
     <main id="main" className="order-page">
       <title>{`Order ${order.number} | Storefront`}</title>
-      <meta name="description" content={`Your Storefront order ${order.number}: its items, delivery address and status.`} />
+      <meta
+        name="description"
+        content={`Your Storefront order ${order.number}: its items, delivery address and status.`}
+      />
       <div className="order-page__top">
         <h1 className="order-page__title">{`Order ${order.number}`}</h1>
         <PrintButton />
@@ -91,14 +107,27 @@ export default function Order({ loaderData }: Route.ComponentProps) {
               <tr key={`${item.productId}-${index}`} data-testid="order-item">
                 <td>
                   <span className="order-page__product">
-                    <img className="order-page__image" src={item.image.src} width={item.image.width} height={item.image.height} alt="" loading="lazy" decoding="async" />
+                    <img
+                      className="order-page__image"
+                      src={item.image.src}
+                      width={item.image.width}
+                      height={item.image.height}
+                      alt=""
+                      loading="lazy"
+                      decoding="async"
+                    />
                     <span>
                       {item.title}
-                      {describeItemOptions(item) ? <span className="order-page__options">{` (${describeItemOptions(item)})`}</span> : null}
+                      {describeItemOptions(item) ? (
+                        <span className="order-page__options">{` (${describeItemOptions(item)})`}</span>
+                      ) : null}
                       {canReview ? (
                         <>
                           <br />
-                          <a className="order-page__review" href={`/write-a-review/${encodeURIComponent(item.productId)}`}>
+                          <a
+                            className="order-page__review"
+                            href={`/write-a-review/${encodeURIComponent(item.productId)}`}
+                          >
                             Write a customer review
                           </a>
                         </>

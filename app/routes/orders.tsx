@@ -23,7 +23,14 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   return {
     ...page,
     // Shoppers know an order by its number; the processor's intent id stays on the server.
-    orders: page.orders.map(({ number, amountCents, createdAt, status, refundedCents, items }) => ({ number, amountCents, createdAt, status, refundedCents, items })),
+    orders: page.orders.map(({ number, amountCents, createdAt, status, refundedCents, items }) => ({
+      number,
+      amountCents,
+      createdAt,
+      status,
+      refundedCents,
+      items,
+    })),
     underReview: page.isFirstPage ? underReview : [],
     isGuest: !shopper.user,
     placedNumber: placedOrder?.number ?? null,
@@ -49,8 +56,8 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
       />
       {isGuest ? (
         <p className="orders__guest">
-          You are not signed in: these are the orders placed in this browser. <Link to={signInPath("/orders")}>Sign in or create an account</Link> to
-          keep them with your account.
+          You are not signed in: these are the orders placed in this browser.{" "}
+          <Link to={signInPath("/orders")}>Sign in or create an account</Link> to keep them with your account.
         </p>
       ) : null}
       {underReview.length > 0 ? (
@@ -59,8 +66,8 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
           <ul>
             {underReview.map((payment) => (
               <li key={payment.paymentIntentId}>
-                Your payment of {formatCents(payment.paidAmountCents)} went through, but it did not match your basket, so no order was
-                placed. We will refund it in full; your basket is unchanged.
+                Your payment of {formatCents(payment.paidAmountCents)} went through, but it did not match your basket,
+                so no order was placed. We will refund it in full; your basket is unchanged.
               </li>
             ))}
           </ul>

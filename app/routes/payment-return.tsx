@@ -14,7 +14,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   // `_routes` (the routes to load): not part of the query the strict schema reads.
   params.delete("_routes");
   const query = paymentReturnQuerySchema.safeParse(Object.fromEntries(params));
-  if (!query.success) return data({ kind: "not-found" as const, message: "This link does not name a payment." }, { status: 400 });
+  if (!query.success)
+    return data({ kind: "not-found" as const, message: "This link does not name a payment." }, { status: 400 });
   const outcome = await services.paymentReturn.finish({
     paymentIntentId: query.data.payment_intent,
     owner: shopper.basketOwner,
@@ -30,7 +31,13 @@ export default function PaymentReturn({ loaderData }: Route.ComponentProps) {
   return (
     <main id="main" className="status-page">
       <title>{`${isProcessing ? "Payment processing" : "Payment not completed"} | Storefront`}</title>
-      <h1>{isProcessing ? "Your payment is processing" : loaderData.kind === "failed" ? "Your payment did not go through" : "Payment not found"}</h1>
+      <h1>
+        {isProcessing
+          ? "Your payment is processing"
+          : loaderData.kind === "failed"
+            ? "Your payment did not go through"
+            : "Payment not found"}
+      </h1>
       <p role="status">{loaderData.message}</p>
       {isProcessing ? (
         <Link className="button" to="/orders">

@@ -15,7 +15,12 @@ import { BasketLine } from "#app/features/basket/components/basket-line";
 import { PriceChanges } from "#app/features/basket/components/price-changes";
 import { AddressSection, type AddressActionData } from "#app/features/payment/address-form";
 import { AuthenticationDialog } from "#app/features/payment/authentication-dialog";
-import { CardEntry, cardFieldStyles, type CardEntryController, type CardEntryState } from "#app/features/payment/card-entry";
+import {
+  CardEntry,
+  cardFieldStyles,
+  type CardEntryController,
+  type CardEntryState,
+} from "#app/features/payment/card-entry";
 import { useCheckoutPayment } from "#app/features/payment/use-checkout-payment";
 import { PromotionForm, RemovePromotionButton, type PromotionActionData } from "#app/features/payment/promotion-form";
 import { applyPromotionSchema } from "#shared/promotion-schemas";
@@ -69,13 +74,15 @@ export async function action({ request, context }: Route.ActionArgs) {
   const refused = (errors: Extract<AddressActionData, { ok: false }>["errors"], status: number) =>
     data<AddressActionData>({ ok: false, errors, values }, { status });
   try {
-    if (intent === "apply-promotion" || intent === "remove-promotion") return await promotionAction(intent, rest, context.get(requestContext));
+    if (intent === "apply-promotion" || intent === "remove-promotion")
+      return await promotionAction(intent, rest, context.get(requestContext));
     if (intent === "place-free-order") return await placeFreeOrder(rest.token ?? "", context.get(requestContext));
     if (intent === "delivery-option") {
       const chosen = deliveryOptionSchema.safeParse(rest);
       const owner = shopper.basketOwner;
       if (!chosen.success || !owner) return refused({ form: "Choose a delivery option." }, 422);
-      if (!(await services.addresses.setDeliveryMethod(owner, chosen.data.methodId))) return refused({ form: "Add a delivery address first." }, 400);
+      if (!(await services.addresses.setDeliveryMethod(owner, chosen.data.methodId)))
+        return refused({ form: "Add a delivery address first." }, 400);
       return data<AddressActionData>({ ok: true });
     }
     if (intent === "choose") {
@@ -96,7 +103,11 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 /** "Apply" and "Remove": a refusal is the code's sentence under the field, and nothing changes. */
-async function promotionAction(intent: "apply-promotion" | "remove-promotion", fields: Record<string, string>, { services, shopper }: RequestContext) {
+async function promotionAction(
+  intent: "apply-promotion" | "remove-promotion",
+  fields: Record<string, string>,
+  { services, shopper }: RequestContext,
+) {
   const owner = shopper.basketOwner;
   if (intent === "remove-promotion") {
     if (owner) await services.checkout.removePromotion(owner);
@@ -104,21 +115,33 @@ async function promotionAction(intent: "apply-promotion" | "remove-promotion", f
   }
   const typed = (fields.code ?? "").slice(0, 100);
   const parsed = applyPromotionSchema.safeParse({ code: typed });
-  if (!parsed.success) return data<PromotionActionData>({ promotion: { ok: false, error: parsed.error.issues[0]?.message ?? "Enter a promotion code.", code: typed } }, { status: 422 });
-  if (!owner) return data<PromotionActionData>({ promotion: { ok: false, error: "Add a delivery address first.", code: typed } }, { status: 400 });
+  if (!parsed.success)
+    return data<PromotionActionData>(
+      { promotion: { ok: false, error: parsed.error.issues[0]?.message ?? "Enter a promotion code.", code: typed } },
+      { status: 422 },
+    );
+  if (!owner)
+    return data<PromotionActionData>(
+      { promotion: { ok: false, error: "Add a delivery address first.", code: typed } },
+      { status: 400 },
+    );
   try {
     await services.checkout.applyPromotion(owner, parsed.data.code, shopper.user?.email ?? null);
     return data<PromotionActionData>({ promotion: { ok: true } });
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    return data<PromotionActionData>({ promotion: { ok: false, error: error.message, code: typed } }, { status: error.status });
+    return data<PromotionActionData>(
+      { promotion: { ok: false, error: error.message, code: typed } },
+      { status: error.status },
+    );
   }
 }
 
 /** "Place your order" for $0.00: the order's page, or the sentence saying why not (the basket is kept). */
 async function placeFreeOrder(token: string, { services, shopper }: RequestContext) {
   const refused = (error: string, status: number) => data<FreeOrderActionData>({ freeOrder: { error } }, { status });
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return refused("Your basket has changed. Please check it and place your order again.", 400);
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token))
+    return refused("Your basket has changed. Please check it and place your order again.", 400);
   try {
     const placed = await services.checkout.placeFreeOrder(shopper.basketOwner, token, shopper.user?.email ?? null);
     return redirect(`/orders?placed=${encodeURIComponent(placed.orderNumber)}`);
@@ -133,7 +156,19 @@ type FreeOrderActionData = { freeOrder: { error: string } };
 const EMPTY_CARD: CardEntryState = { empty: true, complete: false, error: null };
 
 export default function Payment({ loaderData, actionData }: Route.ComponentProps) {
-  const { basket, pricing, byOption, email, payment, address, contactEmail, saved, addressRefusal, removedPromotion, freeOrderToken } = loaderData;
+  const {
+    basket,
+    pricing,
+    byOption,
+    email,
+    payment,
+    address,
+    contactEmail,
+    saved,
+    addressRefusal,
+    removedPromotion,
+    freeOrderToken,
+  } = loaderData;
   const isFree = freeOrderToken !== null;
   const [card, setCard] = useState<CardEntryState>(EMPTY_CARD);
   const cardEntry = useRef<CardEntryController | null>(null);
@@ -145,7 +180,12 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
   // The choice shows at once: the fetcher's form data arrives in a transition, and until then a controlled radio
   // would spring back. A new answer from the server wins.
   const [choice, setChoice] = useState({ answeredWith: serverMethodId, id: serverMethodId });
-  const chosenMethodId = typeof pendingMethodId === "string" ? pendingMethodId : choice.answeredWith === serverMethodId ? choice.id : serverMethodId;
+  const chosenMethodId =
+    typeof pendingMethodId === "string"
+      ? pendingMethodId
+      : choice.answeredWith === serverMethodId
+        ? choice.id
+        : serverMethodId;
   const shown = (chosenMethodId ? byOption[chosenMethodId] : undefined) ?? pricing;
   const isChoosing = delivery.state !== "idle";
   const isHydrated = useIsHydrated();
@@ -178,7 +218,11 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
       <title>Checkout | Storefront</title>
       <meta name="description" content="Review your items and delivery address, and pay by card." />
       <h1 className="payment__title">
-        Checkout (<Link to="/checkout">{basket.count} {basket.count === 1 ? "item" : "items"}</Link>)
+        Checkout (
+        <Link to="/checkout">
+          {basket.count} {basket.count === 1 ? "item" : "items"}
+        </Link>
+        )
       </h1>
 
       <section className="payment__section" aria-labelledby="delivery-heading">
@@ -222,12 +266,17 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
                         checked={chosenMethodId === option.methodId}
                         onChange={() => {
                           setChoice({ answeredWith: serverMethodId, id: option.methodId });
-                          void delivery.submit({ intent: "delivery-option", methodId: option.methodId }, { method: "post" });
+                          void delivery.submit(
+                            { intent: "delivery-option", methodId: option.methodId },
+                            { method: "post" },
+                          );
                         }}
                       />
                       <span className="delivery-options__name">{option.name}</span>
                       {option.estimate ? <span className="delivery-options__estimate">{option.estimate}</span> : null}
-                      <span className="delivery-options__price">{option.priceCents === 0 ? "FREE" : formatCents(option.priceCents)}</span>
+                      <span className="delivery-options__price">
+                        {option.priceCents === 0 ? "FREE" : formatCents(option.priceCents)}
+                      </span>
                     </label>
                   ))}
                 </fieldset>
@@ -281,7 +330,11 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
             <Form method="post" className="payment__form">
               <input type="hidden" name="intent" value="place-free-order" />
               <input type="hidden" name="token" value={freeOrderToken} />
-              <OrderTotals pricing={pricing} hasAddress={address !== null} promotionAction={<RemovePromotionButton />} />
+              <OrderTotals
+                pricing={pricing}
+                hasAddress={address !== null}
+                promotionAction={<RemovePromotionButton />}
+              />
               <button type="submit" className="button payment__buy" disabled={hasOutOfStockLine}>
                 Place your order
               </button>
@@ -294,64 +347,79 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
             </Form>
           ) : null}
           {isFree ? null : (
-          <>
-          <noscript>
-            <p className="payment__noscript">Paying by card needs JavaScript, as card entry does at every card processor. Please turn it on to pay.</p>
-          </noscript>
-          <form
-            className="payment__form"
-            onSubmit={(event) => {
-              event.preventDefault();
-              if (!isDisabled) void checkout.buy();
-            }}
-          >
-            <CardEntry
-              config={payment}
-              clientSecret={checkout.clientSecret}
-              controller={cardEntry}
-              errorId="card-error"
-              disabled={checkout.isProcessing || checkout.hasSucceeded}
-              onChange={(state) => {
-                setCard(state);
-                checkout.clearError();
-              }}
-            />
-            <OrderTotals pricing={shown} hasAddress={address !== null} promotionAction={<RemovePromotionButton />} />
-            <button
-              type="submit"
-              className="button payment__buy"
-              disabled={isDisabled}
-              aria-describedby={!address ? "buy-needs-address" : isUndeliverable ? "no-delivery-hint" : undefined}
-            >
-              {checkout.isProcessing ? "Processing" : "Buy Now"}
-            </button>
-            {address ? null : (
-              <p id="buy-needs-address" className="payment__hint">
-                Add a delivery address above to pay.
-              </p>
-            )}
-            {address && isUndeliverable ? (
-              <p id="no-delivery-hint" className="payment__hint">
-                {noDeliveryMessage(countryName(address.country))}
-              </p>
-            ) : null}
-            <div id="card-error" role="alert" className={message ? "payment__error" : "payment__error payment__error--empty"}>
-              {message}
-              {checkout.paidOrderNumber ? (
-                <Link to={`/orders/${checkout.paidOrderNumber}`}>See order {checkout.paidOrderNumber}</Link>
-              ) : null}
-              {checkout.error && !checkout.clientSecret && !checkout.isProcessing ? (
-                <button type="button" className="payment__retry" onClick={checkout.retry}>
-                  Try again
+            <>
+              <noscript>
+                <p className="payment__noscript">
+                  Paying by card needs JavaScript, as card entry does at every card processor. Please turn it on to pay.
+                </p>
+              </noscript>
+              <form
+                className="payment__form"
+                onSubmit={(event) => {
+                  event.preventDefault();
+                  if (!isDisabled) void checkout.buy();
+                }}
+              >
+                <CardEntry
+                  config={payment}
+                  clientSecret={checkout.clientSecret}
+                  controller={cardEntry}
+                  errorId="card-error"
+                  disabled={checkout.isProcessing || checkout.hasSucceeded}
+                  onChange={(state) => {
+                    setCard(state);
+                    checkout.clearError();
+                  }}
+                />
+                <OrderTotals
+                  pricing={shown}
+                  hasAddress={address !== null}
+                  promotionAction={<RemovePromotionButton />}
+                />
+                <button
+                  type="submit"
+                  className="button payment__buy"
+                  disabled={isDisabled}
+                  aria-describedby={!address ? "buy-needs-address" : isUndeliverable ? "no-delivery-hint" : undefined}
+                >
+                  {checkout.isProcessing ? "Processing" : "Buy Now"}
                 </button>
-              ) : null}
-            </div>
-          </form>
-          </>
+                {address ? null : (
+                  <p id="buy-needs-address" className="payment__hint">
+                    Add a delivery address above to pay.
+                  </p>
+                )}
+                {address && isUndeliverable ? (
+                  <p id="no-delivery-hint" className="payment__hint">
+                    {noDeliveryMessage(countryName(address.country))}
+                  </p>
+                ) : null}
+                <div
+                  id="card-error"
+                  role="alert"
+                  className={message ? "payment__error" : "payment__error payment__error--empty"}
+                >
+                  {message}
+                  {checkout.paidOrderNumber ? (
+                    <Link to={`/orders/${checkout.paidOrderNumber}`}>See order {checkout.paidOrderNumber}</Link>
+                  ) : null}
+                  {checkout.error && !checkout.clientSecret && !checkout.isProcessing ? (
+                    <button type="button" className="payment__retry" onClick={checkout.retry}>
+                      Try again
+                    </button>
+                  ) : null}
+                </div>
+              </form>
+            </>
           )}
         </div>
       </section>
-      {checkout.isChallenged ? <AuthenticationDialog amount={formatCents(pricing.totalCents)} onAnswer={(answer) => void checkout.answerChallenge(answer)} /> : null}
+      {checkout.isChallenged ? (
+        <AuthenticationDialog
+          amount={formatCents(pricing.totalCents)}
+          onAnswer={(answer) => void checkout.answerChallenge(answer)}
+        />
+      ) : null}
     </main>
   );
 }

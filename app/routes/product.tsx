@@ -3,7 +3,13 @@ import { data, Link, redirect, useNavigate, type ShouldRevalidateFunctionArgs } 
 import { z } from "zod";
 import type { Route } from "./+types/product";
 import { requestContext, type RequestContext } from "#app/context";
-import { chooseVariant, descriptionParagraphs, productPath, VARIANT_PARAM, type ProductDetails } from "#shared/catalogue";
+import {
+  chooseVariant,
+  descriptionParagraphs,
+  productPath,
+  VARIANT_PARAM,
+  type ProductDetails,
+} from "#shared/catalogue";
 import { availabilityOf, availabilitySentence, canBeSold } from "#shared/stock";
 import { VariantPicker } from "#app/features/catalogue/components/variant-picker";
 import { productAnchorId } from "#shared/basket";
@@ -97,13 +103,18 @@ export async function action({ context, params, request }: Route.ActionArgs) {
   const path = productPath(found.product.slug);
   const user = shopper.user;
   if (!user) return redirect(signInPath(`${path}?review=write`));
-  const values = { rating: String(fields.rating ?? "").slice(0, 2), headline: String(fields.headline ?? "").slice(0, 200), body: String(fields.body ?? "").slice(0, 6000) };
+  const values = {
+    rating: String(fields.rating ?? "").slice(0, 2),
+    headline: String(fields.headline ?? "").slice(0, 200),
+    body: String(fields.body ?? "").slice(0, 6000),
+  };
   const parsed = reviewFormSchema.safeParse(fields);
   if (!parsed.success) return data<ReviewFormAnswer>({ errors: fieldErrorsOf(parsed.error), values }, { status: 400 });
   try {
     await services.reviews.writeReview(user.id, found.product.id, parsed.data);
   } catch (error) {
-    if (error instanceof AppError && error.code === "REVIEW_NOT_ELIGIBLE") return data<ReviewFormAnswer>({ errors: { form: error.message }, values }, { status: 403 });
+    if (error instanceof AppError && error.code === "REVIEW_NOT_ELIGIBLE")
+      return data<ReviewFormAnswer>({ errors: { form: error.message }, values }, { status: 403 });
     throw error;
   }
   return redirect(`${path}?reviewed=1#reviews`);
@@ -118,25 +129,44 @@ async function askForStockAlert(
   product: ProductDetails,
   shownId: string,
   fields: Record<string, string>,
-  { services, user, clientIp }: { services: RequestContext["services"]; user: RequestContext["shopper"]["user"]; clientIp: string },
+  {
+    services,
+    user,
+    clientIp,
+  }: { services: RequestContext["services"]; user: RequestContext["shopper"]["user"]; clientIp: string },
 ) {
   const variantId = product.variants.some((variant) => variant.id === fields.variantId) ? fields.variantId! : shownId;
   const email = (fields.email ?? "").slice(0, 300);
-  const refuse = (errors: Extract<StockAlertAnswer, { errors: unknown }>["errors"], status: number, headers?: HeadersInit) =>
-    data<StockAlertAnswer>({ form: "stock-alert", variantId, email, errors }, { status, headers });
+  const refuse = (
+    errors: Extract<StockAlertAnswer, { errors: unknown }>["errors"],
+    status: number,
+    headers?: HeadersInit,
+  ) => data<StockAlertAnswer>({ form: "stock-alert", variantId, email, errors }, { status, headers });
   const parsed = stockAlertFormSchema.safeParse(fields);
   if (!parsed.success) {
     const errors = fieldErrorsOf(parsed.error);
-    return refuse(errors.email ? { email: errors.email } : { form: errors.variantId ?? errors.form ?? NO_SUCH_VARIANT }, 400);
+    return refuse(
+      errors.email ? { email: errors.email } : { form: errors.variantId ?? errors.form ?? NO_SUCH_VARIANT },
+      400,
+    );
   }
   if (parsed.data.variantId !== variantId) return refuse({ form: NO_SUCH_VARIANT }, 404);
   try {
-    const outcome = await services.stockAlerts.subscribe({ variantId: parsed.data.variantId, address: parsed.data.email, user, ip: clientIp });
+    const outcome = await services.stockAlerts.subscribe({
+      variantId: parsed.data.variantId,
+      address: parsed.data.email,
+      user,
+      ip: clientIp,
+    });
     return data<StockAlertAnswer>({ form: "stock-alert", variantId, email: parsed.data.email, outcome });
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const field = error.details?.field === "email" ? "email" : "form";
-    return refuse({ [field]: error.message }, error.status, error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : undefined);
+    return refuse(
+      { [field]: error.message },
+      error.status,
+      error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : undefined,
+    );
   }
 }
 
@@ -186,7 +216,10 @@ function ProductDetailsPage({
   alertEmail,
   actionData,
   nonce,
-}: Extract<Route.ComponentProps["loaderData"], { kind: "product" }> & { actionData: Route.ComponentProps["actionData"]; nonce?: string }) {
+}: Extract<Route.ComponentProps["loaderData"], { kind: "product" }> & {
+  actionData: Route.ComponentProps["actionData"];
+  nonce?: string;
+}) {
   const navigate = useNavigate();
   // A choice shows at once; the address follows (replacing this entry), and a new answer from the server wins.
   const [choice, setChoice] = useState({ answeredWith: chosenId, id: chosenId });
@@ -201,7 +234,10 @@ function ProductDetailsPage({
   const imageUrl = new URL(product.image.src, origin).href;
   const paragraphs = descriptionParagraphs(product.description);
   const firstParagraph = paragraphs[0] ?? product.title;
-  const description = firstParagraph.length > SUMMARY_LENGTH ? `${firstParagraph.slice(0, SUMMARY_LENGTH - 1).trimEnd()}…` : firstParagraph;
+  const description =
+    firstParagraph.length > SUMMARY_LENGTH
+      ? `${firstParagraph.slice(0, SUMMARY_LENGTH - 1).trimEnd()}…`
+      : firstParagraph;
   return (
     <main id="main" className="product-page">
       <title>{`${product.title} | Storefront`}</title>
@@ -219,11 +255,23 @@ function ProductDetailsPage({
         type="application/ld+json"
         nonce={nonce}
         suppressHydrationWarning
-        dangerouslySetInnerHTML={{ __html: jsonForScriptElement(productStructuredData(product, pageUrl, imageUrl, description, { summary, latest: page === 1 ? reviews.reviews : [] })) }}
+        dangerouslySetInnerHTML={{
+          __html: jsonForScriptElement(
+            productStructuredData(product, pageUrl, imageUrl, description, {
+              summary,
+              latest: page === 1 ? reviews.reviews : [],
+            }),
+          ),
+        }}
       />
       {trail.length > 0 ? <Breadcrumbs trail={trail} origin={origin} /> : null}
       {/* Every product picture is drawn at one size (400 × 400 WebP), so there is no srcset to choose from. */}
-      <ProductImage product={{ ...product, image: variant.image ?? product.image }} className="product-page__image" load="first" sizes="(max-width: 440px) calc(100vw - 40px), 400px" />
+      <ProductImage
+        product={{ ...product, image: variant.image ?? product.image }}
+        className="product-page__image"
+        load="first"
+        sizes="(max-width: 440px) calc(100vw - 40px), 400px"
+      />
       {/* The anchor a form post's answer returns to (#product-…), as on the cards of the home page. */}
       <div id={productAnchorId(product.id)} className="product-page__details">
         <h1 className="product-page__title">{product.title}</h1>
@@ -235,7 +283,10 @@ function ProductDetailsPage({
         </p>
         {variant.compareAtCents !== null && variant.compareAtCents > variant.priceCents ? (
           <p className="product-page__list-price">
-            List Price: <s><Price cents={variant.compareAtCents} /></s>
+            List Price:{" "}
+            <s>
+              <Price cents={variant.compareAtCents} />
+            </s>
           </p>
         ) : null}
         {hasOptions ? (
@@ -246,21 +297,38 @@ function ProductDetailsPage({
             chosen={variant}
             onChoose={(next) => {
               setChoice({ answeredWith: chosenId, id: next.id });
-              void navigate(`${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(next.id)}`, { replace: true, preventScrollReset: true });
+              void navigate(`${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(next.id)}`, {
+                replace: true,
+                preventScrollReset: true,
+              });
             }}
           />
         ) : null}
-        <p className={isSellable ? "product-page__availability" : "product-page__availability product-page__availability--out"} data-testid="availability">
+        <p
+          className={
+            isSellable ? "product-page__availability" : "product-page__availability product-page__availability--out"
+          }
+          data-testid="availability"
+        >
           {availabilitySentence(availabilityOf(variant.stock))}
         </p>
-        <BasketButton action="add" productId={product.id} {...(hasOptions ? { variantId: variant.id } : {})} isDisabled={!isSellable}>
+        <BasketButton
+          action="add"
+          productId={product.id}
+          {...(hasOptions ? { variantId: variant.id } : {})}
+          isDisabled={!isSellable}
+        >
           Add to Basket
         </BasketButton>
         {/* Also after a plain post about a variant that came back meanwhile: the form says so under its field. */}
         {!isSellable || alertAnswer?.variantId === variant.id ? (
           <StockAlertForm
             key={variant.id}
-            action={hasOptions ? `${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(variant.id)}` : productPath(product.slug)}
+            action={
+              hasOptions
+                ? `${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(variant.id)}`
+                : productPath(product.slug)
+            }
             variantId={variant.id}
             defaultEmail={alertEmail}
             answer={alertAnswer}
@@ -282,7 +350,12 @@ function ProductDetailsPage({
         ) : null}
         <ReviewSummaryPanel summary={summary} />
         <ReviewForm state={reviewState} answer={reviewAnswer} isOpen={isFormOpen} />
-        <ReviewList reviews={reviews.reviews} page={page} hasNext={reviews.hasNext} basePath={productPath(product.slug)} />
+        <ReviewList
+          reviews={reviews.reviews}
+          page={page}
+          hasNext={reviews.hasNext}
+          basePath={productPath(product.slug)}
+        />
       </section>
     </main>
   );

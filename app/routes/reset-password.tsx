@@ -21,7 +21,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { services, shopper } = context.get(requestContext);
   const fields = await readFormOrRefuse(request);
   const parsed = resetPasswordSchema.safeParse(fields);
-  if (!parsed.success) return data({ errors: fieldErrorsOf(parsed.error) as FieldErrors, isDead: false }, { status: 400 });
+  if (!parsed.success)
+    return data({ errors: fieldErrorsOf(parsed.error) as FieldErrors, isDead: false }, { status: 400 });
   try {
     const next = await services.accountFlows.resetPassword(parsed.data.token, parsed.data.password, shopper.session);
     shopper.replaceSession(next);
@@ -35,8 +36,13 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 function DeadLink() {
   return (
-    <AuthPage title="This link can no longer be used" description="A password reset link that has been used or has expired.">
-      <p role="alert">This password reset link has already been used, has expired or is not complete. Links work once, for one hour.</p>
+    <AuthPage
+      title="This link can no longer be used"
+      description="A password reset link that has been used or has expired."
+    >
+      <p role="alert">
+        This password reset link has already been used, has expired or is not complete. Links work once, for one hour.
+      </p>
       <p>
         <Link className="button" to="/forgot-password">
           Send a new link
@@ -59,8 +65,20 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
       <ErrorSummary errors={errors} fieldIds={{ password: "reset-password", confirmPassword: "reset-confirm" }} />
       <Form method="post" className="login__form" noValidate>
         <input type="hidden" name="token" value={loaderData.token} />
-        <PasswordField id="reset-password" name="password" label="New password" autoComplete="new-password" error={errors?.password} />
-        <PasswordField id="reset-confirm" name="confirmPassword" label="Confirm new password" autoComplete="new-password" error={errors?.confirmPassword} />
+        <PasswordField
+          id="reset-password"
+          name="password"
+          label="New password"
+          autoComplete="new-password"
+          error={errors?.password}
+        />
+        <PasswordField
+          id="reset-confirm"
+          name="confirmPassword"
+          label="Confirm new password"
+          autoComplete="new-password"
+          error={errors?.confirmPassword}
+        />
         <button type="submit" className="button login__sign-in" disabled={navigation.state === "submitting"}>
           Set new password
         </button>

@@ -5,6 +5,20 @@ import { requestContext } from "#app/context";
 export function loader({ context }: Route.LoaderArgs) {
   const { publicOrigin, isPublicUrlSet } = context.get(requestContext);
   const sitemap = new URL("/sitemap.xml", publicOrigin).href;
-  const body = ["User-agent: *", "Allow: /", "Disallow: /checkout", "Disallow: /payment", "Disallow: /orders", "", `Sitemap: ${sitemap}`, ""].join("\n");
-  return new Response(body, { headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": `${isPublicUrlSet ? "public" : "private"}, max-age=86400` } });
+  const body = [
+    "User-agent: *",
+    "Allow: /",
+    "Disallow: /checkout",
+    "Disallow: /payment",
+    "Disallow: /orders",
+    "",
+    `Sitemap: ${sitemap}`,
+    "",
+  ].join("\n");
+  return new Response(body, {
+    headers: {
+      "Content-Type": "text/plain; charset=utf-8",
+      "Cache-Control": `${isPublicUrlSet ? "public" : "private"}, max-age=86400`,
+    },
+  });
 }

@@ -4,7 +4,14 @@ import { requestContext } from "#app/context";
 import { parseSearchParams } from "#shared/catalogue-schemas";
 import { MAX_LISTING_PAGE, parseListingState } from "#shared/listing";
 import { BasketButton } from "#app/features/basket/components/basket-button";
-import { ListingFilters, ListingPages, NoResults, ResultCount, SortForm, type ListingLinks } from "#app/features/catalogue/components/listing-controls";
+import {
+  ListingFilters,
+  ListingPages,
+  NoResults,
+  ResultCount,
+  SortForm,
+  type ListingLinks,
+} from "#app/features/catalogue/components/listing-controls";
 import { ProductShelf } from "#app/features/catalogue/components/product-shelf";
 
 /** Results in rows of four (one column on a phone, as on the home page). */
@@ -27,10 +34,15 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const results = await services.catalogue.search(q, asked, departmentIds);
   const state = { ...asked, options: results.appliedOptions };
   // Nothing found: a mended query to try ("Did you mean: stand mixer?") and a few featured products.
-  const fallback = results.total === 0 && q !== "" ? await services.catalogue.searchFallback(q) : { suggestion: null, featured: [] };
+  const fallback =
+    results.total === 0 && q !== "" ? await services.catalogue.searchFallback(q) : { suggestion: null, featured: [] };
   if (state.page > 1 && state.page > results.pageCount) throw data(null, { status: 404 });
   const facets = tree
-    .map((department) => ({ slug: department.slug, name: department.name, count: results.departmentCounts[department.id] ?? 0 }))
+    .map((department) => ({
+      slug: department.slug,
+      name: department.name,
+      count: results.departmentCounts[department.id] ?? 0,
+    }))
     .filter((facet) => facet.count > 0 || facet.slug === state.department);
   return { ...results, state, facets, ...fallback };
 }
@@ -39,11 +51,19 @@ export default function Search({ loaderData }: Route.ComponentProps) {
   const { query, products, total, page, pageCount, state, facets, optionFacets, suggestion, featured } = loaderData;
   const links: ListingLinks = { base: "/search", state, extra: { q: query } };
   const quoted = `“${query}”`;
-  const heading = query === "" ? `All products (${total})` : total === 0 ? `No results for ${quoted}` : `${total} ${total === 1 ? "result" : "results"} for ${quoted}`;
+  const heading =
+    query === ""
+      ? `All products (${total})`
+      : total === 0
+        ? `No results for ${quoted}`
+        : `${total} ${total === 1 ? "result" : "results"} for ${quoted}`;
   return (
     <main id="main" className="listing search">
       <title>{query ? `${query} | Search | Storefront` : "All products | Storefront"}</title>
-      <meta name="description" content={query ? `Storefront products matching ${query}.` : "Every product at Storefront."} />
+      <meta
+        name="description"
+        content={query ? `Storefront products matching ${query}.` : "Every product at Storefront."}
+      />
       {/* Result pages are for shoppers; search engines find the products through the sitemap instead. */}
       <meta name="robots" content="noindex, follow" />
       <div className="listing__top">
@@ -60,10 +80,15 @@ export default function Search({ loaderData }: Route.ComponentProps) {
             <>
               {suggestion ? (
                 <p className="search__suggestion">
-                  Did you mean: <Link to={`/search?${new URLSearchParams({ q: suggestion }).toString()}`}>{suggestion}</Link>?
+                  Did you mean:{" "}
+                  <Link to={`/search?${new URLSearchParams({ q: suggestion }).toString()}`}>{suggestion}</Link>?
                 </p>
               ) : null}
-              <NoResults links={links} hint={suggestion ? undefined : "Try another word, or a shorter one."} withoutFilters={{ to: "/", label: "Back to the shop" }} />
+              <NoResults
+                links={links}
+                hint={suggestion ? undefined : "Try another word, or a shorter one."}
+                withoutFilters={{ to: "/", label: "Back to the shop" }}
+              />
               {featured.length > 0 ? (
                 <section className="search__featured" aria-labelledby="search-featured-title">
                   <h2 id="search-featured-title">Featured products</h2>

@@ -13,16 +13,25 @@ import { useRevalidateOnFocus } from "#app/features/shell/use-revalidate-on-focu
 /** What every screen with the header needs: the greeting, the basket count, the departments, and a basket error to show, if any. */
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
-  const [basket, tree] = await Promise.all([services.basket.countItems(shopper.basketOwner), services.departments.listTree()]);
+  const [basket, tree] = await Promise.all([
+    services.basket.countItems(shopper.basketOwner),
+    services.departments.listTree(),
+  ]);
   const params = new URL(request.url).searchParams;
   const errorCode = params.get(BASKET_ERROR_PARAM);
   // The product whose form failed, so the sentence is shown next to it; any text will do, it only picks a form.
-  const basketError = errorCode ? { text: basketErrorMessage(errorCode), productId: params.get(BASKET_PRODUCT_PARAM) } : null;
+  const basketError = errorCode
+    ? { text: basketErrorMessage(errorCode), productId: params.get(BASKET_PRODUCT_PARAM) }
+    : null;
   const header: SiteHeaderProps = {
     greetingName: shopper.user?.email ?? null,
     basketCount: basket.count,
     basketRevision: basket.revision,
-    departments: tree.map((top) => ({ name: top.name, slug: top.slug, children: top.children.map((child) => ({ name: child.name, slug: child.slug })) })),
+    departments: tree.map((top) => ({
+      name: top.name,
+      slug: top.slug,
+      children: top.children.map((child) => ({ name: child.name, slug: child.slug })),
+    })),
     // Only an operator's pages carry the flag: nobody else's data says the console exists.
     ...(shopper.user?.isOperator ? { isOperator: true } : {}),
   };
@@ -34,7 +43,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 export default function ShopLayout({ loaderData }: Route.ComponentProps) {
   useRevalidateOnFocus();
   return (
-    <BasketProvider snapshot={{ owner: loaderData.header.greetingName, revision: loaderData.header.basketRevision }} formError={loaderData.basketError}>
+    <BasketProvider
+      snapshot={{ owner: loaderData.header.greetingName, revision: loaderData.header.basketRevision }}
+      formError={loaderData.basketError}
+    >
       <SiteHeader {...loaderData.header} />
       {loaderData.isUnverified ? <VerifyEmailNotice /> : null}
       <BasketAnnouncer />
@@ -59,7 +71,10 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
       ) : refused ? (
         <StatusPage title="That request was not understood" message={refused} />
       ) : (
-        <StatusPage title="Something went wrong" message="Sorry, something went wrong on our side. Please try again in a moment." />
+        <StatusPage
+          title="Something went wrong"
+          message="Sorry, something went wrong on our side. Please try again in a moment."
+        />
       )}
     </BasketProvider>
   );

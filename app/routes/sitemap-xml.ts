@@ -13,7 +13,10 @@ const escapeXml = (text: string) => text.replace(/[&<>"']/g, (character) => XML_
  */
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, publicOrigin: origin, isPublicUrlSet } = context.get(requestContext);
-  const [products, departments] = await Promise.all([services.catalogue.listProductPages(), services.departments.listTree()]);
+  const [products, departments] = await Promise.all([
+    services.catalogue.listProductPages(),
+    services.departments.listTree(),
+  ]);
   const entry = (path: string, lastModified?: Date) =>
     `<url><loc>${escapeXml(new URL(path, origin).href)}</loc>${lastModified ? `<lastmod>${lastModified.toISOString()}</lastmod>` : ""}</url>`;
   const body = [
@@ -21,10 +24,17 @@ export async function loader({ context }: Route.LoaderArgs) {
     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
     entry("/"),
     entry("/departments"),
-    ...departments.flatMap((department) => [department, ...department.children]).map((department) => entry(departmentPath(department.slug))),
+    ...departments
+      .flatMap((department) => [department, ...department.children])
+      .map((department) => entry(departmentPath(department.slug))),
     ...products.map((product) => entry(productPath(product.slug), product.updatedAt)),
     "</urlset>",
     "",
   ].join("\n");
-  return new Response(body, { headers: { "Content-Type": "application/xml; charset=utf-8", "Cache-Control": `${isPublicUrlSet ? "public" : "private"}, max-age=3600` } });
+  return new Response(body, {
+    headers: {
+      "Content-Type": "application/xml; charset=utf-8",
+      "Cache-Control": `${isPublicUrlSet ? "public" : "private"}, max-age=3600`,
+    },
+  });
 }

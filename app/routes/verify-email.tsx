@@ -21,7 +21,8 @@ export async function action({ context }: Route.ActionArgs) {
   try {
     await services.accountFlows.resendVerification(shopper.user.id);
   } catch (error) {
-    if (error instanceof AppError && error.code === "TOO_MANY_ATTEMPTS") return redirect("/account?notice=verification-limit");
+    if (error instanceof AppError && error.code === "TOO_MANY_ATTEMPTS")
+      return redirect("/account?notice=verification-limit");
     throw error;
   }
   return redirect("/account?notice=verification-sent");
@@ -41,7 +42,10 @@ export default function VerifyEmail({ loaderData }: Route.ComponentProps) {
     );
   }
   return (
-    <AuthPage title="This link can no longer be used" description="An e-mail confirmation link that has been used or has expired.">
+    <AuthPage
+      title="This link can no longer be used"
+      description="An e-mail confirmation link that has been used or has expired."
+    >
       <p role="alert">This confirmation link has already been used, has expired or is not complete.</p>
       <p>
         {loaderData.isSignedIn ? (

@@ -50,7 +50,10 @@ let installed = false;
 export function installCleanupHandlers(): void {
   if (installed) return;
   installed = true;
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const) {
     process.once(signal, () => {
       shuttingDown = true;
       console.error(`\nbench: ${signal} received, stopping servers and dropping temporary databases...`);

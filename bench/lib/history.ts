@@ -42,7 +42,9 @@ function figure(value: number | undefined): string {
 
 /** A list as one table cell: "none", or its entries separated by semicolons (a "|" would end the cell). */
 function cell(entries: string[] | undefined): string {
-  return entries && entries.length > 0 ? entries.map((entry) => entry.split("\n")[0]!.replaceAll("|", "/")).join("; ") : "none";
+  return entries && entries.length > 0
+    ? entries.map((entry) => entry.split("\n")[0]!.replaceAll("|", "/")).join("; ")
+    : "none";
 }
 
 /** How many, the details being in latest.md. */
@@ -54,7 +56,9 @@ function count(entries: string[] | undefined): string {
 export function historyRow(run: RunJson): string[] {
   if (run.settings?.only) {
     const scenarios = Object.values(run.scenarios ?? {});
-    const databases = new Set(scenarios.flatMap((scenario) => (scenario.measurements ?? []).filter((m) => m.result).map((m) => m.database)));
+    const databases = new Set(
+      scenarios.flatMap((scenario) => (scenario.measurements ?? []).filter((m) => m.result).map((m) => m.database)),
+    );
     return [
       run.date.slice(0, 10),
       run.commit,
@@ -97,7 +101,13 @@ are in git history).
  * Adds a row to the Markdown table in `historyPath` (created with `title` above it), replacing an earlier row of the
  * same date and commit (the first two columns); returns the path.
  */
-export function appendTableRow(historyPath: string, title: string, headers: string[], row: string[], align: ("l" | "r")[] = []): string {
+export function appendTableRow(
+  historyPath: string,
+  title: string,
+  headers: string[],
+  row: string[],
+  align: ("l" | "r")[] = [],
+): string {
   const rows = existsSync(historyPath) ? readRows(readFileSync(historyPath, "utf8")) : [];
   const kept = rows.filter((existing) => !(existing[0] === row[0] && existing[1] === row[1]));
   writeFileSync(historyPath, `${title}${table(headers, [...kept, row], align)}\n`);
@@ -121,7 +131,10 @@ export function appendHistory(dir: string, json: object): string {
 function readRows(markdown: string): string[][] {
   return markdown
     .split("\n")
-    .filter((line) => line.startsWith("| ") && !line.startsWith("| date") && !line.startsWith("| ---") && !/^\| -+ \|/.test(line))
+    .filter(
+      (line) =>
+        line.startsWith("| ") && !line.startsWith("| date") && !line.startsWith("| ---") && !/^\| -+ \|/.test(line),
+    )
     .map((line) =>
       line
         .slice(1, -1)

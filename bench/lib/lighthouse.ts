@@ -111,8 +111,12 @@ export interface LighthouseOptions {
 }
 
 /** Runs Lighthouse once on `url` in a Chrome of its own, started for this run and killed after it. */
-export async function runLighthouse(url: string, { extraHeaders, timeoutMs = 180_000, saveReportAs }: LighthouseOptions = {}): Promise<LighthouseFigures> {
-  if (!/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(url)) throw new Error(`refusing to audit a non-local URL: ${url}`);
+export async function runLighthouse(
+  url: string,
+  { extraHeaders, timeoutMs = 180_000, saveReportAs }: LighthouseOptions = {},
+): Promise<LighthouseFigures> {
+  if (!/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(url))
+    throw new Error(`refusing to audit a non-local URL: ${url}`);
   const started = performance.now();
   const chrome = await chromeLauncher.launch({
     chromePath: process.env.CHROME_PATH || "/usr/bin/chromium",
@@ -157,7 +161,8 @@ type AuditResult = Lhr["audits"][string];
 const SCORED_MODES = new Set(["binary", "numeric", "metricSavings"]);
 
 function summarise(url: string, lhr: Lhr, artifacts: Artifacts, seconds: number): LighthouseFigures {
-  if (lhr.runtimeError) throw new Error(`Lighthouse could not load ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  if (lhr.runtimeError)
+    throw new Error(`Lighthouse could not load ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
   const audit = (id: string): AuditResult | undefined => lhr.audits[id];
   const numeric = (id: string) => round(audit(id)?.numericValue ?? Number.NaN, 3);
   const scores = Object.fromEntries(
@@ -170,7 +175,8 @@ function summarise(url: string, lhr: Lhr, artifacts: Artifacts, seconds: number)
   // Bodies Lighthouse already holds: every script it saw (external ones by URL) and the main document.
   const bodies = new Map<string, string>();
   for (const script of artifacts.Scripts ?? []) {
-    if (script.url && typeof script.content === "string" && !bodies.has(script.url)) bodies.set(script.url, script.content);
+    if (script.url && typeof script.content === "string" && !bodies.has(script.url))
+      bodies.set(script.url, script.content);
   }
   const documentContent = artifacts.MainDocumentContent;
 
@@ -186,7 +192,12 @@ function summarise(url: string, lhr: Lhr, artifacts: Artifacts, seconds: number)
       transferBytes: Number(item.transferSize ?? 0),
       rawBytes: Number(item.resourceSize ?? 0),
     };
-    const body = type === "Document" && sameUrl(requestUrl, lhr.mainDocumentUrl ?? url) ? documentContent : type === "Script" ? bodies.get(requestUrl) : undefined;
+    const body =
+      type === "Document" && sameUrl(requestUrl, lhr.mainDocumentUrl ?? url)
+        ? documentContent
+        : type === "Script"
+          ? bodies.get(requestUrl)
+          : undefined;
     if (typeof body === "string") weight.gzipBytes = gzipSync(body, { level: 9 }).length;
     return weight;
   });
@@ -201,12 +212,15 @@ function summarise(url: string, lhr: Lhr, artifacts: Artifacts, seconds: number)
   };
   const html = sum("Document");
   const js = sum("Script");
-  const missingBodies = requests.filter((request) => (request.type === "Script" || request.type === "Document") && request.gzipBytes === undefined);
+  const missingBodies = requests.filter(
+    (request) => (request.type === "Script" || request.type === "Document") && request.gzipBytes === undefined,
+  );
 
   const failingIn = (category: "accessibility" | "best-practices" | "seo"): FailingAudit[] =>
     (lhr.categories[category]?.auditRefs ?? []).flatMap((ref) => {
       const result = audit(ref.id);
-      if (!result || !SCORED_MODES.has(result.scoreDisplayMode) || result.score === null || result.score >= 1) return [];
+      if (!result || !SCORED_MODES.has(result.scoreDisplayMode) || result.score === null || result.score >= 1)
+        return [];
       return [
         {
           id: ref.id,
@@ -220,19 +234,31 @@ function summarise(url: string, lhr: Lhr, artifacts: Artifacts, seconds: number)
     });
   const performanceHints = (lhr.categories.performance?.auditRefs ?? []).flatMap((ref) => {
     const result = audit(ref.id);
-    if (ref.weight > 0 || !result || !SCORED_MODES.has(result.scoreDisplayMode) || result.score === null || result.score >= 1) return [];
+    if (
+      ref.weight > 0 ||
+      !result ||
+      !SCORED_MODES.has(result.scoreDisplayMode) ||
+      result.score === null ||
+      result.score >= 1
+    )
+      return [];
     return [{ id: ref.id, title: result.title, ...(result.displayValue ? { displayValue: result.displayValue } : {}) }];
   });
-  const lcpNode = ((audit("lcp-breakdown-insight")?.details as { items?: { type?: string; selector?: string; snippet?: string }[] } | undefined)?.items ?? []).find(
-    (item) => item.type === "node",
-  );
+  const lcpNode = (
+    (
+      audit("lcp-breakdown-insight")?.details as
+        { items?: { type?: string; selector?: string; snippet?: string }[] } | undefined
+    )?.items ?? []
+  ).find((item) => item.type === "node");
   const errored: ErroredAudit[] = Object.values(lhr.audits)
     .filter((result) => result.scoreDisplayMode === "error")
     .map((result) => ({ id: result.id, title: result.title, message: result.errorMessage ?? "" }));
 
   const runWarnings = (lhr.runWarnings ?? []).map(String);
   if (missingBodies.length > 0) {
-    runWarnings.push(`no body for gzip: ${missingBodies.map((request) => request.url).join(", ")} (their gzip size is not counted)`);
+    runWarnings.push(
+      `no body for gzip: ${missingBodies.map((request) => request.url).join(", ")} (their gzip size is not counted)`,
+    );
   }
   return {
     url,
@@ -247,9 +273,18 @@ function summarise(url: string, lhr: Lhr, artifacts: Artifacts, seconds: number)
     requests,
     html,
     js,
-    total: { requests: requests.length, transferBytes: requests.reduce((total, request) => total + request.transferBytes, 0) },
-    external: requests.filter((request) => !/^(data|blob):/.test(request.url) && new URL(request.url).origin !== origin).map((request) => request.url),
-    failing: { accessibility: failingIn("accessibility"), "best-practices": failingIn("best-practices"), seo: failingIn("seo") },
+    total: {
+      requests: requests.length,
+      transferBytes: requests.reduce((total, request) => total + request.transferBytes, 0),
+    },
+    external: requests
+      .filter((request) => !/^(data|blob):/.test(request.url) && new URL(request.url).origin !== origin)
+      .map((request) => request.url),
+    failing: {
+      accessibility: failingIn("accessibility"),
+      "best-practices": failingIn("best-practices"),
+      seo: failingIn("seo"),
+    },
     errored,
     ...(lcpNode ? { lcpElement: `${lcpNode.selector ?? ""} ${lcpNode.snippet ?? ""}`.trim() } : {}),
     performanceHints,
@@ -274,8 +309,7 @@ function examplesOf(result: AuditResult): string[] {
     else if (typeof (item.source as { url?: unknown } | undefined)?.url === "string") {
       const source = item.source as { url: string; line?: number };
       examples.push(`${source.url}${source.line !== undefined ? `, line ${source.line + 1}` : ""}`);
-    }
-    else if (typeof item.description === "string") examples.push(item.description.slice(0, 200));
+    } else if (typeof item.description === "string") examples.push(item.description.slice(0, 200));
     else if (typeof item.reason === "string") examples.push(item.reason.slice(0, 200));
   }
   return examples;

@@ -90,10 +90,19 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     throw new Error(`refusing to generate load against a non-local URL: ${options.url}`);
   }
   const warmup = options.warmupS > 0 ? summarise(await cannon(options, options.warmupS)) : undefined;
-  const perRequest = options.requests ? new Map(options.requests.map((request) => [request.name, new RequestTally()])) : undefined;
+  const perRequest = options.requests
+    ? new Map(options.requests.map((request) => [request.name, new RequestTally()]))
+    : undefined;
   const result = summarise(await cannon(options, options.durationS, perRequest));
-  if (perRequest) result.perRequest = Object.fromEntries([...perRequest].map(([name, tally]) => [name, tally.figures()]));
-  if (warmup) result.warmup = { requests: warmup.requests, errors: warmup.errors, non2xx: warmup.non2xx, statusCodes: warmup.statusCodes };
+  if (perRequest)
+    result.perRequest = Object.fromEntries([...perRequest].map(([name, tally]) => [name, tally.figures()]));
+  if (warmup)
+    result.warmup = {
+      requests: warmup.requests,
+      errors: warmup.errors,
+      non2xx: warmup.non2xx,
+      statusCodes: warmup.statusCodes,
+    };
   return result;
 }
 
@@ -113,7 +122,10 @@ class RequestTally {
       p90: at(0.9),
       p99: at(0.99),
       latencyMean: round(mean(latencies), 2),
-      latencyMax: round(latencies.length === 0 ? Number.NaN : latencies.reduce((max, value) => Math.max(max, value)), 2),
+      latencyMax: round(
+        latencies.length === 0 ? Number.NaN : latencies.reduce((max, value) => Math.max(max, value)),
+        2,
+      ),
       non2xx: this.non2xx,
       unexpected: this.unexpected,
       statusCodes: this.statusCodes,
@@ -181,10 +193,13 @@ function cannon(options: LoadOptions, durationS: number, tallies?: Map<string, R
       },
     );
     // autocannon stops by itself after `duration`; this only guards against it hanging.
-    const guard = setTimeout(() => {
-      instance.stop();
-      reject(new Error(`autocannon did not finish ${durationS} s of load within ${durationS + 60} s`));
-    }, (durationS + 60) * 1000);
+    const guard = setTimeout(
+      () => {
+        instance.stop();
+        reject(new Error(`autocannon did not finish ${durationS} s of load within ${durationS + 60} s`));
+      },
+      (durationS + 60) * 1000,
+    );
   });
 }
 
@@ -210,4 +225,3 @@ function summarise(result: Result): LoadResult {
     samples: result.samples,
   };
 }
-

@@ -76,9 +76,11 @@ export async function measurePageWeight(baseUrl: string, pagePath = "/"): Promis
     // The shop holds its module script back until after the first paint (app/entry.server.tsx): the held script
     // lists its module preloads in data-preload, and its imports load just as a module script's would.
     const preloadList = attribute(tag, "data-preload");
-    if (preloadList) for (const href of JSON.parse(decodeEntities(preloadList)) as string[]) add(href, "js", "modulepreload", pageUrl);
+    if (preloadList)
+      for (const href of JSON.parse(decodeEntities(preloadList)) as string[]) add(href, "js", "modulepreload", pageUrl);
     if (type !== "module" && type !== "text/x-deferred-module") continue;
-    for (const specifier of importSpecifiers(script[2] ?? "", { dynamic: true })) add(specifier, "js", "inline-import", pageUrl);
+    for (const specifier of importSpecifiers(script[2] ?? "", { dynamic: true }))
+      add(specifier, "js", "inline-import", pageUrl);
   }
 
   const preloaded = new Set(found.keys());
@@ -90,7 +92,13 @@ export async function measurePageWeight(baseUrl: string, pagePath = "/"): Promis
     const entry = found.get(key)!;
     const url = new URL(key, pageUrl);
     const body = await fetchBytes(url, entry.kind === "js" ? "javascript" : "css");
-    resources.push({ path: key, kind: entry.kind, source: entry.source, rawBytes: body.length, gzipBytes: gzipSize(body) });
+    resources.push({
+      path: key,
+      kind: entry.kind,
+      source: entry.source,
+      rawBytes: body.length,
+      gzipBytes: gzipSize(body),
+    });
     if (entry.kind !== "js") continue;
     // Static imports load with the page; dynamic import() does not (it is lazy), so it is not followed here.
     for (const specifier of importSpecifiers(body.toString("utf8"), { dynamic: false })) {
@@ -131,7 +139,8 @@ async function fetchBytes(url: URL, expectedType: string): Promise<Buffer> {
   const response = await fetch(url, { signal: AbortSignal.timeout(15_000), headers: { "accept-encoding": "gzip" } });
   if (!response.ok) throw new Error(`GET ${url.pathname}${url.search} answered ${response.status}`);
   const type = response.headers.get("content-type") ?? "";
-  if (!type.includes(expectedType)) throw new Error(`GET ${url.pathname}${url.search} is "${type}", expected ${expectedType}`);
+  if (!type.includes(expectedType))
+    throw new Error(`GET ${url.pathname}${url.search} is "${type}", expected ${expectedType}`);
   return Buffer.from(await response.arrayBuffer());
 }
 
@@ -142,7 +151,10 @@ function attribute(tag: string, name: string): string | undefined {
 }
 
 function decodeEntities(value: string): string {
-  return value.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#x27;|&#39;/g, "'");
+  return value
+    .replace(/&amp;/g, "&")
+    .replace(/&quot;/g, '"')
+    .replace(/&#x27;|&#39;/g, "'");
 }
 
 /**

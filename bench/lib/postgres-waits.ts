@@ -24,7 +24,10 @@ const STALL_MS = 100;
  * Polls pg_stat_activity every `intervalMs` for the sessions on `databaseUrl`'s database (other than its own) until
  * stopped. One connection, one small query a poll: a few percent of one core.
  */
-export async function watchPostgresWaits(databaseUrl: string, intervalMs = 50): Promise<{ stop(): Promise<PostgresWaits> }> {
+export async function watchPostgresWaits(
+  databaseUrl: string,
+  intervalMs = 50,
+): Promise<{ stop(): Promise<PostgresWaits> }> {
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 });
   await client.connect();
   const eventSamples = new Map<string, number>();
@@ -67,7 +70,9 @@ export async function watchPostgresWaits(databaseUrl: string, intervalMs = 50): 
       return {
         intervalMs,
         samples,
-        events: [...eventSamples].map(([event, count]) => ({ event, samples: count })).sort((a, b) => b.samples - a.samples),
+        events: [...eventSamples]
+          .map(([event, count]) => ({ event, samples: count }))
+          .sort((a, b) => b.samples - a.samples),
         walFlushStalls: {
           atLeastMs: STALL_MS,
           count: long.length,

@@ -31,7 +31,11 @@ export interface Scenario<Result = unknown> {
    * The report section (Markdown, without its heading) for every measurement this run made; `allMeasurements` (by
    * scenario name) lets a section compare itself with another scenario's figures from the same run.
    */
-  render(measurements: Measurement<Result>[], settings: Settings, allMeasurements?: ReadonlyMap<string, Measurement[]>): string;
+  render(
+    measurements: Measurement<Result>[],
+    settings: Settings,
+    allMeasurements?: ReadonlyMap<string, Measurement[]>,
+  ): string;
   /** Whether a measurement breaks a budget the project has set (a failed budget makes the run exit with code 2). */
   failsBudget?(result: Result): boolean;
   /**

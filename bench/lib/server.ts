@@ -77,12 +77,20 @@ export interface ProcessorKeys {
 /** Made-up test keys for one run (the processor accepts sk_test_/pk_test_/whsec_ and 8 or more letters or digits). */
 export function makeProcessorKeys(): ProcessorKeys {
   const random = () => randomBytes(12).toString("hex");
-  return { secretKey: `sk_test_bench${random()}`, publishableKey: `pk_test_bench${random()}`, webhookSecret: `whsec_bench${random()}` };
+  return {
+    secretKey: `sk_test_bench${random()}`,
+    publishableKey: `pk_test_bench${random()}`,
+    webhookSecret: `whsec_bench${random()}`,
+  };
 }
 
 /** The three variables that carry the keys, for the shop and the processor alike. */
 export function processorKeysEnv(keys: ProcessorKeys): Record<string, string> {
-  return { STRIPE_SECRET_KEY: keys.secretKey, STRIPE_PUBLISHABLE_KEY: keys.publishableKey, STRIPE_WEBHOOK_SECRET: keys.webhookSecret };
+  return {
+    STRIPE_SECRET_KEY: keys.secretKey,
+    STRIPE_PUBLISHABLE_KEY: keys.publishableKey,
+    STRIPE_WEBHOOK_SECRET: keys.webhookSecret,
+  };
 }
 
 /**
@@ -94,7 +102,11 @@ export function processorKeysEnv(keys: ProcessorKeys): Record<string, string> {
 export async function startShopServer(
   root: string,
   database: DatabaseChoice,
-  { startTimeoutMs = 60_000, port, env = {} }: { startTimeoutMs?: number; port?: number; env?: Record<string, string> } = {},
+  {
+    startTimeoutMs = 60_000,
+    port,
+    env = {},
+  }: { startTimeoutMs?: number; port?: number; env?: Record<string, string> } = {},
 ): Promise<RunningServer> {
   // scripts/start.js builds when no build is present: never let it, as that would race with whoever removed the build.
   if (!existsSync(path.join(root, "build/server/index.js"))) {
@@ -125,11 +137,19 @@ export async function startShopServer(
     }),
     // Our own child's ready line, for our port: a stray server already on the port cannot fool the check.
     isReady: async (log, baseUrl, listenPort) => {
-      if (log.includes("No build found")) throw new Error("the server found no build and started building (is someone rebuilding?)");
-      return log.includes(`Storefront is ready at http://localhost:${listenPort}`) && (await healthy(baseUrl, database.kind));
+      if (log.includes("No build found"))
+        throw new Error("the server found no build and started building (is someone rebuilding?)");
+      return (
+        log.includes(`Storefront is ready at http://localhost:${listenPort}`) && (await healthy(baseUrl, database.kind))
+      );
     },
   });
-  return { ...child, database: database.kind, label, ...(database.kind === "postgres" ? { databaseUrl: database.url } : {}) };
+  return {
+    ...child,
+    database: database.kind,
+    label,
+    ...(database.kind === "postgres" ? { databaseUrl: database.url } : {}),
+  };
 }
 
 /**
@@ -172,7 +192,10 @@ export async function startProcessorServer(
  * Starts the floor (bench/floor/server.ts): the same React Router build rendering the home page from constant data,
  * with nothing of the shop around it. Resolves once it has logged that it is ready on its port.
  */
-export async function startFloorServer(root: string, { startTimeoutMs = 30_000 }: { startTimeoutMs?: number } = {}): Promise<ChildServer> {
+export async function startFloorServer(
+  root: string,
+  { startTimeoutMs = 30_000 }: { startTimeoutMs?: number } = {},
+): Promise<ChildServer> {
   return startChildServer({
     root,
     label: "floor",
@@ -224,7 +247,12 @@ async function startChildServer(options: {
   let exited: StopInfo | undefined;
   const exitPromise = new Promise<StopInfo>((resolve) => {
     child.once("exit", (exitCode, signal) => {
-      exited = { exitCode, signal, graceful: false, exitedEarly: stopping ? undefined : { at: new Date().toISOString(), logTail: logTail(logPath, 40) } };
+      exited = {
+        exitCode,
+        signal,
+        graceful: false,
+        exitedEarly: stopping ? undefined : { at: new Date().toISOString(), logTail: logTail(logPath, 40) },
+      };
       resolve(exited);
     });
     child.once("error", () => {
@@ -272,7 +300,8 @@ async function startChildServer(options: {
   try {
     const deadline = started + startTimeoutMs;
     for (;;) {
-      if (exited) throw new Error(`the server exited (${exited.signal ?? `code ${exited.exitCode}`}) before it was ready`);
+      if (exited)
+        throw new Error(`the server exited (${exited.signal ?? `code ${exited.exitCode}`}) before it was ready`);
       if (performance.now() > deadline) throw new Error(`the server was not healthy within ${startTimeoutMs / 1000} s`);
       if (await options.isReady(readLog(logPath), baseUrl, port)) break;
       await sleep(200);
@@ -280,7 +309,9 @@ async function startChildServer(options: {
   } catch (error) {
     const tail = logTail(logPath, 30);
     await stopNow();
-    throw new Error(`${label}: ${error instanceof Error ? error.message : error}\n--- last lines of the server log ---\n${tail}`);
+    throw new Error(
+      `${label}: ${error instanceof Error ? error.message : error}\n--- last lines of the server log ---\n${tail}`,
+    );
   }
 
   return {
@@ -332,7 +363,10 @@ function errorLines(log: string, keep = 5, skip = 0): { count: number; first: st
     // Error-level JSON lines, and anything unstructured that mentions an error (an uncaught exception's message).
     if ((match && Number(match[1]) >= 50) || (!match && /\b(Error|error)\b/.test(line))) found.push(line);
   }
-  return { count: found.length, first: found.slice(skip, skip + keep).map((line) => (line.length > 2_000 ? `${line.slice(0, 2_000)}…` : line)) };
+  return {
+    count: found.length,
+    first: found.slice(skip, skip + keep).map((line) => (line.length > 2_000 ? `${line.slice(0, 2_000)}…` : line)),
+  };
 }
 
 /** BENCH_SERVER_NODE_OPTIONS: Node's options for the shop's servers (a heap cap, say), as an operator would set NODE_OPTIONS. */
@@ -345,7 +379,9 @@ export function serverNodeOptions(): { NODE_OPTIONS: string } | Record<string, n
 function serverLogLevel(): string {
   const level = process.env.BENCH_SERVER_LOG_LEVEL?.trim() || "info";
   if (!["info", "debug", "trace"].includes(level)) {
-    throw new Error(`BENCH_SERVER_LOG_LEVEL must be info, debug or trace (the bench waits for the server's ready line, logged at info), got "${level}"`);
+    throw new Error(
+      `BENCH_SERVER_LOG_LEVEL must be info, debug or trace (the bench waits for the server's ready line, logged at info), got "${level}"`,
+    );
   }
   return level;
 }

@@ -31,7 +31,8 @@ export interface TimedResponse {
 
 /** One request, timed until its body has been read. Throws on a network error or after REQUEST_TIMEOUT_MS. */
 export async function timedFetch(url: string, init: RequestInit = {}): Promise<TimedResponse> {
-  if (!/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(url)) throw new Error(`refusing to call a non-local URL: ${url}`);
+  if (!/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(url))
+    throw new Error(`refusing to call a non-local URL: ${url}`);
   const started = performance.now();
   const response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   const body = await response.text();
@@ -57,7 +58,10 @@ export function describeAnswer(what: string, response: TimedResponse): string {
  * A new guest shopper: the first add without a cookie starts a session (201 and Set-Cookie). Returns the Cookie
  * header value and the response. Throws if the shop does not answer as expected.
  */
-export async function newShopper(baseUrl: string, productId: string = BENCH_PRODUCT.id): Promise<{ cookie: string; response: TimedResponse }> {
+export async function newShopper(
+  baseUrl: string,
+  productId: string = BENCH_PRODUCT.id,
+): Promise<{ cookie: string; response: TimedResponse }> {
   const response = await timedFetch(`${baseUrl}/basket/add`, {
     method: "POST",
     headers: JSON_HEADERS,
@@ -90,7 +94,10 @@ export async function findPaymentConfig(baseUrl: string): Promise<{ publishableK
   const response = await timedFetch(`${baseUrl}/payment`, { headers: { accept: "text/html", cookie } });
   if (response.status !== 200) throw new Error(describeAnswer("GET /payment", response));
   const publishableKey = /pk_test_[A-Za-z0-9]+/.exec(response.body)?.[0];
-  if (!publishableKey) throw new Error("GET /payment: found no publishable key (pk_test_…) in the page (is the shop using real Stripe keys?)");
+  if (!publishableKey)
+    throw new Error(
+      "GET /payment: found no publishable key (pk_test_…) in the page (is the shop using real Stripe keys?)",
+    );
   // The loader data is a flat JSON array inside a script's string literal: the key, then its value (quotes escaped).
   const processorUrl = /\\?"processorUrl\\?",\\?"([^"\\]+)\\?"/.exec(response.body)?.[1];
   if (!processorUrl) throw new Error("GET /payment: found no processorUrl in the page's payment settings");
@@ -132,18 +139,31 @@ export async function addToBasket(
   });
   if (response.status !== 201) throw new Error(describeAnswer("POST /basket/add", response));
   const basket = (parseJson(response.body) as { basket?: BasketAnswer } | undefined)?.basket;
-  if (!basket || typeof basket.subtotalCents !== "number") throw new Error(describeAnswer("POST /basket/add: no basket in the answer", response));
+  if (!basket || typeof basket.subtotalCents !== "number")
+    throw new Error(describeAnswer("POST /basket/add: no basket in the answer", response));
   const nextCookie = sessionCookieOf(response.headers) ?? cookie;
   if (!nextCookie) throw new Error(`POST /basket/add answered 201 without a ${SESSION_COOKIE} cookie`);
   return { cookie: nextCookie, basket, response };
 }
 
 /** The delivery address every bench shopper pays with (a guest's, so with its receipt e-mail). */
-export const BENCH_DELIVERY_ADDRESS = { name: "Bench Shopper", line1: "1 Main Street", city: "Los Angeles", region: "CA", postalCode: "90001", country: "US", email: "bench@example.com" };
+export const BENCH_DELIVERY_ADDRESS = {
+  name: "Bench Shopper",
+  line1: "1 Main Street",
+  city: "Los Angeles",
+  region: "CA",
+  postalCode: "90001",
+  country: "US",
+  email: "bench@example.com",
+};
 
 /** `POST /checkout/address`: the address the payment page's form saves before a payment can be made. Throws unless 200. */
 export async function setDeliveryAddress(baseUrl: string, cookie: string): Promise<void> {
-  const response = await fetch(`${baseUrl}/checkout/address`, { method: "POST", headers: { ...JSON_HEADERS, cookie }, body: JSON.stringify(BENCH_DELIVERY_ADDRESS) });
+  const response = await fetch(`${baseUrl}/checkout/address`, {
+    method: "POST",
+    headers: { ...JSON_HEADERS, cookie },
+    body: JSON.stringify(BENCH_DELIVERY_ADDRESS),
+  });
   if (response.status !== 200) throw new Error(`POST /checkout/address answered ${response.status}`);
 }
 
@@ -163,7 +183,8 @@ export async function createPayment(
   });
   if (response.status !== 201) throw new Error(describeAnswer("POST /payments/create", response));
   const clientSecret = (parseJson(response.body) as { clientSecret?: string } | undefined)?.clientSecret ?? "";
-  if (!/^pi_[A-Za-z0-9]+_secret_[A-Za-z0-9]+$/.test(clientSecret)) throw new Error(describeAnswer("POST /payments/create: no client secret", response));
+  if (!/^pi_[A-Za-z0-9]+_secret_[A-Za-z0-9]+$/.test(clientSecret))
+    throw new Error(describeAnswer("POST /payments/create: no client secret", response));
   return { intentId: clientSecret.split("_secret_")[0]!, clientSecret, response };
 }
 
@@ -171,19 +192,29 @@ export async function createPayment(
  * The card, confirmed straight at the built-in processor with the publishable key, as the payment page's card field
  * does: 200 with status "succeeded". Throws otherwise.
  */
-export async function confirmPayment(baseUrl: string, publishableKey: string, intentId: string, clientSecret: string): Promise<TimedResponse> {
+export async function confirmPayment(
+  baseUrl: string,
+  publishableKey: string,
+  intentId: string,
+  clientSecret: string,
+): Promise<TimedResponse> {
   const response = await timedFetch(`${baseUrl}/_processor/v1/payment_intents/${intentId}/confirm`, {
     method: "POST",
     headers: { authorization: `Bearer ${publishableKey}`, "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ client_secret: clientSecret, use_stripe_sdk: "true", ...TEST_CARD_FIELDS }).toString(),
   });
   const body = parseJson(response.body) as { id?: string; status?: string } | undefined;
-  if (response.status !== 200 || body?.status !== "succeeded" || body.id !== intentId) throw new Error(describeAnswer("POST /_processor/…/confirm", response));
+  if (response.status !== 200 || body?.status !== "succeeded" || body.id !== intentId)
+    throw new Error(describeAnswer("POST /_processor/…/confirm", response));
   return response;
 }
 
 /** `POST /orders/record` after a confirmed payment: 201 { orderId } (the order is written, the basket emptied). Throws otherwise. */
-export async function recordOrder(baseUrl: string, cookie: string, intentId: string): Promise<{ orderId: string; response: TimedResponse }> {
+export async function recordOrder(
+  baseUrl: string,
+  cookie: string,
+  intentId: string,
+): Promise<{ orderId: string; response: TimedResponse }> {
   const response = await timedFetch(`${baseUrl}/orders/record`, {
     method: "POST",
     headers: { ...JSON_HEADERS, cookie },
@@ -195,7 +226,12 @@ export async function recordOrder(baseUrl: string, cookie: string, intentId: str
 }
 
 /** Pays for the shopper's whole basket (create, confirm, record) and returns the new order's id. */
-export async function payForBasket(baseUrl: string, cookie: string, publishableKey: string, totalCents: number): Promise<string> {
+export async function payForBasket(
+  baseUrl: string,
+  cookie: string,
+  publishableKey: string,
+  totalCents: number,
+): Promise<string> {
   const { intentId, clientSecret } = await createPayment(baseUrl, cookie, totalCents);
   await confirmPayment(baseUrl, publishableKey, intentId, clientSecret);
   return (await recordOrder(baseUrl, cookie, intentId)).orderId;

@@ -33,13 +33,18 @@ export const adminOrdersScenario: Scenario<AdminOrdersResult> = {
   title: "Console orders list (1,000 and 1,000,000 orders)",
   scope: "each-database",
   databases: ["postgres"],
-  plannedSeconds: (settings) => ADMIN_ORDER_SIZES.length * 4 * settings.rounds * (settings.warmupS + settings.durationS) + 120,
+  plannedSeconds: (settings) =>
+    ADMIN_ORDER_SIZES.length * 4 * settings.rounds * (settings.warmupS + settings.durationS) + 120,
 
   async run({ server, settings, log }) {
     if (!server.databaseUrl) throw new Error("the console orders scenario needs the server's PostgreSQL URL");
     const errorLinesBefore = server.errorLog().count;
     await waitUntilIdle(server.pid);
-    const db = new pg.Client({ connectionString: server.databaseUrl, connectionTimeoutMillis: 5_000, statement_timeout: 900_000 });
+    const db = new pg.Client({
+      connectionString: server.databaseUrl,
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: 900_000,
+    });
     await db.connect();
     try {
       // An operator: an account registered through /login, given the role in the database.
@@ -51,7 +56,8 @@ export const adminOrdersScenario: Scenario<AdminOrdersResult> = {
         body: new URLSearchParams({ intent: "register", email, password: "bench operator violet tractor" }),
       });
       const cookie = /sf_session=[^;]+/.exec(registered.headers.get("set-cookie") ?? "")?.[0];
-      if (!cookie) throw new Error(`registering the bench operator answered ${registered.status} without a session cookie`);
+      if (!cookie)
+        throw new Error(`registering the bench operator answered ${registered.status} without a session cookie`);
       await db.query("insert into operators (user_id) select id from users where email = $1", [email]);
 
       const newest = new Date();
@@ -74,16 +80,23 @@ export const adminOrdersScenario: Scenario<AdminOrdersResult> = {
         stored = size;
         const seedSeconds = round((performance.now() - started) / 1000, 1);
         log(`${server.label}: ${integer(stored)} orders (seeded in ${seedSeconds} s)`);
-        const middle = await db.query<{ paid_at: Date; id: string }>("select paid_at, id from orders order by paid_at desc, id desc offset $1 limit 1", [Math.floor(stored / 2)]);
+        const middle = await db.query<{ paid_at: Date; id: string }>(
+          "select paid_at, id from orders order by paid_at desc, id desc offset $1 limit 1",
+          [Math.floor(stored / 2)],
+        );
         const cursor = middle.rows[0] ? `${middle.rows[0].paid_at.toISOString()}~${middle.rows[0].id}` : "";
         const requests = [
           { request: "GET /admin/orders", path: "/admin/orders" },
-          { request: "GET /admin/orders (a page in the middle)", path: `/admin/orders?after=${encodeURIComponent(cursor)}` },
+          {
+            request: "GET /admin/orders (a page in the middle)",
+            path: `/admin/orders?after=${encodeURIComponent(cursor)}`,
+          },
           { request: "GET /admin/orders?status=shipped", path: "/admin/orders?status=shipped" },
           { request: "GET /admin/orders?q={e-mail}", path: "/admin/orders?q=buyer0%40example.com" },
         ];
         const endpoints: EndpointAtSize[] = [];
-        for (const { request, path } of requests) endpoints.push(await measure(server, settings, log, request, path, cookie));
+        for (const { request, path } of requests)
+          endpoints.push(await measure(server, settings, log, request, path, cookie));
         sizes.push({ orders: stored, seedSeconds, endpoints });
       }
       const firstPageP99 = (size: AdminOrdersAtSize | undefined) => size?.endpoints[0]?.p99 ?? 0;
@@ -99,14 +112,18 @@ export const adminOrdersScenario: Scenario<AdminOrdersResult> = {
 
   render(measurements) {
     const measured = measurements.filter((measurement) => measurement.result);
-    if (measured.length === 0) return `Not measured: ${measurements[0]?.error ?? "no PostgreSQL server in this run"}. This scenario runs on PostgreSQL only.`;
+    if (measured.length === 0)
+      return `Not measured: ${measurements[0]?.error ?? "no PostgreSQL server in this run"}. This scenario runs on PostgreSQL only.`;
     return measured
       .map((measurement) => {
         const result = measurement.result!;
         return [
           `${measurement.databaseLabel}:`,
           "",
-          endpointsAtSizesTable("Orders", result.sizes.map((size) => ({ size: size.orders, endpoints: size.endpoints }))),
+          endpointsAtSizesTable(
+            "Orders",
+            result.sizes.map((size) => ({ size: size.orders, endpoints: size.endpoints })),
+          ),
           "",
           `First page p99 with ${integer(result.sizes.at(-1)?.orders ?? 0)} orders: ${result.firstPageP99Ratio}× its p99 with ${integer(result.sizes[0]?.orders ?? 0)} ` +
             `(target: at most ${FLAT_P99_FACTOR}×). Server error log lines: ${result.serverErrorLogLines}.`,
@@ -116,6 +133,8 @@ export const adminOrdersScenario: Scenario<AdminOrdersResult> = {
   },
 
   missedTargets(result, databaseLabel) {
-    return result.firstPageP99Ratio > FLAT_P99_FACTOR ? [`${databaseLabel}: the console's first orders page p99 at ${result.firstPageP99Ratio}× with a million orders`] : [];
+    return result.firstPageP99Ratio > FLAT_P99_FACTOR
+      ? [`${databaseLabel}: the console's first orders page p99 at ${result.firstPageP99Ratio}× with a million orders`]
+      : [];
   },
 };

@@ -80,7 +80,9 @@ export const basketScenario: Scenario<BasketResult> = {
       actions: ACTIONS.map((action) => {
         const figures = rounds.map((r) => r.perRequest?.[action]).filter((f): f is RequestFigures => f !== undefined);
         const statusCodes: Record<string, number> = {};
-        for (const f of figures) for (const [code, count] of Object.entries(f.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+        for (const f of figures)
+          for (const [code, count] of Object.entries(f.statusCodes))
+            statusCodes[code] = (statusCodes[code] ?? 0) + count;
         return {
           action,
           rps: round(median(rounds.map((r) => (r.perRequest?.[action]?.requests ?? 0) / r.durationS)), 1),
@@ -137,14 +139,19 @@ export const basketScenario: Scenario<BasketResult> = {
         ]);
       }
       if (result.errors > 0 || result.non2xx > 0) {
-        const codes = result.actions.map((action) => `${action.action}: ${JSON.stringify(action.statusCodes)}`).join("; ");
+        const codes = result.actions
+          .map((action) => `${action.action}: ${JSON.stringify(action.statusCodes)}`)
+          .join("; ");
         warnings.push(
           `${measurement.databaseLabel}: ${result.errors} errors and ${result.non2xx} non-2xx responses (${codes}); ` +
             "these figures do not describe working basket actions.",
         );
       }
       const missed = result.actions.find((action) => action.action === "remove")?.unexpected ?? 0;
-      if (missed > 0) warnings.push(`${measurement.databaseLabel}: ${missed} removes found no item to remove (the load was not what it should be).`);
+      if (missed > 0)
+        warnings.push(
+          `${measurement.databaseLabel}: ${missed} removes found no item to remove (the load was not what it should be).`,
+        );
       if (result.serverErrorLogLines > 0) {
         warnings.push(
           `${measurement.databaseLabel}: the server logged ${result.serverErrorLogLines} error line(s) during this scenario ` +
@@ -153,7 +160,17 @@ export const basketScenario: Scenario<BasketResult> = {
       }
     }
     const main = table(
-      ["Database", "Requests", multiRound ? "req/s (median)" : "req/s", "p50", "p99", "Errors", "Non-2xx", "Removed nothing", "Answers"],
+      [
+        "Database",
+        "Requests",
+        multiRound ? "req/s (median)" : "req/s",
+        "p50",
+        "p99",
+        "Errors",
+        "Non-2xx",
+        "Removed nothing",
+        "Answers",
+      ],
       rows,
       ["l", "l", "r", "r", "r", "r", "r", "r", "r"],
     );
@@ -166,7 +183,9 @@ export const basketScenario: Scenario<BasketResult> = {
       (multiRound ? `, median of ${settings.rounds} rounds.` : ", one round.") +
       " The add + remove row is autocannon's (req/s counts both kinds); the rows per action count only that action's answers " +
       "(their p50/p99 are exact over every 2xx answer).";
-    return [how, "", main, ...(warnings.length > 0 ? ["", ...warnings.map((warning) => `⚠️ ${warning}`)] : [])].join("\n");
+    return [how, "", main, ...(warnings.length > 0 ? ["", ...warnings.map((warning) => `⚠️ ${warning}`)] : [])].join(
+      "\n",
+    );
   },
 };
 
@@ -183,7 +202,11 @@ export async function runBasketLoad(
   let next = 0;
   // A browser's identity, but no Accept-Encoding: the answers (0.3–0.6 kB of JSON) come uncompressed, so that each
   // remove's body can be checked; compressing them would cost the server little.
-  const headers = { "user-agent": BROWSER_HEADERS["user-agent"]!, "accept-language": BROWSER_HEADERS["accept-language"]!, ...JSON_HEADERS };
+  const headers = {
+    "user-agent": BROWSER_HEADERS["user-agent"]!,
+    "accept-language": BROWSER_HEADERS["accept-language"]!,
+    ...JSON_HEADERS,
+  };
   return runLoad({
     url: `${baseUrl}/basket/add`,
     connections: settings.connections,

@@ -42,13 +42,18 @@ export const catalogueScenario: Scenario<CatalogueResult> = {
   title: "Catalogue (search and product pages, 6 to 100,000 products)",
   scope: "each-database",
   databases: ["postgres"],
-  plannedSeconds: (settings) => CATALOGUE_SIZES.length * REQUESTS.length * settings.rounds * (settings.warmupS + settings.durationS) + 60,
+  plannedSeconds: (settings) =>
+    CATALOGUE_SIZES.length * REQUESTS.length * settings.rounds * (settings.warmupS + settings.durationS) + 60,
 
   async run({ server, settings, log }) {
     if (!server.databaseUrl) throw new Error("the catalogue scenario needs the server's PostgreSQL URL");
     const errorLinesBefore = server.errorLog().count;
     await waitUntilIdle(server.pid);
-    const db = new pg.Client({ connectionString: server.databaseUrl, connectionTimeoutMillis: 5_000, statement_timeout: 600_000 });
+    const db = new pg.Client({
+      connectionString: server.databaseUrl,
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: 600_000,
+    });
     await db.connect();
     try {
       const sizes: CatalogueAtSize[] = [];
@@ -73,10 +78,12 @@ export const catalogueScenario: Scenario<CatalogueResult> = {
         const seedSeconds = round((performance.now() - started) / 1000, 1);
         log(`${server.label}: ${integer(stored)} products (seeded in ${seedSeconds} s)`);
         const endpoints: EndpointAtSize[] = [];
-        for (const { request, path } of REQUESTS) endpoints.push(await measure(server, settings, log, request, path, ""));
+        for (const { request, path } of REQUESTS)
+          endpoints.push(await measure(server, settings, log, request, path, ""));
         sizes.push({ products: stored, seedSeconds, endpoints });
       }
-      const homeRps = (size: CatalogueAtSize | undefined) => size?.endpoints.find((endpoint) => endpoint.request === "GET /")?.rps ?? 0;
+      const homeRps = (size: CatalogueAtSize | undefined) =>
+        size?.endpoints.find((endpoint) => endpoint.request === "GET /")?.rps ?? 0;
       return {
         sizes,
         homeRpsRatio: round(homeRps(sizes.at(-1)) / Math.max(homeRps(sizes[0]), 1), 2),
@@ -98,7 +105,10 @@ export const catalogueScenario: Scenario<CatalogueResult> = {
         return [
           `${measurement.databaseLabel}:`,
           "",
-          endpointsAtSizesTable("Products", result.sizes.map((size) => ({ size: size.products, endpoints: size.endpoints }))),
+          endpointsAtSizesTable(
+            "Products",
+            result.sizes.map((size) => ({ size: size.products, endpoints: size.endpoints })),
+          ),
           "",
           `GET / with ${integer(result.sizes.at(-1)?.products ?? 0)} products: ${result.homeRpsRatio}× its req/s with 6 ` +
             `(target: within ${HOME_RPS_TOLERANCE * 100}%). Server error log lines: ${result.serverErrorLogLines}.`,
@@ -108,6 +118,8 @@ export const catalogueScenario: Scenario<CatalogueResult> = {
   },
 
   missedTargets(result, databaseLabel) {
-    return result.homeRpsRatio < 1 - HOME_RPS_TOLERANCE ? [`${databaseLabel}: GET / with 100,000 products at ${result.homeRpsRatio}× its req/s with 6`] : [];
+    return result.homeRpsRatio < 1 - HOME_RPS_TOLERANCE
+      ? [`${databaseLabel}: GET / with 100,000 products at ${result.homeRpsRatio}× its req/s with 6`]
+      : [];
   },
 };

@@ -77,7 +77,11 @@ export const separateProcessorCheckoutScenario: Scenario<SeparateProcessorChecko
         let checkouts: CheckoutResult;
         const processorErrorsBefore = processor.errorLog().count;
         try {
-          checkouts = await checkoutScenario.run({ server: { ...shop, label: `${shop.label}, processor apart` }, settings, log });
+          checkouts = await checkoutScenario.run({
+            server: { ...shop, label: `${shop.label}, processor apart` },
+            settings,
+            log,
+          });
         } finally {
           await shop.stop();
         }
@@ -100,7 +104,10 @@ export const separateProcessorCheckoutScenario: Scenario<SeparateProcessorChecko
 
   render(measurements, settings, allMeasurements) {
     const mountedByDatabase = new Map(
-      ((allMeasurements?.get(checkoutScenario.name) ?? []) as Measurement<CheckoutResult>[]).map((measurement) => [measurement.database, measurement.result]),
+      ((allMeasurements?.get(checkoutScenario.name) ?? []) as Measurement<CheckoutResult>[]).map((measurement) => [
+        measurement.database,
+        measurement.result,
+      ]),
     );
     const ratio = (separate: number, mounted: number) => (mounted > 0 ? `${(separate / mounted).toFixed(2)}×` : "n/a");
     const comparisonRows: (string | number)[][] = [];
@@ -112,11 +119,15 @@ export const separateProcessorCheckoutScenario: Scenario<SeparateProcessorChecko
         `${databaseLabel}: processor on ${result.processorDatabase}, ready in ${result.startupS.processor} s; its shop ready in ${result.startupS.shop} s.`,
       );
       if (result.processorErrorLogLines > 0) {
-        notes.push(`⚠️ ${databaseLabel}: the processor logged ${result.processorErrorLogLines} error line(s) (the first ones are in the JSON, \`processorErrorLogSample\`).`);
+        notes.push(
+          `⚠️ ${databaseLabel}: the processor logged ${result.processorErrorLogLines} error line(s) (the first ones are in the JSON, \`processorErrorLogSample\`).`,
+        );
       }
       for (const [process, stop] of Object.entries(result.stops)) {
         if (stop.exitedEarly || !stop.graceful || stop.exitCode !== 0) {
-          notes.push(`⚠️ ${databaseLabel}: the ${process} did not run to a clean stop (exit ${stop.signal ?? stop.exitCode}${stop.exitedEarly ? `, by itself at ${stop.exitedEarly.at}` : ""}).`);
+          notes.push(
+            `⚠️ ${databaseLabel}: the ${process} did not run to a clean stop (exit ${stop.signal ?? stop.exitCode}${stop.exitedEarly ? `, by itself at ${stop.exitedEarly.at}` : ""}).`,
+          );
         }
       }
       for (const level of result.levels) {
@@ -141,7 +152,14 @@ export const separateProcessorCheckoutScenario: Scenario<SeparateProcessorChecko
     const comparison =
       comparisonRows.length === 0
         ? "No comparison: nothing was measured with the processor as its own process."
-        : table(["Database", "Concurrency", "Figure", "Mounted", "Own process", "Own ÷ mounted"], comparisonRows, ["l", "r", "l", "r", "r", "r"]);
+        : table(["Database", "Concurrency", "Figure", "Mounted", "Own process", "Own ÷ mounted"], comparisonRows, [
+            "l",
+            "r",
+            "l",
+            "r",
+            "r",
+            "r",
+          ]);
     return [
       "The same checkouts as in Checkouts, through the built-in processor run as its own process (`npm run processor` on its own " +
         "port and database) and a second shop started with `PROCESSOR_URL` and the same three keys, on the same database " +

@@ -105,7 +105,10 @@ export const checkoutScenario: Scenario<CheckoutResult> = {
         );
         if (settings.warmupS > 0) await checkoutLoop(server, payment, concurrency, settings.warmupS);
         const run = await checkoutLoop(server, payment, concurrency, settings.durationS);
-        if (run.completed === 0) throw new Error(`no checkout completed at concurrency ${concurrency} (first failure: ${run.errorSample[0] ?? "none"})`);
+        if (run.completed === 0)
+          throw new Error(
+            `no checkout completed at concurrency ${concurrency} (first failure: ${run.errorSample[0] ?? "none"})`,
+          );
         log(
           `  ${run.checkoutsPerSecond} checkouts/s, p50 ${ms(run.checkout.p50)}, p99 ${ms(run.checkout.p99)}, ` +
             `completed ${run.completed}, failed ${run.failed}` +
@@ -167,13 +170,18 @@ export const checkoutScenario: Scenario<CheckoutResult> = {
         stepRows.push([
           measurement.databaseLabel,
           level.concurrency,
-          ...level.steps.map((step) => `${ms(step.p50)} / ${ms(step.p99)}${step.errors > 0 ? ` (${step.errors} errors)` : ""}`),
+          ...level.steps.map(
+            (step) => `${ms(step.p50)} / ${ms(step.p99)}${step.errors > 0 ? ` (${step.errors} errors)` : ""}`,
+          ),
         ]);
         if (level.failed > 0) {
           const sample = level.rounds.flatMap((r) => r.errorSample)[0];
           warnings.push(
             `${measurement.databaseLabel}, concurrency ${level.concurrency}: ${level.failed} checkouts failed ` +
-              `(${level.steps.filter((step) => step.errors > 0).map((step) => `${step.step}: ${step.errors}`).join(", ")}; first: ${sample}); ` +
+              `(${level.steps
+                .filter((step) => step.errors > 0)
+                .map((step) => `${step.step}: ${step.errors}`)
+                .join(", ")}; first: ${sample}); ` +
               "these figures do not describe working checkouts.",
           );
         }
@@ -186,15 +194,26 @@ export const checkoutScenario: Scenario<CheckoutResult> = {
       }
     }
     const main = table(
-      ["Database", "Concurrency", multiRound ? "Checkouts/s (median)" : "Checkouts/s", "p50", "p99", "Completed", "Failed"],
+      [
+        "Database",
+        "Concurrency",
+        multiRound ? "Checkouts/s (median)" : "Checkouts/s",
+        "p50",
+        "p99",
+        "Completed",
+        "Failed",
+      ],
       rows,
       ["l", "r", "r", "r", "r", "r", "r"],
     );
-    const steps = table(
-      ["Database", "Concurrency", ...STEPS.map(({ step }) => `${step} p50 / p99`)],
-      stepRows,
-      ["l", "r", "r", "r", "r", "r"],
-    );
+    const steps = table(["Database", "Concurrency", ...STEPS.map(({ step }) => `${step} p50 / p99`)], stepRows, [
+      "l",
+      "r",
+      "r",
+      "r",
+      "r",
+      "r",
+    ]);
     const how =
       `Each checkout is a new guest shopper: ${STEPS.map(({ request }) => `\`${request}\``).join(", then ")} ` +
       "(test card 4242…, publishable key, as the payment page sends it; `<processor>` is the processor's base URL the page names). " +
@@ -218,7 +237,12 @@ export const checkoutScenario: Scenario<CheckoutResult> = {
  * `concurrency` workers doing checkouts back to back; none starts a checkout after `durationS`. Resolves when all
  * have finished their last one.
  */
-async function checkoutLoop(server: RunningServer, payment: PaymentConfig, concurrency: number, durationS: number): Promise<CheckoutRun> {
+async function checkoutLoop(
+  server: RunningServer,
+  payment: PaymentConfig,
+  concurrency: number,
+  durationS: number,
+): Promise<CheckoutRun> {
   const timings = new Map<Step, number[]>(STEPS.map(({ step }) => [step, []]));
   const stepErrors = new Map<Step, number>(STEPS.map(({ step }) => [step, 0]));
   const whole: number[] = [];
@@ -237,7 +261,8 @@ async function checkoutLoop(server: RunningServer, payment: PaymentConfig, concu
         failed += 1;
         const step: Step = error instanceof StepFailure ? error.step : "add";
         stepErrors.set(step, stepErrors.get(step)! + 1);
-        if (errorSample.length < 5) errorSample.push(`${step}: ${error instanceof Error ? error.message : String(error)}`);
+        if (errorSample.length < 5)
+          errorSample.push(`${step}: ${error instanceof Error ? error.message : String(error)}`);
         // A shop that refuses everything would otherwise be hammered in a tight loop of instant failures.
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -265,8 +290,16 @@ async function checkoutLoop(server: RunningServer, payment: PaymentConfig, concu
 }
 
 /** One checkout by a new shopper; each step's latency goes to `timings` once the step has answered as expected. */
-async function oneCheckout(baseUrl: string, { publishableKey, processorUrl }: PaymentConfig, timings: Map<Step, number[]>): Promise<void> {
-  const step = async (name: Step, call: () => Promise<TimedResponse>, check: (response: TimedResponse) => string | undefined) => {
+async function oneCheckout(
+  baseUrl: string,
+  { publishableKey, processorUrl }: PaymentConfig,
+  timings: Map<Step, number[]>,
+): Promise<void> {
+  const step = async (
+    name: Step,
+    call: () => Promise<TimedResponse>,
+    check: (response: TimedResponse) => string | undefined,
+  ) => {
     let response: TimedResponse;
     try {
       response = await call();
@@ -282,7 +315,12 @@ async function oneCheckout(baseUrl: string, { publishableKey, processorUrl }: Pa
   // 1. A new shopper puts one product in the basket: 201 and the session cookie.
   const added = await step(
     "add",
-    () => timedFetch(`${baseUrl}/basket/add`, { method: "POST", headers: JSON_HEADERS, body: JSON.stringify({ productId: BENCH_PRODUCT.id }) }),
+    () =>
+      timedFetch(`${baseUrl}/basket/add`, {
+        method: "POST",
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ productId: BENCH_PRODUCT.id }),
+      }),
     (response) => (response.status !== 201 ? describeAnswer("POST /basket/add", response) : undefined),
   );
   const cookie = sessionCookieOf(added.headers);
@@ -304,7 +342,9 @@ async function oneCheckout(baseUrl: string, { publishableKey, processorUrl }: Pa
     (response) => {
       if (response.status !== 201) return describeAnswer("POST /payments/create", response);
       clientSecret = (parseJson(response.body) as { clientSecret?: string } | undefined)?.clientSecret ?? "";
-      return /^pi_[A-Za-z0-9]+_secret_[A-Za-z0-9]+$/.test(clientSecret) ? undefined : describeAnswer("POST /payments/create: no client secret", response);
+      return /^pi_[A-Za-z0-9]+_secret_[A-Za-z0-9]+$/.test(clientSecret)
+        ? undefined
+        : describeAnswer("POST /payments/create: no client secret", response);
     },
   );
   const intentId = clientSecret.split("_secret_")[0]!;
@@ -317,7 +357,11 @@ async function oneCheckout(baseUrl: string, { publishableKey, processorUrl }: Pa
       timedFetch(`${processorUrl}/v1/payment_intents/${intentId}/confirm`, {
         method: "POST",
         headers: { authorization: `Bearer ${publishableKey}`, "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ client_secret: clientSecret, use_stripe_sdk: "true", ...TEST_CARD_FIELDS }).toString(),
+        body: new URLSearchParams({
+          client_secret: clientSecret,
+          use_stripe_sdk: "true",
+          ...TEST_CARD_FIELDS,
+        }).toString(),
       }),
     (response) => {
       const body = parseJson(response.body) as { id?: string; status?: string } | undefined;

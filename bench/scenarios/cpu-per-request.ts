@@ -79,12 +79,21 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
 
   async run({ server, settings, log }) {
     const rows: CpuRow[] = [];
-    const measure = async (name: string, pid: number, options: Omit<LoadOptions, "durationS" | "warmupS" | "connections">) => {
+    const measure = async (
+      name: string,
+      pid: number,
+      options: Omit<LoadOptions, "durationS" | "warmupS" | "connections">,
+    ) => {
       log(`${server.label}: CPU per request, ${name}`);
       // The warm-up runs apart, so that its requests are not counted against the CPU measured.
       await runLoad({ ...options, connections: settings.connections, durationS: settings.warmupS, warmupS: 0 });
       const before = cpuSecondsOf(pid);
-      const result = await runLoad({ ...options, connections: settings.connections, durationS: settings.durationS, warmupS: 0 });
+      const result = await runLoad({
+        ...options,
+        connections: settings.connections,
+        durationS: settings.durationS,
+        warmupS: 0,
+      });
       const after = cpuSecondsOf(pid);
       if (before === undefined || after === undefined) throw new Error("cannot read the server's CPU time from /proc");
       const row: CpuRow = {
@@ -97,23 +106,38 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
         non2xx: result.non2xx,
         errors: result.errors,
       };
-      log(`  ${row.cpuMsPerRequest} ms CPU/request, ${integer(row.rps)} req/s, p99 ${ms(row.p99)}, non-2xx ${row.non2xx}`);
+      log(
+        `  ${row.cpuMsPerRequest} ms CPU/request, ${integer(row.rps)} req/s, p99 ${ms(row.p99)}, non-2xx ${row.non2xx}`,
+      );
       rows.push(row);
     };
 
     const floor = await startFloorServer(projectRoot);
     try {
-      await measure("floor: React Router alone, GET /", floor.pid, { url: `${floor.baseUrl}/`, headers: BROWSER_HEADERS });
+      await measure("floor: React Router alone, GET /", floor.pid, {
+        url: `${floor.baseUrl}/`,
+        headers: BROWSER_HEADERS,
+      });
     } finally {
       await floor.stop();
     }
     await measure("guest GET /", server.pid, { url: `${server.baseUrl}/`, headers: BROWSER_HEADERS });
-    await measure("GET /products/the-lean-startup", server.pid, { url: `${server.baseUrl}/products/the-lean-startup`, headers: BROWSER_HEADERS });
-    await measure("GET /search?q=monitor", server.pid, { url: `${server.baseUrl}/search?q=monitor`, headers: BROWSER_HEADERS });
+    await measure("GET /products/the-lean-startup", server.pid, {
+      url: `${server.baseUrl}/products/the-lean-startup`,
+      headers: BROWSER_HEADERS,
+    });
+    await measure("GET /search?q=monitor", server.pid, {
+      url: `${server.baseUrl}/search?q=monitor`,
+      headers: BROWSER_HEADERS,
+    });
 
     const signedIn = await registerShopper(server.baseUrl);
     await measure("signed-in GET /", server.pid, signedInHomeLoad(server.baseUrl, signedIn));
-    await measure("POST /basket/add + /basket/remove", server.pid, basketLoad(server.baseUrl, await basketShoppers(server.baseUrl)));
+    await measure(
+      "POST /basket/add + /basket/remove",
+      server.pid,
+      basketLoad(server.baseUrl, await basketShoppers(server.baseUrl)),
+    );
 
     rows.push(await measureCheckouts(server, settings.durationS, log));
     return { rows };
@@ -133,8 +157,12 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
           measurement.databaseLabel,
           row.name,
           row.cpuMsPerRequest.toFixed(3),
-          row.targetMs === undefined ? "" : `${row.cpuMsPerRequest <= row.targetMs ? "PASS" : "FAIL"} (≤ ${row.targetMs})`,
-          floor && row.name.endsWith("GET /") && row !== floor ? `${(row.cpuMsPerRequest / floor.cpuMsPerRequest).toFixed(2)}×` : "",
+          row.targetMs === undefined
+            ? ""
+            : `${row.cpuMsPerRequest <= row.targetMs ? "PASS" : "FAIL"} (≤ ${row.targetMs})`,
+          floor && row.name.endsWith("GET /") && row !== floor
+            ? `${(row.cpuMsPerRequest / floor.cpuMsPerRequest).toFixed(2)}×`
+            : "",
           integer(row.requests),
           integer(row.rps),
           ms(row.p99),
@@ -152,11 +180,25 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
       const shopsOwn = measurement.result ? overFloor(measurement.result.rows, SIGNED_IN) : undefined;
       if (shopsOwn === undefined) return [];
       const judged = measurement.databaseLabel.startsWith("PostgreSQL");
-      const verdict = judged ? `${shopsOwn <= SIGNED_IN_OVER_FLOOR_TARGET_MS ? "PASS" : "FAIL"} (≤ ${SIGNED_IN_OVER_FLOOR_TARGET_MS})` : "(judged on PostgreSQL)";
-      return [[measurement.databaseLabel, `${SIGNED_IN}: the shop's own CPU over the floor`, `${shopsOwn.toFixed(3)} ms`, verdict]];
+      const verdict = judged
+        ? `${shopsOwn <= SIGNED_IN_OVER_FLOOR_TARGET_MS ? "PASS" : "FAIL"} (≤ ${SIGNED_IN_OVER_FLOOR_TARGET_MS})`
+        : "(judged on PostgreSQL)";
+      return [
+        [
+          measurement.databaseLabel,
+          `${SIGNED_IN}: the shop's own CPU over the floor`,
+          `${shopsOwn.toFixed(3)} ms`,
+          verdict,
+        ],
+      ];
     });
     for (const { name, ratio } of pgliteAgainstPostgres(measurements)) {
-      targets.push(["PGlite ÷ PostgreSQL", name, `${ratio.toFixed(2)}×`, `${ratio <= PGLITE_OVER_POSTGRES_TARGET ? "PASS" : "FAIL"} (≤ ${PGLITE_OVER_POSTGRES_TARGET}×)`]);
+      targets.push([
+        "PGlite ÷ PostgreSQL",
+        name,
+        `${ratio.toFixed(2)}×`,
+        `${ratio <= PGLITE_OVER_POSTGRES_TARGET ? "PASS" : "FAIL"} (≤ ${PGLITE_OVER_POSTGRES_TARGET}×)`,
+      ]);
     }
     return [
       how,
@@ -178,7 +220,9 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
       .map((row) => `${databaseLabel}, ${row.name}: ${row.cpuMsPerRequest} ms CPU > ${row.targetMs} ms`);
     const shopsOwn = overFloor(result.rows, SIGNED_IN);
     if (databaseLabel.startsWith("PostgreSQL") && shopsOwn !== undefined && shopsOwn > SIGNED_IN_OVER_FLOOR_TARGET_MS) {
-      missed.push(`${databaseLabel}, ${SIGNED_IN}: ${shopsOwn} ms CPU over the floor > ${SIGNED_IN_OVER_FLOOR_TARGET_MS} ms`);
+      missed.push(
+        `${databaseLabel}, ${SIGNED_IN}: ${shopsOwn} ms CPU over the floor > ${SIGNED_IN_OVER_FLOOR_TARGET_MS} ms`,
+      );
     }
     return missed;
   },
@@ -186,12 +230,16 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
   missedTargetsAcross(measurements) {
     return pgliteAgainstPostgres(measurements)
       .filter(({ ratio }) => ratio > PGLITE_OVER_POSTGRES_TARGET)
-      .map(({ name, ratio }) => `PGlite, ${name}: ${ratio.toFixed(2)}× PostgreSQL's CPU > ${PGLITE_OVER_POSTGRES_TARGET}×`);
+      .map(
+        ({ name, ratio }) => `PGlite, ${name}: ${ratio.toFixed(2)}× PostgreSQL's CPU > ${PGLITE_OVER_POSTGRES_TARGET}×`,
+      );
   },
 };
 
 /** PGlite's CPU per basket change and per checkout ÷ PostgreSQL's, from the same run. */
-function pgliteAgainstPostgres(measurements: readonly { database: string; result?: CpuResult }[]): { name: string; ratio: number }[] {
+function pgliteAgainstPostgres(
+  measurements: readonly { database: string; result?: CpuResult }[],
+): { name: string; ratio: number }[] {
   const pglite = measurements.find((measurement) => measurement.database === "pglite")?.result;
   const postgres = measurements.find((measurement) => measurement.database === "postgres")?.result;
   if (!pglite || !postgres) return [];
@@ -203,7 +251,10 @@ function pgliteAgainstPostgres(measurements: readonly { database: string; result
 }
 
 /** A signed-in shopper's home page, as their browser asks for it. */
-export function signedInHomeLoad(baseUrl: string, cookie: string): Omit<LoadOptions, "durationS" | "warmupS" | "connections"> {
+export function signedInHomeLoad(
+  baseUrl: string,
+  cookie: string,
+): Omit<LoadOptions, "durationS" | "warmupS" | "connections"> {
   return { url: `${baseUrl}/`, headers: { ...BROWSER_HEADERS, cookie } };
 }
 
@@ -215,7 +266,10 @@ export async function basketShoppers(baseUrl: string): Promise<string[]> {
 }
 
 /** Basket changes as the enhanced pages make them: each connection adds a book for a shopper, then takes it out again. */
-export function basketLoad(baseUrl: string, cookies: string[]): Omit<LoadOptions, "durationS" | "warmupS" | "connections"> {
+export function basketLoad(
+  baseUrl: string,
+  cookies: string[],
+): Omit<LoadOptions, "durationS" | "warmupS" | "connections"> {
   let next = 0;
   const body = JSON.stringify({ productId: BENCH_PRODUCT.id });
   return {
@@ -232,7 +286,13 @@ export function basketLoad(baseUrl: string, cookies: string[]): Omit<LoadOptions
           return { cookie: context.cookie as string };
         },
       },
-      { name: "remove", method: "POST", path: "/basket/remove", body, headersFor: (context) => ({ cookie: context.cookie as string }) },
+      {
+        name: "remove",
+        method: "POST",
+        path: "/basket/remove",
+        body,
+        headersFor: (context) => ({ cookie: context.cookie as string }),
+      },
     ],
   };
 }
@@ -242,7 +302,11 @@ export async function registerShopper(baseUrl: string): Promise<string> {
   const response = await timedFetch(`${baseUrl}/login`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html" },
-    body: new URLSearchParams({ intent: "register", email: `bench-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`, password: "correct horse battery staple" }).toString(),
+    body: new URLSearchParams({
+      intent: "register",
+      email: `bench-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`,
+      password: "correct horse battery staple",
+    }).toString(),
   });
   const cookie = sessionCookieOf(response.headers);
   if (response.status !== 302 || !cookie) throw new Error(describeAnswer("POST /login (register)", response));
@@ -252,7 +316,11 @@ export async function registerShopper(baseUrl: string): Promise<string> {
 }
 
 /** Whole checkouts by new shoppers for `durationS`, a few at a time; CPU per checkout, idle CPU subtracted. */
-export async function measureCheckouts(server: RunningServer, durationS: number, log: (message: string) => void): Promise<CpuRow> {
+export async function measureCheckouts(
+  server: RunningServer,
+  durationS: number,
+  log: (message: string) => void,
+): Promise<CpuRow> {
   const name = "whole checkout (add, create, confirm, record, webhook)";
   log(`${server.label}: CPU per request, ${name}`);
   const { publishableKey } = await findPaymentConfig(server.baseUrl);

@@ -114,13 +114,18 @@ export const dashboardScenario: Scenario<DashboardResult> = {
   title: "Sales dashboard (1,000 and 1,000,000 orders, one connection)",
   scope: "each-database",
   databases: ["postgres"],
-  plannedSeconds: (settings) => DASHBOARD_ORDER_SIZES.length * (PERIODS.length + 1) * (settings.warmupS + settings.durationS) + 900,
+  plannedSeconds: (settings) =>
+    DASHBOARD_ORDER_SIZES.length * (PERIODS.length + 1) * (settings.warmupS + settings.durationS) + 900,
 
   async run({ server, settings, log }) {
     if (!server.databaseUrl) throw new Error("the dashboard scenario needs the server's PostgreSQL URL");
     const errorLinesBefore = server.errorLog().count;
     await waitUntilIdle(server.pid);
-    const db = new pg.Client({ connectionString: server.databaseUrl, connectionTimeoutMillis: 5_000, statement_timeout: 1_800_000 });
+    const db = new pg.Client({
+      connectionString: server.databaseUrl,
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: 1_800_000,
+    });
     await db.connect();
     try {
       const email = `bench-dashboard-${Date.now()}@example.com`;
@@ -131,13 +136,17 @@ export const dashboardScenario: Scenario<DashboardResult> = {
         body: new URLSearchParams({ intent: "register", email, password: "bench operator violet tractor" }),
       });
       const cookie = /sf_session=[^;]+/.exec(registered.headers.get("set-cookie") ?? "")?.[0];
-      if (!cookie) throw new Error(`registering the bench operator answered ${registered.status} without a session cookie`);
+      if (!cookie)
+        throw new Error(`registering the bench operator answered ${registered.status} without a session cookie`);
       await db.query("insert into operators (user_id) select id from users where email = $1", [email]);
 
       const newest = new Date();
       const today = newest.toISOString().slice(0, 10);
       const yearAgo = new Date(newest.getTime() - 365 * 86_400_000).toISOString().slice(0, 10);
-      const requests = [...PERIODS, { request: "GET /admin (a custom year)", path: `/admin?period=custom&from=${yearAgo}&to=${today}` }];
+      const requests = [
+        ...PERIODS,
+        { request: "GET /admin (a custom year)", path: `/admin?period=custom&from=${yearAgo}&to=${today}` },
+      ];
       const sizes: DashboardAtSize[] = [];
       let stored = 0;
       for (const size of DASHBOARD_ORDER_SIZES) {
@@ -146,23 +155,40 @@ export const dashboardScenario: Scenario<DashboardResult> = {
           const to = Math.min(size, from + SEED_BATCH - 1);
           await db.query(SEED_ORDERS, [newest, from, to]);
           await db.query(SEED_REFUNDS, [from, to]);
-          log(`${server.label}: orders ${integer(to)} of ${integer(size)} (${round((performance.now() - started) / 1000, 0)} s)`);
+          log(
+            `${server.label}: orders ${integer(to)} of ${integer(size)} (${round((performance.now() - started) / 1000, 0)} s)`,
+          );
         }
-        await db.query("vacuum analyze orders, order_refunds, sales_totals, product_sales_totals, product_sales_by_day");
+        await db.query(
+          "vacuum analyze orders, order_refunds, sales_totals, product_sales_totals, product_sales_by_day",
+        );
         stored = size;
         const seedSeconds = round((performance.now() - started) / 1000, 1);
         const count = async (sql: string) => Number((await db.query<{ count: string }>(sql)).rows[0]?.count ?? 0);
         const periods: PeriodResult[] = [];
         for (const { request, path } of requests) {
-          const result = await runLoad({ url: `${server.baseUrl}${path}`, connections: 1, durationS: settings.durationS, warmupS: settings.warmupS, headers: { ...BROWSER_HEADERS, cookie } });
-          log(`  ${integer(stored)} orders, ${request}: ${integer(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, non-2xx ${result.non2xx}`);
+          const result = await runLoad({
+            url: `${server.baseUrl}${path}`,
+            connections: 1,
+            durationS: settings.durationS,
+            warmupS: settings.warmupS,
+            headers: { ...BROWSER_HEADERS, cookie },
+          });
+          log(
+            `  ${integer(stored)} orders, ${request}: ${integer(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, non-2xx ${result.non2xx}`,
+          );
           periods.push({ request, rps: round(result.rps, 1), p50: result.p50, p99: result.p99, non2xx: result.non2xx });
         }
         const statementMs: Record<string, number> = {};
         for (const days of [30, 366]) {
           for (const [name, statement] of Object.entries(statements(days))) {
             const { rows } = await db.query(`explain (analyze, format json) ${statement}`);
-            statementMs[name] = round(Number((rows[0] as { "QUERY PLAN": { "Execution Time": number }[] })["QUERY PLAN"][0]?.["Execution Time"] ?? 0), 2);
+            statementMs[name] = round(
+              Number(
+                (rows[0] as { "QUERY PLAN": { "Execution Time": number }[] })["QUERY PLAN"][0]?.["Execution Time"] ?? 0,
+              ),
+              2,
+            );
           }
         }
         sizes.push({
@@ -185,18 +211,29 @@ export const dashboardScenario: Scenario<DashboardResult> = {
 
   render(measurements) {
     const measured = measurements.filter((measurement) => measurement.result);
-    if (measured.length === 0) return `Not measured: ${measurements[0]?.error ?? "no PostgreSQL server in this run"}. This scenario runs on PostgreSQL only.`;
+    if (measured.length === 0)
+      return `Not measured: ${measurements[0]?.error ?? "no PostgreSQL server in this run"}. This scenario runs on PostgreSQL only.`;
     return measured
       .map((measurement) => {
         const result = measurement.result!;
         const rows = result.sizes.flatMap((size) =>
-          size.periods.map((period, index) => [index === 0 ? integer(size.orders) : "", period.request, integer(period.rps), ms(period.p50), ms(period.p99), integer(period.non2xx)]),
+          size.periods.map((period, index) => [
+            index === 0 ? integer(size.orders) : "",
+            period.request,
+            integer(period.rps),
+            ms(period.p50),
+            ms(period.p99),
+            integer(period.non2xx),
+          ]),
         );
         const seeded = result.sizes.map(
           (size) =>
             `${integer(size.orders)} orders and ${integer(size.refunds)} refunds seeded in ${size.seedSeconds} s through the triggers: ${integer(size.totalsRows)} rows of ` +
             `sales_totals, ${integer(size.productTotalsRows)} of product_sales_totals, ${integer(size.productDayRows)} of product_sales_by_day. Statements (EXPLAIN ANALYZE): ` +
-            Object.entries(size.statementMs).map(([name, value]) => `${name} ${value} ms`).join(", ") + ".",
+            Object.entries(size.statementMs)
+              .map(([name, value]) => `${name} ${value} ms`)
+              .join(", ") +
+            ".",
         );
         return [
           `${measurement.databaseLabel}:`,
@@ -215,6 +252,9 @@ export const dashboardScenario: Scenario<DashboardResult> = {
     const largest = result.sizes.at(-1);
     return (largest?.periods ?? [])
       .filter((period) => !period.request.includes("custom") && period.p99 >= DASHBOARD_P99_TARGET_MS)
-      .map((period) => `${databaseLabel}: ${period.request} p99 ${ms(period.p99)} with ${integer(largest?.orders ?? 0)} orders`);
+      .map(
+        (period) =>
+          `${databaseLabel}: ${period.request} p99 ${ms(period.p99)} with ${integer(largest?.orders ?? 0)} orders`,
+      );
   },
 };

@@ -116,10 +116,15 @@ async function grow(executor: Executor, from: number, to: number): Promise<void>
 
 async function explain(executor: Executor): Promise<Record<keyof typeof LISTING_STATEMENTS, string>> {
   const plans = {} as Record<keyof typeof LISTING_STATEMENTS, string>;
-  const { rows: departments } = await executor.query("select slug, id from departments where slug in ('computers', 'monitors', 'tablets')");
+  const { rows: departments } = await executor.query(
+    "select slug, id from departments where slug in ('computers', 'monitors', 'tablets')",
+  );
   const idOf = (slug: string) => `'${String(departments.find((row) => row.slug === slug)?.id)}'::uuid`;
   for (const [name, template] of Object.entries(LISTING_STATEMENTS) as [keyof typeof LISTING_STATEMENTS, string][]) {
-    const statement = template.replaceAll("$computers", idOf("computers")).replaceAll("$monitors", idOf("monitors")).replaceAll("$tablets", idOf("tablets"));
+    const statement = template
+      .replaceAll("$computers", idOf("computers"))
+      .replaceAll("$monitors", idOf("monitors"))
+      .replaceAll("$tablets", idOf("tablets"));
     // Without JIT, as the shop's own connections run (server/db/client.ts).
     if (executor instanceof pg.Client) await executor.query("set jit = off");
     const { rows } = await executor.query(`explain (analyze, costs off, timing off, summary off) ${statement}`);
@@ -128,11 +133,24 @@ async function explain(executor: Executor): Promise<Record<keyof typeof LISTING_
   return plans;
 }
 
-async function measureListing(server: { baseUrl: string }, settings: { warmupS: number; durationS: number }, products: number, log: (message: string) => void): Promise<ListingAtSize> {
+async function measureListing(
+  server: { baseUrl: string },
+  settings: { warmupS: number; durationS: number },
+  products: number,
+  log: (message: string) => void,
+): Promise<ListingAtSize> {
   // A shopper with a basket: every request renders (a guest's page would come from the page cache).
   const { cookie } = await newShopper(server.baseUrl);
-  const result = await runLoad({ url: `${server.baseUrl}${LISTING_PATH}`, connections: 1, durationS: settings.durationS, warmupS: settings.warmupS, headers: { ...BROWSER_HEADERS, cookie } });
-  log(`  ${integer(products)} products: ${integer(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, non-2xx ${result.non2xx}`);
+  const result = await runLoad({
+    url: `${server.baseUrl}${LISTING_PATH}`,
+    connections: 1,
+    durationS: settings.durationS,
+    warmupS: settings.warmupS,
+    headers: { ...BROWSER_HEADERS, cookie },
+  });
+  log(
+    `  ${integer(products)} products: ${integer(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, non-2xx ${result.non2xx}`,
+  );
   return { products, rps: round(result.rps, 1), p50: result.p50, p99: result.p99, non2xx: result.non2xx };
 }
 
@@ -161,7 +179,12 @@ export const departmentListingScenario: Scenario<ListingResult> = {
           sizes.push(await measureListing(server, settings, await countProducts(client), log));
           plans = await explain(client);
         }
-        return { sizes, growth: round(sizes.at(-1)!.p99 / Math.max(sizes[0]!.p99, 0.01), 2), plans, database: "postgres" };
+        return {
+          sizes,
+          growth: round(sizes.at(-1)!.p99 / Math.max(sizes[0]!.p99, 0.01), 2),
+          plans,
+          database: "postgres",
+        };
       } finally {
         await client.end();
       }
@@ -176,7 +199,8 @@ export const departmentListingScenario: Scenario<ListingResult> = {
         await db.close();
       }
     };
-    const serve = () => startShopServer(projectRoot, { kind: "pglite" }, { env: { DATA_DIR: dataDir }, startTimeoutMs: 180_000 });
+    const serve = () =>
+      startShopServer(projectRoot, { kind: "pglite" }, { env: { DATA_DIR: dataDir }, startTimeoutMs: 180_000 });
     let own: RunningServer | undefined;
     try {
       // The first start migrates and seeds the shop's six; its stop releases the directory.
@@ -205,7 +229,8 @@ export const departmentListingScenario: Scenario<ListingResult> = {
   render(measurements) {
     return measurements
       .map((measurement) => {
-        if (!measurement.result) return `${measurement.databaseLabel}: not measured (${measurement.error ?? "no result"}).`;
+        if (!measurement.result)
+          return `${measurement.databaseLabel}: not measured (${measurement.error ?? "no result"}).`;
         const result = measurement.result;
         const target = LISTING_P99_TARGET_MS[result.database];
         return [
@@ -230,9 +255,14 @@ export const departmentListingScenario: Scenario<ListingResult> = {
   missedTargets(result, databaseLabel) {
     const missed: string[] = [];
     const last = result.sizes.at(-1)!;
-    if (last.p99 >= LISTING_P99_TARGET_MS[result.database]) missed.push(`${databaseLabel}: department listing p99 ${ms(last.p99)} at ${integer(last.products)} products`);
-    if (result.growth > LISTING_GROWTH_TARGET) missed.push(`${databaseLabel}: department listing p99 ${result.growth}× at ${integer(last.products)} of its p99 at ${result.sizes[0]!.products}`);
-    if (result.sizes.some((size) => size.non2xx > 0)) missed.push(`${databaseLabel}: department listing answered non-2xx`);
+    if (last.p99 >= LISTING_P99_TARGET_MS[result.database])
+      missed.push(`${databaseLabel}: department listing p99 ${ms(last.p99)} at ${integer(last.products)} products`);
+    if (result.growth > LISTING_GROWTH_TARGET)
+      missed.push(
+        `${databaseLabel}: department listing p99 ${result.growth}× at ${integer(last.products)} of its p99 at ${result.sizes[0]!.products}`,
+      );
+    if (result.sizes.some((size) => size.non2xx > 0))
+      missed.push(`${databaseLabel}: department listing answered non-2xx`);
     return missed;
   },
 };

@@ -6,7 +6,15 @@ import { integer, median, ms, round, table } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
 import type { RunningServer } from "../lib/server.ts";
 import type { Settings } from "../lib/settings.ts";
-import { addToBasket, BENCH_PRODUCT, findPublishableKey, newShopper, payForBasket, SESSION_COOKIE, timedFetch } from "../lib/shop-client.ts";
+import {
+  addToBasket,
+  BENCH_PRODUCT,
+  findPublishableKey,
+  newShopper,
+  payForBasket,
+  SESSION_COOKIE,
+  timedFetch,
+} from "../lib/shop-client.ts";
 import { BASKET_SHOPPERS, runBasketLoad } from "./basket.ts";
 import { BROWSER_HEADERS } from "./throughput.ts";
 
@@ -39,7 +47,10 @@ export interface EndpointAtSize {
 }
 
 /** The endpoints measured at each table size, as one table: the size ("Orders", "Products") on each group's first row. */
-export function endpointsAtSizesTable(sizeHeader: string, sizes: { size: number; endpoints: EndpointAtSize[] }[]): string {
+export function endpointsAtSizesTable(
+  sizeHeader: string,
+  sizes: { size: number; endpoints: EndpointAtSize[] }[],
+): string {
   const rows = sizes.flatMap(({ size, endpoints }) =>
     endpoints.map((endpoint, index) => [
       index === 0 ? integer(size) : "",
@@ -51,7 +62,15 @@ export function endpointsAtSizesTable(sizeHeader: string, sizes: { size: number;
       integer(endpoint.non2xx),
     ]),
   );
-  return table([sizeHeader, "Request", "req/s", "p50", "p99", "Errors", "Non-2xx"], rows, ["r", "l", "r", "r", "r", "r", "r"]);
+  return table([sizeHeader, "Request", "req/s", "p50", "p99", "Errors", "Non-2xx"], rows, [
+    "r",
+    "l",
+    "r",
+    "r",
+    "r",
+    "r",
+    "r",
+  ]);
 }
 
 export interface OrdersAtSize {
@@ -116,14 +135,19 @@ export const growthScenario: Scenario<GrowthResult> = {
   scope: "each-database",
   databases: ["postgres"],
   // Per order count, the two requests; the basket before and after. Seeding adds about a minute.
-  plannedSeconds: (settings) => (ORDER_COUNTS.length * 2 + 2) * settings.rounds * (settings.warmupS + settings.durationS) + 60,
+  plannedSeconds: (settings) =>
+    (ORDER_COUNTS.length * 2 + 2) * settings.rounds * (settings.warmupS + settings.durationS) + 60,
 
   async run({ server, settings, log }) {
     if (!server.databaseUrl) throw new Error("the growth scenario needs the server's PostgreSQL URL");
     const errorLinesBefore = server.errorLog().count;
     const settledAfterS = await waitUntilIdle(server.pid);
     if (settledAfterS > 1.5) log(`${server.label}: waited ${settledAfterS} s for the server to go quiet`);
-    const db = new pg.Client({ connectionString: server.databaseUrl, connectionTimeoutMillis: 5_000, statement_timeout: 300_000 });
+    const db = new pg.Client({
+      connectionString: server.databaseUrl,
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: 300_000,
+    });
     await db.connect();
     try {
       // One guest shopper with one real order (paid through the shop), whose items the seeded orders copy.
@@ -133,8 +157,12 @@ export const growthScenario: Scenario<GrowthResult> = {
       const cookie = first.cookie;
       const realOrderId = await payForBasket(server.baseUrl, cookie, publishableKey, first.basket.subtotalCents);
       const sessionId = await sessionIdOf(db, cookie);
-      const realOrder = await db.query<{ session_id: string | null; paid_at: Date }>("select session_id, paid_at from orders where id = $1", [realOrderId]);
-      if (realOrder.rows[0]?.session_id !== sessionId) throw new Error(`order ${realOrderId} does not belong to the shopper's session ${sessionId}`);
+      const realOrder = await db.query<{ session_id: string | null; paid_at: Date }>(
+        "select session_id, paid_at from orders where id = $1",
+        [realOrderId],
+      );
+      if (realOrder.rows[0]?.session_id !== sessionId)
+        throw new Error(`order ${realOrderId} does not belong to the shopper's session ${sessionId}`);
       const newest = realOrder.rows[0].paid_at;
 
       const orders: OrdersAtSize[] = [];
@@ -157,8 +185,11 @@ export const growthScenario: Scenario<GrowthResult> = {
         await db.query("analyze orders");
         stored = count;
         const seedSeconds = round((performance.now() - started) / 1000, 1);
-        const stats = await db.query<{ n: string }>("select count(*) as n from orders where session_id = $1", [sessionId]);
-        if (Number(stats.rows[0]?.n) !== count) throw new Error(`the shopper has ${stats.rows[0]?.n} orders, expected ${count}`);
+        const stats = await db.query<{ n: string }>("select count(*) as n from orders where session_id = $1", [
+          sessionId,
+        ]);
+        if (Number(stats.rows[0]?.n) !== count)
+          throw new Error(`the shopper has ${stats.rows[0]?.n} orders, expected ${count}`);
 
         const cursor = await findCursor(server.baseUrl, cookie, db, sessionId, count);
         log(
@@ -166,7 +197,14 @@ export const growthScenario: Scenario<GrowthResult> = {
             (cursor.matchesDatabase ? "" : " (WARNING: the pages' links disagree with the database)"),
         );
         const list = await measure(server, settings, log, "GET /orders", "/orders", cookie);
-        const older = await measure(server, settings, log, `GET /orders?before=<page ${cursor.page}>`, `/orders?before=${encodeURIComponent(cursor.cursor)}`, cookie);
+        const older = await measure(
+          server,
+          settings,
+          log,
+          `GET /orders?before=<page ${cursor.page}>`,
+          `/orders?before=${encodeURIComponent(cursor.cursor)}`,
+          cookie,
+        );
         orders.push({
           orders: count,
           seedSeconds,
@@ -183,7 +221,8 @@ export const growthScenario: Scenario<GrowthResult> = {
       // The basket, with the baskets that exist by now (earlier scenarios' shoppers), then with 100,000 more.
       log(`${server.label}: creating ${Math.max(BASKET_SHOPPERS, settings.connections)} shoppers for the basket load`);
       const cookies: string[] = [];
-      for (let index = 0; index < Math.max(BASKET_SHOPPERS, settings.connections); index += 1) cookies.push((await newShopper(server.baseUrl)).cookie);
+      for (let index = 0; index < Math.max(BASKET_SHOPPERS, settings.connections); index += 1)
+        cookies.push((await newShopper(server.baseUrl)).cookie);
       const basket: BasketAtSize[] = [];
       basket.push(await measureBasket(server, settings, log, cookies, db, 0));
       const started = performance.now();
@@ -200,15 +239,26 @@ export const growthScenario: Scenario<GrowthResult> = {
         [OTHER_BASKETS, BENCH_PRODUCT.id, BENCH_PRODUCT.priceCents],
       );
       await db.query("analyze sessions; analyze baskets; analyze basket_items");
-      basket.push(await measureBasket(server, settings, log, cookies, db, round((performance.now() - started) / 1000, 1)));
+      basket.push(
+        await measureBasket(server, settings, log, cookies, db, round((performance.now() - started) / 1000, 1)),
+      );
 
       const smallest = orders[0]!;
       const baseline = orders.find((size) => size.orders >= PAGE_SIZE) ?? smallest;
       const last = orders.at(-1)!;
       const ratio = (a: number, b: number) => round(a / b, 2);
-      const ordersP99Ratio = { list: ratio(last.list.p99, baseline.list.p99), older: ratio(last.older.p99, baseline.older.p99) };
-      const ordersP50Ratio = { list: ratio(last.list.p50, baseline.list.p50), older: ratio(last.older.p50, baseline.older.p50) };
-      const ordersP99RatioFromSmallest = { list: ratio(last.list.p99, smallest.list.p99), older: ratio(last.older.p99, smallest.older.p99) };
+      const ordersP99Ratio = {
+        list: ratio(last.list.p99, baseline.list.p99),
+        older: ratio(last.older.p99, baseline.older.p99),
+      };
+      const ordersP50Ratio = {
+        list: ratio(last.list.p50, baseline.list.p50),
+        older: ratio(last.older.p50, baseline.older.p50),
+      };
+      const ordersP99RatioFromSmallest = {
+        list: ratio(last.list.p99, smallest.list.p99),
+        older: ratio(last.older.p99, smallest.older.p99),
+      };
       const basketP99Ratio = ratio(basket[1]!.p99, basket[0]!.p99);
       const errorLog = server.errorLog(errorLinesBefore);
       return {
@@ -233,11 +283,19 @@ export const growthScenario: Scenario<GrowthResult> = {
     const missed: string[] = [];
     const { ordersP99Ratio, basketP99Ratio } = result;
     const from = integer(result.baselineOrders ?? ORDER_COUNTS[0]!);
-    if (ordersP99Ratio.list > FLAT_RATIO) missed.push(`growth (${databaseLabel}): GET /orders p99 ×${ordersP99Ratio.list} from ${from} to 100,000 orders`);
-    if (ordersP99Ratio.older > FLAT_RATIO) missed.push(`growth (${databaseLabel}): GET /orders?before= p99 ×${ordersP99Ratio.older} from ${from} to 100,000 orders`);
-    if (basketP99Ratio > FLAT_RATIO) missed.push(`growth (${databaseLabel}): basket add/remove p99 ×${basketP99Ratio} with 100,000 other baskets`);
-    const failing = [...result.orders.flatMap((size) => [size.list, size.older]), ...result.basket].filter((figures) => figures.errors + figures.non2xx > 0);
-    if (failing.length > 0) missed.push(`growth (${databaseLabel}): errors or non-2xx answers in ${failing.length} measurement(s)`);
+    if (ordersP99Ratio.list > FLAT_RATIO)
+      missed.push(`growth (${databaseLabel}): GET /orders p99 ×${ordersP99Ratio.list} from ${from} to 100,000 orders`);
+    if (ordersP99Ratio.older > FLAT_RATIO)
+      missed.push(
+        `growth (${databaseLabel}): GET /orders?before= p99 ×${ordersP99Ratio.older} from ${from} to 100,000 orders`,
+      );
+    if (basketP99Ratio > FLAT_RATIO)
+      missed.push(`growth (${databaseLabel}): basket add/remove p99 ×${basketP99Ratio} with 100,000 other baskets`);
+    const failing = [...result.orders.flatMap((size) => [size.list, size.older]), ...result.basket].filter(
+      (figures) => figures.errors + figures.non2xx > 0,
+    );
+    if (failing.length > 0)
+      missed.push(`growth (${databaseLabel}): errors or non-2xx answers in ${failing.length} measurement(s)`);
     return missed;
   },
 
@@ -257,7 +315,9 @@ export const growthScenario: Scenario<GrowthResult> = {
         for (const figures of [size.list, size.older]) {
           orderRows.push([
             figures === size.list ? integer(size.orders) : "",
-            figures === size.list ? "GET /orders" : `GET /orders?before= (page ${size.cursorPage}${size.cursorFrom === "synthetic" ? ", synthetic cursor" : ""})`,
+            figures === size.list
+              ? "GET /orders"
+              : `GET /orders?before= (page ${size.cursorPage}${size.cursorFrom === "synthetic" ? ", synthetic cursor" : ""})`,
             integer(figures.rps),
             ms(figures.p50),
             ms(figures.p99),
@@ -266,9 +326,27 @@ export const growthScenario: Scenario<GrowthResult> = {
           ]);
         }
       }
-      const ordersTable = table(["Orders", "Request", "req/s", "p50", "p99", "Errors", "Non-2xx"], orderRows, ["r", "l", "r", "r", "r", "r", "r"]);
+      const ordersTable = table(["Orders", "Request", "req/s", "p50", "p99", "Errors", "Non-2xx"], orderRows, [
+        "r",
+        "l",
+        "r",
+        "r",
+        "r",
+        "r",
+        "r",
+      ]);
       const basketTable = table(
-        ["Baskets stored", "req/s (add + remove)", "p50", "p99", "add p50 / p99", "remove p50 / p99", "Errors", "Non-2xx", "Removed nothing"],
+        [
+          "Baskets stored",
+          "req/s (add + remove)",
+          "p50",
+          "p99",
+          "add p50 / p99",
+          "remove p50 / p99",
+          "Errors",
+          "Non-2xx",
+          "Removed nothing",
+        ],
         result.basket.map((size) => [
           integer(size.baskets),
           integer(size.rps),
@@ -286,12 +364,20 @@ export const growthScenario: Scenario<GrowthResult> = {
       const warnings: string[] = [];
       for (const size of result.orders) {
         if (!size.cursorMatchesDatabase) {
-          warnings.push(`${integer(size.orders)} orders: the cursor found by following "Older orders" does not open page ${size.cursorPage} as the database orders them (pagination skips or repeats orders).`);
+          warnings.push(
+            `${integer(size.orders)} orders: the cursor found by following "Older orders" does not open page ${size.cursorPage} as the database orders them (pagination skips or repeats orders).`,
+          );
         }
         const expected = Math.min(PAGE_SIZE, size.orders - (size.cursorPage - 1) * PAGE_SIZE);
-        if (size.ordersOnCursorPage !== expected) warnings.push(`${integer(size.orders)} orders: page ${size.cursorPage} lists ${size.ordersOnCursorPage} orders, expected ${expected}.`);
+        if (size.ordersOnCursorPage !== expected)
+          warnings.push(
+            `${integer(size.orders)} orders: page ${size.cursorPage} lists ${size.ordersOnCursorPage} orders, expected ${expected}.`,
+          );
       }
-      if (result.serverErrorLogLines > 0) warnings.push(`the server logged ${result.serverErrorLogLines} error line(s) during this scenario (see the JSON).`);
+      if (result.serverErrorLogLines > 0)
+        warnings.push(
+          `the server logged ${result.serverErrorLogLines} error line(s) during this scenario (see the JSON).`,
+        );
       sections.push(
         [
           `${measurement.databaseLabel}:`,
@@ -345,17 +431,28 @@ async function findCursor(
   db: pg.Client,
   sessionId: string,
   count: number,
-): Promise<{ page: number; cursor: string; from: "pages" | "synthetic"; matchesDatabase: boolean; ordersOnPage: number }> {
+): Promise<{
+  page: number;
+  cursor: string;
+  from: "pages" | "synthetic";
+  matchesDatabase: boolean;
+  ordersOnPage: number;
+}> {
   const lastPage = Math.ceil(count / PAGE_SIZE);
   const page = Math.min(CURSOR_PAGE, lastPage);
   const ordersOn = async (path: string) => {
     const response = await timedFetch(`${baseUrl}${path}`, { headers: { accept: "text/html", cookie } });
     if (response.status !== 200) throw new Error(`GET ${path}: HTTP ${response.status}`);
     const next = /<a\b[^>]*href="\/orders\?before=([^"]+)"[^>]*>Older orders<\/a>/.exec(response.body)?.[1];
-    return { next: next ? decodeURIComponent(next.replace(/&amp;/g, "&")) : undefined, orders: (response.body.match(/data-testid="order"/g) ?? []).length };
+    return {
+      next: next ? decodeURIComponent(next.replace(/&amp;/g, "&")) : undefined,
+      orders: (response.body.match(/data-testid="order"/g) ?? []).length,
+    };
   };
   if (page === 1) {
-    const newest = await db.query<{ at: Date }>("select max(paid_at) as at from orders where session_id = $1", [sessionId]);
+    const newest = await db.query<{ at: Date }>("select max(paid_at) as at from orders where session_id = $1", [
+      sessionId,
+    ]);
     const cursor = `${new Date(newest.rows[0]!.at.getTime() + 1_000).toISOString()}~pi_zzzzzzzz`;
     const { orders } = await ordersOn(`/orders?before=${encodeURIComponent(cursor)}`);
     return { page, cursor, from: "synthetic", matchesDatabase: true, ordersOnPage: orders };
@@ -386,7 +483,9 @@ export async function measure(
 ): Promise<EndpointAtSize> {
   const rounds: LoadResult[] = [];
   for (let roundIndex = 0; roundIndex < settings.rounds; roundIndex += 1) {
-    log(`${server.label}: ${request}, round ${roundIndex + 1}/${settings.rounds} (${settings.warmupS} s warm-up + ${settings.durationS} s, ${settings.connections} connections)`);
+    log(
+      `${server.label}: ${request}, round ${roundIndex + 1}/${settings.rounds} (${settings.warmupS} s warm-up + ${settings.durationS} s, ${settings.connections} connections)`,
+    );
     const result = await runLoad({
       url: `${server.baseUrl}${path}`,
       connections: settings.connections,
@@ -394,7 +493,9 @@ export async function measure(
       warmupS: settings.warmupS,
       headers: { ...BROWSER_HEADERS, ...(cookie ? { cookie } : {}) },
     });
-    log(`  ${integer(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, errors ${result.errors}, non-2xx ${result.non2xx}`);
+    log(
+      `  ${integer(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, errors ${result.errors}, non-2xx ${result.non2xx}`,
+    );
     rounds.push(result);
   }
   return {
@@ -420,12 +521,17 @@ async function measureBasket(
   const baskets = Number(stored.rows[0]?.n ?? 0);
   const rounds: LoadResult[] = [];
   for (let roundIndex = 0; roundIndex < settings.rounds; roundIndex += 1) {
-    log(`${server.label}: basket add/remove with ${integer(baskets)} baskets stored, round ${roundIndex + 1}/${settings.rounds}`);
+    log(
+      `${server.label}: basket add/remove with ${integer(baskets)} baskets stored, round ${roundIndex + 1}/${settings.rounds}`,
+    );
     const result = await runBasketLoad(server.baseUrl, cookies, settings);
-    log(`  ${integer(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, errors ${result.errors}, non-2xx ${result.non2xx}`);
+    log(
+      `  ${integer(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, errors ${result.errors}, non-2xx ${result.non2xx}`,
+    );
     rounds.push(result);
   }
-  const perAction = (action: "add" | "remove") => rounds.map((r) => r.perRequest?.[action]).filter((figures) => figures !== undefined);
+  const perAction = (action: "add" | "remove") =>
+    rounds.map((r) => r.perRequest?.[action]).filter((figures) => figures !== undefined);
   return {
     baskets,
     seedSeconds,

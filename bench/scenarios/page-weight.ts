@@ -56,16 +56,25 @@ export const pageWeightScenario: Scenario<PageWeightResult> = {
     );
     const files = table(
       ["File", "Loaded by", "Raw", "gzip -9"],
-      result.resources.map((resource) => [`\`${resource.path}\``, resource.source, kB(resource.rawBytes), kB(resource.gzipBytes)]),
+      result.resources.map((resource) => [
+        `\`${resource.path}\``,
+        resource.source,
+        kB(resource.rawBytes),
+        kB(resource.gzipBytes),
+      ]),
       ["l", "l", "r", "r"],
     );
     const notes = [
       `JavaScript budget: ${kB(result.js.gzipBytes)} of ${kB(result.budget.jsGzipBytes)} gzipped (${result.budget.usedPercent}%): ${verdict}.`,
     ];
     if (result.notPreloaded.length > 0) {
-      notes.push(`Imported but not preloaded (extra round trips): ${result.notPreloaded.map((file) => `\`${file}\``).join(", ")}.`);
+      notes.push(
+        `Imported but not preloaded (extra round trips): ${result.notPreloaded.map((file) => `\`${file}\``).join(", ")}.`,
+      );
     }
     if (result.external.length > 0) notes.push(`Other origins (not weighed): ${result.external.join(", ")}.`);
-    return [summary, "", notes.join("\n\n"), "", "<details><summary>Files</summary>", "", files, "", "</details>"].join("\n");
+    return [summary, "", notes.join("\n\n"), "", "<details><summary>Files</summary>", "", files, "", "</details>"].join(
+      "\n",
+    );
   },
 };

@@ -1,6 +1,12 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { medianRun, runLighthouse, type Category, type FailingAudit, type LighthouseFigures } from "../lib/lighthouse.ts";
+import {
+  medianRun,
+  runLighthouse,
+  type Category,
+  type FailingAudit,
+  type LighthouseFigures,
+} from "../lib/lighthouse.ts";
 import { cpuBusyPercent, kB, ms, table } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
 import { addToBasket, BENCH_PRODUCT, findPublishableKey, payForBasket, timedFetch } from "../lib/shop-client.ts";
@@ -55,7 +61,14 @@ export interface PageFigures {
   /** The median run (medianRun) of this page's runs: the figures reported and judged. */
   lighthouse?: LighthouseFigures;
   /** Every run's headline figures, in order, the median one included. */
-  runs?: { performance: number | null; lcpMs: number; tbtMs: number; cls: number; fcpMs: number; interactiveMs: number }[];
+  runs?: {
+    performance: number | null;
+    lcpMs: number;
+    tbtMs: number;
+    cls: number;
+    fcpMs: number;
+    interactiveMs: number;
+  }[];
   targets: PageTarget[];
   /** Set instead of `lighthouse` when the run failed. */
   error?: string;
@@ -76,7 +89,16 @@ export interface PagesResult {
  */
 function emojiFonts(): string[] {
   const listed = spawnSync("fc-list", [":charset=2b50", "family"], { encoding: "utf8" });
-  return listed.status === 0 ? [...new Set(listed.stdout.split("\n").map((line) => line.trim()).filter(Boolean))] : [];
+  return listed.status === 0
+    ? [
+        ...new Set(
+          listed.stdout
+            .split("\n")
+            .map((line) => line.trim())
+            .filter(Boolean),
+        ),
+      ]
+    : [];
 }
 
 export const pagesScenario: Scenario<PagesResult> = {
@@ -96,10 +118,12 @@ export const pagesScenario: Scenario<PagesResult> = {
     await payForBasket(server.baseUrl, cookie, publishableKey, first.basket.subtotalCents);
     await addToBasket(server.baseUrl, cookie, BENCH_PRODUCT.id);
     const second = await addToBasket(server.baseUrl, cookie, BENCH_PRODUCT.id);
-    if (second.basket.count !== 2) throw new Error(`the shopper's basket holds ${second.basket.count} items, expected 2`);
+    if (second.basket.count !== 2)
+      throw new Error(`the shopper's basket holds ${second.basket.count} items, expected 2`);
     const orders = await timedFetch(`${server.baseUrl}/orders`, { headers: { accept: "text/html", cookie } });
     const paidOrders = (orders.body.match(/data-testid="order"/g) ?? []).length;
-    if (orders.status !== 200 || paidOrders !== 1) throw new Error(`GET /orders as the shopper: HTTP ${orders.status} with ${paidOrders} orders, expected 1`);
+    if (orders.status !== 200 || paidOrders !== 1)
+      throw new Error(`GET /orders as the shopper: HTTP ${orders.status} with ${paidOrders} orders, expected 1`);
 
     const pages: PageFigures[] = [];
     for (const page of LIGHTHOUSE_PAGES) {
@@ -114,7 +138,9 @@ export const pagesScenario: Scenario<PagesResult> = {
           runLighthouse(`${server.baseUrl}${page.path}`, {
             extraHeaders: page.asShopper ? { cookie } : undefined,
             timeoutMs: LIGHTHOUSE_TIMEOUT_S * 1000,
-            saveReportAs: settings.lighthouseReportsDir ? path.join(settings.lighthouseReportsDir, `${reportName}-${run}`) : undefined,
+            saveReportAs: settings.lighthouseReportsDir
+              ? path.join(settings.lighthouseReportsDir, `${reportName}-${run}`)
+              : undefined,
           });
         const runs: LighthouseFigures[] = [];
         for (let run = 1; run <= settings.lighthouseRuns; run += 1) {
@@ -126,7 +152,9 @@ export const pagesScenario: Scenario<PagesResult> = {
             return audit(run);
           });
           if (retried) one.runWarnings.push(`run ${run} failed and was repeated: ${retried}`);
-          log(`  run ${run}: performance ${one.scores.performance ?? "?"}, LCP ${ms(one.lcpMs)}, TBT ${ms(one.tbtMs)}, CLS ${one.cls}`);
+          log(
+            `  run ${run}: performance ${one.scores.performance ?? "?"}, LCP ${ms(one.lcpMs)}, TBT ${ms(one.tbtMs)}, CLS ${one.cls}`,
+          );
           runs.push(one);
         }
         const figures = medianRun(runs);
@@ -152,7 +180,9 @@ export const pagesScenario: Scenario<PagesResult> = {
         });
         const failing = Object.values(figures.failing).flat().length;
         log(
-          `  ${figures.seconds} s: ${Object.entries(figures.scores).map(([category, score]) => `${category} ${score ?? "?"}`).join(", ")}; ` +
+          `  ${figures.seconds} s: ${Object.entries(figures.scores)
+            .map(([category, score]) => `${category} ${score ?? "?"}`)
+            .join(", ")}; ` +
             `LCP ${ms(figures.lcpMs)}, TBT ${ms(figures.tbtMs)}, CLS ${figures.cls}; JS ${kB(figures.js.gzipBytes)} gzip; ${failing} failing audits`,
         );
       } catch (error) {
@@ -161,7 +191,8 @@ export const pagesScenario: Scenario<PagesResult> = {
         pages.push({ path: page.path, asShopper: page.asShopper, cpuBusyBefore, targets: [], error: message });
       }
     }
-    if (pages.every((page) => page.error)) throw new Error(`Lighthouse failed on every page (first: ${pages[0]?.error})`);
+    if (pages.every((page) => page.error))
+      throw new Error(`Lighthouse failed on every page (first: ${pages[0]?.error})`);
     return { shopper: { basketItems: second.basket.count, paidOrders }, emojiFonts: emojiFonts(), pages };
   },
 
@@ -169,7 +200,9 @@ export const pagesScenario: Scenario<PagesResult> = {
     return result.pages.flatMap((page) =>
       page.error
         ? [`${page.path}: Lighthouse failed`]
-        : page.targets.filter((target) => !target.pass).map((target) => `${page.path}: ${target.name} ${formatValue(target)} (target ${target.target})`),
+        : page.targets
+            .filter((target) => !target.pass)
+            .map((target) => `${page.path}: ${target.name} ${formatValue(target)} (target ${target.target})`),
     );
   },
 
@@ -177,10 +210,25 @@ export const pagesScenario: Scenario<PagesResult> = {
     const measured = measurements.find((measurement) => measurement.result);
     if (!measured?.result) return `Not measured: ${measurements[0]?.error ?? "no PGlite server in this run"}`;
     const { pages } = measured.result;
-    const ok = pages.filter((page): page is PageFigures & { lighthouse: LighthouseFigures } => page.lighthouse !== undefined);
+    const ok = pages.filter(
+      (page): page is PageFigures & { lighthouse: LighthouseFigures } => page.lighthouse !== undefined,
+    );
     const score = (figures: LighthouseFigures, category: Category) => String(figures.scores[category] ?? "?");
     const figures = table(
-      ["Page", "Perf.", "A11y", "Best pr.", "SEO", "LCP", "TBT", "CLS", "JS gzip (files)", "HTML gzip", "Transferred (requests)", "CPU busy before"],
+      [
+        "Page",
+        "Perf.",
+        "A11y",
+        "Best pr.",
+        "SEO",
+        "LCP",
+        "TBT",
+        "CLS",
+        "JS gzip (files)",
+        "HTML gzip",
+        "Transferred (requests)",
+        "CPU busy before",
+      ],
       pages.map(({ path, asShopper, lighthouse: lh, cpuBusyBefore }) =>
         lh
           ? [
@@ -203,7 +251,14 @@ export const pagesScenario: Scenario<PagesResult> = {
     );
     const targetNames = ["performance", "accessibility", "LCP", "CLS", "JS gzip"];
     const targets = table(
-      ["Page", "Performance = 100", "Accessibility = 100", "LCP < 1.2 s", "CLS = 0", `JS ≤ ${kB(PAGE_TARGETS.homeJsGzipBytes)} gzip (/ only)`],
+      [
+        "Page",
+        "Performance = 100",
+        "Accessibility = 100",
+        "LCP < 1.2 s",
+        "CLS = 0",
+        `JS ≤ ${kB(PAGE_TARGETS.homeJsGzipBytes)} gzip (/ only)`,
+      ],
       ok.map((page) => [
         `\`${page.path}\``,
         ...targetNames.map((name) => {
@@ -220,18 +275,22 @@ export const pagesScenario: Scenario<PagesResult> = {
       for (const category of ["accessibility", "best-practices", "seo"] as const) {
         for (const audit of page.lighthouse.failing[category]) lines.push(`  - ${category}: ${describeAudit(audit)}`);
       }
-      for (const audit of page.lighthouse.errored) lines.push(`  - could not run: \`${audit.id}\` (${audit.title}): ${audit.message}`);
+      for (const audit of page.lighthouse.errored)
+        lines.push(`  - could not run: \`${audit.id}\` (${audit.title}): ${audit.message}`);
       audits.push(lines.length > 0 ? `- \`${page.path}\`:\n${lines.join("\n")}` : `- \`${page.path}\`: none`);
       const { lcpElement, performanceHints } = page.lighthouse;
       hints.push(
         `- \`${page.path}\`: ${performanceHints.map((hint) => `\`${hint.id}\`${hint.displayValue ? ` (${hint.displayValue})` : ""}`).join(", ") || "none"}` +
-          (lcpElement ? `; LCP element: \`${lcpElement.length > 140 ? `${lcpElement.slice(0, 140)}…` : lcpElement}\`` : ""),
+          (lcpElement
+            ? `; LCP element: \`${lcpElement.length > 140 ? `${lcpElement.slice(0, 140)}…` : lcpElement}\``
+            : ""),
       );
     }
     const warnings: string[] = [];
     for (const page of pages) {
       if (page.error) warnings.push(`${page.path}: ${page.error}`);
-      if (page.lighthouse?.external.length) warnings.push(`${page.path} requested other hosts: ${page.lighthouse.external.join(", ")}`);
+      if (page.lighthouse?.external.length)
+        warnings.push(`${page.path} requested other hosts: ${page.lighthouse.external.join(", ")}`);
       for (const warning of page.lighthouse?.runWarnings ?? []) warnings.push(`${page.path}: Lighthouse: ${warning}`);
     }
     const fonts = measurements.find((measurement) => measurement.result)?.result?.emojiFonts;
@@ -257,7 +316,9 @@ export const pagesScenario: Scenario<PagesResult> = {
       .filter((page) => (page.runs?.length ?? 0) > 1)
       .map((page) => {
         const runs = page.runs!;
-        const median = runs.findIndex((run) => run.fcpMs === page.lighthouse.fcpMs && run.interactiveMs === page.lighthouse.interactiveMs);
+        const median = runs.findIndex(
+          (run) => run.fcpMs === page.lighthouse.fcpMs && run.interactiveMs === page.lighthouse.interactiveMs,
+        );
         return (
           `- \`${page.path}\`: performance ${runs.map((run) => run.performance ?? "?").join(" / ")}; ` +
           `LCP ${runs.map((run) => seconds(run.lcpMs)).join(" / ")}; TBT ${runs.map((run) => ms(run.tbtMs)).join(" / ")} (median run: ${median + 1})`
@@ -299,7 +360,12 @@ function targetsFor(path: string, figures: LighthouseFigures): PageTarget[] {
       target: `= ${PAGE_TARGETS.accessibility}`,
       pass: figures.scores.accessibility === PAGE_TARGETS.accessibility,
     },
-    { name: "LCP", value: figures.lcpMs, target: `< ${seconds(PAGE_TARGETS.lcpMs)}`, pass: figures.lcpMs < PAGE_TARGETS.lcpMs },
+    {
+      name: "LCP",
+      value: figures.lcpMs,
+      target: `< ${seconds(PAGE_TARGETS.lcpMs)}`,
+      pass: figures.lcpMs < PAGE_TARGETS.lcpMs,
+    },
     { name: "CLS", value: figures.cls, target: `= ${PAGE_TARGETS.cls}`, pass: figures.cls === PAGE_TARGETS.cls },
   ];
   if (path === "/") {

@@ -10,7 +10,18 @@ export const IMPORT_ROWS = 10_000;
 export const IMPORT_TARGET_S = 30;
 
 const OPERATOR = { email: "bench-importer@example.com", password: "bench importer violet tractor" };
-const DEPARTMENTS = ["Books", "Home & Kitchen", "Electronics", "Computers > Monitors", "Computers > Tablets", "Garden", "Toys", "Sports > Running", "Sports > Cycling", "Music"];
+const DEPARTMENTS = [
+  "Books",
+  "Home & Kitchen",
+  "Electronics",
+  "Computers > Monitors",
+  "Computers > Tablets",
+  "Garden",
+  "Toys",
+  "Sports > Running",
+  "Sports > Cycling",
+  "Music",
+];
 
 export interface ImportStep {
   step: string;
@@ -58,15 +69,27 @@ async function signIn(baseUrl: string): Promise<string> {
 }
 
 /** One press of the import page's Preview or Import, as a browser without JavaScript sends it. */
-async function postFile(baseUrl: string, cookie: string, intent: "preview" | "import", csv: string): Promise<ImportStep> {
+async function postFile(
+  baseUrl: string,
+  cookie: string,
+  intent: "preview" | "import",
+  csv: string,
+): Promise<ImportStep> {
   const form = new FormData();
   form.set("intent", intent);
   form.set("file", new File([csv], "bench.csv", { type: "text/csv" }));
   const started = performance.now();
-  const response = await fetch(`${baseUrl}/admin/products/import`, { method: "POST", redirect: "manual", body: form, headers: { cookie, accept: "text/html", origin: baseUrl } });
+  const response = await fetch(`${baseUrl}/admin/products/import`, {
+    method: "POST",
+    redirect: "manual",
+    body: form,
+    headers: { cookie, accept: "text/html", origin: baseUrl },
+  });
   const page = await response.text();
   const seconds = round((performance.now() - started) / 1000, 2);
-  const said = /\d+ created, \d+ updated, \d+ unchanged(, \d+ with errors)?/.exec(page)?.[0] ?? (response.headers.get("location") ? `redirected to ${response.headers.get("location")}` : page.slice(0, 200));
+  const said =
+    /\d+ created, \d+ updated, \d+ unchanged(, \d+ with errors)?/.exec(page)?.[0] ??
+    (response.headers.get("location") ? `redirected to ${response.headers.get("location")}` : page.slice(0, 200));
   return { step: intent === "preview" ? "Preview" : "Import", seconds, status: response.status, outcome: said };
 }
 
@@ -87,7 +110,11 @@ export const productImportScenario: Scenario<ProductImportResult> = {
     const csv = generateFile();
     let server: RunningServer | undefined;
     try {
-      server = await startShopServer(projectRoot, { kind: "pglite" }, { env: { OPERATOR_EMAIL: OPERATOR.email, OPERATOR_PASSWORD: OPERATOR.password }, startTimeoutMs: 180_000 });
+      server = await startShopServer(
+        projectRoot,
+        { kind: "pglite" },
+        { env: { OPERATOR_EMAIL: OPERATOR.email, OPERATOR_PASSWORD: OPERATOR.password }, startTimeoutMs: 180_000 },
+      );
       await waitUntilIdle(server.pid);
       const cookie = await signIn(server.baseUrl);
       const steps: ImportStep[] = [];
@@ -100,13 +127,25 @@ export const productImportScenario: Scenario<ProductImportResult> = {
       await measure(postFile(server.baseUrl, cookie, "preview", csv));
       const imported = await measure(postFile(server.baseUrl, cookie, "import", csv));
       if (imported.status !== 302) throw new Error(`the import answered ${imported.status}: ${imported.outcome}`);
-      await measure(postFile(server.baseUrl, cookie, "preview", csv).then((step) => ({ ...step, step: "Preview again (the same file)" })));
+      await measure(
+        postFile(server.baseUrl, cookie, "preview", csv).then((step) => ({
+          ...step,
+          step: "Preview again (the same file)",
+        })),
+      );
       const started = performance.now();
       // Sent gzipped as a stream; fetch decodes it, so the size is the CSV's own.
-      const exported = await fetch(`${server.baseUrl}/admin/products/export`, { headers: { cookie, "accept-encoding": "gzip" } });
+      const exported = await fetch(`${server.baseUrl}/admin/products/export`, {
+        headers: { cookie, "accept-encoding": "gzip" },
+      });
       const csvBytes = (await exported.arrayBuffer()).byteLength;
       const encoding = exported.headers.get("content-encoding") ?? "none";
-      steps.push({ step: "Export CSV", seconds: round((performance.now() - started) / 1000, 2), status: exported.status, outcome: `${kB(csvBytes)} of CSV, Content-Encoding: ${encoding}` });
+      steps.push({
+        step: "Export CSV",
+        seconds: round((performance.now() - started) / 1000, 2),
+        status: exported.status,
+        outcome: `${kB(csvBytes)} of CSV, Content-Encoding: ${encoding}`,
+      });
       log(`  Export: ${steps.at(-1)!.seconds} s, ${steps.at(-1)!.outcome}`);
       return {
         rows: IMPORT_ROWS,
@@ -124,7 +163,8 @@ export const productImportScenario: Scenario<ProductImportResult> = {
   render(measurements) {
     return measurements
       .map((measurement) => {
-        if (!measurement.result) return `${measurement.databaseLabel}: not measured (${measurement.error ?? "no result"}).`;
+        if (!measurement.result)
+          return `${measurement.databaseLabel}: not measured (${measurement.error ?? "no result"}).`;
         const result = measurement.result;
         return [
           `${measurement.databaseLabel}: a file of ${integer(result.rows)} rows (${integer(result.products)} products, ${kB(result.fileBytes)}), posted as the import page's form`,
@@ -142,6 +182,10 @@ export const productImportScenario: Scenario<ProductImportResult> = {
   },
 
   missedTargets(result, databaseLabel) {
-    return result.importSeconds >= IMPORT_TARGET_S ? [`${databaseLabel}: the import of ${integer(result.rows)} rows took ${result.importSeconds} s (target under ${IMPORT_TARGET_S} s)`] : [];
+    return result.importSeconds >= IMPORT_TARGET_S
+      ? [
+          `${databaseLabel}: the import of ${integer(result.rows)} rows took ${result.importSeconds} s (target under ${IMPORT_TARGET_S} s)`,
+        ]
+      : [];
   },
 };

@@ -36,7 +36,16 @@ const PLAIN_PATH = "/products/the-lean-startup";
  * unless another is chosen), Grey selling on when out of stock, the larger sizes dearer, Red at a compare-at price,
  * every variant with its SKU.
  */
-function variantRows(): { size: string; colour: string; sku: string; price: string; compareAt: string; stock: string; tracked: boolean; continueSelling: boolean }[] {
+function variantRows(): {
+  size: string;
+  colour: string;
+  sku: string;
+  price: string;
+  compareAt: string;
+  stock: string;
+  tracked: boolean;
+  continueSelling: boolean;
+}[] {
   return SIZES.flatMap((size, sizeIndex) =>
     COLOURS.map((colour, colourIndex) => {
       const tracked = colourIndex < 5;
@@ -84,7 +93,13 @@ export interface Comparison {
 export interface ProductVariantsResult {
   /** The scenario's own server, e.g. "PostgreSQL (bench_…)": not the run's, whose label heads the row. */
   server: string;
-  product: { slug: string; variants: number; tracked: number; createdInS: number; pageBytes: { plain: number; variants: number } };
+  product: {
+    slug: string;
+    variants: number;
+    tracked: number;
+    createdInS: number;
+    pageBytes: { plain: number; variants: number };
+  };
   rounds: { order: string[]; rows: LoadFigures[] }[];
   comparisons: Comparison[];
   serverStartupS: number;
@@ -138,16 +153,24 @@ async function createProduct(baseUrl: string, cookie: string): Promise<string> {
   }
   const picture = readFileSync(path.join(projectRoot, "images/products/3254354345.webp"));
   form.set("picture", new File([picture], "tee.webp", { type: "image/webp" }));
-  const saved = await fetch(`${baseUrl}/admin/products/new`, { method: "POST", redirect: "manual", body: form, headers: { cookie, accept: "text/html", origin: baseUrl } });
+  const saved = await fetch(`${baseUrl}/admin/products/new`, {
+    method: "POST",
+    redirect: "manual",
+    body: form,
+    headers: { cookie, accept: "text/html", origin: baseUrl },
+  });
   const location = saved.headers.get("location");
   if (saved.status !== 302 || !location) {
     const page = await saved.text();
-    const errors = [...page.matchAll(/class="console-field__error"[^>]*>([^<]+)</g)].map((match) => match[1]).slice(0, 5);
+    const errors = [...page.matchAll(/class="console-field__error"[^>]*>([^<]+)</g)]
+      .map((match) => match[1])
+      .slice(0, 5);
     throw new Error(`the product form answered ${saved.status}${errors.length > 0 ? `: ${errors.join("; ")}` : ""}`);
   }
   const editPage = await timedFetch(new URL(location, baseUrl).href, { headers: { cookie, accept: "text/html" } });
   const slug = /href="\/products\/([^"?]+)"[^>]*>View on the shop/.exec(editPage.body)?.[1];
-  if (editPage.status !== 200 || !slug) throw new Error(describeAnswer(`GET ${location} (the saved product's slug)`, editPage));
+  if (editPage.status !== 200 || !slug)
+    throw new Error(describeAnswer(`GET ${location} (the saved product's slug)`, editPage));
   return slug;
 }
 
@@ -155,17 +178,32 @@ async function createProduct(baseUrl: string, cookie: string): Promise<string> {
  * What the page's Add to Basket form sends for a variant: the "Choose" form's values sent (as without JavaScript),
  * then that form's hidden productId and variantId. Also checks that the page offers every size and colour.
  */
-async function basketFormOf(baseUrl: string, slug: string, choice: { size: string; colour: string }): Promise<{ productId: string; variantId: string }> {
-  const page = await timedFetch(`${baseUrl}/products/${slug}?option1=${encodeURIComponent(choice.size)}&option2=${encodeURIComponent(choice.colour)}`, {
-    headers: { accept: "text/html" },
-  });
+async function basketFormOf(
+  baseUrl: string,
+  slug: string,
+  choice: { size: string; colour: string },
+): Promise<{ productId: string; variantId: string }> {
+  const page = await timedFetch(
+    `${baseUrl}/products/${slug}?option1=${encodeURIComponent(choice.size)}&option2=${encodeURIComponent(choice.colour)}`,
+    {
+      headers: { accept: "text/html" },
+    },
+  );
   if (page.status !== 200) throw new Error(describeAnswer(`GET /products/${slug}`, page));
   const offered = (option: string) => page.body.match(new RegExp(`name="${option}"`, "g"))?.length ?? 0;
   if (offered("option1") !== SIZES.length || offered("option2") !== COLOURS.length) {
-    throw new Error(`GET /products/${slug} offers ${offered("option1")} sizes and ${offered("option2")} colours, not ${SIZES.length} and ${COLOURS.length}`);
+    throw new Error(
+      `GET /products/${slug} offers ${offered("option1")} sizes and ${offered("option2")} colours, not ${SIZES.length} and ${COLOURS.length}`,
+    );
   }
-  const form = /action="\/basket\/add"[^>]*>\s*<input type="hidden" name="productId" value="([^"]+)"\/?>\s*<input type="hidden" name="variantId" value="([^"]+)"/.exec(page.body);
-  if (!form) throw new Error(`GET /products/${slug}: no Add to Basket form with a variantId for ${choice.size} / ${choice.colour}`);
+  const form =
+    /action="\/basket\/add"[^>]*>\s*<input type="hidden" name="productId" value="([^"]+)"\/?>\s*<input type="hidden" name="variantId" value="([^"]+)"/.exec(
+      page.body,
+    );
+  if (!form)
+    throw new Error(
+      `GET /products/${slug}: no Add to Basket form with a variantId for ${choice.size} / ${choice.colour}`,
+    );
   return { productId: form[1]!, variantId: form[2]! };
 }
 
@@ -217,7 +255,13 @@ function basketLoad(baseUrl: string, cookies: string[], body: { productId: strin
 }
 
 /** CPU of the server process per request over a measured load, after a warm-up that is not counted. */
-async function measureCpu(server: RunningServer, settings: Settings, name: string, load: Load, log: (message: string) => void): Promise<LoadFigures> {
+async function measureCpu(
+  server: RunningServer,
+  settings: Settings,
+  name: string,
+  load: Load,
+  log: (message: string) => void,
+): Promise<LoadFigures> {
   const common = { ...load, connections: settings.connections, warmupS: 0 };
   if (settings.warmupS > 0) await runLoad({ ...common, durationS: settings.warmupS });
   const before = cpuSecondsOf(server.pid);
@@ -236,7 +280,9 @@ async function measureCpu(server: RunningServer, settings: Settings, name: strin
     statusCodes: result.statusCodes,
     removedNothing: unexpected,
   };
-  log(`  ${name}: ${figures.cpuMsPerRequest} ms CPU/request, ${integer(figures.rps)} req/s, p99 ${ms(figures.p99)}, failed ${figures.failed}`);
+  log(
+    `  ${name}: ${figures.cpuMsPerRequest} ms CPU/request, ${integer(figures.rps)} req/s, p99 ${ms(figures.p99)}, failed ${figures.failed}`,
+  );
   return figures;
 }
 
@@ -252,7 +298,8 @@ export const productVariantsScenario: Scenario<ProductVariantsResult> = {
   name: "productVariants",
   title: "Product page with 100 variants against one without options (server CPU per request)",
   scope: "each-database",
-  plannedSeconds: (settings) => Math.max(MIN_ROUNDS, settings.rounds) * 7 * (settings.warmupS + settings.durationS) + 60,
+  plannedSeconds: (settings) =>
+    Math.max(MIN_ROUNDS, settings.rounds) * 7 * (settings.warmupS + settings.durationS) + 60,
 
   async run({ server: runServer, settings, log }) {
     let choice: DatabaseChoice = { kind: "pglite" };
@@ -269,7 +316,9 @@ export const productVariantsScenario: Scenario<ProductVariantsResult> = {
         // A fresh database is migrated and seeded first: on a busy machine that takes longer than a restart.
         startTimeoutMs: Math.max(settings.startTimeoutS, 180) * 1000,
       });
-      log(`${server.label}: a server of its own at ${server.baseUrl} (pid ${server.pid}), ready in ${round(server.startupS, 1)} s`);
+      log(
+        `${server.label}: a server of its own at ${server.baseUrl} (pid ${server.pid}), ready in ${round(server.startupS, 1)} s`,
+      );
       await waitUntilIdle(server.pid);
       const operator = await signIn(server.baseUrl);
       const started = performance.now();
@@ -278,19 +327,36 @@ export const productVariantsScenario: Scenario<ProductVariantsResult> = {
       const variantsPath = `/products/${slug}`;
       const tracked = await basketFormOf(server.baseUrl, slug, TRACKED_CHOICE);
       const untracked = await basketFormOf(server.baseUrl, slug, UNTRACKED_CHOICE);
-      log(`  created ${variantsPath} with ${SIZES.length * COLOURS.length} variants through the product form in ${createdInS} s`);
+      log(
+        `  created ${variantsPath} with ${SIZES.length * COLOURS.length} variants through the product form in ${createdInS} s`,
+      );
 
       // A shopper with a basket: their pages always render (a guest's are kept as bytes per catalogue version).
       const { cookie: shopper } = await newShopper(server.baseUrl);
-      const bytes = { plain: await pageBytes(server.baseUrl, PLAIN_PATH, shopper), variants: await pageBytes(server.baseUrl, variantsPath, shopper) };
-      const page = (cookie?: string): Load => ({ url: "", headers: cookie ? { ...BROWSER_HEADERS, cookie } : BROWSER_HEADERS });
+      const bytes = {
+        plain: await pageBytes(server.baseUrl, PLAIN_PATH, shopper),
+        variants: await pageBytes(server.baseUrl, variantsPath, shopper),
+      };
+      const page = (cookie?: string): Load => ({
+        url: "",
+        headers: cookie ? { ...BROWSER_HEADERS, cookie } : BROWSER_HEADERS,
+      });
       const base = server.baseUrl;
       const loads = {
         shopperPlain: { name: `shopper's GET ${PLAIN_PATH}`, load: { ...page(shopper), url: `${base}${PLAIN_PATH}` } },
-        shopperVariants: { name: `shopper's GET /products/(100 variants)`, load: { ...page(shopper), url: `${base}${variantsPath}` } },
+        shopperVariants: {
+          name: `shopper's GET /products/(100 variants)`,
+          load: { ...page(shopper), url: `${base}${variantsPath}` },
+        },
         guestPlain: { name: `guest's GET ${PLAIN_PATH}`, load: { ...page(), url: `${base}${PLAIN_PATH}` } },
-        guestVariants: { name: `guest's GET /products/(100 variants)`, load: { ...page(), url: `${base}${variantsPath}` } },
-        basketPlain: { name: "basket add + remove, the-lean-startup", load: basketLoad(base, await basketShoppers(base), { productId: BENCH_PRODUCT.id }) },
+        guestVariants: {
+          name: `guest's GET /products/(100 variants)`,
+          load: { ...page(), url: `${base}${variantsPath}` },
+        },
+        basketPlain: {
+          name: "basket add + remove, the-lean-startup",
+          load: basketLoad(base, await basketShoppers(base), { productId: BENCH_PRODUCT.id }),
+        },
         basketTracked: {
           name: `basket add + remove, ${TRACKED_CHOICE.size} / ${TRACKED_CHOICE.colour} (stock tracked)`,
           load: basketLoad(base, await basketShoppers(base), tracked),
@@ -319,7 +385,8 @@ export const productVariantsScenario: Scenario<ProductVariantsResult> = {
       }
 
       const compare = (name: string, plain: Key, variants: Key, target: number): Comparison => {
-        const cpuOf = (key: Key) => rounds.map((each) => each.rows.find((row) => row.name === loads[key].name)!.cpuMsPerRequest);
+        const cpuOf = (key: Key) =>
+          rounds.map((each) => each.rows.find((row) => row.name === loads[key].name)!.cpuMsPerRequest);
         const ratios = rounds.map((_, index) => round(cpuOf(variants)[index]! / cpuOf(plain)[index]!, 3));
         return {
           name,
@@ -334,13 +401,29 @@ export const productVariantsScenario: Scenario<ProductVariantsResult> = {
       const errors = server.errorLog();
       return {
         server: server.label,
-        product: { slug, variants: SIZES.length * COLOURS.length, tracked: variantRows().filter((row) => row.tracked).length, createdInS, pageBytes: bytes },
+        product: {
+          slug,
+          variants: SIZES.length * COLOURS.length,
+          tracked: variantRows().filter((row) => row.tracked).length,
+          createdInS,
+          pageBytes: bytes,
+        },
         rounds,
         comparisons: [
           compare("product page, a shopper's (rendered)", "shopperPlain", "shopperVariants", PAGE_RATIO_TARGET),
           compare("product page, a guest's (kept as bytes)", "guestPlain", "guestVariants", PAGE_RATIO_TARGET),
-          compare("basket add + remove, a variant with stock tracked", "basketPlain", "basketTracked", BASKET_RATIO_TARGET),
-          compare("basket add + remove, a variant without stock tracking", "basketPlain", "basketUntracked", BASKET_RATIO_TARGET),
+          compare(
+            "basket add + remove, a variant with stock tracked",
+            "basketPlain",
+            "basketTracked",
+            BASKET_RATIO_TARGET,
+          ),
+          compare(
+            "basket add + remove, a variant without stock tracking",
+            "basketPlain",
+            "basketUntracked",
+            BASKET_RATIO_TARGET,
+          ),
         ],
         serverStartupS: round(server.startupS, 1),
         serverErrorLogLines: errors.count,
@@ -398,9 +481,20 @@ export const productVariantsScenario: Scenario<ProductVariantsResult> = {
     return [
       how,
       "",
-      table(["Database", "Compared", "Without options, CPU ms", "100 variants, CPU ms", "Ratio", "Rounds", "Target"], comparisons, ["l", "l", "r", "r", "r", "l", "l"]),
+      table(
+        ["Database", "Compared", "Without options, CPU ms", "100 variants, CPU ms", "Ratio", "Rounds", "Target"],
+        comparisons,
+        ["l", "l", "r", "r", "r", "l", "l"],
+      ),
       "",
-      table(["Database", "Request", "CPU ms/request by round", "req/s", "p99", "Failed"], requests, ["l", "l", "l", "r", "r", "r"]),
+      table(["Database", "Request", "CPU ms/request by round", "req/s", "p99", "Failed"], requests, [
+        "l",
+        "l",
+        "l",
+        "r",
+        "r",
+        "r",
+      ]),
       "",
       ...notes.map((note) => `- ${note}`),
     ].join("\n");
@@ -409,9 +503,13 @@ export const productVariantsScenario: Scenario<ProductVariantsResult> = {
   missedTargets(result, databaseLabel) {
     const missed = result.comparisons
       .filter((comparison) => comparison.medianRatio > comparison.target)
-      .map((comparison) => `${databaseLabel}, ${comparison.name}: ${comparison.medianRatio.toFixed(2)}× the product without options > ${comparison.target}×`);
+      .map(
+        (comparison) =>
+          `${databaseLabel}, ${comparison.name}: ${comparison.medianRatio.toFixed(2)}× the product without options > ${comparison.target}×`,
+      );
     const failed = result.rounds.flatMap((each) => each.rows).filter((row) => row.failed > 0);
-    if (failed.length > 0) missed.push(`${databaseLabel}, product variants: ${failed.length} measurements with failed requests`);
+    if (failed.length > 0)
+      missed.push(`${databaseLabel}, product variants: ${failed.length} measurements with failed requests`);
     return missed;
   },
 };

@@ -134,7 +134,9 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
       const publishableKey = await findPublishableKey(server.baseUrl);
       const shoppers = settings.soakShoppers;
       const warmupS = settings.soakWarmupS;
-      log(`${server.label}: soak, ${shoppers} shoppers for ${warmupS} s (warm-up) + ${settings.soakS} s (think ${THINK_MS.min}–${THINK_MS.max} ms)`);
+      log(
+        `${server.label}: soak, ${shoppers} shoppers for ${warmupS} s (warm-up) + ${settings.soakS} s (think ${THINK_MS.min}–${THINK_MS.max} ms)`,
+      );
 
       const latencies = new Map<Action, number[]>(ACTIONS.map(({ action }) => [action, []]));
       const errors = new Map<Action, number>(ACTIONS.map(({ action }) => [action, 0]));
@@ -162,7 +164,11 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
        * of that timeout (kept apart in `errorKinds`), not faults of their own. A shopper with nothing abandoned has no
        * other tab that could change its basket: such a refusal then is a fault.
        */
-      const act = async <T>(state: ShopperState, action: Action, call: () => Promise<T & { response: TimedResponse }>): Promise<T> => {
+      const act = async <T>(
+        state: ShopperState,
+        action: Action,
+        call: () => Promise<T & { response: TimedResponse }>,
+      ): Promise<T> => {
         const sentAt = performance.now();
         try {
           const result = await call();
@@ -178,13 +184,21 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
           if (errorSample.filter((sample) => sample.startsWith(`${action}:`)).length < 3) errorSample.push(message);
           const isFollowOn = state.hasAbandonedWork && STALE_VIEW_REFUSAL.test(message);
           if (error instanceof Error && error.name === "TimeoutError") state.hasAbandonedWork = true;
-          const kind = (isFollowOn ? FOLLOW_ON : "") + message.replace(/\b(pi|req)_[A-Za-z0-9_]+/g, "…").replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "…").replace(/\d+/g, "#").slice(0, 200);
+          const kind =
+            (isFollowOn ? FOLLOW_ON : "") +
+            message
+              .replace(/\b(pi|req)_[A-Za-z0-9_]+/g, "…")
+              .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "…")
+              .replace(/\d+/g, "#")
+              .slice(0, 200);
           errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
           throw error;
         }
       };
       const page = async (path: string, cookie: string | undefined) => {
-        const response = await timedFetch(`${server.baseUrl}${path}`, { headers: cookie ? { ...BROWSER_HEADERS, cookie } : BROWSER_HEADERS });
+        const response = await timedFetch(`${server.baseUrl}${path}`, {
+          headers: cookie ? { ...BROWSER_HEADERS, cookie } : BROWSER_HEADERS,
+        });
         if (response.status !== 200) throw new Error(describeAnswer(`GET ${path}`, response));
         return { response };
       };
@@ -204,9 +218,13 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
             if (over()) break;
             // Paying is one unit: once the payment exists, the card is confirmed and the order recorded even after the deadline.
             const shopperCookie = cookie;
-            const payment = await act(state, "create", () => createPayment(server.baseUrl, shopperCookie, added.basket.subtotalCents));
+            const payment = await act(state, "create", () =>
+              createPayment(server.baseUrl, shopperCookie, added.basket.subtotalCents),
+            );
             await think(); // Typing the card.
-            await act(state, "confirm", async () => ({ response: await confirmPayment(server.baseUrl, publishableKey, payment.intentId, payment.clientSecret) }));
+            await act(state, "confirm", async () => ({
+              response: await confirmPayment(server.baseUrl, publishableKey, payment.intentId, payment.clientSecret),
+            }));
             await act(state, "record", () => recordOrder(server.baseUrl, shopperCookie, payment.intentId));
             await think();
             if (over()) break;
@@ -226,8 +244,7 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
         const value = rssMiB(server.pid);
         if (value !== undefined) {
           if (measured(performance.now())) rss.push(value);
-        }
-        else if (serverGoneAtS === undefined && !isAlive(server.pid)) {
+        } else if (serverGoneAtS === undefined && !isAlive(server.pid)) {
           // Hammering a dead port for the rest of the run would only pile up meaningless errors.
           serverGoneAtS = round((performance.now() - warmupStarted) / 1000, 1);
           stop = true;
@@ -248,7 +265,11 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
       }, warmupS * 1000);
       try {
         // Every request gives up after 10 s and a payment is at most three of them: this bounds the tail.
-        await withTimeout(Promise.all(Array.from({ length: shoppers }, () => shopper())), (warmupS + settings.soakS + 60) * 1000, "the soak");
+        await withTimeout(
+          Promise.all(Array.from({ length: shoppers }, () => shopper())),
+          (warmupS + settings.soakS + 60) * 1000,
+          "the soak",
+        );
       } finally {
         stop = true;
         clearInterval(sampler);
@@ -260,7 +281,10 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
       const elapsedS = (performance.now() - started) / 1000;
       const serverCpuAfter = cpuSecondsOf(server.pid);
       const benchCpu = process.cpuUsage(benchCpuBefore);
-      const serverS = serverCpuBefore !== undefined && serverCpuAfter !== undefined ? round(serverCpuAfter - serverCpuBefore, 1) : null;
+      const serverS =
+        serverCpuBefore !== undefined && serverCpuAfter !== undefined
+          ? round(serverCpuAfter - serverCpuBefore, 1)
+          : null;
       const benchS = round((benchCpu.user + benchCpu.system) / 1e6, 1);
       const cores = availableParallelism();
 
@@ -302,7 +326,9 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
         })),
         timeline,
         serverRssMiB:
-          firstRss !== undefined && lastRss !== undefined ? { start: firstRss, end: lastRss, max: Math.max(firstRss, lastRss, ...rss) } : null,
+          firstRss !== undefined && lastRss !== undefined
+            ? { start: firstRss, end: lastRss, max: Math.max(firstRss, lastRss, ...rss) }
+            : null,
         cpu: {
           serverS,
           benchS,
@@ -326,7 +352,8 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
 
     missedTargets(result, databaseLabel) {
       const missed: string[] = [];
-      if (result.serverGoneAtS !== undefined) missed.push(`soak (${databaseLabel}): the server process died ${result.serverGoneAtS} s in`);
+      if (result.serverGoneAtS !== undefined)
+        missed.push(`soak (${databaseLabel}): the server process died ${result.serverGoneAtS} s in`);
       if (judgesP99) {
         if (result.overall.errors > 0) missed.push(`soak (${databaseLabel}): ${result.overall.errors} errors`);
       } else {
@@ -357,7 +384,8 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
         }
         const result = measurement.result;
         const isPostgres = measurement.database === "postgres";
-        const p99Verdict = judgesP99 && isPostgres ? (result.overall.p99 < SOAK_P99_TARGET_MS ? " (PASS)" : " (**FAIL**)") : "";
+        const p99Verdict =
+          judgesP99 && isPostgres ? (result.overall.p99 < SOAK_P99_TARGET_MS ? " (PASS)" : " (**FAIL**)") : "";
         rows.push([
           measurement.databaseLabel,
           "all requests",
@@ -369,20 +397,36 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
           `${integer(result.overall.errors)}${result.overall.errors > 0 ? " (**FAIL**)" : ""}`,
         ]);
         for (const action of result.actions) {
-          rows.push(["", action.request, `${action.perSecond.toFixed(1)}/s`, msOrDash(action.p50), msOrDash(action.p99), msOrDash(action.max), integer(action.ok), integer(action.errors)]);
+          rows.push([
+            "",
+            action.request,
+            `${action.perSecond.toFixed(1)}/s`,
+            msOrDash(action.p50),
+            msOrDash(action.p99),
+            msOrDash(action.max),
+            integer(action.ok),
+            integer(action.errors),
+          ]);
         }
         timelines.push(
           `${measurement.databaseLabel}: ` +
             result.timeline
-              .map((slice) => `${slice.fromS}–${slice.toS} s: ${integer(slice.requests)} req, p99 ${msOrDash(slice.p99)}${slice.errors > 0 ? `, ${slice.errors} errors` : ""}`)
+              .map(
+                (slice) =>
+                  `${slice.fromS}–${slice.toS} s: ${integer(slice.requests)} req, p99 ${msOrDash(slice.p99)}${slice.errors > 0 ? `, ${slice.errors} errors` : ""}`,
+              )
               .join("; ") +
-            (result.serverRssMiB ? `. Server memory (RSS): ${result.serverRssMiB.start} MiB at the start, ${result.serverRssMiB.end} at the end, ${result.serverRssMiB.max} at most` : "") +
+            (result.serverRssMiB
+              ? `. Server memory (RSS): ${result.serverRssMiB.start} MiB at the start, ${result.serverRssMiB.end} at the end, ${result.serverRssMiB.max} at most`
+              : "") +
             `. CPU: the server ${result.cpu.serverS ?? "?"} s, the simulated shoppers ${result.cpu.benchS} s ` +
             `(${percent(result.cpu.serverShare)} and ${percent(result.cpu.benchShare)} of the machine's ${result.cpu.machineCores} cores).` +
             describeWaits(result.postgresWaits),
         );
         if (result.serverGoneAtS !== undefined) {
-          warnings.push(`${measurement.databaseLabel}: the server process died ${result.serverGoneAtS} s into the soak, which then stopped (see the run's warnings and servers[].stop in the JSON).`);
+          warnings.push(
+            `${measurement.databaseLabel}: the server process died ${result.serverGoneAtS} s into the soak, which then stopped (see the run's warnings and servers[].stop in the JSON).`,
+          );
         }
         if (result.overall.errors > 0) {
           const kinds = Object.entries(result.errorKinds)
@@ -391,12 +435,18 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
             .map(([kind, count]) => `${count} × ${kind}`);
           warnings.push(`${measurement.databaseLabel}: ${result.overall.errors} errors: ${kinds.join(" | ")}`);
         }
-        if (result.serverErrorLogLines > 0) warnings.push(`${measurement.databaseLabel}: the server logged ${result.serverErrorLogLines} error line(s) during the soak (see the JSON).`);
+        if (result.serverErrorLogLines > 0)
+          warnings.push(
+            `${measurement.databaseLabel}: the server logged ${result.serverErrorLogLines} error line(s) during the soak (see the JSON).`,
+          );
         if (result.elapsedS > result.plannedS + 5) {
-          warnings.push(`${measurement.databaseLabel}: the last actions ended ${(result.elapsedS - result.plannedS).toFixed(1)} s after the planned ${result.plannedS} s (slow answers at the end).`);
+          warnings.push(
+            `${measurement.databaseLabel}: the last actions ended ${(result.elapsedS - result.plannedS).toFixed(1)} s after the planned ${result.plannedS} s (slow answers at the end).`,
+          );
         }
       }
-      const shoppers = measurements.find((measurement) => measurement.result)?.result?.shoppers ?? settings.soakShoppers;
+      const shoppers =
+        measurements.find((measurement) => measurement.result)?.result?.shoppers ?? settings.soakShoppers;
       const how =
         `${shoppers} simulated shoppers at once for ${settings.soakS} s (BENCH_SOAK_S) after ${settings.soakWarmupS} s of the same as a warm-up ` +
         `(BENCH_SOAK_WARMUP_S: not measured, but its errors count), each starting within the first ${THINK_MS.max / 1000} s and then ` +
@@ -412,7 +462,16 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
             `follow from them: a timed-out request the server still carries out leaves that shopper's next steps out of date (the ` +
             `total changed, the basket emptied, the card already confirmed), answered as a real shopper's page would be (listed ` +
             `as "${FOLLOW_ON}…"). Any other error is a missed target.`);
-      const main = table(["Database", "Requests", "Throughput", "p50", "p99", "Slowest", "OK", "Errors"], rows, ["l", "l", "r", "r", "r", "r", "r", "r"]);
+      const main = table(["Database", "Requests", "Throughput", "p50", "p99", "Slowest", "OK", "Errors"], rows, [
+        "l",
+        "l",
+        "r",
+        "r",
+        "r",
+        "r",
+        "r",
+        "r",
+      ]);
       return [
         how,
         "",
@@ -432,7 +491,9 @@ function describeWaits(waits: PostgresWaits | null | undefined): string {
   if (waits === undefined) return "";
   if (waits === null) return " PostgreSQL's waits could not be sampled.";
   const stalls = waits.walFlushStalls;
-  const top = waits.events.slice(0, 4).map(({ event, samples }) => `${event} ${percent(samples / Math.max(1, waits.samples), 1)}`);
+  const top = waits.events
+    .slice(0, 4)
+    .map(({ event, samples }) => `${event} ${percent(samples / Math.max(1, waits.samples), 1)}`);
   return (
     ` PostgreSQL (pg_stat_activity every ${waits.intervalMs} ms, ${integer(waits.samples)} samples): ` +
     (stalls.count > 0
@@ -443,7 +504,12 @@ function describeWaits(waits: PostgresWaits | null | undefined): string {
   );
 }
 
-export const soakScenario = createSoakScenario({ name: "soak", title: "Soak (simulated shoppers)", thinkMs: PACED_THINK_MS, judgesP99: true });
+export const soakScenario = createSoakScenario({
+  name: "soak",
+  title: "Soak (simulated shoppers)",
+  thinkMs: PACED_THINK_MS,
+  judgesP99: true,
+});
 export const hurriedSoakScenario = createSoakScenario({
   name: "hurriedSoak",
   title: "Soak, hurried (capacity)",
@@ -458,4 +524,3 @@ function msOrDash(value: number): string {
 function percent(share: number | null, digits = 0): string {
   return share === null ? "?" : `${round(share * 100, digits)}%`;
 }
-

@@ -15,7 +15,10 @@ export const BROWSER_HEADERS: Record<string, string> = {
 
 const ENDPOINTS = [
   { path: "/", description: "home page, server-rendered (catalogue query + React render + compression)" },
-  { path: "/healthz", description: "JSON, one `select 1`: the floor of the stack (HTTP, middleware, database round trip)" },
+  {
+    path: "/healthz",
+    description: "JSON, one `select 1`: the floor of the stack (HTTP, middleware, database round trip)",
+  },
 ] as const;
 
 export interface EndpointFigures {
@@ -64,7 +67,9 @@ export const throughputScenario: Scenario<ThroughputResult> = {
           warmupS: settings.warmupS,
           headers: BROWSER_HEADERS,
         });
-        log(`  ${integer(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, errors ${result.errors}, non-2xx ${result.non2xx}`);
+        log(
+          `  ${integer(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, errors ${result.errors}, non-2xx ${result.non2xx}`,
+        );
         thisRound.set(endpoint.path, result);
         perEndpoint.get(endpoint.path)!.push(result);
       }
@@ -137,7 +142,16 @@ export const throughputScenario: Scenario<ThroughputResult> = {
       }
     }
     const main = table(
-      ["Database", "Endpoint", multiRound ? "req/s (median)" : "req/s", ...(multiRound ? ["req/s range"] : []), "p50", "p99", "Errors", "Non-2xx"],
+      [
+        "Database",
+        "Endpoint",
+        multiRound ? "req/s (median)" : "req/s",
+        ...(multiRound ? ["req/s range"] : []),
+        "p50",
+        "p99",
+        "Errors",
+        "Non-2xx",
+      ],
       rows,
       ["l", "l", "r", ...(multiRound ? ["r" as const] : []), "r", "r", "r", "r"],
     );
@@ -151,6 +165,13 @@ export const throughputScenario: Scenario<ThroughputResult> = {
       `each figure is ${settings.durationS} s of load after a ${settings.warmupS} s warm-up` +
       (multiRound ? `, median of ${settings.rounds} rounds.` : ", one round.") +
       " req/s is the mean of 1-second samples; p50/p99 are latencies. Endpoints of one database run back to back.";
-    return [how, "", main, "", ratios, ...(warnings.length > 0 ? ["", ...warnings.map((warning) => `⚠️ ${warning}`)] : [])].join("\n");
+    return [
+      how,
+      "",
+      main,
+      "",
+      ratios,
+      ...(warnings.length > 0 ? ["", ...warnings.map((warning) => `⚠️ ${warning}`)] : []),
+    ].join("\n");
   },
 };

@@ -35,7 +35,12 @@ declare module "autocannon" {
      */
     setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams | null | undefined;
     /** Called with each answer to this request, before the client's "response" event. */
-    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) => void;
+    onResponse?: (
+      status: number,
+      body: string,
+      context: Record<string, unknown>,
+      headers: Record<string, string | string[]>,
+    ) => void;
   }
 
   /** One connection. */

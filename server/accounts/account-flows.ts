@@ -71,9 +71,17 @@ export function createAccountFlows(deps: {
           [resetRules.perEmail, address],
         ]);
         await db.transaction().execute(async (trx) => {
-          const user = await trx.selectFrom("users").select(["id", "email"]).where("email", "=", address).executeTakeFirst();
+          const user = await trx
+            .selectFrom("users")
+            .select(["id", "email"])
+            .where("email", "=", address)
+            .executeTakeFirst();
           if (!user) return;
-          await email.enqueuePasswordReset(trx, user.email, await issueToken(trx, user.id, "password-reset", RESET_VALID_MS));
+          await email.enqueuePasswordReset(
+            trx,
+            user.email,
+            await issueToken(trx, user.id, "password-reset", RESET_VALID_MS),
+          );
         });
       } finally {
         const remaining = FORGOT_PASSWORD_MIN_MS - (performance.now() - startedAt);
@@ -117,7 +125,11 @@ export function createAccountFlows(deps: {
       return db.transaction().execute(async (trx) => {
         const userId = await consumeToken(trx, token, "email-verification");
         if (!userId) return false;
-        await trx.updateTable("users").set({ email_verified_at: sql`coalesce(email_verified_at, now())` }).where("id", "=", userId).execute();
+        await trx
+          .updateTable("users")
+          .set({ email_verified_at: sql`coalesce(email_verified_at, now())` })
+          .where("id", "=", userId)
+          .execute();
         return true;
       });
     },
@@ -126,15 +138,29 @@ export function createAccountFlows(deps: {
     async resendVerification(userId: string): Promise<void> {
       await limit([[resendRule, userId]]);
       await db.transaction().execute(async (trx) => {
-        const user = await trx.selectFrom("users").select(["id", "email", "email_verified_at"]).where("id", "=", userId).executeTakeFirst();
+        const user = await trx
+          .selectFrom("users")
+          .select(["id", "email", "email_verified_at"])
+          .where("id", "=", userId)
+          .executeTakeFirst();
         if (!user || user.email_verified_at) return;
-        await email.enqueueVerification(trx, user.email, await issueToken(trx, user.id, "email-verification", VERIFICATION_VALID_MS));
+        await email.enqueueVerification(
+          trx,
+          user.email,
+          await issueToken(trx, user.id, "email-verification", VERIFICATION_VALID_MS),
+        );
       });
     },
 
     async getAccount(userId: string): Promise<AccountView | null> {
-      const row = await db.selectFrom("users").select(["email", "email_verified_at", "created_at"]).where("id", "=", userId).executeTakeFirst();
-      return row ? { email: row.email, isEmailVerified: row.email_verified_at !== null, createdAt: row.created_at.toISOString() } : null;
+      const row = await db
+        .selectFrom("users")
+        .select(["email", "email_verified_at", "created_at"])
+        .where("id", "=", userId)
+        .executeTakeFirst();
+      return row
+        ? { email: row.email, isEmailVerified: row.email_verified_at !== null, createdAt: row.created_at.toISOString() }
+        : null;
     },
 
     /** A new password, given the current one (limited like sign-in): every other session is signed out, this one stays. */
@@ -181,4 +207,5 @@ export function createAccountFlows(deps: {
 
 export type AccountFlows = ReturnType<typeof createAccountFlows>;
 
-export const RESET_LINK_DEAD = "This password reset link has already been used, has expired or is not complete. Please ask for a new one.";
+export const RESET_LINK_DEAD =
+  "This password reset link has already been used, has expired or is not complete. Please ask for a new one.";

@@ -22,7 +22,10 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
 
   beforeAll(async () => {
     catcher = await startSmtpCatcher();
-    shop = await createPageShop(getDatabase(), { smtp: { url: catcher.url, from: "orders@shop.test" }, trustedProxyHops: 1 });
+    shop = await createPageShop(getDatabase(), {
+      smtp: { url: catcher.url, from: "orders@shop.test" },
+      trustedProxyHops: 1,
+    });
   }, 60_000);
   afterAll(async () => {
     await shop.close();
@@ -40,7 +43,9 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
   };
   const linkIn = async (email: string, path: string) => {
     const messages = await mailTo(email);
-    const link = messages.flatMap((message) => message.links).findLast((candidate) => new URL(candidate).pathname === path);
+    const link = messages
+      .flatMap((message) => message.links)
+      .findLast((candidate) => new URL(candidate).pathname === path);
     if (!link) throw new Error(`no ${path} link sent to ${email}`);
     const url = new URL(link);
     return url.pathname + url.search;
@@ -64,7 +69,7 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     expect(await (await page(browser, "/account")).text()).toContain("confirmed</strong>");
   });
 
-  it("\"Send again\" sends a new link and voids the old one", async () => {
+  it('"Send again" sends a new link and voids the old one', async () => {
     const { browser, email } = await register();
     const first = await linkIn(email, "/verify-email");
     const again = await post(browser, "/verify-email", {});
@@ -75,13 +80,16 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     expect(await (await page(browser, second)).text()).toContain("your e-mail address is confirmed");
   });
 
-  it("answers \"Forgot your password?\" the same for a known and an unknown e-mail, in the same time", async () => {
+  it('answers "Forgot your password?" the same for a known and an unknown e-mail, in the same time', async () => {
     const { email } = await register();
     const unknown = uniqueEmail();
     const answer = async (address: string, ip: string) => {
       const startedAt = performance.now();
       const response = await post(createBrowser(shop.app), "/forgot-password", { email: address }, ip);
-      const text = (await response.text()).replaceAll(address, "ADDRESS").replace(/nonce="[^"]*"/g, "").replaceAll("<!-- -->", "");
+      const text = (await response.text())
+        .replaceAll(address, "ADDRESS")
+        .replace(/nonce="[^"]*"/g, "")
+        .replaceAll("<!-- -->", "");
       return { status: response.status, text, ms: performance.now() - startedAt };
     };
     const known: number[] = [];
@@ -104,7 +112,8 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
   it("limits reset requests per e-mail and address", async () => {
     const address = uniqueEmail();
     const statuses: number[] = [];
-    for (let attempt = 0; attempt < 6; attempt++) statuses.push((await post(createBrowser(shop.app), "/forgot-password", { email: address }, "10.22.0.1")).status);
+    for (let attempt = 0; attempt < 6; attempt++)
+      statuses.push((await post(createBrowser(shop.app), "/forgot-password", { email: address }, "10.22.0.1")).status);
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(statuses[5]).toBe(429);
   });
@@ -121,7 +130,11 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     const here = createBrowser(shop.app);
     const form = await page(here, reset);
     expect(await form.text()).toContain("Set new password");
-    const mismatch = await post(here, "/reset-password", { token: new URLSearchParams(reset.split("?")[1]).get("token") ?? "", password: NEW_PASSWORD, confirmPassword: "something else entirely" });
+    const mismatch = await post(here, "/reset-password", {
+      token: new URLSearchParams(reset.split("?")[1]).get("token") ?? "",
+      password: NEW_PASSWORD,
+      confirmPassword: "something else entirely",
+    });
     expect(mismatch.status).toBe(400);
     expect(await mismatch.text()).toContain("The two passwords are not the same");
 
@@ -132,12 +145,20 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     // The other browser's session is over.
     expect((await page(elsewhere, "/account")).headers.get("location")).toBe(SIGN_IN_FOR_ACCOUNT);
     // Once only.
-    const again = await post(createBrowser(shop.app), "/reset-password", { token, password: "another good passphrase", confirmPassword: "another good passphrase" });
+    const again = await post(createBrowser(shop.app), "/reset-password", {
+      token,
+      password: "another good passphrase",
+      confirmPassword: "another good passphrase",
+    });
     expect(again.status).toBe(410);
     expect(await again.text()).toContain("This link can no longer be used");
-    expect(await (await page(createBrowser(shop.app), "/reset-password?token=garbled")).text()).toContain("Send a new link");
+    expect(await (await page(createBrowser(shop.app), "/reset-password?token=garbled")).text()).toContain(
+      "Send a new link",
+    );
     // The new password opens the account, and the shopper was told it changed.
-    expect((await post(createBrowser(shop.app), "/login", { intent: "sign-in", email, password: NEW_PASSWORD })).status).toBe(302);
+    expect(
+      (await post(createBrowser(shop.app), "/login", { intent: "sign-in", email, password: NEW_PASSWORD })).status,
+    ).toBe(302);
     expect((await mailTo(email)).map((message) => message.subject)).toContain("Your Storefront password was changed");
   });
 
@@ -145,10 +166,20 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     const { browser, email } = await register();
     const other = createBrowser(shop.app);
     expect((await post(other, "/login", { intent: "sign-in", email, password: PASSWORD })).status).toBe(302);
-    const wrong = await post(browser, "/account", { intent: "change-password", currentPassword: "not it at all", password: NEW_PASSWORD, confirmPassword: NEW_PASSWORD });
+    const wrong = await post(browser, "/account", {
+      intent: "change-password",
+      currentPassword: "not it at all",
+      password: NEW_PASSWORD,
+      confirmPassword: NEW_PASSWORD,
+    });
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain("That is not your current password.");
-    const changed = await post(browser, "/account", { intent: "change-password", currentPassword: PASSWORD, password: NEW_PASSWORD, confirmPassword: NEW_PASSWORD });
+    const changed = await post(browser, "/account", {
+      intent: "change-password",
+      currentPassword: PASSWORD,
+      password: NEW_PASSWORD,
+      confirmPassword: NEW_PASSWORD,
+    });
     expect(changed.status).toBe(200);
     expect(await changed.text()).toContain("Your password is changed.");
     expect((await page(browser, "/account")).status).toBe(200);
@@ -156,7 +187,7 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     expect((await mailTo(email)).map((message) => message.subject)).toContain("Your Storefront password was changed");
   });
 
-  it("\"Sign out everywhere\" ends every session of the account", async () => {
+  it('"Sign out everywhere" ends every session of the account', async () => {
     const { browser, email } = await register();
     const other = createBrowser(shop.app);
     await post(other, "/login", { intent: "sign-in", email, password: PASSWORD });
@@ -171,7 +202,27 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     const user = await db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow();
     expect((await browser.postJson("/basket/add", { productId: "12321341" })).status).toBe(201);
     // An order as the checkout records it (the checkout's own tests pay for real; here only what deletion does to it matters).
-    await db.insertInto("orders").values({ id: `pi_deleted_${counter}`, user_id: user.id, session_id: null, amount_cents: 1196, currency: "usd", items: JSON.stringify([{ productId: "12321341", title: "A book", priceCents: 1196, quantity: 1, rating: 4, image: { src: "/images/book.webp", width: 1, height: 1 } }]), created_at: new Date() }).execute();
+    await db
+      .insertInto("orders")
+      .values({
+        id: `pi_deleted_${counter}`,
+        user_id: user.id,
+        session_id: null,
+        amount_cents: 1196,
+        currency: "usd",
+        items: JSON.stringify([
+          {
+            productId: "12321341",
+            title: "A book",
+            priceCents: 1196,
+            quantity: 1,
+            rating: 4,
+            image: { src: "/images/book.webp", width: 1, height: 1 },
+          },
+        ]),
+        created_at: new Date(),
+      })
+      .execute();
 
     const wrong = await post(browser, "/account", { intent: "delete-account", deletePassword: "not the password" });
     expect(wrong.status).toBe(401);
@@ -179,18 +230,30 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
 
     const deleted = await post(browser, "/account", { intent: "delete-account", deletePassword: PASSWORD });
     expect(deleted.headers.get("location")).toBe("/account?notice=account-deleted");
-    expect(await (await page(browser, "/account?notice=account-deleted")).text()).toContain("Your account has been deleted");
+    expect(await (await page(browser, "/account?notice=account-deleted")).text()).toContain(
+      "Your account has been deleted",
+    );
     expect(await db.selectFrom("users").select("id").where("id", "=", user.id).executeTakeFirst()).toBeUndefined();
-    expect(await db.selectFrom("sessions").select("id").where("user_id", "=", user.id).executeTakeFirst()).toBeUndefined();
-    expect(await db.selectFrom("baskets").select("id").where("user_id", "=", user.id).executeTakeFirst()).toBeUndefined();
-    const order = await db.selectFrom("orders").select(["user_id", "amount_cents"]).where("id", "=", `pi_deleted_${counter}`).executeTakeFirstOrThrow();
+    expect(
+      await db.selectFrom("sessions").select("id").where("user_id", "=", user.id).executeTakeFirst(),
+    ).toBeUndefined();
+    expect(
+      await db.selectFrom("baskets").select("id").where("user_id", "=", user.id).executeTakeFirst(),
+    ).toBeUndefined();
+    const order = await db
+      .selectFrom("orders")
+      .select(["user_id", "amount_cents"])
+      .where("id", "=", `pi_deleted_${counter}`)
+      .executeTakeFirstOrThrow();
     expect(order).toEqual({ user_id: null, amount_cents: 1196 });
     // The outbox keeps no e-mail naming the address but the last one, which says it is done.
     const messages = await mailTo(email);
     expect(messages.at(-1)?.subject).toBe("Your Storefront account was deleted");
     const kept = await db.selectFrom("email_outbox").select("kind").where("recipient", "=", email).execute();
     expect(kept.map((row) => row.kind)).toEqual(["account-deleted"]);
-    expect((await post(createBrowser(shop.app), "/login", { intent: "sign-in", email, password: PASSWORD })).status).toBe(401);
+    expect(
+      (await post(createBrowser(shop.app), "/login", { intent: "sign-in", email, password: PASSWORD })).status,
+    ).toBe(401);
   });
 
   it("links the Conditions of Use & Sale and the Privacy Notice from the sign-in page, to real pages", async () => {
@@ -205,15 +268,24 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     expect(privacy).toContain("deleted account");
   });
 
-  it("a password change and \"Sign out everywhere\" cancel every reset link sent before them", async () => {
+  it('a password change and "Sign out everywhere" cancel every reset link sent before them', async () => {
     const { browser, email } = await register();
     await post(createBrowser(shop.app), "/forgot-password", { email });
     const beforeChange = await linkIn(email, "/reset-password");
-    const changed = await post(browser, "/account", { intent: "change-password", currentPassword: PASSWORD, password: NEW_PASSWORD, confirmPassword: NEW_PASSWORD });
+    const changed = await post(browser, "/account", {
+      intent: "change-password",
+      currentPassword: PASSWORD,
+      password: NEW_PASSWORD,
+      confirmPassword: NEW_PASSWORD,
+    });
     expect(changed.status).toBe(200);
     expect((await page(createBrowser(shop.app), beforeChange)).status).toBe(410);
     const token = new URLSearchParams(beforeChange.split("?")[1]).get("token") ?? "";
-    const used = await post(createBrowser(shop.app), "/reset-password", { token, password: "another good passphrase", confirmPassword: "another good passphrase" });
+    const used = await post(createBrowser(shop.app), "/reset-password", {
+      token,
+      password: "another good passphrase",
+      confirmPassword: "another good passphrase",
+    });
     expect(used.status).toBe(410);
 
     await post(createBrowser(shop.app), "/forgot-password", { email });
@@ -222,7 +294,9 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     expect((await post(browser, "/account", { intent: "sign-out-everywhere" })).headers.get("location")).toBe("/login");
     expect((await page(createBrowser(shop.app), beforeSignOut)).status).toBe(410);
     // The password is still the one the shopper chose.
-    expect((await post(createBrowser(shop.app), "/login", { intent: "sign-in", email, password: NEW_PASSWORD })).status).toBe(302);
+    expect(
+      (await post(createBrowser(shop.app), "/login", { intent: "sign-in", email, password: NEW_PASSWORD })).status,
+    ).toBe(302);
   });
 
   it("signing in from a page that asked for it goes back there; a way back that leaves the site is refused", async () => {
@@ -231,8 +305,15 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     const sentTo = (await page(browser, "/account")).headers.get("location");
     expect(sentTo).toBe(SIGN_IN_FOR_ACCOUNT);
     // The page carries the way back in its form, so a browser without JavaScript posts it with the credentials.
-    expect(await (await page(browser, sentTo!)).text()).toContain('<input type="hidden" name="returnTo" value="/account"/>');
-    const signedIn = await post(browser, sentTo!, { intent: "sign-in", email, password: PASSWORD, returnTo: "/account" });
+    expect(await (await page(browser, sentTo!)).text()).toContain(
+      '<input type="hidden" name="returnTo" value="/account"/>',
+    );
+    const signedIn = await post(browser, sentTo!, {
+      intent: "sign-in",
+      email,
+      password: PASSWORD,
+      returnTo: "/account",
+    });
     expect(signedIn.headers.get("location")).toBe("/account");
     expect(await (await page(browser, "/account")).text()).toContain(email);
 
@@ -242,7 +323,17 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
     expect(offSite).not.toContain('name="returnTo"');
     // A way back that is not plain ASCII (a full-width dot, an ideographic full stop, a line separator) cannot be a
     // Location header: it is refused like the others, never a 500.
-    for (const returnTo of ["//evil.example", "https://evil.example/", "/\\evil.example", "/\t/evil.example", "/\uff0e/x", "/\u3002x", "/\u2028", "/caf\u00e9", "\uff0f\uff0fevil.example"]) {
+    for (const returnTo of [
+      "//evil.example",
+      "https://evil.example/",
+      "/\\evil.example",
+      "/\t/evil.example",
+      "/\uff0e/x",
+      "/\u3002x",
+      "/\u2028",
+      "/caf\u00e9",
+      "\uff0f\uff0fevil.example",
+    ]) {
       const refused = await post(stranger, "/login", { intent: "sign-in", email, password: PASSWORD, returnTo });
       expect(refused.status, JSON.stringify(returnTo)).toBe(400);
       expect(await refused.text()).toContain("returnTo must be a path on this site");

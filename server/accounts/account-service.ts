@@ -60,11 +60,24 @@ export const VERIFICATION_VALID_MS = 7 * 24 * HOUR;
  */
 const SUCCEEDED_FROM: RateLimitRule = { name: "auth:succeeded", limit: Number.MAX_SAFE_INTEGER, windowMs: 24 * HOUR };
 
-export function createAccountService(db: DB, rateLimiter: RateLimiter, outbox: EmailOutbox, { attemptsPerIp = DEFAULT_ATTEMPTS_PER_IP } = {}) {
+export function createAccountService(
+  db: DB,
+  rateLimiter: RateLimiter,
+  outbox: EmailOutbox,
+  { attemptsPerIp = DEFAULT_ATTEMPTS_PER_IP } = {},
+) {
   const perIp: RateLimitRule = { name: "auth:ip", limit: attemptsPerIp, windowMs: FIFTEEN_MINUTES };
-  const perEmailAndIp: RateLimitRule = { name: "auth:email-ip", limit: FAILURES_PER_EMAIL_AND_IP, windowMs: FIFTEEN_MINUTES };
+  const perEmailAndIp: RateLimitRule = {
+    name: "auth:email-ip",
+    limit: FAILURES_PER_EMAIL_AND_IP,
+    windowMs: FIFTEEN_MINUTES,
+  };
   const refuse = (results: RateLimitResult[]) =>
-    tooManyRequests("TOO_MANY_ATTEMPTS", "Too many attempts.", Math.max(...results.filter((result) => !result.allowed).map((result) => result.retryAfterMs)));
+    tooManyRequests(
+      "TOO_MANY_ATTEMPTS",
+      "Too many attempts.",
+      Math.max(...results.filter((result) => !result.allowed).map((result) => result.retryAfterMs)),
+    );
 
   /**
    * Runs one sign-in or registration within the limits (OWASP's authentication cheat sheet): every attempt counts
@@ -84,7 +97,12 @@ export function createAccountService(db: DB, rateLimiter: RateLimiter, outbox: E
     ]);
     if (!byEmailAndIp.allowed) throw refuse([byEmailAndIp]);
     const failedHereBefore = byEmailAndIp.count > 1;
-    if (failedHereBefore && byEmail.some((result) => !result.allowed) && !(await rateLimiter.hasHit(SUCCEEDED_FROM, emailAndIp))) throw refuse(byEmail);
+    if (
+      failedHereBefore &&
+      byEmail.some((result) => !result.allowed) &&
+      !(await rateLimiter.hasHit(SUCCEEDED_FROM, emailAndIp))
+    )
+      throw refuse(byEmail);
     const result = await attempt();
     await Promise.all([
       rateLimiter.refund(perEmailAndIp, emailAndIp),
@@ -108,10 +126,16 @@ export function createAccountService(db: DB, rateLimiter: RateLimiter, outbox: E
             .onConflict((conflict) => conflict.column("email").doNothing())
             .returning(["id", "email"])
             .executeTakeFirst();
-          if (inserted) await outbox.enqueueWelcome(trx, inserted.email, await issueToken(trx, inserted.id, "email-verification", VERIFICATION_VALID_MS));
+          if (inserted)
+            await outbox.enqueueWelcome(
+              trx,
+              inserted.email,
+              await issueToken(trx, inserted.id, "email-verification", VERIFICATION_VALID_MS),
+            );
           return inserted;
         });
-        if (!row) throw new AppError("EMAIL_TAKEN", "An account with this e-mail address already exists. Sign in instead.");
+        if (!row)
+          throw new AppError("EMAIL_TAKEN", "An account with this e-mail address already exists. Sign in instead.");
         return { ...row, isEmailVerified: false };
       });
     },
@@ -122,12 +146,23 @@ export function createAccountService(db: DB, rateLimiter: RateLimiter, outbox: E
         const row = await db
           .selectFrom("users")
           .leftJoin("operators", "operators.user_id", "users.id")
-          .select(["users.id", "users.email", "users.password_hash", "users.email_verified_at", "operators.user_id as operator_id"])
+          .select([
+            "users.id",
+            "users.email",
+            "users.password_hash",
+            "users.email_verified_at",
+            "operators.user_id as operator_id",
+          ])
           .where("users.email", "=", email)
           .executeTakeFirst();
         const matches = await passwordMatches(row?.password_hash ?? DUMMY_HASH, password);
         if (!row || !matches) throw new AppError("WRONG_CREDENTIALS", WRONG_CREDENTIALS);
-        return { id: row.id, email: row.email, isEmailVerified: row.email_verified_at !== null, isOperator: row.operator_id !== null };
+        return {
+          id: row.id,
+          email: row.email,
+          isEmailVerified: row.email_verified_at !== null,
+          isOperator: row.operator_id !== null,
+        };
       });
     },
   };

@@ -5,7 +5,12 @@ import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "#server/t
 export type TokenPurpose = "password-reset" | "email-verification";
 
 /** A new single-use token for the account; any older unused one for the same purpose is void from now on. */
-export async function issueToken(writer: Writer, userId: string, purpose: TokenPurpose, validForMs: number): Promise<string> {
+export async function issueToken(
+  writer: Writer,
+  userId: string,
+  purpose: TokenPurpose,
+  validForMs: number,
+): Promise<string> {
   const token = newToken();
   await writer
     .updateTable("account_tokens")
@@ -16,18 +21,33 @@ export async function issueToken(writer: Writer, userId: string, purpose: TokenP
     .execute();
   await writer
     .insertInto("account_tokens")
-    .values({ token_hash: hashToken(token), user_id: userId, purpose, expires_at: sql<Date>`now() + make_interval(secs => ${validForMs / 1000})` })
+    .values({
+      token_hash: hashToken(token),
+      user_id: userId,
+      purpose,
+      expires_at: sql<Date>`now() + make_interval(secs => ${validForMs / 1000})`,
+    })
     .execute();
   return token;
 }
 
 /** Voids every unused token of the account for a purpose: a new password, or "Sign out everywhere", cancels reset links. */
 export async function voidTokens(writer: Writer, userId: string, purpose: TokenPurpose): Promise<void> {
-  await writer.updateTable("account_tokens").set({ used_at: sql`now()` }).where("user_id", "=", userId).where("purpose", "=", purpose).where("used_at", "is", null).execute();
+  await writer
+    .updateTable("account_tokens")
+    .set({ used_at: sql`now()` })
+    .where("user_id", "=", userId)
+    .where("purpose", "=", purpose)
+    .where("used_at", "is", null)
+    .execute();
 }
 
 /** The account a live token belongs to, without using it up (to show the page it opens); null for a used, expired or unknown one. */
-export async function findLiveToken(writer: Writer, token: string, purpose: TokenPurpose): Promise<{ userId: string; email: string } | null> {
+export async function findLiveToken(
+  writer: Writer,
+  token: string,
+  purpose: TokenPurpose,
+): Promise<{ userId: string; email: string } | null> {
   if (!TOKEN_PATTERN.test(token)) return null;
   const row = await writer
     .selectFrom("account_tokens")

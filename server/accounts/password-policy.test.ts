@@ -5,19 +5,27 @@ import { assertAcceptablePassword, PASSWORD_CHECKS_BUSY, PASSWORD_TOO_COMMON } f
 const EMAIL = "someone@example.com";
 
 /** A made-up password of `length` characters that zxcvbn takes long to judge (a fixed stride through printable ASCII). */
-const slowToJudge = (length: number, stride = 104_729) => Array.from({ length }, (_, index) => String.fromCharCode(33 + ((index * stride) % 90))).join("");
+const slowToJudge = (length: number, stride = 104_729) =>
+  Array.from({ length }, (_, index) => String.fromCharCode(33 + ((index * stride) % 90))).join("");
 
 const refusal = (password: string) =>
   assertAcceptablePassword(password, EMAIL).then(
     () => null,
-    (error: unknown) => (error instanceof AppError ? { code: error.code, message: error.message, retryAfterSeconds: error.retryAfterSeconds } : error),
+    (error: unknown) =>
+      error instanceof AppError
+        ? { code: error.code, message: error.message, retryAfterSeconds: error.retryAfterSeconds }
+        : error,
   );
 
 describe("the password rules", () => {
   it("judge a password of more than 64 characters by its first 64", async () => {
     expect(await refusal(slowToJudge(128))).toBeNull();
     // Weak for 64 characters, whatever follows.
-    expect(await refusal(`${"a".repeat(64)}${slowToJudge(64)}`)).toEqual({ code: "INVALID_PASSWORD", message: PASSWORD_TOO_COMMON, retryAfterSeconds: undefined });
+    expect(await refusal(`${"a".repeat(64)}${slowToJudge(64)}`)).toEqual({
+      code: "INVALID_PASSWORD",
+      message: PASSWORD_TOO_COMMON,
+      retryAfterSeconds: undefined,
+    });
   });
 
   it("are checked away from the requests of other shoppers: a long password's check does not hold them up", async () => {
@@ -44,8 +52,14 @@ describe("the password rules", () => {
   });
 
   it("refuse a new check past 16 waiting, with 'try again', and judge the others", async () => {
-    const outcomes = await Promise.all(Array.from({ length: 17 }, (_, index) => refusal(`${slowToJudge(40, 7_919 + index * 2)}`)));
-    expect(outcomes.slice(0, 16).filter((outcome) => outcome !== null && (outcome as { code: string }).code === "SERVICE_UNAVAILABLE")).toEqual([]);
+    const outcomes = await Promise.all(
+      Array.from({ length: 17 }, (_, index) => refusal(`${slowToJudge(40, 7_919 + index * 2)}`)),
+    );
+    expect(
+      outcomes
+        .slice(0, 16)
+        .filter((outcome) => outcome !== null && (outcome as { code: string }).code === "SERVICE_UNAVAILABLE"),
+    ).toEqual([]);
     expect(outcomes[16]).toEqual({ code: "SERVICE_UNAVAILABLE", message: PASSWORD_CHECKS_BUSY, retryAfterSeconds: 5 });
     // Once they are judged, checks are taken again.
     expect(await refusal("violet tractor harbour pickle")).toBeNull();

@@ -6,7 +6,8 @@ export const PASSWORD_TOO_SHORT = `Choose a password of at least ${PASSWORD_MIN_
 export const PASSWORD_TOO_LONG = `Choose a password of at most ${PASSWORD_MAX_LENGTH} characters.`;
 export const PASSWORD_TOO_COMMON =
   "This password is too common or too easy to guess. Choose another one: a few words that have nothing to do with each other make a strong password.";
-export const PASSWORD_CHECKS_BUSY = "We are checking many new passwords right now. Nothing was changed; please try again in a moment.";
+export const PASSWORD_CHECKS_BUSY =
+  "We are checking many new passwords right now. Nothing was changed; please try again in a moment.";
 
 /**
  * zxcvbn's score (0 to 4): at least 3, "safely unguessable: moderate protection from offline slow-hash scenarios".
@@ -92,7 +93,8 @@ function createStrengthEstimator() {
 
   return {
     score(password: string, userInputs: string[]): Promise<number> {
-      if (waiting.size >= MAX_WAITING_CHECKS) throw new AppError("SERVICE_UNAVAILABLE", PASSWORD_CHECKS_BUSY, { retryAfterSeconds: 5 });
+      if (waiting.size >= MAX_WAITING_CHECKS)
+        throw new AppError("SERVICE_UNAVAILABLE", PASSWORD_CHECKS_BUSY, { retryAfterSeconds: 5 });
       const id = nextId++;
       return new Promise<number>((resolve, reject) => {
         waiting.set(id, { resolve, reject });

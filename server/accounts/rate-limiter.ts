@@ -44,8 +44,10 @@ export function createRateLimiter(db: DB) {
   async function hitAll(hits: readonly RateLimitHit[]): Promise<RateLimitResult[]> {
     const windowMs = hits[0]?.rule.windowMs;
     if (windowMs === undefined) return [];
-    if (hits.some(({ rule }) => rule.windowMs !== windowMs)) throw new Error("Rate limits counted together must share a window");
-    if (windowMs > LONGEST_WINDOW_MS) throw new Error(`Rate limit ${hits[0]!.rule.name}: windows longer than a day are swept away early`);
+    if (hits.some(({ rule }) => rule.windowMs !== windowMs))
+      throw new Error("Rate limits counted together must share a window");
+    if (windowMs > LONGEST_WINDOW_MS)
+      throw new Error(`Rate limit ${hits[0]!.rule.name}: windows longer than a day are swept away early`);
     const keys = hits.map(({ rule, subject }) => `${rule.name}:${subject}`);
     const windowSeconds = windowMs / 1000;
     const rows = await db
@@ -57,13 +59,23 @@ export function createRateLimiter(db: DB) {
           window_started_at: sql`case when rate_limits.window_started_at <= now() - make_interval(secs => ${windowSeconds}) then now() else rate_limits.window_started_at end`,
         }),
       )
-      .returning(["key", "attempts", sql<number>`extract(epoch from (window_started_at + make_interval(secs => ${windowSeconds}) - now())) * 1000`.as("remaining_ms")])
+      .returning([
+        "key",
+        "attempts",
+        sql<number>`extract(epoch from (window_started_at + make_interval(secs => ${windowSeconds}) - now())) * 1000`.as(
+          "remaining_ms",
+        ),
+      ])
       .execute();
     const byKey = new Map(rows.map((row) => [row.key, row]));
     return hits.map(({ rule }, index) => {
       const row = byKey.get(keys[index]!)!;
       const allowed = row.attempts <= rule.limit;
-      return { allowed, count: row.attempts, retryAfterMs: allowed ? 0 : Math.max(1000, Math.ceil(Number(row.remaining_ms))) };
+      return {
+        allowed,
+        count: row.attempts,
+        retryAfterMs: allowed ? 0 : Math.max(1000, Math.ceil(Number(row.remaining_ms))),
+      };
     });
   }
 
@@ -104,5 +116,7 @@ export function tooManyRequests(code: ErrorCode, reason: string, retryAfterMs: n
   const minutes = Math.ceil(retryAfterMs / 60_000);
   const hours = Math.ceil(minutes / 60);
   const wait = minutes > 90 ? `${hours} hours` : `${minutes} ${minutes === 1 ? "minute" : "minutes"}`;
-  return new AppError(code, `${reason} Please wait ${wait} and try again.`, { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) });
+  return new AppError(code, `${reason} Please wait ${wait} and try again.`, {
+    retryAfterSeconds: Math.ceil(retryAfterMs / 1000),
+  });
 }

@@ -23,11 +23,18 @@ describeEachDatabase("accounts", (getDatabase) => {
   it("registers, then signs in with the same e-mail in any case, and never stores the password", async () => {
     const { signInFlow, database } = await services();
     const email = uniqueEmail();
-    const registered = await signInFlow.signIn(credentials("register", email.toUpperCase()), { ip: "10.0.0.1", current: null });
+    const registered = await signInFlow.signIn(credentials("register", email.toUpperCase()), {
+      ip: "10.0.0.1",
+      current: null,
+    });
     expect(registered.session.user?.email).toBe(email);
     const signedIn = await signInFlow.signIn(credentials("sign-in", ` ${email} `), { ip: "10.0.0.1", current: null });
     expect(signedIn.session.user?.id).toBe(registered.session.user?.id);
-    const row = await database.db.selectFrom("users").select("password_hash").where("email", "=", email).executeTakeFirstOrThrow();
+    const row = await database.db
+      .selectFrom("users")
+      .select("password_hash")
+      .where("email", "=", email)
+      .executeTakeFirstOrThrow();
     expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(row.password_hash).not.toContain("correct horse battery");
   });
@@ -36,8 +43,12 @@ describeEachDatabase("accounts", (getDatabase) => {
     const { signInFlow } = await services();
     const email = uniqueEmail();
     await signInFlow.signIn(credentials("register", email), { ip: "10.0.0.2", current: null });
-    const wrongPassword = await failureOf(signInFlow.signIn(credentials("sign-in", email, "not the password"), { ip: "10.0.0.2", current: null }));
-    const unknownEmail = await failureOf(signInFlow.signIn(credentials("sign-in", uniqueEmail()), { ip: "10.0.0.2", current: null }));
+    const wrongPassword = await failureOf(
+      signInFlow.signIn(credentials("sign-in", email, "not the password"), { ip: "10.0.0.2", current: null }),
+    );
+    const unknownEmail = await failureOf(
+      signInFlow.signIn(credentials("sign-in", uniqueEmail()), { ip: "10.0.0.2", current: null }),
+    );
     expect(wrongPassword.message).toBe(WRONG_CREDENTIALS);
     expect(unknownEmail.message).toBe(WRONG_CREDENTIALS);
     expect(wrongPassword.status).toBe(401);
@@ -47,7 +58,9 @@ describeEachDatabase("accounts", (getDatabase) => {
     const { signInFlow } = await services();
     const email = uniqueEmail();
     await signInFlow.signIn(credentials("register", email), { ip: "10.0.0.3", current: null });
-    const taken = await failureOf(signInFlow.signIn(credentials("register", email, "another password"), { ip: "10.0.0.3", current: null }));
+    const taken = await failureOf(
+      signInFlow.signIn(credentials("register", email, "another password"), { ip: "10.0.0.3", current: null }),
+    );
     expect(taken.message).toBe("An account with this e-mail address already exists. Sign in instead.");
   });
 
@@ -66,22 +79,42 @@ describeEachDatabase("accounts", (getDatabase) => {
     ];
     for (const [password, message] of refusals) {
       const email = uniqueEmail();
-      const refused = await failureOf(signInFlow.signIn(credentials("register", email, password), { ip: `10.0.3.${++counter % 250}`, current: null }));
+      const refused = await failureOf(
+        signInFlow.signIn(credentials("register", email, password), { ip: `10.0.3.${++counter % 250}`, current: null }),
+      );
       expect(refused, password).toMatchObject({ code: "INVALID_PASSWORD", message });
       expect(refused.status).toBe(422);
-      expect(await database.db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirst()).toBeUndefined();
+      expect(
+        await database.db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirst(),
+      ).toBeUndefined();
     }
     // Twelve characters of something nobody guesses are enough; so are a few unrelated words.
     for (const password of ["x7#Qm!2vLp9z", "correct horse battery"]) {
-      expect((await signInFlow.signIn(credentials("register", uniqueEmail(), password), { ip: `10.0.4.${++counter % 250}`, current: null })).session.user).not.toBeNull();
+      expect(
+        (
+          await signInFlow.signIn(credentials("register", uniqueEmail(), password), {
+            ip: `10.0.4.${++counter % 250}`,
+            current: null,
+          })
+        ).session.user,
+      ).not.toBeNull();
     }
   });
 
   it("validates the e-mail address and refuses unknown fields", () => {
-    const bad = credentialsSchema.safeParse({ intent: "register", email: "not-an-email", password: "correct horse battery" });
+    const bad = credentialsSchema.safeParse({
+      intent: "register",
+      email: "not-an-email",
+      password: "correct horse battery",
+    });
     expect(bad.success).toBe(false);
     expect(bad.error?.issues[0]?.message).toBe("Enter a valid e-mail address, like name@example.com.");
-    const extra = credentialsSchema.safeParse({ intent: "sign-in", email: "a@example.com", password: "x", admin: "true" });
+    const extra = credentialsSchema.safeParse({
+      intent: "sign-in",
+      email: "a@example.com",
+      password: "x",
+      admin: "true",
+    });
     expect(extra.success).toBe(false);
     const long = credentialsSchema.safeParse({ intent: "sign-in", email: "a@example.com", password: "x".repeat(129) });
     expect(long.success).toBe(false);
@@ -90,7 +123,10 @@ describeEachDatabase("accounts", (getDatabase) => {
   it("rotates the session at sign-in: a new id and token, and the guest session is gone", async () => {
     const { signInFlow, sessions } = await services();
     const guest = await sessions.startSession();
-    const next = await signInFlow.signIn(credentials("register", uniqueEmail()), { ip: "10.0.0.4", current: guest.session });
+    const next = await signInFlow.signIn(credentials("register", uniqueEmail()), {
+      ip: "10.0.0.4",
+      current: guest.session,
+    });
     expect(next.session.id).not.toBe(guest.session.id);
     expect(next.token).not.toBe(guest.token);
     expect(await sessions.findSession(guest.token)).toBeNull();
@@ -136,24 +172,36 @@ describeEachDatabase("accounts", (getDatabase) => {
     const attempts = [];
     for (let i = 0; i < 10; i++) {
       const instance = i % 2 === 0 ? instanceA : instanceB;
-      attempts.push(await failureOf(instance.signInFlow.signIn(credentials("sign-in", email, `wrong ${i}`), { ip: "10.1.0.1", current: null })));
+      attempts.push(
+        await failureOf(
+          instance.signInFlow.signIn(credentials("sign-in", email, `wrong ${i}`), { ip: "10.1.0.1", current: null }),
+        ),
+      );
     }
     expect(attempts.every((error) => error.code === "WRONG_CREDENTIALS")).toBe(true);
     // The eleventh from that address is refused, even with the right password.
-    const limited = await failureOf(instanceB.signInFlow.signIn(credentials("sign-in", email), { ip: "10.1.0.1", current: null }));
+    const limited = await failureOf(
+      instanceB.signInFlow.signIn(credentials("sign-in", email), { ip: "10.1.0.1", current: null }),
+    );
     expect(limited.code).toBe("TOO_MANY_ATTEMPTS");
     expect(limited.status).toBe(429);
     expect(limited.message).toMatch(/^Too many attempts\. Please wait (\d+) minutes? and try again\.$/);
     expect(limited.retryAfterSeconds).toBeGreaterThan(0);
     // The owner, from the address that registered, is not.
-    expect((await instanceA.signInFlow.signIn(credentials("sign-in", email), { ip: "10.1.0.200", current: null })).session.user?.email).toBe(email);
+    expect(
+      (await instanceA.signInFlow.signIn(credentials("sign-in", email), { ip: "10.1.0.200", current: null })).session
+        .user?.email,
+    ).toBe(email);
   });
 
   it("a successful sign-in does not count toward the limits: signing in again and again from one address keeps working", async () => {
     const { signInFlow } = await services();
     const email = uniqueEmail();
     await signInFlow.signIn(credentials("register", email), { ip: "10.1.1.1", current: null });
-    for (let i = 0; i < 15; i++) expect((await signInFlow.signIn(credentials("sign-in", email), { ip: "10.1.1.1", current: null })).session.user?.email).toBe(email);
+    for (let i = 0; i < 15; i++)
+      expect(
+        (await signInFlow.signIn(credentials("sign-in", email), { ip: "10.1.1.1", current: null })).session.user?.email,
+      ).toBe(email);
   });
 
   it("35 failures from 35 addresses do not lock the owner out of an address where they signed in before, even after a typo there", async () => {
@@ -163,14 +211,23 @@ describeEachDatabase("accounts", (getDatabase) => {
     await signInFlow.signIn(credentials("register", email), { ip: home, current: null });
     await signInFlow.signIn(credentials("sign-in", email), { ip: home, current: null });
     for (let i = 0; i < 35; i++) {
-      const error = await failureOf(signInFlow.signIn(credentials("sign-in", email, `guess ${i}`), { ip: `10.8.${i}.1`, current: null }));
+      const error = await failureOf(
+        signInFlow.signIn(credentials("sign-in", email, `guess ${i}`), { ip: `10.8.${i}.1`, current: null }),
+      );
       expect(error.code).toBe("WRONG_CREDENTIALS");
     }
-    expect((await failureOf(signInFlow.signIn(credentials("sign-in", email, "a typo of mine"), { ip: home, current: null }))).code).toBe("WRONG_CREDENTIALS");
-    expect((await signInFlow.signIn(credentials("sign-in", email), { ip: home, current: null })).session.user?.email).toBe(email);
+    expect(
+      (await failureOf(signInFlow.signIn(credentials("sign-in", email, "a typo of mine"), { ip: home, current: null })))
+        .code,
+    ).toBe("WRONG_CREDENTIALS");
+    expect(
+      (await signInFlow.signIn(credentials("sign-in", email), { ip: home, current: null })).session.user?.email,
+    ).toBe(email);
     // An address that only ever failed for this account is still held back.
     const stranger = "10.8.0.1";
-    expect((await failureOf(signInFlow.signIn(credentials("sign-in", email), { ip: stranger, current: null }))).code).toBe("TOO_MANY_ATTEMPTS");
+    expect(
+      (await failureOf(signInFlow.signIn(credentials("sign-in", email), { ip: stranger, current: null }))).code,
+    ).toBe("TOO_MANY_ATTEMPTS");
   }, 120_000);
 
   it("registration attempts share the sign-in limits: probing for existing e-mails from one address is stopped like guessing", async () => {
@@ -179,16 +236,23 @@ describeEachDatabase("accounts", (getDatabase) => {
     await signInFlow.signIn(credentials("register", taken), { ip: "10.9.9.1", current: null });
     const ip = `10.6.${counter % 250}.1`;
     const codes: string[] = [];
-    for (let i = 0; i < 11; i++) codes.push((await failureOf(signInFlow.signIn(credentials("register", taken), { ip, current: null }))).code);
+    for (let i = 0; i < 11; i++)
+      codes.push((await failureOf(signInFlow.signIn(credentials("register", taken), { ip, current: null }))).code);
     expect(codes.slice(0, 10).every((code) => code === "EMAIL_TAKEN")).toBe(true);
     expect(codes[10]).toBe("TOO_MANY_ATTEMPTS");
     // A sign-in attempt for that e-mail from that address is refused too: one count for both.
-    expect((await failureOf(signInFlow.signIn(credentials("sign-in", taken), { ip, current: null }))).code).toBe("TOO_MANY_ATTEMPTS");
+    expect((await failureOf(signInFlow.signIn(credentials("sign-in", taken), { ip, current: null }))).code).toBe(
+      "TOO_MANY_ATTEMPTS",
+    );
     // Per address, registrations of new e-mails and sign-ins draw on the same 50.
     const busy = `10.5.${counter % 250}.1`;
-    for (let i = 0; i < 25; i++) await failureOf(signInFlow.signIn(credentials("sign-in", uniqueEmail()), { ip: busy, current: null }));
-    for (let i = 0; i < 25; i++) await failureOf(signInFlow.signIn(credentials("register", taken), { ip: busy, current: null }));
-    expect((await failureOf(signInFlow.signIn(credentials("register", uniqueEmail()), { ip: busy, current: null }))).code).toBe("TOO_MANY_ATTEMPTS");
+    for (let i = 0; i < 25; i++)
+      await failureOf(signInFlow.signIn(credentials("sign-in", uniqueEmail()), { ip: busy, current: null }));
+    for (let i = 0; i < 25; i++)
+      await failureOf(signInFlow.signIn(credentials("register", taken), { ip: busy, current: null }));
+    expect(
+      (await failureOf(signInFlow.signIn(credentials("register", uniqueEmail()), { ip: busy, current: null }))).code,
+    ).toBe("TOO_MANY_ATTEMPTS");
   }, 120_000);
 
   it("limits attempts per address too", async () => {
@@ -219,7 +283,9 @@ if (process.env.TEST_DATABASE_URL) {
       const email = uniqueEmail();
       const results = await Promise.all(
         Array.from({ length: 14 }, (_, i) =>
-          failureOf((i % 2 ? a : b).signInFlow.signIn(credentials("sign-in", email), { ip: "10.3.0.1", current: null })),
+          failureOf(
+            (i % 2 ? a : b).signInFlow.signIn(credentials("sign-in", email), { ip: "10.3.0.1", current: null }),
+          ),
         ),
       );
       expect(results.filter((error) => error.code === "TOO_MANY_ATTEMPTS")).toHaveLength(4);

@@ -10,7 +10,13 @@ import type { AccountService } from "./account-service";
  * (a new id and token: a session fixed by an attacker before sign-in is worthless after it), moves the guest
  * basket into the account's and the guest's orders and delivery address onto the account, and ends the old session.
  */
-export function createSignInFlow(accounts: AccountService, sessions: SessionService, basket: BasketService, orders: OrderService, addresses: AddressService) {
+export function createSignInFlow(
+  accounts: AccountService,
+  sessions: SessionService,
+  basket: BasketService,
+  orders: OrderService,
+  addresses: AddressService,
+) {
   async function startAccountSession(user: SessionUser, current: Session | null) {
     const next = await sessions.startSession(user);
     if (current) {

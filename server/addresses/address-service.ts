@@ -25,10 +25,17 @@ export interface SavedAddress {
 /** An account keeps at most this many addresses; the least recently used goes first. */
 const SAVED_ADDRESS_LIMIT = 20;
 
-
 /** The same address, however it was typed: the fields joined, lower-cased. */
 function fingerprintOf(address: DeliveryAddress): string {
-  return [address.name, address.line1, address.line2 ?? "", address.city, address.region ?? "", address.postalCode, address.country]
+  return [
+    address.name,
+    address.line1,
+    address.line2 ?? "",
+    address.city,
+    address.region ?? "",
+    address.postalCode,
+    address.country,
+  ]
     .map((field) => field.toLowerCase())
     .join("\u001f");
 }
@@ -42,30 +49,61 @@ export function createAddressService(db: DB) {
     await db
       .insertInto("saved_addresses")
       .values({ user_id: userId, address: JSON.stringify(address), fingerprint: fingerprintOf(address) })
-      .onConflict((conflict) => conflict.columns(["user_id", "fingerprint"]).doUpdateSet({ address: JSON.stringify(address), last_used_at: sql`now()` }))
+      .onConflict((conflict) =>
+        conflict
+          .columns(["user_id", "fingerprint"])
+          .doUpdateSet({ address: JSON.stringify(address), last_used_at: sql`now()` }),
+      )
       .execute();
     // Oldest beyond the limit go: an account's list stays short enough to choose from.
     await db
       .deleteFrom("saved_addresses")
       .where("user_id", "=", userId)
-      .where("id", "not in", (query) => query.selectFrom("saved_addresses").select("id").where("user_id", "=", userId).orderBy("last_used_at", "desc").limit(SAVED_ADDRESS_LIMIT))
+      .where("id", "not in", (query) =>
+        query
+          .selectFrom("saved_addresses")
+          .select("id")
+          .where("user_id", "=", userId)
+          .orderBy("last_used_at", "desc")
+          .limit(SAVED_ADDRESS_LIMIT),
+      )
       .execute();
   }
 
-  async function writeCheckoutAddress(owner: BasketOwner, address: DeliveryAddress, contactEmail: string | null): Promise<CheckoutAddress> {
+  async function writeCheckoutAddress(
+    owner: BasketOwner,
+    address: DeliveryAddress,
+    contactEmail: string | null,
+  ): Promise<CheckoutAddress> {
     const { column, value } = ownerColumn(owner);
     await db
       .insertInto("checkout_addresses")
       .values({ [column]: value, address: JSON.stringify(address), contact_email: contactEmail })
-      .onConflict((conflict) => conflict.column(column).doUpdateSet({ address: JSON.stringify(address), contact_email: contactEmail, updated_at: sql`now()` }))
+      .onConflict((conflict) =>
+        conflict
+          .column(column)
+          .doUpdateSet({ address: JSON.stringify(address), contact_email: contactEmail, updated_at: sql`now()` }),
+      )
       .execute();
     if ("userId" in owner) await rememberForAccount(owner.userId, address);
-    const row = await db.selectFrom("checkout_addresses").select(["delivery_method_id", "promotion_code"]).where(column, "=", value).executeTakeFirst();
-    return { address, contactEmail, deliveryMethodId: row?.delivery_method_id ?? null, promotionCode: row?.promotion_code ?? null };
+    const row = await db
+      .selectFrom("checkout_addresses")
+      .select(["delivery_method_id", "promotion_code"])
+      .where(column, "=", value)
+      .executeTakeFirst();
+    return {
+      address,
+      contactEmail,
+      deliveryMethodId: row?.delivery_method_id ?? null,
+      promotionCode: row?.promotion_code ?? null,
+    };
   }
 
   /** A choice kept beside the owner's checkout address (an account's last-used address is kept first). */
-  async function setBesideAddress(owner: BasketOwner, values: { delivery_method_id?: string; promotion_code?: string | null }): Promise<boolean> {
+  async function setBesideAddress(
+    owner: BasketOwner,
+    values: { delivery_method_id?: string; promotion_code?: string | null },
+  ): Promise<boolean> {
     const { column, value } = ownerColumn(owner);
     const updated = await db
       .updateTable("checkout_addresses")
@@ -93,7 +131,13 @@ export function createAddressService(db: DB) {
         .select(["address", "contact_email", "delivery_method_id", "promotion_code"])
         .where(column, "=", value)
         .executeTakeFirst();
-      if (row) return { address: row.address, contactEmail: row.contact_email, deliveryMethodId: row.delivery_method_id, promotionCode: row.promotion_code };
+      if (row)
+        return {
+          address: row.address,
+          contactEmail: row.contact_email,
+          deliveryMethodId: row.delivery_method_id,
+          promotionCode: row.promotion_code,
+        };
       if (!("userId" in owner)) return null;
       const [last] = await service.listSavedAddresses(owner.userId, 1);
       return last ? { address: last.address, contactEmail: null, deliveryMethodId: null, promotionCode: null } : null;
@@ -117,14 +161,27 @@ export function createAddressService(db: DB) {
     },
 
     /** Sets the address (already validated at the edge); an account also keeps it among its saved addresses. */
-    async setCheckoutAddress(owner: BasketOwner, address: DeliveryAddress, contactEmail: string | null): Promise<CheckoutAddress> {
+    async setCheckoutAddress(
+      owner: BasketOwner,
+      address: DeliveryAddress,
+      contactEmail: string | null,
+    ): Promise<CheckoutAddress> {
       return writeCheckoutAddress(owner, address, "userId" in owner ? null : contactEmail);
     },
 
     /** Checks out with one of the account's saved addresses; another account's id is as unknown as a made-up one. */
     async chooseSavedAddress(userId: string, savedAddressId: string): Promise<CheckoutAddress> {
-      const saved = await db.selectFrom("saved_addresses").select("address").where("id", "=", savedAddressId).where("user_id", "=", userId).executeTakeFirst();
-      if (!saved) throw new AppError("NOT_FOUND", "That address is no longer in your saved addresses. Please choose another or add it again.");
+      const saved = await db
+        .selectFrom("saved_addresses")
+        .select("address")
+        .where("id", "=", savedAddressId)
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+      if (!saved)
+        throw new AppError(
+          "NOT_FOUND",
+          "That address is no longer in your saved addresses. Please choose another or add it again.",
+        );
       return writeCheckoutAddress({ userId }, saved.address, null);
     },
 
@@ -143,13 +200,21 @@ export function createAddressService(db: DB) {
 
     /** Forgets one saved address; true when there was one of this account's to forget. */
     async deleteSavedAddress(userId: string, savedAddressId: string): Promise<boolean> {
-      const deleted = await db.deleteFrom("saved_addresses").where("id", "=", savedAddressId).where("user_id", "=", userId).executeTakeFirst();
+      const deleted = await db
+        .deleteFrom("saved_addresses")
+        .where("id", "=", savedAddressId)
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
       return deleted.numDeletedRows > 0n;
     },
 
     /** At sign-in: the address a guest was checking out with becomes the account's (and one of its saved addresses). */
     async adoptGuestAddress(sessionId: string, userId: string): Promise<void> {
-      const guest = await db.selectFrom("checkout_addresses").select("address").where("session_id", "=", sessionId).executeTakeFirst();
+      const guest = await db
+        .selectFrom("checkout_addresses")
+        .select("address")
+        .where("session_id", "=", sessionId)
+        .executeTakeFirst();
       if (!guest) return;
       await writeCheckoutAddress({ userId }, guest.address, null);
       await db.deleteFrom("checkout_addresses").where("session_id", "=", sessionId).execute();

@@ -56,18 +56,32 @@ export interface AdminOrderFilter {
 }
 
 /** The filter as conditions on a query of orders (the list's and the export's: the same orders). */
-export function filterOrders<Query extends SelectQueryBuilder<Database, "orders", object>>(query: Query, filter: AdminOrderFilter): Query {
+export function filterOrders<Query extends SelectQueryBuilder<Database, "orders", object>>(
+  query: Query,
+  filter: AdminOrderFilter,
+): Query {
   let filtered = query;
   if (filter.status) filtered = filtered.where("status", "=", filter.status) as Query;
   if (filter.needsAttention) filtered = filtered.where(orderNeedsAttention) as Query;
   if (filter.livemode !== undefined) filtered = filtered.where(ordersInMode(filter.livemode)) as Query;
   const search = filter.search?.trim();
   if (search) {
-    if (ORDER_NUMBER_PATTERN.test(search.toUpperCase())) filtered = filtered.where("number", "=", search.toUpperCase()) as Query;
+    if (ORDER_NUMBER_PATTERN.test(search.toUpperCase()))
+      filtered = filtered.where("number", "=", search.toUpperCase()) as Query;
     else filtered = filtered.where(sql<string>`lower(contact_email)`, "=", search.toLowerCase()) as Query;
   }
-  if (filter.paidFrom) filtered = filtered.where("paid_at", ">=", sql<Date>`${filter.paidFrom}::date::timestamp at time zone 'UTC'`) as Query;
-  if (filter.paidTo) filtered = filtered.where("paid_at", "<", sql<Date>`(${filter.paidTo}::date + 1)::timestamp at time zone 'UTC'`) as Query;
+  if (filter.paidFrom)
+    filtered = filtered.where(
+      "paid_at",
+      ">=",
+      sql<Date>`${filter.paidFrom}::date::timestamp at time zone 'UTC'`,
+    ) as Query;
+  if (filter.paidTo)
+    filtered = filtered.where(
+      "paid_at",
+      "<",
+      sql<Date>`(${filter.paidTo}::date + 1)::timestamp at time zone 'UTC'`,
+    ) as Query;
   return filtered;
 }
 
@@ -78,7 +92,14 @@ const ordersCursor = keysetCursor(/^[A-Za-z0-9_]{1,100}$/);
  * The console's side of orders: every shopper's orders, one order in full, and the operator's three actions on it
  * (ship, refund, cancel and refund), each with its e-mail and audit entry in the change's own transaction.
  */
-export function createAdminOrders(db: DB, orders: OrderService, provider: PaymentProvider, email: EmailOutbox, logger: Logger, inventory?: InventoryService) {
+export function createAdminOrders(
+  db: DB,
+  orders: OrderService,
+  provider: PaymentProvider,
+  email: EmailOutbox,
+  logger: Logger,
+  inventory?: InventoryService,
+) {
   async function orderByNumber(number: string) {
     const key = number.toUpperCase();
     if (!ORDER_NUMBER_PATTERN.test(key)) return undefined;
@@ -91,19 +112,35 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
    * refunded amount, status, history, the shopper's e-mail, the audit entry and, when the refund asked for it, the
    * items put back in stock (and any back-in-stock alerts that brings) are written in the same transaction.
    */
-  async function recordProcessorRefund(refund: ProviderRefund, idempotencyKey: string | null = null): Promise<"recorded" | "already-recorded" | "not-ours"> {
+  async function recordProcessorRefund(
+    refund: ProviderRefund,
+    idempotencyKey: string | null = null,
+  ): Promise<"recorded" | "already-recorded" | "not-ours"> {
     if (refund.status !== "succeeded" || !refund.paymentIntentId) return "not-ours";
     const orderId = refund.paymentIntentId;
     const operatorEmail = refund.metadata[OPERATOR_EMAIL_KEY];
-    const actor: Actor = operatorEmail ? { id: refund.metadata[OPERATOR_ID_KEY] || null, email: operatorEmail } : PROCESSOR_ACTOR;
+    const actor: Actor = operatorEmail
+      ? { id: refund.metadata[OPERATOR_ID_KEY] || null, email: operatorEmail }
+      : PROCESSOR_ACTOR;
     return db.transaction().execute(async (trx) => {
       // The order's row lock first: the refund row's foreign key would otherwise share-lock it, and two refunds of one
       // order each waiting to upgrade that lock would deadlock. Locked, the audit entry's "before" is what this refund changed.
-      const order = await trx.selectFrom("orders").select(["number", "status", "refunded_cents", "items"]).where("id", "=", orderId).forUpdate().executeTakeFirst();
+      const order = await trx
+        .selectFrom("orders")
+        .select(["number", "status", "refunded_cents", "items"])
+        .where("id", "=", orderId)
+        .forUpdate()
+        .executeTakeFirst();
       if (!order) return "not-ours";
       const inserted = await trx
         .insertInto("order_refunds")
-        .values({ id: refund.id, order_id: orderId, amount_cents: refund.amountCents, idempotency_key: idempotencyKey ?? refund.metadata[CONSOLE_KEY_KEY] ?? null, actor: actor.email })
+        .values({
+          id: refund.id,
+          order_id: orderId,
+          amount_cents: refund.amountCents,
+          idempotency_key: idempotencyKey ?? refund.metadata[CONSOLE_KEY_KEY] ?? null,
+          actor: actor.email,
+        })
         .onConflict((conflict) => conflict.doNothing())
         .returning("id")
         .executeTakeFirst();
@@ -112,13 +149,23 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
       await email.enqueueOrderRefunded(trx, { orderId, refundId: refund.id, amountCents: refund.amountCents });
       if (refund.metadata[RESTOCK_KEY] === "true" && inventory) {
         const items = order.items.map(readOrderItem);
-        await inventory.restock(trx, items.map((item) => ({ variantId: item.variantId ?? item.productId, quantity: item.quantity })), orderId, actor.email);
+        await inventory.restock(
+          trx,
+          items.map((item) => ({ variantId: item.variantId ?? item.productId, quantity: item.quantity })),
+          orderId,
+          actor.email,
+        );
       }
       await recordAudit(trx, actor, {
         action: "order.refund",
         subject: order.number,
         before: { status: order.status, refunded: formatCents(order.refunded_cents) },
-        after: { status, refunded: formatCents(order.refunded_cents + refund.amountCents), refund: refund.id, amount: formatCents(refund.amountCents) },
+        after: {
+          status,
+          refunded: formatCents(order.refunded_cents + refund.amountCents),
+          refund: refund.id,
+          amount: formatCents(refund.amountCents),
+        },
       });
       return "recorded";
     });
@@ -127,7 +174,12 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
   /** What the processor has not yet given back of a payment: its amount less every refund not failed or cancelled. */
   async function leftToRefundAtProcessor(paymentIntentId: string, amountCents: number): Promise<number> {
     const refunds = await provider.listRefunds(paymentIntentId);
-    return amountCents - refunds.filter((made) => made.status !== "failed" && made.status !== "canceled").reduce((sum, made) => sum + made.amountCents, 0);
+    return (
+      amountCents -
+      refunds
+        .filter((made) => made.status !== "failed" && made.status !== "canceled")
+        .reduce((sum, made) => sum + made.amountCents, 0)
+    );
   }
 
   /** The console's refund: checked against what is left, made by the processor, recorded from its answer. */
@@ -153,29 +205,51 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
       throw new AppError("ORDER_TRANSITION_REFUSED", `Order ${order.number} cannot be refunded.`);
     }
     const amountCents = input.amountCents ?? left;
-    if (amountCents < 1) throw new AppError("BAD_REQUEST", "Enter an amount of at least $0.01.", { details: { field: "amount" } });
-    if (amountCents > left) throw new AppError("BAD_REQUEST", `You can refund at most ${formatCents(left)}.`, { details: { field: "amount" } });
+    if (amountCents < 1)
+      throw new AppError("BAD_REQUEST", "Enter an amount of at least $0.01.", { details: { field: "amount" } });
+    if (amountCents > left)
+      throw new AppError("BAD_REQUEST", `You can refund at most ${formatCents(left)}.`, {
+        details: { field: "amount" },
+      });
     const made = await provider
       .createRefund({
         paymentIntentId: order.id,
         amountCents,
         idempotencyKey: `console-refund-${input.idempotencyKey}`,
-        metadata: { [OPERATOR_EMAIL_KEY]: actor.email, [OPERATOR_ID_KEY]: actor.id ?? "", [CONSOLE_KEY_KEY]: input.idempotencyKey, ...(input.restock ? { [RESTOCK_KEY]: "true" } : {}) },
+        metadata: {
+          [OPERATOR_EMAIL_KEY]: actor.email,
+          [OPERATOR_ID_KEY]: actor.id ?? "",
+          [CONSOLE_KEY_KEY]: input.idempotencyKey,
+          ...(input.restock ? { [RESTOCK_KEY]: "true" } : {}),
+        },
       })
       .catch(async (error: unknown) => {
         // The provider's sentences speak to a paying shopper; an operator refunding needs to know what to do.
         if (!(error instanceof AppError)) throw error;
         // Another refund made at the same moment may have taken what was left: the processor refused this one for
         // its amount. Its own list of refunds says so, and what is left now.
-        const leftAtProcessor = await leftToRefundAtProcessor(order.id, order.amount_cents).catch((listError: unknown) => {
-          logger.warn({ err: listError, orderId: order.id }, "console: the processor's refunds could not be listed after a refused refund; answering without them");
-          return null;
-        });
-        if (leftAtProcessor !== null && leftAtProcessor <= 0) throw new AppError("BAD_REQUEST", ALREADY_REFUNDED, { details: { field: "amount" }, cause: error });
+        const leftAtProcessor = await leftToRefundAtProcessor(order.id, order.amount_cents).catch(
+          (listError: unknown) => {
+            logger.warn(
+              { err: listError, orderId: order.id },
+              "console: the processor's refunds could not be listed after a refused refund; answering without them",
+            );
+            return null;
+          },
+        );
+        if (leftAtProcessor !== null && leftAtProcessor <= 0)
+          throw new AppError("BAD_REQUEST", ALREADY_REFUNDED, { details: { field: "amount" }, cause: error });
         if (leftAtProcessor !== null && amountCents > leftAtProcessor) {
-          throw new AppError("BAD_REQUEST", `You can refund at most ${formatCents(leftAtProcessor)}.`, { details: { field: "amount" }, cause: error });
+          throw new AppError("BAD_REQUEST", `You can refund at most ${formatCents(leftAtProcessor)}.`, {
+            details: { field: "amount" },
+            cause: error,
+          });
         }
-        throw new AppError(error.code, "The payment service did not confirm the refund. Send the form again: it refunds at most once.", { cause: error });
+        throw new AppError(
+          error.code,
+          "The payment service did not confirm the refund. Send the form again: it refunds at most once.",
+          { cause: error },
+        );
       });
     if (made.status !== "succeeded") {
       // Pending refunds (some payment methods) are recorded when the processor's refund.updated says they succeeded.
@@ -195,7 +269,8 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
       const known = await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst();
       if (!known) return 0;
       let recorded = 0;
-      for (const made of await provider.listRefunds(paymentIntentId)) if ((await recordProcessorRefund(made)) === "recorded") recorded++;
+      for (const made of await provider.listRefunds(paymentIntentId))
+        if ((await recordProcessorRefund(made)) === "recorded") recorded++;
       return recorded;
     },
 
@@ -204,11 +279,24 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
      * orders_oversold_status for those needing attention), so any page costs what the first does. A search is an order
      * number, or an e-mail (whole, any case).
      */
-    async listOrders(filter: AdminOrderFilter & { after?: string | null }): Promise<{ orders: AdminOrderRow[]; next: string | null }> {
+    async listOrders(
+      filter: AdminOrderFilter & { after?: string | null },
+    ): Promise<{ orders: AdminOrderRow[]; next: string | null }> {
       let query = filterOrders(
         db
           .selectFrom("orders")
-          .select(["id", "number", "paid_at", "status", "amount_cents", "refunded_cents", "contact_email", "livemode", "oversold", "promotion_over_limit"])
+          .select([
+            "id",
+            "number",
+            "paid_at",
+            "status",
+            "amount_cents",
+            "refunded_cents",
+            "contact_email",
+            "livemode",
+            "oversold",
+            "promotion_over_limit",
+          ])
           .orderBy("paid_at", "desc")
           .orderBy("id", "desc")
           .limit(ADMIN_ORDERS_PAGE_SIZE + 1),
@@ -240,8 +328,18 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
       const row = await orderByNumber(number);
       if (!row) return null;
       const [history, refunds] = await Promise.all([
-        db.selectFrom("order_status_history").select(["status", "created_at", "carrier", "tracking_number", "amount_cents", "note", "actor"]).where("order_id", "=", row.id).orderBy("id").execute(),
-        db.selectFrom("order_refunds").select(["id", "amount_cents", "actor", "created_at"]).where("order_id", "=", row.id).orderBy("created_at").execute(),
+        db
+          .selectFrom("order_status_history")
+          .select(["status", "created_at", "carrier", "tracking_number", "amount_cents", "note", "actor"])
+          .where("order_id", "=", row.id)
+          .orderBy("id")
+          .execute(),
+        db
+          .selectFrom("order_refunds")
+          .select(["id", "amount_cents", "actor", "created_at"])
+          .where("order_id", "=", row.id)
+          .orderBy("created_at")
+          .execute(),
       ]);
       return {
         id: row.id,
@@ -257,7 +355,9 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
         deliveryAddress: row.delivery_address,
         card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
         processor: row.processor,
-        promotion: row.promotion_code ? { code: row.promotion_code, discountCents: row.discount_cents, isOverLimit: row.promotion_over_limit } : null,
+        promotion: row.promotion_code
+          ? { code: row.promotion_code, discountCents: row.discount_cents, isOverLimit: row.promotion_over_limit }
+          : null,
         isTest: row.livemode !== true,
         history,
         refunds,
@@ -265,22 +365,38 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
     },
 
     /** "Mark as shipped": the status, the shopper's shipped e-mail and the audit entry, in one transaction. */
-    async markShipped(actor: Actor, number: string, shipment: { carrier: string; trackingNumber: string }): Promise<void> {
+    async markShipped(
+      actor: Actor,
+      number: string,
+      shipment: { carrier: string; trackingNumber: string },
+    ): Promise<void> {
       const order = await orderByNumber(number);
       if (!order) throw new AppError("NOT_FOUND", "There is no such order.");
       await db.transaction().execute(async (trx: Writer) => {
         await orders.markShipped(order.id, shipment, actor.email, trx);
-        await email.enqueueOrderShipped(trx, { orderId: order.id, carrier: shipment.carrier.trim(), trackingNumber: shipment.trackingNumber.trim() });
+        await email.enqueueOrderShipped(trx, {
+          orderId: order.id,
+          carrier: shipment.carrier.trim(),
+          trackingNumber: shipment.trackingNumber.trim(),
+        });
         await recordAudit(trx, actor, {
           action: "order.ship",
           subject: order.number,
           before: { status: order.status },
-          after: { status: "shipped", carrier: shipment.carrier.trim(), trackingNumber: shipment.trackingNumber.trim() },
+          after: {
+            status: "shipped",
+            carrier: shipment.carrier.trim(),
+            trackingNumber: shipment.trackingNumber.trim(),
+          },
         });
       });
     },
 
-    refund: (actor: Actor, number: string, input: { amountCents: number | null; idempotencyKey: string; restock?: boolean }) => refund(actor, number, input),
+    refund: (
+      actor: Actor,
+      number: string,
+      input: { amountCents: number | null; idempotencyKey: string; restock?: boolean },
+    ) => refund(actor, number, input),
 
     /** "Cancel and refund": cancelled (with its audit entry), then everything left given back. */
     async cancelAndRefund(actor: Actor, number: string, idempotencyKey: string) {
@@ -290,7 +406,12 @@ export function createAdminOrders(db: DB, orders: OrderService, provider: Paymen
         try {
           await db.transaction().execute(async (trx: Writer) => {
             await orders.cancel(order.id, actor.email, undefined, trx);
-            await recordAudit(trx, actor, { action: "order.cancel", subject: order.number, before: { status: order.status }, after: { status: "cancelled" } });
+            await recordAudit(trx, actor, {
+              action: "order.cancel",
+              subject: order.number,
+              before: { status: order.status },
+              after: { status: "cancelled" },
+            });
           });
         } catch (error) {
           // The same form sent twice at once: the other request cancelled it; go on to the (same) refund.

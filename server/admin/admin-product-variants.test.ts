@@ -23,9 +23,19 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
   let red: Buffer;
 
   const html = (browser: Browser, path: string, init: RequestInit = {}) =>
-    browser.send(path, { ...init, headers: { accept: "text/html", origin: "http://shop.test", ...Object.fromEntries(new Headers(init.headers)) } });
+    browser.send(path, {
+      ...init,
+      headers: { accept: "text/html", origin: "http://shop.test", ...Object.fromEntries(new Headers(init.headers)) },
+    });
   const count = async (table: "audit_log" | "pictures") =>
-    Number((await getDatabase().db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await getDatabase()
+          .db.selectFrom(table)
+          .select((eb) => eb.fn.countAll<string>().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const variantRows = () =>
     getDatabase()
       .db.selectFrom("product_variants")
@@ -48,14 +58,24 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
       status: "active",
       optionName1: "Size",
       optionValues1: "S, M",
-      ...Object.fromEntries(["S", "M"].flatMap((size) => [[`v:${size}:sku`, ""], [`v:${size}:price`, ""], [`v:${size}:compareAt`, ""], [`v:${size}:stock`, ""], [`v:${size}:stockWas`, ""], [`v:${size}:weight`, ""]])),
+      ...Object.fromEntries(
+        ["S", "M"].flatMap((size) => [
+          [`v:${size}:sku`, ""],
+          [`v:${size}:price`, ""],
+          [`v:${size}:compareAt`, ""],
+          [`v:${size}:stock`, ""],
+          [`v:${size}:stockWas`, ""],
+          [`v:${size}:weight`, ""],
+        ]),
+      ),
       ...fields,
     };
     for (const [name, value] of Object.entries(values)) form.set(name, value);
     for (const name of ["picture", "v:S:picture", "v:M:picture"]) form.set(name, files[name] ?? noFile());
     return form;
   };
-  const save = (form: FormData) => html(operator, productId ? `/admin/products/${productId}` : "/admin/products/new", { method: "POST", body: form });
+  const save = (form: FormData) =>
+    html(operator, productId ? `/admin/products/${productId}` : "/admin/products/new", { method: "POST", body: form });
 
   beforeAll(async () => {
     shop = await createPageShop(getDatabase(), { operator: { email: OPERATOR, password: PASSWORD } });
@@ -66,7 +86,8 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
       headers: { "content-type": "application/x-www-form-urlencoded" },
     });
     expect(signIn.status).toBe(302);
-    const square = (r: number, g: number, b: number) => sharp({ create: { width: 600, height: 600, channels: 3, background: { r, g, b } } });
+    const square = (r: number, g: number, b: number) =>
+      sharp({ create: { width: 600, height: 600, channels: 3, background: { r, g, b } } });
     productPicture = await square(200, 200, 200).png().toBuffer();
     blue = await square(10, 40, 220).jpeg().toBuffer();
     red = await square(220, 30, 30).webp().toBuffer();
@@ -81,20 +102,36 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
       [["S"], 0, null],
       [["M"], 0, null],
     ]);
-    const saved = await save(productForm({ "v:S:weight": "250", "v:M:weight": "1,500" }, { "v:M:picture": file(blue, "blue.jpg", "image/jpeg") }));
+    const saved = await save(
+      productForm(
+        { "v:S:weight": "250", "v:M:weight": "1,500" },
+        { "v:M:picture": file(blue, "blue.jpg", "image/jpeg") },
+      ),
+    );
     expect(saved.status).toBe(302);
     const [small, medium] = await variantRows();
     expect(small).toMatchObject({ weight_grams: 250, image: null });
     expect(medium).toMatchObject({ weight_grams: 1500, image_width: 400, image_height: 400 });
     expect(medium!.image).toMatch(/^\/pictures\/[a-f0-9]{32}\.webp$/);
-    expect(medium!.image_srcset).toMatch(/^\/pictures\/[a-f0-9]{32}\.webp 200w, \/pictures\/[a-f0-9]{32}\.webp 400w, \/pictures\/[a-f0-9]{32}\.webp 600w$/);
+    expect(medium!.image_srcset).toMatch(
+      /^\/pictures\/[a-f0-9]{32}\.webp 200w, \/pictures\/[a-f0-9]{32}\.webp 400w, \/pictures\/[a-f0-9]{32}\.webp 600w$/,
+    );
     expect((await operator.send(medium!.image!)).headers.get("content-type")).toBe("image/webp");
 
-    const entry = await getDatabase().db.selectFrom("audit_log").select(["action", "before", "after"]).where("subject", "=", productId).orderBy("id", "desc").limit(1).executeTakeFirstOrThrow();
+    const entry = await getDatabase()
+      .db.selectFrom("audit_log")
+      .select(["action", "before", "after"])
+      .where("subject", "=", productId)
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirstOrThrow();
     expect(entry).toEqual({
       action: "product.update",
       before: { "variant S": { weight_grams: 0, image: null }, "variant M": { weight_grams: 0, image: null } },
-      after: { "variant S": { weight_grams: 250, image: null }, "variant M": { weight_grams: 1500, image: medium!.image } },
+      after: {
+        "variant S": { weight_grams: 250, image: null },
+        "variant M": { weight_grams: 1500, image: medium!.image },
+      },
     });
 
     // The form shows the weights and the current picture, with "Remove picture" for that row only.
@@ -105,7 +142,11 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
     expect(form).not.toContain('aria-label="Remove picture S"');
 
     // The product page with M chosen (a shared link, or the page without JavaScript) shows M's picture; S, the product's.
-    const product = await getDatabase().db.selectFrom("products").select(["slug", "image"]).where("id", "=", productId).executeTakeFirstOrThrow();
+    const product = await getDatabase()
+      .db.selectFrom("products")
+      .select(["slug", "image"])
+      .where("id", "=", productId)
+      .executeTakeFirstOrThrow();
     const guest = createBrowser(shop.app);
     const pictureOf = async (variantId: string) => {
       const page = await (await html(guest, `/products/${product.slug}?variant=${variantId}`)).text();
@@ -123,26 +164,54 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
     const damaged = blue.subarray(0, 200);
     const refusals: [string, FormData, Record<string, string>][] = [
       ["a negative weight", productForm({ "v:S:weight": "-5" }), { "v:S:weight": "A weight can't be below zero." }],
-      ["a fractional weight", productForm({ "v:S:weight": "2.5" }), { "v:S:weight": "Enter the weight in whole grams, like 250." }],
-      ["too large a weight", productForm({ "v:M:weight": "1000001" }), { "v:M:weight": "A weight is at most 1,000,000 g." }],
-      ["a weight in words", productForm({ "v:M:weight": "heavy" }), { "v:M:weight": "Enter the weight in whole grams, like 250." }],
+      [
+        "a fractional weight",
+        productForm({ "v:S:weight": "2.5" }),
+        { "v:S:weight": "Enter the weight in whole grams, like 250." },
+      ],
+      [
+        "too large a weight",
+        productForm({ "v:M:weight": "1000001" }),
+        { "v:M:weight": "A weight is at most 1,000,000 g." },
+      ],
+      [
+        "a weight in words",
+        productForm({ "v:M:weight": "heavy" }),
+        { "v:M:weight": "Enter the weight in whole grams, like 250." },
+      ],
       // A good picture beside a refused one is not stored either.
       [
         "an SVG and a good picture",
-        productForm({}, { "v:S:picture": file(svg, "s.png", "image/png"), "v:M:picture": file(red, "red.webp", "image/webp") }),
+        productForm(
+          {},
+          { "v:S:picture": file(svg, "s.png", "image/png"), "v:M:picture": file(red, "red.webp", "image/webp") },
+        ),
         { "v:S:picture": "The picture must be a JPEG, PNG or WebP file." },
       ],
       [
         "a picture over 10 MB and a damaged one",
-        productForm({}, { "v:S:picture": file(tooBig, "big.jpg", "image/jpeg"), "v:M:picture": file(damaged, "bad.jpg", "image/jpeg") }),
-        { "v:S:picture": "The picture is larger than 10 MB.", "v:M:picture": "The picture could not be read: the file is damaged or not a picture." },
+        productForm(
+          {},
+          {
+            "v:S:picture": file(tooBig, "big.jpg", "image/jpeg"),
+            "v:M:picture": file(damaged, "bad.jpg", "image/jpeg"),
+          },
+        ),
+        {
+          "v:S:picture": "The picture is larger than 10 MB.",
+          "v:M:picture": "The picture could not be read: the file is damaged or not a picture.",
+        },
       ],
       [
         "a new picture with Remove picture ticked",
         productForm({ "v:M:removePicture": "on" }, { "v:M:picture": file(red, "red.webp", "image/webp") }),
         { "v:M:picture": "Choose a new picture or tick Remove picture, not both." },
       ],
-      ["a row input the form never has", productForm({ "v:M:colour": "red" }), { form: "The form was not understood. Reload the page and try again." }],
+      [
+        "a row input the form never has",
+        productForm({ "v:M:colour": "red" }),
+        { form: "The form was not understood. Reload the page and try again." },
+      ],
     ];
     for (const [label, form, messages] of refusals) {
       const response = await save(form);
@@ -185,16 +254,31 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
 
   it("saves the weight of a product without options, typed beside its SKU", async () => {
     const form = new FormData();
-    for (const [name, value] of Object.entries({ title: "Variant Test Kettle", description: "", price: "30", rating: "4", featuredPosition: "", status: "active", "v::sku": "KETTLE-1", "v::weight": "900", "v::stock": "", "v::stockWas": "" })) {
+    for (const [name, value] of Object.entries({
+      title: "Variant Test Kettle",
+      description: "",
+      price: "30",
+      rating: "4",
+      featuredPosition: "",
+      status: "active",
+      "v::sku": "KETTLE-1",
+      "v::weight": "900",
+      "v::stock": "",
+      "v::stockWas": "",
+    })) {
       form.set(name, value);
     }
     form.set("picture", file(productPicture, "kettle.png", "image/png"));
     const created = await html(operator, "/admin/products/new", { method: "POST", body: form });
     expect(created.status).toBe(302);
     const id = /\/admin\/products\/([^?]+)\?saved/.exec(created.headers.get("location") ?? "")![1]!;
-    expect(await getDatabase().db.selectFrom("product_variants").select(["id", "sku", "weight_grams", "image"]).where("product_id", "=", id).execute()).toEqual([
-      { id, sku: "KETTLE-1", weight_grams: 900, image: null },
-    ]);
+    expect(
+      await getDatabase()
+        .db.selectFrom("product_variants")
+        .select(["id", "sku", "weight_grams", "image"])
+        .where("product_id", "=", id)
+        .execute(),
+    ).toEqual([{ id, sku: "KETTLE-1", weight_grams: 900, image: null }]);
     const page = await (await html(operator, `/admin/products/${id}`)).text();
     expect(page).toMatch(/<label for="field-v::weight">Weight \(g\)<\/label><input [^>]*name="v::weight" value="900"/);
   });
@@ -204,8 +288,24 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
     expect(withPicture.image).not.toBeNull();
     const saved = await save(productForm({ "v:S:weight": "250", "v:M:weight": "1500", "v:M:removePicture": "on" }));
     expect(saved.status).toBe(302);
-    expect((await variantRows())[1]).toMatchObject({ id: withPicture.id, weight_grams: 1500, image: null, image_width: null, image_height: null, image_srcset: null });
-    const entry = await getDatabase().db.selectFrom("audit_log").select(["before", "after"]).where("subject", "=", productId).orderBy("id", "desc").limit(1).executeTakeFirstOrThrow();
-    expect(entry).toEqual({ before: { "variant M": { weight_grams: 1500, image: withPicture.image } }, after: { "variant M": { weight_grams: 1500, image: null } } });
+    expect((await variantRows())[1]).toMatchObject({
+      id: withPicture.id,
+      weight_grams: 1500,
+      image: null,
+      image_width: null,
+      image_height: null,
+      image_srcset: null,
+    });
+    const entry = await getDatabase()
+      .db.selectFrom("audit_log")
+      .select(["before", "after"])
+      .where("subject", "=", productId)
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    expect(entry).toEqual({
+      before: { "variant M": { weight_grams: 1500, image: withPicture.image } },
+      after: { "variant M": { weight_grams: 1500, image: null } },
+    });
   });
 });

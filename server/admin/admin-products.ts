@@ -35,12 +35,20 @@ export interface AdminProductList {
 }
 
 /** A product's stock: the sum of on hand over its tracked variants; null when none tracks stock. */
-const stockSum = sql<number | null>`(select sum(v.on_hand)::int from product_variants v where v.product_id = products.id and v.tracks_stock)`;
+const stockSum = sql<
+  number | null
+>`(select sum(v.on_hand)::int from product_variants v where v.product_id = products.id and v.tracks_stock)`;
 /** "Low stock": tracked, 1 to LOW_STOCK_THRESHOLD left (the products list's filter and the dashboard's count). */
 const isLowStock = sql<boolean>`${stockSum} between 1 and ${LOW_STOCK_THRESHOLD}`;
 
 /** The operator console's side of the catalogue: listing every product, and writes that leave an audit entry. */
-export function createAdminProducts(db: DB, catalogue: CatalogueService, pictures: PictureStore, departments: DepartmentService, inventory: InventoryService) {
+export function createAdminProducts(
+  db: DB,
+  catalogue: CatalogueService,
+  pictures: PictureStore,
+  departments: DepartmentService,
+  inventory: InventoryService,
+) {
   type Trx = Parameters<NonNullable<Parameters<CatalogueService["updateProduct"]>[2]>>[0];
   type VariantPictures = ReadonlyMap<string, NonNullable<Parameters<CatalogueService["updateProduct"]>[1]["image"]>>;
 
@@ -48,9 +56,22 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
    * Each variant's weight and picture, keyed "variant {its values}" ("variant" alone for a product without options),
    * so that the audit entry keeps the rows that changed: a new picture, one removed, a new weight.
    */
-  const variantFacts = async (trx: Trx, productId: string): Promise<Record<string, { weight_grams: number; image: string | null }>> => {
-    const rows = await trx.selectFrom("product_variants").select(["option_values", "weight_grams", "image"]).where("product_id", "=", productId).orderBy("position").execute();
-    return Object.fromEntries(rows.map((row) => [["variant", ...row.option_values].join(" "), { weight_grams: row.weight_grams, image: row.image }]));
+  const variantFacts = async (
+    trx: Trx,
+    productId: string,
+  ): Promise<Record<string, { weight_grams: number; image: string | null }>> => {
+    const rows = await trx
+      .selectFrom("product_variants")
+      .select(["option_values", "weight_grams", "image"])
+      .where("product_id", "=", productId)
+      .orderBy("position")
+      .execute();
+    return Object.fromEntries(
+      rows.map((row) => [
+        ["variant", ...row.option_values].join(" "),
+        { weight_grams: row.weight_grams, image: row.image },
+      ]),
+    );
   };
 
   /**
@@ -58,11 +79,19 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
    * variant's weight and picture, before and after), in the product's own transaction: all saved, or nothing.
    */
   const audit =
-    (actor: Actor, action: string, departmentIds: readonly string[], variants?: VariantFormInput, variantPictures?: VariantPictures) =>
+    (
+      actor: Actor,
+      action: string,
+      departmentIds: readonly string[],
+      variants?: VariantFormInput,
+      variantPictures?: VariantPictures,
+    ) =>
     async (trx: Trx, before: ProductValues | null, after: ProductValues) => {
       const placed = await departments.setProductDepartments(trx, after.id, departmentIds);
       const variantsBefore = before && variants ? await variantFacts(trx, after.id) : {};
-      const ids = variants ? await catalogue.saveOptionsAndVariants(trx, after.id, after.price_cents, variants, variantPictures) : new Map<string, string>();
+      const ids = variants
+        ? await catalogue.saveOptionsAndVariants(trx, after.id, after.price_cents, variants, variantPictures)
+        : new Map<string, string>();
       const variantsAfter = variants ? await variantFacts(trx, after.id) : {};
       await recordAudit(trx, actor, {
         action,
@@ -76,7 +105,11 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
           await inventory.setStock(
             trx,
             id,
-            { tracksStock: variant.tracksStock, continueSelling: variant.continueSelling, ...(variant.onHand === undefined ? {} : { onHand: variant.onHand }) },
+            {
+              tracksStock: variant.tracksStock,
+              continueSelling: variant.continueSelling,
+              ...(variant.onHand === undefined ? {} : { onHand: variant.onHand }),
+            },
             actor.email,
           );
         }
@@ -88,7 +121,11 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
    * refusal is answered under its own field (the product's Picture, a variant row's). A variant picture counts only
    * for a row of the submitted options (a product without options has the product's picture alone).
    */
-  async function storeFormPictures(picture: Uint8Array | null, variants: VariantFormInput | undefined, variantPictures: ReadonlyMap<string, Uint8Array>) {
+  async function storeFormPictures(
+    picture: Uint8Array | null,
+    variants: VariantFormInput | undefined,
+    variantPictures: ReadonlyMap<string, Uint8Array>,
+  ) {
     const errors: Record<string, string> = {};
     const check = async (bytes: Uint8Array, field: string): Promise<EncodedPicture | null> => {
       try {
@@ -117,7 +154,17 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
 
   return {
     /** Active or archived products, a title search (substring, any case), a page at a time by title. */
-    async listProducts({ query, status, page, stock = "" }: { query: string; status: "active" | "archived"; page: number; stock?: "low" | "out" | "" }): Promise<AdminProductList> {
+    async listProducts({
+      query,
+      status,
+      page,
+      stock = "",
+    }: {
+      query: string;
+      status: "active" | "archived";
+      page: number;
+      stock?: "low" | "out" | "";
+    }): Promise<AdminProductList> {
       const pattern = `%${query.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
       const matching = db
         .selectFrom("products")
@@ -127,7 +174,18 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
         .$if(stock === "out", (q) => q.where(sql<boolean>`${stockSum} <= 0`));
       const [rows, total, counts] = await Promise.all([
         matching
-          .select(["id", "slug", "title", "price_cents", "rating", "status", "featured_position", "image", "updated_at", stockSum.as("stock")])
+          .select([
+            "id",
+            "slug",
+            "title",
+            "price_cents",
+            "rating",
+            "status",
+            "featured_position",
+            "image",
+            "updated_at",
+            stockSum.as("stock"),
+          ])
           .orderBy(sql`lower(title)`)
           .orderBy("id")
           .limit(ADMIN_PRODUCTS_PAGE_SIZE)
@@ -166,7 +224,12 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
 
     /** Active products with low stock: what the products list's "Low stock" shows. */
     async countLowStock(): Promise<number> {
-      const row = await db.selectFrom("products").select(sql<number>`count(*)::int`.as("count")).where("status", "=", "active").where(isLowStock).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom("products")
+        .select(sql<number>`count(*)::int`.as("count"))
+        .where("status", "=", "active")
+        .where(isLowStock)
+        .executeTakeFirstOrThrow();
       return row.count;
     },
 
@@ -174,26 +237,61 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
     async getProduct(id: string) {
       const row = await db
         .selectFrom("products")
-        .select(["id", "slug", "title", "description", "price_cents", "rating", "status", "featured_position", "image", "image_width", "image_height"])
+        .select([
+          "id",
+          "slug",
+          "title",
+          "description",
+          "price_cents",
+          "rating",
+          "status",
+          "featured_position",
+          "image",
+          "image_width",
+          "image_height",
+        ])
         .where("id", "=", id)
         .executeTakeFirst();
-      return row && { ...row, image: pictureUrl(row.image), departmentIds: await departments.departmentIdsOfProduct(row.id) };
+      return (
+        row && { ...row, image: pictureUrl(row.image), departmentIds: await departments.departmentIdsOfProduct(row.id) }
+      );
     },
 
     /**
      * A new product; its picture is required. Its picture and its variants' (`variantPictures`, by row key) are
      * checked and stored before the product is written.
      */
-    async createProduct(actor: Actor, input: AdminProductInput, picture: Uint8Array | null, variants?: VariantFormInput, variantPictures: ReadonlyMap<string, Uint8Array> = new Map()) {
-      if (!picture || picture.byteLength === 0) throw new AppError("BAD_REQUEST", "Choose a picture for the product.", { details: { field: "picture" } });
+    async createProduct(
+      actor: Actor,
+      input: AdminProductInput,
+      picture: Uint8Array | null,
+      variants?: VariantFormInput,
+      variantPictures: ReadonlyMap<string, Uint8Array> = new Map(),
+    ) {
+      if (!picture || picture.byteLength === 0)
+        throw new AppError("BAD_REQUEST", "Choose a picture for the product.", { details: { field: "picture" } });
       const stored = await storeFormPictures(picture, variants, variantPictures);
-      return catalogue.createProduct({ ...input, image: stored.product! }, audit(actor, "product.create", input.departmentIds, variants, stored.variants));
+      return catalogue.createProduct(
+        { ...input, image: stored.product! },
+        audit(actor, "product.create", input.departmentIds, variants, stored.variants),
+      );
     },
 
     /** Changes a product; a new picture (the product's, a variant's) replaces the old one, no picture keeps it. */
-    async updateProduct(actor: Actor, id: string, input: AdminProductInput, picture: Uint8Array | null, variants?: VariantFormInput, variantPictures: ReadonlyMap<string, Uint8Array> = new Map()) {
+    async updateProduct(
+      actor: Actor,
+      id: string,
+      input: AdminProductInput,
+      picture: Uint8Array | null,
+      variants?: VariantFormInput,
+      variantPictures: ReadonlyMap<string, Uint8Array> = new Map(),
+    ) {
       const stored = await storeFormPictures(picture, variants, variantPictures);
-      return catalogue.updateProduct(id, { ...input, ...(stored.product ? { image: stored.product } : {}) }, audit(actor, "product.update", input.departmentIds, variants, stored.variants));
+      return catalogue.updateProduct(
+        id,
+        { ...input, ...(stored.product ? { image: stored.product } : {}) },
+        audit(actor, "product.update", input.departmentIds, variants, stored.variants),
+      );
     },
 
     /** The product's options and variants with their stock, for the form; and its latest stock movements. */
@@ -204,7 +302,11 @@ export function createAdminProducts(db: DB, catalogue: CatalogueService, picture
         inventory.listLedger(id, 20),
       ]);
       const onHandById = new Map(onHand.map((row) => [row.id, row.on_hand]));
-      return { options, variants: variants.map((variant) => ({ ...variant, onHand: onHandById.get(variant.id) ?? 0 })), ledger };
+      return {
+        options,
+        variants: variants.map((variant) => ({ ...variant, onHand: onHandById.get(variant.id) ?? 0 })),
+        ledger,
+      };
     },
   };
 }

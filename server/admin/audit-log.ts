@@ -30,7 +30,12 @@ export const AUDIT_PAGE_SIZE = 50;
 export async function recordAudit(
   trx: Transaction<Database> | DB,
   actor: Actor,
-  entry: { action: string; subject: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null },
+  entry: {
+    action: string;
+    subject: string;
+    before: Record<string, unknown> | null;
+    after: Record<string, unknown> | null;
+  },
 ): Promise<void> {
   const [before, after] = changedValues(entry.before, entry.after);
   await trx
@@ -49,14 +54,22 @@ export async function recordAudit(
 /** The fields whose values differ, on both sides; a creation or a deletion keeps its whole side. */
 function changedValues(before: Record<string, unknown> | null, after: Record<string, unknown> | null) {
   if (!before || !after) return [before, after] as const;
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
-  return [Object.fromEntries(keys.map((key) => [key, before[key] ?? null])), Object.fromEntries(keys.map((key) => [key, after[key] ?? null]))] as const;
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]),
+  );
+  return [
+    Object.fromEntries(keys.map((key) => [key, before[key] ?? null])),
+    Object.fromEntries(keys.map((key) => [key, after[key] ?? null])),
+  ] as const;
 }
 
 export function createAuditLog(db: DB) {
   return {
     /** Newest first, a page at a time by id (keyset): `before` is the last id of the previous page. */
-    async listEntries({ before }: { before?: string } = {}): Promise<{ entries: AuditEntry[]; nextBefore: string | null }> {
+    async listEntries({ before }: { before?: string } = {}): Promise<{
+      entries: AuditEntry[];
+      nextBefore: string | null;
+    }> {
       let query = db
         .selectFrom("audit_log")
         .select(["id", "operator_email", "action", "subject", "before", "after", "created_at"])

@@ -28,10 +28,17 @@ export function createHeldPaymentRefunds(db: DB, checkout: CheckoutService, prov
         .catch((error: unknown) => {
           // The provider's sentences speak to a paying shopper; an operator refunding needs to know what to do.
           if (!(error instanceof AppError)) throw error;
-          throw new AppError(error.code, "The payment service did not confirm the refund. Send the form again: it refunds at most once.", { cause: error });
+          throw new AppError(
+            error.code,
+            "The payment service did not confirm the refund. Send the form again: it refunds at most once.",
+            { cause: error },
+          );
         });
       if (made.status !== "succeeded") {
-        logger.info({ refundId: made.id, status: made.status, paymentIntentId }, "console: refund of a held payment not yet succeeded");
+        logger.info(
+          { refundId: made.id, status: made.status, paymentIntentId },
+          "console: refund of a held payment not yet succeeded",
+        );
         return { amountCents: made.amountCents, isPending: true };
       }
       await db.transaction().execute(async (trx) => {

@@ -12,7 +12,8 @@ const BOOK = "12321341"; // $11.96
 type Browser = ReturnType<typeof createHttpBrowser>;
 
 /** The page's main text, tags gone: what an operator reads. */
-const mainText = (page: string) => (/<main[\s\S]*<\/main>/.exec(page)?.[0] ?? page).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+const mainText = (page: string) =>
+  (/<main[\s\S]*<\/main>/.exec(page)?.[0] ?? page).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
 
 /**
  * "Needs attention" and the dashboard as an operator's browser without JavaScript uses them: plain GETs and form
@@ -25,9 +26,16 @@ describeEachDatabase("the console's Needs attention and dashboard pages", (getDa
   let operator: Browser;
 
   const page = (path: string, init: RequestInit = {}) =>
-    operator.send(path, { ...init, headers: { accept: "text/html", origin, ...Object.fromEntries(new Headers(init.headers)) } });
+    operator.send(path, {
+      ...init,
+      headers: { accept: "text/html", origin, ...Object.fromEntries(new Headers(init.headers)) },
+    });
   const post = (path: string, fields: Record<string, string>) =>
-    page(path, { method: "POST", body: new URLSearchParams(fields), headers: { "content-type": "application/x-www-form-urlencoded" } });
+    page(path, {
+      method: "POST",
+      body: new URLSearchParams(fields),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
 
   beforeAll(async () => {
     shop = await createPageShop(getDatabase(), { operator: { email: OPERATOR, password: PASSWORD } });
@@ -53,9 +61,16 @@ describeEachDatabase("the console's Needs attention and dashboard pages", (getDa
     expect((await browser.postJson("/basket/add", { productId: BOOK })).status).toBe(201);
     expect((await browser.postJson("/basket/quantity", { productId: BOOK, quantity: 2 })).status).toBeLessThan(300);
     await addDeliveryAddress(browser);
-    const { clientSecret } = (await (await browser.send("/payments/create?total=2392", { method: "POST" })).json()) as { clientSecret: string };
+    const { clientSecret } = (await (await browser.send("/payments/create?total=2392", { method: "POST" })).json()) as {
+      clientSecret: string;
+    };
     const intentId = clientSecret.split("_secret_")[0] ?? "";
-    const sdk = new Stripe(shop.processorKeys!.secretKey, { host: "127.0.0.1", port: new URL(origin).port, protocol: "http", httpClient: prefixedHttpClient(BUILT_IN_PROCESSOR_PATH) });
+    const sdk = new Stripe(shop.processorKeys!.secretKey, {
+      host: "127.0.0.1",
+      port: new URL(origin).port,
+      protocol: "http",
+      httpClient: prefixedHttpClient(BUILT_IN_PROCESSOR_PATH),
+    });
     await sdk.paymentIntents.update(intentId, { amount: 1196 });
     await confirmCard(origin, clientSecret, shop.processorKeys!.publishableKey, "4242424242424242");
     expect((await browser.postJson("/orders/record", { paymentIntentId: intentId })).status).toBe(409);
@@ -74,19 +89,30 @@ describeEachDatabase("the console's Needs attention and dashboard pages", (getDa
     expect(listed).toContain("Payments held for review");
     expect(listed).toMatch(/\$11\.96 .* Refund/);
 
-    const asked = await post("/admin/orders?show=attention&mode=test", { intent: "refund-held-payment", payment: intentId });
+    const asked = await post("/admin/orders?show=attention&mode=test", {
+      intent: "refund-held-payment",
+      payment: intentId,
+    });
     expect(asked.status).toBe(200);
     expect(mainText(await asked.text())).toContain("Refund $11.96 to the card it was paid with?");
     expect((await shop.services.checkout.listHeldPayments(null, 10)).count).toBe(1);
 
-    const done = await post("/admin/orders?show=attention&mode=test", { intent: "refund-held-payment", payment: intentId, confirmed: "yes" });
+    const done = await post("/admin/orders?show=attention&mode=test", {
+      intent: "refund-held-payment",
+      payment: intentId,
+      confirmed: "yes",
+    });
     expect(done.status).toBe(200);
     const after = mainText(await done.text());
     expect(after).toContain("Refunded $11.96. The payment no longer needs attention.");
     expect(after).toContain("No payment is held.");
     expect(mainText(await (await page("/admin")).text())).toContain("Needs attention 0");
 
-    const again = await post("/admin/orders?show=attention&mode=test", { intent: "refund-held-payment", payment: intentId, confirmed: "yes" });
+    const again = await post("/admin/orders?show=attention&mode=test", {
+      intent: "refund-held-payment",
+      payment: intentId,
+      confirmed: "yes",
+    });
     expect(again.status).toBe(409);
     expect(mainText(await again.text())).toContain("This payment is no longer held for review.");
   });

@@ -32,8 +32,18 @@ export function createOperatorService(db: DB) {
           .onConflict((conflict) => conflict.column("email").doNothing())
           .execute();
         // The address is the one the operator of the machine wrote into its environment: it needs no link to confirm it.
-        await trx.updateTable("users").set({ email_verified_at: new Date() }).where("email", "=", email).where("email_verified_at", "is", null).execute();
-        const user = await trx.selectFrom("users").select(["id", "password_hash"]).where("email", "=", email).forUpdate().executeTakeFirstOrThrow();
+        await trx
+          .updateTable("users")
+          .set({ email_verified_at: new Date() })
+          .where("email", "=", email)
+          .where("email_verified_at", "is", null)
+          .execute();
+        const user = await trx
+          .selectFrom("users")
+          .select(["id", "password_hash"])
+          .where("email", "=", email)
+          .forUpdate()
+          .executeTakeFirstOrThrow();
         let result: BootstrapResult = "unchanged";
         if (user.password_hash === passwordHash) {
           result = "created";
@@ -54,7 +64,11 @@ export function createOperatorService(db: DB) {
             action: result === "password-changed" ? "operator.password" : "operator.grant",
             subject: email,
             before: null,
-            after: { operator: true, ...(result === "created" ? { account: "created" } : {}), ...(result === "password-changed" ? { password: "changed, sessions signed out" } : {}) },
+            after: {
+              operator: true,
+              ...(result === "created" ? { account: "created" } : {}),
+              ...(result === "password-changed" ? { password: "changed, sessions signed out" } : {}),
+            },
           });
         }
         return result;
@@ -69,22 +83,38 @@ export function createOperatorService(db: DB) {
         .select(["operators.user_id", "users.email", "operators.granted_at", "granter.email as granted_by_email"])
         .orderBy("users.email")
         .execute();
-      return rows.map((row) => ({ userId: row.user_id, email: row.email, grantedAt: row.granted_at, grantedByEmail: row.granted_by_email }));
+      return rows.map((row) => ({
+        userId: row.user_id,
+        email: row.email,
+        grantedAt: row.granted_at,
+        grantedByEmail: row.granted_by_email,
+      }));
     },
 
     /** Gives the role to an existing account, by its e-mail address. */
     async grantRole(actor: Actor, email: string): Promise<void> {
       await db.transaction().execute(async (trx) => {
         const user = await trx.selectFrom("users").select("id").where("email", "=", email).executeTakeFirst();
-        if (!user) throw new AppError("NOT_FOUND", "There is no account with that e-mail address. Ask them to create one first.", { details: { field: "email" } });
+        if (!user)
+          throw new AppError(
+            "NOT_FOUND",
+            "There is no account with that e-mail address. Ask them to create one first.",
+            { details: { field: "email" } },
+          );
         const granted = await trx
           .insertInto("operators")
           .values({ user_id: user.id, granted_by: actor.id })
           .onConflict((conflict) => conflict.column("user_id").doNothing())
           .returning("user_id")
           .executeTakeFirst();
-        if (!granted) throw new AppError("BAD_REQUEST", `${email} is already an operator.`, { details: { field: "email" } });
-        await recordAudit(trx, actor, { action: "operator.grant", subject: email, before: { operator: false }, after: { operator: true } });
+        if (!granted)
+          throw new AppError("BAD_REQUEST", `${email} is already an operator.`, { details: { field: "email" } });
+        await recordAudit(trx, actor, {
+          action: "operator.grant",
+          subject: email,
+          before: { operator: false },
+          after: { operator: true },
+        });
       });
     },
 
@@ -102,10 +132,23 @@ export function createOperatorService(db: DB) {
           .where("users.email", "=", email)
           .executeTakeFirst();
         if (!operator) throw new AppError("NOT_FOUND", `${email} is not an operator.`, { details: { field: "email" } });
-        const { count } = await trx.selectFrom("operators").select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow();
-        if (Number(count) <= 1) throw new AppError("FORBIDDEN", "The last operator cannot be removed: grant the role to someone else first.", { details: { field: "email" } });
+        const { count } = await trx
+          .selectFrom("operators")
+          .select((eb) => eb.fn.countAll<string>().as("count"))
+          .executeTakeFirstOrThrow();
+        if (Number(count) <= 1)
+          throw new AppError(
+            "FORBIDDEN",
+            "The last operator cannot be removed: grant the role to someone else first.",
+            { details: { field: "email" } },
+          );
         await trx.deleteFrom("operators").where("user_id", "=", operator.user_id).execute();
-        await recordAudit(trx, actor, { action: "operator.revoke", subject: email, before: { operator: true }, after: { operator: false } });
+        await recordAudit(trx, actor, {
+          action: "operator.revoke",
+          subject: email,
+          before: { operator: true },
+          after: { operator: false },
+        });
       });
     },
   };

@@ -12,9 +12,17 @@ const NEW_PASSWORD = "quiet lantern orbit saffron";
 
 describeEachDatabase("operators", (getDatabase) => {
   const signIn = (shop: Awaited<ReturnType<typeof createTestShop>>, email: string, password: string) =>
-    shop.services.signInFlow.signIn(credentialsSchema.parse({ intent: "sign-in", email, password }), { ip: "10.1.0.1", current: null });
+    shop.services.signInFlow.signIn(credentialsSchema.parse({ intent: "sign-in", email, password }), {
+      ip: "10.1.0.1",
+      current: null,
+    });
   const auditOf = async (subject: string) =>
-    getDatabase().db.selectFrom("audit_log").select(["operator_email", "action", "before", "after"]).where("subject", "=", subject).orderBy("id").execute();
+    getDatabase()
+      .db.selectFrom("audit_log")
+      .select(["operator_email", "action", "before", "after"])
+      .where("subject", "=", subject)
+      .orderBy("id")
+      .execute();
 
   it("start-up creates the operator's account with the role; its sessions carry the role", async () => {
     const email = uniqueEmail();
@@ -23,9 +31,20 @@ describeEachDatabase("operators", (getDatabase) => {
     expect(session.user?.email).toBe(email);
     expect((await shop.services.sessions.findSession(token))?.user?.isOperator).toBe(true);
     // No welcome e-mail is written for it, and nothing asks it to confirm an address nobody could have sent a link to.
-    const account = await getDatabase().db.selectFrom("users").select("email_verified_at").where("email", "=", email).executeTakeFirstOrThrow();
+    const account = await getDatabase()
+      .db.selectFrom("users")
+      .select("email_verified_at")
+      .where("email", "=", email)
+      .executeTakeFirstOrThrow();
     expect(account.email_verified_at).toBeInstanceOf(Date);
-    expect(await auditOf(email)).toEqual([{ operator_email: "start-up (OPERATOR_EMAIL)", action: "operator.grant", before: null, after: { operator: true, account: "created" } }]);
+    expect(await auditOf(email)).toEqual([
+      {
+        operator_email: "start-up (OPERATOR_EMAIL)",
+        action: "operator.grant",
+        before: null,
+        after: { operator: true, account: "created" },
+      },
+    ]);
     // The same settings at the next start change nothing and write nothing.
     await createTestShop(getDatabase(), { operator: { email, password: PASSWORD } });
     expect((await shop.services.sessions.findSession(token))?.user?.isOperator).toBe(true);
@@ -35,7 +54,10 @@ describeEachDatabase("operators", (getDatabase) => {
   it("start-up sets a new password on an existing account, gives it the role and signs it out everywhere", async () => {
     const email = uniqueEmail("shopper");
     const shop = await createTestShop(getDatabase());
-    await shop.services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email, password: PASSWORD }), { ip: "10.1.0.2", current: null });
+    await shop.services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email, password: PASSWORD }), {
+      ip: "10.1.0.2",
+      current: null,
+    });
     const { token } = await signIn(shop, email, PASSWORD);
     expect((await shop.services.sessions.findSession(token))?.user?.isOperator).toBe(false);
 
@@ -44,7 +66,15 @@ describeEachDatabase("operators", (getDatabase) => {
     expect((await failureOf(signIn(shop, email, PASSWORD))).code).toBe("WRONG_CREDENTIALS");
     const again = await signIn(shop, email, NEW_PASSWORD);
     expect((await shop.services.sessions.findSession(again.token))?.user?.isOperator).toBe(true);
-    expect((await getDatabase().db.selectFrom("users").select("email_verified_at").where("email", "=", email).executeTakeFirstOrThrow()).email_verified_at).toBeInstanceOf(Date);
+    expect(
+      (
+        await getDatabase()
+          .db.selectFrom("users")
+          .select("email_verified_at")
+          .where("email", "=", email)
+          .executeTakeFirstOrThrow()
+      ).email_verified_at,
+    ).toBeInstanceOf(Date);
     expect((await auditOf(email)).map((entry) => entry.action)).toEqual(["operator.password"]);
   });
 
@@ -52,7 +82,9 @@ describeEachDatabase("operators", (getDatabase) => {
     const email = uniqueEmail();
     const error = await failureOf(createTestShop(getDatabase(), { operator: { email, password: "password1234" } }));
     expect(error.code).toBe("INVALID_PASSWORD");
-    expect(await getDatabase().db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirst()).toBeUndefined();
+    expect(
+      await getDatabase().db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it("operators grant and revoke the role by e-mail, never the last one, and every change is in the audit log", async () => {
@@ -61,14 +93,21 @@ describeEachDatabase("operators", (getDatabase) => {
     await db.deleteFrom("operators").execute();
     const ownerEmail = uniqueEmail("owner");
     const shop = await createTestShop(getDatabase(), { operator: { email: ownerEmail, password: PASSWORD } });
-    const owner = await db.selectFrom("users").select(["id", "email"]).where("email", "=", ownerEmail).executeTakeFirstOrThrow();
+    const owner = await db
+      .selectFrom("users")
+      .select(["id", "email"])
+      .where("email", "=", ownerEmail)
+      .executeTakeFirstOrThrow();
     const { operators } = shop.services;
 
     const unknown = await failureOf(operators.grantRole(owner, uniqueEmail("nobody")));
     expect(unknown.message).toBe("There is no account with that e-mail address. Ask them to create one first.");
 
     const helperEmail = uniqueEmail("colleague");
-    await shop.services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email: helperEmail, password: PASSWORD }), { ip: "10.1.0.3", current: null });
+    await shop.services.signInFlow.signIn(
+      credentialsSchema.parse({ intent: "register", email: helperEmail, password: PASSWORD }),
+      { ip: "10.1.0.3", current: null },
+    );
     const { token } = await signIn(shop, helperEmail, PASSWORD);
     await operators.grantRole(owner, helperEmail);
     expect((await shop.services.sessions.findSession(token))?.user?.isOperator).toBe(true);
@@ -78,7 +117,9 @@ describeEachDatabase("operators", (getDatabase) => {
         [helperEmail, ownerEmail],
       ].sort(([a], [b]) => a!.localeCompare(b!)),
     );
-    expect((await failureOf(operators.grantRole(owner, helperEmail))).message).toBe(`${helperEmail} is already an operator.`);
+    expect((await failureOf(operators.grantRole(owner, helperEmail))).message).toBe(
+      `${helperEmail} is already an operator.`,
+    );
 
     // A revoke takes effect on the colleague's very next request.
     await operators.revokeRole(owner, helperEmail);
@@ -92,8 +133,15 @@ describeEachDatabase("operators", (getDatabase) => {
 
     // Two operators revoking each other at once: one succeeds, the other is refused, one operator remains.
     await operators.grantRole(owner, helperEmail);
-    const helper = await db.selectFrom("users").select(["id", "email"]).where("email", "=", helperEmail).executeTakeFirstOrThrow();
-    const results = await Promise.allSettled([operators.revokeRole(owner, helperEmail), operators.revokeRole(helper, ownerEmail)]);
+    const helper = await db
+      .selectFrom("users")
+      .select(["id", "email"])
+      .where("email", "=", helperEmail)
+      .executeTakeFirstOrThrow();
+    const results = await Promise.allSettled([
+      operators.revokeRole(owner, helperEmail),
+      operators.revokeRole(helper, ownerEmail),
+    ]);
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
     expect(await operators.listOperators()).toHaveLength(1);
 

@@ -62,7 +62,18 @@ export async function* orderCsvRows(db: DB, filter: AdminOrderFilter): AsyncGene
     let page = filterOrders(
       db
         .selectFrom("orders")
-        .select(["id", "number", "contact_email", "status", "paid_at", "amount_cents", "refunded_cents", "items", "pricing", "delivery_address"])
+        .select([
+          "id",
+          "number",
+          "contact_email",
+          "status",
+          "paid_at",
+          "amount_cents",
+          "refunded_cents",
+          "items",
+          "pricing",
+          "delivery_address",
+        ])
         .select(sql<string>`paid_at::text`.as("paid_at_exact"))
         .orderBy("paid_at", "desc")
         .orderBy("id", "desc")

@@ -32,7 +32,12 @@ function png(width: number, height: number, pixelData: Buffer): Buffer {
   header.writeUInt32BE(height, 4);
   header[8] = 8; // bit depth
   header[9] = 0; // greyscale
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", pixelData), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", pixelData),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 const photo = (format: "jpeg" | "png" | "webp", width = 1200, height = 900) =>
@@ -42,7 +47,15 @@ const photo = (format: "jpeg" | "png" | "webp", width = 1200, height = 900) =>
 
 describeEachDatabase("product pictures", (getDatabase) => {
   const shop = () => createTestShop(getDatabase());
-  const storedCount = async () => Number((await getDatabase().db.selectFrom("pictures").select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n);
+  const storedCount = async () =>
+    Number(
+      (
+        await getDatabase()
+          .db.selectFrom("pictures")
+          .select((eb) => eb.fn.countAll<string>().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it("re-encodes a JPEG, PNG or WebP as WebP at the pages' widths and serves each under its hash for a year", async () => {
     const { services, app } = await shop();
@@ -71,19 +84,46 @@ describeEachDatabase("product pictures", (getDatabase) => {
 
   const hostile: [string, () => Promise<Uint8Array> | Uint8Array, RegExp][] = [
     ["a text file named .png", () => Buffer.from("definitely a picture"), /must be a JPEG, PNG or WebP/],
-    ["a zip archive", () => Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(200)]), /must be a JPEG, PNG or WebP/],
+    [
+      "a zip archive",
+      () => Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(200)]),
+      /must be a JPEG, PNG or WebP/,
+    ],
     [
       "an SVG with a script",
-      () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(document.cookie)</script></svg>'),
+      () =>
+        Buffer.from(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(document.cookie)</script></svg>',
+        ),
       /must be a JPEG, PNG or WebP/,
     ],
     ["a GIF", () => Buffer.from("GIF89a\x01\x00\x01\x00\x00\x00\x00;", "binary"), /must be a JPEG, PNG or WebP/],
     // 7,500 × 7,500 grey pixels: 56 MB once decoded, 55 KB as sent.
-    ["a decompression bomb", () => png(7_500, 7_500, deflateSync(Buffer.alloc(7_500 * 7_501), { level: 9 })), /too large: at most 8000 × 8000 pixels/],
-    ["a huge dimension", () => png(100_000, 1, deflateSync(Buffer.alloc(100_001))), /too large: at most 8000 × 8000 pixels/],
+    [
+      "a decompression bomb",
+      () => png(7_500, 7_500, deflateSync(Buffer.alloc(7_500 * 7_501), { level: 9 })),
+      /too large: at most 8000 × 8000 pixels/,
+    ],
+    [
+      "a huge dimension",
+      () => png(100_000, 1, deflateSync(Buffer.alloc(100_001))),
+      /too large: at most 8000 × 8000 pixels/,
+    ],
     ["a JPEG cut short", async () => (await photo("jpeg")).subarray(0, 300), /could not be read/],
-    ["a PNG header on JPEG data", async () => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), (await photo("jpeg")).subarray(8)]), /could not be read|must be/],
-    ["a file over 10 MB", () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff]), Buffer.alloc(MAX_PICTURE_BYTES)]), /larger than 10 MB/],
+    [
+      "a PNG header on JPEG data",
+      async () =>
+        Buffer.concat([
+          Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+          (await photo("jpeg")).subarray(8),
+        ]),
+      /could not be read|must be/,
+    ],
+    [
+      "a file over 10 MB",
+      () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff]), Buffer.alloc(MAX_PICTURE_BYTES)]),
+      /larger than 10 MB/,
+    ],
   ];
 
   for (const [name, file, message] of hostile) {

@@ -69,17 +69,33 @@ async function writeRandomSales(db: DB, seed: number, count: number) {
     const lines: TestLine[] = Array.from({ length: random.int(1, 3) }, () => {
       const quantity = random.int(1, 3);
       const amountCents = quantity * random.int(1, 25_000);
-      return { productId: PRODUCTS[random.int(0, PRODUCTS.length - 1)] ?? "", quantity, amountCents, discountCents: random.next() < 0.3 ? random.int(0, amountCents) : 0 };
+      return {
+        productId: PRODUCTS[random.int(0, PRODUCTS.length - 1)] ?? "",
+        quantity,
+        amountCents,
+        discountCents: random.next() < 0.3 ? random.int(0, amountCents) : 0,
+      };
     });
     const itemsCents = lines.reduce((sum, line) => sum + line.amountCents, 0);
     const discountCents = lines.reduce((sum, line) => sum + line.discountCents, 0);
     const shippingCents = random.int(0, 2) * 499;
     const taxCents = random.int(0, 3_000);
     const totalCents = itemsCents - discountCents + shippingCents + taxCents;
-    const paidAt = new Date(random.next() < 0.4 ? (boundaries[random.int(0, boundaries.length - 1)] ?? WINDOW_START) : random.int(WINDOW_START, WINDOW_END - 1));
+    const paidAt = new Date(
+      random.next() < 0.4
+        ? (boundaries[random.int(0, boundaries.length - 1)] ?? WINDOW_START)
+        : random.int(WINDOW_START, WINDOW_END - 1),
+    );
     const livemode = [false, false, true, null][random.int(0, 3)] ?? false;
     const id = `pi_dash${seed}x${index}`;
-    const items = lines.map((line) => ({ productId: line.productId, title: `Product ${line.productId}`, priceCents: line.amountCents / line.quantity, quantity: line.quantity, rating: 4, image: { src: "/x.webp", width: 1, height: 1 } }));
+    const items = lines.map((line) => ({
+      productId: line.productId,
+      title: `Product ${line.productId}`,
+      priceCents: line.amountCents / line.quantity,
+      quantity: line.quantity,
+      rating: 4,
+      image: { src: "/x.webp", width: 1, height: 1 },
+    }));
     const pricing = {
       itemsCents,
       discountCents,
@@ -87,7 +103,13 @@ async function writeRandomSales(db: DB, seed: number, count: number) {
       totalBeforeTaxCents: itemsCents - discountCents + shippingCents,
       taxCents,
       totalCents,
-      lines: lines.map((line, position) => ({ key: String(position), title: "x", unitPriceCents: line.amountCents / line.quantity, ...line, taxCents: 0 })),
+      lines: lines.map((line, position) => ({
+        key: String(position),
+        title: "x",
+        unitPriceCents: line.amountCents / line.quantity,
+        ...line,
+        taxCents: 0,
+      })),
       shipping: null,
       deliveryOptions: [],
       isUndeliverable: false,
@@ -120,8 +142,22 @@ async function writeRandomSales(db: DB, seed: number, count: number) {
     for (let made = 0; made < 2 && left > 0 && random.next() < 0.45; made++) {
       const amountCents = random.next() < 0.4 ? left : random.int(1, left);
       left -= amountCents;
-      const at = new Date(Math.min(WINDOW_END + 86_400_000, paidAt.getTime() + (random.next() < 0.3 ? random.int(0, 3_600_000) : random.int(0, 4 * 86_400_000))));
-      await db.insertInto("order_refunds").values({ id: `re_dash${seed}x${index}x${made}`, order_id: id, amount_cents: amountCents, actor: "test", created_at: at }).execute();
+      const at = new Date(
+        Math.min(
+          WINDOW_END + 86_400_000,
+          paidAt.getTime() + (random.next() < 0.3 ? random.int(0, 3_600_000) : random.int(0, 4 * 86_400_000)),
+        ),
+      );
+      await db
+        .insertInto("order_refunds")
+        .values({
+          id: `re_dash${seed}x${index}x${made}`,
+          order_id: id,
+          amount_cents: amountCents,
+          actor: "test",
+          created_at: at,
+        })
+        .execute();
       refunds.push({ orderId: id, amountCents, at });
     }
   }
@@ -135,7 +171,9 @@ function shareRefund(amountCents: number, lines: TestLine[]): number[] {
   const total = weights.reduce((sum, weight) => sum + weight, 0);
   const shares = weights.map((weight) => Math.floor((amountCents * weight) / total));
   const left = amountCents - shares.reduce((sum, share) => sum + share, 0);
-  const byRemainder = weights.map((weight, index) => ({ index, remainder: (amountCents * weight) % total })).sort((a, b) => b.remainder - a.remainder || a.index - b.index);
+  const byRemainder = weights
+    .map((weight, index) => ({ index, remainder: (amountCents * weight) % total }))
+    .sort((a, b) => b.remainder - a.remainder || a.index - b.index);
   for (const { index } of byRemainder.slice(0, left)) shares[index] = (shares[index] ?? 0) + 1;
   return shares;
 }
@@ -149,14 +187,28 @@ describeEachDatabase("the sales dashboard's figures", (getDatabase) => {
   }, 120_000);
 
   const dashboardIn = (timeZone: string, livemode: boolean, now = new Date()) =>
-    createSalesDashboard(getDatabase().db, { timeZone, livemode, now: () => now, countLowStock: async () => 0, countHeldPayments: async () => 0 });
+    createSalesDashboard(getDatabase().db, {
+      timeZone,
+      livemode,
+      now: () => now,
+      countLowStock: async () => 0,
+      countHeldPayments: async () => 0,
+    });
 
   /** The figures by a direct query over orders and refunds, days cut by PostgreSQL's own time zone rules. */
   async function directFigures(timeZone: string, livemode: boolean, from: string, to: string) {
     const db = getDatabase().db;
     const mode = livemode ? sql`o.livemode = true` : sql`o.livemode is not true`;
     const localDay = (column: string) => sql`to_char(${sql.ref(column)} at time zone ${timeZone}, 'YYYY-MM-DD')`;
-    const sold = await sql<{ day: string; gross: string; discount: string; shipping: string; tax: string; orders: string; items: string }>`
+    const sold = await sql<{
+      day: string;
+      gross: string;
+      discount: string;
+      shipping: string;
+      tax: string;
+      orders: string;
+      items: string;
+    }>`
       select ${localDay("o.paid_at")} as day,
              sum((o.pricing->>'itemsCents')::bigint) as gross, sum((o.pricing->>'discountCents')::bigint) as discount,
              sum((o.pricing->>'shippingCents')::bigint) as shipping, sum((o.pricing->>'taxCents')::bigint) as tax, count(*) as orders,
@@ -169,7 +221,8 @@ describeEachDatabase("the sales dashboard's figures", (getDatabase) => {
       group by 1`.execute(db);
     const dates = datesFrom(from, to);
     const inPeriod = <T extends { day: string }>(rows: T[]) => rows.filter((row) => dates.includes(row.day));
-    const total = (rows: Record<string, unknown>[], key: string) => rows.reduce((sum, row) => sum + numeric(row[key]), 0);
+    const total = (rows: Record<string, unknown>[], key: string) =>
+      rows.reduce((sum, row) => sum + numeric(row[key]), 0);
     const soldRows = inPeriod(sold.rows);
     const refundRows = inPeriod(refunded.rows);
     const gross = total(soldRows, "gross");
@@ -189,9 +242,18 @@ describeEachDatabase("the sales dashboard's figures", (getDatabase) => {
       days: dates.map((date) => ({
         date,
         netCents:
-          total(soldRows.filter((row) => row.day === date), "gross") -
-          total(soldRows.filter((row) => row.day === date), "discount") -
-          total(refundRows.filter((row) => row.day === date), "refunds"),
+          total(
+            soldRows.filter((row) => row.day === date),
+            "gross",
+          ) -
+          total(
+            soldRows.filter((row) => row.day === date),
+            "discount",
+          ) -
+          total(
+            refundRows.filter((row) => row.day === date),
+            "refunds",
+          ),
       })),
     };
   }
@@ -202,8 +264,11 @@ describeEachDatabase("the sales dashboard's figures", (getDatabase) => {
     const end = startOfDate(addDays(to, 1), timeZone).getTime();
     const isMode = (order: TestOrder) => (order.livemode === true) === livemode;
     const byProduct = new Map<string, { quantity: number; netCents: number }>();
-    const entry = (productId: string) => byProduct.get(productId) ?? byProduct.set(productId, { quantity: 0, netCents: 0 }).get(productId)!;
-    for (const order of sales.orders.filter((order) => isMode(order) && order.paidAt.getTime() >= start && order.paidAt.getTime() < end)) {
+    const entry = (productId: string) =>
+      byProduct.get(productId) ?? byProduct.set(productId, { quantity: 0, netCents: 0 }).get(productId)!;
+    for (const order of sales.orders.filter(
+      (order) => isMode(order) && order.paidAt.getTime() >= start && order.paidAt.getTime() < end,
+    )) {
       for (const line of order.lines) {
         entry(line.productId).quantity += line.quantity;
         entry(line.productId).netCents += line.amountCents - line.discountCents;
@@ -224,9 +289,27 @@ describeEachDatabase("the sales dashboard's figures", (getDatabase) => {
   }
 
   const cases = [
-    { timeZone: "America/New_York", livemode: false, from: "2026-03-05", to: "2026-03-10", what: "test orders in New York, across the change to summer time" },
-    { timeZone: "America/New_York", livemode: true, from: "2026-03-04", to: "2026-03-12", what: "live orders in New York" },
-    { timeZone: "Asia/Kolkata", livemode: false, from: "2026-03-04", to: "2026-03-11", what: "test orders in Kolkata, whose days start on the half hour" },
+    {
+      timeZone: "America/New_York",
+      livemode: false,
+      from: "2026-03-05",
+      to: "2026-03-10",
+      what: "test orders in New York, across the change to summer time",
+    },
+    {
+      timeZone: "America/New_York",
+      livemode: true,
+      from: "2026-03-04",
+      to: "2026-03-12",
+      what: "live orders in New York",
+    },
+    {
+      timeZone: "Asia/Kolkata",
+      livemode: false,
+      from: "2026-03-04",
+      to: "2026-03-11",
+      what: "test orders in Kolkata, whose days start on the half hour",
+    },
     { timeZone: "UTC", livemode: false, from: "2026-03-07", to: "2026-03-07", what: "one day in UTC" },
   ];
 
@@ -238,14 +321,20 @@ describeEachDatabase("the sales dashboard's figures", (getDatabase) => {
       expect(direct.figures.refundCents).toBeGreaterThan(0);
       expect(dashboard.figures).toEqual({
         ...direct.figures,
-        averageOrderValueCents: Math.round((direct.figures.grossCents - direct.figures.discountCents) / direct.figures.orders),
+        averageOrderValueCents: Math.round(
+          (direct.figures.grossCents - direct.figures.discountCents) / direct.figures.orders,
+        ),
       });
       expect(dashboard.days).toEqual(direct.days);
-      expect(dashboard.topProducts.map(({ productId, quantity, netCents }) => ({ productId, quantity, netCents }))).toEqual(expectedTopProducts(timeZone, livemode, from, to));
+      expect(
+        dashboard.topProducts.map(({ productId, quantity, netCents }) => ({ productId, quantity, netCents })),
+      ).toEqual(expectedTopProducts(timeZone, livemode, from, to));
       // The best sellers' net, over every product, is the net sales.
       const allProducts = await sql<{ net: string }>`
         select sum(gross_cents - discount_cents - refund_cents) as net from product_sales_totals
-        where livemode = ${livemode} and starts_at >= ${startOfDate(from, timeZone)} and starts_at < ${startOfDate(addDays(to, 1), timeZone)}`.execute(getDatabase().db);
+        where livemode = ${livemode} and starts_at >= ${startOfDate(from, timeZone)} and starts_at < ${startOfDate(addDays(to, 1), timeZone)}`.execute(
+        getDatabase().db,
+      );
       expect(numeric(allProducts.rows[0]?.net)).toBe(dashboard.figures.netCents);
     });
   }
@@ -260,9 +349,13 @@ describeEachDatabase("the sales dashboard's figures", (getDatabase) => {
         from product_sales_totals group by 1, 2, 3
       ) as quarters using (livemode, day, product_id)
       where (days.quantity, days.gross_cents, days.discount_cents, days.refund_cents)
-            is distinct from (quarters.quantity, quarters.gross_cents, quarters.discount_cents, quarters.refund_cents)`.execute(getDatabase().db);
+            is distinct from (quarters.quantity, quarters.gross_cents, quarters.discount_cents, quarters.refund_cents)`.execute(
+      getDatabase().db,
+    );
     expect(differences.rows).toEqual([]);
-    const days = await sql<{ count: string | number }>`select count(*) as count from product_sales_by_day`.execute(getDatabase().db);
+    const days = await sql<{ count: string | number }>`select count(*) as count from product_sales_by_day`.execute(
+      getDatabase().db,
+    );
     expect(Number(days.rows[0]?.count)).toBeGreaterThan(20);
   });
 
@@ -272,7 +365,15 @@ describeEachDatabase("the sales dashboard's figures", (getDatabase) => {
     const dashboard = dashboardIn("America/New_York", false, now);
     const today = await dashboard.getDashboard({ period: "today" });
     expect([today.from, today.to]).toEqual(["2026-03-08", "2026-03-08"]);
-    expect(today.figures).toEqual((await dashboardIn("America/New_York", false).getDashboard({ period: "custom", from: "2026-03-08", to: "2026-03-08" })).figures);
+    expect(today.figures).toEqual(
+      (
+        await dashboardIn("America/New_York", false).getDashboard({
+          period: "custom",
+          from: "2026-03-08",
+          to: "2026-03-08",
+        })
+      ).figures,
+    );
     const week = await dashboard.getDashboard({ period: "last-7-days" });
     expect([week.from, week.to, week.days.length]).toEqual(["2026-03-02", "2026-03-08", 7]);
     const month = await dashboard.getDashboard({ period: "last-30-days" });
@@ -282,7 +383,10 @@ describeEachDatabase("the sales dashboard's figures", (getDatabase) => {
 
   it("never mixes test and live orders", async () => {
     const period = { period: "custom" as const, from: "2026-03-01", to: "2026-03-20" };
-    const [test, live] = await Promise.all([dashboardIn("UTC", false).getDashboard(period), dashboardIn("UTC", true).getDashboard(period)]);
+    const [test, live] = await Promise.all([
+      dashboardIn("UTC", false).getDashboard(period),
+      dashboardIn("UTC", true).getDashboard(period),
+    ]);
     const count = (livemode: boolean) => sales.orders.filter((order) => (order.livemode === true) === livemode).length;
     expect([test.isTest, test.figures.orders]).toEqual([true, count(false)]);
     expect([live.isTest, live.figures.orders]).toEqual([false, count(true)]);
@@ -291,7 +395,8 @@ describeEachDatabase("the sales dashboard's figures", (getDatabase) => {
 
 describe("the shop's days", () => {
   it("are 23 and 25 hours long across summer time, and start on the half hour in Kolkata", () => {
-    const hours = (date: string, zone: string) => (startOfDate(addDays(date, 1), zone).getTime() - startOfDate(date, zone).getTime()) / 3_600_000;
+    const hours = (date: string, zone: string) =>
+      (startOfDate(addDays(date, 1), zone).getTime() - startOfDate(date, zone).getTime()) / 3_600_000;
     expect(hours("2026-03-08", "America/New_York")).toBe(23);
     expect(hours("2026-11-01", "America/New_York")).toBe(25);
     expect(startOfDate("2026-03-08", "Asia/Kolkata").toISOString()).toBe("2026-03-07T18:30:00.000Z");

@@ -54,7 +54,10 @@ interface DashboardDependencies {
  * database keeps per UTC quarter hour (and, for products, per UTC day: migration 0023), and the counts that lead to
  * work. A month is about 3,000 rows of totals, and a row per product and day, whatever the number of orders.
  */
-export function createSalesDashboard(db: DB, { timeZone, livemode, countLowStock, countHeldPayments, now = () => new Date() }: DashboardDependencies) {
+export function createSalesDashboard(
+  db: DB,
+  { timeZone, livemode, countLowStock, countHeldPayments, now = () => new Date() }: DashboardDependencies,
+) {
   /** The dates a period covers, in the shop's time zone. */
   function datesOf(period: DashboardPeriod): { from: string; to: string } {
     if (period.period === "custom") return { from: period.from, to: period.to };
@@ -108,7 +111,12 @@ export function createSalesDashboard(db: DB, { timeZone, livemode, countLowStock
     const daysFrom = new Date(hasWholeDays ? firstWholeDay : end.getTime());
     const daysTo = new Date(hasWholeDays ? endOfWholeDays : end.getTime());
     const utcDate = (at: Date) => at.toISOString().slice(0, 10);
-    const rows = await sql<{ product_id: string; title: string; quantity: string | number; net_cents: string | number }>`
+    const rows = await sql<{
+      product_id: string;
+      title: string;
+      quantity: string | number;
+      net_cents: string | number;
+    }>`
       select best.product_id, coalesce(products.title, best.title) as title, best.quantity, best.net_cents
       from (
         select product_id, max(title) as title, sum(quantity)::bigint as quantity,
@@ -129,11 +137,21 @@ export function createSalesDashboard(db: DB, { timeZone, livemode, countLowStock
       ) as best
       left join products on products.id = best.product_id
       order by best.net_cents desc, best.product_id`.execute(db);
-    return rows.rows.map((row) => ({ productId: row.product_id, title: row.title, quantity: Number(row.quantity), netCents: Number(row.net_cents) }));
+    return rows.rows.map((row) => ({
+      productId: row.product_id,
+      title: row.title,
+      quantity: Number(row.quantity),
+      netCents: Number(row.net_cents),
+    }));
   }
 
   async function countOrders(condition: ReturnType<typeof sql<boolean>>): Promise<number> {
-    const row = await db.selectFrom("orders").select(sql<number>`count(*)::int`.as("count")).where(condition).where(ordersInMode(livemode)).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom("orders")
+      .select(sql<number>`count(*)::int`.as("count"))
+      .where(condition)
+      .where(ordersInMode(livemode))
+      .executeTakeFirstOrThrow();
     return row.count;
   }
 
@@ -154,7 +172,15 @@ export function createSalesDashboard(db: DB, { timeZone, livemode, countLowStock
         countHeldPayments(livemode),
         countLowStock(),
       ]);
-      const figures = { grossCents: 0, discountCents: 0, refundCents: 0, shippingCents: 0, taxCents: 0, orders: 0, itemsSold: 0 };
+      const figures = {
+        grossCents: 0,
+        discountCents: 0,
+        refundCents: 0,
+        shippingCents: 0,
+        taxCents: 0,
+        orders: 0,
+        itemsSold: 0,
+      };
       const netByDay = dates.map(() => 0);
       for (const day of byDay) {
         for (const key of Object.keys(figures) as (keyof typeof figures)[]) figures[key] += day[key];

@@ -6,10 +6,14 @@ export type BasketOwner = { sessionId: string } | { userId: string };
  * checkout addresses, payments, orders).
  */
 export function ownerColumn(owner: BasketOwner) {
-  return "userId" in owner ? ({ column: "user_id", value: owner.userId } as const) : ({ column: "session_id", value: owner.sessionId } as const);
+  return "userId" in owner
+    ? ({ column: "user_id", value: owner.userId } as const)
+    : ({ column: "session_id", value: owner.sessionId } as const);
 }
 
 /** Both owner columns of a new row: the owner's set, the other null. */
 export function ownerColumns(owner: BasketOwner) {
-  return "userId" in owner ? { user_id: owner.userId, session_id: null } : { user_id: null, session_id: owner.sessionId };
+  return "userId" in owner
+    ? { user_id: owner.userId, session_id: null }
+    : { user_id: null, session_id: owner.sessionId };
 }

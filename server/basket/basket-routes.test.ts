@@ -13,17 +13,42 @@ const EXTRA_PRODUCTS = Array.from({ length: 10 }, (_, index) => `test-extra-${in
 async function addExtraProducts(db: DB): Promise<void> {
   await db
     .insertInto("products")
-    .values(EXTRA_PRODUCTS.map((id, index) => ({ id, slug: id, title: `Extra ${index}`, price_cents: 500, rating: 3, image: "/images/x.webp", image_width: 1, image_height: 1, featured_position: null })))
+    .values(
+      EXTRA_PRODUCTS.map((id, index) => ({
+        id,
+        slug: id,
+        title: `Extra ${index}`,
+        price_cents: 500,
+        rating: 3,
+        image: "/images/x.webp",
+        image_width: 1,
+        image_height: 1,
+        featured_position: null,
+      })),
+    )
     .onConflict((conflict) => conflict.column("id").doNothing())
     .execute();
 }
 
 /** Puts lines straight into the browser's basket (whose first line is already there): the rule under test is what comes next. */
 async function addLines(db: DB, lines: [productId: string, quantity: number][]): Promise<void> {
-  const { basket_id: basketId } = await db.selectFrom("basket_items").select("basket_id").orderBy("id", "desc").limit(1).executeTakeFirstOrThrow();
+  const { basket_id: basketId } = await db
+    .selectFrom("basket_items")
+    .select("basket_id")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirstOrThrow();
   await db
     .insertInto("basket_items")
-    .values(lines.map(([productId, quantity]) => ({ basket_id: basketId, product_id: productId, variant_id: productId, quantity, added_price_cents: 500 })))
+    .values(
+      lines.map(([productId, quantity]) => ({
+        basket_id: basketId,
+        product_id: productId,
+        variant_id: productId,
+        quantity,
+        added_price_cents: 500,
+      })),
+    )
     .execute();
 }
 
@@ -33,7 +58,8 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
     const { app } = await createTestShop(getDatabase());
     return { app, browser: createBrowser(app) };
   };
-  const basketOf = async (browser: ReturnType<typeof createBrowser>) => ((await (await browser.get("/basket")).json()) as { basket: BasketView }).basket;
+  const basketOf = async (browser: ReturnType<typeof createBrowser>) =>
+    ((await (await browser.get("/basket")).json()) as { basket: BasketView }).basket;
 
   it("starts a session on the first add and keeps the basket with it", async () => {
     const { browser } = await setup();
@@ -65,7 +91,10 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
     for (const productId of [ECHO, BOOK]) await browser.postJson("/basket/add", { productId });
     const set = await browser.postJson("/basket/quantity", { productId: ECHO, quantity: 4 });
     expect(set.status).toBe(200);
-    expect(((await set.json()) as { basket: BasketView }).basket).toMatchObject({ count: 5, subtotalCents: 4 * 9899 + 1196 });
+    expect(((await set.json()) as { basket: BasketView }).basket).toMatchObject({
+      count: 5,
+      subtotalCents: 4 * 9899 + 1196,
+    });
     const removed = await browser.postJson("/basket/remove", { productId: ECHO });
     expect(removed.status).toBe(200);
     const after = ((await removed.json()) as { basket: BasketView; removed: boolean }).basket;
@@ -80,23 +109,36 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
 
   it("refuses an 11th of one product, by add or by quantity, with a clear message, and keeps 10", async () => {
     const { browser } = await setup();
-    expect((await browser.postJson("/basket/quantity", { productId: BOOK, quantity: BASKET_LINE_LIMIT })).status).toBe(200);
+    expect((await browser.postJson("/basket/quantity", { productId: BOOK, quantity: BASKET_LINE_LIMIT })).status).toBe(
+      200,
+    );
     const refused = await browser.postJson("/basket/add", { productId: BOOK });
     expect(refused.status).toBe(409);
-    expect(await refused.json()).toMatchObject({ error: { code: "BASKET_LINE_FULL", message: "You can have at most 10 of one product in your basket." } });
+    expect(await refused.json()).toMatchObject({
+      error: { code: "BASKET_LINE_FULL", message: "You can have at most 10 of one product in your basket." },
+    });
     const tooMany = await browser.postJson("/basket/quantity", { productId: BOOK, quantity: 11 });
     expect(tooMany.status).toBe(400);
-    expect(await tooMany.json()).toMatchObject({ error: { code: "BAD_REQUEST", message: expect.stringContaining("quantity must be at most 10") } });
+    expect(await tooMany.json()).toMatchObject({
+      error: { code: "BAD_REQUEST", message: expect.stringContaining("quantity must be at most 10") },
+    });
     expect((await basketOf(browser)).items.map((line) => line.quantity)).toEqual([BASKET_LINE_LIMIT]);
   });
 
   it("keeps the line limit under 20 concurrent adds of one product: 10 in, 10 refused", async () => {
     const { browser } = await setup();
     await browser.postJson("/basket/add", { productId: BOOK });
-    const statuses = await Promise.all(Array.from({ length: 20 }, () => browser.postJson("/basket/add", { productId: BOOK }).then((response) => response.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        browser.postJson("/basket/add", { productId: BOOK }).then((response) => response.status),
+      ),
+    );
     expect(statuses.filter((status) => status === 201)).toHaveLength(BASKET_LINE_LIMIT - 1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(20 - (BASKET_LINE_LIMIT - 1));
-    expect(await basketOf(browser)).toMatchObject({ count: BASKET_LINE_LIMIT, items: [{ quantity: BASKET_LINE_LIMIT }] });
+    expect(await basketOf(browser)).toMatchObject({
+      count: BASKET_LINE_LIMIT,
+      items: [{ quantity: BASKET_LINE_LIMIT }],
+    });
   });
 
   it.each([
@@ -118,12 +160,15 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
   it("answers every change with the basket's new revision, which pages read with the same items", async () => {
     const { browser } = await setup();
     expect((await basketOf(browser)).revision).toBe(0);
-    const revisionOf = async (response: Response) => ((await response.json()) as { basket: BasketView }).basket.revision;
+    const revisionOf = async (response: Response) =>
+      ((await response.json()) as { basket: BasketView }).basket.revision;
     const added = await revisionOf(await browser.postJson("/basket/add", { productId: BOOK }));
     const addedAgain = await revisionOf(await browser.postJson("/basket/add", { productId: ECHO }));
     const quantity = await revisionOf(await browser.postJson("/basket/quantity", { productId: BOOK, quantity: 3 }));
     // The same quantity again changes nothing.
-    expect(await revisionOf(await browser.postJson("/basket/quantity", { productId: BOOK, quantity: 3 }))).toBe(quantity);
+    expect(await revisionOf(await browser.postJson("/basket/quantity", { productId: BOOK, quantity: 3 }))).toBe(
+      quantity,
+    );
     const removed = await revisionOf(await browser.postJson("/basket/remove", { productId: BOOK }));
     expect(addedAgain).toBeGreaterThan(added);
     expect(quantity).toBeGreaterThan(addedAgain);
@@ -152,12 +197,17 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
     const { browser } = await setup();
     await browser.postJson("/basket/add", { productId: BOOK });
     // Ten lines of ten: the basket holds its limit.
-    await addLines(getDatabase().db, EXTRA_PRODUCTS.slice(0, 9).map((id): [string, number] => [id, 10]));
+    await addLines(
+      getDatabase().db,
+      EXTRA_PRODUCTS.slice(0, 9).map((id): [string, number] => [id, 10]),
+    );
     await browser.postJson("/basket/quantity", { productId: BOOK, quantity: 10 });
     expect((await basketOf(browser)).count).toBe(BASKET_ITEM_LIMIT);
     const response = await browser.postJson("/basket/add", { productId: ECHO });
     expect(response.status).toBe(409);
-    expect(await response.json()).toMatchObject({ error: { code: "BASKET_FULL", message: "Your basket is full: it holds at most 100 items." } });
+    expect(await response.json()).toMatchObject({
+      error: { code: "BASKET_FULL", message: "Your basket is full: it holds at most 100 items." },
+    });
     expect((await browser.postJson("/basket/quantity", { productId: BOOK, quantity: 9 })).status).toBe(200);
     const raised = await browser.postJson("/basket/quantity", { productId: EXTRA_PRODUCTS[9], quantity: 2 });
     expect(raised.status).toBe(409);
@@ -169,10 +219,15 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
     const { browser } = await setup();
     await browser.postJson("/basket/add", { productId: BOOK });
     // 9 lines of 10 and the book: 91 items, room for 9 more; 20 adds of the last product race for them.
-    await addLines(getDatabase().db, EXTRA_PRODUCTS.slice(0, 9).map((id): [string, number] => [id, 10]));
+    await addLines(
+      getDatabase().db,
+      EXTRA_PRODUCTS.slice(0, 9).map((id): [string, number] => [id, 10]),
+    );
     const racers = [ECHO, EXTRA_PRODUCTS[9]!];
     const statuses = await Promise.all(
-      Array.from({ length: 20 }, (_, index) => browser.postJson("/basket/add", { productId: racers[index % 2] }).then((response) => response.status)),
+      Array.from({ length: 20 }, (_, index) =>
+        browser.postJson("/basket/add", { productId: racers[index % 2] }).then((response) => response.status),
+      ),
     );
     expect(statuses.filter((status) => status === 201)).toHaveLength(9);
     expect(statuses.filter((status) => status === 409)).toHaveLength(11);
@@ -186,7 +241,10 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
     await browser.postJson("/basket/add", { productId: BOOK });
     await browser.postJson("/basket/add", { productId: ECHO });
     // 9 lines of 10 and two of 1: 92 items. Raising either to 6 makes 97; raising both would make 102.
-    await addLines(getDatabase().db, EXTRA_PRODUCTS.slice(0, 9).map((id): [string, number] => [id, 10]));
+    await addLines(
+      getDatabase().db,
+      EXTRA_PRODUCTS.slice(0, 9).map((id): [string, number] => [id, 10]),
+    );
     const before = await basketOf(browser);
     const cookie = browser.cookie ?? "";
     const race = () =>
@@ -239,10 +297,16 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
     await db.updateTable("products").set({ price_cents: 999 }).where("id", "=", BOOK).execute();
     try {
       const cookie = browser.cookie ?? "";
-      const read = async () => ((await (await repriced.send("/basket", { headers: { cookie } })).json()) as { basket: BasketView }).basket;
-      expect(await read()).toMatchObject({ subtotalCents: 1998, items: [{ quantity: 2, lineCents: 1998, addedPriceCents: 1196, product: { priceCents: 999 } }] });
+      const read = async () =>
+        ((await (await repriced.send("/basket", { headers: { cookie } })).json()) as { basket: BasketView }).basket;
+      expect(await read()).toMatchObject({
+        subtotalCents: 1998,
+        items: [{ quantity: 2, lineCents: 1998, addedPriceCents: 1196, product: { priceCents: 999 } }],
+      });
       // Choosing the same quantity again, at the new price, is the shopper's answer: the notice goes.
-      expect((await repriced.postJson("/basket/quantity", { productId: BOOK, quantity: 2 }, { cookie })).status).toBe(200);
+      expect((await repriced.postJson("/basket/quantity", { productId: BOOK, quantity: 2 }, { cookie })).status).toBe(
+        200,
+      );
       expect((await read()).items[0]).not.toHaveProperty("addedPriceCents");
     } finally {
       await db.updateTable("products").set({ price_cents: 1196 }).where("id", "=", BOOK).execute();
@@ -255,7 +319,9 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
     const before = await basketOf(browser);
     const response = await browser.postJson("/basket/add", { productId: "99999999" });
     expect(response.status).toBe(422);
-    expect(await response.json()).toMatchObject({ error: { code: "UNKNOWN_PRODUCT", message: expect.stringContaining("not in our catalogue") } });
+    expect(await response.json()).toMatchObject({
+      error: { code: "UNKNOWN_PRODUCT", message: expect.stringContaining("not in our catalogue") },
+    });
     expect(await basketOf(browser)).toEqual(before);
   });
 
@@ -282,9 +348,17 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
     const { browser } = await setup();
     await browser.postJson("/basket/add", { productId: BOOK });
     const before = await basketOf(browser);
-    const malformed = await browser.send("/basket/add", { method: "POST", body: "{", headers: { "content-type": "application/json" } });
+    const malformed = await browser.send("/basket/add", {
+      method: "POST",
+      body: "{",
+      headers: { "content-type": "application/json" },
+    });
     expect(malformed.status).toBe(400);
-    const xml = await browser.send("/basket/add", { method: "POST", body: "<x/>", headers: { "content-type": "application/xml" } });
+    const xml = await browser.send("/basket/add", {
+      method: "POST",
+      body: "<x/>",
+      headers: { "content-type": "application/xml" },
+    });
     expect(xml.status).toBe(415);
     const huge = await browser.postJson("/basket/add", { productId: BOOK, padding: "x".repeat(1024 * 1024) });
     expect(huge.status).toBe(413);
@@ -319,13 +393,27 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
     const { browser } = await setup();
     const added = await browser.postForm("/basket/add", { productId: BOOK, returnTo: "/" });
     expect(added.headers.get("location")).toBe(`/#product-${BOOK}`);
-    const quantity = await browser.postForm("/basket/quantity", { productId: BOOK, quantity: "10", returnTo: "/checkout" });
+    const quantity = await browser.postForm("/basket/quantity", {
+      productId: BOOK,
+      quantity: "10",
+      returnTo: "/checkout",
+    });
     expect(quantity.status).toBe(303);
     expect(quantity.headers.get("location")).toBe(`/checkout#product-${BOOK}`);
     expect((await basketOf(browser)).count).toBe(10);
-    const refused = await browser.postForm("/basket/add", { productId: BOOK, returnTo: "/" }, { referer: "http://shop.test/" });
-    expect(refused.headers.get("location")).toBe(`/?basket-product=${BOOK}&basket-error=BASKET_LINE_FULL#product-${BOOK}`);
-    const notANumber = await browser.postForm("/basket/quantity", { productId: BOOK, quantity: "ten", returnTo: "/checkout" }, { referer: "http://shop.test/checkout" });
+    const refused = await browser.postForm(
+      "/basket/add",
+      { productId: BOOK, returnTo: "/" },
+      { referer: "http://shop.test/" },
+    );
+    expect(refused.headers.get("location")).toBe(
+      `/?basket-product=${BOOK}&basket-error=BASKET_LINE_FULL#product-${BOOK}`,
+    );
+    const notANumber = await browser.postForm(
+      "/basket/quantity",
+      { productId: BOOK, quantity: "ten", returnTo: "/checkout" },
+      { referer: "http://shop.test/checkout" },
+    );
     expect(notANumber.headers.get("location")).toBe("/checkout?basket-error=BAD_REQUEST");
     expect((await basketOf(browser)).count).toBe(10);
   });
@@ -338,7 +426,11 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
     const fromSite = await browser.postJson("/basket/empty", {}, { "sec-fetch-site": "cross-site" });
     expect(fromSite.status).toBe(403);
     expect((await basketOf(browser)).count).toBe(1);
-    const sameSite = await browser.postJson("/basket/empty", {}, { origin: "http://shop.test", "sec-fetch-site": "same-origin" });
+    const sameSite = await browser.postJson(
+      "/basket/empty",
+      {},
+      { origin: "http://shop.test", "sec-fetch-site": "same-origin" },
+    );
     expect(sameSite.status).toBe(200);
   });
 
@@ -347,7 +439,9 @@ describeEachDatabase("basket endpoints", (getDatabase) => {
     await browser.postJson("/basket/add", { productId: BOOK });
     const other = createBrowser(app);
     expect((await basketOf(other)).count).toBe(0);
-    const forged = await app.request("http://shop.test/basket", { headers: { host: "shop.test", cookie: "sf_session=" + "A".repeat(43) } });
+    const forged = await app.request("http://shop.test/basket", {
+      headers: { host: "shop.test", cookie: "sf_session=" + "A".repeat(43) },
+    });
     expect(((await forged.json()) as { basket: BasketView }).basket.count).toBe(0);
   });
 });

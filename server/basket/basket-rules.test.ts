@@ -1,11 +1,27 @@
 import { describe, expect, it } from "vitest";
 import type { CatalogueProduct } from "#shared/catalogue";
 import type { VariantForSale } from "#server/catalogue/catalogue-service";
-import { countItems, findLine, mergeLines, priceLines, refuseQuantity, subtractPaid, type StoredLine } from "./basket-rules";
+import {
+  countItems,
+  findLine,
+  mergeLines,
+  priceLines,
+  refuseQuantity,
+  subtractPaid,
+  type StoredLine,
+} from "./basket-rules";
 
 /** A product without options: one variant, whose id is the product's, not tracking stock. */
 const product = (id: string, priceCents: number, available: number | null = null): VariantForSale => {
-  const shown: CatalogueProduct = { id, slug: id, title: `Product ${id}`, priceCents, rating: 4, ratingCount: 0, image: { src: `/images/products/${id}.webp`, width: 400, height: 400 } };
+  const shown: CatalogueProduct = {
+    id,
+    slug: id,
+    title: `Product ${id}`,
+    priceCents,
+    rating: 4,
+    ratingCount: 0,
+    image: { src: `/images/products/${id}.webp`, width: 400, height: 400 },
+  };
   return {
     product: shown,
     optionNames: [],
@@ -65,7 +81,11 @@ describe("basket rules", () => {
   });
 
   it("prices lines in integer cents: 3 x 11.96 is exactly 35.88, and the count is the items", () => {
-    expect(priceLines(lines(["book", 3]), catalogue)).toMatchObject({ count: 3, subtotalCents: 3588, items: [{ quantity: 3, lineCents: 3588 }] });
+    expect(priceLines(lines(["book", 3]), catalogue)).toMatchObject({
+      count: 3,
+      subtotalCents: 3588,
+      items: [{ quantity: 3, lineCents: 3588 }],
+    });
     expect(priceLines(lines(["book", 1], ["echo", 1]), catalogue)).toMatchObject({ count: 2, subtotalCents: 11095 });
     expect(priceLines(lines(["monitor", 2]), catalogue).subtotalCents).toBe(218996);
     expect(priceLines([], catalogue)).toEqual({ items: [], count: 0, subtotalCents: 0 });
@@ -83,12 +103,22 @@ describe("basket rules", () => {
 
   it("after an order, takes out exactly the paid quantities and leaves what was added later", () => {
     const basket = lines(["book", 3], ["echo", 1], ["monitor", 1]);
-    expect(subtractPaid(basket, [{ productId: "book", quantity: 2 }, { productId: "echo", quantity: 1 }]).map(({ line, quantity }) => [line.productId, quantity])).toEqual([
+    expect(
+      subtractPaid(basket, [
+        { productId: "book", quantity: 2 },
+        { productId: "echo", quantity: 1 },
+      ]).map(({ line, quantity }) => [line.productId, quantity]),
+    ).toEqual([
       ["book", 1],
       ["echo", 0],
     ]);
     // Old snapshots list one entry per item: they add up.
-    expect(subtractPaid(basket, [{ productId: "book", quantity: 1 }, { productId: "book", quantity: 1 }]).map(({ quantity }) => quantity)).toEqual([1]);
+    expect(
+      subtractPaid(basket, [
+        { productId: "book", quantity: 1 },
+        { productId: "book", quantity: 1 },
+      ]).map(({ quantity }) => quantity),
+    ).toEqual([1]);
     expect(subtractPaid(basket, [{ productId: "book", quantity: 5 }]).map(({ quantity }) => quantity)).toEqual([0]);
     expect(subtractPaid(basket, [{ productId: "gone", quantity: 1 }])).toEqual([]);
   });

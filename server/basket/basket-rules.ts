@@ -30,7 +30,11 @@ export function findLine(lines: readonly StoredLine[], variantId: string): Store
  * Whether the product's line may hold `quantity`: null when it may, else why not. The line limit is checked first,
  * so a shopper at both limits hears about the one a smaller number would not fix.
  */
-export function refuseQuantity(lines: readonly StoredLine[], variantId: string, quantity: number): "BASKET_LINE_FULL" | "BASKET_FULL" | null {
+export function refuseQuantity(
+  lines: readonly StoredLine[],
+  variantId: string,
+  quantity: number,
+): "BASKET_LINE_FULL" | "BASKET_FULL" | null {
   if (quantity > BASKET_LINE_LIMIT) return "BASKET_LINE_FULL";
   const others = countItems(lines.filter((line) => line.variantId !== variantId));
   return others + quantity > BASKET_ITEM_LIMIT ? "BASKET_FULL" : null;
@@ -47,7 +51,10 @@ export interface PaidQuantity {
  * After an order: each line's quantity once the paid quantities are taken out (0: the line goes). Items beyond what
  * was paid for (added after the payment was priced) stay; a paid product no longer in the basket changes nothing.
  */
-export function subtractPaid(lines: readonly StoredLine[], paid: readonly PaidQuantity[]): { line: StoredLine; quantity: number }[] {
+export function subtractPaid(
+  lines: readonly StoredLine[],
+  paid: readonly PaidQuantity[],
+): { line: StoredLine; quantity: number }[] {
   const paidByVariant = new Map<string, number>();
   for (const item of paid) {
     const variantId = item.variantId ?? item.productId;
@@ -67,17 +74,30 @@ export function subtractPaid(lines: readonly StoredLine[], paid: readonly PaidQu
 export function mergeLines(
   accountLines: readonly StoredLine[],
   guestLines: readonly StoredLine[],
-): { changes: { productId: string; variantId: string; lineId: string | null; quantity: number; addedPriceCents: number }[]; moved: number; dropped: number } {
+): {
+  changes: { productId: string; variantId: string; lineId: string | null; quantity: number; addedPriceCents: number }[];
+  moved: number;
+  dropped: number;
+} {
   const merged = new Map(accountLines.map((line) => [line.variantId, { ...line }]));
   let room = BASKET_ITEM_LIMIT - countItems(accountLines);
-  const changes = new Map<string, { productId: string; variantId: string; lineId: string | null; quantity: number; addedPriceCents: number }>();
+  const changes = new Map<
+    string,
+    { productId: string; variantId: string; lineId: string | null; quantity: number; addedPriceCents: number }
+  >();
   let moved = 0;
   for (const guest of guestLines) {
     const existing = merged.get(guest.variantId);
     const fits = Math.min(guest.quantity, BASKET_LINE_LIMIT - (existing?.quantity ?? 0), room);
     if (fits <= 0) continue;
     const quantity = (existing?.quantity ?? 0) + fits;
-    const line = existing ?? { lineId: "", productId: guest.productId, variantId: guest.variantId, quantity: 0, addedPriceCents: guest.addedPriceCents };
+    const line = existing ?? {
+      lineId: "",
+      productId: guest.productId,
+      variantId: guest.variantId,
+      quantity: 0,
+      addedPriceCents: guest.addedPriceCents,
+    };
     merged.set(guest.variantId, { ...line, quantity });
     changes.set(guest.variantId, {
       productId: guest.productId,
@@ -133,7 +153,10 @@ export function priceLines(
 }
 
 /** What a line says of its variant's stock: out of stock (it must go before paying), or fewer left than it holds. */
-function stockNotice(quantity: number, { variant }: VariantForSale): Pick<BasketLineView, "stockMessage" | "isOutOfStock"> {
+function stockNotice(
+  quantity: number,
+  { variant }: VariantForSale,
+): Pick<BasketLineView, "stockMessage" | "isOutOfStock"> {
   if (!canBeSold(variant.stock)) return { stockMessage: OUT_OF_STOCK_LINE_MESSAGE, isOutOfStock: true };
   const sellable = sellableQuantity(variant.stock);
   return sellable !== null && quantity > sellable ? { stockMessage: onlyLeftInStockMessage(sellable) } : {};

@@ -8,8 +8,15 @@ import type { DB } from "#server/db/client";
 import type { Database } from "#server/db/schema";
 import type { Logger } from "#server/logger";
 import { ownerColumn, type BasketOwner } from "./basket-owner";
-import { findLine, mergeLines, priceLines, refuseQuantity, subtractPaid, type PaidQuantity, type StoredLine } from "./basket-rules";
-
+import {
+  findLine,
+  mergeLines,
+  priceLines,
+  refuseQuantity,
+  subtractPaid,
+  type PaidQuantity,
+  type StoredLine,
+} from "./basket-rules";
 
 type Transaction = KyselyTransaction<Database>;
 
@@ -46,29 +53,48 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     const id = variantId ?? (await catalogue.findDefaultVariantId(productId));
     const found = id === undefined ? undefined : (await catalogue.findVariants([id])).get(id);
     if (!found || found.product.id !== productId) {
-      throw new AppError("UNKNOWN_PRODUCT", "That product is not in our catalogue, so it could not be added to your basket.");
+      throw new AppError(
+        "UNKNOWN_PRODUCT",
+        "That product is not in our catalogue, so it could not be added to your basket.",
+      );
     }
     return found;
   }
 
   /** Refuses a variant that is out of stock (without back-orders): 409 "This item is out of stock.", nothing changed. */
   function assertInStock(found: VariantForSale): void {
-    if (!canBeSold(found.variant.stock)) throw new AppError("OUT_OF_STOCK", OUT_OF_STOCK_MESSAGE, { details: { variantId: found.variant.id } });
+    if (!canBeSold(found.variant.stock))
+      throw new AppError("OUT_OF_STOCK", OUT_OF_STOCK_MESSAGE, { details: { variantId: found.variant.id } });
   }
 
   /** The view with "Only N left in stock" beside the line the shopper asked more of than there is. */
   function sayCapped(basket: BasketView, variantId: string, left: number): BasketView {
-    return { ...basket, items: basket.items.map((line) => (line.variant.id === variantId ? { ...line, stockMessage: onlyLeftInStockMessage(left) } : line)) };
+    return {
+      ...basket,
+      items: basket.items.map((line) =>
+        line.variant.id === variantId ? { ...line, stockMessage: onlyLeftInStockMessage(left) } : line,
+      ),
+    };
   }
 
   /** Counts the owner's basket's revision up, which locks its row until the transaction ends; undefined without a basket. */
-  async function countUp(trx: DB | Transaction, owner: BasketOwner): Promise<{ id: string; revision: number } | undefined> {
+  async function countUp(
+    trx: DB | Transaction,
+    owner: BasketOwner,
+  ): Promise<{ id: string; revision: number } | undefined> {
     const { column, value } = ownerColumn(owner);
-    return trx.updateTable("baskets").set({ revision: sql`revision + 1`, updated_at: sql`now()` }).where(column, "=", value).returning(["id", "revision"]).executeTakeFirst();
+    return trx
+      .updateTable("baskets")
+      .set({ revision: sql`revision + 1`, updated_at: sql`now()` })
+      .where(column, "=", value)
+      .returning(["id", "revision"])
+      .executeTakeFirst();
   }
 
   /** The owner's basket as one snapshot: its id, revision and lines (one statement, no lock); undefined without one. */
-  async function readBasket(owner: BasketOwner): Promise<{ id: string; revision: number; lines: StoredLine[] } | undefined> {
+  async function readBasket(
+    owner: BasketOwner,
+  ): Promise<{ id: string; revision: number; lines: StoredLine[] } | undefined> {
     const { column, value } = ownerColumn(owner);
     const rows = await db
       .selectFrom("baskets")
@@ -88,9 +114,21 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     const first = rows[0];
     if (!first) return undefined;
     const lines = rows.flatMap((row) =>
-      row.id === null || row.product_id === null || row.variant_id === null || row.quantity === null || row.added_price_cents === null
+      row.id === null ||
+      row.product_id === null ||
+      row.variant_id === null ||
+      row.quantity === null ||
+      row.added_price_cents === null
         ? []
-        : [toStoredLine({ id: row.id, product_id: row.product_id, variant_id: row.variant_id, quantity: row.quantity, added_price_cents: row.added_price_cents })],
+        : [
+            toStoredLine({
+              id: row.id,
+              product_id: row.product_id,
+              variant_id: row.variant_id,
+              quantity: row.quantity,
+              added_price_cents: row.added_price_cents,
+            }),
+          ],
     );
     return { id: first.basket_id, revision: first.revision, lines };
   }
@@ -108,7 +146,10 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
    *
    * A change that changes nothing writes no line and keeps the revision (a basket it had to create stays, empty).
    */
-  async function changeBasket(owner: BasketOwner, decide: (lines: StoredLine[]) => LineWrite | null): Promise<BasketView> {
+  async function changeBasket(
+    owner: BasketOwner,
+    decide: (lines: StoredLine[]) => LineWrite | null,
+  ): Promise<BasketView> {
     const seen = await readBasket(owner);
     if (seen) {
       const write = decide(seen.lines);
@@ -171,13 +212,25 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
           )
         : write.kind === "update"
           ? counted.with("written", (qb) =>
-              qb.updateTable("basket_items").set({ quantity: write.quantity, added_price_cents: write.priceCents }).where("id", "=", write.lineId).where(wentThrough).returning("id"),
+              qb
+                .updateTable("basket_items")
+                .set({ quantity: write.quantity, added_price_cents: write.priceCents })
+                .where("id", "=", write.lineId)
+                .where(wentThrough)
+                .returning("id"),
             )
           : write.kind === "delete"
-            ? counted.with("written", (qb) => qb.deleteFrom("basket_items").where("id", "=", write.lineId).where(wentThrough).returning("id"))
-            : counted.with("written", (qb) => qb.deleteFrom("basket_items").where("basket_id", "=", basketId).where(wentThrough).returning("id"));
+            ? counted.with("written", (qb) =>
+                qb.deleteFrom("basket_items").where("id", "=", write.lineId).where(wentThrough).returning("id"),
+              )
+            : counted.with("written", (qb) =>
+                qb.deleteFrom("basket_items").where("basket_id", "=", basketId).where(wentThrough).returning("id"),
+              );
     const row = await withWrite
-      .selectNoFrom((eb) => [eb.selectFrom("counted").select("revision").as("revision"), eb.selectFrom("written").select("id").limit(1).as("line_id")])
+      .selectNoFrom((eb) => [
+        eb.selectFrom("counted").select("revision").as("revision"),
+        eb.selectFrom("written").select("id").limit(1).as("line_id"),
+      ])
       .executeTakeFirstOrThrow();
     return row.revision === null ? undefined : { revision: row.revision, lineId: row.line_id };
   }
@@ -187,10 +240,19 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
    * this transaction's own until it commits). One statement for a basket that exists; with `expectNew` (none was there
    * a moment ago: a shopper's first add), the basket is created first instead.
    */
-  async function lockBasket(trx: Transaction, owner: BasketOwner, { expectNew = false } = {}): Promise<{ id: string; revision: number; isNew: boolean }> {
+  async function lockBasket(
+    trx: Transaction,
+    owner: BasketOwner,
+    { expectNew = false } = {},
+  ): Promise<{ id: string; revision: number; isNew: boolean }> {
     const { column, value } = ownerColumn(owner);
     const existing = async () => {
-      const row = await trx.selectFrom("baskets").select(["id", "revision"]).where(column, "=", value).forUpdate().executeTakeFirst();
+      const row = await trx
+        .selectFrom("baskets")
+        .select(["id", "revision"])
+        .where(column, "=", value)
+        .forUpdate()
+        .executeTakeFirst();
       return row && { ...row, isNew: false };
     };
     const created = async () => {
@@ -280,14 +342,21 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     },
 
     /** Takes a variant's whole line out (without a variant: the product's first line). An id not in the basket changes nothing and is logged. */
-    async removeItem(owner: BasketOwner, productId: string, variantId?: string): Promise<{ basket: BasketView; removed: boolean }> {
+    async removeItem(
+      owner: BasketOwner,
+      productId: string,
+      variantId?: string,
+    ): Promise<{ basket: BasketView; removed: boolean }> {
       let removed = false;
       const basket = await changeBasket(owner, (lines) => {
-        const line = variantId ? findLine(lines, variantId) : (lines.find((candidate) => candidate.productId === productId) ?? null);
+        const line = variantId
+          ? findLine(lines, variantId)
+          : (lines.find((candidate) => candidate.productId === productId) ?? null);
         removed = line !== null;
         return line ? { kind: "delete", lineId: line.lineId } : null;
       });
-      if (!removed) logger.warn({ productId, variantId }, "basket: remove asked for a product that is not in the basket");
+      if (!removed)
+        logger.warn({ productId, variantId }, "basket: remove asked for a product that is not in the basket");
       return { basket, removed };
     },
 
@@ -301,9 +370,17 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
         const guestBasket = await countUp(trx, { sessionId });
         if (!guestBasket) return { moved: 0, dropped: 0 };
         const { id: accountBasketId } = await lockBasket(trx, { userId });
-        const { changes, moved, dropped } = mergeLines(await readLines(trx, accountBasketId), await readLines(trx, guestBasket.id));
+        const { changes, moved, dropped } = mergeLines(
+          await readLines(trx, accountBasketId),
+          await readLines(trx, guestBasket.id),
+        );
         for (const change of changes) {
-          if (change.lineId) await trx.updateTable("basket_items").set({ quantity: change.quantity }).where("id", "=", change.lineId).execute();
+          if (change.lineId)
+            await trx
+              .updateTable("basket_items")
+              .set({ quantity: change.quantity })
+              .where("id", "=", change.lineId)
+              .execute();
           else {
             await trx
               .insertInto("basket_items")
@@ -336,7 +413,8 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       const emptied = changes.filter((change) => change.quantity === 0).map((change) => change.line.lineId);
       if (emptied.length > 0) await executor.deleteFrom("basket_items").where("id", "in", emptied).execute();
       for (const { line, quantity } of changes) {
-        if (quantity > 0) await executor.updateTable("basket_items").set({ quantity }).where("id", "=", line.lineId).execute();
+        if (quantity > 0)
+          await executor.updateTable("basket_items").set({ quantity }).where("id", "=", line.lineId).execute();
       }
     },
 
@@ -360,9 +438,17 @@ type LineWrite =
  * Sets a variant's line to `quantity`: a new line (at the catalogue's price now), or the line re-priced, as the shopper
  * chose it at today's price.
  */
-function setLine(lines: readonly StoredLine[], productId: string, variantId: string, quantity: number, priceCents: number): LineWrite {
+function setLine(
+  lines: readonly StoredLine[],
+  productId: string,
+  variantId: string,
+  quantity: number,
+  priceCents: number,
+): LineWrite {
   const line = findLine(lines, variantId);
-  return line ? { kind: "update", lineId: line.lineId, quantity, priceCents } : { kind: "insert", productId, variantId, quantity, priceCents };
+  return line
+    ? { kind: "update", lineId: line.lineId, quantity, priceCents }
+    : { kind: "insert", productId, variantId, quantity, priceCents };
 }
 
 /** The lines after a write, without reading them again: a new line comes last, as its identity is the highest. */
@@ -370,9 +456,20 @@ function afterWrite(lines: readonly StoredLine[], write: LineWrite, newLineId: s
   switch (write.kind) {
     case "insert":
       if (newLineId === null) throw new Error("basket: a new line was written without its id");
-      return [...lines, { lineId: newLineId, productId: write.productId, variantId: write.variantId, quantity: write.quantity, addedPriceCents: write.priceCents }];
+      return [
+        ...lines,
+        {
+          lineId: newLineId,
+          productId: write.productId,
+          variantId: write.variantId,
+          quantity: write.quantity,
+          addedPriceCents: write.priceCents,
+        },
+      ];
     case "update":
-      return lines.map((line) => (line.lineId === write.lineId ? { ...line, quantity: write.quantity, addedPriceCents: write.priceCents } : line));
+      return lines.map((line) =>
+        line.lineId === write.lineId ? { ...line, quantity: write.quantity, addedPriceCents: write.priceCents } : line,
+      );
     case "delete":
       return lines.filter((line) => line.lineId !== write.lineId);
     case "clear":
@@ -380,6 +477,18 @@ function afterWrite(lines: readonly StoredLine[], write: LineWrite, newLineId: s
   }
 }
 
-function toStoredLine(row: { id: string; product_id: string; variant_id: string; quantity: number; added_price_cents: number }): StoredLine {
-  return { lineId: String(row.id), productId: row.product_id, variantId: row.variant_id, quantity: row.quantity, addedPriceCents: row.added_price_cents };
+function toStoredLine(row: {
+  id: string;
+  product_id: string;
+  variant_id: string;
+  quantity: number;
+  added_price_cents: number;
+}): StoredLine {
+  return {
+    lineId: String(row.id),
+    productId: row.product_id,
+    variantId: row.variant_id,
+    quantity: row.quantity,
+    addedPriceCents: row.added_price_cents,
+  };
 }

@@ -96,4 +96,8 @@ export const PRODUCT_IMAGE_SIZE = { width: 400, height: 400 } as const;
  * The picture of a product that has none yet: a CSV import's product whose picture is still being fetched (or could
  * not be). A plain frame, drawn from its SVG by `npm run images`; the export writes no address for it.
  */
-export const NO_PICTURE = { src: "/images/products/no-picture.webp", source: "/images/products/no-picture.svg", ...PRODUCT_IMAGE_SIZE } as const;
+export const NO_PICTURE = {
+  src: "/images/products/no-picture.webp",
+  source: "/images/products/no-picture.svg",
+  ...PRODUCT_IMAGE_SIZE,
+} as const;

@@ -29,7 +29,18 @@ export interface ListingRequest {
   state: ListingState;
 }
 
-export const listingColumns = ["id", "slug", "title", "price_cents", "shown_rating", "review_count", "image", "image_width", "image_height", "image_srcset"] as const;
+export const listingColumns = [
+  "id",
+  "slug",
+  "title",
+  "price_cents",
+  "shown_rating",
+  "review_count",
+  "image",
+  "image_width",
+  "image_height",
+  "image_srcset",
+] as const;
 
 /**
  * Whether every variant of the product is out of stock (tracked, no back-orders, nothing available). Only a product
@@ -49,11 +60,15 @@ type ProductsQuery<O> = SelectQueryBuilder<Database, "products", O>;
  * Every filter of a request as conditions on `products` (active ones only); `withDepartments: false` leaves the
  * department filter out and `withoutOption` one option's filter (the facets that let a shopper switch).
  */
-function filterClauses(request: ListingRequest, { withDepartments = true, withoutOption }: { withDepartments?: boolean; withoutOption?: string } = {}) {
+function filterClauses(
+  request: ListingRequest,
+  { withDepartments = true, withoutOption }: { withDepartments?: boolean; withoutOption?: string } = {},
+) {
   return (eb: ExpressionBuilder<Database, "products">) => {
     const clauses = [eb("products.status", "=", "active")];
     if (withDepartments && request.departmentIds !== null) {
-      const ids = request.departmentIds.length > 0 ? [...request.departmentIds] : ["00000000-0000-0000-0000-000000000000"];
+      const ids =
+        request.departmentIds.length > 0 ? [...request.departmentIds] : ["00000000-0000-0000-0000-000000000000"];
       // The placements as the product's own column (kept from product_departments by a trigger): one indexed condition.
       clauses.push(eb.and([sql<boolean>`products.department_ids && array[${sql.join(ids)}]::uuid[]`]));
     }
@@ -87,12 +102,18 @@ function sorted<O>(query: ProductsQuery<O>, request: ListingRequest): ProductsQu
     case "price-desc":
       return query.orderBy("products.price_cents", "desc").orderBy("products.id");
     case "review":
-      return query.orderBy("products.shown_rating", "desc").orderBy(sql`products.featured_position nulls last`).orderBy("products.id");
+      return query
+        .orderBy("products.shown_rating", "desc")
+        .orderBy(sql`products.featured_position nulls last`)
+        .orderBy("products.id");
     case "newest":
       return query.orderBy("products.created_at", "desc").orderBy("products.id");
     case "featured": {
       const ranked = request.match?.rank ? query.orderBy(request.match.rank, "desc") : query;
-      return ranked.orderBy(sql`products.featured_position nulls last`).orderBy("products.shown_rating", "desc").orderBy("products.id");
+      return ranked
+        .orderBy(sql`products.featured_position nulls last`)
+        .orderBy("products.shown_rating", "desc")
+        .orderBy("products.id");
     }
   }
 }
@@ -100,14 +121,24 @@ function sorted<O>(query: ProductsQuery<O>, request: ListingRequest): ProductsQu
 /** One page of a listing and how many products pass its filters in all. */
 export async function findListingPage(executor: Writer | DB, request: ListingRequest) {
   const page = request.state.page;
-  const rows = await sorted(executor.selectFrom("products").select([...listingColumns, isOutOfStock, sql<string>`count(*) over ()`.as("total")]).where(filterClauses(request)), request)
+  const rows = await sorted(
+    executor
+      .selectFrom("products")
+      .select([...listingColumns, isOutOfStock, sql<string>`count(*) over ()`.as("total")])
+      .where(filterClauses(request)),
+    request,
+  )
     .limit(LISTING_PAGE_SIZE)
     .offset((page - 1) * LISTING_PAGE_SIZE)
     .execute();
   let total = rows[0] ? Number(rows[0].total) : 0;
   // Past the last page the window has no rows to count on: count alone (the page then answers 404 with it).
   if (!rows[0] && page > 1) {
-    const counted = await executor.selectFrom("products").select((eb) => eb.fn.countAll<string>().as("count")).where(filterClauses(request)).executeTakeFirstOrThrow();
+    const counted = await executor
+      .selectFrom("products")
+      .select((eb) => eb.fn.countAll<string>().as("count"))
+      .where(filterClauses(request))
+      .executeTakeFirstOrThrow();
     total = Number(counted.count);
   }
   return { rows, total };
@@ -125,11 +156,15 @@ export async function countByDepartment(
   only?: readonly string[],
 ): Promise<Map<string, number>> {
   if (only && only.length === 0) return new Map();
-  const group = by === "top" ? sql<string>`coalesce(departments.parent_id, departments.id)` : sql<string>`departments.id`;
+  const group =
+    by === "top" ? sql<string>`coalesce(departments.parent_id, departments.id)` : sql<string>`departments.id`;
   // The listed products with their own departments (products.department_ids), never the placements table: counting
   // through it, the planner walked every placement of the departments (at 100,000 products, tens of thousands of rows
   // for a few hundred products listed).
-  const listed = executor.selectFrom("products").select(["products.id", "products.department_ids"]).where(filterClauses(request, { withDepartments: false }));
+  const listed = executor
+    .selectFrom("products")
+    .select(["products.id", "products.department_ids"])
+    .where(filterClauses(request, { withDepartments: false }));
   const onlyThese = only ? sql`and departments.id in (${sql.join([...only])})` : sql``;
   const { rows } = await sql<{ department_id: string; count: string }>`
     select ${group} as department_id, count(distinct listed.id) as count
@@ -150,7 +185,11 @@ const MAX_OPTION_FACETS = 5;
 const MAX_FACET_VALUES = 40;
 
 /** The option values of the products passing the request's filters (but `withoutOption`'s), with counts. */
-async function countOptionValues(executor: Writer | DB, request: ListingRequest, withoutOption?: string): Promise<OptionFacetWithNames[]> {
+async function countOptionValues(
+  executor: Writer | DB,
+  request: ListingRequest,
+  withoutOption?: string,
+): Promise<OptionFacetWithNames[]> {
   const listed = executor.selectFrom("products").select("products.id").where(filterClauses(request, { withoutOption }));
   const { rows } = await sql<{ name: string; value: string; count: string; products: string }>`
     select o.name, v.value, count(distinct o.product_id) as count, max(count(distinct o.product_id)) over (partition by o.name) as products
@@ -183,7 +222,10 @@ async function countOptionValues(executor: Writer | DB, request: ListingRequest,
  * under every other filter; an option's own values are counted without its own filter, so that a shopper can add a
  * second size rather than see the others drop to nothing.
  */
-export async function withOptionFacets(executor: Writer | DB, request: ListingRequest): Promise<{ request: ListingRequest; facets: OptionFacet[] }> {
+export async function withOptionFacets(
+  executor: Writer | DB,
+  request: ListingRequest,
+): Promise<{ request: ListingRequest; facets: OptionFacet[] }> {
   const unfiltered: OptionFacetWithNames[] = await countOptionValues(executor, { ...request, optionFilters: [] });
   const optionFilters: OptionFilter[] = [];
   for (const [param, values] of Object.entries(request.state.options)) {
@@ -191,15 +233,27 @@ export async function withOptionFacets(executor: Writer | DB, request: ListingRe
     const known = values.filter((value) => facet?.values.some((candidate) => candidate.value === value));
     if (facet && known.length > 0) optionFilters.push({ param, names: facet.names, values: known });
   }
-  const filtered: ListingRequest = { ...request, optionFilters, state: { ...request.state, options: Object.fromEntries(optionFilters.map((filter) => [filter.param, [...filter.values]])) } };
-  const withoutNames = (found: OptionFacetWithNames[]): OptionFacet[] => found.map(({ names: _names, ...facet }) => facet);
+  const filtered: ListingRequest = {
+    ...request,
+    optionFilters,
+    state: {
+      ...request.state,
+      options: Object.fromEntries(optionFilters.map((filter) => [filter.param, [...filter.values]])),
+    },
+  };
+  const withoutNames = (found: OptionFacetWithNames[]): OptionFacet[] =>
+    found.map(({ names: _names, ...facet }) => facet);
   if (optionFilters.length === 0) return { request: filtered, facets: withoutNames(unfiltered) };
   const underOthers = await countOptionValues(executor, filtered);
   const facets: OptionFacetWithNames[] = [];
   for (const facet of unfiltered) {
     const isFiltered = optionFilters.some((filter) => filter.param === facet.param);
     // With one option filtered, its own counts are the unfiltered ones; with more, each is counted under the others.
-    const counted = !isFiltered ? underOthers : optionFilters.length === 1 ? unfiltered : await countOptionValues(executor, filtered, facet.param);
+    const counted = !isFiltered
+      ? underOthers
+      : optionFilters.length === 1
+        ? unfiltered
+        : await countOptionValues(executor, filtered, facet.param);
     const found = counted.find((candidate) => candidate.param === facet.param);
     if (found) facets.push(found);
   }

@@ -28,12 +28,20 @@ describeEachDatabase("catalogue pages", (getDatabase) => {
     const behindPublicUrl = await createPageShop(getDatabase(), { publicUrl: new URL("https://shop.example") });
     const behindProxy = await createPageShop(getDatabase(), { trustedProxyHops: 1 });
     try {
-      const page = await (await createBrowser(behindPublicUrl.app).send("/products/the-lean-startup", { headers: { accept: "text/html" } })).text();
+      const page = await (
+        await createBrowser(behindPublicUrl.app).send("/products/the-lean-startup", {
+          headers: { accept: "text/html" },
+        })
+      ).text();
       expect(page).toContain('<link rel="canonical" href="https://shop.example/products/the-lean-startup"/>');
       const sitemap = await (await createBrowser(behindPublicUrl.app).send("/sitemap.xml")).text();
       expect(sitemap).toContain("<loc>https://shop.example/products/the-lean-startup</loc>");
-      const proxied = await createBrowser(behindProxy.app).send("/products/the-lean-startup", { headers: { accept: "text/html", "x-forwarded-proto": "https" } });
-      expect(await proxied.text()).toContain('<link rel="canonical" href="https://shop.test/products/the-lean-startup"/>');
+      const proxied = await createBrowser(behindProxy.app).send("/products/the-lean-startup", {
+        headers: { accept: "text/html", "x-forwarded-proto": "https" },
+      });
+      expect(await proxied.text()).toContain(
+        '<link rel="canonical" href="https://shop.test/products/the-lean-startup"/>',
+      );
     } finally {
       await behindPublicUrl.close();
       await behindProxy.close();
@@ -44,19 +52,33 @@ describeEachDatabase("catalogue pages", (getDatabase) => {
     const response = await get("/products/the-lean-startup");
     expect(response.status).toBe(200);
     const html = await response.text();
-    expect(html).toContain("<h1 class=\"product-page__title\">The Lean Startup: How Constant Innovation Creates Radically Successful Businesses</h1>");
+    expect(html).toContain(
+      '<h1 class="product-page__title">The Lean Startup: How Constant Innovation Creates Radically Successful Businesses</h1>',
+    );
     expect(html).toContain("$11.96");
     expect(html).toContain('aria-label="Rated 5 out of 5"');
     expect(html).toMatch(/<img[^>]*src="\/images\/products\/12321341.webp"[^>]*width="400"[^>]*height="400"/);
     expect(html).toContain("Paperback, 336 pages.");
-    expect(html).toMatch(/action="\/basket\/add" method="post"><input type="hidden" name="productId" value="12321341"\/><input type="hidden" name="returnTo" value="\/products\/the-lean-startup"\/><button type="submit" class="button"[^>]*>Add to Basket/);
+    expect(html).toMatch(
+      /action="\/basket\/add" method="post"><input type="hidden" name="productId" value="12321341"\/><input type="hidden" name="returnTo" value="\/products\/the-lean-startup"\/><button type="submit" class="button"[^>]*>Add to Basket/,
+    );
     expect(html).toContain('<link rel="canonical" href="http://shop.test/products/the-lean-startup"/>');
-    expect(html).toContain('<meta property="og:title" content="The Lean Startup: How Constant Innovation Creates Radically Successful Businesses"/>');
+    expect(html).toContain(
+      '<meta property="og:title" content="The Lean Startup: How Constant Innovation Creates Radically Successful Businesses"/>',
+    );
     expect(html).toContain('<meta property="og:image" content="http://shop.test/images/products/12321341.webp"/>');
     expect(structuredData(html)).toMatchObject({
       "@type": "Product",
       name: "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses",
-      offers: [{ "@type": "Offer", sku: "12321341", price: "11.96", priceCurrency: "USD", availability: "https://schema.org/InStock" }],
+      offers: [
+        {
+          "@type": "Offer",
+          sku: "12321341",
+          price: "11.96",
+          priceCurrency: "USD",
+          availability: "https://schema.org/InStock",
+        },
+      ],
     });
   });
 
@@ -138,8 +160,15 @@ describeEachDatabase("catalogue pages", (getDatabase) => {
     expect(sitemap.headers.get("content-type")).toBe("application/xml; charset=utf-8");
     const xml = await sitemap.text();
     const locations = [...xml.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => match[1]);
-    const departments = ["books", "home-kitchen", "electronics", "computers", "monitors", "tablets"].map((slug) => `http://shop.test/departments/${slug}`);
-    expect(locations).toEqual(["http://shop.test/", "http://shop.test/departments", ...departments, ...specProducts.map((product) => `http://shop.test/products/${product.slug}`)]);
+    const departments = ["books", "home-kitchen", "electronics", "computers", "monitors", "tablets"].map(
+      (slug) => `http://shop.test/departments/${slug}`,
+    );
+    expect(locations).toEqual([
+      "http://shop.test/",
+      "http://shop.test/departments",
+      ...departments,
+      ...specProducts.map((product) => `http://shop.test/products/${product.slug}`),
+    ]);
     expect(await (await get("/robots.txt")).text()).toContain("Sitemap: http://shop.test/sitemap.xml");
   });
 

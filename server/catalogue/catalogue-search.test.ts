@@ -9,13 +9,19 @@ const IPAD = "3254354345";
 const ECHO = "23445930";
 
 describeEachDatabase("catalogue search", (getDatabase) => {
-  const search = (query: string, page = 1) => createCatalogueService(getDatabase().db).search(query, { ...DEFAULT_LISTING_STATE, page });
+  const search = (query: string, page = 1) =>
+    createCatalogueService(getDatabase().db).search(query, { ...DEFAULT_LISTING_STATE, page });
   const idsFor = async (query: string) => (await search(query)).products.map((product) => product.id);
 
   it("ranks products with the word in their title above those with it in their description only", async () => {
     const results = await search("monitor");
     expect(results.total).toBe(3);
-    expect(results.products.slice(0, 2).map((product) => product.id).sort()).toEqual([MONITOR, WIDE_MONITOR].sort());
+    expect(
+      results.products
+        .slice(0, 2)
+        .map((product) => product.id)
+        .sort(),
+    ).toEqual([MONITOR, WIDE_MONITOR].sort());
     expect(results.products[2]?.id).toBe(IPAD);
   });
 
@@ -37,12 +43,32 @@ describeEachDatabase("catalogue search", (getDatabase) => {
 
   it("lists every product for an empty query, in the home page's order", async () => {
     const results = await search("");
-    expect(results.products.map((product) => product.id)).toEqual(["12321341", "49538094", MONITOR, ECHO, IPAD, WIDE_MONITOR]);
+    expect(results.products.map((product) => product.id)).toEqual([
+      "12321341",
+      "49538094",
+      MONITOR,
+      ECHO,
+      IPAD,
+      WIDE_MONITOR,
+    ]);
     expect(results).toMatchObject({ total: 6, page: 1, pageCount: 1 });
   });
 
   it("never fails on operators, quotes, backslashes or markup", async () => {
-    for (const query of ['"', "'", "\\", "!", "&|:*()", "-", "or", '"""\\\'', "<script>alert(1)</script>", "a:* & b", "\u0000x", "ｍｏｎｉｔｏｒ"]) {
+    for (const query of [
+      '"',
+      "'",
+      "\\",
+      "!",
+      "&|:*()",
+      "-",
+      "or",
+      '"""\\\'',
+      "<script>alert(1)</script>",
+      "a:* & b",
+      "\u0000x",
+      "ｍｏｎｉｔｏｒ",
+    ]) {
       const results = await search(query);
       expect(results.total).toBeGreaterThanOrEqual(0);
     }

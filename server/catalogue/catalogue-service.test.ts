@@ -26,7 +26,14 @@ describeEachDatabase("catalogue", (getDatabase) => {
   it("lists the six seeded products in shelf order with integer-cent prices, slugs and descriptions", async () => {
     const catalogue = createCatalogueService(getDatabase().db);
     const products = await catalogue.listProducts();
-    expect(products.map((product) => product.id)).toEqual(["12321341", "49538094", "4903850", "23445930", "3254354345", "90829332"]);
+    expect(products.map((product) => product.id)).toEqual([
+      "12321341",
+      "49538094",
+      "4903850",
+      "23445930",
+      "3254354345",
+      "90829332",
+    ]);
     expect(products[5]).toMatchObject({
       slug: "samsung-49-inch-curved-gaming-monitor-dual-wqhd",
       title: "Samsung LC49RG90SSUXEN 49' Curved LED Gaming Monitor - Super Ultra Wide Dual WQHD 5120 x 1440",
@@ -87,12 +94,18 @@ describeEachDatabase("catalogue", (getDatabase) => {
     const editedAt = performance.now();
     try {
       await editing.services.catalogue.updateProduct(ECHO, { priceCents: 8_999 });
-      await vi.waitFor(async () => expect((await other.services.catalogue.getProduct(ECHO))?.priceCents).toBe(8_999), { timeout: 5_000, interval: 50 });
+      await vi.waitFor(async () => expect((await other.services.catalogue.getProduct(ECHO))?.priceCents).toBe(8_999), {
+        timeout: 5_000,
+        interval: 50,
+      });
       expect(performance.now() - editedAt).toBeLessThan(5_000);
     } finally {
       await restore(ECHO);
     }
-    expect((await db.selectFrom("products").select("price_cents").where("id", "=", ECHO).executeTakeFirstOrThrow()).price_cents).toBe(9899);
+    expect(
+      (await db.selectFrom("products").select("price_cents").where("id", "=", ECHO).executeTakeFirstOrThrow())
+        .price_cents,
+    ).toBe(9899);
   });
 
   it("keeps an operator's edits when the shop restarts: start-up seeds only an empty catalogue", async () => {
@@ -102,7 +115,11 @@ describeEachDatabase("catalogue", (getDatabase) => {
     try {
       // A new shop on the same database: migrations and the seed run again, as at every start.
       const restarted = await createTestShop(getDatabase());
-      expect(await restarted.services.catalogue.getProduct(ECHO)).toMatchObject({ priceCents: 12_345, title: "Amazon Echo, Charcoal", slug: "amazon-echo-charcoal" });
+      expect(await restarted.services.catalogue.getProduct(ECHO)).toMatchObject({
+        priceCents: 12_345,
+        title: "Amazon Echo, Charcoal",
+        slug: "amazon-echo-charcoal",
+      });
       const { rows } = await sql<{ count: number }>`select count(*)::int as count from products`.execute(db);
       expect(rows[0]?.count).toBe(6);
     } finally {
@@ -132,9 +149,18 @@ describeEachDatabase("catalogue", (getDatabase) => {
       const renamed = await catalogue.updateProduct(ECHO, { title: "Amazon Echo Smart Speaker" });
       expect(renamed.slug).toBe("amazon-echo-smart-speaker");
       await catalogue.updateProduct(ECHO, { title: "Amazon Echo (4th generation)" });
-      expect(await catalogue.findProductPage("amazon-echo-3rd-generation")).toEqual({ kind: "moved", slug: "amazon-echo-4th-generation" });
-      expect(await catalogue.findProductPage("amazon-echo-smart-speaker")).toEqual({ kind: "moved", slug: "amazon-echo-4th-generation" });
-      expect(await catalogue.findProductPage("amazon-echo-4th-generation")).toMatchObject({ kind: "product", product: { id: ECHO } });
+      expect(await catalogue.findProductPage("amazon-echo-3rd-generation")).toEqual({
+        kind: "moved",
+        slug: "amazon-echo-4th-generation",
+      });
+      expect(await catalogue.findProductPage("amazon-echo-smart-speaker")).toEqual({
+        kind: "moved",
+        slug: "amazon-echo-4th-generation",
+      });
+      expect(await catalogue.findProductPage("amazon-echo-4th-generation")).toMatchObject({
+        kind: "product",
+        product: { id: ECHO },
+      });
       // A title another product's slug already has: the slug is made unique with the id.
       const clash = await catalogue.updateProduct(ECHO, { title: "The Lean Startup" });
       expect(clash.slug).toBe(`the-lean-startup-${ECHO}`);
@@ -157,9 +183,24 @@ describeEachDatabase("catalogue", (getDatabase) => {
 
   it("refuses a product that breaks the table's rules", async () => {
     const { db } = getDatabase();
-    const valid = { id: "x", slug: "x", title: "Bad", price_cents: 100, rating: 3, image: "/x.svg", image_width: 1, image_height: 1, featured_position: null };
+    const valid = {
+      id: "x",
+      slug: "x",
+      title: "Bad",
+      price_cents: 100,
+      rating: 3,
+      image: "/x.svg",
+      image_width: 1,
+      image_height: 1,
+      featured_position: null,
+    };
     for (const broken of [{ price_cents: -1 }, { rating: 6 }, { slug: "Not A Slug" }, { slug: "the-lean-startup" }]) {
-      await expect(db.insertInto("products").values({ ...valid, ...broken }).execute()).rejects.toThrow();
+      await expect(
+        db
+          .insertInto("products")
+          .values({ ...valid, ...broken })
+          .execute(),
+      ).rejects.toThrow();
     }
   });
 });

@@ -6,9 +6,22 @@ import { inBatches } from "#server/db/in-batches";
 import type { Database, ProductTable } from "#server/db/schema";
 import { AppError } from "#shared/errors";
 import type { VariantFormInput } from "#shared/admin-schemas";
-import type { CatalogueProduct, ListingResults, ProductDetails, ProductOption, ProductVariant, SearchResults } from "#shared/catalogue";
+import type {
+  CatalogueProduct,
+  ListingResults,
+  ProductDetails,
+  ProductOption,
+  ProductVariant,
+  SearchResults,
+} from "#shared/catalogue";
 import { DEFAULT_LISTING_STATE, LISTING_PAGE_SIZE, type ListingState } from "#shared/listing";
-import { countByDepartment, findListingPage, isOutOfStock, withOptionFacets, type ListingRequest } from "./catalogue-listing";
+import {
+  countByDepartment,
+  findListingPage,
+  isOutOfStock,
+  withOptionFacets,
+  type ListingRequest,
+} from "./catalogue-listing";
 import { pictureUrl } from "#shared/shop-pictures";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
 import { suggestQuery } from "./did-you-mean";
@@ -40,7 +53,18 @@ export async function seedCatalogue(db: DB): Promise<void> {
     .execute();
 }
 
-const productColumns = ["id", "slug", "title", "price_cents", "shown_rating", "review_count", "image", "image_width", "image_height", "image_srcset"] as const;
+const productColumns = [
+  "id",
+  "slug",
+  "title",
+  "price_cents",
+  "shown_rating",
+  "review_count",
+  "image",
+  "image_width",
+  "image_height",
+  "image_srcset",
+] as const;
 
 type ProductRow = Pick<Selectable<ProductTable>, (typeof productColumns)[number]> & { is_out_of_stock?: boolean };
 
@@ -52,7 +76,12 @@ function toProduct(row: ProductRow): CatalogueProduct {
     priceCents: row.price_cents,
     rating: row.shown_rating,
     ratingCount: row.review_count,
-    image: { src: pictureUrl(row.image), width: row.image_width, height: row.image_height, ...(row.image_srcset ? { srcSet: row.image_srcset } : {}) },
+    image: {
+      src: pictureUrl(row.image),
+      width: row.image_width,
+      height: row.image_height,
+      ...(row.image_srcset ? { srcSet: row.image_srcset } : {}),
+    },
     ...(row.is_out_of_stock ? { isOutOfStock: true } : {}),
   };
 }
@@ -97,9 +126,20 @@ function toVariant(row: {
     weightGrams: row.weight_grams,
     chargeTax: row.charge_tax,
     ...(row.image && row.image_width && row.image_height
-      ? { image: { src: pictureUrl(row.image), width: row.image_width, height: row.image_height, ...(row.image_srcset ? { srcSet: row.image_srcset } : {}) } }
+      ? {
+          image: {
+            src: pictureUrl(row.image),
+            width: row.image_width,
+            height: row.image_height,
+            ...(row.image_srcset ? { srcSet: row.image_srcset } : {}),
+          },
+        }
       : {}),
-    stock: { tracksStock: row.tracks_stock, continueSelling: row.continue_selling, available: row.tracks_stock ? row.on_hand - row.reserved : null },
+    stock: {
+      tracksStock: row.tracks_stock,
+      continueSelling: row.continue_selling,
+      available: row.tracks_stock ? row.on_hand - row.reserved : null,
+    },
   };
 }
 
@@ -156,10 +196,24 @@ export interface ProductChanges {
 }
 
 /** A product's editable values as a write saw them, for the audit log. */
-export type ProductValues = Omit<Selectable<ProductTable>, "search_document" | "created_at" | "updated_at" | "review_count" | "review_average" | "shown_rating" | "limited_stock" | "department_ids">;
+export type ProductValues = Omit<
+  Selectable<ProductTable>,
+  | "search_document"
+  | "created_at"
+  | "updated_at"
+  | "review_count"
+  | "review_average"
+  | "shown_rating"
+  | "limited_stock"
+  | "department_ids"
+>;
 
 /** Runs inside a write's transaction with the values before and after it: the audit entry commits with the change. */
-export type ProductWriteHook = (trx: Transaction<Database>, before: ProductValues | null, after: ProductValues) => Promise<void>;
+export type ProductWriteHook = (
+  trx: Transaction<Database>,
+  before: ProductValues | null,
+  after: ProductValues,
+) => Promise<void>;
 
 const editableColumns = [
   "id",
@@ -239,7 +293,12 @@ function columnsOf(changes: ProductChanges) {
     status: changes.status,
     featured_position: changes.featuredPosition,
     ...(changes.image
-      ? { image: changes.image.src, image_width: changes.image.width, image_height: changes.image.height, image_srcset: changes.image.srcSet }
+      ? {
+          image: changes.image.src,
+          image_width: changes.image.width,
+          image_height: changes.image.height,
+          image_srcset: changes.image.srcSet,
+        }
       : {}),
   };
 }
@@ -248,10 +307,25 @@ function columnsOf(changes: ProductChanges) {
  * A featured position given to a product that another product holds: the holder and those after it move up one
  * (1, 2, 3 with a new 1 become 2, 3, 4), so the home page shows the new one where it was put and loses none.
  */
-async function makeRoomAtFeaturedPosition(trx: Transaction<Database>, position: number | null | undefined, productId: string): Promise<void> {
+async function makeRoomAtFeaturedPosition(
+  trx: Transaction<Database>,
+  position: number | null | undefined,
+  productId: string,
+): Promise<void> {
   if (position === null || position === undefined) return;
-  const holders = await trx.selectFrom("products").select("id").where("featured_position", ">=", position).where("id", "<>", productId).forUpdate().execute();
-  const isTaken = await trx.selectFrom("products").select("id").where("featured_position", "=", position).where("id", "<>", productId).executeTakeFirst();
+  const holders = await trx
+    .selectFrom("products")
+    .select("id")
+    .where("featured_position", ">=", position)
+    .where("id", "<>", productId)
+    .forUpdate()
+    .execute();
+  const isTaken = await trx
+    .selectFrom("products")
+    .select("id")
+    .where("featured_position", "=", position)
+    .where("id", "<>", productId)
+    .executeTakeFirst();
   if (!isTaken || holders.length === 0) return;
   await trx
     .updateTable("products")
@@ -268,7 +342,10 @@ export function slugFromTitle(title: string): string {
 
 export function createCatalogueService(
   db: DB,
-  { versionCheckMs = CATALOGUE_VERSION_CHECK_MS, now = () => performance.now() }: { versionCheckMs?: number; now?: () => number } = {},
+  {
+    versionCheckMs = CATALOGUE_VERSION_CHECK_MS,
+    now = () => performance.now(),
+  }: { versionCheckMs?: number; now?: () => number } = {},
 ) {
   // Every cached read was made at `knownVersion` (its own statement said so), so one instance never mixes two
   // catalogues. A newer version, seen by the periodic check or by any read, drops them all.
@@ -369,9 +446,16 @@ export function createCatalogueService(
   }
 
   /** A product's options and variants (with their stock now), in order. */
-  async function readOptionsAndVariants(productId: string): Promise<{ options: ProductOption[]; variants: ProductVariant[] }> {
+  async function readOptionsAndVariants(
+    productId: string,
+  ): Promise<{ options: ProductOption[]; variants: ProductVariant[] }> {
     const [options, variants] = await Promise.all([
-      db.selectFrom("product_options").select(["name", "values"]).where("product_id", "=", productId).orderBy("position").execute(),
+      db
+        .selectFrom("product_options")
+        .select(["name", "values"])
+        .where("product_id", "=", productId)
+        .orderBy("position")
+        .execute(),
       db
         .selectFrom("product_variants as v")
         .select([...variantColumns, reservedOfVariant.as("reserved")])
@@ -380,7 +464,10 @@ export function createCatalogueService(
         .orderBy("v.id")
         .execute(),
     ]);
-    return { options: options.map((option) => ({ name: option.name, values: option.values })), variants: variants.map(toVariant) };
+    return {
+      options: options.map((option) => ({ name: option.name, values: option.values })),
+      variants: variants.map(toVariant),
+    };
   }
 
   return {
@@ -405,10 +492,21 @@ export function createCatalogueService(
       if (input.options.length > 0) {
         await trx
           .insertInto("product_options")
-          .values(input.options.map((option, index) => ({ product_id: productId, position: index + 1, name: option.name, values: JSON.stringify(option.values) })))
+          .values(
+            input.options.map((option, index) => ({
+              product_id: productId,
+              position: index + 1,
+              name: option.name,
+              values: JSON.stringify(option.values),
+            })),
+          )
           .execute();
       }
-      const existing = await trx.selectFrom("product_variants").select(["id", "option_values"]).where("product_id", "=", productId).execute();
+      const existing = await trx
+        .selectFrom("product_variants")
+        .select(["id", "option_values"])
+        .where("product_id", "=", productId)
+        .execute();
       const byKey = new Map(existing.map((row) => [row.option_values.join("|"), row.id]));
       const ids = new Map<string, string>();
       // SKUs of the variants being kept or removed are freed first, so two rows may swap theirs.
@@ -418,12 +516,25 @@ export function createCatalogueService(
         const id = byKey.get(variant.key) ?? (input.options.length === 0 ? productId : randomBytes(6).toString("hex"));
         ids.set(variant.key, id);
         if (variant.sku) {
-          const taken = await trx.selectFrom("product_variants").select("product_id").where("sku", "=", variant.sku).where("id", "<>", id).executeTakeFirst();
-          if (taken) throw new AppError("BAD_REQUEST", "This SKU is already used by another variant.", { details: { field: `v:${variant.key}:sku` } });
+          const taken = await trx
+            .selectFrom("product_variants")
+            .select("product_id")
+            .where("sku", "=", variant.sku)
+            .where("id", "<>", id)
+            .executeTakeFirst();
+          if (taken)
+            throw new AppError("BAD_REQUEST", "This SKU is already used by another variant.", {
+              details: { field: `v:${variant.key}:sku` },
+            });
         }
         const picture = pictures.get(variant.key);
         const pictureColumns = picture
-          ? { image: picture.src, image_width: picture.width, image_height: picture.height, image_srcset: picture.srcSet }
+          ? {
+              image: picture.src,
+              image_width: picture.width,
+              image_height: picture.height,
+              image_srcset: picture.srcSet,
+            }
           : variant.removePicture
             ? noPicture
             : {};
@@ -443,7 +554,11 @@ export function createCatalogueService(
           .execute();
       }
       const kept = [...ids.values()];
-      await trx.deleteFrom("product_variants").where("product_id", "=", productId).where("id", "not in", kept).execute();
+      await trx
+        .deleteFrom("product_variants")
+        .where("product_id", "=", productId)
+        .where("id", "not in", kept)
+        .execute();
       await sql`update catalogue_version set version = version + 1`.execute(trx);
       checkedAt = -Infinity;
       return ids;
@@ -473,7 +588,13 @@ export function createCatalogueService(
           ...variantColumns,
           reservedOfVariant.as("reserved"),
         ])
-        .select(sql<string[] | null>`(select jsonb_agg(o.name order by o.position) from product_options o where o.product_id = products.id)`.as("option_names"))
+        .select(
+          sql<
+            string[] | null
+          >`(select jsonb_agg(o.name order by o.position) from product_options o where o.product_id = products.id)`.as(
+            "option_names",
+          ),
+        )
         .where("v.id", "in", ids)
         .where("products.status", "=", "active")
         .execute();
@@ -570,7 +691,11 @@ export function createCatalogueService(
      * matches; never for a query with operators, where a near miss could bring back what it excludes. An empty query
      * lists every active product.
      */
-    async search(rawQuery: string, state: ListingState, departmentIds: readonly string[] | null = null): Promise<SearchResults> {
+    async search(
+      rawQuery: string,
+      state: ListingState,
+      departmentIds: readonly string[] | null = null,
+    ): Promise<SearchResults> {
       // PostgreSQL text cannot hold NUL; nothing a shopper means contains one.
       const query = rawQuery.replaceAll("\u0000", "").trim();
       const isPlain = !/["-]|\bor\b/i.test(query);
@@ -578,8 +703,15 @@ export function createCatalogueService(
       // A plain query's words, the last one also as a prefix: this finds everything websearch_to_tsquery would (the
       // same words, stemmed the same way) and more, so it is the one query to match and rank by. Words are letters
       // and digits only, so joining them with & is always a valid tsquery.
-      const textQuery = words.length > 0 ? sql`to_tsquery('english', ${`${words.join(" & ")}:*`})` : sql`websearch_to_tsquery('english', ${query})`;
-      const request = (match: ListingRequest["match"], forDepartments: readonly string[] | null): ListingRequest => ({ departmentIds: forDepartments, match, state });
+      const textQuery =
+        words.length > 0
+          ? sql`to_tsquery('english', ${`${words.join(" & ")}:*`})`
+          : sql`websearch_to_tsquery('english', ${query})`;
+      const request = (match: ListingRequest["match"], forDepartments: readonly string[] | null): ListingRequest => ({
+        departmentIds: forDepartments,
+        match,
+        state,
+      });
 
       const answer = async (executor: Writer, match: ListingRequest["match"]) => {
         const options = await withOptionFacets(executor, request(match, departmentIds));
@@ -587,13 +719,24 @@ export function createCatalogueService(
         const facets = await countByDepartment(executor, { ...options.request, departmentIds: null }, "top");
         return { rows, total, facets, optionFacets: options.facets, appliedOptions: options.request.state.options };
       };
-      const fullText = query === "" ? undefined : { where: sql<boolean>`search_document @@ ${textQuery}`, rank: sql<number>`ts_rank(search_document, ${textQuery})` };
+      const fullText =
+        query === ""
+          ? undefined
+          : {
+              where: sql<boolean>`search_document @@ ${textQuery}`,
+              rank: sql<number>`ts_rank(search_document, ${textQuery})`,
+            };
       let found = await answer(db, fullText);
       if (found.total === 0 && found.facets.size === 0 && words.length > 0) {
         found = await db.transaction().execute(async (trx) => {
           // The `<%` operator (and so its trigram index) reads its threshold from this setting, in this transaction.
-          await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_SIMILARITY)}, true)`.execute(trx);
-          return answer(trx, { where: sql<boolean>`${query} <% title`, rank: sql<number>`word_similarity(${query}, title)` });
+          await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_SIMILARITY)}, true)`.execute(
+            trx,
+          );
+          return answer(trx, {
+            where: sql<boolean>`${query} <% title`,
+            rank: sql<number>`word_similarity(${query}, title)`,
+          });
         });
       }
       return {
@@ -612,7 +755,11 @@ export function createCatalogueService(
      * A department's listing (its products and its sub-departments'; the whole catalogue for null), and how many
      * of them each of `countIn` holds (its sub-departments), all under the state's filters.
      */
-    async listDepartment(departmentIds: readonly string[] | null, state: ListingState, countIn: readonly string[] = []): Promise<ListingResults> {
+    async listDepartment(
+      departmentIds: readonly string[] | null,
+      state: ListingState,
+      countIn: readonly string[] = [],
+    ): Promise<ListingResults> {
       const { request, facets } = await withOptionFacets(db, { departmentIds, state });
       const { rows, total } = await findListingPage(db, request);
       const counts = await countByDepartment(db, request, "self", countIn);
@@ -634,13 +781,33 @@ export function createCatalogueService(
      */
     async writeImportedProducts(
       trx: Transaction<Database>,
-      { created, updated }: { created: readonly (ImportedProductValues & { rating: 1 | 2 | 3 | 4 | 5 })[]; updated: readonly (ImportedProductValues & { previousSlug: string })[] },
+      {
+        created,
+        updated,
+      }: {
+        created: readonly (ImportedProductValues & { rating: 1 | 2 | 3 | 4 | 5 })[];
+        updated: readonly (ImportedProductValues & { previousSlug: string })[];
+      },
     ): Promise<void> {
       for (const batch of inBatches(created, 500)) {
-        await trx.deleteFrom("product_slug_history").where("slug", "in", batch.map((product) => product.slug)).execute();
+        await trx
+          .deleteFrom("product_slug_history")
+          .where(
+            "slug",
+            "in",
+            batch.map((product) => product.slug),
+          )
+          .execute();
         await trx
           .insertInto("products")
-          .values(batch.map((product) => ({ id: product.id, ...importedColumns(product), rating: product.rating, featured_position: null })))
+          .values(
+            batch.map((product) => ({
+              id: product.id,
+              ...importedColumns(product),
+              rating: product.rating,
+              featured_position: null,
+            })),
+          )
           .execute();
       }
       for (const product of updated) {
@@ -648,7 +815,9 @@ export function createCatalogueService(
           await trx
             .insertInto("product_slug_history")
             .values({ slug: product.previousSlug, product_id: product.id })
-            .onConflict((conflict) => conflict.column("slug").doUpdateSet({ product_id: product.id, retired_at: sql`now()` }))
+            .onConflict((conflict) =>
+              conflict.column("slug").doUpdateSet({ product_id: product.id, retired_at: sql`now()` }),
+            )
             .execute();
           await trx.deleteFrom("product_slug_history").where("slug", "=", product.slug).execute();
         }
@@ -667,16 +836,29 @@ export function createCatalogueService(
      * when its values are the same, so its baskets and stock stay), and the product's other variants removed. SKUs
      * are checked by the import against every other product first.
      */
-    async writeImportedVariants(trx: Transaction<Database>, products: readonly ImportedOptionsAndVariants[]): Promise<void> {
+    async writeImportedVariants(
+      trx: Transaction<Database>,
+      products: readonly ImportedOptionsAndVariants[],
+    ): Promise<void> {
       for (const batch of inBatches(products, 200)) {
         const ids = batch.map((product) => product.productId);
         await trx.deleteFrom("product_options").where("product_id", "in", ids).execute();
         const options = batch.flatMap((product) =>
-          product.options.map((option, index) => ({ product_id: product.productId, position: index + 1, name: option.name, values: JSON.stringify(option.values) })),
+          product.options.map((option, index) => ({
+            product_id: product.productId,
+            position: index + 1,
+            name: option.name,
+            values: JSON.stringify(option.values),
+          })),
         );
         for (const rows of inBatches(options, 1000)) await trx.insertInto("product_options").values(rows).execute();
         // SKUs of the variants being kept or removed are freed first, so two variants may swap theirs.
-        await trx.updateTable("product_variants").set({ sku: null }).where("product_id", "in", ids).where("sku", "is not", null).execute();
+        await trx
+          .updateTable("product_variants")
+          .set({ sku: null })
+          .where("product_id", "in", ids)
+          .where("sku", "is not", null)
+          .execute();
         const variants = batch.flatMap((product) =>
           product.variants.map((variant, position) => ({
             id: variant.id,
@@ -693,7 +875,9 @@ export function createCatalogueService(
         for (const rows of inBatches(variants, 500)) {
           await trx
             .insertInto("product_variants")
-            .values(rows.map((row) => ({ ...row, image: null, image_width: null, image_height: null, image_srcset: null })))
+            .values(
+              rows.map((row) => ({ ...row, image: null, image_width: null, image_height: null, image_srcset: null })),
+            )
             .onConflict((conflict) =>
               conflict.column("id").doUpdateSet((eb) => ({
                 position: eb.ref("excluded.position"),
@@ -718,7 +902,10 @@ export function createCatalogueService(
     /** Deletes products (an import taken back): their departments go with them; orders keep their own copies. */
     async deleteProducts(ids: readonly string[]): Promise<number> {
       if (ids.length === 0) return 0;
-      const deleted = await db.deleteFrom("products").where("id", "in", [...ids]).executeTakeFirst();
+      const deleted = await db
+        .deleteFrom("products")
+        .where("id", "in", [...ids])
+        .executeTakeFirst();
       checkedAt = -Infinity;
       return Number(deleted.numDeletedRows);
     },
@@ -762,11 +949,26 @@ export function createCatalogueService(
      */
     async updateProduct(id: string, changes: ProductChanges, onWrite?: ProductWriteHook): Promise<ProductDetails> {
       const updated = await db.transaction().execute(async (trx) => {
-        const current = await trx.selectFrom("products").select(editableColumns).where("id", "=", id).forUpdate().executeTakeFirst();
+        const current = await trx
+          .selectFrom("products")
+          .select(editableColumns)
+          .where("id", "=", id)
+          .forUpdate()
+          .executeTakeFirst();
         if (!current) throw new AppError("NOT_FOUND", "There is no product with that id.");
-        const wanted = changes.slug !== undefined ? slugFromTitle(changes.slug) : changes.title !== undefined ? slugFromTitle(changes.title) : current.slug;
+        const wanted =
+          changes.slug !== undefined
+            ? slugFromTitle(changes.slug)
+            : changes.title !== undefined
+              ? slugFromTitle(changes.title)
+              : current.slug;
         if (wanted === "") throw new AppError("BAD_REQUEST", "A product's address needs at least one letter or digit.");
-        const taken = await trx.selectFrom("products").select("id").where("slug", "=", wanted).where("id", "<>", id).executeTakeFirst();
+        const taken = await trx
+          .selectFrom("products")
+          .select("id")
+          .where("slug", "=", wanted)
+          .where("id", "<>", id)
+          .executeTakeFirst();
         const slug = taken ? `${wanted}-${slugFromTitle(id)}` : wanted;
         if (slug !== current.slug) {
           await trx
@@ -776,7 +978,8 @@ export function createCatalogueService(
             .execute();
           await trx.deleteFrom("product_slug_history").where("slug", "=", slug).execute();
         }
-        if (changes.featuredPosition !== current.featured_position) await makeRoomAtFeaturedPosition(trx, changes.featuredPosition, id);
+        if (changes.featuredPosition !== current.featured_position)
+          await makeRoomAtFeaturedPosition(trx, changes.featuredPosition, id);
         const after = await trx
           .updateTable("products")
           .set({
@@ -788,7 +991,11 @@ export function createCatalogueService(
           .returning(editableColumns)
           .executeTakeFirstOrThrow();
         await onWrite?.(trx, current, after);
-        const figures = await trx.selectFrom("products").select(["shown_rating", "review_count"]).where("id", "=", id).executeTakeFirstOrThrow();
+        const figures = await trx
+          .selectFrom("products")
+          .select(["shown_rating", "review_count"])
+          .where("id", "=", id)
+          .executeTakeFirstOrThrow();
         return { ...after, ...figures };
       });
       checkedAt = -Infinity;
@@ -800,7 +1007,12 @@ export function createCatalogueService(
      * another product holds it, as updateProduct does.
      */
     async createProduct(
-      values: Required<Pick<ProductChanges, "title" | "description" | "priceCents" | "rating" | "status" | "featuredPosition" | "image">> & { id?: string },
+      values: Required<
+        Pick<
+          ProductChanges,
+          "title" | "description" | "priceCents" | "rating" | "status" | "featuredPosition" | "image"
+        >
+      > & { id?: string },
       onWrite?: ProductWriteHook,
     ): Promise<ProductDetails> {
       // An import keeps its own ids (so that importing again updates); the console's products get a random one.

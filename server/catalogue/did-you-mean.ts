@@ -15,7 +15,8 @@ export function suggestQuery(query: string, vocabulary: ReadonlyMap<string, numb
       if (Math.abs(candidate.length - word.length) > allowed) continue;
       const distance = editDistance(word, candidate, allowed);
       if (distance > allowed) continue;
-      if (!best || distance < best.distance || (distance === best.distance && count > best.count)) best = { word: candidate, distance, count };
+      if (!best || distance < best.distance || (distance === best.distance && count > best.count))
+        best = { word: candidate, distance, count };
     }
     if (!best) return word;
     changed = true;
@@ -33,7 +34,8 @@ export function editDistance(a: string, b: string, limit = Infinity): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let value = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, rows[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, rows[i - 2]![j - 2]! + 1);
       row.push(value);
       rowMinimum = Math.min(rowMinimum, value);
     }

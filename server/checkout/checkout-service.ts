@@ -71,7 +71,18 @@ export interface CheckoutDependencies {
  *    keyed by the intent id, and takes the paid items out of the basket in the same transaction. The browser's call, the webhook
  *    and the start-up sweep all end here; whichever comes first wins.
  */
-export function createCheckoutService({ db, basket, addresses, shipping, provider, logger, inventory, promotions, orders, onOrderRecorded }: CheckoutDependencies) {
+export function createCheckoutService({
+  db,
+  basket,
+  addresses,
+  shipping,
+  provider,
+  logger,
+  inventory,
+  promotions,
+  orders,
+  onOrderRecorded,
+}: CheckoutDependencies) {
   // Which processor (and mode) this shop runs on: an intent another one made is never reused or handed out.
   const { processor, livemode } = provider.identity;
   const isOtherProcessors = (payment: { processor: string | null; livemode: boolean | null }) =>
@@ -81,9 +92,16 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
    * What the basket costs delivered to the address with the chosen option, by the one pricing function. Rates are
    * read at every pricing: an operator's change reaches the next page view and the next Buy Now.
    */
-  async function priceView(view: BasketView, checkoutAddress: CheckoutAddress | null, promotion: PromotionInput, knownRates?: ShopRates): Promise<PriceBreakdown> {
+  async function priceView(
+    view: BasketView,
+    checkoutAddress: CheckoutAddress | null,
+    promotion: PromotionInput,
+    knownRates?: ShopRates,
+  ): Promise<PriceBreakdown> {
     const rates = knownRates ?? (await shipping.loadRates());
-    const address: PricingAddress | null = checkoutAddress ? { country: checkoutAddress.address.country, state: checkoutAddress.address.region } : null;
+    const address: PricingAddress | null = checkoutAddress
+      ? { country: checkoutAddress.address.country, state: checkoutAddress.address.region }
+      : null;
     return priceOrder({
       lines: view.items.map((line) => ({
         key: line.itemId,
@@ -109,7 +127,11 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
     checkoutAddress: CheckoutAddress | null,
     customer: PromotionCustomer | null,
     rates: ShopRates,
-  ): Promise<{ pricing: PriceBreakdown; promotion: PromotionInput; refusal: { code: string; message: string } | null }> {
+  ): Promise<{
+    pricing: PriceBreakdown;
+    promotion: PromotionInput;
+    refusal: { code: string; message: string } | null;
+  }> {
     const none: PromotionInput = { kind: "none" };
     const withoutCode = await priceView(view, checkoutAddress, none, rates);
     const code = checkoutAddress?.promotionCode ?? null;
@@ -123,14 +145,23 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
   }
 
   /** What preparing a payment (or placing a $0.00 order) charges: a code that cannot be used now is refused. */
-  async function priceToPay(view: BasketView, checkoutAddress: CheckoutAddress | null, customer: PromotionCustomer): Promise<PriceBreakdown> {
+  async function priceToPay(
+    view: BasketView,
+    checkoutAddress: CheckoutAddress | null,
+    customer: PromotionCustomer,
+  ): Promise<PriceBreakdown> {
     const { pricing, refusal } = await priceWithPromotion(view, checkoutAddress, customer, await shipping.loadRates());
     if (refusal) throw promotionRefusal(refusal.message);
     return pricing;
   }
 
   /** Holds the code's use for `hold` when the pricing has one, and lets go of what `hold` held otherwise. */
-  async function holdPromotionUse(hold: string, pricing: PriceBreakdown, customer: PromotionCustomer, replaces: readonly string[] = []): Promise<void> {
+  async function holdPromotionUse(
+    hold: string,
+    pricing: PriceBreakdown,
+    customer: PromotionCustomer,
+    replaces: readonly string[] = [],
+  ): Promise<void> {
     if (pricing.promotion) {
       await promotions.reserve(hold, pricing.promotion.code, pricing.itemsCents, customer, { replaces });
     } else {
@@ -145,7 +176,11 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
   }
 
   /** What the intent is for: the basket's lines, where they go and where the receipt goes. */
-  function snapshot(view: BasketView, delivery: Delivery, pricing: PriceBreakdown): { items: OrderItem[]; fingerprint: string } {
+  function snapshot(
+    view: BasketView,
+    delivery: Delivery,
+    pricing: PriceBreakdown,
+  ): { items: OrderItem[]; fingerprint: string } {
     const items = view.items.map(({ product, variant, quantity }) => ({
       productId: product.id,
       variantId: variant.id,
@@ -162,7 +197,10 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
     // The address too: a new address updates the open intent's `shipping`, and an intent paid with another address
     // than the row's is caught like one paid for another basket.
     // And the whole breakdown: another delivery option or a changed rate is another amount for the same lines.
-    return { items, fingerprint: sha256Base64url(JSON.stringify([lines, delivery.address, delivery.contactEmail, pricing])) };
+    return {
+      items,
+      fingerprint: sha256Base64url(JSON.stringify([lines, delivery.address, delivery.contactEmail, pricing])),
+    };
   }
 
   /** The intent's metadata: whose it is, and which snapshot its amount was set for (checked when it is paid). */
@@ -201,14 +239,24 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
     const { items, fingerprint } = snapshot(view, delivery, pricing);
     const amountCents = pricing.totalCents;
     const shipping = toStripeShipping(delivery.address);
-    const deliveryColumns = { delivery_address: JSON.stringify(delivery.address), contact_email: delivery.contactEmail };
+    const deliveryColumns = {
+      delivery_address: JSON.stringify(delivery.address),
+      contact_email: delivery.contactEmail,
+    };
     const { column, value } = ownerColumn(owner);
     // The owner's newest open payment of this processor, if any, and how many payments the owner has made in all
     // (which names the next intent's idempotency key), in one statement.
     const isOpenHere = sql<boolean>`(status = 'open' and processor = ${processor} and livemode = ${livemode})`;
     const newest = await db
       .selectFrom("checkout_payments")
-      .select(["payment_intent_id", "client_secret", "basket_fingerprint", "pending_fingerprint", "amount_cents", "revision"])
+      .select([
+        "payment_intent_id",
+        "client_secret",
+        "basket_fingerprint",
+        "pending_fingerprint",
+        "amount_cents",
+        "revision",
+      ])
       .select([isOpenHere.as("is_open_here"), sql<number>`count(*) over ()::int`.as("attempts")])
       .where(column, "=", value)
       .orderBy(isOpenHere, "desc")
@@ -244,7 +292,11 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
       // intent. A timeout or a fault of the processor's is the shopper's error to retry: the claim stays pending, so
       // the next attempt updates this intent again rather than leaving a second one open beside it.
       const updated = await provider
-        .updateIntent(open.payment_intent_id, { amountCents, metadata: metadataFor(owner, fingerprint, pricing), shipping })
+        .updateIntent(open.payment_intent_id, {
+          amountCents,
+          metadata: metadataFor(owner, fingerprint, pricing),
+          shipping,
+        })
         .catch((error: unknown) => {
           if (isIntentStateRefusal(error)) return null;
           throw error;
@@ -272,7 +324,10 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
       // Not updatable any more (being authenticated, or already paid): leave it to its fate and start afresh.
       await provider.cancelIntent(open.payment_intent_id).catch((error: unknown) => {
         // A paid one cannot be cancelled: the sweep and the webhook make it an order. Anything else is left to expire.
-        logger.warn({ err: error, paymentIntentId: open.payment_intent_id }, "checkout: a replaced intent was not cancelled");
+        logger.warn(
+          { err: error, paymentIntentId: open.payment_intent_id },
+          "checkout: a replaced intent was not cancelled",
+        );
       });
       await db
         .updateTable("checkout_payments")
@@ -340,28 +395,42 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
      * be the server's (409 otherwise: a tampered or stale page). While the basket is unchanged the same intent is
      * returned; a changed basket updates the open intent, or replaces it when the processor no longer allows that.
      */
-    async preparePayment(owner: BasketOwner | null, expectedTotalCents: number, accountEmail: string | null = null): Promise<{ clientSecret: string; amountCents: number }> {
+    async preparePayment(
+      owner: BasketOwner | null,
+      expectedTotalCents: number,
+      accountEmail: string | null = null,
+    ): Promise<{ clientSecret: string; amountCents: number }> {
       let view = await basket.getBasket(owner);
-      if (!owner || view.count === 0) throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to pay for.");
+      if (!owner || view.count === 0)
+        throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to pay for.");
       const checkoutAddress = await addresses.getCheckoutAddress(owner);
-      const customer: PromotionCustomer = { owner, email: deliveryFor(checkoutAddress, accountEmail)?.contactEmail ?? accountEmail };
+      const customer: PromotionCustomer = {
+        owner,
+        email: deliveryFor(checkoutAddress, accountEmail)?.contactEmail ?? accountEmail,
+      };
       // A code that cannot be used any more is refused in its own words, before any card is charged.
       let pricing = await priceToPay(view, checkoutAddress, customer);
       if (expectedTotalCents !== pricing.totalCents) throw totalChanged(pricing.totalCents);
-      if (pricing.totalCents === 0) throw new AppError("TOTAL_MISMATCH", "There is nothing to pay: place your order without a card.");
+      if (pricing.totalCents === 0)
+        throw new AppError("TOTAL_MISMATCH", "There is nothing to pay: place your order without a card.");
       // After the total: a page with a stale total is told so first, whatever else it lacks.
       const delivery = deliveryFor(checkoutAddress, accountEmail);
       if (!delivery) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address");
-      if (pricing.isUndeliverable) throw new AppError("NOT_DELIVERABLE", noDeliveryMessage(countryName(delivery.address.country)));
+      if (pricing.isUndeliverable)
+        throw new AppError("NOT_DELIVERABLE", noDeliveryMessage(countryName(delivery.address.country)));
       for (let pass = 1; ; pass++) {
         const prepared = await preparePaymentOnce(owner, view, delivery, pricing, pass > 1);
         if (prepared) return prepared;
         if (pass === PREPARE_PASSES) {
-          throw new AppError("TOTAL_MISMATCH", "Your basket is being changed in another window. Please check it and pay again.");
+          throw new AppError(
+            "TOTAL_MISMATCH",
+            "Your basket is being changed in another window. Please check it and pay again.",
+          );
         }
         // Price what the basket holds now: the call that won may have been for a newer basket.
         view = await basket.getBasket(owner);
-        if (view.count === 0) throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to pay for.");
+        if (view.count === 0)
+          throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to pay for.");
         pricing = await priceToPay(view, checkoutAddress, customer);
       }
     },
@@ -383,12 +452,29 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
       if (checkoutAddress) {
         for (const option of pricing.deliveryOptions) {
           byOption[option.methodId] =
-            option.methodId === pricing.shipping?.methodId ? pricing : await priceView(view, { ...checkoutAddress, deliveryMethodId: option.methodId }, promotion, rates);
+            option.methodId === pricing.shipping?.methodId
+              ? pricing
+              : await priceView(view, { ...checkoutAddress, deliveryMethodId: option.methodId }, promotion, rates);
         }
       }
-      const isFree = owner !== null && delivery !== null && view.count > 0 && pricing.totalCents === 0 && pricing.promotion !== null && !pricing.isUndeliverable;
-      const freeOrderTokenValue = isFree ? freeOrderToken(owner, view.revision, snapshot(view, delivery, pricing).fingerprint) : null;
-      return { basket: view, checkoutAddress, pricing, byOption, removedPromotion: refusal, freeOrderToken: freeOrderTokenValue };
+      const isFree =
+        owner !== null &&
+        delivery !== null &&
+        view.count > 0 &&
+        pricing.totalCents === 0 &&
+        pricing.promotion !== null &&
+        !pricing.isUndeliverable;
+      const freeOrderTokenValue = isFree
+        ? freeOrderToken(owner, view.revision, snapshot(view, delivery, pricing).fingerprint)
+        : null;
+      return {
+        basket: view,
+        checkoutAddress,
+        pricing,
+        byOption,
+        removedPromotion: refusal,
+        freeOrderToken: freeOrderTokenValue,
+      };
     },
 
     /**
@@ -398,8 +484,16 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
     async applyPromotion(owner: BasketOwner, code: string, accountEmail: string | null = null): Promise<void> {
       const [view, checkoutAddress] = await Promise.all([basket.getBasket(owner), addresses.getCheckoutAddress(owner)]);
       if (!checkoutAddress) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address first.");
-      const customer: PromotionCustomer = { owner, email: deliveryFor(checkoutAddress, accountEmail)?.contactEmail ?? accountEmail };
-      const { refusal } = await priceWithPromotion(view, { ...checkoutAddress, promotionCode: code }, customer, await shipping.loadRates());
+      const customer: PromotionCustomer = {
+        owner,
+        email: deliveryFor(checkoutAddress, accountEmail)?.contactEmail ?? accountEmail,
+      };
+      const { refusal } = await priceWithPromotion(
+        view,
+        { ...checkoutAddress, promotionCode: code },
+        customer,
+        await shipping.loadRates(),
+      );
       if (refusal) throw promotionRefusal(refusal.message);
       await addresses.setPromotionCode(owner, code);
     },
@@ -413,18 +507,24 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
      * and snapshot it was shown for; the order's id comes from it, so a double click, a second tab or two instances
      * place it once: claiming the token (the order's key), the code's use and the stock happen in one transaction.
      */
-    async placeFreeOrder(owner: BasketOwner | null, token: string, accountEmail: string | null = null): Promise<{ orderId: string; orderNumber: string; isNew: boolean }> {
+    async placeFreeOrder(
+      owner: BasketOwner | null,
+      token: string,
+      accountEmail: string | null = null,
+    ): Promise<{ orderId: string; orderNumber: string; isNew: boolean }> {
       const orderId = `free_${token}`;
       const placed = await db.selectFrom("orders").select("number").where("id", "=", orderId).executeTakeFirst();
       if (placed) return { orderId, orderNumber: placed.number, isNew: false };
       const view = await basket.getBasket(owner);
-      if (!owner || view.count === 0) throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to order.");
+      if (!owner || view.count === 0)
+        throw new AppError("BASKET_EMPTY", "Your basket is empty, so there is nothing to order.");
       const checkoutAddress = await addresses.getCheckoutAddress(owner);
       const delivery = deliveryFor(checkoutAddress, accountEmail);
       if (!delivery) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address");
       const customer: PromotionCustomer = { owner, email: delivery.contactEmail };
       const pricing = await priceToPay(view, checkoutAddress, customer);
-      if (pricing.isUndeliverable) throw new AppError("NOT_DELIVERABLE", noDeliveryMessage(countryName(delivery.address.country)));
+      if (pricing.isUndeliverable)
+        throw new AppError("NOT_DELIVERABLE", noDeliveryMessage(countryName(delivery.address.country)));
       if (pricing.totalCents !== 0 || !pricing.promotion) throw totalChanged(pricing.totalCents);
       const { items, fingerprint } = snapshot(view, delivery, pricing);
       if (token !== freeOrderToken(owner, view.revision, fingerprint)) {
@@ -471,7 +571,11 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
      * shopper paid for something other than the items the row lists, and the payment is kept as needs_review
      * (never fulfilled; the operator refunds it) instead of becoming an order that lists more, or less, than was paid.
      */
-    async recordOrder(paymentIntentId: string, owner: BasketOwner | null, succeededIntent?: ProviderIntent): Promise<RecordOutcome | null> {
+    async recordOrder(
+      paymentIntentId: string,
+      owner: BasketOwner | null,
+      succeededIntent?: ProviderIntent,
+    ): Promise<RecordOutcome | null> {
       // With the order's number, if there is an order: a payment already recorded then needs nothing more.
       const payment = await db
         .selectFrom("checkout_payments")
@@ -487,23 +591,43 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
       }
       // Marked paid in the same transaction that wrote the order (usually by the webhook, before the page asks):
       // nothing left to check with the processor.
-      if (payment.status === "paid") return { kind: "recorded", orderId: paymentIntentId, orderNumber: payment.order_number ?? "", isNew: false };
+      if (payment.status === "paid")
+        return { kind: "recorded", orderId: paymentIntentId, orderNumber: payment.order_number ?? "", isNew: false };
       // Held for review (and perhaps refunded since): never an order.
-      if (payment.status === "needs_review" || payment.status === "refunded") return { kind: "needs-review", paidAmountCents: payment.paid_amount_cents ?? 0, isNew: false };
+      if (payment.status === "needs_review" || payment.status === "refunded")
+        return { kind: "needs-review", paidAmountCents: payment.paid_amount_cents ?? 0, isNew: false };
       // Made by the processor the shop used before a switch: this one does not know it, and must not be asked.
       if (isOtherProcessors(payment)) return null;
-      const intent = succeededIntent?.id === paymentIntentId && succeededIntent.status === "succeeded" ? succeededIntent : await provider.retrieveIntent(paymentIntentId);
+      const intent =
+        succeededIntent?.id === paymentIntentId && succeededIntent.status === "succeeded"
+          ? succeededIntent
+          : await provider.retrieveIntent(paymentIntentId);
       // Not a failure: the bank decides later, and payment_intent.succeeded then records the order.
       if (intent.status === "processing") return { kind: "processing" };
       if (intent.status !== "succeeded") {
-        throw new AppError("PAYMENT_NOT_COMPLETE", "Your payment has not gone through, so no order was placed. Your basket is unchanged.");
+        throw new AppError(
+          "PAYMENT_NOT_COMPLETE",
+          "Your payment has not gone through, so no order was placed. Your basket is unchanged.",
+        );
       }
       const mismatch = describeMismatch(intent, payment);
       if (mismatch) return holdForReview(intent, mismatch);
       // An event's intent names its PaymentMethod by id only: ask for the card's brand and last four. Without an
       // answer the order is still recorded, just without them.
-      const card = intent.card ?? (await provider.retrieveIntent(paymentIntentId).then((retrieved) => retrieved.card, () => null));
-      const written = await writeOrder({ id: intent.id, amountCents: intent.amountCents, currency: intent.currency, created: intent.created, card, payment });
+      const card =
+        intent.card ??
+        (await provider.retrieveIntent(paymentIntentId).then(
+          (retrieved) => retrieved.card,
+          () => null,
+        ));
+      const written = await writeOrder({
+        id: intent.id,
+        amountCents: intent.amountCents,
+        currency: intent.currency,
+        created: intent.created,
+        card,
+        payment,
+      });
       return { kind: "recorded", ...written };
     },
 
@@ -519,7 +643,11 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
         .orderBy("updated_at", "desc")
         .limit(20)
         .execute();
-      return rows.map((row) => ({ paymentIntentId: row.payment_intent_id, paidAmountCents: row.paid_amount_cents ?? 0, heldAt: row.updated_at.toISOString() }));
+      return rows.map((row) => ({
+        paymentIntentId: row.payment_intent_id,
+        paidAmountCents: row.paid_amount_cents ?? 0,
+        heldAt: row.updated_at.toISOString(),
+      }));
     },
 
     /**
@@ -528,7 +656,11 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
      * alerts), not at their expiry.
      */
     async releaseCancelledPayment(paymentIntentId: string): Promise<void> {
-      const payment = await db.selectFrom("checkout_payments").select("status").where("payment_intent_id", "=", paymentIntentId).executeTakeFirst();
+      const payment = await db
+        .selectFrom("checkout_payments")
+        .select("status")
+        .where("payment_intent_id", "=", paymentIntentId)
+        .executeTakeFirst();
       // The shop's own cancel of an intent it replaced: the new payment takes the hold over in one step (reserve's replaces).
       if (payment?.status === "replaced") return;
       await inventory.release(paymentIntentId, "processor");
@@ -539,14 +671,25 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
      * Every shopper's payments held for review in one mode (test or live; null: both), newest first: paid, no order,
      * each for the operator to refund (the console's "Needs attention"). At most `limit`; `count` is all of them.
      */
-    async listHeldPayments(livemode: boolean | null, limit: number): Promise<{ payments: HeldPayment[]; count: number }> {
+    async listHeldPayments(
+      livemode: boolean | null,
+      limit: number,
+    ): Promise<{ payments: HeldPayment[]; count: number }> {
       const held = db
         .selectFrom("checkout_payments")
         .where("status", "=", "needs_review")
         .$if(livemode !== null, (query) => query.where(sql<boolean>`coalesce(livemode, false) = ${livemode}`));
       const [rows, total] = await Promise.all([
         held
-          .select(["payment_intent_id", "paid_amount_cents", "amount_cents", "contact_email", "review_reason", "updated_at", "livemode"])
+          .select([
+            "payment_intent_id",
+            "paid_amount_cents",
+            "amount_cents",
+            "contact_email",
+            "review_reason",
+            "updated_at",
+            "livemode",
+          ])
           .orderBy("updated_at", "desc")
           .orderBy("payment_intent_id")
           .limit(limit)
@@ -570,7 +713,15 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
     async findHeldPayment(paymentIntentId: string): Promise<HeldPayment | undefined> {
       const row = await db
         .selectFrom("checkout_payments")
-        .select(["payment_intent_id", "paid_amount_cents", "amount_cents", "contact_email", "review_reason", "updated_at", "livemode"])
+        .select([
+          "payment_intent_id",
+          "paid_amount_cents",
+          "amount_cents",
+          "contact_email",
+          "review_reason",
+          "updated_at",
+          "livemode",
+        ])
         .where("payment_intent_id", "=", paymentIntentId)
         .where("status", "=", "needs_review")
         .executeTakeFirst();
@@ -604,12 +755,17 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
     async recordMissedOrders(): Promise<number> {
       let recorded = 0;
       // Every open intent, a page at a time in id order (a keyset, so rows that change status meanwhile shift nothing).
-      for (let after = ""; ; ) {
+      for (let after = ""; ;) {
         const page = await db
           .selectFrom("checkout_payments")
           .select("payment_intent_id")
           .where("status", "=", "open")
-          .where((where) => where.or([where("processor", "is", null), where.and([where("processor", "=", processor), where("livemode", "=", livemode)])]))
+          .where((where) =>
+            where.or([
+              where("processor", "is", null),
+              where.and([where("processor", "=", processor), where("livemode", "=", livemode)]),
+            ]),
+          )
           .where("updated_at", ">", sql<Date>`now() - interval '7 days'`)
           .where("payment_intent_id", ">", after)
           .orderBy("payment_intent_id")
@@ -633,11 +789,16 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
   return service;
 
   /** Why a succeeded intent cannot become the row's order, or null when amount and fingerprint are the snapshot's. */
-  function describeMismatch(intent: ProviderIntent, payment: { amount_cents: number; basket_fingerprint: string }): string | null {
-    if (intent.amountCents !== payment.amount_cents) return `paid ${intent.amountCents} cents for a basket priced at ${payment.amount_cents}`;
+  function describeMismatch(
+    intent: ProviderIntent,
+    payment: { amount_cents: number; basket_fingerprint: string },
+  ): string | null {
+    if (intent.amountCents !== payment.amount_cents)
+      return `paid ${intent.amountCents} cents for a basket priced at ${payment.amount_cents}`;
     const paidFingerprint = intent.metadata[FINGERPRINT_METADATA_KEY];
     // Intents created before fingerprints travelled in their metadata carry none; their amount is all there is to check.
-    if (paidFingerprint !== undefined && paidFingerprint !== payment.basket_fingerprint) return "paid for a different basket than the one recorded";
+    if (paidFingerprint !== undefined && paidFingerprint !== payment.basket_fingerprint)
+      return "paid for a different basket than the one recorded";
     return null;
   }
 
@@ -645,7 +806,12 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
   async function holdForReview(intent: ProviderIntent, reason: string): Promise<RecordOutcome> {
     const held = await db
       .updateTable("checkout_payments")
-      .set({ status: "needs_review", paid_amount_cents: intent.amountCents, review_reason: reason, updated_at: sql`now()` })
+      .set({
+        status: "needs_review",
+        paid_amount_cents: intent.amountCents,
+        review_reason: reason,
+        updated_at: sql`now()`,
+      })
       .where("payment_intent_id", "=", intent.id)
       .where("status", "in", ["open", "replaced"])
       .executeTakeFirst();
@@ -653,7 +819,11 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
     // Never fulfilled: what it held goes back for others.
     if (isNew) await inventory.release(intent.id);
     if (isNew) await promotions.release(intent.id);
-    if (isNew) logger.error({ paymentIntentId: intent.id, paidAmountCents: intent.amountCents, reason }, "checkout: payment needs review, no order recorded");
+    if (isNew)
+      logger.error(
+        { paymentIntentId: intent.id, paidAmountCents: intent.amountCents, reason },
+        "checkout: payment needs review, no order recorded",
+      );
     return { kind: "needs-review", paidAmountCents: intent.amountCents, isNew };
   }
 
@@ -670,7 +840,10 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
     }
   }
 
-  async function writeOrderOnce({ id, amountCents, currency, created, card, payment, strict = false }: OrderToWrite, number: string) {
+  async function writeOrderOnce(
+    { id, amountCents, currency, created, card, payment, strict = false }: OrderToWrite,
+    number: string,
+  ) {
     return db.transaction().execute(async (trx) => {
       const promotion = payment.pricing?.promotion ?? null;
       const inserted = await orders.recordPaidOrder(trx, {
@@ -696,13 +869,26 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
         const existing = await trx.selectFrom("orders").select("number").where("id", "=", id).executeTakeFirst();
         return existing ? { orderId: id, orderNumber: existing.number, isNew: false } : null;
       }
-      const owner: BasketOwner | null = payment.user_id ? { userId: payment.user_id } : payment.session_id ? { sessionId: payment.session_id } : null;
+      const owner: BasketOwner | null = payment.user_id
+        ? { userId: payment.user_id }
+        : payment.session_id
+          ? { sessionId: payment.session_id }
+          : null;
       // The payment's use of its code becomes a redemption here, once; over the limit, a paid order is kept as paid.
       if (promotion && owner) {
-        const { overLimit } = await promotions.redeem(trx, { hold: id, orderId: id, code: promotion.code, customer: { owner, email: payment.contact_email }, strict });
+        const { overLimit } = await promotions.redeem(trx, {
+          hold: id,
+          orderId: id,
+          code: promotion.code,
+          customer: { owner, email: payment.contact_email },
+          strict,
+        });
         if (overLimit) {
           await orders.flagPaidOrder(trx, id, { promotionOverLimit: true });
-          logger.error({ orderId: id, code: promotion.code }, "checkout: an order was paid after its code's use lapsed and the code's uses had gone: over the limit");
+          logger.error(
+            { orderId: id, code: promotion.code },
+            "checkout: an order was paid after its code's use lapsed and the code's uses had gone: over the limit",
+          );
         }
       }
       // The payment's hold becomes a sale, in this transaction: once, whichever of page, webhook and sweep gets here.
@@ -714,9 +900,14 @@ export function createCheckoutService({ db, basket, addresses, shipping, provide
         id,
       );
       // Nobody paid for a $0.00 order: short stock refuses it (the transaction is undone) rather than overselling.
-      if (oversold && strict) throw new AppError("STOCK_SHORT", "Some of your items have just sold out. Please check your basket.");
+      if (oversold && strict)
+        throw new AppError("STOCK_SHORT", "Some of your items have just sold out. Please check your basket.");
       if (oversold) await orders.flagPaidOrder(trx, id, { oversold: true });
-      await trx.updateTable("checkout_payments").set({ status: "paid", updated_at: sql`now()` }).where("payment_intent_id", "=", id).execute();
+      await trx
+        .updateTable("checkout_payments")
+        .set({ status: "paid", updated_at: sql`now()` })
+        .where("payment_intent_id", "=", id)
+        .execute();
       // A snapshot taken before lines had quantities lists one entry per item: each means one.
       if (owner) await basket.removePaidItems(owner, payment.items.map(readOrderItem), trx);
       await onOrderRecorded?.(trx, id);
@@ -743,7 +934,11 @@ interface Delivery {
 
 /** 409 with the total the server now makes it: the page shows it and re-prices. */
 function totalChanged(totalCents: number): AppError {
-  return new AppError("TOTAL_MISMATCH", `The total has changed to ${formatCents(totalCents)}. Please check it and pay again.`, { details: { totalCents } });
+  return new AppError(
+    "TOTAL_MISMATCH",
+    `The total has changed to ${formatCents(totalCents)}. Please check it and pay again.`,
+    { details: { totalCents } },
+  );
 }
 
 function deliveryFor(checkoutAddress: CheckoutAddress | null, accountEmail: string | null): Delivery | null {

@@ -36,7 +36,15 @@ describe.each(targets)("checkout against %s test mode, through the SDK", (target
     database = await openTestDatabase("pglite");
     const shop = await createTestShop(
       database,
-      target === "stripe" ? { stripe: { secretKey: secretKey ?? "", publishableKey: publishableKey ?? "", webhookSecret: "whsec_unused_in_this_suite" } } : {},
+      target === "stripe"
+        ? {
+            stripe: {
+              secretKey: secretKey ?? "",
+              publishableKey: publishableKey ?? "",
+              webhookSecret: "whsec_unused_in_this_suite",
+            },
+          }
+        : {},
     );
     const running = await shop.listen(0);
     origin = `http://127.0.0.1:${running.port}`;
@@ -44,7 +52,12 @@ describe.each(targets)("checkout against %s test mode, through the SDK", (target
     stripe =
       target === "stripe"
         ? new Stripe(secretKey ?? "")
-        : new Stripe(shop.processorKeys?.secretKey ?? "", { host: "127.0.0.1", port: running.port, protocol: "http", httpClient: prefixedHttpClient(BUILT_IN_PROCESSOR_PATH) });
+        : new Stripe(shop.processorKeys?.secretKey ?? "", {
+            host: "127.0.0.1",
+            port: running.port,
+            protocol: "http",
+            httpClient: prefixedHttpClient(BUILT_IN_PROCESSOR_PATH),
+          });
   });
   afterAll(async () => {
     await close();
@@ -55,17 +68,25 @@ describe.each(targets)("checkout against %s test mode, through the SDK", (target
     const browser = createHttpBrowser(origin);
     await browser.postJson("/basket/add", { productId: "12321341" });
     await addDeliveryAddress(browser);
-    const { clientSecret } = (await (await browser.send("/payments/create?total=1196", { method: "POST" })).json()) as { clientSecret: string };
+    const { clientSecret } = (await (await browser.send("/payments/create?total=1196", { method: "POST" })).json()) as {
+      clientSecret: string;
+    };
     const intent = await stripe.paymentIntents.retrieve(clientSecret.split("_secret_")[0] ?? "");
     expect(intent).toMatchObject({
       amount: 1196,
       currency: "usd",
       automatic_payment_methods: { enabled: true },
-      shipping: { name: "Ada Lovelace", address: { line1: "1 Main Street", city: "Los Angeles", state: "CA", postal_code: "90001", country: "US" } },
+      shipping: {
+        name: "Ada Lovelace",
+        address: { line1: "1 Main Street", city: "Los Angeles", state: "CA", postal_code: "90001", country: "US" },
+      },
       status: "requires_payment_method",
     });
     // Confirmed from a server without a return_url, Stripe refuses such an intent: methods may redirect.
-    await expect(stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa" })).rejects.toMatchObject({ type: "StripeInvalidRequestError", param: "return_url" });
+    await expect(stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa" })).rejects.toMatchObject({
+      type: "StripeInvalidRequestError",
+      param: "return_url",
+    });
   });
 
   it("pays with a test card, records the order once and empties the basket", async () => {
@@ -76,11 +97,18 @@ describe.each(targets)("checkout against %s test mode, through the SDK", (target
     expect(created.status).toBe(201);
     const { clientSecret } = (await created.json()) as { clientSecret: string };
     const intentId = clientSecret.split("_secret_")[0] ?? "";
-    const confirmed = await stripe.paymentIntents.confirm(intentId, { payment_method: "pm_card_visa", return_url: RETURN_URL });
+    const confirmed = await stripe.paymentIntents.confirm(intentId, {
+      payment_method: "pm_card_visa",
+      return_url: RETURN_URL,
+    });
     expect(confirmed.status).toBe("succeeded");
     expect((await browser.postJson("/orders/record", { paymentIntentId: intentId })).status).toBe(201);
     expect((await browser.postJson("/orders/record", { paymentIntentId: intentId })).status).toBe(201);
-    const orders = await database.db.selectFrom("orders").select(["id", "processor", "livemode"]).where("id", "=", intentId).execute();
+    const orders = await database.db
+      .selectFrom("orders")
+      .select(["id", "processor", "livemode"])
+      .where("id", "=", intentId)
+      .execute();
     expect(orders).toEqual([{ id: intentId, processor: target, livemode: false }]);
   });
 
@@ -88,9 +116,13 @@ describe.each(targets)("checkout against %s test mode, through the SDK", (target
     const browser = createHttpBrowser(origin);
     await browser.postJson("/basket/add", { productId: "23445930" });
     await addDeliveryAddress(browser);
-    const { clientSecret } = (await (await browser.send("/payments/create?total=9899", { method: "POST" })).json()) as { clientSecret: string };
+    const { clientSecret } = (await (await browser.send("/payments/create?total=9899", { method: "POST" })).json()) as {
+      clientSecret: string;
+    };
     const intentId = clientSecret.split("_secret_")[0] ?? "";
-    await expect(stripe.paymentIntents.confirm(intentId, { payment_method: "pm_card_chargeDeclined", return_url: RETURN_URL })).rejects.toMatchObject({ code: "card_declined" });
+    await expect(
+      stripe.paymentIntents.confirm(intentId, { payment_method: "pm_card_chargeDeclined", return_url: RETURN_URL }),
+    ).rejects.toMatchObject({ code: "card_declined" });
     expect((await browser.postJson("/orders/record", { paymentIntentId: intentId })).status).toBe(409);
   });
 });

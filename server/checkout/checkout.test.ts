@@ -32,11 +32,19 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
   };
   const create = async (browser: ReturnType<typeof createHttpBrowser>, total: number) => {
     const response = await browser.send(`/payments/create?total=${total}`, { method: "POST" });
-    return { status: response.status, body: (await response.json()) as { clientSecret?: string; error?: { code: string; message: string; details?: { totalCents?: number } } } };
+    return {
+      status: response.status,
+      body: (await response.json()) as {
+        clientSecret?: string;
+        error?: { code: string; message: string; details?: { totalCents?: number } };
+      },
+    };
   };
   const ordersCount = async () =>
-    (await sql<{ count: number }>`select count(*)::int as count from orders`.execute(getDatabase().db)).rows[0]?.count ?? 0;
-  const basketCount = async (browser: ReturnType<typeof createHttpBrowser>) => ((await (await browser.get("/basket")).json()) as { basket: { count: number } }).basket.count;
+    (await sql<{ count: number }>`select count(*)::int as count from orders`.execute(getDatabase().db)).rows[0]
+      ?.count ?? 0;
+  const basketCount = async (browser: ReturnType<typeof createHttpBrowser>) =>
+    ((await (await browser.get("/basket")).json()) as { basket: { count: number } }).basket.count;
 
   /**
    * The state a crash right after the charge leaves: charged at the processor, no order, the payment still open
@@ -48,9 +56,18 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     const confirmed = await confirmCard(origin, body.clientSecret ?? "", publishableKey, "4242424242424242");
     const paymentIntentId = confirmed.body.id ?? "";
     const { db } = getDatabase();
-    await expect.poll(async () => (await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst())?.id).toBe(paymentIntentId);
+    await expect
+      .poll(
+        async () =>
+          (await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst())?.id,
+      )
+      .toBe(paymentIntentId);
     await db.deleteFrom("orders").where("id", "=", paymentIntentId).execute();
-    await db.updateTable("checkout_payments").set({ status: "open" }).where("payment_intent_id", "=", paymentIntentId).execute();
+    await db
+      .updateTable("checkout_payments")
+      .set({ status: "open" })
+      .where("payment_intent_id", "=", paymentIntentId)
+      .execute();
     return { browser, paymentIntentId };
   };
 
@@ -63,12 +80,16 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
 
   it("answers a tampered total with 409 and the real total, creating nothing", async () => {
     const browser = await shopperWith(BOOK, ECHO);
-    const before = await sql<{ count: number }>`select count(*)::int as count from checkout_payments`.execute(getDatabase().db);
+    const before = await sql<{ count: number }>`select count(*)::int as count from checkout_payments`.execute(
+      getDatabase().db,
+    );
     const { status, body } = await create(browser, 100);
     expect(status).toBe(409);
     expect(body.error?.message).toBe("The total has changed to $110.95. Please check it and pay again.");
     expect(body.error?.details?.totalCents).toBe(11095);
-    const after = await sql<{ count: number }>`select count(*)::int as count from checkout_payments`.execute(getDatabase().db);
+    const after = await sql<{ count: number }>`select count(*)::int as count from checkout_payments`.execute(
+      getDatabase().db,
+    );
     expect(after.rows[0]?.count).toBe(before.rows[0]?.count);
   });
 
@@ -99,8 +120,15 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
 
     const recorded = await browser.postJson("/orders/record", { paymentIntentId });
     expect(recorded.status).toBe(201);
-    expect(await recorded.json()).toEqual({ orderId: paymentIntentId, orderNumber: expect.stringMatching(ORDER_NUMBER_PATTERN) });
-    const order = await getDatabase().db.selectFrom("orders").selectAll().where("id", "=", paymentIntentId).executeTakeFirstOrThrow();
+    expect(await recorded.json()).toEqual({
+      orderId: paymentIntentId,
+      orderNumber: expect.stringMatching(ORDER_NUMBER_PATTERN),
+    });
+    const order = await getDatabase()
+      .db.selectFrom("orders")
+      .selectAll()
+      .where("id", "=", paymentIntentId)
+      .executeTakeFirstOrThrow();
     expect(order.amount_cents).toBe(11095);
     expect(order.items.map((item) => item.productId)).toEqual([BOOK, ECHO]);
     expect(await basketCount(browser)).toBe(0);
@@ -117,7 +145,9 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     await browser.postJson("/basket/add", { productId: ECHO });
     const confirmed = await confirmCard(origin, body.clientSecret ?? "", publishableKey, "4242424242424242");
     expect((await browser.postJson("/orders/record", { paymentIntentId: confirmed.body.id })).status).toBe(201);
-    const basket = ((await (await browser.get("/basket")).json()) as { basket: { items: { product: { id: string } }[] } }).basket;
+    const basket = (
+      (await (await browser.get("/basket")).json()) as { basket: { items: { product: { id: string } }[] } }
+    ).basket;
     expect(basket.items.map((item) => item.product.id)).toEqual([ECHO]);
   });
 
@@ -127,10 +157,18 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     await browser.postJson("/basket/add", { productId: BOOK });
     const confirmed = await confirmCard(origin, body.clientSecret ?? "", publishableKey, "4242424242424242");
     expect((await browser.postJson("/orders/record", { paymentIntentId: confirmed.body.id })).status).toBe(201);
-    const order = await getDatabase().db.selectFrom("orders").selectAll().where("id", "=", confirmed.body.id ?? "").executeTakeFirstOrThrow();
+    const order = await getDatabase()
+      .db.selectFrom("orders")
+      .selectAll()
+      .where("id", "=", confirmed.body.id ?? "")
+      .executeTakeFirstOrThrow();
     expect(order.amount_cents).toBe(2392);
     expect(order.items.map((item) => [item.productId, item.priceCents, item.quantity])).toEqual([[BOOK, 1196, 2]]);
-    const basket = ((await (await browser.get("/basket")).json()) as { basket: { items: { product: { id: string }; quantity: number }[] } }).basket;
+    const basket = (
+      (await (await browser.get("/basket")).json()) as {
+        basket: { items: { product: { id: string }; quantity: number }[] };
+      }
+    ).basket;
     expect(basket.items.map((item) => [item.product.id, item.quantity])).toEqual([[BOOK, 1]]);
   });
 
@@ -144,7 +182,9 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     const recorded = await browser.postJson("/orders/record", { paymentIntentId: intentId });
     expect(recorded.status).toBe(409);
     expect(await basketCount(browser)).toBe(1);
-    expect(await getDatabase().db.selectFrom("orders").select("id").where("id", "=", intentId).executeTakeFirst()).toBeUndefined();
+    expect(
+      await getDatabase().db.selectFrom("orders").select("id").where("id", "=", intentId).executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it("does not let another shopper record (or learn about) someone else's payment", async () => {
@@ -162,13 +202,27 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     const { body } = await create(browser, 2392);
     const confirmed = await confirmCard(origin, body.clientSecret ?? "", publishableKey, "4242424242424242");
     const paymentIntentId = confirmed.body.id ?? "";
-    const intent = await fetch(new URL(`/_processor/v1/payment_intents/${paymentIntentId}?client_secret=${body.clientSecret}`, origin), {
-      headers: { authorization: `Bearer ${publishableKey}` },
-    }).then((response) => response.json());
+    const intent = await fetch(
+      new URL(`/_processor/v1/payment_intents/${paymentIntentId}?client_secret=${body.clientSecret}`, origin),
+      {
+        headers: { authorization: `Bearer ${publishableKey}` },
+      },
+    ).then((response) => response.json());
     const replay = async (eventId: string) => {
-      const payload = JSON.stringify({ id: eventId, object: "event", type: "payment_intent.succeeded", created: 1, livemode: false, data: { object: { ...intent, metadata: { storefront_checkout: "1" } } } });
+      const payload = JSON.stringify({
+        id: eventId,
+        object: "event",
+        type: "payment_intent.succeeded",
+        created: 1,
+        livemode: false,
+        data: { object: { ...intent, metadata: { storefront_checkout: "1" } } },
+      });
       const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
-      return fetch(new URL("/webhooks/stripe", origin), { method: "POST", body: payload, headers: { "content-type": "application/json", "stripe-signature": signature } });
+      return fetch(new URL("/webhooks/stripe", origin), {
+        method: "POST",
+        body: payload,
+        headers: { "content-type": "application/json", "stripe-signature": signature },
+      });
     };
     const calls = [
       ...Array.from({ length: 100 }, () => browser.postJson("/orders/record", { paymentIntentId })),
@@ -181,7 +235,12 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
   });
 
   it("refuses a webhook with a bad signature, and ignores events for intents the shop did not create", async () => {
-    const payload = JSON.stringify({ id: "evt_forged", object: "event", type: "payment_intent.succeeded", data: { object: { id: "pi_forged", object: "payment_intent", metadata: {} } } });
+    const payload = JSON.stringify({
+      id: "evt_forged",
+      object: "event",
+      type: "payment_intent.succeeded",
+      data: { object: { id: "pi_forged", object: "payment_intent", metadata: {} } },
+    });
     const forged = await fetch(new URL("/webhooks/stripe", origin), {
       method: "POST",
       body: payload,
@@ -191,7 +250,13 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     const stale = await fetch(new URL("/webhooks/stripe", origin), {
       method: "POST",
       body: payload,
-      headers: { "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret, timestamp: Math.floor(Date.now() / 1000) - 3600 }) },
+      headers: {
+        "stripe-signature": Stripe.webhooks.generateTestHeaderString({
+          payload,
+          secret: webhookSecret,
+          timestamp: Math.floor(Date.now() / 1000) - 3600,
+        }),
+      },
     });
     expect(stale.status).toBe(400);
     const before = await ordersCount();
@@ -211,7 +276,17 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     const confirmed = await confirmCard(origin, body.clientSecret ?? "", publishableKey, "4242424242424242");
     const paymentIntentId = confirmed.body.id ?? "";
     await expect
-      .poll(async () => (await getDatabase().db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst())?.id, { timeout: 10_000 })
+      .poll(
+        async () =>
+          (
+            await getDatabase()
+              .db.selectFrom("orders")
+              .select("id")
+              .where("id", "=", paymentIntentId)
+              .executeTakeFirst()
+          )?.id,
+        { timeout: 10_000 },
+      )
       .toBe(paymentIntentId);
     expect(await basketCount(browser)).toBe(0);
   });
@@ -227,7 +302,11 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     const restarted = await (await createTestShop(getDatabase())).listen(0);
     try {
       await expect
-        .poll(async () => (await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst())?.id, { timeout: 10_000 })
+        .poll(
+          async () =>
+            (await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst())?.id,
+          { timeout: 10_000 },
+        )
         .toBe(paymentIntentId);
       expect(await basketCount(browser)).toBe(0);
     } finally {
@@ -239,7 +318,11 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     const { paymentIntentId } = await paidWithoutOrder(ECHO, 9899);
     const { db } = getDatabase();
     // An hour older than 600 other open payments (abandoned ones the processor has never heard of).
-    await db.updateTable("checkout_payments").set({ updated_at: sql`now() - interval '1 hour'` }).where("payment_intent_id", "=", paymentIntentId).execute();
+    await db
+      .updateTable("checkout_payments")
+      .set({ updated_at: sql`now() - interval '1 hour'` })
+      .where("payment_intent_id", "=", paymentIntentId)
+      .execute();
     const abandoned = Array.from({ length: 600 }, (_, index) => `pi_abandoned_${String(index).padStart(4, "0")}`);
     await db
       .insertInto("checkout_payments")
@@ -261,7 +344,11 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     const restarted = await (await createTestShop(getDatabase())).listen(0);
     try {
       await expect
-        .poll(async () => (await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst())?.id, { timeout: 20_000 })
+        .poll(
+          async () =>
+            (await db.selectFrom("orders").select("id").where("id", "=", paymentIntentId).executeTakeFirst())?.id,
+          { timeout: 20_000 },
+        )
         .toBe(paymentIntentId);
     } finally {
       await restarted.close();
@@ -292,15 +379,28 @@ if (process.env.TEST_DATABASE_URL) {
           headers: { cookie, "content-type": "application/json" },
           body: JSON.stringify({ paymentIntentId: confirmed.body.id }),
         }).then((response) => response.status);
-      const intent = await fetch(`${a}/_processor/v1/payment_intents/${confirmed.body.id}?client_secret=${clientSecret}`, {
-        headers: { authorization: `Bearer ${publishableKey}` },
-      }).then((response) => response.json());
+      const intent = await fetch(
+        `${a}/_processor/v1/payment_intents/${confirmed.body.id}?client_secret=${clientSecret}`,
+        {
+          headers: { authorization: `Bearer ${publishableKey}` },
+        },
+      ).then((response) => response.json());
       const replay = (origin: string, eventId: string) => {
-        const payload = JSON.stringify({ id: eventId, object: "event", type: "payment_intent.succeeded", created: 1, livemode: false, data: { object: { ...intent, metadata: { storefront_checkout: "1" } } } });
+        const payload = JSON.stringify({
+          id: eventId,
+          object: "event",
+          type: "payment_intent.succeeded",
+          created: 1,
+          livemode: false,
+          data: { object: { ...intent, metadata: { storefront_checkout: "1" } } },
+        });
         return fetch(`${origin}/webhooks/stripe`, {
           method: "POST",
           body: payload,
-          headers: { "content-type": "application/json", "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload, secret }) },
+          headers: {
+            "content-type": "application/json",
+            "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload, secret }),
+          },
         }).then((response) => response.status);
       };
       const statuses = await Promise.all([

@@ -12,17 +12,35 @@ import type { CheckoutService } from "./checkout-service";
  * A dispute on an order that cannot be disputed (refunded in full, disputed already: a repeated delivery) or on a
  * payment the shop has no order for is logged and acknowledged; asking the processor again would change nothing.
  */
-export async function disputeOpened(dispute: ProviderDispute, { checkout, orders }: { checkout: CheckoutService; orders: OrderService }, logger: Logger): Promise<void> {
-  const facts = { disputeId: dispute.id, paymentIntentId: dispute.paymentIntentId, chargeId: dispute.chargeId, amountCents: dispute.amountCents, reason: dispute.reason, status: dispute.status };
+export async function disputeOpened(
+  dispute: ProviderDispute,
+  { checkout, orders }: { checkout: CheckoutService; orders: OrderService },
+  logger: Logger,
+): Promise<void> {
+  const facts = {
+    disputeId: dispute.id,
+    paymentIntentId: dispute.paymentIntentId,
+    chargeId: dispute.chargeId,
+    amountCents: dispute.amountCents,
+    reason: dispute.reason,
+    status: dispute.status,
+  };
   logger.warn(facts, "webhook: a payment was disputed");
   if (!dispute.paymentIntentId) return;
   try {
     const recorded = await checkout.recordOrder(dispute.paymentIntentId, null);
     if (recorded?.kind !== "recorded") {
-      logger.warn({ ...facts, outcome: recorded?.kind ?? "not the shop's payment" }, "webhook: no order to mark as disputed");
+      logger.warn(
+        { ...facts, outcome: recorded?.kind ?? "not the shop's payment" },
+        "webhook: no order to mark as disputed",
+      );
       return;
     }
-    await orders.recordDispute(dispute.paymentIntentId, { amountCents: dispute.amountCents, reason: `${dispute.reason} (${dispute.id})` }, "processor");
+    await orders.recordDispute(
+      dispute.paymentIntentId,
+      { amountCents: dispute.amountCents, reason: `${dispute.reason} (${dispute.id})` },
+      "processor",
+    );
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     logger.warn({ ...facts, refusal: error.message }, "webhook: the dispute left the order as it was");

@@ -5,7 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { PROCESSOR_ERROR_SENTENCES } from "#server/payments/processor-errors";
-import { freePort, SEPARATE_PROCESSOR_KEYS as KEYS, startProcessorProcess, stopProcessorProcess } from "#server/testing/processor-process";
+import {
+  freePort,
+  SEPARATE_PROCESSOR_KEYS as KEYS,
+  startProcessorProcess,
+  stopProcessorProcess,
+} from "#server/testing/processor-process";
 import { describeEachDatabase } from "#server/testing/test-database";
 import { addDeliveryAddress, createHttpBrowser, createTestShop } from "#server/testing/test-app";
 
@@ -18,7 +23,9 @@ type UpdateFault = "none" | "answer 500" | "no answer";
  * A proxy in front of the processor (run as its own process), standing for the network and a processor in trouble:
  * every call passes, except updates of an intent (POST /v1/payment_intents/{id}) while a fault is set.
  */
-async function startFaultyNetwork(processorOrigin: string): Promise<{ server: Server; origin: string; setFault: (fault: UpdateFault) => void; updatesSeen: () => number }> {
+async function startFaultyNetwork(
+  processorOrigin: string,
+): Promise<{ server: Server; origin: string; setFault: (fault: UpdateFault) => void; updatesSeen: () => number }> {
   let fault: UpdateFault = "none";
   let updates = 0;
   const held: ServerResponse[] = [];
@@ -36,10 +43,14 @@ async function startFaultyNetwork(processorOrigin: string): Promise<{ server: Se
       held.push(answer);
       return;
     }
-    const outgoing = forward(new URL(incoming.url ?? "/", processorOrigin), { method: incoming.method, headers: incoming.headers }, (reply) => {
-      answer.writeHead(reply.statusCode ?? 502, reply.headers);
-      reply.pipe(answer);
-    });
+    const outgoing = forward(
+      new URL(incoming.url ?? "/", processorOrigin),
+      { method: incoming.method, headers: incoming.headers },
+      (reply) => {
+        answer.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(answer);
+      },
+    );
     incoming.pipe(outgoing);
   });
   server.on("close", () => held.forEach((answer) => answer.destroy()));
@@ -60,11 +71,19 @@ describeEachDatabase("an open payment whose update the processor does not confir
     processorOrigin = `http://127.0.0.1:${await freePort()}`;
     network = await startFaultyNetwork(processorOrigin);
     // A call the processor never answers is given up after 300 ms (and two retries) instead of the usual 20 s.
-    const shop = await createTestShop(getDatabase(), { stripe: KEYS, processorUrl: network.origin, processorTimeoutMs: 300 });
+    const shop = await createTestShop(getDatabase(), {
+      stripe: KEYS,
+      processorUrl: network.origin,
+      processorTimeoutMs: 300,
+    });
     const running = await shop.listen(0);
     shopOrigin = `http://127.0.0.1:${running.port}`;
     closeShop = running.close;
-    processor = await startProcessorProcess(Number(new URL(processorOrigin).port), `${shopOrigin}/webhooks/stripe`, dataDir);
+    processor = await startProcessorProcess(
+      Number(new URL(processorOrigin).port),
+      `${shopOrigin}/webhooks/stripe`,
+      dataDir,
+    );
   });
   afterAll(async () => {
     await closeShop();
@@ -75,7 +94,9 @@ describeEachDatabase("an open payment whose update the processor does not confir
 
   /** The intent as the processor holds it, asked directly with the secret key. */
   async function intentAtProcessor(id: string): Promise<{ status: string; amount: number }> {
-    const response = await fetch(`${processorOrigin}/v1/payment_intents/${id}`, { headers: { authorization: `Bearer ${KEYS.secretKey}` } });
+    const response = await fetch(`${processorOrigin}/v1/payment_intents/${id}`, {
+      headers: { authorization: `Bearer ${KEYS.secretKey}` },
+    });
     return (await response.json()) as { status: string; amount: number };
   }
 
@@ -98,7 +119,8 @@ describeEachDatabase("an open payment whose update the processor does not confir
       const refused = await browser.send("/payments/create?total=19798", { method: "POST" });
       expect(network.updatesSeen()).toBeGreaterThan(updatesBefore);
       expect(refused.status).toBe(502);
-      const sentence = fault === "answer 500" ? PROCESSOR_ERROR_SENTENCES.processorFault : PROCESSOR_ERROR_SENTENCES.unreachable;
+      const sentence =
+        fault === "answer 500" ? PROCESSOR_ERROR_SENTENCES.processorFault : PROCESSOR_ERROR_SENTENCES.unreachable;
       expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(sentence);
 
       // Nothing was given up on: the shopper's one payment is still open, on the same intent, which is not cancelled.
@@ -106,7 +128,11 @@ describeEachDatabase("an open payment whose update the processor does not confir
       const payments = await db
         .selectFrom("checkout_payments")
         .select(["payment_intent_id", "status"])
-        .where("session_id", "=", db.selectFrom("checkout_payments").select("session_id").where("payment_intent_id", "=", intentId))
+        .where(
+          "session_id",
+          "=",
+          db.selectFrom("checkout_payments").select("session_id").where("payment_intent_id", "=", intentId),
+        )
         .execute();
       expect(payments).toEqual([{ payment_intent_id: intentId, status: "open" }]);
       expect(await intentAtProcessor(intentId)).toMatchObject({ status: "requires_payment_method", amount: 9899 });

@@ -38,7 +38,11 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
   };
   /** The guest behind an open intent, as the routes would resolve them from the cookie. */
   const ownerOf = async (clientSecret: string): Promise<BasketOwner> => {
-    const row = await getDatabase().db.selectFrom("checkout_payments").select("session_id").where("client_secret", "=", clientSecret).executeTakeFirstOrThrow();
+    const row = await getDatabase()
+      .db.selectFrom("checkout_payments")
+      .select("session_id")
+      .where("client_secret", "=", clientSecret)
+      .executeTakeFirstOrThrow();
     return { sessionId: row.session_id ?? "" };
   };
   const prepare = async (browser: ReturnType<typeof createHttpBrowser>, total?: number) => {
@@ -47,8 +51,10 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
     expect(response.status).toBe(201);
     return (await response.json()) as { clientSecret: string };
   };
-  const removeOne = (browser: ReturnType<typeof createHttpBrowser>, productId: string) => browser.postJson("/basket/remove", { productId });
-  const ordersOf = (intentId: string) => getDatabase().db.selectFrom("orders").selectAll().where("id", "=", intentId).execute();
+  const removeOne = (browser: ReturnType<typeof createHttpBrowser>, productId: string) =>
+    browser.postJson("/basket/remove", { productId });
+  const ordersOf = (intentId: string) =>
+    getDatabase().db.selectFrom("orders").selectAll().where("id", "=", intentId).execute();
   /**
    * A shopper with an open intent for a book and an Echo ($110.95) changes the basket to a book and an iPad
    * ($610.95); re-pricing A for it reaches the processor, then stalls before writing the row until released.
@@ -75,7 +81,13 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
     await stalled.reachedProcessor;
     return { browser, clientSecret, owner, checkout, stalled, repricingA };
   };
-  const processorSdk = () => new Stripe(keys.secretKey, { host: "127.0.0.1", port: new URL(origin).port, protocol: "http", httpClient: prefixedHttpClient(BUILT_IN_PROCESSOR_PATH) });
+  const processorSdk = () =>
+    new Stripe(keys.secretKey, {
+      host: "127.0.0.1",
+      port: new URL(origin).port,
+      protocol: "http",
+      httpClient: prefixedHttpClient(BUILT_IN_PROCESSOR_PATH),
+    });
 
   it("two overlapping re-pricings that reach the processor and the shop's row in opposite orders still pay for what is recorded", async () => {
     const { browser, clientSecret, owner, checkout, stalled, repricingA } = await stallRepricingToBookAndIpad();
@@ -115,7 +127,11 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
     stalled.release();
     await repricingA;
     expect((await processorSdk().paymentIntents.retrieve(intentId)).amount).toBe(11095);
-    const row = await getDatabase().db.selectFrom("checkout_payments").select(["amount_cents", "pending_fingerprint"]).where("payment_intent_id", "=", intentId).executeTakeFirstOrThrow();
+    const row = await getDatabase()
+      .db.selectFrom("checkout_payments")
+      .select(["amount_cents", "pending_fingerprint"])
+      .where("payment_intent_id", "=", intentId)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ amount_cents: 11095, pending_fingerprint: null });
   });
 
@@ -133,7 +149,8 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
     expect(await recorded.json()).toMatchObject({
       error: {
         code: "PAYMENT_NEEDS_REVIEW",
-        message: "Your payment of $11.96 went through, but it does not match your basket, so no order was placed. We will refund it in full; your basket is unchanged.",
+        message:
+          "Your payment of $11.96 went through, but it does not match your basket, so no order was placed. We will refund it in full; your basket is unchanged.",
       },
     });
     expect(await ordersOf(intentId)).toEqual([]);
@@ -155,7 +172,9 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
     const browser = await shopperWith(ECHO);
     const { clientSecret } = await prepare(browser);
     const intentId = clientSecret.split("_secret_")[0] ?? "";
-    await processorSdk().paymentIntents.update(intentId, { metadata: { [FINGERPRINT_METADATA_KEY]: "another-basket" } });
+    await processorSdk().paymentIntents.update(intentId, {
+      metadata: { [FINGERPRINT_METADATA_KEY]: "another-basket" },
+    });
     await confirmCard(origin, clientSecret, keys.publishableKey, "4242424242424242");
     const recorded = await browser.postJson("/orders/record", { paymentIntentId: intentId });
     expect(recorded.status).toBe(409);
@@ -178,12 +197,19 @@ describeEachDatabase("payment integrity: the paid amount and the recorded items 
     const response = await fetch(new URL("/webhooks/stripe", origin), {
       method: "POST",
       body: payload,
-      headers: { "content-type": "application/json", "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload, secret: keys.webhookSecret }) },
+      headers: {
+        "content-type": "application/json",
+        "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload, secret: keys.webhookSecret }),
+      },
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ received: true, outcome: "needs-review" });
     expect(await ordersOf(intentId)).toEqual([]);
-    const payment = await getDatabase().db.selectFrom("checkout_payments").select(["status", "paid_amount_cents"]).where("payment_intent_id", "=", intentId).executeTakeFirstOrThrow();
+    const payment = await getDatabase()
+      .db.selectFrom("checkout_payments")
+      .select(["status", "paid_amount_cents"])
+      .where("payment_intent_id", "=", intentId)
+      .executeTakeFirstOrThrow();
     expect(payment).toEqual({ status: "needs_review", paid_amount_cents: 59899 });
   });
 });

@@ -23,19 +23,31 @@ it.skipIf(!process.env.TEST_DATABASE_URL)(
       const first = createHttpBrowser(a);
       expect((await first.postJson("/basket/add", { productId: PRODUCTS[0] })).status).toBe(201);
       const tabs = [first, createHttpBrowser(b)];
-      tabs[1]!.send = ((send) => (path: string, init: RequestInit = {}) => send(path, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), cookie: first.cookie ?? "" } }))(tabs[1]!.send);
+      tabs[1]!.send = (
+        (send) =>
+        (path: string, init: RequestInit = {}) =>
+          send(path, {
+            ...init,
+            headers: { ...Object.fromEntries(new Headers(init.headers)), cookie: first.cookie ?? "" },
+          })
+      )(tabs[1]!.send);
       const paid = new Set<string>();
 
       for (let round = 0; round < ROUNDS; round++) {
         // One tab prices the basket as it is while the other changes it and prices the result, a few milliseconds
         // apart, each on its own instance: two re-pricings of one intent for different baskets, in flight together.
-        const { basket } = (await (await first.send("/basket")).json()) as { basket: { subtotalCents: number; count: number } };
+        const { basket } = (await (await first.send("/basket")).json()) as {
+          basket: { subtotalCents: number; count: number };
+        };
         const asked = await Promise.all([
           basket.count > 0 ? requestPayment(tabs[0]!, basket.subtotalCents) : null,
           (async () => {
             await new Promise((resolve) => setTimeout(resolve, round % 7));
             const productId = PRODUCTS[round % PRODUCTS.length]!;
-            const change = await tabs[1]!.send(basket.count > 3 ? "/basket/remove" : "/basket/add", jsonPost({ productId }));
+            const change = await tabs[1]!.send(
+              basket.count > 3 ? "/basket/remove" : "/basket/add",
+              jsonPost({ productId }),
+            );
             const changed = ((await change.json()) as { basket?: { subtotalCents: number; count: number } }).basket;
             return changed && changed.count > 0 ? requestPayment(tabs[1]!, changed.subtotalCents) : null;
           })(),
@@ -43,7 +55,12 @@ it.skipIf(!process.env.TEST_DATABASE_URL)(
         // Every few rounds a tab pays with what it was handed.
         const clientSecret = asked[round % 2] ?? asked[(round + 1) % 2];
         if (!clientSecret || round % 4 !== 3) continue;
-        const confirmed = await confirmCard(round % 2 ? a : b, clientSecret, instances.keys.publishableKey, "4242424242424242");
+        const confirmed = await confirmCard(
+          round % 2 ? a : b,
+          clientSecret,
+          instances.keys.publishableKey,
+          "4242424242424242",
+        );
         if (confirmed.body.status !== "succeeded") continue;
         paid.add(confirmed.body.id ?? "");
         await tabs[round % 2]!.send("/orders/record", jsonPost({ paymentIntentId: confirmed.body.id }));
@@ -65,16 +82,27 @@ it.skipIf(!process.env.TEST_DATABASE_URL)(
       const orders = await instances.db.selectFrom("orders").select(["id", "amount_cents", "items"]).execute();
       const charged = new Map<string, number>();
       for (const id of paid) {
-        const intent = await fetch(`${a}/_processor/v1/payment_intents/${id}`, { headers: { authorization: `Bearer ${instances.keys.secretKey}` } });
+        const intent = await fetch(`${a}/_processor/v1/payment_intents/${id}`, {
+          headers: { authorization: `Bearer ${instances.keys.secretKey}` },
+        });
         charged.set(id, ((await intent.json()) as { amount: number }).amount);
       }
       for (const order of orders) {
         expect(order.amount_cents, `order ${order.id}: what the processor charged`).toBe(charged.get(order.id));
-        expect(order.items.reduce((sum, item) => sum + item.priceCents * (item.quantity ?? 1), 0), `order ${order.id}: the sum of its lines`).toBe(order.amount_cents);
+        expect(
+          order.items.reduce((sum, item) => sum + item.priceCents * (item.quantity ?? 1), 0),
+          `order ${order.id}: the sum of its lines`,
+        ).toBe(order.amount_cents);
       }
-      const held = await instances.db.selectFrom("checkout_payments").select("payment_intent_id").where("status", "=", "needs_review").execute();
+      const held = await instances.db
+        .selectFrom("checkout_payments")
+        .select("payment_intent_id")
+        .where("status", "=", "needs_review")
+        .execute();
       expect(orders.length + held.length).toBe(paid.size);
-      console.info(`payment race: ${ROUNDS} rounds, ${paid.size} payments, ${orders.length} orders, ${held.length} held for review`);
+      console.info(
+        `payment race: ${ROUNDS} rounds, ${paid.size} payments, ${orders.length} orders, ${held.length} held for review`,
+      );
     } finally {
       await instances.close();
     }

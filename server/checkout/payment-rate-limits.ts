@@ -12,7 +12,12 @@ export interface PaymentLimits {
   recordsPerIp: number;
 }
 
-export const DEFAULT_PAYMENT_LIMITS: PaymentLimits = { createsPerSession: 30, createsPerIp: 150, recordsPerSession: 30, recordsPerIp: 150 };
+export const DEFAULT_PAYMENT_LIMITS: PaymentLimits = {
+  createsPerSession: 30,
+  createsPerIp: 150,
+  recordsPerSession: 30,
+  recordsPerIp: 150,
+};
 
 /**
  * Rate limits on the payment steps against card testing (trying many card numbers through the shop's intents),
@@ -34,10 +39,17 @@ export function createPaymentRateLimits(rateLimiter: RateLimiter, limits: Paymen
     /** Counts one attempt; throws the 429 when the session or the address is over its limit. */
     async check(step: keyof typeof rules, sessionId: string | null, ip: string): Promise<void> {
       const [perSession, perIp] = rules[step];
-      const results = await rateLimiter.hitAll([...(sessionId ? [{ rule: perSession, subject: sessionId }] : []), { rule: perIp, subject: ip }]);
+      const results = await rateLimiter.hitAll([
+        ...(sessionId ? [{ rule: perSession, subject: sessionId }] : []),
+        { rule: perIp, subject: ip },
+      ]);
       const refused = results.filter((result) => !result.allowed);
       if (refused.length > 0) {
-        throw tooManyRequests("TOO_MANY_ATTEMPTS", "Too many payment attempts.", Math.max(...refused.map((result) => result.retryAfterMs)));
+        throw tooManyRequests(
+          "TOO_MANY_ATTEMPTS",
+          "Too many payment attempts.",
+          Math.max(...refused.map((result) => result.retryAfterMs)),
+        );
       }
     },
   };

@@ -20,9 +20,17 @@ export type PaymentReturnOutcome =
  */
 export function createPaymentReturn(checkout: CheckoutService, limits: PaymentRateLimits) {
   return {
-    async finish(input: { paymentIntentId: string; owner: BasketOwner | null; sessionId: string | null; ip: string }): Promise<PaymentReturnOutcome> {
+    async finish(input: {
+      paymentIntentId: string;
+      owner: BasketOwner | null;
+      sessionId: string | null;
+      ip: string;
+    }): Promise<PaymentReturnOutcome> {
       await limits.check("record", input.sessionId, input.ip);
-      const notFound = { kind: "not-found", message: "We could not find that payment. If you paid, your order will appear under Orders shortly." } as const;
+      const notFound = {
+        kind: "not-found",
+        message: "We could not find that payment. If you paid, your order will appear under Orders shortly.",
+      } as const;
       if (!input.owner) return notFound;
       try {
         const result = await checkout.recordOrder(input.paymentIntentId, input.owner);
@@ -37,7 +45,11 @@ export function createPaymentReturn(checkout: CheckoutService, limits: PaymentRa
         return { kind: "paid", orderId: result.orderId, orderNumber: result.orderNumber };
       } catch (error) {
         if (error instanceof AppError && error.code === "PAYMENT_NOT_COMPLETE") {
-          return { kind: "failed", message: "Your payment did not go through, so no order was placed. Your basket is unchanged; please try again or use another card." };
+          return {
+            kind: "failed",
+            message:
+              "Your payment did not go through, so no order was placed. Your basket is unchanged; please try again or use another card.",
+          };
         }
         throw error;
       }

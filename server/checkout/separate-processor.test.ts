@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { freePort, SEPARATE_PROCESSOR_KEYS as KEYS, startProcessorProcess, stopProcessorProcess } from "#server/testing/processor-process";
+import {
+  freePort,
+  SEPARATE_PROCESSOR_KEYS as KEYS,
+  startProcessorProcess,
+  stopProcessorProcess,
+} from "#server/testing/processor-process";
 import { describeEachDatabase } from "#server/testing/test-database";
 import { addDeliveryAddress, createHttpBrowser, createTestShop } from "#server/testing/test-app";
 
@@ -22,7 +27,11 @@ describeEachDatabase("a shop paying through the test processor run as its own pr
     const running = await shop.listen(0);
     shopOrigin = `http://127.0.0.1:${running.port}`;
     closeShop = running.close;
-    processor = await startProcessorProcess(Number(new URL(processorUrl).port), `${shopOrigin}/webhooks/stripe`, dataDir);
+    processor = await startProcessorProcess(
+      Number(new URL(processorUrl).port),
+      `${shopOrigin}/webhooks/stripe`,
+      dataDir,
+    );
   });
   afterAll(async () => {
     await stopProcessorProcess(processor);
@@ -47,7 +56,11 @@ describeEachDatabase("a shop paying through the test processor run as its own pr
     // The payment page, on the shop's origin, sends the card to the processor's: a cross-origin call, as to Stripe.
     const confirmed = await fetch(`${processorUrl}/v1/payment_intents/${intentId}/confirm`, {
       method: "POST",
-      headers: { authorization: `Bearer ${KEYS.publishableKey}`, "content-type": "application/x-www-form-urlencoded", origin: shopOrigin },
+      headers: {
+        authorization: `Bearer ${KEYS.publishableKey}`,
+        "content-type": "application/x-www-form-urlencoded",
+        origin: shopOrigin,
+      },
       body: new URLSearchParams({
         client_secret: clientSecret,
         use_stripe_sdk: "true",
@@ -65,7 +78,11 @@ describeEachDatabase("a shop paying through the test processor run as its own pr
     const deadline = Date.now() + 15_000;
     let order;
     while (!order && Date.now() < deadline) {
-      order = await getDatabase().db.selectFrom("orders").select(["id", "amount_cents"]).where("id", "=", intentId).executeTakeFirst();
+      order = await getDatabase()
+        .db.selectFrom("orders")
+        .select(["id", "amount_cents"])
+        .where("id", "=", intentId)
+        .executeTakeFirst();
       if (!order) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(order).toEqual({ id: intentId, amount_cents: 9899 });

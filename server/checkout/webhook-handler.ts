@@ -6,7 +6,16 @@ import { AppError } from "#shared/errors";
 import { SHOP_METADATA_KEY, type CheckoutService } from "./checkout-service";
 import { disputeOpened } from "./dispute-opened";
 
-export type WebhookOutcome = "recorded" | "needs-review" | "already-processed" | "ignored" | "noted" | "processing" | "disputed" | "refunded" | "released";
+export type WebhookOutcome =
+  | "recorded"
+  | "needs-review"
+  | "already-processed"
+  | "ignored"
+  | "noted"
+  | "processing"
+  | "disputed"
+  | "refunded"
+  | "released";
 
 /** Where refund events go: the console's refunds, which record each processor refund once. */
 export interface RefundRecorder {
@@ -19,7 +28,14 @@ export interface RefundRecorder {
  * idempotent step the browser's call takes), a cancelled one gives back the stock it held, a failed one is only logged. Events for intents the shop did not
  * create are acknowledged and ignored; an event id seen before is acknowledged without acting again.
  */
-export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout: CheckoutService, orders: OrderService, logger: Logger, refunds?: RefundRecorder) {
+export function createWebhookHandler(
+  db: DB,
+  provider: PaymentProvider,
+  checkout: CheckoutService,
+  orders: OrderService,
+  logger: Logger,
+  refunds?: RefundRecorder,
+) {
   return {
     async handleWebhook(rawBody: string, signature: string): Promise<WebhookOutcome> {
       let event;
@@ -30,7 +46,11 @@ export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout
         throw new AppError("BAD_REQUEST", "The webhook signature is not valid.");
       }
       if (!event.id) return "ignored";
-      const seen = await db.selectFrom("processed_webhook_events").select("id").where("id", "=", event.id).executeTakeFirst();
+      const seen = await db
+        .selectFrom("processed_webhook_events")
+        .select("id")
+        .where("id", "=", event.id)
+        .executeTakeFirst();
       if (seen) return "already-processed";
 
       let outcome: WebhookOutcome = "ignored";
@@ -49,7 +69,11 @@ export function createWebhookHandler(db: DB, provider: PaymentProvider, checkout
         // Not a failure and not yet paid: the order is recorded by payment_intent.succeeded when the bank decides.
         logger.info({ paymentIntentId: event.intent.id }, "webhook: payment processing");
         outcome = "processing";
-      } else if (event.kind !== "ignored" && event.kind !== "payment-processing" && event.intent.metadata[SHOP_METADATA_KEY]) {
+      } else if (
+        event.kind !== "ignored" &&
+        event.kind !== "payment-processing" &&
+        event.intent.metadata[SHOP_METADATA_KEY]
+      ) {
         if (event.kind === "payment-canceled") {
           // Never to be paid: what it held goes back for others at once, not when its reservation would expire.
           await checkout.releaseCancelledPayment(event.intent.id);

@@ -1,7 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { Kysely, PostgresDialect, type LogEvent, type PostgresPool, type PostgresPoolClient, type Transaction } from "kysely";
+import {
+  Kysely,
+  PostgresDialect,
+  type LogEvent,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type Transaction,
+} from "kysely";
 import pg from "pg";
 import { isConnectionLost, isQueryReadTimeout, markAsConnectFailure } from "./database-errors";
 import { currentRank, OldestFirstQueue, YIELD_AFTER_MS } from "./oldest-first-queue";
@@ -193,7 +200,11 @@ function boundedPool(pool: pg.Pool, turns: OldestFirstQueue): PostgresPool {
 
 /** A statement that reads and changes nothing, so that sending it again cannot apply anything twice. */
 export function isSafeToRetry(text: string): boolean {
-  return /^\s*select\b/i.test(text) && !/\bfor\s+(update|no\s+key\s+update|share|key\s+share)\b/i.test(text) && !/\b(nextval|setval|set_config|pg_(try_)?advisory\w*)\s*\(/i.test(text);
+  return (
+    /^\s*select\b/i.test(text) &&
+    !/\bfor\s+(update|no\s+key\s+update|share|key\s+share)\b/i.test(text) &&
+    !/\b(nextval|setval|set_config|pg_(try_)?advisory\w*)\s*\(/i.test(text)
+  );
 }
 
 /** Puts Kysely in front of a PGlite instance; closing the handle closes the instance. */

@@ -31,7 +31,10 @@ export function isConnectionLost(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === "string" && ["ECONNRESET", "EPIPE", "57P01", "57P02"].includes(code)) return true;
-  return typeof message === "string" && /Connection terminated|connection is closed|Client has encountered a connection error|not queryable/i.test(message);
+  return (
+    typeof message === "string" &&
+    /Connection terminated|connection is closed|Client has encountered a connection error|not queryable/i.test(message)
+  );
 }
 
 /**
@@ -49,11 +52,33 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       // 08: connection exception; 28: invalid authorization; 3D000: no such database; 57P01-03: admin shutdown,
       // crash shutdown, cannot connect now; 53300: too many connections; 25006: a write reached a standby (a primary
       // being demoted, or a balancer not yet told of a failover): read-only for the moment, nothing was written.
-      if (code.startsWith("08") || code.startsWith("28") || ["3D000", "57P01", "57P02", "57P03", "53300", "25006"].includes(code)) return true;
-      if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"].includes(code)) return true;
+      if (
+        code.startsWith("08") ||
+        code.startsWith("28") ||
+        ["3D000", "57P01", "57P02", "57P03", "53300", "25006"].includes(code)
+      )
+        return true;
+      if (
+        [
+          "ECONNREFUSED",
+          "ECONNRESET",
+          "ETIMEDOUT",
+          "EPIPE",
+          "ENOTFOUND",
+          "EAI_AGAIN",
+          "EHOSTUNREACH",
+          "ENETUNREACH",
+        ].includes(code)
+      )
+        return true;
     }
     if (isQueryReadTimeout(current)) return true;
-    if (typeof message === "string" && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|not queryable/i.test(message)) {
+    if (
+      typeof message === "string" &&
+      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|not queryable/i.test(
+        message,
+      )
+    ) {
       return true;
     }
     current = (current as { cause?: unknown }).cause;

@@ -11,16 +11,34 @@ import { testSchemaName } from "#server/testing/test-database";
 
 describe("isDatabaseUnavailable", () => {
   it("recognises a database that cannot be reached, and nothing else", () => {
-    expect(isDatabaseUnavailable(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }))).toBe(true);
-    expect(isDatabaseUnavailable(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }))).toBe(true);
+    expect(
+      isDatabaseUnavailable(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" })),
+    ).toBe(true);
+    expect(
+      isDatabaseUnavailable(
+        Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }),
+      ),
+    ).toBe(true);
     expect(isDatabaseUnavailable(new Error("Connection terminated unexpectedly"))).toBe(true);
-    expect(isDatabaseUnavailable(new Error("wrapped", { cause: Object.assign(new Error("x"), { code: "08006" }) }))).toBe(true);
-    expect(isDatabaseUnavailable(Object.assign(new Error('database "x" does not exist'), { code: "3D000" }))).toBe(true);
-    expect(isDatabaseUnavailable(Object.assign(new Error('password authentication failed for user "x"'), { code: "28P01" }))).toBe(true);
+    expect(
+      isDatabaseUnavailable(new Error("wrapped", { cause: Object.assign(new Error("x"), { code: "08006" }) })),
+    ).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error('database "x" does not exist'), { code: "3D000" }))).toBe(
+      true,
+    );
+    expect(
+      isDatabaseUnavailable(Object.assign(new Error('password authentication failed for user "x"'), { code: "28P01" })),
+    ).toBe(true);
     expect(isDatabaseUnavailable(new Error("Query read timeout"))).toBe(true);
-    expect(isDatabaseUnavailable(Object.assign(new Error("cannot execute INSERT in a read-only transaction"), { code: "25006" }))).toBe(true);
+    expect(
+      isDatabaseUnavailable(
+        Object.assign(new Error("cannot execute INSERT in a read-only transaction"), { code: "25006" }),
+      ),
+    ).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error("duplicate key"), { code: "23505" }))).toBe(false);
-    expect(isDatabaseUnavailable(Object.assign(new Error("lastval is not yet defined in this session"), { code: "55000" }))).toBe(false);
+    expect(
+      isDatabaseUnavailable(Object.assign(new Error("lastval is not yet defined in this session"), { code: "55000" })),
+    ).toBe(false);
     expect(isDatabaseUnavailable(new TypeError("undefined is not a function"))).toBe(false);
     expect(isDatabaseUnavailable(null)).toBe(false);
   });
@@ -143,7 +161,10 @@ describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POST
       expect((await browser.postJson("/basket/add", { productId: "23445930" })).status).toBe(201);
 
       await proxy.cut();
-      for (const attempt of [() => browser.get("/basket"), () => browser.postJson("/basket/add", { productId: "12321341" })]) {
+      for (const attempt of [
+        () => browser.get("/basket"),
+        () => browser.postJson("/basket/add", { productId: "12321341" }),
+      ]) {
         await expectTryAgain(await attempt());
       }
       expect(await (await browser.get("/healthz")).json()).toMatchObject({ status: "unavailable" });
@@ -154,7 +175,9 @@ describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POST
 
       await proxy.restore();
       await expect.poll(async () => (await browser.get("/healthz")).status, { timeout: 15_000 }).toBe(200);
-      const basket = (await (await browser.get("/basket")).json()) as { basket: { items: { product: { id: string } }[] } };
+      const basket = (await (await browser.get("/basket")).json()) as {
+        basket: { items: { product: { id: string } }[] };
+      };
       expect(basket.basket.items.map((item) => item.product.id)).toEqual(["12321341", "23445930"]);
       expect((await browser.postJson("/basket/add", { productId: "12321341" })).status).toBe(201);
     } finally {
@@ -187,7 +210,9 @@ describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POST
 
       proxy.thaw();
       await expect.poll(async () => (await browser.get("/healthz")).status, { timeout: 15_000 }).toBe(200);
-      const basket = (await (await browser.get("/basket")).json()) as { basket: { items: { product: { id: string } }[] } };
+      const basket = (await (await browser.get("/basket")).json()) as {
+        basket: { items: { product: { id: string } }[] };
+      };
       expect(basket.basket.items.map((item) => item.product.id)).toEqual(["12321341"]);
 
       // Silent in the middle of a transaction: its ROLLBACK, queued behind the unanswered statement, must not wait
@@ -229,7 +254,13 @@ describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POST
       );
       expect(isDatabaseUnavailable(failure)).toBe(true);
       // The pool goes on with a fresh connection; the write was not sent again behind the caller's back.
-      expect((await sql<{ count: number }>`select count(*)::int as count from ${sql.id(schema, "writes")}`.execute(database.db)).rows).toEqual([{ count: 0 }]);
+      expect(
+        (
+          await sql<{ count: number }>`select count(*)::int as count from ${sql.id(schema, "writes")}`.execute(
+            database.db,
+          )
+        ).rows,
+      ).toEqual([{ count: 0 }]);
 
       proxy.breakQuietly();
       // Nor is anything inside a transaction: the caller hears of it and decides.
@@ -255,7 +286,10 @@ describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POST
       const refusals = {
         "no such database (3D000)": (address: URL) => (address.pathname = "/storefront_no_such_database"),
         "no such role (28000)": (address: URL) => (address.username = "storefront_no_such_role"),
-        "nothing listening (ECONNREFUSED)": (address: URL) => ((address.hostname = "127.0.0.1"), (address.port = String(closedPort))),
+        "nothing listening (ECONNREFUSED)": (address: URL) => (
+          (address.hostname = "127.0.0.1"),
+          (address.port = String(closedPort))
+        ),
       };
       for (const [label, change] of Object.entries(refusals)) {
         const address = new URL(url ?? "");
@@ -263,7 +297,10 @@ describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POST
         const unreachable = openDatabase({ kind: "postgres", url: address.toString(), schema });
         try {
           // The same shop (its processor and settings), over a database that refuses every connection.
-          const app = createApp({ services: createServices(unreachable, createLogger("silent"), { provider: services.provider }), allowedHosts: ["shop.test"] });
+          const app = createApp({
+            services: createServices(unreachable, createLogger("silent"), { provider: services.provider }),
+            allowedHosts: ["shop.test"],
+          });
           const browser = createBrowser(app);
           const response = await browser.postJson("/basket/add", { productId: "12321341" });
           expect(response.status, label).toBe(503);

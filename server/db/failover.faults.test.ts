@@ -6,9 +6,19 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "../../tests/e2e/support/shop-process";
 import { startPatroniCluster, type ClusterPorts } from "#server/testing/patroni-cluster";
-import { SEPARATE_PROCESSOR_KEYS, startProcessorProcess, stopProcessorProcess } from "#server/testing/processor-process";
+import {
+  SEPARATE_PROCESSOR_KEYS,
+  startProcessorProcess,
+  stopProcessorProcess,
+} from "#server/testing/processor-process";
 import { createShopper, newTrafficLog, waitFor } from "#server/testing/shop-traffic";
-import { ensureDebianPackages, serviceDirectory, startService, stopService, type ServiceProcess } from "#server/testing/system-services";
+import {
+  ensureDebianPackages,
+  serviceDirectory,
+  startService,
+  stopService,
+  type ServiceProcess,
+} from "#server/testing/system-services";
 
 /**
  * The primary's machine dies under load. Two PostgreSQL 15 nodes under Patroni with etcd (deploy/patroni/, as
@@ -26,11 +36,20 @@ const hasPackages = ensureDebianPackages({
   "/usr/lib/postgresql/15/bin/postgres": "postgresql-15",
   haproxy: "haproxy",
 });
-if (!hasPackages) console.warn("failover.faults.test.ts: skipped: Debian's patroni, etcd-server, postgresql-15 and haproxy are not installed and could not be");
+if (!hasPackages)
+  console.warn(
+    "failover.faults.test.ts: skipped: Debian's patroni, etcd-server, postgresql-15 and haproxy are not installed and could not be",
+  );
 
 const root = path.join(import.meta.dirname, "../..");
 /** The ports given to the database stories (PgBouncer's story takes 5440). */
-const PORTS: ClusterPorts = { postgres: [5441, 5442], rest: [5443, 5444], primary: 5445, etcdClient: 5446, etcdPeer: 5447 };
+const PORTS: ClusterPorts = {
+  postgres: [5441, 5442],
+  rest: [5443, 5444],
+  primary: 5445,
+  etcdClient: 5446,
+  etcdPeer: 5447,
+};
 const SHOPPERS = 6;
 /** Shoppers who only keep changing their baskets, each up to the kill: what they saved must all be there after. */
 const KEEPERS = 4;
@@ -44,10 +63,15 @@ function balancerConfig(port: number, instancePorts: number[]): string {
   const shipped = readFileSync(path.join(root, "deploy/haproxy.cfg"), "utf8");
   const servers = [
     ...instancePorts.map((instancePort, index) => `    server shop${index + 1} 127.0.0.1:${instancePort} check`),
-    ...instancePorts.map((instancePort, index) => `    server shop${index + 1}-unready 127.0.0.1:${instancePort} backup`),
+    ...instancePorts.map(
+      (instancePort, index) => `    server shop${index + 1}-unready 127.0.0.1:${instancePort} backup`,
+    ),
   ].join("\n");
-  const config = shipped.replace(/bind :8080/, `bind 127.0.0.1:${port}`).replace(/(# instances:begin[^\n]*\n)[\s\S]*?(\s*# instances:end)/, `$1${servers}$2`);
-  if (config === shipped || !config.includes(`127.0.0.1:${instancePorts[0]}`)) throw new Error("deploy/haproxy.cfg no longer has the expected shape");
+  const config = shipped
+    .replace(/bind :8080/, `bind 127.0.0.1:${port}`)
+    .replace(/(# instances:begin[^\n]*\n)[\s\S]*?(\s*# instances:end)/, `$1${servers}$2`);
+  if (config === shipped || !config.includes(`127.0.0.1:${instancePorts[0]}`))
+    throw new Error("deploy/haproxy.cfg no longer has the expected shape");
   return config;
 }
 
@@ -72,7 +96,11 @@ describe.skipIf(!hasPackages)("a PostgreSQL failover under Patroni", () => {
       const [processorPort, balancerPort, ...instancePorts] = await Promise.all([0, 1, 2, 3].map(() => freePort()));
       const origin = `http://127.0.0.1:${balancerPort}`;
       const processorUrl = `http://127.0.0.1:${processorPort}`;
-      processor = await startProcessorProcess(processorPort!, `${origin}/webhooks/stripe`, path.join(directory, "processor"));
+      processor = await startProcessorProcess(
+        processorPort!,
+        `${origin}/webhooks/stripe`,
+        path.join(directory, "processor"),
+      );
       const env = {
         DATABASE_URL: databaseUrl,
         PROCESSOR_URL: processorUrl,
@@ -117,7 +145,10 @@ describe.skipIf(!hasPackages)("a PostgreSQL failover under Patroni", () => {
             await shopper.setQuantity(PRODUCTS[index % PRODUCTS.length]!, 2);
             continue;
           }
-          const { intentId, recorded } = await shopper.pay(SEPARATE_PROCESSOR_KEYS.publishableKey, { processor: () => processorUrl, keepRecordingForMs: 60_000 });
+          const { intentId, recorded } = await shopper.pay(SEPARATE_PROCESSOR_KEYS.publishableKey, {
+            processor: () => processorUrl,
+            keepRecordingForMs: 60_000,
+          });
           if (intentId) paid.push(intentId);
           if (intentId && !recorded) unrecorded.push(intentId);
         }
@@ -153,7 +184,10 @@ describe.skipIf(!hasPackages)("a PostgreSQL failover under Patroni", () => {
         }
       };
 
-      const load = Promise.all([...Array.from({ length: SHOPPERS }, (_, index) => buyer(index)), ...keepers.map((keeper, index) => keep(keeper, index))]);
+      const load = Promise.all([
+        ...Array.from({ length: SHOPPERS }, (_, index) => buyer(index)),
+        ...keepers.map((keeper, index) => keep(keeper, index)),
+      ]);
 
       // Each instance's readiness, asked directly four times a second.
       const readiness: { at: number; instance: number; ready: boolean; milliseconds: number }[] = [];
@@ -193,10 +227,16 @@ describe.skipIf(!hasPackages)("a PostgreSQL failover under Patroni", () => {
         instances.map(async (instance, index) => {
           const shopper = createShopper({ origin: () => instance.origin, log: newTrafficLog() });
           for (;;) {
-            if (Date.now() - promotedAt > RECOVERY_BOUND_MS) throw new Error(`instance ${index + 1} did not take a payment within 30 s of the promotion`);
-            const ready = await fetch(`${instance.origin}/readyz`).then((response) => response.status === 200, () => false);
+            if (Date.now() - promotedAt > RECOVERY_BOUND_MS)
+              throw new Error(`instance ${index + 1} did not take a payment within 30 s of the promotion`);
+            const ready = await fetch(`${instance.origin}/readyz`).then(
+              (response) => response.status === 200,
+              () => false,
+            );
             const added = ready && (await shopper.add(PRODUCTS[0]!)).ok;
-            const { intentId, recorded } = added ? await shopper.pay(SEPARATE_PROCESSOR_KEYS.publishableKey, { processor: () => processorUrl }) : { intentId: null, recorded: false };
+            const { intentId, recorded } = added
+              ? await shopper.pay(SEPARATE_PROCESSOR_KEYS.publishableKey, { processor: () => processorUrl })
+              : { intentId: null, recorded: false };
             if (intentId) paid.push(intentId);
             if (intentId && !recorded) unrecorded.push(intentId);
             if (recorded) {
@@ -215,7 +255,9 @@ describe.skipIf(!hasPackages)("a PostgreSQL failover under Patroni", () => {
       // What the shoppers saw.
       const unexpected = log.failures;
       expect(unexpected, unexpected.slice(0, 10).join("\n")).toEqual([]);
-      const serverErrors = [...log.statuses].filter(([status]) => status.startsWith("5") && status !== "503" && status !== "502");
+      const serverErrors = [...log.statuses].filter(
+        ([status]) => status.startsWith("5") && status !== "503" && status !== "502",
+      );
       expect(serverErrors, "no 5xx but 503").toEqual([]);
       expect(log.calls.filter((call) => call.status === "503" && call.retryAfter === null)).toEqual([]);
       const slowest = Math.max(...log.calls.map((call) => call.milliseconds));
@@ -224,7 +266,12 @@ describe.skipIf(!hasPackages)("a PostgreSQL failover under Patroni", () => {
       expect(slowestReadiness, "the longest /readyz").toBeLessThan(LONGEST_ANSWER_MS);
       // Each instance said it was not ready while there was no primary.
       for (const index of instances.keys()) {
-        expect(readiness.some((check) => check.instance === index && !check.ready && check.at > killedAt && check.at < promotedAt), `instance ${index + 1} not ready`).toBe(true);
+        expect(
+          readiness.some(
+            (check) => check.instance === index && !check.ready && check.at > killedAt && check.at < promotedAt,
+          ),
+          `instance ${index + 1} not ready`,
+        ).toBe(true);
       }
       expect(recoveredAt.every((at) => at - promotedAt <= RECOVERY_BOUND_MS)).toBe(true);
       expect(unrecorded, "paid, and still not recorded after a minute of asking").toEqual([]);
@@ -233,7 +280,9 @@ describe.skipIf(!hasPackages)("a PostgreSQL failover under Patroni", () => {
       await stopProcessorProcess(processor);
       processor = undefined;
       const processorDb = new PGlite(path.join(directory, "processor"));
-      const { rows: succeeded } = await processorDb.query<{ id: string }>("select id from processor_payment_intents where status = 'succeeded'");
+      const { rows: succeeded } = await processorDb.query<{ id: string }>(
+        "select id from processor_payment_intents where status = 'succeeded'",
+      );
       await processorDb.close();
       expect(succeeded.map((intent) => intent.id).sort()).toEqual([...paid].sort());
 
@@ -241,9 +290,15 @@ describe.skipIf(!hasPackages)("a PostgreSQL failover under Patroni", () => {
       await admin.connect();
       try {
         const { rows: orders } = await admin.query<{ id: string }>("select id from orders");
-        expect(orders.map((order) => order.id).sort(), "one order per succeeded payment").toEqual(succeeded.map((intent) => intent.id).sort());
-        const { rows: emails } = await admin.query<{ dedupe_key: string }>("select dedupe_key from email_outbox where kind = 'order-confirmation'");
-        expect(emails.map((email) => email.dedupe_key).sort(), "one confirmation e-mail per order").toEqual(orders.map((order) => `order-confirmation:${order.id}`).sort());
+        expect(orders.map((order) => order.id).sort(), "one order per succeeded payment").toEqual(
+          succeeded.map((intent) => intent.id).sort(),
+        );
+        const { rows: emails } = await admin.query<{ dedupe_key: string }>(
+          "select dedupe_key from email_outbox where kind = 'order-confirmation'",
+        );
+        expect(emails.map((email) => email.dedupe_key).sort(), "one confirmation e-mail per order").toEqual(
+          orders.map((order) => `order-confirmation:${order.id}`).sort(),
+        );
       } finally {
         await admin.end();
       }
@@ -251,11 +306,15 @@ describe.skipIf(!hasPackages)("a PostgreSQL failover under Patroni", () => {
         const basket = await keeper.shopper.basket();
         const kept = basket?.items.map((item) => ({ id: item.product.id, quantity: item.quantity }));
         const allowed = [keeper.acknowledged, ...(keeper.attempted ? [keeper.attempted] : [])];
-        expect(allowed, `keeper ${index + 1}'s basket after ${keeper.changes} acknowledged changes`).toContainEqual(kept);
+        expect(allowed, `keeper ${index + 1}'s basket after ${keeper.changes} acknowledged changes`).toContainEqual(
+          kept,
+        );
       }
       passed = true;
 
-      const failuresByStatus = [...log.statuses].filter(([status]) => !status.startsWith("2") && !status.startsWith("3")).map(([status, count]) => `${count} × ${status}`);
+      const failuresByStatus = [...log.statuses]
+        .filter(([status]) => !status.startsWith("2") && !status.startsWith("3"))
+        .map(([status, count]) => `${count} × ${status}`);
       const unavailable = log.calls.filter((call) => call.status === "503").map((call) => call.at + call.milliseconds);
       const requests = [...log.statuses.values()].reduce((sum, count) => sum + count, 0);
       console.info(
@@ -273,9 +332,18 @@ describe.skipIf(!hasPackages)("a PostgreSQL failover under Patroni", () => {
       await stopService(balancer);
       if (!passed) {
         console.error(`failures seen by the shoppers:\n${log.failures.slice(0, 30).join("\n")}`);
-        console.error(`killed at ${new Date(killedAt).toISOString()}; HAProxy (shop):\n${balancer?.log().slice(-3_000)}`);
-        console.error(`Patroni:\n${cluster.nodes.map((node) => node?.log().slice(-3_000)).join("\n---\n")}\nHAProxy (PostgreSQL):\n${cluster.haproxy.log().slice(-2_000)}`);
-        const notable = (text: string) => text.split("\n").filter((line) => !line.includes('"path":"/readyz"')).join("\n").slice(-6_000);
+        console.error(
+          `killed at ${new Date(killedAt).toISOString()}; HAProxy (shop):\n${balancer?.log().slice(-3_000)}`,
+        );
+        console.error(
+          `Patroni:\n${cluster.nodes.map((node) => node?.log().slice(-3_000)).join("\n---\n")}\nHAProxy (PostgreSQL):\n${cluster.haproxy.log().slice(-2_000)}`,
+        );
+        const notable = (text: string) =>
+          text
+            .split("\n")
+            .filter((line) => !line.includes('"path":"/readyz"'))
+            .join("\n")
+            .slice(-6_000);
         console.error(`shops:\n${instances.map((instance) => notable(instance.log())).join("\n---\n")}`);
       }
       await cluster.stop();

@@ -32,7 +32,11 @@ export function keysetCursor(idPattern: RegExp) {
      * One page of rows read with `limit(pageSize + 1)`: the first `pageSize`, and the cursor after the last of them
      * when the extra row says there is more (null on the last page).
      */
-    page<Row>(rows: readonly Row[], pageSize: number, keyOf: (row: Row) => KeysetCursor): { rows: Row[]; next: string | null } {
+    page<Row>(
+      rows: readonly Row[],
+      pageSize: number,
+      keyOf: (row: Row) => KeysetCursor,
+    ): { rows: Row[]; next: string | null } {
       const page = rows.slice(0, pageSize);
       const last = page.at(-1);
       if (rows.length <= pageSize || last === undefined) return { rows: page, next: null };

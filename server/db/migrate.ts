@@ -64,5 +64,8 @@ export const migrationNames = Object.keys(migrations);
 /** Brings the shop's schema up to date; instances starting at the same time apply each migration once. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  await migrateCurrentSchema(db, { provider: { getMigrations: async () => migrations }, failure: "Database migration failed" });
+  await migrateCurrentSchema(db, {
+    provider: { getMigrations: async () => migrations },
+    failure: "Database migration failed",
+  });
 }

@@ -76,9 +76,13 @@ describe("PGlite's one connection, oldest request first", () => {
     await statements(db, 1);
     let newerStatements = 0;
     let newerStatementsWhenOlderFinished = -1;
-    const older = asArrivedNow(() => statements(db, 10).then(() => (newerStatementsWhenOlderFinished = newerStatements)));
+    const older = asArrivedNow(() =>
+      statements(db, 10).then(() => (newerStatementsWhenOlderFinished = newerStatements)),
+    );
     laterByAMoment();
-    const newer = Array.from({ length: 30 }, () => asArrivedNow(() => statements(db, 10, () => (newerStatements += 1))));
+    const newer = Array.from({ length: 30 }, () =>
+      asArrivedNow(() => statements(db, 10, () => (newerStatements += 1))),
+    );
     await Promise.all([older, ...newer]);
 
     // Served statement by statement as they come, the newer requests would make about 9 × 30 before the older one's
@@ -92,7 +96,9 @@ describe("PGlite's one connection, oldest request first", () => {
     const { db } = openBarePglite();
     await statements(db, 1);
     const finished: string[] = [];
-    const waiting = Array.from({ length: 20 }, (_, index) => asArrivedNow(() => statements(db, 5).then(() => finished.push(`request ${index}`))));
+    const waiting = Array.from({ length: 20 }, (_, index) =>
+      asArrivedNow(() => statements(db, 5).then(() => finished.push(`request ${index}`))),
+    );
     const firstInLine = asFirstInLine(() => statements(db, 5).then(() => finished.push("processor")));
     await Promise.all([...waiting, firstInLine]);
     expect(finished.indexOf("processor")).toBeLessThanOrEqual(1);
@@ -105,9 +111,9 @@ describe("PGlite's one connection, oldest request first", () => {
     let done = 0;
     const total = 100 * 20;
     const work = Array.from({ length: 100 }, () => asArrivedNow(() => statements(db, 20, () => (done += 1))));
-    const [doneWhenTimerRan, statsMeanwhile] = await new Promise<[number, ReturnType<NonNullable<DatabaseHandle["poolStats"]>>]>((resolve) =>
-      setTimeout(() => resolve([done, handle.poolStats!()]), 0),
-    );
+    const [doneWhenTimerRan, statsMeanwhile] = await new Promise<
+      [number, ReturnType<NonNullable<DatabaseHandle["poolStats"]>>]
+    >((resolve) => setTimeout(() => resolve([done, handle.poolStats!()]), 0));
     await Promise.all(work);
     expect(done).toBe(total);
     // /metrics sees the queue as a pool of one with statements waiting.

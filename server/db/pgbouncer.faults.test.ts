@@ -15,7 +15,8 @@ import { testSchemaName } from "#server/testing/test-database";
  */
 const url = process.env.TEST_DATABASE_URL;
 const hasPgBouncer = Boolean(url) && ensureDebianPackages({ pgbouncer: "pgbouncer" });
-if (url && !hasPgBouncer) console.warn("pgbouncer.faults.test.ts: skipped: Debian's pgbouncer is not installed and could not be");
+if (url && !hasPgBouncer)
+  console.warn("pgbouncer.faults.test.ts: skipped: Debian's pgbouncer is not installed and could not be");
 
 /** The ports given to the database stories: PgBouncer listens on the first. */
 const PGBOUNCER_PORT = 5440;
@@ -100,11 +101,15 @@ describe.skipIf(!hasPgBouncer)("the shop through PgBouncer in transaction mode",
       expect(log.failures, log.failures.slice(0, 10).join("\n")).toEqual([]);
       expect(paid).toHaveLength(SHOPPERS * CHECKOUTS_EACH);
       for (const { shopper, items } of kept) {
-        expect((await shopper.basket())?.items.map((item) => ({ id: item.product.id, quantity: item.quantity }))).toEqual(items);
+        expect(
+          (await shopper.basket())?.items.map((item) => ({ id: item.product.id, quantity: item.quantity })),
+        ).toEqual(items);
       }
       const { rows: orders } = await admin.query<{ id: string }>(`select id from ${schema}.orders`);
       expect(orders.map((order) => order.id).sort()).toEqual([...paid].sort());
-      const { rows: succeeded } = await admin.query<{ id: string }>(`select id from ${schema}.processor_payment_intents where status = 'succeeded'`);
+      const { rows: succeeded } = await admin.query<{ id: string }>(
+        `select id from ${schema}.processor_payment_intents where status = 'succeeded'`,
+      );
       expect(succeeded.map((intent) => intent.id).sort()).toEqual([...paid].sort());
       const { rows: outbox } = await admin.query<{ kind: string; count: number }>(
         `select kind, count(*)::int as count from ${schema}.email_outbox group by kind order by kind`,
@@ -114,7 +119,10 @@ describe.skipIf(!hasPgBouncer)("the shop through PgBouncer in transaction mode",
         { kind: "welcome", count: SHOPPERS },
       ]);
       // Twenty pooled connections in the two instances, served by the few the pooler holds on the server.
-      const { rows: backends } = await admin.query<{ count: number }>(`select count(*)::int as count from pg_stat_activity where usename = $1`, [role]);
+      const { rows: backends } = await admin.query<{ count: number }>(
+        `select count(*)::int as count from pg_stat_activity where usename = $1`,
+        [role],
+      );
       expect(backends[0]!.count).toBeLessThanOrEqual(SERVER_CONNECTIONS);
       passed = true;
       const requests = [...log.statuses.values()].reduce((sum, count) => sum + count, 0);
@@ -123,7 +131,10 @@ describe.skipIf(!hasPgBouncer)("the shop through PgBouncer in transaction mode",
       );
     } finally {
       await Promise.all(instances.map((instance) => killShop(instance, "SIGTERM")));
-      if (!passed) console.error(`PgBouncer's log:\n${pooler.log().slice(-4_000)}\n${instances.map((instance) => instance.log().slice(-2_000)).join("\n")}`);
+      if (!passed)
+        console.error(
+          `PgBouncer's log:\n${pooler.log().slice(-4_000)}\n${instances.map((instance) => instance.log().slice(-2_000)).join("\n")}`,
+        );
       await stopService(pooler);
       rmSync(pooler.directory, { recursive: true, force: true });
       await admin.query(`drop schema ${schema} cascade`);

@@ -16,14 +16,39 @@ describe("statements on PGlite, each planned once", () => {
       const statement = `select $1::int as whole, $2::text as text, $3::bytea as bytes, $4::jsonb as json, $5::timestamptz as at,
         $6::boolean as yes, $7::numeric as amount, $8::bigint as big, $9::text as nothing`;
       const at = new Date("2026-11-24T12:34:56.789Z");
-      const parameters = [42, "Grüße, 'quoted'", Buffer.from([0, 1, 254, 255]), JSON.stringify({ a: [1, "two"] }), at, true, "12.50", 9007199254740993n, null];
-      const compiled = { sql: statement, parameters, query: { kind: "RawNode" }, queryId: { queryId: "test" } } as never;
+      const parameters = [
+        42,
+        "Grüße, 'quoted'",
+        Buffer.from([0, 1, 254, 255]),
+        JSON.stringify({ a: [1, "two"] }),
+        at,
+        true,
+        "12.50",
+        9007199254740993n,
+        null,
+      ];
+      const compiled = {
+        sql: statement,
+        parameters,
+        query: { kind: "RawNode" },
+        queryId: { queryId: "test" },
+      } as never;
       const viaShop = await db.executeQuery(compiled);
-      const viaPglite = await pglite.query(statement, parameters.map((value) => (typeof value === "bigint" ? value.toString() : value)));
+      const viaPglite = await pglite.query(
+        statement,
+        parameters.map((value) => (typeof value === "bigint" ? value.toString() : value)),
+      );
       expect(viaShop.rows).toEqual(viaPglite.rows);
       // Run again, the statement is no longer described: its rows must read the same.
       expect((await db.executeQuery(compiled)).rows).toEqual(viaPglite.rows);
-      expect(viaShop.rows[0]).toMatchObject({ whole: 42, text: "Grüße, 'quoted'", json: { a: [1, "two"] }, at, yes: true, nothing: null });
+      expect(viaShop.rows[0]).toMatchObject({
+        whole: 42,
+        text: "Grüße, 'quoted'",
+        json: { a: [1, "two"] },
+        at,
+        yes: true,
+        nothing: null,
+      });
       expect(Buffer.from((viaShop.rows[0] as { bytes: Uint8Array }).bytes)).toEqual(Buffer.from([0, 1, 254, 255]));
 
       await sql`create table things (id int primary key, name text)`.execute(db);

@@ -93,7 +93,8 @@ class OldestRequestFirstDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
-    if (settings.isolationLevel || settings.accessMode) throw new Error("PGlite runs one transaction at a time: isolation settings do not apply");
+    if (settings.isolationLevel || settings.accessMode)
+      throw new Error("PGlite runs one transaction at a time: isolation settings do not apply");
     await connection.executeQuery(CompiledQuery.raw("begin"));
   }
 
@@ -174,7 +175,10 @@ class PreparingConnection implements DatabaseConnection {
       else this.#prepared.set(text, known);
       throw error;
     }
-    const statement = known ?? { name, rowDescription: answers.find((answer) => answer.name === "rowDescription") ?? null };
+    const statement = known ?? {
+      name,
+      rowDescription: answers.find((answer) => answer.name === "rowDescription") ?? null,
+    };
     this.#prepared.set(text, statement);
     // As PGlite's own query: the file system is synced after each statement outside a transaction.
     if (!this.#pglite.isInTransaction()) await this.#pglite.syncToFs();
@@ -195,10 +199,13 @@ class PreparingConnection implements DatabaseConnection {
   }
 
   async #close(name: string) {
-    await this.#pglite.execProtocol(Buffer.concat([protocol.serialize.close({ type: "S", name }), protocol.serialize.sync()]), {
-      throwOnError: false,
-      syncToFs: false,
-    });
+    await this.#pglite.execProtocol(
+      Buffer.concat([protocol.serialize.close({ type: "S", name }), protocol.serialize.sync()]),
+      {
+        throwOnError: false,
+        syncToFs: false,
+      },
+    );
   }
 
   // eslint-disable-next-line require-yield
@@ -214,10 +221,15 @@ function toParameter(value: unknown): string | Uint8Array | null {
   if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value);
   if (value instanceof Date) return value.toISOString();
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  if (Array.isArray(value)) throw new TypeError("An array parameter needs its PostgreSQL array type; pass it as JSON or as separate parameters");
+  if (Array.isArray(value))
+    throw new TypeError(
+      "An array parameter needs its PostgreSQL array type; pass it as JSON or as separate parameters",
+    );
   return JSON.stringify(value);
 }
 
 function databaseErrorCode(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : undefined;
+  return typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+    ? error.code
+    : undefined;
 }

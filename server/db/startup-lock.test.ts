@@ -43,9 +43,13 @@ describe.skipIf(!url)("instances starting together on an empty PostgreSQL", () =
       expect(home.status).toBe(200);
     }
     const db = databases[0]!.db;
-    const { rows: applied } = await sql<{ name: string }>`select name from ${sql.id(schema, "kysely_migration")} order by name`.execute(db);
+    const { rows: applied } = await sql<{
+      name: string;
+    }>`select name from ${sql.id(schema, "kysely_migration")} order by name`.execute(db);
     expect(applied.map((row) => row.name)).toEqual(migrationNames);
-    const { rows: products } = await sql<{ count: number }>`select count(*)::int as count from ${sql.id(schema, "products")}`.execute(db);
+    const { rows: products } = await sql<{
+      count: number;
+    }>`select count(*)::int as count from ${sql.id(schema, "products")}`.execute(db);
     expect(products[0]!.count).toBe(6);
     // One set of processor keys: every instance takes payments the others can confirm.
     const keys = new Set(shops.map((shop) => shop.processorKeys?.secretKey));
@@ -58,7 +62,10 @@ describe.skipIf(!url)("instances starting together on an empty PostgreSQL", () =
     await peer.connect();
     onTestFinished(() => peer.end());
     await peer.query(`select pg_advisory_lock(hashtext('storefront start-up ' || current_schema()))`);
-    const release = setTimeout(() => void peer.query(`select pg_advisory_unlock(hashtext('storefront start-up ' || current_schema()))`), 6_500);
+    const release = setTimeout(
+      () => void peer.query(`select pg_advisory_unlock(hashtext('storefront start-up ' || current_schema()))`),
+      6_500,
+    );
     onTestFinished(() => clearTimeout(release));
 
     const started = performance.now();

@@ -26,9 +26,12 @@ export async function withStartupLock(db: DB, work: (db: DB) => Promise<void>): 
     const key = sql`hashtext('storefront start-up ' || current_schema())`;
     const deadline = performance.now() + STARTUP_LOCK_WAIT_MS;
     for (;;) {
-      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${key}) as locked`.execute(transaction);
+      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${key}) as locked`.execute(
+        transaction,
+      );
       if (rows[0]?.locked) break;
-      if (performance.now() > deadline) throw new Error(`Another instance held the start-up lock for ${STARTUP_LOCK_WAIT_MS / 60_000} minutes`);
+      if (performance.now() > deadline)
+        throw new Error(`Another instance held the start-up lock for ${STARTUP_LOCK_WAIT_MS / 60_000} minutes`);
       await sleep(STARTUP_LOCK_RETRY_MS);
     }
     // Kysely's migrators, given this transaction, take and release their own lock inside it too.

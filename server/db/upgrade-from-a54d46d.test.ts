@@ -44,10 +44,19 @@ for (const kind of testDatabaseKinds) {
     });
 
     it("starts the shop: both histories complete, the processor's keys, intents and the shop's orders kept", async () => {
-      const shopHistory = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(database.db);
+      const shopHistory = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
+        database.db,
+      );
       expect(shopHistory.rows.map((row) => row.name)).toEqual(migrationNames);
-      const processorHistory = await sql<{ name: string }>`select name from processor_migration order by name`.execute(database.db);
-      expect(processorHistory.rows.map((row) => row.name)).toEqual(["0001-processor-tables", "0002-intent-shipping", "0003-refunds-and-processing", "0004-authentication-redirect"]);
+      const processorHistory = await sql<{ name: string }>`select name from processor_migration order by name`.execute(
+        database.db,
+      );
+      expect(processorHistory.rows.map((row) => row.name)).toEqual([
+        "0001-processor-tables",
+        "0002-intent-shipping",
+        "0003-refunds-and-processing",
+        "0004-authentication-redirect",
+      ]);
 
       expect(shop.processorKeys?.secretKey).toBe(FIXTURE_SECRET_KEY);
       const intent = await fetch(`http://127.0.0.1:${running.port}/_processor/v1/payment_intents/${PAID_INTENT}`, {

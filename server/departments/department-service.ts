@@ -12,7 +12,14 @@ type DepartmentRow = Selectable<DepartmentTable>;
 const departmentColumns = ["id", "parent_id", "name", "slug", "description", "position"] as const;
 
 function toDepartment(row: Pick<DepartmentRow, (typeof departmentColumns)[number]>): Department {
-  return { id: row.id, name: row.name, slug: row.slug, description: row.description, position: row.position, parentId: row.parent_id };
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    position: row.position,
+    parentId: row.parent_id,
+  };
 }
 
 /** The tree from rows: top-level departments in position order, each with its children in theirs. */
@@ -21,17 +28,26 @@ export function buildTree(departments: readonly Department[]): DepartmentBranch[
   return departments
     .filter((department) => department.parentId === null)
     .sort(byPosition)
-    .map((top) => ({ ...top, children: departments.filter((department) => department.parentId === top.id).sort(byPosition) }));
+    .map((top) => ({
+      ...top,
+      children: departments.filter((department) => department.parentId === top.id).sort(byPosition),
+    }));
 }
 
 /** A department's address from its name ("Home & Kitchen" → "home-kitchen"). */
 export function departmentSlug(name: string): string {
-  return slugify(name, { decamelize: false, customReplacements: [["&", ""]] }).slice(0, 80).replace(/-+$/, "");
+  return slugify(name, { decamelize: false, customReplacements: [["&", ""]] })
+    .slice(0, 80)
+    .replace(/-+$/, "");
 }
 
 /** How a department is named in a CSV: its name, or its parent's and its own ("Computers > Monitors"). */
-export function departmentPath(department: Pick<Department, "name" | "parentId">, all: readonly Pick<Department, "id" | "name">[]): string[] {
-  const parent = department.parentId === null ? undefined : all.find((candidate) => candidate.id === department.parentId);
+export function departmentPath(
+  department: Pick<Department, "name" | "parentId">,
+  all: readonly Pick<Department, "id" | "name">[],
+): string[] {
+  const parent =
+    department.parentId === null ? undefined : all.find((candidate) => candidate.id === department.parentId);
   return parent ? [parent.name, department.name] : [department.name];
 }
 
@@ -72,7 +88,16 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
     return read;
   }
 
-  async function writeAudited<T>(actor: Actor, work: (trx: Transaction<Database>) => Promise<{ result: T; action: string; subject: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null }>): Promise<T> {
+  async function writeAudited<T>(
+    actor: Actor,
+    work: (trx: Transaction<Database>) => Promise<{
+      result: T;
+      action: string;
+      subject: string;
+      before: Record<string, unknown> | null;
+      after: Record<string, unknown> | null;
+    }>,
+  ): Promise<T> {
     const { result } = await db.transaction().execute(async (trx) => {
       const done = await work(trx);
       await recordAudit(trx, actor, done);
@@ -84,20 +109,38 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
   }
 
   /** Checks a parent for a department: it exists, is top-level, and is not the department itself. */
-  async function checkParent(trx: Transaction<Database>, parentId: string | null, selfId: string | null): Promise<void> {
+  async function checkParent(
+    trx: Transaction<Database>,
+    parentId: string | null,
+    selfId: string | null,
+  ): Promise<void> {
     if (parentId === null) return;
-    if (parentId === selfId) throw new AppError("BAD_REQUEST", "A department cannot be inside itself.", { details: { field: "parentId" } });
-    const parent = await trx.selectFrom("departments").select(["parent_id"]).where("id", "=", parentId).forUpdate().executeTakeFirst();
-    if (!parent) throw new AppError("BAD_REQUEST", "That parent department does not exist.", { details: { field: "parentId" } });
+    if (parentId === selfId)
+      throw new AppError("BAD_REQUEST", "A department cannot be inside itself.", { details: { field: "parentId" } });
+    const parent = await trx
+      .selectFrom("departments")
+      .select(["parent_id"])
+      .where("id", "=", parentId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!parent)
+      throw new AppError("BAD_REQUEST", "That parent department does not exist.", { details: { field: "parentId" } });
     if (parent.parent_id !== null) {
-      throw new AppError("BAD_REQUEST", "Departments go two levels deep: choose a top-level department as the parent.", { details: { field: "parentId" } });
+      throw new AppError(
+        "BAD_REQUEST",
+        "Departments go two levels deep: choose a top-level department as the parent.",
+        { details: { field: "parentId" } },
+      );
     }
   }
 
   /** A slug from the name that no other department holds (made unique with a number). */
   async function freeSlug(trx: Transaction<Database>, name: string, selfId: string | null): Promise<string> {
     const wanted = departmentSlug(name);
-    if (wanted === "") throw new AppError("BAD_REQUEST", "A department's name needs at least one letter or digit.", { details: { field: "name" } });
+    if (wanted === "")
+      throw new AppError("BAD_REQUEST", "A department's name needs at least one letter or digit.", {
+        details: { field: "name" },
+      });
     for (let suffix = 1; ; suffix++) {
       const slug = suffix === 1 ? wanted : `${wanted}-${suffix}`;
       let taken = trx.selectFrom("departments").select("id").where("slug", "=", slug);
@@ -119,7 +162,9 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
     },
 
     /** A department by its address, with its parent and children; undefined for none. */
-    async findBySlug(slug: string): Promise<{ department: Department; parent: Department | null; children: Department[] } | undefined> {
+    async findBySlug(
+      slug: string,
+    ): Promise<{ department: Department; parent: Department | null; children: Department[] } | undefined> {
       const all = await listAll();
       const department = all.find((candidate) => candidate.slug === slug);
       if (!department) return undefined;
@@ -135,10 +180,16 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
      * Computers > Monitors shows Computers > Monitors), or an empty trail for a product in none.
      */
     async trailOfProduct(productId: string): Promise<DepartmentTrail> {
-      const rows = await db.selectFrom("product_departments").select("department_id").where("product_id", "=", productId).execute();
+      const rows = await db
+        .selectFrom("product_departments")
+        .select("department_id")
+        .where("product_id", "=", productId)
+        .execute();
       if (rows.length === 0) return [];
       const all = await listAll();
-      const mine = rows.map((row) => all.find((department) => department.id === row.department_id)).filter((department) => department !== undefined);
+      const mine = rows
+        .map((row) => all.find((department) => department.id === row.department_id))
+        .filter((department) => department !== undefined);
       const order = (department: Department) => {
         const parent = all.find((candidate) => candidate.id === department.parentId);
         return [parent ? 0 : 1, parent?.position ?? department.position, department.position] as const;
@@ -155,7 +206,11 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
 
     /** The ids of the departments a product is in. */
     async departmentIdsOfProduct(productId: string): Promise<string[]> {
-      const rows = await db.selectFrom("product_departments").select("department_id").where("product_id", "=", productId).execute();
+      const rows = await db
+        .selectFrom("product_departments")
+        .select("department_id")
+        .where("product_id", "=", productId)
+        .execute();
       return rows.map((row) => row.department_id);
     },
 
@@ -163,18 +218,35 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
      * Puts a product in exactly these departments (inside the caller's transaction, so the product and its
      * departments commit together). Unknown ids are refused. Returns the ids before and after, for the audit log.
      */
-    async setProductDepartments(trx: Writer, productId: string, departmentIds: readonly string[]): Promise<{ before: string[]; after: string[] }> {
+    async setProductDepartments(
+      trx: Writer,
+      productId: string,
+      departmentIds: readonly string[],
+    ): Promise<{ before: string[]; after: string[] }> {
       const wanted = [...new Set(departmentIds)];
-      if (wanted.some((id) => !isUuid(id))) throw new AppError("BAD_REQUEST", "Choose departments from the list.", { details: { field: "departmentIds" } });
+      if (wanted.some((id) => !isUuid(id)))
+        throw new AppError("BAD_REQUEST", "Choose departments from the list.", { details: { field: "departmentIds" } });
       if (wanted.length > 0) {
         const known = await trx.selectFrom("departments").select("id").where("id", "in", wanted).execute();
-        if (known.length !== wanted.length) throw new AppError("BAD_REQUEST", "Choose departments from the list.", { details: { field: "departmentIds" } });
+        if (known.length !== wanted.length)
+          throw new AppError("BAD_REQUEST", "Choose departments from the list.", {
+            details: { field: "departmentIds" },
+          });
       }
-      const current = await trx.selectFrom("product_departments").select("department_id").where("product_id", "=", productId).execute();
+      const current = await trx
+        .selectFrom("product_departments")
+        .select("department_id")
+        .where("product_id", "=", productId)
+        .execute();
       const before = current.map((row) => row.department_id).sort();
       const removed = before.filter((id) => !wanted.includes(id));
       const added = wanted.filter((id) => !before.includes(id));
-      if (removed.length > 0) await trx.deleteFrom("product_departments").where("product_id", "=", productId).where("department_id", "in", removed).execute();
+      if (removed.length > 0)
+        await trx
+          .deleteFrom("product_departments")
+          .where("product_id", "=", productId)
+          .where("department_id", "in", removed)
+          .execute();
       if (added.length > 0) {
         await trx
           .insertInto("product_departments")
@@ -193,13 +265,23 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
      * the end of their siblings when missing, in the import's transaction. Answers each path's id by
      * departmentPathKey.
      */
-    async findOrCreateByPaths(trx: Transaction<Database>, paths: readonly (readonly string[])[]): Promise<Map<string, string>> {
-      const rows = await trx.selectFrom("departments").select(departmentColumns).orderBy("position").orderBy("name").execute();
+    async findOrCreateByPaths(
+      trx: Transaction<Database>,
+      paths: readonly (readonly string[])[],
+    ): Promise<Map<string, string>> {
+      const rows = await trx
+        .selectFrom("departments")
+        .select(departmentColumns)
+        .orderBy("position")
+        .orderBy("name")
+        .execute();
       const all = rows.map(toDepartment);
       const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
       const create = async (name: string, parentId: string | null): Promise<Department> => {
         const slug = await freeSlug(trx, name, null);
-        const last = all.filter((department) => department.parentId === parentId).reduce((highest, department) => Math.max(highest, department.position), 0);
+        const last = all
+          .filter((department) => department.parentId === parentId)
+          .reduce((highest, department) => Math.max(highest, department.position), 0);
         const row = await trx
           .insertInto("departments")
           .values({ name, slug, description: "", parent_id: parentId, position: last + 1 })
@@ -220,8 +302,12 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
             all.find((candidate) => same(candidate.name, first)) ??
             (await create(first, null));
         } else {
-          const parent = all.find((candidate) => candidate.parentId === null && same(candidate.name, first)) ?? (await create(first, null));
-          department = all.find((candidate) => candidate.parentId === parent.id && same(candidate.name, second)) ?? (await create(second, parent.id));
+          const parent =
+            all.find((candidate) => candidate.parentId === null && same(candidate.name, first)) ??
+            (await create(first, null));
+          department =
+            all.find((candidate) => candidate.parentId === parent.id && same(candidate.name, second)) ??
+            (await create(second, parent.id));
         }
         found.set(key, department.id);
       }
@@ -231,11 +317,24 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
     },
 
     /** Puts each product in exactly its departments (a CSV import's, in its transaction; ids the import found or made). */
-    async placeImportedProducts(trx: Transaction<Database>, placements: ReadonlyMap<string, readonly string[]>): Promise<void> {
+    async placeImportedProducts(
+      trx: Transaction<Database>,
+      placements: ReadonlyMap<string, readonly string[]>,
+    ): Promise<void> {
       for (const batch of inBatches([...placements], 500)) {
-        await trx.deleteFrom("product_departments").where("product_id", "in", batch.map(([productId]) => productId)).execute();
-        const rows = batch.flatMap(([productId, departmentIds]) => [...new Set(departmentIds)].map((departmentId) => ({ product_id: productId, department_id: departmentId })));
-        for (const inserted of inBatches(rows, 1000)) await trx.insertInto("product_departments").values(inserted).execute();
+        await trx
+          .deleteFrom("product_departments")
+          .where(
+            "product_id",
+            "in",
+            batch.map(([productId]) => productId),
+          )
+          .execute();
+        const rows = batch.flatMap(([productId, departmentIds]) =>
+          [...new Set(departmentIds)].map((departmentId) => ({ product_id: productId, department_id: departmentId })),
+        );
+        for (const inserted of inBatches(rows, 1000))
+          await trx.insertInto("product_departments").values(inserted).execute();
       }
       cached = undefined;
       catalogue.noteWrite();
@@ -263,10 +362,22 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
           .executeTakeFirstOrThrow();
         const row = await trx
           .insertInto("departments")
-          .values({ name: input.name, slug, description: input.description ?? "", parent_id: input.parentId, position: input.position ?? Number(last.position) + 1 })
+          .values({
+            name: input.name,
+            slug,
+            description: input.description ?? "",
+            parent_id: input.parentId,
+            position: input.position ?? Number(last.position) + 1,
+          })
           .returning(departmentColumns)
           .executeTakeFirstOrThrow();
-        return { result: toDepartment(row), action: "department.create", subject: row.slug, before: null, after: { ...row } };
+        return {
+          result: toDepartment(row),
+          action: "department.create",
+          subject: row.slug,
+          before: null,
+          after: { ...row },
+        };
       });
     },
 
@@ -277,12 +388,22 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
     async updateDepartment(actor: Actor, id: string, input: DepartmentInput): Promise<Department> {
       if (!isUuid(id)) throw new AppError("NOT_FOUND", "There is no such department.");
       return writeAudited(actor, async (trx) => {
-        const current = await trx.selectFrom("departments").select(departmentColumns).where("id", "=", id).forUpdate().executeTakeFirst();
+        const current = await trx
+          .selectFrom("departments")
+          .select(departmentColumns)
+          .where("id", "=", id)
+          .forUpdate()
+          .executeTakeFirst();
         if (!current) throw new AppError("NOT_FOUND", "There is no such department.");
         await checkParent(trx, input.parentId, id);
         if (input.parentId !== null) {
           const child = await trx.selectFrom("departments").select("id").where("parent_id", "=", id).executeTakeFirst();
-          if (child) throw new AppError("BAD_REQUEST", "This department has sub-departments, so it stays top-level: move them first.", { details: { field: "parentId" } });
+          if (child)
+            throw new AppError(
+              "BAD_REQUEST",
+              "This department has sub-departments, so it stays top-level: move them first.",
+              { details: { field: "parentId" } },
+            );
         }
         const slug = input.name === current.name ? current.slug : await freeSlug(trx, input.name, id);
         const after = await trx
@@ -298,7 +419,13 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
           .where("id", "=", id)
           .returning(departmentColumns)
           .executeTakeFirstOrThrow();
-        return { result: toDepartment(after), action: "department.update", subject: after.slug, before: { ...current }, after: { ...after } };
+        return {
+          result: toDepartment(after),
+          action: "department.update",
+          subject: after.slug,
+          before: { ...current },
+          after: { ...after },
+        };
       });
     },
 
@@ -306,16 +433,35 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
     async removeDepartment(actor: Actor, id: string): Promise<void> {
       if (!isUuid(id)) throw new AppError("NOT_FOUND", "There is no such department.");
       await writeAudited(actor, async (trx) => {
-        const current = await trx.selectFrom("departments").select(departmentColumns).where("id", "=", id).forUpdate().executeTakeFirst();
+        const current = await trx
+          .selectFrom("departments")
+          .select(departmentColumns)
+          .where("id", "=", id)
+          .forUpdate()
+          .executeTakeFirst();
         if (!current) throw new AppError("NOT_FOUND", "There is no such department.");
-        const products = await trx.selectFrom("product_departments").select((eb) => eb.fn.countAll<string>().as("count")).where("department_id", "=", id).executeTakeFirstOrThrow();
+        const products = await trx
+          .selectFrom("product_departments")
+          .select((eb) => eb.fn.countAll<string>().as("count"))
+          .where("department_id", "=", id)
+          .executeTakeFirstOrThrow();
         if (Number(products.count) > 0) {
-          throw new AppError("DEPARTMENT_NOT_EMPTY", `${current.name} still has ${products.count} ${Number(products.count) === 1 ? "product" : "products"}: move them to another department first.`);
+          throw new AppError(
+            "DEPARTMENT_NOT_EMPTY",
+            `${current.name} still has ${products.count} ${Number(products.count) === 1 ? "product" : "products"}: move them to another department first.`,
+          );
         }
         const child = await trx.selectFrom("departments").select("id").where("parent_id", "=", id).executeTakeFirst();
-        if (child) throw new AppError("DEPARTMENT_NOT_EMPTY", `${current.name} has sub-departments: move or remove them first.`);
+        if (child)
+          throw new AppError("DEPARTMENT_NOT_EMPTY", `${current.name} has sub-departments: move or remove them first.`);
         await trx.deleteFrom("departments").where("id", "=", id).execute();
-        return { result: undefined, action: "department.remove", subject: current.slug, before: { ...current }, after: null };
+        return {
+          result: undefined,
+          action: "department.remove",
+          subject: current.slug,
+          before: { ...current },
+          after: null,
+        };
       });
     },
   };

@@ -4,14 +4,31 @@ import type { DB, Writer } from "#server/db/client";
 import type { EmailOutboxTable, EmailStatus } from "#server/db/schema";
 import { keysetCursor } from "#server/db/keyset-cursor";
 import type { RenderedEmail } from "./render";
-import { accountDeletedEmail, passwordChangedEmail, passwordResetEmail, verificationEmail, welcomeEmail } from "./templates/account-emails";
+import {
+  accountDeletedEmail,
+  passwordChangedEmail,
+  passwordResetEmail,
+  verificationEmail,
+  welcomeEmail,
+} from "./templates/account-emails";
 import { orderConfirmationEmail, orderRefundedEmail, orderShippedEmail } from "./templates/order-emails";
 import { reviewRequestEmail } from "./templates/review-emails";
 import { backInStockEmail, stockAlertConfirmationEmail } from "./templates/stock-alert-emails";
 
 export type { Writer };
 
-export type EmailKind = "review-request" | "stock-alert-confirmation" | "back-in-stock" | "order-confirmation" | "order-shipped" | "order-refunded" | "welcome" | "email-verification" | "password-reset" | "password-changed" | "account-deleted";
+export type EmailKind =
+  | "review-request"
+  | "stock-alert-confirmation"
+  | "back-in-stock"
+  | "order-confirmation"
+  | "order-shipped"
+  | "order-refunded"
+  | "welcome"
+  | "email-verification"
+  | "password-reset"
+  | "password-changed"
+  | "account-deleted";
 
 export interface OutboxEntry {
   id: string;
@@ -53,7 +70,19 @@ export interface EmailOutboxOptions {
 }
 
 /** The columns of an outbox row the console lists (its bodies are read one e-mail at a time). */
-const ENTRY_COLUMNS = ["id", "message_id", "kind", "recipient", "subject", "status", "attempts", "last_error", "created_at", "next_attempt_at", "sent_at"] as const;
+const ENTRY_COLUMNS = [
+  "id",
+  "message_id",
+  "kind",
+  "recipient",
+  "subject",
+  "status",
+  "attempts",
+  "last_error",
+  "created_at",
+  "next_attempt_at",
+  "sent_at",
+] as const;
 
 /** An outbox row as the console lists it (without its bodies). */
 function toOutboxEntry(row: Pick<Selectable<EmailOutboxTable>, (typeof ENTRY_COLUMNS)[number]>): OutboxEntry {
@@ -118,7 +147,16 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     const order = await writer
       .selectFrom("orders")
       .leftJoin("users", "users.id", "orders.user_id")
-      .select(["orders.id", "orders.number", "orders.amount_cents", "orders.items", "orders.pricing", "orders.delivery_address", "orders.contact_email", "users.email"])
+      .select([
+        "orders.id",
+        "orders.number",
+        "orders.amount_cents",
+        "orders.items",
+        "orders.pricing",
+        "orders.delivery_address",
+        "orders.contact_email",
+        "users.email",
+      ])
       .where("orders.id", "=", orderId)
       .executeTakeFirst();
     const email = order?.contact_email ?? order?.email;
@@ -145,21 +183,50 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     async enqueueOrderConfirmation(writer: Writer, orderId: string): Promise<boolean> {
       const order = await orderFor(writer, orderId);
       if (!order) return false;
-      return enqueue(writer, "order-confirmation", order.email, orderConfirmationEmail(order.data), `order-confirmation:${orderId}`);
+      return enqueue(
+        writer,
+        "order-confirmation",
+        order.email,
+        orderConfirmationEmail(order.data),
+        `order-confirmation:${orderId}`,
+      );
     },
 
     /** "Your order has shipped", with the carrier and tracking number; once per order and tracking number. */
-    async enqueueOrderShipped(writer: Writer, { orderId, carrier, trackingNumber }: { orderId: string; carrier: string; trackingNumber: string }): Promise<boolean> {
+    async enqueueOrderShipped(
+      writer: Writer,
+      { orderId, carrier, trackingNumber }: { orderId: string; carrier: string; trackingNumber: string },
+    ): Promise<boolean> {
       const order = await orderFor(writer, orderId);
       if (!order) return false;
-      return enqueue(writer, "order-shipped", order.email, orderShippedEmail({ ...order.data, carrier, trackingNumber }), `order-shipped:${orderId}:${trackingNumber}`);
+      return enqueue(
+        writer,
+        "order-shipped",
+        order.email,
+        orderShippedEmail({ ...order.data, carrier, trackingNumber }),
+        `order-shipped:${orderId}:${trackingNumber}`,
+      );
     },
 
     /** A refund notice for an amount; `refundId` (the processor's) makes it once per refund. */
-    async enqueueOrderRefunded(writer: Writer, { orderId, refundId, amountCents }: { orderId: string; refundId: string; amountCents: number }): Promise<boolean> {
+    async enqueueOrderRefunded(
+      writer: Writer,
+      { orderId, refundId, amountCents }: { orderId: string; refundId: string; amountCents: number },
+    ): Promise<boolean> {
       const order = await orderFor(writer, orderId);
       if (!order) return false;
-      return enqueue(writer, "order-refunded", order.email, orderRefundedEmail({ shopUrl: order.data.shopUrl, orderUrl: order.data.orderUrl, orderNumber: order.data.orderNumber, refundCents: amountCents }), `order-refunded:${refundId}`);
+      return enqueue(
+        writer,
+        "order-refunded",
+        order.email,
+        orderRefundedEmail({
+          shopUrl: order.data.shopUrl,
+          orderUrl: order.data.orderUrl,
+          orderNumber: order.data.orderNumber,
+          refundCents: amountCents,
+        }),
+        `order-refunded:${refundId}`,
+      );
     },
 
     /**
@@ -168,13 +235,21 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
      */
     async enqueueReviewRequest(
       writer: Writer,
-      { orderId, recipient, products, unsubscribeToken }: { orderId: string; recipient: string; products: { id: string; title: string }[]; unsubscribeToken: string },
+      {
+        orderId,
+        recipient,
+        products,
+        unsubscribeToken,
+      }: { orderId: string; recipient: string; products: { id: string; title: string }[]; unsubscribeToken: string },
     ): Promise<boolean> {
       const unsubscribeUrl = link(`/unsubscribe?token=${unsubscribeToken}`);
       const rendered = reviewRequestEmail({
         shopUrl: shopUrl(),
         unsubscribeUrl,
-        products: products.map((product) => ({ title: product.title, reviewUrl: link(`/write-a-review/${encodeURIComponent(product.id)}`) })),
+        products: products.map((product) => ({
+          title: product.title,
+          reviewUrl: link(`/write-a-review/${encodeURIComponent(product.id)}`),
+        })),
       });
       return enqueue(writer, "review-request", recipient, rendered, `review-request:${orderId}`, {
         "List-Unsubscribe": `<${unsubscribeUrl}>`,
@@ -183,8 +258,20 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     },
 
     /** "Confirm your alert", with the single-use link that confirms a stock alert. */
-    enqueueStockAlertConfirmation: (writer: Writer, { recipient, productTitle, token }: { recipient: string; productTitle: string; token: string }) =>
-      enqueue(writer, "stock-alert-confirmation", recipient, stockAlertConfirmationEmail({ shopUrl: shopUrl(), confirmUrl: link(`/stock-alerts/confirm?token=${token}`), productTitle })),
+    enqueueStockAlertConfirmation: (
+      writer: Writer,
+      { recipient, productTitle, token }: { recipient: string; productTitle: string; token: string },
+    ) =>
+      enqueue(
+        writer,
+        "stock-alert-confirmation",
+        recipient,
+        stockAlertConfirmationEmail({
+          shopUrl: shopUrl(),
+          confirmUrl: link(`/stock-alerts/confirm?token=${token}`),
+          productTitle,
+        }),
+      ),
 
     /**
      * The back-in-stock e-mail of one alert (once per alert, by its id), with a link to the variant (`product.path`,
@@ -192,10 +279,20 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
      */
     async enqueueBackInStock(
       writer: Writer,
-      { alertId, recipient, product, unsubscribeToken }: { alertId: string; recipient: string; product: { title: string; path: string }; unsubscribeToken: string },
+      {
+        alertId,
+        recipient,
+        product,
+        unsubscribeToken,
+      }: { alertId: string; recipient: string; product: { title: string; path: string }; unsubscribeToken: string },
     ): Promise<boolean> {
       const unsubscribeUrl = link(`/unsubscribe?token=${unsubscribeToken}`);
-      const rendered = backInStockEmail({ shopUrl: shopUrl(), productUrl: link(product.path), productTitle: product.title, unsubscribeUrl });
+      const rendered = backInStockEmail({
+        shopUrl: shopUrl(),
+        productUrl: link(product.path),
+        productTitle: product.title,
+        unsubscribeUrl,
+      });
       return enqueue(writer, "back-in-stock", recipient, rendered, `back-in-stock:${alertId}`, {
         "List-Unsubscribe": `<${unsubscribeUrl}>`,
         "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
@@ -203,18 +300,39 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     },
 
     enqueueWelcome: (writer: Writer, email: string, token: string) =>
-      enqueue(writer, "welcome", email, welcomeEmail({ shopUrl: shopUrl(), verifyUrl: link(`/verify-email?token=${token}`) })),
+      enqueue(
+        writer,
+        "welcome",
+        email,
+        welcomeEmail({ shopUrl: shopUrl(), verifyUrl: link(`/verify-email?token=${token}`) }),
+      ),
 
     enqueueVerification: (writer: Writer, email: string, token: string) =>
-      enqueue(writer, "email-verification", email, verificationEmail({ shopUrl: shopUrl(), verifyUrl: link(`/verify-email?token=${token}`) })),
+      enqueue(
+        writer,
+        "email-verification",
+        email,
+        verificationEmail({ shopUrl: shopUrl(), verifyUrl: link(`/verify-email?token=${token}`) }),
+      ),
 
     enqueuePasswordReset: (writer: Writer, email: string, token: string) =>
-      enqueue(writer, "password-reset", email, passwordResetEmail({ shopUrl: shopUrl(), resetUrl: link(`/reset-password?token=${token}`) })),
+      enqueue(
+        writer,
+        "password-reset",
+        email,
+        passwordResetEmail({ shopUrl: shopUrl(), resetUrl: link(`/reset-password?token=${token}`) }),
+      ),
 
     enqueuePasswordChanged: (writer: Writer, email: string) =>
-      enqueue(writer, "password-changed", email, passwordChangedEmail({ shopUrl: shopUrl(), forgotUrl: link("/forgot-password") })),
+      enqueue(
+        writer,
+        "password-changed",
+        email,
+        passwordChangedEmail({ shopUrl: shopUrl(), forgotUrl: link("/forgot-password") }),
+      ),
 
-    enqueueAccountDeleted: (writer: Writer, email: string) => enqueue(writer, "account-deleted", email, accountDeletedEmail({ shopUrl: shopUrl() })),
+    enqueueAccountDeleted: (writer: Writer, email: string) =>
+      enqueue(writer, "account-deleted", email, accountDeletedEmail({ shopUrl: shopUrl() })),
 
     /**
      * On account deletion: what the outbox holds for that address loses it. Unsent e-mails are cancelled; every row
@@ -243,7 +361,11 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     },
 
     /** The operator console's list: newest first, optionally one state, a page at a time (keyset on created_at, id). */
-    async listOutbox({ status, before, limit = 50 }: { status?: EmailStatus; before?: string | null; limit?: number } = {}): Promise<OutboxPage> {
+    async listOutbox({
+      status,
+      before,
+      limit = 50,
+    }: { status?: EmailStatus; before?: string | null; limit?: number } = {}): Promise<OutboxPage> {
       const pageSize = Math.min(Math.max(1, Math.trunc(limit)), 200);
       let query = db
         .selectFrom("email_outbox")
@@ -266,7 +388,10 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     async backlog(): Promise<OutboxBacklog> {
       const row = await db
         .selectFrom("email_outbox")
-        .select([sql<number>`count(*)::int`.as("pending"), sql<number | null>`extract(epoch from now() - min(created_at))`.as("age")])
+        .select([
+          sql<number>`count(*)::int`.as("pending"),
+          sql<number | null>`extract(epoch from now() - min(created_at))`.as("age"),
+        ])
         .where("status", "=", "pending")
         .executeTakeFirstOrThrow();
       return { pending: row.pending, oldestPendingAgeSeconds: Math.max(0, Math.floor(Number(row.age ?? 0))) };

@@ -12,19 +12,31 @@ export function createEmailPreferences(db: DB) {
     /** A new unsubscribe token for the address and purpose, stored in the caller's transaction (with the e-mail carrying it). */
     async issueUnsubscribeToken(writer: Writer, email: string, purpose: EmailPurpose): Promise<string> {
       const token = newToken();
-      await writer.insertInto("unsubscribe_tokens").values({ token_hash: sha256Base64url(token), email: email.trim().toLowerCase(), purpose }).execute();
+      await writer
+        .insertInto("unsubscribe_tokens")
+        .values({ token_hash: sha256Base64url(token), email: email.trim().toLowerCase(), purpose })
+        .execute();
       return token;
     },
 
     async isOptedOut(writer: Writer, email: string, purpose: EmailPurpose): Promise<boolean> {
-      const row = await writer.selectFrom("email_opt_outs").select("email").where("email", "=", email.trim().toLowerCase()).where("purpose", "=", purpose).executeTakeFirst();
+      const row = await writer
+        .selectFrom("email_opt_outs")
+        .select("email")
+        .where("email", "=", email.trim().toLowerCase())
+        .where("purpose", "=", purpose)
+        .executeTakeFirst();
       return row !== undefined;
     },
 
     /** What a token would stop, without stopping it (the page a link opens asks first: link scanners follow links). */
     async findUnsubscribe(token: string): Promise<{ email: string; purpose: EmailPurpose } | null> {
       if (!TOKEN_PATTERN.test(token)) return null;
-      const row = await db.selectFrom("unsubscribe_tokens").select(["email", "purpose"]).where("token_hash", "=", sha256Base64url(token)).executeTakeFirst();
+      const row = await db
+        .selectFrom("unsubscribe_tokens")
+        .select(["email", "purpose"])
+        .where("token_hash", "=", sha256Base64url(token))
+        .executeTakeFirst();
       return row ?? null;
     },
 
@@ -32,7 +44,11 @@ export function createEmailPreferences(db: DB) {
     async unsubscribe(token: string): Promise<{ email: string; purpose: EmailPurpose } | null> {
       const found = await this.findUnsubscribe(token);
       if (!found) return null;
-      await db.insertInto("email_opt_outs").values(found).onConflict((conflict) => conflict.columns(["email", "purpose"]).doNothing()).execute();
+      await db
+        .insertInto("email_opt_outs")
+        .values(found)
+        .onConflict((conflict) => conflict.columns(["email", "purpose"]).doNothing())
+        .execute();
       return found;
     },
   };

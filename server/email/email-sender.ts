@@ -46,13 +46,31 @@ export function linksToFollow(text: string): string[] {
  * sender that dies mid-send leaves the lease to run out, and the e-mail is sent again with the same Message-ID
  * (at-least-once, a repeat recognisable). Temporary failures wait a minute, then 2, 4, … up to a day.
  */
-export function createEmailSender({ db, transport, logger, pollIntervalMs = 1_000, retryBaseMs = MINUTE, leaseMs = 2 * MINUTE, maxAttempts = 16 }: EmailSenderOptions) {
+export function createEmailSender({
+  db,
+  transport,
+  logger,
+  pollIntervalMs = 1_000,
+  retryBaseMs = MINUTE,
+  leaseMs = 2 * MINUTE,
+  maxAttempts = 16,
+}: EmailSenderOptions) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
   let stopped = false;
 
   async function claim() {
-    const { rows } = await sql<{ id: string; message_id: string; kind: string; recipient: string; subject: string; text_body: string; html_body: string; headers: Record<string, string> | null; attempts: number }>`
+    const { rows } = await sql<{
+      id: string;
+      message_id: string;
+      kind: string;
+      recipient: string;
+      subject: string;
+      text_body: string;
+      html_body: string;
+      headers: Record<string, string> | null;
+      attempts: number;
+    }>`
       update email_outbox set attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
       where id in (
         select id from email_outbox where status = 'pending' and next_attempt_at <= now()
@@ -81,13 +99,20 @@ export function createEmailSender({ db, transport, logger, pollIntervalMs = 1_00
           const failure = deliveryFailure(email, error);
           const facts = { messageId: email.message_id, kind: email.kind, reason: failure.reason };
           if (failure.waitMs === null) logger.error(facts, "email: not delivered, given up");
-          else logger.warn({ ...facts, retryInSeconds: Math.round(failure.waitMs / 1000) }, "email: delivery failed, will retry");
+          else
+            logger.warn(
+              { ...facts, retryInSeconds: Math.round(failure.waitMs / 1000) },
+              "email: delivery failed, will retry",
+            );
           await recordFailure(email, failure);
           continue;
         }
         if (transport.kind === "log") {
           // No SMTP: the log is how a local trial reads its e-mail, links included.
-          logger.info({ to: email.recipient, subject: email.subject, links: linksToFollow(email.text_body) }, "email: not sent (no SMTP_URL), logged");
+          logger.info(
+            { to: email.recipient, subject: email.subject, links: linksToFollow(email.text_body) },
+            "email: not sent (no SMTP_URL), logged",
+          );
         } else {
           logger.info({ messageId: email.message_id, kind: email.kind }, "email: sent");
         }
@@ -118,7 +143,12 @@ export function createEmailSender({ db, transport, logger, pollIntervalMs = 1_00
 
   async function recordFailure(email: { id: string }, { reason, waitMs }: { reason: string; waitMs: number | null }) {
     if (waitMs === null) {
-      await db.updateTable("email_outbox").set({ status: "failed", last_error: reason }).where("id", "=", email.id).where("status", "=", "pending").execute();
+      await db
+        .updateTable("email_outbox")
+        .set({ status: "failed", last_error: reason })
+        .where("id", "=", email.id)
+        .where("status", "=", "pending")
+        .execute();
       return;
     }
     await db

@@ -28,12 +28,25 @@ export class PermanentEmailFailure extends Error {}
  * holding its claim past the lease.
  */
 export function createSmtpTransport(url: string, from: string): EmailTransport {
-  const transporter = createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 } as Parameters<typeof createTransport>[0]);
+  const transporter = createTransport({
+    url,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  } as Parameters<typeof createTransport>[0]);
   return {
     kind: "smtp",
     async send(email) {
       try {
-        await transporter.sendMail({ from, to: email.to, subject: email.subject, text: email.text, html: email.html, messageId: email.messageId, headers: email.headers });
+        await transporter.sendMail({
+          from,
+          to: email.to,
+          subject: email.subject,
+          text: email.text,
+          html: email.html,
+          messageId: email.messageId,
+          headers: email.headers,
+        });
       } catch (error) {
         const { responseCode, code } = error as { responseCode?: number; code?: string };
         // 5xx means "never" (RFC 5321 4.2.1), except a refused login: that is the shop's configuration, fixed and retried.

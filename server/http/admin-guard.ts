@@ -23,16 +23,19 @@ export function isAdminPath(pathname: string): boolean {
  * pictures (the product's and its variants', 10 MB each, 30 MB together, and its fields) and the CSV import (20 MB
  * and its fields). A single picture above 10 MB within the form's limit is refused under its own field.
  */
-const PICTURE_TOO_LARGE = "The pictures are larger than 30 MB together. Nothing was saved: go back and choose smaller ones, or save a few at a time.";
+const PICTURE_TOO_LARGE =
+  "The pictures are larger than 30 MB together. Nothing was saved: go back and choose smaller ones, or save a few at a time.";
 export const PICTURE_FORM_MAX_BYTES = 30 * 1024 * 1024 + 64 * 1024;
-const CSV_TOO_LARGE = "The file is larger than 20 MB. Nothing was imported: go back and choose a smaller one, or split the file.";
+const CSV_TOO_LARGE =
+  "The file is larger than 20 MB. Nothing was imported: go back and choose a smaller one, or split the file.";
 export const CSV_IMPORT_FORM_MAX_BYTES = 20 * 1024 * 1024 + 64 * 1024;
 const CSV_IMPORT_FORM_PATH = /^\/admin\/products\/import(?:\.data)?\/?$/;
 const PICTURE_FORM_PATH = /^\/admin\/products\/(?!import(?:\.data)?\/?$)[^/]+\/?$/;
 const isPictureForm = (method: string, path: string) => method === "POST" && PICTURE_FORM_PATH.test(path);
 const isCsvImportForm = (method: string, path: string) => method === "POST" && CSV_IMPORT_FORM_PATH.test(path);
 /** A console form allowed more than the shop's body limit (from an operator only: consoleRequestLimits). */
-export const isLargeConsoleForm = (method: string, path: string) => isPictureForm(method, path) || isCsvImportForm(method, path);
+export const isLargeConsoleForm = (method: string, path: string) =>
+  isPictureForm(method, path) || isCsvImportForm(method, path);
 
 /**
  * The console's request limits: the picture form and the CSV import alone may carry a large body, and only from an operator; everyone
@@ -58,7 +61,8 @@ export function consoleRequestLimits({ maxBodyBytes }: { maxBodyBytes: number })
   const shopLimit = bodyLimit({ maxSize: maxBodyBytes, onError: tooLarge });
   return async (c, next) => {
     if (!isAdminPath(c.req.path)) return next();
-    if (c.get("shopper").user?.isOperator !== true) return isLargeConsoleForm(c.req.method, c.req.path) ? shopLimit(c, next) : next();
+    if (c.get("shopper").user?.isOperator !== true)
+      return isLargeConsoleForm(c.req.method, c.req.path) ? shopLimit(c, next) : next();
     // The limit answers a too-large form itself; that answer becomes the response.
     const refusal: unknown = isPictureForm(c.req.method, c.req.path)
       ? await pictureFormLimit(c, next)

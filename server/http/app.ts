@@ -31,8 +31,8 @@ import { sameOriginOnly } from "./same-origin";
 import { securityHeaders } from "./security-headers";
 import { shopperMiddleware } from "./shopper";
 
-
-const DATABASE_UNAVAILABLE = "The shop can't reach its database right now. Nothing was changed; please try again in a moment.";
+const DATABASE_UNAVAILABLE =
+  "The shop can't reach its database right now. Nothing was changed; please try again in a moment.";
 
 /** No request body the shop accepts comes near this; anything larger is refused before it is read. */
 const MAX_BODY_BYTES = 32 * 1024;
@@ -67,7 +67,16 @@ export interface AppOptions {
  * that reads a session or changes state, the built-in processor, JSON-or-form routes, then React Router for every
  * page. One error handler at the end hides 5xx details from callers and turns a database outage into a 503.
  */
-export function createApp({ services, handlePageRequest, handlePublicPageRequest, clientBuildDir, publicUrl, trustedProxyHops = 0, processor, ...scaling }: AppOptions) {
+export function createApp({
+  services,
+  handlePageRequest,
+  handlePublicPageRequest,
+  clientBuildDir,
+  publicUrl,
+  trustedProxyHops = 0,
+  processor,
+  ...scaling
+}: AppOptions) {
   const app = new Hono<AppEnv>();
   const readiness = scaling.readiness ?? createReadiness();
   const isHttps = (c: Context) => isHttpsRequest(c, { publicUrl, trustedProxyHops });
@@ -91,7 +100,9 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
       isHttps,
       allowStripe: services.provider.mode === "stripe",
       // A processor run as its own process is called by the payment page on its own origin.
-      processorOrigin: URL.canParse(services.provider.browserProcessorUrl) ? new URL(services.provider.browserProcessorUrl).origin : undefined,
+      processorOrigin: URL.canParse(services.provider.browserProcessorUrl)
+        ? new URL(services.provider.browserProcessorUrl).origin
+        : undefined,
     }),
   );
   app.use(personalPagesUncached());
@@ -102,12 +113,20 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
     // (shared/shop-pictures.ts).
     app.use(
       "/assets/*",
-      serveStatic({ root: clientBuildDir, precompressed: true, onFound: (_path, c) => setCache(c, "public, max-age=31536000, immutable") }),
+      serveStatic({
+        root: clientBuildDir,
+        precompressed: true,
+        onFound: (_path, c) => setCache(c, "public, max-age=31536000, immutable"),
+      }),
     );
     // The other public files (the favicon) are listed once: a page or API request then costs no file-system lookups
     // on its way to its route.
     const publicFiles = listPublicFiles(clientBuildDir);
-    const servePublicFile = serveStatic({ root: clientBuildDir, precompressed: true, onFound: (_path, c) => setCache(c, "public, max-age=3600") });
+    const servePublicFile = serveStatic({
+      root: clientBuildDir,
+      precompressed: true,
+      onFound: (_path, c) => setCache(c, "public, max-age=3600"),
+    });
     app.use("*", (c, next) => (publicFiles.has(c.req.path) ? servePublicFile(c, next) : next()));
   }
 
@@ -116,12 +135,21 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
   // Past the balancer's checks and Prometheus: without PUBLIC_URL, links name the request's Host, so only Hosts that
   // cannot be an attacker's name are answered.
   if (!publicUrl) app.use(allowedHostsOnly(scaling.allowedHosts ?? []));
-  const shedPastBound = boundedWork(readiness, scaling.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT, services.metrics.countShed);
+  const shedPastBound = boundedWork(
+    readiness,
+    scaling.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+    services.metrics.countShed,
+  );
   app.use((c, next) => (isOwnProcessorCall(c) ? next() : shedPastBound(c, next)));
   app.route("/", pictureRoutes);
 
   // Everything below may read the session or change state. The console's picture and CSV forms get theirs from adminGuard.
-  const shopBodyLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large."); } });
+  const shopBodyLimit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large.");
+    },
+  });
   app.use((c, next) => (isLargeConsoleForm(c.req.method, c.req.path) ? next() : shopBodyLimit(c, next)));
   app.use(sameOriginOnly({ publicUrl, trustedProxyHops }));
   if (processor) app.route(BUILT_IN_PROCESSOR_PATH, processor.app);
@@ -143,13 +171,18 @@ export function createApp({ services, handlePageRequest, handlePublicPageRequest
         cspNonce: c.get("cspNonce"),
         shopper: c.get("shopper"),
         clientIp: c.get("clientIp"),
-        publicOrigin: publicUrl?.origin ?? `${requestScheme(c, { publicUrl, trustedProxyHops })}://${c.req.header("host") ?? new URL(c.req.url).host}`,
+        publicOrigin:
+          publicUrl?.origin ??
+          `${requestScheme(c, { publicUrl, trustedProxyHops })}://${c.req.header("host") ?? new URL(c.req.url).host}`,
         isPublicUrlSet: publicUrl !== undefined,
         outage,
         isDatabaseUnavailable,
       });
       const isOperator = c.get("shopper").user?.isOperator === true;
-      const response = await (isOperator ? handlePageRequest : (handlePublicPageRequest ?? handlePageRequest))(c.req.raw, context);
+      const response = await (isOperator ? handlePageRequest : (handlePublicPageRequest ?? handlePageRequest))(
+        c.req.raw,
+        context,
+      );
       if (!outage.isDatabaseUnavailable || response.status < 500) return response;
       // The page already says "please try again"; the status and Retry-After say it to machines.
       const headers = new Headers(response.headers);
@@ -178,7 +211,10 @@ function listPublicFiles(clientBuildDir: string): Set<string> {
   return new Set(
     files
       .filter((entry) => entry.isFile() && !/\.(br|gz)$/.test(entry.name))
-      .map((entry) => `/${path.relative(clientBuildDir, path.join(entry.parentPath, entry.name)).split(path.sep).join("/")}`)
+      .map(
+        (entry) =>
+          `/${path.relative(clientBuildDir, path.join(entry.parentPath, entry.name)).split(path.sep).join("/")}`,
+      )
       .filter((urlPath) => !urlPath.startsWith("/assets/")),
   );
 }
@@ -196,7 +232,9 @@ export function errorResponse(c: Context<AppEnv>, error: AppError) {
   if (c.req.method === "GET" && c.req.header("accept")?.includes("text/html")) {
     return c.html(plainErrorPage(error.message), error.status as 400);
   }
-  const body: ErrorBody = { error: { code: error.code, message: error.message, requestId: c.get("requestId"), details: error.details } };
+  const body: ErrorBody = {
+    error: { code: error.code, message: error.message, requestId: c.get("requestId"), details: error.details },
+  };
   return c.json(body, error.status as 400);
 }
 

@@ -23,7 +23,9 @@ import { readBody } from "./read-body";
 export const basketRoutes = new Hono<AppEnv>()
   .get("/basket", async (c) => {
     const { basket } = c.get("services");
-    return c.json({ basket: await basket.getBasket(c.get("shopper").basketOwner) }, 200, { "Cache-Control": "no-store" });
+    return c.json({ basket: await basket.getBasket(c.get("shopper").basketOwner) }, 200, {
+      "Cache-Control": "no-store",
+    });
   })
   .post("/basket/add", (c) =>
     answerFormOrJson(c, BASKET_ERROR_PARAM, async (formReturn) => {

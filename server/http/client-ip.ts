@@ -9,10 +9,15 @@ import { getConnInfo } from "@hono/node-server/conninfo";
  * further left were written by the client and say whatever it likes (taking the left-most let one client pass a
  * 50-per-address limit 60 times out of 60).
  */
-export function clientIp({ trustedProxyHops }: { trustedProxyHops: number }): MiddlewareHandler<{ Variables: { clientIp: string } }> {
+export function clientIp({
+  trustedProxyHops,
+}: {
+  trustedProxyHops: number;
+}): MiddlewareHandler<{ Variables: { clientIp: string } }> {
   return async (c, next) => {
     const peer = peerAddress(c);
-    const address = trustedProxyHops > 0 ? forwardedAddress(c.req.header("x-forwarded-for"), trustedProxyHops) : undefined;
+    const address =
+      trustedProxyHops > 0 ? forwardedAddress(c.req.header("x-forwarded-for"), trustedProxyHops) : undefined;
     c.set("clientIp", rateLimitKey(address ?? peer) ?? "unknown");
     await next();
   };
@@ -24,7 +29,10 @@ export function clientIp({ trustedProxyHops }: { trustedProxyHops: number }): Mi
  * misconfigured proxy): none, and the socket's peer is used.
  */
 function forwardedAddress(header: string | undefined, hops: number): string | undefined {
-  const entries = (header ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
+  const entries = (header ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   if (entries.length === 0) return undefined;
   const entry = entries[Math.max(0, entries.length - hops)];
   return entry && isIP(entry) ? entry : undefined;
@@ -40,7 +48,10 @@ export function rateLimitKey(address: string | undefined): string | undefined {
   const groups = ipv6Groups(address);
   const isIPv4Mapped = groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff;
   if (isIPv4Mapped) return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join(".");
-  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(":")}::/64`;
 }
 
 /** The eight 16-bit groups of an address that node:net's isIPv6 accepted (zone id, "::" and dotted tail allowed). */
@@ -48,7 +59,8 @@ function ipv6Groups(address: string): number[] {
   const withoutZone = address.split("%")[0]!;
   const dottedTail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(withoutZone);
   const hex = dottedTail
-    ? withoutZone.slice(0, dottedTail.index) + [1, 3].map((i) => ((Number(dottedTail[i]) << 8) | Number(dottedTail[i + 1])).toString(16)).join(":")
+    ? withoutZone.slice(0, dottedTail.index) +
+      [1, 3].map((i) => ((Number(dottedTail[i]) << 8) | Number(dottedTail[i + 1])).toString(16)).join(":")
     : withoutZone;
   const [head = "", tail] = hex.split("::");
   const parse = (part: string) => (part ? part.split(":").map((group) => parseInt(group, 16)) : []);

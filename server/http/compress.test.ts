@@ -12,11 +12,20 @@ function app() {
     .get("/small", (c) => c.json({ ok: true }))
     .get("/picture", (c) => c.body(new Uint8Array(4096), 200, { "Content-Type": "image/webp" }))
     .get("/no-transform", (c) => c.html(page, 200, { "Cache-Control": "no-transform" }))
-    .get("/stream", () => new Response(new Blob([page]).stream(), { headers: { "Content-Type": "text/html; charset=utf-8", ETag: '"v1"' } }));
+    .get(
+      "/stream",
+      () =>
+        new Response(new Blob([page]).stream(), {
+          headers: { "Content-Type": "text/html; charset=utf-8", ETag: '"v1"' },
+        }),
+    );
 }
 
 const get = (path: string, acceptEncoding?: string, method = "GET") =>
-  app().request(`http://shop.test${path}`, { method, headers: acceptEncoding ? { "accept-encoding": acceptEncoding } : {} });
+  app().request(`http://shop.test${path}`, {
+    method,
+    headers: acceptEncoding ? { "accept-encoding": acceptEncoding } : {},
+  });
 
 describe("compressResponses", () => {
   it("compresses a page with zstd for a browser that names it, with the compressed length, and it decodes to the same page", async () => {

@@ -78,7 +78,8 @@ function chooseEncoding(acceptEncoding: string | undefined): Encoding | undefine
   const wildcard = accepts.find((accept) => accept.type === "*")?.q ?? 0;
   let best: { encoding: Encoding; q: number } | undefined;
   for (const encoding of ["zstd", "gzip", "deflate"] as const) {
-    const q = accepts.find((accept) => accept.type.toLowerCase() === encoding)?.q ?? (encoding === "zstd" ? 0 : wildcard);
+    const q =
+      accepts.find((accept) => accept.type.toLowerCase() === encoding)?.q ?? (encoding === "zstd" ? 0 : wildcard);
     if (q > 0 && (!best || q > best.q)) best = { encoding, q };
   }
   return best?.encoding;

@@ -24,7 +24,9 @@ async function openConnection(port: number) {
 }
 
 async function connectionsHeld(server: Server): Promise<number> {
-  return new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+  return new Promise((resolve, reject) =>
+    server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+  );
 }
 
 /** The socket's close, or a failure naming the bound if it stayed open longer. */

@@ -25,7 +25,11 @@ export interface FormReturn {
  * result or the error body. A form post is redirected (303, so a reload does not post again) back to its page;
  * an error rides along as `?{errorParam}={CODE}`, which the page turns into its sentence: never caller text.
  */
-export async function answerFormOrJson(c: Context, errorParam: string, run: (formReturn: FormReturn) => Promise<Outcome>): Promise<Response> {
+export async function answerFormOrJson(
+  c: Context,
+  errorParam: string,
+  run: (formReturn: FormReturn) => Promise<Outcome>,
+): Promise<Response> {
   const isForm = bodyKind(c.req.raw) === "form";
   const formReturn: FormReturn = {};
   const hash = () => (formReturn.fragment ? `#${encodeURIComponent(formReturn.fragment)}` : "");

@@ -6,8 +6,13 @@ import { describeEachDatabase } from "#server/testing/test-database";
 import { policyByHashes } from "./guest-page-cache";
 
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
-const inlineScripts = (html: string) => [...html.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((match) => match[1]!);
-const directive = (policy: string, name: string) => policy.split(";").map((part) => part.trim()).find((part) => part.startsWith(`${name} `)) ?? "";
+const inlineScripts = (html: string) =>
+  [...html.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((match) => match[1]!);
+const directive = (policy: string, name: string) =>
+  policy
+    .split(";")
+    .map((part) => part.trim())
+    .find((part) => part.startsWith(`${name} `)) ?? "";
 
 describeEachDatabase("a guest's pages, rendered once per catalogue version", (getDatabase) => {
   let shop: Awaited<ReturnType<typeof createPageShop>>;
@@ -16,7 +21,8 @@ describeEachDatabase("a guest's pages, rendered once per catalogue version", (ge
   }, 60_000);
   afterAll(() => shop.close());
 
-  const guestPage = (path: string) => shop.app.request(`http://shop.test${path}`, { headers: { host: "shop.test", accept: "text/html" } });
+  const guestPage = (path: string) =>
+    shop.app.request(`http://shop.test${path}`, { headers: { host: "shop.test", accept: "text/html" } });
 
   it("a second guest gets the same page, under a policy that allows exactly its inline scripts and style by hash", async () => {
     const first = await guestPage("/");
@@ -30,7 +36,9 @@ describeEachDatabase("a guest's pages, rendered once per catalogue version", (ge
     expect(policy).not.toMatch(/nonce|unsafe-inline/);
     const scripts = inlineScripts(html);
     expect(scripts.length).toBeGreaterThan(0);
-    expect(directive(policy, "script-src").split(" ").slice(1).sort()).toEqual(["'self'", ...new Set(scripts.map(sha256))].sort());
+    expect(directive(policy, "script-src").split(" ").slice(1).sort()).toEqual(
+      ["'self'", ...new Set(scripts.map(sha256))].sort(),
+    );
     expect(directive(policy, "style-src")).toMatch(/^style-src 'self' 'sha256-[A-Za-z0-9+/=]+'$/);
     // The rest of the policy is the shop's usual one.
     expect(policy).toContain("frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'");
@@ -58,7 +66,7 @@ describeEachDatabase("a guest's pages, rendered once per catalogue version", (ge
     try {
       const after = await (await guestPage("/products/the-lean-startup")).text();
       expect(after).toContain("$12.99");
-      expect((await (await guestPage("/")).text())).toContain("$12.99");
+      expect(await (await guestPage("/")).text()).toContain("$12.99");
     } finally {
       await shop.services.catalogue.updateProduct("12321341", { priceCents: 1_196 });
     }
@@ -70,7 +78,9 @@ describe("policyByHashes", () => {
 
   it("puts each inline script's hash in script-src and each style's in style-src, leaving scripts with a src alone", () => {
     const html = `<style nonce="abc">p{}</style><script nonce="abc">a()</script><script src="/x.js"></script><script nonce="abc" type="text/x-held">b()</script>`;
-    expect(policyByHashes(policy, html)).toBe(`default-src 'self'; script-src 'self' ${sha256("a()")} ${sha256("b()")}; style-src 'self' ${sha256("p{}")}; img-src 'self'`);
+    expect(policyByHashes(policy, html)).toBe(
+      `default-src 'self'; script-src 'self' ${sha256("a()")} ${sha256("b()")}; style-src 'self' ${sha256("p{}")}; img-src 'self'`,
+    );
   });
 
   it("keeps nothing for a page with an inline event handler, which no hash could allow", () => {

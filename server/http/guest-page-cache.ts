@@ -25,17 +25,27 @@ interface CachedPage {
  * a Content-Security-Policy that allows exactly those inline elements by their SHA-256 hashes instead, so nothing
  * else inline can run on it (CSP3: a nonce nobody lists is worth nothing, and no 'unsafe-inline').
  */
-export function guestPageCache({ catalogueVersion, logger }: { catalogueVersion: () => Promise<bigint>; logger: Logger }): MiddlewareHandler {
+export function guestPageCache({
+  catalogueVersion,
+  logger,
+}: {
+  catalogueVersion: () => Promise<bigint>;
+  logger: Logger;
+}): MiddlewareHandler {
   const pages = new Map<string, CachedPage>();
   let cachedVersion: bigint | undefined;
   const versionOrNothing = () =>
     catalogueVersion().catch((error: unknown) => {
-      logger.warn({ err: error }, "guest pages: the catalogue's version could not be read, so the page is rendered afresh");
+      logger.warn(
+        { err: error },
+        "guest pages: the catalogue's version could not be read, so the page is rendered afresh",
+      );
       return undefined;
     });
 
   return async (c, next) => {
-    if (c.req.method !== "GET" || !PUBLIC_PAGE.test(c.req.path) || hasSessionCookie(c.req.header("cookie"))) return next();
+    if (c.req.method !== "GET" || !PUBLIC_PAGE.test(c.req.path) || hasSessionCookie(c.req.header("cookie")))
+      return next();
     // Without the catalogue's version (the database is away) the page renders as usual and says what it can.
     const version = await versionOrNothing();
     if (version === undefined) return next();
@@ -51,14 +61,22 @@ export function guestPageCache({ catalogueVersion, logger }: { catalogueVersion:
     }
     await next();
     const response = c.res;
-    if (response.status !== 200 || !response.headers.get("content-type")?.startsWith("text/html") || response.headers.has("set-cookie")) return;
+    if (
+      response.status !== 200 ||
+      !response.headers.get("content-type")?.startsWith("text/html") ||
+      response.headers.has("set-cookie")
+    )
+      return;
     const body = new Uint8Array(await response.clone().arrayBuffer());
     const policy = response.headers.get("content-security-policy");
     const hashed = policy ? policyByHashes(policy, decode(body, response.headers.get("content-encoding"))) : undefined;
     if (policy && !hashed) return;
     // A page rendered while the catalogue changed is sent once, never kept.
     if ((await versionOrNothing()) !== version) return;
-    const headers = [...response.headers].map(([name, value]): [string, string] => [name, name === "content-security-policy" ? hashed! : value]);
+    const headers = [...response.headers].map(([name, value]): [string, string] => [
+      name,
+      name === "content-security-policy" ? hashed! : value,
+    ]);
     if (pages.size >= MAX_ENTRIES) pages.clear();
     pages.set(key, { status: response.status, headers, body });
   };
@@ -69,7 +87,14 @@ function hasSessionCookie(cookie: string | undefined): boolean {
 }
 
 function decode(body: Uint8Array, encoding: string | null): string {
-  const plain = encoding === "zstd" ? zstdDecompressSync(body) : encoding === "gzip" ? gunzipSync(body) : encoding === "deflate" ? inflateSync(body) : body;
+  const plain =
+    encoding === "zstd"
+      ? zstdDecompressSync(body)
+      : encoding === "gzip"
+        ? gunzipSync(body)
+        : encoding === "deflate"
+          ? inflateSync(body)
+          : body;
   return Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).toString("utf8");
 }
 
@@ -80,9 +105,16 @@ function decode(body: Uint8Array, encoding: string | null): string {
  */
 export function policyByHashes(policy: string, html: string): string | undefined {
   const nonce = /'nonce-[^']+'/.exec(policy)?.[0];
-  if (!nonce || /\son[a-z]+\s*=/i.test(html.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, ""))) return undefined;
+  if (!nonce || /\son[a-z]+\s*=/i.test(html.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, "")))
+    return undefined;
   const hashes = (pattern: RegExp) =>
-    [...new Set([...html.matchAll(pattern)].map((match) => `'sha256-${createHash("sha256").update(match[1]!, "utf8").digest("base64")}'`))].join(" ");
+    [
+      ...new Set(
+        [...html.matchAll(pattern)].map(
+          (match) => `'sha256-${createHash("sha256").update(match[1]!, "utf8").digest("base64")}'`,
+        ),
+      ),
+    ].join(" ");
   const scripts = hashes(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/gi);
   const styles = hashes(/<style[^>]*>([\s\S]*?)<\/style>/gi);
   return policy
@@ -90,7 +122,10 @@ export function policyByHashes(policy: string, html: string): string | undefined
     .map((directive) => {
       const name = directive.trim().split(/\s+/)[0];
       const replacement = name === "script-src" ? scripts : name === "style-src" ? styles : "";
-      return directive.replace(nonce, replacement).replace(/\s+$/, "").replace(/\s{2,}/g, " ");
+      return directive
+        .replace(nonce, replacement)
+        .replace(/\s+$/, "")
+        .replace(/\s{2,}/g, " ");
     })
     .join(";");
 }

@@ -21,14 +21,30 @@ describeEachDatabase("the host in the shop's links", (getDatabase) => {
     await pagesWithPublicUrl.close();
   });
 
-  const get = (shop: { app: { request: (url: string, init?: RequestInit) => Response | Promise<Response> } }, path: string, host: string) =>
-    shop.app.request(`http://${host}${path}`, { headers: { host, accept: "text/html" } });
+  const get = (
+    shop: { app: { request: (url: string, init?: RequestInit) => Response | Promise<Response> } },
+    path: string,
+    host: string,
+  ) => shop.app.request(`http://${host}${path}`, { headers: { host, accept: "text/html" } });
 
   it("without PUBLIC_URL answers IP literals, localhost and ALLOWED_HOSTS, and 421 to any other Host", async () => {
-    for (const host of ["192.168.1.20:3000", "127.0.0.1", "[::1]:3000", "localhost:3000", "LOCALHOST", "shop.example", "Shop.Example:8080"]) {
+    for (const host of [
+      "192.168.1.20:3000",
+      "127.0.0.1",
+      "[::1]:3000",
+      "localhost:3000",
+      "LOCALHOST",
+      "shop.example",
+      "Shop.Example:8080",
+    ]) {
       expect((await get(pages, "/robots.txt", host)).status, host).toBe(200);
     }
-    for (const host of ["evil.example", "shop.example.evil.example", "192.168.1.20.evil.example", "localhost.evil.example"]) {
+    for (const host of [
+      "evil.example",
+      "shop.example.evil.example",
+      "192.168.1.20.evil.example",
+      "localhost.evil.example",
+    ]) {
       const response = await get(pages, "/robots.txt", host);
       expect(response.status, host).toBe(421);
       expect(await response.text()).not.toContain(host);
@@ -63,7 +79,11 @@ describeEachDatabase("the host in the shop's links", (getDatabase) => {
 describeEachDatabase("the host rule on JSON routes", (getDatabase) => {
   it("refuses an unknown Host with 421 before anything is read or written", async () => {
     const shop = await createTestShop(getDatabase(), { allowedHosts: [] });
-    const refused = await shop.app.request("http://evil.example/basket/add", { method: "POST", headers: { host: "evil.example", "content-type": "application/json" }, body: JSON.stringify({ productId: "12321341" }) });
+    const refused = await shop.app.request("http://evil.example/basket/add", {
+      method: "POST",
+      headers: { host: "evil.example", "content-type": "application/json" },
+      body: JSON.stringify({ productId: "12321341" }),
+    });
     expect(refused.status).toBe(421);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("MISDIRECTED_REQUEST");
     const local = await shop.app.request("http://10.0.0.5/basket", { headers: { host: "10.0.0.5" } });

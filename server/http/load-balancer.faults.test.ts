@@ -35,12 +35,15 @@ function balancerConfig(port: number, instancePorts: number[]): string {
   const shipped = readFileSync(path.join(root, "deploy/haproxy.cfg"), "utf8");
   const servers = [
     ...instancePorts.map((instancePort, index) => `    server shop${index + 1} 127.0.0.1:${instancePort} check`),
-    ...instancePorts.map((instancePort, index) => `    server shop${index + 1}-unready 127.0.0.1:${instancePort} backup`),
+    ...instancePorts.map(
+      (instancePort, index) => `    server shop${index + 1}-unready 127.0.0.1:${instancePort} backup`,
+    ),
   ].join("\n");
   const config = shipped
     .replace(/bind :8080/, `bind 127.0.0.1:${port}`)
     .replace(/(# instances:begin[^\n]*\n)[\s\S]*?(\s*# instances:end)/, `$1${servers}$2`);
-  if (config === shipped || !config.includes(`127.0.0.1:${instancePorts[0]}`)) throw new Error("deploy/haproxy.cfg no longer has the expected shape");
+  if (config === shipped || !config.includes(`127.0.0.1:${instancePorts[0]}`))
+    throw new Error("deploy/haproxy.cfg no longer has the expected shape");
   return config;
 }
 
@@ -94,7 +97,11 @@ describe.skipIf(!url || !hasHaproxy)("three instances behind HAProxy", () => {
 
       const call = async (what: string, input: string, init: RequestInit, expected: number) => {
         try {
-          const response = await fetch(`${origin}${input}`, { ...init, redirect: "manual", signal: AbortSignal.timeout(15_000) });
+          const response = await fetch(`${origin}${input}`, {
+            ...init,
+            redirect: "manual",
+            signal: AbortSignal.timeout(15_000),
+          });
           const text = await response.text();
           if (response.status !== expected) failures.push(`${what}: HTTP ${response.status} ${text.slice(0, 200)}`);
           return { response, text, ok: response.status === expected };
@@ -111,18 +118,47 @@ describe.skipIf(!url || !hasHaproxy)("three instances behind HAProxy", () => {
           round += 1;
           const page = round % 2 === 0 ? "/" : "/products/the-lean-startup";
           if ((await call(`GET ${page}`, page, { headers: { accept: "text/html" } }, 200)).ok) counts.pages += 1;
-          const added = await call("POST /basket/add", "/basket/add", { method: "POST", headers: json, body: JSON.stringify({ productId: PRODUCTS[index % 2] }) }, 201);
+          const added = await call(
+            "POST /basket/add",
+            "/basket/add",
+            { method: "POST", headers: json, body: JSON.stringify({ productId: PRODUCTS[index % 2] }) },
+            201,
+          );
           if (!added.ok) continue;
           counts.basket += 1;
           const cookie = added.response!.headers.getSetCookie()[0]!.split(";")[0]!;
           const basket = JSON.parse(added.text) as { basket: { subtotalCents: number } };
           if (round % 3 !== 0) {
-            if ((await call("POST /basket/remove", "/basket/remove", { method: "POST", headers: { ...json, cookie }, body: JSON.stringify({ productId: PRODUCTS[index % 2] }) }, 200)).ok) counts.basket += 1;
+            if (
+              (
+                await call(
+                  "POST /basket/remove",
+                  "/basket/remove",
+                  {
+                    method: "POST",
+                    headers: { ...json, cookie },
+                    body: JSON.stringify({ productId: PRODUCTS[index % 2] }),
+                  },
+                  200,
+                )
+              ).ok
+            )
+              counts.basket += 1;
             continue;
           }
-          const address = await call("POST /checkout/address", "/checkout/address", { method: "POST", headers: { ...json, cookie }, body: JSON.stringify(TEST_DELIVERY_ADDRESS) }, 200);
+          const address = await call(
+            "POST /checkout/address",
+            "/checkout/address",
+            { method: "POST", headers: { ...json, cookie }, body: JSON.stringify(TEST_DELIVERY_ADDRESS) },
+            200,
+          );
           if (!address.ok) continue;
-          const created = await call("POST /payments/create", `/payments/create?total=${basket.basket.subtotalCents}`, { method: "POST", headers: { accept: "application/json", cookie } }, 201);
+          const created = await call(
+            "POST /payments/create",
+            `/payments/create?total=${basket.basket.subtotalCents}`,
+            { method: "POST", headers: { accept: "application/json", cookie } },
+            201,
+          );
           if (!created.ok) continue;
           const clientSecret = (JSON.parse(created.text) as { clientSecret: string }).clientSecret;
           const intentId = clientSecret.split("_secret_")[0]!;
@@ -131,14 +167,31 @@ describe.skipIf(!url || !hasHaproxy)("three instances behind HAProxy", () => {
             `/_processor/v1/payment_intents/${intentId}/confirm`,
             {
               method: "POST",
-              headers: { authorization: `Bearer ${publishableKey}`, "content-type": "application/x-www-form-urlencoded" },
-              body: new URLSearchParams({ client_secret: clientSecret, use_stripe_sdk: "true", ...TEST_CARD }).toString(),
+              headers: {
+                authorization: `Bearer ${publishableKey}`,
+                "content-type": "application/x-www-form-urlencoded",
+              },
+              body: new URLSearchParams({
+                client_secret: clientSecret,
+                use_stripe_sdk: "true",
+                ...TEST_CARD,
+              }).toString(),
             },
             200,
           );
           if (!confirmed.ok) continue;
           paidIntents.push(intentId);
-          if ((await call("POST /orders/record", "/orders/record", { method: "POST", headers: { ...json, cookie }, body: JSON.stringify({ paymentIntentId: intentId }) }, 201)).ok) counts.checkouts += 1;
+          if (
+            (
+              await call(
+                "POST /orders/record",
+                "/orders/record",
+                { method: "POST", headers: { ...json, cookie }, body: JSON.stringify({ paymentIntentId: intentId }) },
+                201,
+              )
+            ).ok
+          )
+            counts.checkouts += 1;
         }
       };
       const load = Promise.all(Array.from({ length: SHOPPERS }, (_, index) => shopper(index)));
@@ -159,17 +212,24 @@ describe.skipIf(!url || !hasHaproxy)("three instances behind HAProxy", () => {
       expect(counts.checkouts).toBeGreaterThan(10);
       // Every payment that succeeded has its order, once: recorded by the page, or by the webhook whoever delivers it.
       await waitFor("every paid order to be recorded", async () => {
-        const { rows } = await admin.query<{ count: number }>(`select count(*)::int as count from ${schema}.orders where id = any($1)`, [paidIntents]);
+        const { rows } = await admin.query<{ count: number }>(
+          `select count(*)::int as count from ${schema}.orders where id = any($1)`,
+          [paidIntents],
+        );
         return rows[0]!.count === paidIntents.length;
       });
       const { rows: orders } = await admin.query<{ count: number; distinct_count: number }>(
         `select count(*)::int as count, count(distinct id)::int as distinct_count from ${schema}.orders`,
       );
       expect(orders[0]).toEqual({ count: paidIntents.length, distinct_count: paidIntents.length });
-      const { rows: succeeded } = await admin.query<{ count: number }>(`select count(*)::int as count from ${schema}.processor_payment_intents where status = 'succeeded'`);
+      const { rows: succeeded } = await admin.query<{ count: number }>(
+        `select count(*)::int as count from ${schema}.processor_payment_intents where status = 'succeeded'`,
+      );
       expect(succeeded[0]!.count).toBe(paidIntents.length);
       passed = true;
-      console.info(`through HAProxy while restarting 3 instances: ${counts.pages} pages, ${counts.basket} basket changes, ${counts.checkouts} checkouts, 0 failed`);
+      console.info(
+        `through HAProxy while restarting 3 instances: ${counts.pages} pages, ${counts.basket} basket changes, ${counts.checkouts} checkouts, 0 failed`,
+      );
     } finally {
       running = false;
       balancer.kill("SIGTERM");

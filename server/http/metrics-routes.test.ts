@@ -23,7 +23,9 @@ describeEachDatabase("/metrics", (getDatabase) => {
     expect(text).toMatch(/^storefront_http_requests_total\{method="GET",route="\/basket",status="200"\} 1$/m);
     // An address nothing answers is one series, whatever was asked for.
     expect(text).toMatch(/^storefront_http_requests_total\{method="GET",route="other",status="404"\} 1$/m);
-    expect(text).toMatch(/^storefront_http_request_duration_seconds_count\{method="GET",route="\/basket",status="200"\} 1$/m);
+    expect(text).toMatch(
+      /^storefront_http_request_duration_seconds_count\{method="GET",route="\/basket",status="200"\} 1$/m,
+    );
     expect(text).toMatch(/^storefront_db_query_duration_seconds_count\{outcome="ok"\} [1-9]\d*$/m);
     expect(text).toMatch(/^storefront_webhook_deliveries_pending 0$/m);
     expect(text).toMatch(/^process_cpu_user_seconds_total /m);
@@ -35,7 +37,11 @@ describeEachDatabase("/metrics", (getDatabase) => {
   it("lets other modules add gauges read at each scrape", async () => {
     const shop = await createTestShop(getDatabase());
     let backlog = 3;
-    shop.services.metrics.registerGauge({ name: "storefront_test_backlog", help: "A backlog.", collect: () => backlog });
+    shop.services.metrics.registerGauge({
+      name: "storefront_test_backlog",
+      help: "A backlog.",
+      collect: () => backlog,
+    });
     const running = await shop.listen(0);
     onTestFinished(() => running.close());
     const scrape = async () => (await fetch(`http://127.0.0.1:${running.port}/metrics`)).text();
@@ -48,7 +54,9 @@ describeEachDatabase("/metrics", (getDatabase) => {
     const elsewhere = await createTestShop(getDatabase(), { metricsAllow: ["10.0.0.0/8"] });
     const running = await elsewhere.listen(0);
     onTestFinished(() => running.close());
-    const refused = await fetch(`http://127.0.0.1:${running.port}/metrics`, { headers: { accept: "application/json" } });
+    const refused = await fetch(`http://127.0.0.1:${running.port}/metrics`, {
+      headers: { accept: "application/json" },
+    });
     expect(refused.status).toBe(404);
     expect(await refused.text()).not.toMatch(/storefront_/);
 
@@ -56,7 +64,13 @@ describeEachDatabase("/metrics", (getDatabase) => {
     const open = await loopback.listen(0);
     onTestFinished(() => open.close());
     // A balancer on the same machine connects from loopback: what it forwards is still the public's request.
-    for (const header of [{ "x-forwarded-for": "203.0.113.9" } as Record<string, string>, { "x-real-ip": "203.0.113.9" }, { forwarded: "for=203.0.113.9" }, { via: "1.1 balancer" }, { "cf-connecting-ip": "203.0.113.9" }]) {
+    for (const header of [
+      { "x-forwarded-for": "203.0.113.9" } as Record<string, string>,
+      { "x-real-ip": "203.0.113.9" },
+      { forwarded: "for=203.0.113.9" },
+      { via: "1.1 balancer" },
+      { "cf-connecting-ip": "203.0.113.9" },
+    ]) {
       const proxied = await fetch(`http://127.0.0.1:${open.port}/metrics`, { headers: header });
       expect(proxied.status, Object.keys(header)[0]).toBe(404);
     }
@@ -79,14 +93,30 @@ describeEachDatabase("/metrics", (getDatabase) => {
         }).on("error", reject);
       });
     // Every page of app/routes.ts has a label of its own (but the not-found page's catch-all).
-    for (const route of shop.routeTable.filter(({ path }) => path !== "/*")) expect(pageRouteLabel(route.path), route.path).not.toBe("other");
-    const METHODS = ["PROPFIND", "OPTIONS", "PUT", "DELETE", "PATCH", "MKCOL", "LOCK", "SEARCH", "REPORT", "BREW", "X-ODD"];
+    for (const route of shop.routeTable.filter(({ path }) => path !== "/*"))
+      expect(pageRouteLabel(route.path), route.path).not.toBe("other");
+    const METHODS = [
+      "PROPFIND",
+      "OPTIONS",
+      "PUT",
+      "DELETE",
+      "PATCH",
+      "MKCOL",
+      "LOCK",
+      "SEARCH",
+      "REPORT",
+      "BREW",
+      "X-ODD",
+    ];
     let sent = 0;
     const sendUnique = async (count: number) => {
       for (let index = 0; index < count; index += 1, sent += 1) {
         const method = METHODS[sent % METHODS.length]!;
         const path = sent % 2 === 0 ? `/probe-${sent}` : `/products/probe-${sent}/deeper-${sent}`;
-        const response = await shop.app.request(`http://shop.test${path}`, { method, headers: { host: "shop.test", accept: "text/html" } });
+        const response = await shop.app.request(`http://shop.test${path}`, {
+          method,
+          headers: { host: "shop.test", accept: "text/html" },
+        });
         expect(response.status, `${method} ${path}`).toBeLessThan(500);
         await response.arrayBuffer();
       }

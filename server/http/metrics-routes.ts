@@ -45,7 +45,12 @@ export function observeRequests(metrics: Metrics): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     await next();
-    metrics.observeRequest(methodLabel(c.req.method), routeLabel(routePath(c), c.req.path, c.res.status), c.res.status, (performance.now() - started) / 1000);
+    metrics.observeRequest(
+      methodLabel(c.req.method),
+      routeLabel(routePath(c), c.req.path, c.res.status),
+      c.res.status,
+      (performance.now() - started) / 1000,
+    );
   };
 }
 

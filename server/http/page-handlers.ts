@@ -18,12 +18,21 @@ export function createPageHandlers(loadBuild: () => Promise<ServerBuild>, mode: 
   const derive = (build: ServerBuild) => {
     let both = derived.get(build);
     if (!both) {
-      const keep = <T>(routes: Record<string, T>) => Object.fromEntries(Object.entries(routes).filter(([id]) => !isConsoleRoute(id))) as Record<string, T>;
+      const keep = <T>(routes: Record<string, T>) =>
+        Object.fromEntries(Object.entries(routes).filter(([id]) => !isConsoleRoute(id))) as Record<string, T>;
       const shopRoutes = keep(build.assets.routes);
-      const hashOf = (routes: Assets["routes"]) => createHash("sha256").update(JSON.stringify({ entry: build.assets.entry, routes })).digest("hex").slice(0, 8);
+      const hashOf = (routes: Assets["routes"]) =>
+        createHash("sha256")
+          .update(JSON.stringify({ entry: build.assets.entry, routes }))
+          .digest("hex")
+          .slice(0, 8);
       both = {
         operator: { ...build, assets: { ...build.assets, url: `/admin/manifest-${hashOf(build.assets.routes)}.js` } },
-        shop: { ...build, routes: keep(build.routes), assets: { ...build.assets, routes: shopRoutes, url: `/assets/manifest-shop-${hashOf(shopRoutes)}.js` } },
+        shop: {
+          ...build,
+          routes: keep(build.routes),
+          assets: { ...build.assets, routes: shopRoutes, url: `/assets/manifest-shop-${hashOf(shopRoutes)}.js` },
+        },
       };
       derived.set(build, both);
     }
@@ -36,7 +45,8 @@ export function createPageHandlers(loadBuild: () => Promise<ServerBuild>, mode: 
   const handler = (side: "operator" | "shop"): RequestHandler => {
     return async (request, context) => {
       const build = derive(await loadBuild())[side];
-      if (request.method === "GET" && new URL(request.url).pathname === build.assets.url) return manifestScript(build.assets, side);
+      if (request.method === "GET" && new URL(request.url).pathname === build.assets.url)
+        return manifestScript(build.assets, side);
       let handle = handlers.get(build);
       if (!handle) {
         handle = createRequestHandler(build, mode);

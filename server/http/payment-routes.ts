@@ -44,14 +44,19 @@ export const paymentRoutes = new Hono<AppEnv>()
       const { addresses } = c.get("services");
       if (raw && typeof raw === "object" && "savedAddressId" in raw) {
         const chosen = chooseSavedAddressSchema.safeParse(raw);
-        if (!chosen.success) throw new AppError("BAD_REQUEST", `The request was not understood. ${chosen.error.issues[0]?.message ?? ""}`);
+        if (!chosen.success)
+          throw new AppError("BAD_REQUEST", `The request was not understood. ${chosen.error.issues[0]?.message ?? ""}`);
         if (!shopper.user) throw new AppError("NOT_FOUND", "Sign in to use your saved addresses.");
         const address = await addresses.chooseSavedAddress(shopper.user.id, chosen.data.savedAddressId);
         return { json: { ...address }, status: 200, returnTo: "/payment" };
       }
       const checked = checkAddressForm(raw, { isGuest: !shopper.user });
       if (!checked.ok) {
-        throw new AppError("ADDRESS_INVALID", Object.values(checked.errors)[0] ?? "Please check the delivery address.", { details: { errors: checked.errors } });
+        throw new AppError(
+          "ADDRESS_INVALID",
+          Object.values(checked.errors)[0] ?? "Please check the delivery address.",
+          { details: { errors: checked.errors } },
+        );
       }
       const owner = await shopper.ensureBasketOwner();
       const saved = await addresses.setCheckoutAddress(owner, checked.address, checked.contactEmail);
@@ -62,7 +67,8 @@ export const paymentRoutes = new Hono<AppEnv>()
     answerFormOrJson(c, DELIVERY_ERROR_PARAM, async () => {
       const raw = await readRawBody(c.req.raw);
       const chosen = deliveryOptionSchema.safeParse(raw);
-      if (!chosen.success) throw new AppError("BAD_REQUEST", chosen.error.issues[0]?.message ?? "Choose a delivery option.");
+      if (!chosen.success)
+        throw new AppError("BAD_REQUEST", chosen.error.issues[0]?.message ?? "Choose a delivery option.");
       const owner = c.get("shopper").basketOwner;
       const kept = owner ? await c.get("services").addresses.setDeliveryMethod(owner, chosen.data.methodId) : false;
       if (!kept) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address");
@@ -85,11 +91,14 @@ export const paymentRoutes = new Hono<AppEnv>()
   })
   .post("/payments/create", async (c) => {
     const query = createPaymentQuerySchema.safeParse(c.req.query());
-    if (!query.success) throw new AppError("BAD_REQUEST", `The request was not understood. ${query.error.issues[0]?.message ?? ""}.`);
+    if (!query.success)
+      throw new AppError("BAD_REQUEST", `The request was not understood. ${query.error.issues[0]?.message ?? ""}.`);
     await readBody(c.req.raw, noBody);
     const { checkout, paymentLimits } = c.get("services");
     await paymentLimits.check("create", c.get("shopper").session?.id ?? null, c.get("clientIp"));
-    const { clientSecret, amountCents } = await withProvider(() => checkout.preparePayment(c.get("shopper").basketOwner, query.data.total, c.get("shopper").user?.email ?? null));
+    const { clientSecret, amountCents } = await withProvider(() =>
+      checkout.preparePayment(c.get("shopper").basketOwner, query.data.total, c.get("shopper").user?.email ?? null),
+    );
     // Two tabs pricing different baskets at once may leave the open intent at the other tab's amount: never hand
     // out a payment for an amount the page does not show.
     if (amountCents !== query.data.total) {
@@ -102,7 +111,9 @@ export const paymentRoutes = new Hono<AppEnv>()
     const shopper = c.get("shopper");
     await c.get("services").paymentLimits.check("record", shopper.session?.id ?? null, c.get("clientIp"));
     const owner = shopper.basketOwner;
-    const result = owner ? await withProvider(() => c.get("services").checkout.recordOrder(paymentIntentId, owner)) : null;
+    const result = owner
+      ? await withProvider(() => c.get("services").checkout.recordOrder(paymentIntentId, owner))
+      : null;
     if (!result) throw new AppError("NOT_FOUND", "We could not find that payment.");
     if (result.kind === "needs-review") throw paymentHeldForReview(result.paidAmountCents);
     // Accepted, not yet paid: the order is recorded when the processor says the payment succeeded.

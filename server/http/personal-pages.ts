@@ -1,7 +1,18 @@
 import type { MiddlewareHandler } from "hono";
 
 /** Pages that show one shopper's basket, payment, orders or account, the sign-in pages that echo an e-mail, and those a link's token opens. */
-const PERSONAL_PAGES = ["/checkout", "/payment", "/orders", "/account", "/login", "/forgot-password", "/reset-password", "/verify-email", "/unsubscribe", "/stock-alerts"];
+const PERSONAL_PAGES = [
+  "/checkout",
+  "/payment",
+  "/orders",
+  "/account",
+  "/login",
+  "/forgot-password",
+  "/reset-password",
+  "/verify-email",
+  "/unsubscribe",
+  "/stock-alerts",
+];
 
 /**
  * `Cache-Control: private, no-store` on personal pages and on their data requests (React Router's `/orders.data`),

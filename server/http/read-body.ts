@@ -24,7 +24,10 @@ export async function readBody<Schema extends z.ZodType>(request: Request, schem
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-    const message = issue?.code === "unrecognized_keys" ? `Unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}.` : `${where}${issue?.message ?? "invalid request"}.`;
+    const message =
+      issue?.code === "unrecognized_keys"
+        ? `Unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}.`
+        : `${where}${issue?.message ?? "invalid request"}.`;
     throw new AppError("BAD_REQUEST", `The request was not understood. ${message}`);
   }
   return result.data;
@@ -54,4 +57,3 @@ async function readRaw(request: Request): Promise<unknown> {
   }
   return readFormFields(request);
 }
-

@@ -12,17 +12,31 @@ const PRODUCT_ID = "12321341";
 function heldBasketAdd(port: number) {
   const body = JSON.stringify({ productId: PRODUCT_ID });
   let request!: ClientRequest;
-  const answer = new Promise<{ status: number; headers: IncomingMessage["headers"]; body: string }>((resolve, reject) => {
-    request = httpRequest(
-      { host: "127.0.0.1", port, method: "POST", path: "/basket/add", headers: { "content-type": "application/json", accept: "application/json", "content-length": Buffer.byteLength(body) } },
-      (response) => {
-        let text = "";
-        response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
-      },
-    );
-    request.on("error", reject);
-  });
+  const answer = new Promise<{ status: number; headers: IncomingMessage["headers"]; body: string }>(
+    (resolve, reject) => {
+      request = httpRequest(
+        {
+          host: "127.0.0.1",
+          port,
+          method: "POST",
+          path: "/basket/add",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json",
+            "content-length": Buffer.byteLength(body),
+          },
+        },
+        (response) => {
+          let text = "";
+          response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+          response.on("end", () =>
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }),
+          );
+        },
+      );
+      request.on("error", reject);
+    },
+  );
   request.write(body.slice(0, 5));
   request.flushHeaders();
   return { answer, finish: () => request.end(body.slice(5)) };
@@ -88,12 +102,16 @@ describeEachDatabase("readiness, draining and load shedding", (getDatabase) => {
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(shed.status).toBe(503);
     expect(shed.headers.get("retry-after")).toBe("1");
-    expect(await shed.json()).toMatchObject({ error: { code: "SERVICE_UNAVAILABLE", message: expect.stringMatching(/try again/) } });
+    expect(await shed.json()).toMatchObject({
+      error: { code: "SERVICE_UNAVAILABLE", message: expect.stringMatching(/try again/) },
+    });
     // A load balancer's checks are never shed: they must tell "busy" from "down".
     expect((await fetch(`${origin}/readyz`)).status).toBe(200);
     // Nor are the shop's own calls to its built-in processor: requests already admitted make them, and would fail with them.
     const intentAddress = `${origin}/_processor/v1/payment_intents/pi_unknown`;
-    const processorCall = await fetch(intentAddress, { headers: { authorization: `Bearer ${shop.processorKeys!.secretKey}` } });
+    const processorCall = await fetch(intentAddress, {
+      headers: { authorization: `Bearer ${shop.processorKeys!.secretKey}` },
+    });
     expect(processorCall.status).toBe(404);
     // A browser's call to the processor (the publishable key), or one with a wrong secret, is shed like any other.
     for (const key of [shop.processorKeys!.publishableKey, `${shop.processorKeys!.secretKey}x`]) {
@@ -101,7 +119,9 @@ describeEachDatabase("readiness, draining and load shedding", (getDatabase) => {
     }
 
     for (const request of held) request.finish();
-    expect((await Promise.all(held.map((request) => request.answer))).map((answer) => answer.status)).toEqual([201, 201]);
+    expect((await Promise.all(held.map((request) => request.answer))).map((answer) => answer.status)).toEqual([
+      201, 201,
+    ]);
     const after = await fetch(`${origin}/basket`, { headers: { accept: "application/json" } });
     expect(after.status).toBe(200);
 

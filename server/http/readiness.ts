@@ -26,14 +26,22 @@ const SHED_RETRY_AFTER_SECONDS = 1;
  * so an overload costs a shopper a quick "try again" rather than a page that hangs for seconds. While draining,
  * every answer closes its connection, so keep-alive clients (a load balancer's pooled connections) move elsewhere.
  */
-export function boundedWork(readiness: Readiness, maxInFlight: number, onShed: () => void = () => {}): MiddlewareHandler {
+export function boundedWork(
+  readiness: Readiness,
+  maxInFlight: number,
+  onShed: () => void = () => {},
+): MiddlewareHandler {
   let inFlight = 0;
   return async (c, next) => {
     if (inFlight >= maxInFlight) {
       onShed();
-      throw new AppError("SERVICE_UNAVAILABLE", "The shop is very busy right now. Nothing was changed; please try again in a moment.", {
-        retryAfterSeconds: SHED_RETRY_AFTER_SECONDS,
-      });
+      throw new AppError(
+        "SERVICE_UNAVAILABLE",
+        "The shop is very busy right now. Nothing was changed; please try again in a moment.",
+        {
+          retryAfterSeconds: SHED_RETRY_AFTER_SECONDS,
+        },
+      );
     }
     inFlight += 1;
     try {

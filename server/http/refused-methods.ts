@@ -13,7 +13,11 @@ export interface RefusedMethodLimits {
   maxAddresses: number;
 }
 
-export const DEFAULT_REFUSED_METHOD_LIMITS: RefusedMethodLimits = { perAddress: 60, windowMs: 60_000, maxAddresses: 10_000 };
+export const DEFAULT_REFUSED_METHOD_LIMITS: RefusedMethodLimits = {
+  perAddress: 60,
+  windowMs: 60_000,
+  maxAddresses: 10_000,
+};
 
 /**
  * A client probing with PROPFIND, OPTIONS or PUT gets a 405 from every page, each rendered by React Router. Past
@@ -21,7 +25,9 @@ export const DEFAULT_REFUSED_METHOD_LIMITS: RefusedMethodLimits = { perAddress: 
  * Counted in this process's memory, in a map cleared every window and bounded in size: a probe is refused per
  * instance, and nothing about it reaches the database.
  */
-export function limitRefusedMethods(limits: RefusedMethodLimits = DEFAULT_REFUSED_METHOD_LIMITS): MiddlewareHandler<AppEnv> {
+export function limitRefusedMethods(
+  limits: RefusedMethodLimits = DEFAULT_REFUSED_METHOD_LIMITS,
+): MiddlewareHandler<AppEnv> {
   let windowStarted = Date.now();
   let refusals = new Map<string, number>();
   return async (c, next) => {
@@ -35,9 +41,14 @@ export function limitRefusedMethods(limits: RefusedMethodLimits = DEFAULT_REFUSE
     const isOverLimit = count === undefined ? refusals.size >= limits.maxAddresses : count >= limits.perAddress;
     if (!SHOP_METHODS.has(c.req.method) && isOverLimit) {
       const seconds = Math.max(1, Math.ceil((windowStarted + limits.windowMs - now) / 1000));
-      throw new AppError("TOO_MANY_ATTEMPTS", "Too many requests this shop does not take have come from your network. Please wait a minute and try again.", { retryAfterSeconds: seconds });
+      throw new AppError(
+        "TOO_MANY_ATTEMPTS",
+        "Too many requests this shop does not take have come from your network. Please wait a minute and try again.",
+        { retryAfterSeconds: seconds },
+      );
     }
     await next();
-    if (c.res.status === 405 && (count !== undefined || refusals.size < limits.maxAddresses)) refusals.set(address, (refusals.get(address) ?? 0) + 1);
+    if (c.res.status === 405 && (count !== undefined || refusals.size < limits.maxAddresses))
+      refusals.set(address, (refusals.get(address) ?? 0) + 1);
   };
 }

@@ -14,7 +14,8 @@ export interface RequestSchemeOptions {
  */
 export function requestScheme(c: Context, { publicUrl, trustedProxyHops }: RequestSchemeOptions): "https" | "http" {
   if (publicUrl) return publicUrl.protocol === "https:" ? "https" : "http";
-  const forwarded = trustedProxyHops > 0 ? c.req.header("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
+  const forwarded =
+    trustedProxyHops > 0 ? c.req.header("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
   if (forwarded === "https" || forwarded === "http") return forwarded;
   return new URL(c.req.url).protocol === "https:" ? "https" : "http";
 }

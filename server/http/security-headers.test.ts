@@ -19,8 +19,12 @@ describeEachDatabase("the Content-Security-Policy", (getDatabase) => {
   });
 
   it("adds Stripe's hosts exactly where Stripe documents them, in Stripe mode", async () => {
-    const policy = await policyOf({ stripe: { secretKey: "sk_test_x", publishableKey: "pk_test_x", webhookSecret: "whsec_x" } });
-    expect(policy).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' https:\/\/js.stripe.com https:\/\/\*.js.stripe.com;/);
+    const policy = await policyOf({
+      stripe: { secretKey: "sk_test_x", publishableKey: "pk_test_x", webhookSecret: "whsec_x" },
+    });
+    expect(policy).toMatch(
+      /script-src 'self' 'nonce-[A-Za-z0-9+/=]+' https:\/\/js.stripe.com https:\/\/\*.js.stripe.com;/,
+    );
     expect(policy).toContain("connect-src 'self' https://api.stripe.com;");
     expect(policy).toContain("frame-src https://js.stripe.com https://*.js.stripe.com https://hooks.stripe.com;");
     expect(policy).toContain("img-src 'self';");
@@ -36,19 +40,26 @@ describeEachDatabase("security headers on responses", (getDatabase) => {
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
       expect(response.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
       expect(response.headers.get("x-frame-options")).toBe("DENY");
-      expect(response.headers.get("content-security-policy")).toMatch(/^default-src 'self'; script-src 'self' 'nonce-[A-Za-z0-9+/=]+';/);
+      expect(response.headers.get("content-security-policy")).toMatch(
+        /^default-src 'self'; script-src 'self' 'nonce-[A-Za-z0-9+/=]+';/,
+      );
       expect(response.headers.get("content-security-policy")).not.toContain("stripe");
       expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     }
   });
 
   it("in Stripe mode the policy names Stripe, and HSTS is sent over HTTPS", async () => {
-    const { app } = await createTestShop(getDatabase(), { stripe: { secretKey: "sk_test_x", publishableKey: "pk_test_x", webhookSecret: "whsec_x" } });
+    const { app } = await createTestShop(getDatabase(), {
+      stripe: { secretKey: "sk_test_x", publishableKey: "pk_test_x", webhookSecret: "whsec_x" },
+    });
     const response = await app.request("https://shop.test/healthz", { headers: { host: "shop.test" } });
     expect(response.headers.get("content-security-policy")).toContain("https://js.stripe.com");
     expect(response.headers.get("strict-transport-security")).toBe("max-age=63072000; includeSubDomains");
     // The built-in processor is not mounted in Stripe mode.
-    const processor = await app.request("http://shop.test/_processor/v1/payment_intents", { method: "POST", headers: { host: "shop.test" } });
+    const processor = await app.request("http://shop.test/_processor/v1/payment_intents", {
+      method: "POST",
+      headers: { host: "shop.test" },
+    });
     expect(processor.status).toBe(404);
   });
 });

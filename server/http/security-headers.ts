@@ -46,7 +46,13 @@ const STRIPE_SOURCES = {
   connect: ["https://api.stripe.com"],
 };
 
-export function contentSecurityPolicy({ allowStripe, processorOrigin }: { allowStripe: boolean; processorOrigin?: string }) {
+export function contentSecurityPolicy({
+  allowStripe,
+  processorOrigin,
+}: {
+  allowStripe: boolean;
+  processorOrigin?: string;
+}) {
   const stripe = (kind: keyof typeof STRIPE_SOURCES) => (allowStripe ? STRIPE_SOURCES[kind] : []);
   return {
     defaultSrc: ["'self'"],

@@ -31,13 +31,20 @@ describeEachDatabase("the session cookie", (getDatabase) => {
     return browser;
   };
   /** Moves a session's clock back, as if it had been started `startedDaysAgo` and last seen `seenDaysAgo`. */
-  const age = async (browser: Browser, { startedDaysAgo, seenDaysAgo }: { startedDaysAgo: number; seenDaysAgo: number }) => {
+  const age = async (
+    browser: Browser,
+    { startedDaysAgo, seenDaysAgo }: { startedDaysAgo: number; seenDaysAgo: number },
+  ) => {
     const session = await shop.services.sessions.findSession(tokenOf(browser));
     if (!session) throw new Error("no session");
     const lastSeen = Date.now() - seenDaysAgo * DAY;
     await getDatabase()
       .db.updateTable("sessions")
-      .set({ created_at: new Date(Date.now() - startedDaysAgo * DAY), last_seen_at: new Date(lastSeen), expires_at: new Date(lastSeen + 30 * DAY) })
+      .set({
+        created_at: new Date(Date.now() - startedDaysAgo * DAY),
+        last_seen_at: new Date(lastSeen),
+        expires_at: new Date(lastSeen + 30 * DAY),
+      })
       .where("id", "=", session.id)
       .execute();
     return session.id;
@@ -54,7 +61,11 @@ describeEachDatabase("the session cookie", (getDatabase) => {
       const renewed = setCookieOf(visit);
       expect(renewed).toMatch(new RegExp(`^sf_session=${token};`));
       expect(expiresOf(renewed) - Date.now()).toBeGreaterThan(29 * DAY);
-      const row = await getDatabase().db.selectFrom("sessions").select("expires_at").where("id", "=", sessionId).executeTakeFirstOrThrow();
+      const row = await getDatabase()
+        .db.selectFrom("sessions")
+        .select("expires_at")
+        .where("id", "=", sessionId)
+        .executeTakeFirstOrThrow();
       expect(Math.abs(row.expires_at.getTime() - expiresOf(renewed))).toBeLessThan(2000);
       // The next visit that day moves nothing and sends nothing.
       expect(setCookieOf(await browser.get("/basket"))).toBe("");
@@ -67,7 +78,11 @@ describeEachDatabase("the session cookie", (getDatabase) => {
       expect(expiresOf(renewed) - Date.now()).toBeGreaterThan(0.9 * DAY);
       expect(expiresOf(renewed) - Date.now()).toBeLessThanOrEqual(DAY);
 
-      await getDatabase().db.updateTable("sessions").set({ created_at: new Date(Date.now() - 91 * DAY) }).where("id", "=", sessionId).execute();
+      await getDatabase()
+        .db.updateTable("sessions")
+        .set({ created_at: new Date(Date.now() - 91 * DAY) })
+        .where("id", "=", sessionId)
+        .execute();
       const afterwards = await browser.get("/basket");
       expect(((await afterwards.json()) as { basket: { count: number } }).basket.count).toBe(0);
       expect(await shop.services.sessions.findSession(tokenOf(browser))).toBeNull();
@@ -81,7 +96,22 @@ describeEachDatabase("the session cookie", (getDatabase) => {
       const orderId = `pi_guest${Date.now()}`;
       await getDatabase()
         .db.insertInto("orders")
-        .values({ id: orderId, session_id: session?.id ?? null, amount_cents: 1196, currency: "usd", items: JSON.stringify([{ productId: "12321341", title: "The Lean Startup", priceCents: 1196, rating: 4, image: { src: "/images/products/12321341.webp", width: 400, height: 400 } }]), created_at: new Date() })
+        .values({
+          id: orderId,
+          session_id: session?.id ?? null,
+          amount_cents: 1196,
+          currency: "usd",
+          items: JSON.stringify([
+            {
+              productId: "12321341",
+              title: "The Lean Startup",
+              priceCents: 1196,
+              rating: 4,
+              image: { src: "/images/products/12321341.webp", width: 400, height: 400 },
+            },
+          ]),
+          created_at: new Date(),
+        })
         .execute();
 
       const out = await browser.postJson("/logout", {});
@@ -99,7 +129,11 @@ describeEachDatabase("the session cookie", (getDatabase) => {
 
   describe("Secure and __Host- by how the browser reached the shop", () => {
     const addFrom = (app: Shop["app"], url: string, headers: Record<string, string> = {}) =>
-      app.request(url, { method: "POST", body: JSON.stringify({ productId: BOOK }), headers: { "content-type": "application/json", host: new URL(url).host, ...headers } });
+      app.request(url, {
+        method: "POST",
+        body: JSON.stringify({ productId: BOOK }),
+        headers: { "content-type": "application/json", host: new URL(url).host, ...headers },
+      });
 
     it("plain HTTP, in any NODE_ENV: an ordinary cookie, no HSTS, so a LAN address keeps its shoppers' baskets", async () => {
       const response = await addFrom(shop.app, "http://192.168.1.20:3000/basket/add");
@@ -113,9 +147,13 @@ describeEachDatabase("the session cookie", (getDatabase) => {
       expect(setCookieOf(response)).toMatch(/^__Host-sf_session=[A-Za-z0-9_-]{43};.*Secure/i);
       expect(response.headers.get("strict-transport-security")).toMatch(/^max-age=\d+/);
       const token = /=([^;]+)/.exec(setCookieOf(response))?.[1];
-      const asPlain = await shop.app.request("https://shop.test/basket", { headers: { host: "shop.test", cookie: `sf_session=${token}` } });
+      const asPlain = await shop.app.request("https://shop.test/basket", {
+        headers: { host: "shop.test", cookie: `sf_session=${token}` },
+      });
       expect(((await asPlain.json()) as { basket: { count: number } }).basket.count).toBe(0);
-      const asHost = await shop.app.request("https://shop.test/basket", { headers: { host: "shop.test", cookie: `__Host-sf_session=${token}` } });
+      const asHost = await shop.app.request("https://shop.test/basket", {
+        headers: { host: "shop.test", cookie: `__Host-sf_session=${token}` },
+      });
       expect(((await asHost.json()) as { basket: { count: number } }).basket.count).toBe(1);
     });
 
@@ -130,19 +168,29 @@ describeEachDatabase("the session cookie", (getDatabase) => {
 
     it("PUBLIC_URL's scheme decides for every request", async () => {
       const https = await createTestShop(getDatabase(), { publicUrl: new URL("https://shop.example") });
-      expect(setCookieOf(await addFrom(https.app, "http://10.0.0.5:3000/basket/add"))).toMatch(/^__Host-sf_session=.*Secure/i);
-      const http = await createTestShop(getDatabase(), { publicUrl: new URL("http://192.168.1.20:3000"), trustedProxyHops: 1 });
+      expect(setCookieOf(await addFrom(https.app, "http://10.0.0.5:3000/basket/add"))).toMatch(
+        /^__Host-sf_session=.*Secure/i,
+      );
+      const http = await createTestShop(getDatabase(), {
+        publicUrl: new URL("http://192.168.1.20:3000"),
+        trustedProxyHops: 1,
+      });
       const response = await addFrom(http.app, "http://192.168.1.20:3000/basket/add", { "x-forwarded-proto": "https" });
       expect(setCookieOf(response)).toMatch(/^sf_session=/);
       expect(response.headers.get("strict-transport-security")).toBeNull();
     });
 
     it("signing in over HTTPS sets the __Host- cookie, and signing out clears that one", async () => {
-      const browser = createBrowser({ request: (url, init) => shop.app.request(url.replace(/^http:/, "https:"), init) });
-      const signedIn = await shop.services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email: uniqueEmail(), password: "correct horse battery" }), {
-        ip: "10.91.0.1",
-        current: null,
+      const browser = createBrowser({
+        request: (url, init) => shop.app.request(url.replace(/^http:/, "https:"), init),
       });
+      const signedIn = await shop.services.signInFlow.signIn(
+        credentialsSchema.parse({ intent: "register", email: uniqueEmail(), password: "correct horse battery" }),
+        {
+          ip: "10.91.0.1",
+          current: null,
+        },
+      );
       const out = await browser.postJson("/logout", {}, { cookie: `__Host-sf_session=${signedIn.token}` });
       expect(setCookieOf(out)).toMatch(/^__Host-sf_session=;.*Max-Age=0.*Secure/i);
       expect(await shop.services.sessions.findSession(signedIn.token)).toBeNull();

@@ -26,7 +26,10 @@ export interface Shopper {
  * __Host-sf_session, so no other host or path can plant one. It expires with the session and is sent again
  * whenever a visit moves the session's expiry forward.
  */
-export function shopperMiddleware(sessions: SessionService, { isHttps }: { isHttps: (c: Context) => boolean }): MiddlewareHandler<{
+export function shopperMiddleware(
+  sessions: SessionService,
+  { isHttps }: { isHttps: (c: Context) => boolean },
+): MiddlewareHandler<{
   Variables: { shopper: Shopper; clientIp: string };
 }> {
   return async (c, next) => {
@@ -37,7 +40,8 @@ export function shopperMiddleware(sessions: SessionService, { isHttps }: { isHtt
     // Held in an object so TypeScript sees the writes made inside the methods below.
     const pending: { cookie: { token: string } | "clear" | null } = { cookie: null };
     if (session?.renewed && presented) pending.cookie = { token: presented };
-    const ownerOf = (current: Session): BasketOwner => (current.user ? { userId: current.user.id } : { sessionId: current.id });
+    const ownerOf = (current: Session): BasketOwner =>
+      current.user ? { userId: current.user.id } : { sessionId: current.id };
 
     c.set("shopper", {
       get session() {
@@ -68,8 +72,15 @@ export function shopperMiddleware(sessions: SessionService, { isHttps }: { isHtt
     });
     await next();
     const { cookie } = pending;
-    const attributes = { httpOnly: true, sameSite: "Lax", path: "/", secure, prefix: secure ? "host" : undefined } as const;
+    const attributes = {
+      httpOnly: true,
+      sameSite: "Lax",
+      path: "/",
+      secure,
+      prefix: secure ? "host" : undefined,
+    } as const;
     if (cookie === "clear") deleteCookie(c, SESSION_COOKIE, attributes);
-    else if (cookie && session) setCookie(c, SESSION_COOKIE, cookie.token, { ...attributes, expires: session.expiresAt });
+    else if (cookie && session)
+      setCookie(c, SESSION_COOKIE, cookie.token, { ...attributes, expires: session.expiresAt });
   };
 }

@@ -28,18 +28,40 @@ describeEachDatabase("the console's CSV import and exports", (getDatabase) => {
   let shopper: Browser;
 
   const html = (browser: Browser, path: string, init: RequestInit = {}) =>
-    browser.send(path, { ...init, headers: { accept: "text/html", origin: "http://shop.test", ...Object.fromEntries(new Headers(init.headers)) } });
-  const mainText = (page: string) => /<main[^>]*>([\s\S]*?)<\/main>/.exec(page)?.[1]?.replace(/<[^>]+>/g, " ").replace(/&quot;/g, '"').replace(/&#x27;|&#39;/g, "'").replace(/&gt;/g, ">").replace(/&lt;/g, "<").replace(/&amp;/g, "&").replace(/\s+/g, " ").trim() ?? "";
+    browser.send(path, {
+      ...init,
+      headers: { accept: "text/html", origin: "http://shop.test", ...Object.fromEntries(new Headers(init.headers)) },
+    });
+  const mainText = (page: string) =>
+    /<main[^>]*>([\s\S]*?)<\/main>/
+      .exec(page)?.[1]
+      ?.replace(/<[^>]+>/g, " ")
+      .replace(/&quot;/g, '"')
+      .replace(/&#x27;|&#39;/g, "'")
+      .replace(/&gt;/g, ">")
+      .replace(/&lt;/g, "<")
+      .replace(/&amp;/g, "&")
+      .replace(/\s+/g, " ")
+      .trim() ?? "";
   const importForm = (intent: string, text?: string) => {
     const form = new FormData();
     form.set("intent", intent);
-    form.set("file", text === undefined ? new File([], "", { type: "application/octet-stream" }) : new File([text], "three.csv", { type: "text/csv" }));
+    form.set(
+      "file",
+      text === undefined
+        ? new File([], "", { type: "application/octet-stream" })
+        : new File([text], "three.csv", { type: "text/csv" }),
+    );
     return form;
   };
 
   async function signedIn(email: string, intent: "sign-in" | "register") {
     const browser = createBrowser(shop.app);
-    const response = await html(browser, "/login", { method: "POST", body: new URLSearchParams({ intent, email, password: PASSWORD }), headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const response = await html(browser, "/login", {
+      method: "POST",
+      body: new URLSearchParams({ intent, email, password: PASSWORD }),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(response.status, `${intent} ${email}`).toBe(302);
     return browser;
   }
@@ -69,23 +91,38 @@ describeEachDatabase("the console's CSV import and exports", (getDatabase) => {
     expect(noFile.status).toBe(400);
     expect(mainText(await noFile.text())).toContain("Choose a CSV file.");
 
-    const preview = await html(operator, "/admin/products/import", { method: "POST", body: importForm("preview", THREE_PRODUCTS) });
+    const preview = await html(operator, "/admin/products/import", {
+      method: "POST",
+      body: importForm("preview", THREE_PRODUCTS),
+    });
     expect(preview.status).toBe(200);
     const previewText = mainText(await preview.text());
     expect(previewText).toContain("Preview of “three.csv”");
-    expect(previewText).toContain("4 rows, 3 products (Shopify's current layout): 3 created, 0 updated, 0 unchanged, 0 with errors.");
+    expect(previewText).toContain(
+      "4 rows, 3 products (Shopify's current layout): 3 created, 0 updated, 0 unchanged, 0 with errors.",
+    );
     expect(previewText).toContain("Stock S / Red: 0 -> 4");
-    expect(await getDatabase().db.selectFrom("products").select("id").where("slug", "=", "console-tee").execute()).toEqual([]);
+    expect(
+      await getDatabase().db.selectFrom("products").select("id").where("slug", "=", "console-tee").execute(),
+    ).toEqual([]);
 
-    const imported = await html(operator, "/admin/products/import", { method: "POST", body: importForm("import", THREE_PRODUCTS) });
+    const imported = await html(operator, "/admin/products/import", {
+      method: "POST",
+      body: importForm("import", THREE_PRODUCTS),
+    });
     expect(imported.status).toBe(302);
     const reportAddress = imported.headers.get("location") ?? "";
     expect(reportAddress).toMatch(/^\/admin\/products\/import\?import=[0-9a-f-]{36}$/);
-    expect(mainText(await (await html(operator, reportAddress)).text())).toMatch(/Imported 4 rows at [\d-]+ [\d:]+ UTC: 3 created, 0 updated, 0 unchanged\./);
+    expect(mainText(await (await html(operator, reportAddress)).text())).toMatch(
+      /Imported 4 rows at [\d-]+ [\d:]+ UTC: 3 created, 0 updated, 0 unchanged\./,
+    );
     expect(mainText(await (await html(operator, "/search?q=console+tee")).text())).toContain("Console Tee");
 
     // A file with an error: nothing is imported, and the page names the line.
-    const bad = await html(operator, "/admin/products/import", { method: "POST", body: importForm("import", THREE_PRODUCTS.replace("CP-1,2.50", "CP-1,two")) });
+    const bad = await html(operator, "/admin/products/import", {
+      method: "POST",
+      body: importForm("import", THREE_PRODUCTS.replace("CP-1,2.50", "CP-1,two")),
+    });
     expect(bad.status).toBe(400);
     const badText = mainText(await bad.text());
     expect(badText).toContain("Nothing was imported");
@@ -97,7 +134,11 @@ describeEachDatabase("the console's CSV import and exports", (getDatabase) => {
     const huge = await operator.send("/admin/products/import", {
       method: "POST",
       body: new Uint8Array(big),
-      headers: { "content-type": "multipart/form-data; boundary=x", "content-length": String(big), accept: "text/html" },
+      headers: {
+        "content-type": "multipart/form-data; boundary=x",
+        "content-length": String(big),
+        accept: "text/html",
+      },
     });
     expect(huge.status).toBe(413);
     expect(await huge.text()).toContain("The file is larger than 20 MB. Nothing was imported");
@@ -130,14 +171,40 @@ describeEachDatabase("the console's CSV import and exports", (getDatabase) => {
       amount_cents: 3892,
       currency: "usd",
       items: JSON.stringify([
-        { productId: BOOK, title, sku: "BOOK-1", priceCents: 1196, quantity: 2, rating: 4, image: { src: "/images/book.webp", width: 10, height: 10 } },
-        { productId: "x", variantId: "v", title: "Console Tee", options: [{ name: "Size", value: "M" }], sku: "CT-M-RED", priceCents: 1800, quantity: 1, rating: 5, image: { src: "/x.webp", width: 10, height: 10 } },
+        {
+          productId: BOOK,
+          title,
+          sku: "BOOK-1",
+          priceCents: 1196,
+          quantity: 2,
+          rating: 4,
+          image: { src: "/images/book.webp", width: 10, height: 10 },
+        },
+        {
+          productId: "x",
+          variantId: "v",
+          title: "Console Tee",
+          options: [{ name: "Size", value: "M" }],
+          sku: "CT-M-RED",
+          priceCents: 1800,
+          quantity: 1,
+          rating: 5,
+          image: { src: "/x.webp", width: 10, height: 10 },
+        },
       ]),
       created_at: new Date(paidAt),
       paid_at: new Date(paidAt),
       status,
       contact_email: "buyer@console.test",
-      delivery_address: JSON.stringify({ name: "Ada Lovelace", line1: "1 Main Street", line2: null, city: "Los Angeles", region: "CA", postalCode: "90001", country: "US" }),
+      delivery_address: JSON.stringify({
+        name: "Ada Lovelace",
+        line1: "1 Main Street",
+        line2: null,
+        city: "Los Angeles",
+        region: "CA",
+        postalCode: "90001",
+        country: "US",
+      }),
       pricing: JSON.stringify({
         itemsCents: 4192,
         discountCents: 300,
@@ -155,12 +222,17 @@ describeEachDatabase("the console's CSV import and exports", (getDatabase) => {
     });
     await db
       .insertInto("orders")
-      .values([order("pi_csvexport1", "SF-2611-CSV2", "shipped", "2026-11-20T10:00:00Z", "=HYPERLINK(\"http://x\")"), order("pi_csvexport2", "SF-2611-CSV3", "paid", "2026-11-25T10:00:00Z", "A book")])
+      .values([
+        order("pi_csvexport1", "SF-2611-CSV2", "shipped", "2026-11-20T10:00:00Z", '=HYPERLINK("http://x")'),
+        order("pi_csvexport2", "SF-2611-CSV3", "paid", "2026-11-25T10:00:00Z", "A book"),
+      ])
       .execute();
 
     const response = await operator.send("/admin/orders/export?status=shipped&from=2026-11-19&to=2026-11-20");
     expect(response.status).toBe(200);
-    expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="orders-\d{4}-\d{2}-\d{2}\.csv"$/);
+    expect(response.headers.get("content-disposition")).toMatch(
+      /^attachment; filename="orders-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
     const lines = (await response.text()).trim().split("\n");
     expect(lines).toEqual([
       "Name,Email,Financial Status,Fulfillment Status,Paid at,Subtotal,Shipping,Taxes,Total,Discount Code,Discount Amount,Refunded Amount,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Province,Shipping Country",
@@ -168,7 +240,9 @@ describeEachDatabase("the console's CSV import and exports", (getDatabase) => {
       "SF-2611-CSV2,buyer@console.test,,,,,,,,,,,1,Console Tee - M,18.00,CT-M-RED,,,,,,",
     ]);
     // The page's own filter leads to the same download.
-    const ordersPage = await (await html(operator, "/admin/orders?status=shipped&from=2026-11-19&to=2026-11-20")).text();
+    const ordersPage = await (
+      await html(operator, "/admin/orders?status=shipped&from=2026-11-19&to=2026-11-20")
+    ).text();
     expect(ordersPage).toContain('href="/admin/orders/export?status=shipped&amp;from=2026-11-19&amp;to=2026-11-20"');
     expect(mainText(ordersPage)).toContain("SF-2611-CSV2");
     expect(mainText(ordersPage)).not.toContain("SF-2611-CSV3");

@@ -11,7 +11,10 @@ import { neutraliseFormula } from "./csv-cells";
  * that the shop's whole-body compression (http/compress.ts) leaves it alone. Every cell goes through the CSV
  * injection rule (csv-cells.ts). A byte-order mark first, so that a spreadsheet reads it as UTF-8.
  */
-export function csvDownload(request: Request, { fileName, columns, rows }: { fileName: string; columns: readonly string[]; rows: AsyncIterable<readonly string[]> }): Response {
+export function csvDownload(
+  request: Request,
+  { fileName, columns, rows }: { fileName: string; columns: readonly string[]; rows: AsyncIterable<readonly string[]> },
+): Response {
   const isGzipped = acceptsGzip(request.headers.get("accept-encoding"));
   const cells = Readable.from(neutralised(rows));
   const csv = stringify({ header: true, columns: [...columns], bom: true, record_delimiter: "unix" });

@@ -6,14 +6,25 @@ import { productCsvRows } from "./product-csv-export";
 import { PRODUCT_EXPORT_COLUMNS } from "./product-csv-layout";
 
 /** The console's CSV downloads, each streamed as it is read (csv-download.ts), named by the day it was made. */
-export function createCsvExports(db: DB, { today = () => new Date().toISOString().slice(0, 10) }: { today?: () => string } = {}) {
+export function createCsvExports(
+  db: DB,
+  { today = () => new Date().toISOString().slice(0, 10) }: { today?: () => string } = {},
+) {
   return {
     /** Every product in Shopify's current layout; pictures by their address at `origin` (the shop's public origin). */
     products: (request: Request, origin: string): Response =>
-      csvDownload(request, { fileName: `products-${today()}.csv`, columns: PRODUCT_EXPORT_COLUMNS, rows: productCsvRows(db, { origin }) }),
+      csvDownload(request, {
+        fileName: `products-${today()}.csv`,
+        columns: PRODUCT_EXPORT_COLUMNS,
+        rows: productCsvRows(db, { origin }),
+      }),
     /** The orders the console's list shows for `filter`, one row per line, in Shopify's orders export layout. */
     orders: (request: Request, filter: AdminOrderFilter): Response =>
-      csvDownload(request, { fileName: `orders-${today()}.csv`, columns: ORDER_EXPORT_COLUMNS, rows: orderCsvRows(db, filter) }),
+      csvDownload(request, {
+        fileName: `orders-${today()}.csv`,
+        columns: ORDER_EXPORT_COLUMNS,
+        rows: orderCsvRows(db, filter),
+      }),
   };
 }
 

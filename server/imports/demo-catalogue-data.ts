@@ -3,7 +3,19 @@
  * that listings have pages, sorts and filters worth trying. Pictures are drawn by scripts/draw-demo-pictures.ts into
  * images/demo/{id}.webp and committed. This file imports nothing, so that script can read it as it is.
  */
-export type DemoShape = "book" | "pot" | "mug" | "speaker" | "headphones" | "camera" | "monitor" | "tablet" | "keyboard" | "mouse" | "lamp" | "kettle";
+export type DemoShape =
+  | "book"
+  | "pot"
+  | "mug"
+  | "speaker"
+  | "headphones"
+  | "camera"
+  | "monitor"
+  | "tablet"
+  | "keyboard"
+  | "mouse"
+  | "lamp"
+  | "kettle";
 
 export interface DemoProduct {
   id: string;
@@ -27,7 +39,13 @@ const VARIANTS: Record<string, Pick<DemoProduct, "options" | "stock">> = {
   "Stoneware Mugs, Set of 4": { options: [{ name: "Colour", values: ["Black", "Grey", "White"] }], stock: 20 },
   "Espresso Cups, Set of 6": { options: [{ name: "Colour", values: ["Black", "White"] }], stock: 0 },
   "Mechanical Keyboard, Brown Switches": { options: [{ name: "Layout", values: ["US", "UK"] }], stock: 3 },
-  "Wireless Mouse, Silent Click": { options: [{ name: "Colour", values: ["Black", "White"] }, { name: "Size", values: ["M", "L"] }], stock: 8 },
+  "Wireless Mouse, Silent Click": {
+    options: [
+      { name: "Colour", values: ["Black", "White"] },
+      { name: "Size", values: ["M", "L"] },
+    ],
+    stock: 8,
+  },
 };
 
 type Row = [title: string, priceCents: number, rating: 1 | 2 | 3 | 4 | 5, colour: string];
@@ -175,7 +193,12 @@ const GROUPS: { department: string; shape: DemoShape; what: string; rows: Row[] 
 ];
 
 function demoId(title: string): string {
-  return `demo-${title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40).replace(/-+$/, "")}`;
+  return `demo-${title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")
+    .slice(0, 40)
+    .replace(/-+$/, "")}`;
 }
 
 export const DEMO_PRODUCTS: readonly DemoProduct[] = GROUPS.flatMap((group) =>

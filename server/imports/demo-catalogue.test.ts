@@ -17,8 +17,12 @@ describeEachDatabase("demo catalogue", (getDatabase) => {
     const departments = createDepartmentService(db, catalogue);
     const featuredBefore = (await catalogue.listProducts()).map((product) => product.id);
 
-    expect(await applyDemoCatalogue(db, { remove: false, picturesDir })).toBe(`Demo catalogue: ${DEMO_PRODUCTS.length} products added, 0 already there (0 updated).`);
-    expect(await applyDemoCatalogue(db, { remove: false, picturesDir })).toBe(`Demo catalogue: 0 products added, ${DEMO_PRODUCTS.length} already there (0 updated).`);
+    expect(await applyDemoCatalogue(db, { remove: false, picturesDir })).toBe(
+      `Demo catalogue: ${DEMO_PRODUCTS.length} products added, 0 already there (0 updated).`,
+    );
+    expect(await applyDemoCatalogue(db, { remove: false, picturesDir })).toBe(
+      `Demo catalogue: 0 products added, ${DEMO_PRODUCTS.length} already there (0 updated).`,
+    );
     const everything = { ...DEFAULT_LISTING_STATE, includeOutOfStock: true };
     for (const top of await departments.listTree()) {
       const listing = await catalogue.listDepartment([top.id, ...top.children.map((child) => child.id)], everything);
@@ -32,16 +36,34 @@ describeEachDatabase("demo catalogue", (getDatabase) => {
     const mouse = DEMO_PRODUCTS.find((product) => product.options?.length === 2)!;
     const page = await catalogue.findProductPage(demoHandle(mouse));
     expect(page.kind).toBe("product");
-    const found = await db.selectFrom("products").select(["id", "rating"]).where("slug", "=", demoHandle(mouse)).executeTakeFirstOrThrow();
+    const found = await db
+      .selectFrom("products")
+      .select(["id", "rating"])
+      .where("slug", "=", demoHandle(mouse))
+      .executeTakeFirstOrThrow();
     expect(found.rating).toBe(mouse.rating);
-    const variants = await db.selectFrom("product_variants").select(["option_values", "tracks_stock", "on_hand"]).where("product_id", "=", found.id).orderBy("position").execute();
-    expect(variants.map((variant) => variant.option_values)).toEqual([["Black", "M"], ["Black", "L"], ["White", "M"], ["White", "L"]]);
+    const variants = await db
+      .selectFrom("product_variants")
+      .select(["option_values", "tracks_stock", "on_hand"])
+      .where("product_id", "=", found.id)
+      .orderBy("position")
+      .execute();
+    expect(variants.map((variant) => variant.option_values)).toEqual([
+      ["Black", "M"],
+      ["Black", "L"],
+      ["White", "M"],
+      ["White", "L"],
+    ]);
     expect(variants.every((variant) => variant.tracks_stock && variant.on_hand === mouse.stock)).toBe(true);
-    const sizes = (await catalogue.search("", DEFAULT_LISTING_STATE)).optionFacets.find((facet) => facet.name === "Size");
+    const sizes = (await catalogue.search("", DEFAULT_LISTING_STATE)).optionFacets.find(
+      (facet) => facet.name === "Size",
+    );
     expect(sizes?.values.map((entry) => entry.value)).toEqual(expect.arrayContaining(["M", "L", "XL"]));
     expect((await createCatalogueService(db).listProducts()).map((product) => product.id)).toEqual(featuredBefore);
 
-    expect(await applyDemoCatalogue(db, { remove: true, picturesDir })).toBe(`Removed ${DEMO_PRODUCTS.length} demo products.`);
+    expect(await applyDemoCatalogue(db, { remove: true, picturesDir })).toBe(
+      `Removed ${DEMO_PRODUCTS.length} demo products.`,
+    );
     expect((await createCatalogueService(db).search("", DEFAULT_LISTING_STATE)).total).toBe(6);
   }, 120_000);
 

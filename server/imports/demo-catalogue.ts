@@ -25,7 +25,10 @@ export function demoHandle(product: Pick<DemoProduct, "id">): string {
 
 /** Every combination of the options' values, in the options' order (one empty combination without options). */
 function combinations(options: readonly { values: readonly string[] }[]): string[][] {
-  return options.reduce<string[][]>((combos, option) => combos.flatMap((combo) => option.values.map((value) => [...combo, value])), [[]]);
+  return options.reduce<string[][]>(
+    (combos, option) => combos.flatMap((combo) => option.values.map((value) => [...combo, value])),
+    [[]],
+  );
 }
 
 /** The demo catalogue as a product CSV in Shopify's current layout: one row per variant, the product's fields first. */
@@ -72,19 +75,33 @@ function demoCsv(pictureSrc: ReadonlyMap<string, string>, departmentPaths: Reado
  * departments included), so that the demo shows what an import does. Running it again changes nothing; the home page
  * keeps its six, as imported products are never featured.
  */
-export async function applyDemoCatalogue(db: DB, { remove, picturesDir }: { remove: boolean; picturesDir: string }): Promise<string> {
+export async function applyDemoCatalogue(
+  db: DB,
+  { remove, picturesDir }: { remove: boolean; picturesDir: string },
+): Promise<string> {
   const catalogue = createCatalogueService(db);
   const departments = createDepartmentService(db, catalogue);
   const handles = DEMO_PRODUCTS.map(demoHandle);
   if (remove) {
-    const present = await db.selectFrom("products").select(["id", "slug", "title"]).where("slug", "in", handles).execute();
+    const present = await db
+      .selectFrom("products")
+      .select(["id", "slug", "title"])
+      .where("slug", "in", handles)
+      .execute();
     const removed = await catalogue.deleteProducts(present.map((row) => row.id));
-    for (const row of present) await recordAudit(db, DEMO_ACTOR, { action: "product.remove", subject: row.id, before: { title: row.title }, after: null });
+    for (const row of present)
+      await recordAudit(db, DEMO_ACTOR, {
+        action: "product.remove",
+        subject: row.id,
+        before: { title: row.title },
+        after: null,
+      });
     return `Removed ${removed} demo products.`;
   }
   const pictures = createPictureStore(db);
   const pictureSrc = new Map<string, string>();
-  for (const product of DEMO_PRODUCTS) pictureSrc.set(product.id, (await pictures.storePicture(readFileSync(`${picturesDir}/${product.id}.webp`))).src);
+  for (const product of DEMO_PRODUCTS)
+    pictureSrc.set(product.id, (await pictures.storePicture(readFileSync(`${picturesDir}/${product.id}.webp`))).src);
   const inventory = createInventoryService(db, createLogger("warn"));
   // Every picture is one the shop now holds, so the import fetches none.
   const importer = createProductCsvImport({ db, catalogue, departments, inventory, onPicturesQueued: () => undefined });
@@ -95,10 +112,15 @@ export async function applyDemoCatalogue(db: DB, { remove, picturesDir }: { remo
     for (const child of top.children) departmentPaths.set(child.slug, `${top.name} > ${child.name}`);
   }
   const csv = demoCsv(pictureSrc, departmentPaths);
-  const applied = await importer.importFile(DEMO_ACTOR, { name: "demo-catalogue.csv", bytes: new TextEncoder().encode(csv) });
+  const applied = await importer.importFile(DEMO_ACTOR, {
+    name: "demo-catalogue.csv",
+    bytes: new TextEncoder().encode(csv),
+  });
   if (!applied.ok) {
     const problems = applied.report.products.flatMap((product) => product.reasons);
-    throw new Error(`The demo catalogue could not be imported: ${[applied.report.fileError, ...problems].filter(Boolean).join(" ")}`);
+    throw new Error(
+      `The demo catalogue could not be imported: ${[applied.report.fileError, ...problems].filter(Boolean).join(" ")}`,
+    );
   }
   const { created, updated, unchanged } = applied.report.counts;
   return `Demo catalogue: ${created} products added, ${updated + unchanged} already there (${updated} updated).`;

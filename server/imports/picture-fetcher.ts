@@ -3,7 +3,11 @@ import https from "node:https";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 import { sql } from "kysely";
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent, type RequestFilteringAgentOptions } from "request-filtering-agent";
+import {
+  RequestFilteringHttpAgent,
+  RequestFilteringHttpsAgent,
+  type RequestFilteringAgentOptions,
+} from "request-filtering-agent";
 import { recordAudit } from "#server/admin/audit-log";
 import { MAX_PICTURE_BYTES, type PictureStore, type StoredPicture } from "#server/admin/picture-store";
 import type { CatalogueService } from "#server/catalogue/catalogue-service";
@@ -21,7 +25,8 @@ const CLAIM_SECONDS = 120;
 /** Pictures left pending by an instance that stopped are picked up by any instance within this time. */
 const POLL_INTERVAL_MS = 30_000;
 
-const NOT_PUBLIC = "The picture's address is not a public one (a loopback, private, link-local or metadata address): it was not fetched.";
+const NOT_PUBLIC =
+  "The picture's address is not a public one (a loopback, private, link-local or metadata address): it was not fetched.";
 
 /** Why a picture was not stored, in the operator's words. */
 class PictureRefused extends Error {}
@@ -52,7 +57,10 @@ export function createPictureFetcher({
   timeoutMs?: number;
 }) {
   const filtering: RequestFilteringAgentOptions = allowLoopback ? { allowIPAddressList: ["127.0.0.0/8", "::1"] } : {};
-  const agents = { "http:": new RequestFilteringHttpAgent(filtering), "https:": new RequestFilteringHttpsAgent(filtering) };
+  const agents = {
+    "http:": new RequestFilteringHttpAgent(filtering),
+    "https:": new RequestFilteringHttpsAgent(filtering),
+  };
   let running = 0;
   let stopped = true;
   let timer: NodeJS.Timeout | undefined;
@@ -70,13 +78,16 @@ export function createPictureFetcher({
     const signal = AbortSignal.timeout(timeoutMs);
     let url = new URL(address);
     for (let redirects = 0; ; redirects++) {
-      if (url.protocol !== "http:" && url.protocol !== "https:") throw new PictureRefused("The picture's address must start with http:// or https://.");
-      if (url.username || url.password) throw new PictureRefused("The picture's address must not carry a user name or password.");
+      if (url.protocol !== "http:" && url.protocol !== "https:")
+        throw new PictureRefused("The picture's address must start with http:// or https://.");
+      if (url.username || url.password)
+        throw new PictureRefused("The picture's address must not carry a user name or password.");
       // An address written as a number is judged before any request (the agent judges every connection again).
       if (!isPublicLiteral(url.hostname.replace(/^\[|\]$/g, ""))) throw new PictureRefused(NOT_PUBLIC);
       const answer = await get(url, signal);
       if (answer.redirect) {
-        if (redirects >= MAX_REDIRECTS) throw new PictureRefused(`The picture's address redirected more than ${MAX_REDIRECTS} times.`);
+        if (redirects >= MAX_REDIRECTS)
+          throw new PictureRefused(`The picture's address redirected more than ${MAX_REDIRECTS} times.`);
         url = new URL(answer.redirect, url);
         continue;
       }
@@ -87,37 +98,52 @@ export function createPictureFetcher({
   function get(url: URL, signal: AbortSignal): Promise<{ redirect?: string; body?: Uint8Array }> {
     return new Promise((resolve, reject) => {
       const client = url.protocol === "https:" ? https : http;
-      const request = client.get(url, { agent: agents[url.protocol as "http:" | "https:"], signal, headers: { accept: "image/webp,image/png,image/jpeg,image/*;q=0.8", "user-agent": "Storefront picture import" } }, (response) => {
-        const status = response.statusCode ?? 0;
-        if (status >= 300 && status < 400 && response.headers.location) {
-          response.resume();
-          resolve({ redirect: response.headers.location });
-          return;
-        }
-        if (status !== 200) {
-          response.resume();
-          reject(new PictureRefused(`The picture's address answered ${status}${response.statusMessage ? ` ${response.statusMessage}` : ""}.`));
-          return;
-        }
-        if (Number(response.headers["content-length"] ?? 0) > MAX_PICTURE_BYTES) {
-          response.destroy();
-          reject(new PictureRefused("The picture is larger than 10 MB."));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on("data", (chunk: Buffer) => {
-          size += chunk.byteLength;
-          if (size > MAX_PICTURE_BYTES) {
+      const request = client.get(
+        url,
+        {
+          agent: agents[url.protocol as "http:" | "https:"],
+          signal,
+          headers: {
+            accept: "image/webp,image/png,image/jpeg,image/*;q=0.8",
+            "user-agent": "Storefront picture import",
+          },
+        },
+        (response) => {
+          const status = response.statusCode ?? 0;
+          if (status >= 300 && status < 400 && response.headers.location) {
+            response.resume();
+            resolve({ redirect: response.headers.location });
+            return;
+          }
+          if (status !== 200) {
+            response.resume();
+            reject(
+              new PictureRefused(
+                `The picture's address answered ${status}${response.statusMessage ? ` ${response.statusMessage}` : ""}.`,
+              ),
+            );
+            return;
+          }
+          if (Number(response.headers["content-length"] ?? 0) > MAX_PICTURE_BYTES) {
             response.destroy();
             reject(new PictureRefused("The picture is larger than 10 MB."));
             return;
           }
-          chunks.push(chunk);
-        });
-        response.on("end", () => resolve({ body: new Uint8Array(Buffer.concat(chunks)) }));
-        response.on("error", reject);
-      });
+          const chunks: Buffer[] = [];
+          let size = 0;
+          response.on("data", (chunk: Buffer) => {
+            size += chunk.byteLength;
+            if (size > MAX_PICTURE_BYTES) {
+              response.destroy();
+              reject(new PictureRefused("The picture is larger than 10 MB."));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          response.on("end", () => resolve({ body: new Uint8Array(Buffer.concat(chunks)) }));
+          response.on("error", reject);
+        },
+      );
       request.on("error", reject);
     });
   }
@@ -127,7 +153,8 @@ export function createPictureFetcher({
     if (error instanceof PictureRefused || error instanceof AppError) return error.message;
     const message = error instanceof Error ? error.message : String(error);
     if (/is not allowed/.test(message)) return NOT_PUBLIC;
-    if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) return `The picture took longer than ${timeoutMs / 1000} seconds to arrive.`;
+    if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
+      return `The picture took longer than ${timeoutMs / 1000} seconds to arrive.`;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "The picture's address names a host that does not exist.";
     return `The picture could not be fetched (${code ?? message}).`.slice(0, 300);
@@ -135,7 +162,14 @@ export function createPictureFetcher({
 
   /** Claims one pending picture no fetcher holds (or whose fetcher's claim lapsed). */
   async function claim() {
-    const result = await sql<{ import_id: string; product_id: string; url: string; replaces: string; operator_id: string | null; operator_email: string }>`
+    const result = await sql<{
+      import_id: string;
+      product_id: string;
+      url: string;
+      replaces: string;
+      operator_id: string | null;
+      operator_email: string;
+    }>`
       update product_import_pictures as p
          set claimed_until = now() + make_interval(secs => ${CLAIM_SECONDS})
         from product_imports as i
@@ -150,7 +184,10 @@ export function createPictureFetcher({
     return result.rows[0];
   }
 
-  async function finish(job: { import_id: string; product_id: string }, outcome: { storedAs: string } | { reason: string }) {
+  async function finish(
+    job: { import_id: string; product_id: string },
+    outcome: { storedAs: string } | { reason: string },
+  ) {
     await db
       .updateTable("product_import_pictures")
       .set({
@@ -171,20 +208,41 @@ export function createPictureFetcher({
     try {
       stored = await pictures.storePicture(await download(job.url));
     } catch (error) {
-      logger.info({ err: error, productId: job.product_id, url: job.url }, "picture import: a picture was not fetched; the import's page says why");
+      logger.info(
+        { err: error, productId: job.product_id, url: job.url },
+        "picture import: a picture was not fetched; the import's page says why",
+      );
       await finish(job, { reason: reasonOf(error) });
       return;
     }
     try {
       await catalogue.updateProduct(job.product_id, { image: stored }, async (trx, before, after) => {
         // Given another picture since the import (the product form): that one stays.
-        if (before?.image !== job.replaces) throw new PictureRefused("The product was given another picture since the import: that one was kept.");
-        await recordAudit(trx, { id: job.operator_id, email: job.operator_email }, { action: "product.import-picture", subject: after.id, before: { image: before.image }, after: { image: after.image, from: job.url } });
+        if (before?.image !== job.replaces)
+          throw new PictureRefused("The product was given another picture since the import: that one was kept.");
+        await recordAudit(
+          trx,
+          { id: job.operator_id, email: job.operator_email },
+          {
+            action: "product.import-picture",
+            subject: after.id,
+            before: { image: before.image },
+            after: { image: after.image, from: job.url },
+          },
+        );
       });
       await finish(job, { storedAs: stored.src });
     } catch (error) {
-      logger.info({ err: error, productId: job.product_id, url: job.url }, "picture import: a fetched picture was not given to its product; the import's page says why");
-      await finish(job, { reason: error instanceof AppError && error.code === "NOT_FOUND" ? "The product was removed before its picture arrived." : reasonOf(error) });
+      logger.info(
+        { err: error, productId: job.product_id, url: job.url },
+        "picture import: a fetched picture was not given to its product; the import's page says why",
+      );
+      await finish(job, {
+        reason:
+          error instanceof AppError && error.code === "NOT_FOUND"
+            ? "The product was removed before its picture arrived."
+            : reasonOf(error),
+      });
     }
   }
 
@@ -203,7 +261,12 @@ export function createPictureFetcher({
     while (running < PICTURE_FETCHES_AT_ONCE) {
       running += 1;
       const worker = work()
-        .catch((error: unknown) => logger.warn({ err: error }, "picture import: a fetcher stopped on an error; pending pictures are taken up again within a minute"))
+        .catch((error: unknown) =>
+          logger.warn(
+            { err: error },
+            "picture import: a fetcher stopped on an error; pending pictures are taken up again within a minute",
+          ),
+        )
         .finally(() => {
           running -= 1;
           workers.delete(worker);

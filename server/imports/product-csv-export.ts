@@ -10,7 +10,8 @@ const EXPORT_PAGE_SIZE = 500;
 
 /** Plain paragraphs as the HTML Shopify's Description holds: a paragraph each, a line break within one. */
 export function paragraphsToHtml(text: string): string {
-  const escape = (plain: string) => plain.replace(/[&<>"]/g, (character) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[character]!);
+  const escape = (plain: string) =>
+    plain.replace(/[&<>"]/g, (character) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[character]!);
   return text
     .split(/\n{2,}/)
     .map((paragraph) => paragraph.trim())
@@ -27,7 +28,9 @@ export function paragraphsToHtml(text: string): string {
  */
 export async function* productCsvRows(db: DB, { origin }: { origin: string }): AsyncGenerator<string[]> {
   const departments = await db.selectFrom("departments").select(["id", "name", "parent_id as parentId"]).execute();
-  const pathOf = new Map(departments.map((department) => [department.id, departmentPath(department, departments).join(" > ")]));
+  const pathOf = new Map(
+    departments.map((department) => [department.id, departmentPath(department, departments).join(" > ")]),
+  );
   let after: string | null = null;
   for (;;) {
     let page = db
@@ -40,16 +43,37 @@ export async function* productCsvRows(db: DB, { origin }: { origin: string }): A
     if (products.length === 0) return;
     const ids = products.map((product) => product.id);
     const [options, variants, placements] = await Promise.all([
-      db.selectFrom("product_options").select(["product_id", "name"]).where("product_id", "in", ids).orderBy("product_id").orderBy("position").execute(),
+      db
+        .selectFrom("product_options")
+        .select(["product_id", "name"])
+        .where("product_id", "in", ids)
+        .orderBy("product_id")
+        .orderBy("position")
+        .execute(),
       db
         .selectFrom("product_variants")
-        .select(["product_id", "option_values", "sku", "price_cents", "compare_at_cents", "charge_tax", "tracks_stock", "on_hand", "continue_selling", "weight_grams"])
+        .select([
+          "product_id",
+          "option_values",
+          "sku",
+          "price_cents",
+          "compare_at_cents",
+          "charge_tax",
+          "tracks_stock",
+          "on_hand",
+          "continue_selling",
+          "weight_grams",
+        ])
         .where("product_id", "in", ids)
         .orderBy("product_id")
         .orderBy("position")
         .orderBy("id")
         .execute(),
-      db.selectFrom("product_departments").select(["product_id", "department_id"]).where("product_id", "in", ids).execute(),
+      db
+        .selectFrom("product_departments")
+        .select(["product_id", "department_id"])
+        .where("product_id", "in", ids)
+        .execute(),
     ]);
     for (const product of products) {
       const names = options.filter((option) => option.product_id === product.id).map((option) => option.name);
@@ -91,7 +115,9 @@ export async function* productCsvRows(db: DB, { origin }: { origin: string }): A
           "Inventory quantity": variant.tracks_stock ? String(variant.on_hand) : "",
           "Continue selling when out of stock": variant.continue_selling ? "CONTINUE" : "DENY",
           "Weight value (grams)": String(variant.weight_grams),
-          "Product image URL": productCell(product.image === NO_PICTURE.src ? "" : new URL(pictureUrl(product.image), origin).toString()),
+          "Product image URL": productCell(
+            product.image === NO_PICTURE.src ? "" : new URL(pictureUrl(product.image), origin).toString(),
+          ),
           Departments: productCell(departmentPaths.join("; ")),
         };
         yield PRODUCT_EXPORT_COLUMNS.map((column) => row[column]);

@@ -2,7 +2,11 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import { recordAudit, type Actor } from "#server/admin/audit-log";
 import { NO_PICTURE, PRODUCT_IMAGE_SIZE } from "#server/catalogue/catalogue-data";
-import type { CatalogueService, ImportedOptionsAndVariants, ImportedProductValues } from "#server/catalogue/catalogue-service";
+import type {
+  CatalogueService,
+  ImportedOptionsAndVariants,
+  ImportedProductValues,
+} from "#server/catalogue/catalogue-service";
 import type { DB } from "#server/db/client";
 import { inBatches } from "#server/db/in-batches";
 import type { Database } from "#server/db/schema";
@@ -129,31 +133,78 @@ const optionLabel = (values: readonly string[]) => (values.length === 0 ? "" : `
 /** What the catalogue holds for the file's handles and SKUs, read in batches (a file may name 100,000). */
 async function readCatalogue(trx: Transaction<Database>, wanted: readonly WantedProduct[]) {
   const bySlug = new Map<string, string>();
-  for (const batch of inBatches(wanted.map((product) => product.handle), 1000)) {
-    for (const row of await trx.selectFrom("products").select(["id", "slug"]).where("slug", "in", batch).execute()) bySlug.set(row.slug, row.id);
+  for (const batch of inBatches(
+    wanted.map((product) => product.handle),
+    1000,
+  )) {
+    for (const row of await trx.selectFrom("products").select(["id", "slug"]).where("slug", "in", batch).execute())
+      bySlug.set(row.slug, row.id);
   }
-  const skus = [...new Set(wanted.flatMap((product) => product.variants.flatMap((variant) => (variant.sku ? [variant.sku] : []))))];
+  const skus = [
+    ...new Set(wanted.flatMap((product) => product.variants.flatMap((variant) => (variant.sku ? [variant.sku] : [])))),
+  ];
   const skuOwner = new Map<string, string>();
   for (const batch of inBatches(skus, 1000)) {
-    for (const row of await trx.selectFrom("product_variants").select(["sku", "product_id"]).where("sku", "in", batch).execute()) skuOwner.set(row.sku ?? "", row.product_id);
+    for (const row of await trx
+      .selectFrom("product_variants")
+      .select(["sku", "product_id"])
+      .where("sku", "in", batch)
+      .execute())
+      skuOwner.set(row.sku ?? "", row.product_id);
   }
   const existing = new Map<string, ExistingProduct>();
   for (const batch of inBatches([...new Set([...bySlug.values(), ...skuOwner.values()])], 1000)) {
     const products = await trx
       .selectFrom("products")
-      .select(["id", "slug", "title", "description", "price_cents", "status", "vendor", "product_type", "tags", "rating", "image", "image_width", "image_height", "image_srcset"])
+      .select([
+        "id",
+        "slug",
+        "title",
+        "description",
+        "price_cents",
+        "status",
+        "vendor",
+        "product_type",
+        "tags",
+        "rating",
+        "image",
+        "image_width",
+        "image_height",
+        "image_srcset",
+      ])
       .where("id", "in", batch)
       .forUpdate()
       .execute();
-    const options = await trx.selectFrom("product_options").select(["product_id", "name", "values"]).where("product_id", "in", batch).orderBy("position").execute();
+    const options = await trx
+      .selectFrom("product_options")
+      .select(["product_id", "name", "values"])
+      .where("product_id", "in", batch)
+      .orderBy("position")
+      .execute();
     const variants = await trx
       .selectFrom("product_variants")
-      .select(["id", "product_id", "option_values", "sku", "price_cents", "compare_at_cents", "weight_grams", "charge_tax", "tracks_stock", "on_hand", "continue_selling"])
+      .select([
+        "id",
+        "product_id",
+        "option_values",
+        "sku",
+        "price_cents",
+        "compare_at_cents",
+        "weight_grams",
+        "charge_tax",
+        "tracks_stock",
+        "on_hand",
+        "continue_selling",
+      ])
       .where("product_id", "in", batch)
       .orderBy("position")
       .orderBy("id")
       .execute();
-    const placements = await trx.selectFrom("product_departments").select(["product_id", "department_id"]).where("product_id", "in", batch).execute();
+    const placements = await trx
+      .selectFrom("product_departments")
+      .select(["product_id", "department_id"])
+      .where("product_id", "in", batch)
+      .execute();
     for (const row of products) {
       existing.set(row.id, {
         id: row.id,
@@ -167,7 +218,9 @@ async function readCatalogue(trx: Transaction<Database>, wanted: readonly Wanted
         tags: row.tags,
         rating: row.rating,
         image: { src: row.image, width: row.image_width, height: row.image_height, srcSet: row.image_srcset },
-        options: options.filter((option) => option.product_id === row.id).map((option) => ({ name: option.name, values: option.values })),
+        options: options
+          .filter((option) => option.product_id === row.id)
+          .map((option) => ({ name: option.name, values: option.values })),
         variants: variants
           .filter((variant) => variant.product_id === row.id)
           .map((variant) => ({
@@ -182,20 +235,34 @@ async function readCatalogue(trx: Transaction<Database>, wanted: readonly Wanted
             onHand: variant.on_hand,
             continueSelling: variant.continue_selling,
           })),
-        departmentIds: placements.filter((placement) => placement.product_id === row.id).map((placement) => placement.department_id),
+        departmentIds: placements
+          .filter((placement) => placement.product_id === row.id)
+          .map((placement) => placement.department_id),
       });
     }
   }
-  const departments: DepartmentEntry[] = (await trx.selectFrom("departments").select(["id", "name", "parent_id"]).execute()).map((row) => ({
+  const departments: DepartmentEntry[] = (
+    await trx.selectFrom("departments").select(["id", "name", "parent_id"]).execute()
+  ).map((row) => ({
     id: row.id,
     name: row.name,
     parentId: row.parent_id,
   }));
-  return { bySlug, skuOwner, existing, departments, pictures: await readOwnPictures(trx, wanted), fetched: await readFetchedPictures(trx, [...existing.keys()]) };
+  return {
+    bySlug,
+    skuOwner,
+    existing,
+    departments,
+    pictures: await readOwnPictures(trx, wanted),
+    fetched: await readFetchedPictures(trx, [...existing.keys()]),
+  };
 }
 
 /** The shop's own pictures the file names by address (what the export writes): kept as they are, never fetched. */
-async function readOwnPictures(trx: Transaction<Database>, wanted: readonly WantedProduct[]): Promise<Map<string, Image>> {
+async function readOwnPictures(
+  trx: Transaction<Database>,
+  wanted: readonly WantedProduct[],
+): Promise<Map<string, Image>> {
   const found = new Map<string, Image>();
   const uploads = new Map<string, string>();
   for (const url of new Set(wanted.flatMap((product) => (product.imageUrl ? [product.imageUrl] : [])))) {
@@ -206,20 +273,41 @@ async function readOwnPictures(trx: Transaction<Database>, wanted: readonly Want
   }
   for (const batch of inBatches([...uploads], 1000)) {
     const paths = batch.map(([, path]) => path);
-    const stored = await trx.selectFrom("pictures").select(["name", "width", "height"]).where("name", "in", paths.map((path) => path.slice("/pictures/".length))).execute();
-    const srcSets = await trx.selectFrom("products").select(["image", "image_srcset"]).where("image", "in", paths).where("image_srcset", "is not", null).execute();
+    const stored = await trx
+      .selectFrom("pictures")
+      .select(["name", "width", "height"])
+      .where(
+        "name",
+        "in",
+        paths.map((path) => path.slice("/pictures/".length)),
+      )
+      .execute();
+    const srcSets = await trx
+      .selectFrom("products")
+      .select(["image", "image_srcset"])
+      .where("image", "in", paths)
+      .where("image_srcset", "is not", null)
+      .execute();
     for (const [url, path] of batch) {
       const picture = stored.find((row) => `/pictures/${row.name}` === path);
       // A name the shop does not hold is another shop's picture: fetched like any other address.
       if (!picture) continue;
-      found.set(url, { src: path, width: picture.width, height: picture.height, srcSet: srcSets.find((row) => row.image === path)?.image_srcset ?? `${path} ${picture.width}w` });
+      found.set(url, {
+        src: path,
+        width: picture.width,
+        height: picture.height,
+        srcSet: srcSets.find((row) => row.image === path)?.image_srcset ?? `${path} ${picture.width}w`,
+      });
     }
   }
   return found;
 }
 
 /** Pictures earlier imports fetched for these products, by address: what each became. */
-async function readFetchedPictures(trx: Transaction<Database>, productIds: readonly string[]): Promise<Map<string, Map<string, string>>> {
+async function readFetchedPictures(
+  trx: Transaction<Database>,
+  productIds: readonly string[],
+): Promise<Map<string, Map<string, string>>> {
   const fetched = new Map<string, Map<string, string>>();
   for (const batch of inBatches(productIds, 1000)) {
     const rows = await trx
@@ -229,22 +317,35 @@ async function readFetchedPictures(trx: Transaction<Database>, productIds: reado
       .where("status", "=", "stored")
       .orderBy("updated_at")
       .execute();
-    for (const row of rows) if (row.stored_as) fetched.set(row.product_id, (fetched.get(row.product_id) ?? new Map()).set(row.url, row.stored_as));
+    for (const row of rows)
+      if (row.stored_as)
+        fetched.set(row.product_id, (fetched.get(row.product_id) ?? new Map()).set(row.url, row.stored_as));
   }
   return fetched;
 }
 
 /** Decides, product by product, what the file does to the catalogue as `trx` sees it. */
-async function planImport(trx: Transaction<Database>, fileName: string, read: Extract<Awaited<ReturnType<typeof readProductCsv>>, { ok: true }>): Promise<Plan> {
+async function planImport(
+  trx: Transaction<Database>,
+  fileName: string,
+  read: Extract<Awaited<ReturnType<typeof readProductCsv>>, { ok: true }>,
+): Promise<Plan> {
   const catalogue = await readCatalogue(trx, read.products);
-  const departmentKeys = new Map(catalogue.departments.map((department) => [department.id, departmentPath(department, catalogue.departments)]));
+  const departmentKeys = new Map(
+    catalogue.departments.map((department) => [department.id, departmentPath(department, catalogue.departments)]),
+  );
   // As department-service.ts findOrCreateByPaths finds them: a lone name at either level, top-level first.
   const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-  const topLevel = (name: string) => catalogue.departments.find((department) => department.parentId === null && same(department.name, name));
+  const topLevel = (name: string) =>
+    catalogue.departments.find((department) => department.parentId === null && same(department.name, name));
   const findDepartment = ([first = "", second]: readonly string[]): string | undefined => {
-    if (second === undefined) return (topLevel(first) ?? catalogue.departments.find((department) => same(department.name, first)))?.id;
+    if (second === undefined)
+      return (topLevel(first) ?? catalogue.departments.find((department) => same(department.name, first)))?.id;
     const parent = topLevel(first);
-    return parent && catalogue.departments.find((department) => department.parentId === parent.id && same(department.name, second))?.id;
+    return (
+      parent &&
+      catalogue.departments.find((department) => department.parentId === parent.id && same(department.name, second))?.id
+    );
   };
   const writes: PlannedWrites = { created: [], updated: [], variants: [], stock: [], placements: [], pictures: [] };
   const outcomes: ProductOutcome[] = [];
@@ -265,7 +366,8 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
       if (variant.sku && owner) bySku.set(variant.sku, owner);
       if (variant.sku) {
         const earlier = skuLines.get(variant.sku);
-        if (earlier !== undefined && earlier < wanted.line) problem(variant.line, `the SKU “${variant.sku}” is already on line ${earlier}, another product's.`);
+        if (earlier !== undefined && earlier < wanted.line)
+          problem(variant.line, `the SKU “${variant.sku}” is already on line ${earlier}, another product's.`);
         else skuLines.set(variant.sku, variant.line);
       }
     }
@@ -273,14 +375,21 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
     for (const [sku, owner] of bySku) {
       const line = wanted.variants.find((variant) => variant.sku === sku)?.line ?? wanted.line;
       if (byHandle && owner !== byHandle) {
-        problem(line, `the URL handle “${wanted.handle}” is the product “${titleOf(byHandle)}”, but the SKU “${sku}” is the product “${titleOf(owner)}”'s: a row names one product.`);
+        problem(
+          line,
+          `the URL handle “${wanted.handle}” is the product “${titleOf(byHandle)}”, but the SKU “${sku}” is the product “${titleOf(owner)}”'s: a row names one product.`,
+        );
       } else if (!byHandle && matchedId && owner !== matchedId) {
         problem(line, `the SKUs name two products, “${titleOf(matchedId)}” and “${titleOf(owner)}”.`);
       } else {
         matchedId = owner;
       }
     }
-    if (matchedId && claimed.has(matchedId) && errors.length === 0) problem(wanted.line, `this is the product of line ${claimed.get(matchedId)} (“${titleOf(matchedId)}”) again, by its handle or SKUs.`);
+    if (matchedId && claimed.has(matchedId) && errors.length === 0)
+      problem(
+        wanted.line,
+        `this is the product of line ${claimed.get(matchedId)} (“${titleOf(matchedId)}”) again, by its handle or SKUs.`,
+      );
     if (matchedId && !claimed.has(matchedId)) claimed.set(matchedId, wanted.line);
     const existing = matchedId ? catalogue.existing.get(matchedId) : undefined;
     if (!existing && !wanted.title) problem(wanted.line, "a new product needs a title.");
@@ -290,16 +399,24 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
     const title = wanted.title ?? existing?.title ?? wanted.handle;
 
     // Variants by their values: an existing one keeps its id (its baskets, its stock).
-    const existingByKey = new Map((existing?.variants ?? []).map((variant) => [variantKey(variant.optionValues), variant]));
+    const existingByKey = new Map(
+      (existing?.variants ?? []).map((variant) => [variantKey(variant.optionValues), variant]),
+    );
     const variants: ImportedOptionsAndVariants["variants"][number][] = [];
-    const stock: (StockChange & { label: string; onHandBefore: number; onHandAfter: number; before?: ExistingVariant })[] = [];
+    const stock: (StockChange & {
+      label: string;
+      onHandBefore: number;
+      onHandAfter: number;
+      before?: ExistingVariant;
+    })[] = [];
     for (const wantedVariant of wanted.variants) {
       const before = existingByKey.get(variantKey(wantedVariant.optionValues));
       const id = before?.id ?? (wanted.options.length === 0 ? productId : randomBytes(6).toString("hex"));
       const priceCents = wantedVariant.priceCents ?? before?.priceCents;
       if (priceCents === undefined) {
         // A price that could not be read is already an error of its line.
-        if (!errors.some((error) => error.startsWith(`Line ${wantedVariant.line}: the price`))) problem(wantedVariant.line, "the variant needs a price.");
+        if (!errors.some((error) => error.startsWith(`Line ${wantedVariant.line}: the price`)))
+          problem(wantedVariant.line, "the variant needs a price.");
         continue;
       }
       variants.push({
@@ -307,7 +424,8 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
         optionValues: wantedVariant.optionValues,
         sku: wantedVariant.sku !== undefined ? wantedVariant.sku : (before?.sku ?? null),
         priceCents,
-        compareAtCents: wantedVariant.compareAtCents !== undefined ? wantedVariant.compareAtCents : (before?.compareAtCents ?? null),
+        compareAtCents:
+          wantedVariant.compareAtCents !== undefined ? wantedVariant.compareAtCents : (before?.compareAtCents ?? null),
         weightGrams: wantedVariant.weightGrams ?? before?.weightGrams ?? 0,
         chargeTax: wantedVariant.chargeTax ?? before?.chargeTax ?? true,
       });
@@ -327,7 +445,12 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
     }
 
     // The picture: the shop's own is kept as it is; any other address is fetched once the import has committed.
-    let image: Image = existing?.image ?? { src: NO_PICTURE.src, width: NO_PICTURE.width, height: NO_PICTURE.height, srcSet: null };
+    let image: Image = existing?.image ?? {
+      src: NO_PICTURE.src,
+      width: NO_PICTURE.width,
+      height: NO_PICTURE.height,
+      srcSet: null,
+    };
     let picture: PlannedWrites["pictures"][number] | undefined;
     let pictureChange: string | undefined;
     if (wanted.imageUrl) {
@@ -342,13 +465,22 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
     }
 
     const prices = variants.map((variant) => variant.priceCents);
-    const priceCents = existing && prices.includes(existing.priceCents) ? existing.priceCents : prices.length > 0 ? Math.min(...prices) : (existing?.priceCents ?? 0);
+    const priceCents =
+      existing && prices.includes(existing.priceCents)
+        ? existing.priceCents
+        : prices.length > 0
+          ? Math.min(...prices)
+          : (existing?.priceCents ?? 0);
     const values: ImportedProductValues = {
       id: productId,
       slug: wanted.handle,
       title,
       description:
-        wanted.description === undefined ? (existing?.description ?? "") : existing && tidyParagraphs(existing.description) === wanted.description ? existing.description : wanted.description,
+        wanted.description === undefined
+          ? (existing?.description ?? "")
+          : existing && tidyParagraphs(existing.description) === wanted.description
+            ? existing.description
+            : wanted.description,
       priceCents,
       status: wanted.status ?? existing?.status ?? "active",
       vendor: wanted.vendor ?? existing?.vendor ?? "",
@@ -359,10 +491,15 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
     };
 
     const paths = wanted.departments;
-    const newDepartments = (paths ?? []).filter((path) => findDepartment(path) === undefined).map((path) => `${path.join(" > ")} (new)`);
+    const newDepartments = (paths ?? [])
+      .filter((path) => findDepartment(path) === undefined)
+      .map((path) => `${path.join(" > ")} (new)`);
     const pathsBefore = (existing?.departmentIds ?? []).map((id) => departmentKeys.get(id) ?? []);
-    const idsKey = (ids: readonly (string | undefined)[]) => [...new Set(ids.map((id) => id ?? "(new)"))].sort().join("|");
-    const placementChanged = paths !== undefined && (!existing || newDepartments.length > 0 || idsKey(paths.map(findDepartment)) !== idsKey(existing.departmentIds));
+    const idsKey = (ids: readonly (string | undefined)[]) =>
+      [...new Set(ids.map((id) => id ?? "(new)"))].sort().join("|");
+    const placementChanged =
+      paths !== undefined &&
+      (!existing || newDepartments.length > 0 || idsKey(paths.map(findDepartment)) !== idsKey(existing.departmentIds));
 
     if (existing) {
       const describe = (label: string, before: string, after: string) => {
@@ -379,9 +516,12 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
       if (values.rating !== undefined) describe("Rating", String(existing.rating), String(values.rating));
       if (pictureChange) changes.push(pictureChange);
       if (placementChanged) {
-        changes.push(`Departments: ${pathsBefore.map((path) => path.join(" > ")).join(", ") || "(none)"} -> ${(paths ?? []).map((path) => path.join(" > ")).join(", ") || "(none)"}`);
+        changes.push(
+          `Departments: ${pathsBefore.map((path) => path.join(" > ")).join(", ") || "(none)"} -> ${(paths ?? []).map((path) => path.join(" > ")).join(", ") || "(none)"}`,
+        );
       }
-      const optionsText = (options: readonly { name: string; values: readonly string[] }[]) => options.map((option) => `${option.name} (${option.values.join(", ")})`).join(", ");
+      const optionsText = (options: readonly { name: string; values: readonly string[] }[]) =>
+        options.map((option) => `${option.name} (${option.values.join(", ")})`).join(", ");
       describe("Options", optionsText(existing.options), optionsText(wanted.options));
       for (const variant of variants) {
         const before = existingByKey.get(variantKey(variant.optionValues));
@@ -395,13 +535,22 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
         };
         field("SKU", before.sku ?? "", variant.sku ?? "");
         field("Price", formatCents(before.priceCents), formatCents(variant.priceCents));
-        field("Compare-at price", before.compareAtCents === null ? "" : formatCents(before.compareAtCents), variant.compareAtCents === null ? "" : formatCents(variant.compareAtCents));
+        field(
+          "Compare-at price",
+          before.compareAtCents === null ? "" : formatCents(before.compareAtCents),
+          variant.compareAtCents === null ? "" : formatCents(variant.compareAtCents),
+        );
         field("Weight", `${before.weightGrams} g`, `${variant.weightGrams} g`);
         field("Charge tax", before.chargeTax ? "yes" : "no", variant.chargeTax ? "yes" : "no");
       }
       const kept = new Set(variants.map((variant) => variantKey(variant.optionValues)));
-      for (const variant of existing.variants) if (!kept.has(variantKey(variant.optionValues))) changes.push(`Variant${optionLabel(variant.optionValues)} removed`);
-      if (existing.variants.map((variant) => variant.id).join() !== variants.map((variant) => variant.id).join() && !changes.some((change) => change.startsWith("Variant"))) {
+      for (const variant of existing.variants)
+        if (!kept.has(variantKey(variant.optionValues)))
+          changes.push(`Variant${optionLabel(variant.optionValues)} removed`);
+      if (
+        existing.variants.map((variant) => variant.id).join() !== variants.map((variant) => variant.id).join() &&
+        !changes.some((change) => change.startsWith("Variant"))
+      ) {
         changes.push("Variants in a new order");
       }
     } else {
@@ -411,20 +560,32 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
     if (newDepartments.length > 0) changes.push(`New departments: ${newDepartments.join(", ")}`);
     for (const entry of stock) {
       const tracked = entry.before?.tracksStock ?? false;
-      if (entry.tracksStock && entry.onHandBefore !== entry.onHandAfter) changes.push(`Stock${entry.label}: ${entry.onHandBefore} -> ${entry.onHandAfter}`);
-      if (entry.before && tracked !== entry.tracksStock) changes.push(`Stock${entry.label}: ${entry.tracksStock ? "tracked" : "not tracked"}`);
+      if (entry.tracksStock && entry.onHandBefore !== entry.onHandAfter)
+        changes.push(`Stock${entry.label}: ${entry.onHandBefore} -> ${entry.onHandAfter}`);
+      if (entry.before && tracked !== entry.tracksStock)
+        changes.push(`Stock${entry.label}: ${entry.tracksStock ? "tracked" : "not tracked"}`);
       if (entry.before && entry.before.continueSelling !== entry.continueSelling) {
         changes.push(`Continue selling when out of stock${entry.label}: ${entry.continueSelling ? "yes" : "no"}`);
       }
     }
 
-    const outcome: ProductOutcomeKind = errors.length > 0 ? "error" : !existing ? "created" : changes.length > 0 ? "updated" : "unchanged";
-    outcomes.push({ line: wanted.line, handle: wanted.handle, title, outcome, reasons: errors, changes: outcome === "error" ? [] : changes });
+    const outcome: ProductOutcomeKind =
+      errors.length > 0 ? "error" : !existing ? "created" : changes.length > 0 ? "updated" : "unchanged";
+    outcomes.push({
+      line: wanted.line,
+      handle: wanted.handle,
+      title,
+      outcome,
+      reasons: errors,
+      changes: outcome === "error" ? [] : changes,
+    });
     if (outcome === "error" || outcome === "unchanged") continue;
 
     const productChanged =
       !existing ||
-      (["slug", "title", "description", "priceCents", "status", "vendor", "productType"] as const).some((key) => values[key] !== (key === "slug" ? existing.slug : existing[key])) ||
+      (["slug", "title", "description", "priceCents", "status", "vendor", "productType"] as const).some(
+        (key) => values[key] !== (key === "slug" ? existing.slug : existing[key]),
+      ) ||
       values.tags.join("\u0000") !== existing.tags.join("\u0000") ||
       (values.rating !== undefined && values.rating !== existing.rating) ||
       values.image.src !== existing.image.src;
@@ -433,13 +594,35 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
     const variantsChanged =
       !existing ||
       JSON.stringify(existing.options) !== JSON.stringify(wanted.options) ||
-      JSON.stringify(existing.variants.map(({ id, optionValues, sku, priceCents: price, compareAtCents, weightGrams, chargeTax }) => ({ id, optionValues, sku, priceCents: price, compareAtCents, weightGrams, chargeTax }))) !==
-        JSON.stringify(variants);
+      JSON.stringify(
+        existing.variants.map(
+          ({ id, optionValues, sku, priceCents: price, compareAtCents, weightGrams, chargeTax }) => ({
+            id,
+            optionValues,
+            sku,
+            priceCents: price,
+            compareAtCents,
+            weightGrams,
+            chargeTax,
+          }),
+        ),
+      ) !== JSON.stringify(variants);
     if (variantsChanged) writes.variants.push({ productId, options: wanted.options, variants });
     for (const entry of stock) {
       const before = entry.before;
-      if (before ? before.tracksStock !== entry.tracksStock || before.continueSelling !== entry.continueSelling || before.onHand !== entry.onHandAfter : entry.tracksStock || entry.continueSelling || entry.onHandAfter !== 0) {
-        writes.stock.push({ variantId: entry.variantId, tracksStock: entry.tracksStock, continueSelling: entry.continueSelling, onHand: entry.onHandAfter });
+      if (
+        before
+          ? before.tracksStock !== entry.tracksStock ||
+            before.continueSelling !== entry.continueSelling ||
+            before.onHand !== entry.onHandAfter
+          : entry.tracksStock || entry.continueSelling || entry.onHandAfter !== 0
+      ) {
+        writes.stock.push({
+          variantId: entry.variantId,
+          tracksStock: entry.tracksStock,
+          continueSelling: entry.continueSelling,
+          onHand: entry.onHandAfter,
+        });
       }
     }
     if (placementChanged && paths) writes.placements.push({ productId, paths });
@@ -449,13 +632,29 @@ async function planImport(trx: Transaction<Database>, fileName: string, read: Ex
   const counts: Record<ProductOutcomeKind, number> = { created: 0, updated: 0, unchanged: 0, error: 0 };
   for (const outcome of outcomes) counts[outcome.outcome] += 1;
   return {
-    report: { fileName, layout: read.header.layout, rows: read.rows, ignoredColumns: read.header.ignored, counts, products: outcomes, fileError: null },
+    report: {
+      fileName,
+      layout: read.header.layout,
+      rows: read.rows,
+      ignoredColumns: read.header.ignored,
+      counts,
+      products: outcomes,
+      fileError: null,
+    },
     writes,
   };
 }
 
 function fileErrorReport(fileName: string, error: string, rows: number): ImportReport {
-  return { fileName, layout: null, rows, ignoredColumns: [], counts: { created: 0, updated: 0, unchanged: 0, error: 0 }, products: [], fileError: error };
+  return {
+    fileName,
+    layout: null,
+    rows,
+    ignoredColumns: [],
+    counts: { created: 0, updated: 0, unchanged: 0, error: 0 },
+    products: [],
+    fileError: error,
+  };
 }
 
 /** An import refused because of its errors: thrown inside its transaction, so nothing is written. */
@@ -488,19 +687,32 @@ export function createProductCsvImport({
   onPicturesQueued: () => void;
 }) {
   /** The whole file in one transaction; ImportRefused (nothing written) when any product has an error. */
-  function apply(actor: Actor, fileName: string, read: Extract<Awaited<ReturnType<typeof readProductCsv>>, { ok: true }>, id: string): Promise<Plan> {
+  function apply(
+    actor: Actor,
+    fileName: string,
+    read: Extract<Awaited<ReturnType<typeof readProductCsv>>, { ok: true }>,
+    id: string,
+  ): Promise<Plan> {
     return db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${IMPORT_LOCK})`.execute(trx);
       const plan = await planImport(trx, fileName, read);
       if (plan.report.counts.error > 0) throw new ImportRefused(plan.report);
       const { writes: planned } = plan;
-      const departmentIds = await departments.findOrCreateByPaths(trx, planned.placements.flatMap((placement) => placement.paths));
+      const departmentIds = await departments.findOrCreateByPaths(
+        trx,
+        planned.placements.flatMap((placement) => placement.paths),
+      );
       await catalogue.writeImportedProducts(trx, { created: planned.created, updated: planned.updated });
       await catalogue.writeImportedVariants(trx, planned.variants);
       await inventory.setImportedStock(trx, planned.stock, actor.email, `import ${id}`);
       await departments.placeImportedProducts(
         trx,
-        new Map(planned.placements.map((placement) => [placement.productId, placement.paths.map((path) => departmentIds.get(departmentPathKey(path))!)])),
+        new Map(
+          planned.placements.map((placement) => [
+            placement.productId,
+            placement.paths.map((path) => departmentIds.get(departmentPathKey(path))!),
+          ]),
+        ),
       );
       const { counts } = plan.report;
       await trx
@@ -520,14 +732,29 @@ export function createProductCsvImport({
       for (const batch of inBatches(planned.pictures, 1000)) {
         await trx
           .insertInto("product_import_pictures")
-          .values(batch.map((picture) => ({ import_id: id, product_id: picture.productId, url: picture.url, line: picture.line, replaces: picture.replaces })))
+          .values(
+            batch.map((picture) => ({
+              import_id: id,
+              product_id: picture.productId,
+              url: picture.url,
+              line: picture.line,
+              replaces: picture.replaces,
+            })),
+          )
           .execute();
       }
       await recordAudit(trx, actor, {
         action: "products.import",
         subject: fileName.slice(0, 255),
         before: null,
-        after: { import: id, rows: read.rows, created: counts.created, updated: counts.updated, unchanged: counts.unchanged, pictures: planned.pictures.length },
+        after: {
+          import: id,
+          rows: read.rows,
+          created: counts.created,
+          updated: counts.updated,
+          unchanged: counts.unchanged,
+          pictures: planned.pictures.length,
+        },
       });
       return plan;
     });
@@ -545,7 +772,10 @@ export function createProductCsvImport({
      * Applies the whole file in one transaction, or nothing when the file cannot be read or any product has an
      * error (then the report says why). Answers the import's id, for its report page.
      */
-    async importFile(actor: Actor, file: { name: string; bytes: Uint8Array }): Promise<{ ok: true; id: string; report: ImportReport } | { ok: false; report: ImportReport }> {
+    async importFile(
+      actor: Actor,
+      file: { name: string; bytes: Uint8Array },
+    ): Promise<{ ok: true; id: string; report: ImportReport } | { ok: false; report: ImportReport }> {
       const read = await readProductCsv(file.bytes);
       if (!read.ok) return { ok: false, report: fileErrorReport(file.name, read.error, read.rows) };
       const id = randomUUID();

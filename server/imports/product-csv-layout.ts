@@ -69,7 +69,9 @@ export type ProductCsvField = keyof typeof FIELD_HEADERS;
 export type ProductCsvRow = Partial<Record<ProductCsvField, string>>;
 
 const FIELD_BY_HEADER = new Map<string, ProductCsvField>(
-  (Object.entries(FIELD_HEADERS) as [ProductCsvField, readonly string[]][]).flatMap(([field, headers]) => headers.map((header) => [normaliseHeader(header), field] as const)),
+  (Object.entries(FIELD_HEADERS) as [ProductCsvField, readonly string[]][]).flatMap(([field, headers]) =>
+    headers.map((header) => [normaliseHeader(header), field] as const),
+  ),
 );
 
 function normaliseHeader(header: string): string {
@@ -95,11 +97,15 @@ export function readProductCsvHeader(header: readonly string[]): ProductCsvHeade
       if (raw.trim() !== "") ignored.push(raw.trim());
       continue;
     }
-    if (columns.has(field)) return { error: `The column “${raw.trim()}” appears twice (or with another name for the same thing): keep one.` };
+    if (columns.has(field))
+      return { error: `The column “${raw.trim()}” appears twice (or with another name for the same thing): keep one.` };
     columns.set(field, index);
   }
   if (!columns.has("handle") && !columns.has("title")) {
-    return { error: "The file has no URL handle (or Handle) column and no Title column: is it a product CSV exported from this shop or from Shopify?" };
+    return {
+      error:
+        "The file has no URL handle (or Handle) column and no Title column: is it a product CSV exported from this shop or from Shopify?",
+    };
   }
   const handleHeader = columns.has("handle") ? normaliseHeader(header[columns.get("handle")!]!) : "";
   return { columns, ignored, layout: handleHeader === "handle" ? "classic" : "current" };

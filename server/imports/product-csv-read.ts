@@ -4,7 +4,12 @@ import { compile } from "html-to-text";
 import { slugFromTitle } from "#server/catalogue/catalogue-service";
 import { MAX_PRICE_CENTS, parseDollars } from "#shared/admin-schemas";
 import { undoNeutralisedFormula } from "./csv-cells";
-import { readProductCsvHeader, readProductCsvRow, type ProductCsvHeader, type ProductCsvRow } from "./product-csv-layout";
+import {
+  readProductCsvHeader,
+  readProductCsvRow,
+  type ProductCsvHeader,
+  type ProductCsvRow,
+} from "./product-csv-layout";
 
 /**
  * Reading a product CSV into what it asks for, product by product, before anything is compared with the catalogue:
@@ -105,7 +110,8 @@ export async function readProductCsv(bytes: Uint8Array): Promise<ReadCsv> {
     if (!(error instanceof TypeError)) throw error;
     return fail("The file is not UTF-8 text: save it as “CSV UTF-8” and try again.");
   }
-  if (text.includes("\u0000")) return fail("The file contains a NUL character, which no CSV file has: is it a CSV file?");
+  if (text.includes("\u0000"))
+    return fail("The file contains a NUL character, which no CSV file has: is it a CSV file?");
 
   let header: ProductCsvHeader | undefined;
   const rows: { line: number; row: ProductCsvRow }[] = [];
@@ -133,7 +139,10 @@ export async function readProductCsv(bytes: Uint8Array): Promise<ReadCsv> {
     }
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
-    return fail(`Line ${(error as CsvError & { lines?: number }).lines ?? line}: the file could not be read as CSV (${csvProblem(error)}).`, rows.length);
+    return fail(
+      `Line ${(error as CsvError & { lines?: number }).lines ?? line}: the file could not be read as CSV (${csvProblem(error)}).`,
+      rows.length,
+    );
   }
   if (!header) return fail("The file is empty: it has no header row.");
   return { ok: true, header, rows: rows.length, products: groupProducts(header, rows) };
@@ -148,7 +157,10 @@ function csvProblem(error: CsvError): string {
 const cell = (row: ProductCsvRow, field: keyof ProductCsvRow) => row[field]?.trim() ?? "";
 
 /** Rows by handle (a row without one, by its title), in the order each product first appears. */
-function groupProducts(header: ProductCsvHeader, rows: readonly { line: number; row: ProductCsvRow }[]): WantedProduct[] {
+function groupProducts(
+  header: ProductCsvHeader,
+  rows: readonly { line: number; row: ProductCsvRow }[],
+): WantedProduct[] {
   const groups = new Map<string, { line: number; row: ProductCsvRow }[]>();
   const orphans: WantedProduct[] = [];
   for (const entry of rows) {
@@ -157,14 +169,21 @@ function groupProducts(header: ProductCsvHeader, rows: readonly { line: number; 
     // new one made from a title may be); anything else is made one ("Blue Mug" → "blue-mug").
     const handle = /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(named) && named.length <= 200 ? named : slugFromTitle(named);
     if (handle === "") {
-      orphans.push({ ...emptyProduct(named, entry.line), errors: [`Line ${entry.line}: ${named ? `the URL handle “${named}” has no letter or digit` : "the row has no URL handle and no title"}.`] });
+      orphans.push({
+        ...emptyProduct(named, entry.line),
+        errors: [
+          `Line ${entry.line}: ${named ? `the URL handle “${named}” has no letter or digit` : "the row has no URL handle and no title"}.`,
+        ],
+      });
       continue;
     }
     const group = groups.get(handle) ?? [];
     group.push(entry);
     groups.set(handle, group);
   }
-  return [...[...groups].map(([handle, group]) => readProduct(header, handle, group)), ...orphans].sort((a, b) => a.line - b.line);
+  return [...[...groups].map(([handle, group]) => readProduct(header, handle, group)), ...orphans].sort(
+    (a, b) => a.line - b.line,
+  );
 }
 
 function emptyProduct(handle: string, line: number): WantedProduct {
@@ -186,7 +205,11 @@ function emptyProduct(handle: string, line: number): WantedProduct {
   };
 }
 
-function readProduct(header: ProductCsvHeader, handle: string, rows: readonly { line: number; row: ProductCsvRow }[]): WantedProduct {
+function readProduct(
+  header: ProductCsvHeader,
+  handle: string,
+  rows: readonly { line: number; row: ProductCsvRow }[],
+): WantedProduct {
   const [first] = rows as [{ line: number; row: ProductCsvRow }];
   const product = emptyProduct(handle, first.line);
   const problem = (line: number, sentence: string) => product.errors.push(`Line ${line}: ${sentence}`);
@@ -198,9 +221,13 @@ function readProduct(header: ProductCsvHeader, handle: string, rows: readonly { 
   product.title = title || undefined;
   if (has("description")) {
     product.description = descriptionFromCell(row.description ?? "");
-    if (product.description.length > 10_000) problem(first.line, "the description is longer than 10,000 characters (as plain text).");
+    if (product.description.length > 10_000)
+      problem(first.line, "the description is longer than 10,000 characters (as plain text).");
   }
-  for (const [field, key, label] of [["vendor", "vendor", "vendor"], ["type", "productType", "type"]] as const) {
+  for (const [field, key, label] of [
+    ["vendor", "vendor", "vendor"],
+    ["type", "productType", "type"],
+  ] as const) {
     if (!has(field)) continue;
     const value = cell(row, field);
     if (value.length > 255) problem(first.line, `the ${label} is longer than 255 characters.`);
@@ -208,10 +235,13 @@ function readProduct(header: ProductCsvHeader, handle: string, rows: readonly { 
   }
   if (has("tags")) {
     const tags: string[] = [];
-    for (const tag of cell(row, "tags").split(",").map((entry) => entry.trim())) {
+    for (const tag of cell(row, "tags")
+      .split(",")
+      .map((entry) => entry.trim())) {
       if (tag !== "" && !tags.some((kept) => kept.toLowerCase() === tag.toLowerCase())) tags.push(tag);
     }
-    if (tags.length > MAX_TAGS || tags.some((tag) => tag.length > 255)) problem(first.line, `a product has at most ${MAX_TAGS} tags, each at most 255 characters.`);
+    if (tags.length > MAX_TAGS || tags.some((tag) => tag.length > 255))
+      problem(first.line, `a product has at most ${MAX_TAGS} tags, each at most 255 characters.`);
     product.tags = tags;
   }
   product.status = readStatus(row, (sentence) => problem(first.line, sentence));
@@ -219,32 +249,56 @@ function readProduct(header: ProductCsvHeader, handle: string, rows: readonly { 
   const rating = cell(row, "rating");
   if (rating !== "") {
     product.rating = readRating(rating);
-    if (product.rating === undefined) problem(first.line, `the rating “${rating.slice(0, 40)}” is not a number from 1 to 5.`);
+    if (product.rating === undefined)
+      problem(first.line, `the rating “${rating.slice(0, 40)}” is not a number from 1 to 5.`);
   }
 
   const image = rows.map((entry) => cell(entry.row, "image")).find((url) => url !== "");
   if (image !== undefined) {
-    if (image.length > 2048 || !/^https?:\/\//i.test(image) || !URL.canParse(image)) problem(first.line, `the picture's address “${image.slice(0, 100)}” is not a web address (http:// or https://).`);
+    if (image.length > 2048 || !/^https?:\/\//i.test(image) || !URL.canParse(image))
+      problem(first.line, `the picture's address “${image.slice(0, 100)}” is not a web address (http:// or https://).`);
     else product.imageUrl = image;
   }
 
   // Options: the names on the product's first row; Shopify's "Title" / "Default Title" is a product without any.
   const names = [cell(row, "option1Name"), cell(row, "option2Name"), cell(row, "option3Name")];
-  const isDefaultTitle = names[0] === "Title" && names[1] === "" && names[2] === "" && rows.every((entry) => ["", "Default Title"].includes(cell(entry.row, "option1Value")));
-  const optionCount = isDefaultTitle ? 0 : names.findIndex((name) => name === "") === -1 ? 3 : names.findIndex((name) => name === "");
-  if (names.slice(optionCount).some((name) => name !== "") && !isDefaultTitle) problem(first.line, "an option name follows an empty one: name Option1 first, then Option2, then Option3.");
+  const isDefaultTitle =
+    names[0] === "Title" &&
+    names[1] === "" &&
+    names[2] === "" &&
+    rows.every((entry) => ["", "Default Title"].includes(cell(entry.row, "option1Value")));
+  const optionCount = isDefaultTitle
+    ? 0
+    : names.findIndex((name) => name === "") === -1
+      ? 3
+      : names.findIndex((name) => name === "");
+  if (names.slice(optionCount).some((name) => name !== "") && !isDefaultTitle)
+    problem(first.line, "an option name follows an empty one: name Option1 first, then Option2, then Option3.");
   for (const name of names.slice(0, optionCount)) {
     if (name.length > 60) problem(first.line, "an option's name is at most 60 characters.");
-    else if (product.options.some((option) => option.name.toLowerCase() === name.toLowerCase())) problem(first.line, `the option “${name}” is named twice.`);
+    else if (product.options.some((option) => option.name.toLowerCase() === name.toLowerCase()))
+      problem(first.line, `the option “${name}” is named twice.`);
     product.options.push({ name, values: [] });
   }
 
   const seen = new Map<string, number>();
   const skus = new Map<string, number>();
   for (const [index, { line, row: variantRow }] of rows.entries()) {
-    const valueCells = [cell(variantRow, "option1Value"), cell(variantRow, "option2Value"), cell(variantRow, "option3Value")];
+    const valueCells = [
+      cell(variantRow, "option1Value"),
+      cell(variantRow, "option2Value"),
+      cell(variantRow, "option3Value"),
+    ];
     const isVariantRow =
-      index === 0 || [...valueCells, cell(variantRow, "sku"), cell(variantRow, "price"), cell(variantRow, "compareAt"), cell(variantRow, "quantity"), cell(variantRow, "grams")].some((value) => value !== "");
+      index === 0 ||
+      [
+        ...valueCells,
+        cell(variantRow, "sku"),
+        cell(variantRow, "price"),
+        cell(variantRow, "compareAt"),
+        cell(variantRow, "quantity"),
+        cell(variantRow, "grams"),
+      ].some((value) => value !== "");
     // A row with the handle and a picture alone is one of Shopify's extra pictures: a product here has one.
     if (!isVariantRow) continue;
     const optionValues = isDefaultTitle ? [] : valueCells.slice(0, optionCount);
@@ -252,16 +306,22 @@ function readProduct(header: ProductCsvHeader, handle: string, rows: readonly { 
     for (const [position, value] of optionValues.entries()) {
       const option = product.options[position]!;
       if (value === "") problem(line, `the ${option.name} value is empty.`);
-      else if (value.length > 60 || value.includes("|")) problem(line, `the ${option.name} value “${value.slice(0, 60)}” is longer than 60 characters or has a |.`);
+      else if (value.length > 60 || value.includes("|"))
+        problem(line, `the ${option.name} value “${value.slice(0, 60)}” is longer than 60 characters or has a |.`);
       else if (!option.values.includes(value)) option.values.push(value);
     }
-    if (!isDefaultTitle && valueCells.slice(optionCount).some((value) => value !== "")) problem(line, `the row has a value for an option the product has not named (Option${optionCount + 1} name).`);
+    if (!isDefaultTitle && valueCells.slice(optionCount).some((value) => value !== ""))
+      problem(line, `the row has a value for an option the product has not named (Option${optionCount + 1} name).`);
     if (optionCount === 0 && product.variants.length > 0) {
-      problem(line, `a product without options has one variant: name an option (like Size) on line ${first.line}, or remove this row.`);
+      problem(
+        line,
+        `a product without options has one variant: name an option (like Size) on line ${first.line}, or remove this row.`,
+      );
       continue;
     }
     const key = JSON.stringify(optionValues.map((value) => value.toLowerCase()));
-    if (product.errors.length === errorsBefore && seen.has(key)) problem(line, `${optionValues.join(" / ")} is already on line ${seen.get(key)}.`);
+    if (product.errors.length === errorsBefore && seen.has(key))
+      problem(line, `${optionValues.join(" / ")} is already on line ${seen.get(key)}.`);
     seen.set(key, line);
     const variant = readVariant(header, variantRow, line, optionValues, (sentence) => problem(line, sentence));
     if (variant.sku) {
@@ -271,8 +331,10 @@ function readProduct(header: ProductCsvHeader, handle: string, rows: readonly { 
     }
     product.variants.push(variant);
   }
-  if (product.variants.length > MAX_VARIANTS) problem(first.line, `a product has at most ${MAX_VARIANTS} variants; this one has ${product.variants.length}.`);
-  if (product.options.some((option) => option.values.length > MAX_OPTION_VALUES)) problem(first.line, `an option has at most ${MAX_OPTION_VALUES} values.`);
+  if (product.variants.length > MAX_VARIANTS)
+    problem(first.line, `a product has at most ${MAX_VARIANTS} variants; this one has ${product.variants.length}.`);
+  if (product.options.some((option) => option.values.length > MAX_OPTION_VALUES))
+    problem(first.line, `an option has at most ${MAX_OPTION_VALUES} values.`);
   return product;
 }
 
@@ -293,7 +355,11 @@ function readStatus(row: ProductCsvRow, problem: (sentence: string) => void): Wa
 }
 
 /** Our Departments column (names separated by ";", "Parent > Child"); without it, Type, or Product category's last part. */
-function readDepartments(header: ProductCsvHeader, row: ProductCsvRow, problem: (sentence: string) => void): string[][] | undefined {
+function readDepartments(
+  header: ProductCsvHeader,
+  row: ProductCsvRow,
+  problem: (sentence: string) => void,
+): string[][] | undefined {
   let paths: string[][];
   if (header.columns.has("departments")) {
     paths = cell(row, "departments")
@@ -306,14 +372,24 @@ function readDepartments(header: ProductCsvHeader, row: ProductCsvRow, problem: 
     paths = [[named]];
   }
   for (const path of paths) {
-    if (path.length > 2) problem(`departments go two levels deep: “${path.join(" > ").slice(0, 100)}” has ${path.length}.`);
-    else if (path.some((name) => name.length > 80 || !/[\p{L}\p{N}]/u.test(name))) problem(`the department “${path.join(" > ").slice(0, 100)}” needs a name of 1 to 80 characters with a letter or digit.`);
+    if (path.length > 2)
+      problem(`departments go two levels deep: “${path.join(" > ").slice(0, 100)}” has ${path.length}.`);
+    else if (path.some((name) => name.length > 80 || !/[\p{L}\p{N}]/u.test(name)))
+      problem(
+        `the department “${path.join(" > ").slice(0, 100)}” needs a name of 1 to 80 characters with a letter or digit.`,
+      );
   }
   if (paths.length > 20) problem("a product is in at most 20 departments.");
   return paths;
 }
 
-function readVariant(header: ProductCsvHeader, row: ProductCsvRow, line: number, optionValues: string[], problem: (sentence: string) => void): WantedVariant {
+function readVariant(
+  header: ProductCsvHeader,
+  row: ProductCsvRow,
+  line: number,
+  optionValues: string[],
+  problem: (sentence: string) => void,
+): WantedVariant {
   const has = (field: keyof ProductCsvRow) => header.columns.has(field);
   const sku = cell(row, "sku");
   if (sku.length > 64) problem(`the SKU “${sku.slice(0, 64)}…” is longer than 64 characters.`);
@@ -322,7 +398,9 @@ function readVariant(header: ProductCsvHeader, row: ProductCsvRow, line: number,
     if (typed === "") return undefined;
     const cents = parseDollars(typed);
     if (cents === null || cents < minimum || cents > MAX_PRICE_CENTS) {
-      problem(`the ${label} “${typed.slice(0, 40)}” is not an amount from $${(minimum / 100).toFixed(2)} to $999,999.99, like 12.99.`);
+      problem(
+        `the ${label} “${typed.slice(0, 40)}” is not an amount from $${(minimum / 100).toFixed(2)} to $999,999.99, like 12.99.`,
+      );
       return undefined;
     }
     return cents;
@@ -334,7 +412,8 @@ function readVariant(header: ProductCsvHeader, row: ProductCsvRow, line: number,
   const grams = cell(row, "grams");
   if (grams !== "") {
     const value = Number(grams);
-    if (!/^\d+(\.\d+)?$/.test(grams) || value > MAX_GRAMS) problem(`the weight “${grams.slice(0, 40)}” is not a number of grams.`);
+    if (!/^\d+(\.\d+)?$/.test(grams) || value > MAX_GRAMS)
+      problem(`the weight “${grams.slice(0, 40)}” is not a number of grams.`);
     else weightGrams = Math.round(value);
   }
   const flag = (field: "chargeTax", label: string) => {
@@ -349,7 +428,10 @@ function readVariant(header: ProductCsvHeader, row: ProductCsvRow, line: number,
   const policy = cell(row, "continueSelling").toLowerCase();
   if (policy !== "") {
     continueSelling = policy === "continue" ? true : policy === "deny" ? false : readBoolean(policy);
-    if (continueSelling === undefined) problem(`“Continue selling when out of stock” is “${policy.slice(0, 40)}”: write CONTINUE or DENY (or TRUE or FALSE).`);
+    if (continueSelling === undefined)
+      problem(
+        `“Continue selling when out of stock” is “${policy.slice(0, 40)}”: write CONTINUE or DENY (or TRUE or FALSE).`,
+      );
   }
 
   // Tracked: a tracker named ("shopify"), not tracked: the tracker left empty; in a file without that column, a
@@ -360,7 +442,8 @@ function readVariant(header: ProductCsvHeader, row: ProductCsvRow, line: number,
   if (isTracked === true) {
     let onHand: number | undefined;
     if (quantity !== "") {
-      if (!/^-?\d+$/.test(quantity) || Math.abs(Number(quantity)) > MAX_ON_HAND) problem(`the inventory quantity “${quantity.slice(0, 40)}” is not a whole number.`);
+      if (!/^-?\d+$/.test(quantity) || Math.abs(Number(quantity)) > MAX_ON_HAND)
+        problem(`the inventory quantity “${quantity.slice(0, 40)}” is not a whole number.`);
       else onHand = Number(quantity);
     }
     stock = { tracksStock: true, onHand };
@@ -402,7 +485,12 @@ function readRating(text: string): 1 | 2 | 3 | 4 | 5 | undefined {
       return undefined;
     }
   }
-  const number = typeof value === "number" ? value : typeof value === "string" && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : NaN;
+  const number =
+    typeof value === "number"
+      ? value
+      : typeof value === "string" && /^\d+(\.\d+)?$/.test(value.trim())
+        ? Number(value)
+        : NaN;
   if (!(number >= 1 && number <= 5)) return undefined;
   return Math.round(number) as 1 | 2 | 3 | 4 | 5;
 }

@@ -75,16 +75,30 @@ export interface LedgerEntry {
 export function createInventoryService(
   db: DB,
   logger: Logger,
-  { reservationMinutes = DEFAULT_RESERVATION_MINUTES, onBackInStock }: { reservationMinutes?: number; onBackInStock?: BackInStockListener } = {},
+  {
+    reservationMinutes = DEFAULT_RESERVATION_MINUTES,
+    onBackInStock,
+  }: { reservationMinutes?: number; onBackInStock?: BackInStockListener } = {},
 ) {
   /** Locks the variants' rows until the transaction ends, in id order (two writers never wait on each other in a circle). */
   async function lockVariants(executor: Writer, variantIds: readonly string[]): Promise<void> {
     const ids = [...new Set(variantIds)].sort();
-    if (ids.length > 0) await executor.selectFrom("product_variants").select("id").where("id", "in", ids).orderBy("id").forUpdate().execute();
+    if (ids.length > 0)
+      await executor
+        .selectFrom("product_variants")
+        .select("id")
+        .where("id", "in", ids)
+        .orderBy("id")
+        .forUpdate()
+        .execute();
   }
 
   /** The levels with each variant's reserved quantity moved by `quantities` (sign 1: more reserved, -1: fewer). */
-  function shiftAvailable(levels: ReadonlyMap<string, StockLevel>, quantities: ReadonlyMap<string, number>, sign: 1 | -1): Map<string, StockLevel> {
+  function shiftAvailable(
+    levels: ReadonlyMap<string, StockLevel>,
+    quantities: ReadonlyMap<string, number>,
+    sign: 1 | -1,
+  ): Map<string, StockLevel> {
     return new Map(
       [...levels].map(([id, level]) => {
         if (!level.tracksStock || level.available === null) return [id, level];
@@ -94,7 +108,11 @@ export function createInventoryService(
     );
   }
 
-  async function readLevels(executor: Writer, variantIds: readonly string[], { lock = false } = {}): Promise<Map<string, StockLevel>> {
+  async function readLevels(
+    executor: Writer,
+    variantIds: readonly string[],
+    { lock = false } = {},
+  ): Promise<Map<string, StockLevel>> {
     const ids = [...new Set(variantIds)].sort();
     if (ids.length === 0) return new Map();
     if (lock) await lockVariants(executor, ids);
@@ -102,7 +120,9 @@ export function createInventoryService(
       .selectFrom("product_variants as v")
       .select(["v.id", "v.product_id", "v.tracks_stock", "v.continue_selling", "v.on_hand"])
       .select(
-        sql<number>`coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)::int`.as("reserved"),
+        sql<number>`coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)::int`.as(
+          "reserved",
+        ),
       )
       .where("v.id", "in", ids)
       .execute();
@@ -123,7 +143,11 @@ export function createInventoryService(
   }
 
   /** Moves the catalogue's version when what a guest would read of any of these variants changed. */
-  async function moveVersionIfSeen(executor: Writer, before: ReadonlyMap<string, VariantStock>, after: ReadonlyMap<string, VariantStock>): Promise<void> {
+  async function moveVersionIfSeen(
+    executor: Writer,
+    before: ReadonlyMap<string, VariantStock>,
+    after: ReadonlyMap<string, VariantStock>,
+  ): Promise<void> {
     for (const [id, level] of after) {
       const earlier = before.get(id);
       if (!earlier || availabilityWord(earlier) !== availabilityWord(level)) {
@@ -138,18 +162,34 @@ export function createInventoryService(
    * they say changed, and the variants brought back in stock told to `onBackInStock`. `before` must hold every
    * variant in `after`: one missing from it is taken as unchanged.
    */
-  async function settleChange(executor: Writer, before: ReadonlyMap<string, StockLevel>, after: ReadonlyMap<string, StockLevel>): Promise<void> {
+  async function settleChange(
+    executor: Writer,
+    before: ReadonlyMap<string, StockLevel>,
+    after: ReadonlyMap<string, StockLevel>,
+  ): Promise<void> {
     await moveVersionIfSeen(executor, before, after);
     const back = [...after.values()].filter((level) => {
       const earlier = before.get(level.variantId);
       return earlier !== undefined && !hasAvailableStock(earlier) && hasAvailableStock(level);
     });
-    if (back.length > 0 && onBackInStock) await onBackInStock(executor, back.map((level) => level.variantId));
+    if (back.length > 0 && onBackInStock)
+      await onBackInStock(
+        executor,
+        back.map((level) => level.variantId),
+      );
   }
 
   async function writeLedger(
     executor: Writer,
-    rows: { level: StockLevel; reason: StockLedgerReason; counts: "on_hand" | "available"; before: number; after: number; actor: string; reference: string | null }[],
+    rows: {
+      level: StockLevel;
+      reason: StockLedgerReason;
+      counts: "on_hand" | "available";
+      before: number;
+      after: number;
+      actor: string;
+      reference: string | null;
+    }[],
   ): Promise<void> {
     const changed = rows.filter((row) => row.before !== row.after);
     if (changed.length === 0) return;
@@ -171,16 +211,33 @@ export function createInventoryService(
   }
 
   /** Ledger rows for the change of available quantity between two reads (reservations taken or released). */
-  function availableChanges(before: ReadonlyMap<string, StockLevel>, after: ReadonlyMap<string, StockLevel>, actor: string, reference: string | null) {
+  function availableChanges(
+    before: ReadonlyMap<string, StockLevel>,
+    after: ReadonlyMap<string, StockLevel>,
+    actor: string,
+    reference: string | null,
+  ) {
     return [...after.values()].flatMap((level) => {
       const earlier = before.get(level.variantId);
       if (!level.tracksStock || !earlier || earlier.available === null || level.available === null) return [];
       const reason: StockLedgerReason = level.available < earlier.available ? "reserve" : "release";
-      return [{ level, reason, counts: "available" as const, before: earlier.available, after: level.available, actor, reference }];
+      return [
+        {
+          level,
+          reason,
+          counts: "available" as const,
+          before: earlier.available,
+          after: level.available,
+          actor,
+          reference,
+        },
+      ];
     });
   }
 
-  function sumByVariant(lines: readonly { variantId?: string; variant_id?: string; quantity: number }[]): Map<string, number> {
+  function sumByVariant(
+    lines: readonly { variantId?: string; variant_id?: string; quantity: number }[],
+  ): Map<string, number> {
     const sums = new Map<string, number>();
     for (const line of lines) {
       const id = line.variantId ?? line.variant_id ?? "";
@@ -202,7 +259,11 @@ export function createInventoryService(
      * Refuses (STOCK_SHORT, 409) when a tracked variant without back-orders has fewer available than asked, counting
      * everyone else's live reservations; then nothing changes.
      */
-    async reserve(hold: string, lines: readonly StockLine[], { replaces = [] as readonly string[] } = {}): Promise<void> {
+    async reserve(
+      hold: string,
+      lines: readonly StockLine[],
+      { replaces = [] as readonly string[] } = {},
+    ): Promise<void> {
       const wanted = sumByVariant(lines);
       await db.transaction().execute(async (trx) => {
         // Few statements while the variants are locked: every other payment for them waits on these rows.
@@ -220,16 +281,27 @@ export function createInventoryService(
           if (!level?.tracksStock || level.continueSelling) continue;
           const asked = wanted.get(line.variantId) ?? 0;
           if ((level.available ?? 0) < asked) {
-            throw new AppError("STOCK_SHORT", onlyLeftOfMessage(level.available ?? 0, line.title ?? "this item", line.optionValues ?? []), {
-              details: { variantId: line.variantId, left: Math.max(0, level.available ?? 0) },
-            });
+            throw new AppError(
+              "STOCK_SHORT",
+              onlyLeftOfMessage(level.available ?? 0, line.title ?? "this item", line.optionValues ?? []),
+              {
+                details: { variantId: line.variantId, left: Math.max(0, level.available ?? 0) },
+              },
+            );
           }
         }
-        const rows = [...wanted].filter(([id]) => free.get(id)?.tracksStock).map(([id, quantity]) => ({ hold, variant_id: id, quantity }));
+        const rows = [...wanted]
+          .filter(([id]) => free.get(id)?.tracksStock)
+          .map(([id, quantity]) => ({ hold, variant_id: id, quantity }));
         if (rows.length > 0) {
           await trx
             .insertInto("stock_reservations")
-            .values(rows.map((row) => ({ ...row, expires_at: sql<Date>`now() + make_interval(mins => ${reservationMinutes})` })))
+            .values(
+              rows.map((row) => ({
+                ...row,
+                expires_at: sql<Date>`now() + make_interval(mins => ${reservationMinutes})`,
+              })),
+            )
             .execute();
         }
         const released = sumByVariant(dropped.filter((row) => row.is_live));
@@ -243,7 +315,12 @@ export function createInventoryService(
     /** A hold taken under its own key becomes its intent's, once the intent exists (two tabs given one intent: the later one's). */
     async renameHold(from: string, to: string): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        await trx.selectFrom("checkout_payments").select("payment_intent_id").where("payment_intent_id", "=", to).forUpdate().execute();
+        await trx
+          .selectFrom("checkout_payments")
+          .select("payment_intent_id")
+          .where("payment_intent_id", "=", to)
+          .forUpdate()
+          .execute();
         const moving = await trx.selectFrom("stock_reservations").select("id").where("hold", "=", from).execute();
         if (moving.length === 0) return;
         await trx.deleteFrom("stock_reservations").where("hold", "=", to).execute();
@@ -256,7 +333,11 @@ export function createInventoryService(
       await db.transaction().execute(async (trx) => {
         const held = await trx.selectFrom("stock_reservations").select("variant_id").where("hold", "=", hold).execute();
         if (held.length === 0) return;
-        const before = await readLevels(trx, held.map((row) => row.variant_id), { lock: true });
+        const before = await readLevels(
+          trx,
+          held.map((row) => row.variant_id),
+          { lock: true },
+        );
         await trx.deleteFrom("stock_reservations").where("hold", "=", hold).execute();
         const after = await readLevels(trx, [...before.keys()]);
         await writeLedger(trx, availableChanges(before, after, actor, hold));
@@ -269,7 +350,12 @@ export function createInventoryService(
      * line's quantity). Answers whether any line was sold beyond what was there for it (its reservation had lapsed and
      * others took the stock): the order is then oversold, and on hand may be below zero.
      */
-    async sell(trx: Writer, hold: string, lines: readonly StockLine[], reference: string): Promise<{ oversold: boolean }> {
+    async sell(
+      trx: Writer,
+      hold: string,
+      lines: readonly StockLine[],
+      reference: string,
+    ): Promise<{ oversold: boolean }> {
       const sold = sumByVariant(lines);
       // The hold may name variants no longer in the order (the basket changed after paying began): released here.
       const held = await trx.selectFrom("stock_reservations").select("variant_id").where("hold", "=", hold).execute();
@@ -288,13 +374,29 @@ export function createInventoryService(
         if (!level?.tracksStock) continue;
         const availableToThisOrder = (level.available ?? 0) + (liveByVariant.get(variantId) ?? 0);
         if (!level.continueSelling && availableToThisOrder < quantity) oversold = true;
-        await trx.updateTable("product_variants").set({ on_hand: sql`on_hand - ${quantity}` }).where("id", "=", variantId).execute();
-        ledger.push({ level, reason: "sale" as const, counts: "on_hand" as const, before: level.onHand, after: level.onHand - quantity, actor: "shop", reference });
+        await trx
+          .updateTable("product_variants")
+          .set({ on_hand: sql`on_hand - ${quantity}` })
+          .where("id", "=", variantId)
+          .execute();
+        ledger.push({
+          level,
+          reason: "sale" as const,
+          counts: "on_hand" as const,
+          before: level.onHand,
+          after: level.onHand - quantity,
+          actor: "shop",
+          reference,
+        });
       }
       await writeLedger(trx, ledger);
       const after = await readLevels(trx, [...new Set([...touched, ...ownLive.map((row) => row.variant_id)])]);
       await settleChange(trx, before, after);
-      if (oversold) logger.error({ reference }, "inventory: an order was paid after its reservation lapsed and the stock had gone: oversold");
+      if (oversold)
+        logger.error(
+          { reference },
+          "inventory: an order was paid after its reservation lapsed and the stock had gone: oversold",
+        );
       return { oversold };
     },
 
@@ -306,8 +408,20 @@ export function createInventoryService(
       for (const [variantId, quantity] of returned) {
         const level = before.get(variantId);
         if (!level?.tracksStock) continue;
-        await trx.updateTable("product_variants").set({ on_hand: sql`on_hand + ${quantity}` }).where("id", "=", variantId).execute();
-        ledger.push({ level, reason: "restock" as const, counts: "on_hand" as const, before: level.onHand, after: level.onHand + quantity, actor, reference });
+        await trx
+          .updateTable("product_variants")
+          .set({ on_hand: sql`on_hand + ${quantity}` })
+          .where("id", "=", variantId)
+          .execute();
+        ledger.push({
+          level,
+          reason: "restock" as const,
+          counts: "on_hand" as const,
+          before: level.onHand,
+          after: level.onHand + quantity,
+          actor,
+          reference,
+        });
       }
       await writeLedger(trx, ledger);
       await settleChange(trx, before, await readLevels(trx, [...returned.keys()]));
@@ -337,7 +451,17 @@ export function createInventoryService(
         .where("id", "=", variantId)
         .execute();
       if (settings.onHand !== undefined) {
-        await writeLedger(trx, [{ level, reason: "edit", counts: "on_hand", before: level.onHand, after: settings.onHand, actor, reference: null }]);
+        await writeLedger(trx, [
+          {
+            level,
+            reason: "edit",
+            counts: "on_hand",
+            before: level.onHand,
+            after: settings.onHand,
+            actor,
+            reference: null,
+          },
+        ]);
       }
       await settleChange(trx, before, await readLevels(trx, [variantId]));
     },
@@ -355,7 +479,12 @@ export function createInventoryService(
     ): Promise<void> {
       const before = new Map<string, StockLevel>();
       for (const batch of inBatches(changes, 1000)) {
-        for (const [id, level] of await readLevels(trx, batch.map((change) => change.variantId), { lock: true })) before.set(id, level);
+        for (const [id, level] of await readLevels(
+          trx,
+          batch.map((change) => change.variantId),
+          { lock: true },
+        ))
+          before.set(id, level);
       }
       const after = new Map<string, StockLevel>();
       const ledger = [];
@@ -364,7 +493,12 @@ export function createInventoryService(
         const level = before.get(change.variantId);
         if (!level) continue;
         const onHand = change.onHand ?? level.onHand;
-        if (change.tracksStock === level.tracksStock && change.continueSelling === level.continueSelling && onHand === level.onHand) continue;
+        if (
+          change.tracksStock === level.tracksStock &&
+          change.continueSelling === level.continueSelling &&
+          onHand === level.onHand
+        )
+          continue;
         updates.push({ ...change, onHand });
         after.set(level.variantId, {
           ...level,
@@ -373,10 +507,24 @@ export function createInventoryService(
           onHand,
           available: change.tracksStock ? onHand - level.reserved : null,
         });
-        if (onHand !== level.onHand) ledger.push({ level, reason: "import" as const, counts: "on_hand" as const, before: level.onHand, after: onHand, actor, reference });
+        if (onHand !== level.onHand)
+          ledger.push({
+            level,
+            reason: "import" as const,
+            counts: "on_hand" as const,
+            before: level.onHand,
+            after: onHand,
+            actor,
+            reference,
+          });
       }
       for (const batch of inBatches(updates, 500)) {
-        const rows = sql.join(batch.map((change) => sql`(${change.variantId}::text, ${change.tracksStock}::boolean, ${change.continueSelling}::boolean, ${change.onHand}::int)`));
+        const rows = sql.join(
+          batch.map(
+            (change) =>
+              sql`(${change.variantId}::text, ${change.tracksStock}::boolean, ${change.continueSelling}::boolean, ${change.onHand}::int)`,
+          ),
+        );
         await sql`
           update product_variants as v
              set tracks_stock = n.tracks_stock, continue_selling = n.continue_selling, on_hand = n.on_hand, updated_at = now()
@@ -390,12 +538,20 @@ export function createInventoryService(
     /** Releases reservations whose time is up; returns how many. Several instances may run it: each row goes once. */
     async releaseExpired(): Promise<number> {
       return db.transaction().execute(async (trx) => {
-        const due = await trx.selectFrom("stock_reservations").select("variant_id").distinct().where("expires_at", "<=", sql<Date>`now()`).execute();
+        const due = await trx
+          .selectFrom("stock_reservations")
+          .select("variant_id")
+          .distinct()
+          .where("expires_at", "<=", sql<Date>`now()`)
+          .execute();
         if (due.length === 0) return 0;
         // The variants first, as every other change takes them, so nothing changes them between the reads below; then
         // the rows, skipping any a payment holds right now (it takes its variants after its rows: waiting on it could
         // deadlock): that payment replaces or sells them itself, or the next sweep takes them.
-        await lockVariants(trx, due.map((row) => row.variant_id));
+        await lockVariants(
+          trx,
+          due.map((row) => row.variant_id),
+        );
         const expired = await trx
           .deleteFrom("stock_reservations")
           .where("id", "in", (query) =>
@@ -403,17 +559,29 @@ export function createInventoryService(
               .selectFrom("stock_reservations")
               .select("id")
               .where("expires_at", "<=", sql<Date>`now()`)
-              .where("variant_id", "in", due.map((row) => row.variant_id))
+              .where(
+                "variant_id",
+                "in",
+                due.map((row) => row.variant_id),
+              )
               .forUpdate()
               .skipLocked(),
           )
           .returning(["variant_id", "quantity", "hold"])
           .execute();
         if (expired.length === 0) return 0;
-        const after = await readLevels(trx, expired.map((row) => row.variant_id));
+        const after = await readLevels(
+          trx,
+          expired.map((row) => row.variant_id),
+        );
         const released = sumByVariant(expired);
         // An expired reservation stopped counting when its time was up; the shop takes it as released now.
-        const before = new Map([...after].map(([id, level]) => [id, { ...level, available: level.available === null ? null : level.available - (released.get(id) ?? 0) }]));
+        const before = new Map(
+          [...after].map(([id, level]) => [
+            id,
+            { ...level, available: level.available === null ? null : level.available - (released.get(id) ?? 0) },
+          ]),
+        );
         await writeLedger(trx, availableChanges(before, after, "shop", "expired"));
         await settleChange(trx, before, after);
         return expired.length;
@@ -422,7 +590,13 @@ export function createInventoryService(
 
     /** A product's latest stock movements, newest first. */
     async listLedger(productId: string, limit = 50): Promise<LedgerEntry[]> {
-      const rows = await db.selectFrom("stock_ledger").selectAll().where("product_id", "=", productId).orderBy("id", "desc").limit(limit).execute();
+      const rows = await db
+        .selectFrom("stock_ledger")
+        .selectAll()
+        .where("product_id", "=", productId)
+        .orderBy("id", "desc")
+        .limit(limit)
+        .execute();
       return rows.map((row) => ({
         id: row.id,
         variantId: row.variant_id,
@@ -440,7 +614,9 @@ export function createInventoryService(
     startSweep(intervalMs = RESERVATION_SWEEP_MS): { stop: () => Promise<void> } {
       let running: Promise<unknown> = Promise.resolve();
       const timer = setInterval(() => {
-        running = service.releaseExpired().catch((error: unknown) => logger.warn({ err: error }, "inventory: releasing expired reservations failed"));
+        running = service
+          .releaseExpired()
+          .catch((error: unknown) => logger.warn({ err: error }, "inventory: releasing expired reservations failed"));
       }, intervalMs);
       timer.unref();
       return {

@@ -22,7 +22,12 @@ export function createMetrics(logger: Logger) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const labelNames = ["method", "route", "status"] as const;
-  const requests = new Counter({ name: "storefront_http_requests_total", help: "HTTP requests answered, by route and status.", labelNames, registers: [registry] });
+  const requests = new Counter({
+    name: "storefront_http_requests_total",
+    help: "HTTP requests answered, by route and status.",
+    labelNames,
+    registers: [registry],
+  });
   const requestDuration = new Histogram({
     name: "storefront_http_request_duration_seconds",
     help: "Time from a request's arrival to its response, by route and status.",
@@ -37,7 +42,11 @@ export function createMetrics(logger: Logger) {
     buckets: DURATION_BUCKETS,
     registers: [registry],
   });
-  const shed = new Counter({ name: "storefront_http_requests_shed_total", help: "Requests answered 503 at once because the process had too many in flight.", registers: [registry] });
+  const shed = new Counter({
+    name: "storefront_http_requests_shed_total",
+    help: "Requests answered 503 at once because the process had too many in flight.",
+    registers: [registry],
+  });
 
   function registerGauge({ name, help, collect }: GaugeDefinition) {
     registry.removeSingleMetric(name);
@@ -49,7 +58,10 @@ export function createMetrics(logger: Logger) {
         try {
           this.set(await collect());
         } catch (error) {
-          logger.warn({ err: error, gauge: name }, "metrics: a gauge could not be read, so it is left out of this scrape");
+          logger.warn(
+            { err: error, gauge: name },
+            "metrics: a gauge could not be read, so it is left out of this scrape",
+          );
           this.reset();
         }
       },
@@ -109,7 +121,8 @@ export function metricsAccess(allow: readonly string[]) {
   return (remoteAddress: string | undefined, headers: Headers): boolean => {
     if (!remoteAddress || PROXY_HEADERS.some((name) => headers.has(name))) return false;
     // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d.
-    const address = remoteAddress.startsWith("::ffff:") && isIPv4(remoteAddress.slice(7)) ? remoteAddress.slice(7) : remoteAddress;
+    const address =
+      remoteAddress.startsWith("::ffff:") && isIPv4(remoteAddress.slice(7)) ? remoteAddress.slice(7) : remoteAddress;
     return allowed.check(address, isIPv6(address) ? "ipv6" : "ipv4");
   };
 }

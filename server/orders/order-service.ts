@@ -57,7 +57,10 @@ export function createOrderService(db: DB) {
    * settles the payment in the same one). Once per intent: when the intent has its order already, or the number is
    * another order's, nothing is written and the answer is null (the caller tells which by reading the order).
    */
-  async function recordPaidOrder(trx: Writer, order: PaidOrder): Promise<{ orderId: string; orderNumber: string } | null> {
+  async function recordPaidOrder(
+    trx: Writer,
+    order: PaidOrder,
+  ): Promise<{ orderId: string; orderNumber: string } | null> {
     const inserted = await trx
       .insertInto("orders")
       .values({
@@ -86,7 +89,10 @@ export function createOrderService(db: DB) {
       .returning(["id", "number"])
       .executeTakeFirst();
     if (!inserted) return null;
-    await trx.insertInto("order_status_history").values({ order_id: order.id, status: "paid", actor: "shop" }).execute();
+    await trx
+      .insertInto("order_status_history")
+      .values({ order_id: order.id, status: "paid", actor: "shop" })
+      .execute();
     return { orderId: inserted.id, orderNumber: inserted.number };
   }
 
@@ -94,8 +100,15 @@ export function createOrderService(db: DB) {
    * Puts a just-paid order on the console's "Needs attention": paid after its hold lapsed for stock that had gone
    * (`oversold`), or after its code's last use went to someone else (`promotionOverLimit`). In the order's transaction.
    */
-  async function flagPaidOrder(trx: Writer, orderId: string, flags: { oversold?: true; promotionOverLimit?: true }): Promise<void> {
-    const set = { ...(flags.oversold ? { oversold: true } : {}), ...(flags.promotionOverLimit ? { promotion_over_limit: true } : {}) };
+  async function flagPaidOrder(
+    trx: Writer,
+    orderId: string,
+    flags: { oversold?: true; promotionOverLimit?: true },
+  ): Promise<void> {
+    const set = {
+      ...(flags.oversold ? { oversold: true } : {}),
+      ...(flags.promotionOverLimit ? { promotion_over_limit: true } : {}),
+    };
     if (Object.keys(set).length === 0) return;
     await trx.updateTable("orders").set(set).where("id", "=", orderId).execute();
   }
@@ -114,7 +127,8 @@ export function createOrderService(db: DB) {
     const who = actor.trim().slice(0, TRACKING_LIMITS.actor);
     if (!who) throw new AppError("BAD_REQUEST", "Say who is making the change.");
     // Inside a caller's transaction (the console's, with its e-mail and audit entry), or in one of its own.
-    const inTransaction = <T,>(run: (trx: Writer) => Promise<T>) => (within?.isTransaction ? run(within) : db.transaction().execute(run));
+    const inTransaction = <T>(run: (trx: Writer) => Promise<T>) =>
+      within?.isTransaction ? run(within) : db.transaction().execute(run);
     return inTransaction(async (trx) => {
       const order = await trx
         .selectFrom("orders")
@@ -126,7 +140,10 @@ export function createOrderService(db: DB) {
       const change = decide(order);
       await trx
         .updateTable("orders")
-        .set({ status: change.status, ...(change.refundedCents === undefined ? {} : { refunded_cents: change.refundedCents }) })
+        .set({
+          status: change.status,
+          ...(change.refundedCents === undefined ? {} : { refunded_cents: change.refundedCents }),
+        })
         .where("id", "=", orderId)
         .execute();
       await trx
@@ -146,9 +163,13 @@ export function createOrderService(db: DB) {
   }
 
   function refuse(number: string, status: OrderStatus, what: string): never {
-    throw new AppError("ORDER_TRANSITION_REFUSED", `Order ${number} is ${ORDER_STATUS_LABELS[status].toLowerCase()}, so it cannot be ${what}.`, {
-      details: { status },
-    });
+    throw new AppError(
+      "ORDER_TRANSITION_REFUSED",
+      `Order ${number} is ${ORDER_STATUS_LABELS[status].toLowerCase()}, so it cannot be ${what}.`,
+      {
+        details: { status },
+      },
+    );
   }
 
   function boundedText(value: string, max: number, name: string): string {
@@ -167,7 +188,10 @@ export function createOrderService(db: DB) {
      * pagination on (paid_at, id), served by the orders_*_paid indexes, so page 50 costs what page 1 does however
      * many orders there are.
      */
-    async listOrders(owner: BasketOwner | null, beforeCursor: string | null): Promise<{ orders: OrderView[]; next: string | null; isFirstPage: boolean }> {
+    async listOrders(
+      owner: BasketOwner | null,
+      beforeCursor: string | null,
+    ): Promise<{ orders: OrderView[]; next: string | null; isFirstPage: boolean }> {
       const before = ordersCursor.decode(beforeCursor);
       // A cursor that does not parse shows the first page, and says so.
       const isFirstPage = before === null;
@@ -250,52 +274,94 @@ export function createOrderService(db: DB) {
     },
 
     /** Handed to the carrier. Only a paid order (or one partly refunded) that has not shipped can ship. */
-    async markShipped(orderId: string, shipment: { carrier: string; trackingNumber: string }, actor: Actor, within?: Writer): Promise<OrderStatus> {
+    async markShipped(
+      orderId: string,
+      shipment: { carrier: string; trackingNumber: string },
+      actor: Actor,
+      within?: Writer,
+    ): Promise<OrderStatus> {
       const carrier = boundedText(shipment.carrier, TRACKING_LIMITS.carrier, "carrier");
       const trackingNumber = boundedText(shipment.trackingNumber, TRACKING_LIMITS.trackingNumber, "tracking number");
-      return transition(orderId, actor, (order) => {
-        if (!orderAllows(order.status, "ship")) refuse(order.number, order.status, "shipped");
-        return { status: "shipped", history: { carrier, trackingNumber } };
-      }, within);
+      return transition(
+        orderId,
+        actor,
+        (order) => {
+          if (!orderAllows(order.status, "ship")) refuse(order.number, order.status, "shipped");
+          return { status: "shipped", history: { carrier, trackingNumber } };
+        },
+        within,
+      );
     },
 
     /** Cancelled before it shipped. The money goes back through a refund, recorded with recordRefund. */
     async cancel(orderId: string, actor: Actor, reason?: string, within?: Writer): Promise<OrderStatus> {
       const note = reason ? boundedText(reason, TRACKING_LIMITS.note, "reason") : undefined;
-      return transition(orderId, actor, (order) => {
-        if (!orderAllows(order.status, "cancel")) refuse(order.number, order.status, "cancelled");
-        return { status: "cancelled", history: { note } };
-      }, within);
+      return transition(
+        orderId,
+        actor,
+        (order) => {
+          if (!orderAllows(order.status, "cancel")) refuse(order.number, order.status, "cancelled");
+          return { status: "cancelled", history: { note } };
+        },
+        within,
+      );
     },
 
     /**
      * Money given back: "Refunded" once all of it is, "Partially refunded" before. Refunding more than was paid (all
      * refunds together), or a whole-cents amount below one, is refused.
      */
-    async recordRefund(orderId: string, amountCents: number, actor: Actor, reason?: string, within?: Writer): Promise<OrderStatus> {
-      if (!Number.isSafeInteger(amountCents) || amountCents < 1) throw new AppError("BAD_REQUEST", "A refund is a whole number of cents, at least 1.");
+    async recordRefund(
+      orderId: string,
+      amountCents: number,
+      actor: Actor,
+      reason?: string,
+      within?: Writer,
+    ): Promise<OrderStatus> {
+      if (!Number.isSafeInteger(amountCents) || amountCents < 1)
+        throw new AppError("BAD_REQUEST", "A refund is a whole number of cents, at least 1.");
       const note = reason ? boundedText(reason, TRACKING_LIMITS.note, "reason") : undefined;
-      return transition(orderId, actor, (order) => {
-        if (!orderAllows(order.status, "refund")) refuse(order.number, order.status, "refunded");
-        const refunded = order.refunded_cents + amountCents;
-        if (refunded > order.amount_cents) {
-          throw new AppError(
-            "ORDER_TRANSITION_REFUSED",
-            `Order ${order.number} was paid ${formatCents(order.amount_cents)} and ${formatCents(order.refunded_cents)} of it is refunded already, so at most ${formatCents(order.amount_cents - order.refunded_cents)} can be refunded.`,
-            { details: { refundableCents: order.amount_cents - order.refunded_cents } },
-          );
-        }
-        return { status: refunded === order.amount_cents ? "refunded" : "partially_refunded", refundedCents: refunded, history: { amountCents, note } };
-      }, within);
+      return transition(
+        orderId,
+        actor,
+        (order) => {
+          if (!orderAllows(order.status, "refund")) refuse(order.number, order.status, "refunded");
+          const refunded = order.refunded_cents + amountCents;
+          if (refunded > order.amount_cents) {
+            throw new AppError(
+              "ORDER_TRANSITION_REFUSED",
+              `Order ${order.number} was paid ${formatCents(order.amount_cents)} and ${formatCents(order.refunded_cents)} of it is refunded already, so at most ${formatCents(order.amount_cents - order.refunded_cents)} can be refunded.`,
+              { details: { refundableCents: order.amount_cents - order.refunded_cents } },
+            );
+          }
+          return {
+            status: refunded === order.amount_cents ? "refunded" : "partially_refunded",
+            refundedCents: refunded,
+            history: { amountCents, note },
+          };
+        },
+        within,
+      );
     },
 
     /** The card's holder disputed the payment (the processor's dispute event). A refunded order has nothing to dispute. */
-    async recordDispute(orderId: string, dispute: { amountCents: number; reason?: string }, actor: Actor): Promise<OrderStatus> {
+    async recordDispute(
+      orderId: string,
+      dispute: { amountCents: number; reason?: string },
+      actor: Actor,
+    ): Promise<OrderStatus> {
       const note = dispute.reason ? boundedText(dispute.reason, TRACKING_LIMITS.note, "reason") : undefined;
       return transition(orderId, actor, (order) => {
         if (order.status === "refunded" || order.status === "disputed") refuse(order.number, order.status, "disputed");
-        if (!Number.isSafeInteger(dispute.amountCents) || dispute.amountCents < 1 || dispute.amountCents > order.amount_cents) {
-          throw new AppError("BAD_REQUEST", `A dispute is for between 1 cent and the ${formatCents(order.amount_cents)} paid.`);
+        if (
+          !Number.isSafeInteger(dispute.amountCents) ||
+          dispute.amountCents < 1 ||
+          dispute.amountCents > order.amount_cents
+        ) {
+          throw new AppError(
+            "BAD_REQUEST",
+            `A dispute is for between 1 cent and the ${formatCents(order.amount_cents)} paid.`,
+          );
         }
         return { status: "disputed", history: { amountCents: dispute.amountCents, note } };
       });
@@ -326,8 +392,16 @@ export function createOrderService(db: DB) {
 
     /** At sign-in: a guest's orders (and payments in progress) join the account. */
     async adoptGuestOrders(sessionId: string, userId: string): Promise<void> {
-      await db.updateTable("orders").set({ user_id: userId, session_id: null }).where("session_id", "=", sessionId).execute();
-      await db.updateTable("checkout_payments").set({ user_id: userId, session_id: null }).where("session_id", "=", sessionId).execute();
+      await db
+        .updateTable("orders")
+        .set({ user_id: userId, session_id: null })
+        .where("session_id", "=", sessionId)
+        .execute();
+      await db
+        .updateTable("checkout_payments")
+        .set({ user_id: userId, session_id: null })
+        .where("session_id", "=", sessionId)
+        .execute();
     },
   };
 }

@@ -88,7 +88,11 @@ export interface ProviderSettings {
  * (the Dashboard's choice), so methods that redirect come back to a return_url. The built-in card field confirms
  * the same intents the way Stripe.js's card path does (`use_stripe_sdk`), which needs no return_url.
  */
-export function intentCreationParams(amountCents: number, metadata: Record<string, string>, shipping: ProviderShipping): Stripe.PaymentIntentCreateParams {
+export function intentCreationParams(
+  amountCents: number,
+  metadata: Record<string, string>,
+  shipping: ProviderShipping,
+): Stripe.PaymentIntentCreateParams {
   return { amount: amountCents, currency: "usd", metadata, shipping, automatic_payment_methods: { enabled: true } };
 }
 
@@ -121,16 +125,32 @@ export function createPaymentProvider(settings: ProviderSettings) {
     /** Where the payment page sends the card in built-in mode: this server's /_processor, or the processor's own URL. */
     browserProcessorUrl: settings.processorUrl?.replace(/\/$/, "") ?? BUILT_IN_PROCESSOR_PATH,
 
-    async createIntent(input: { amountCents: number; metadata: Record<string, string>; shipping: ProviderShipping; idempotencyKey: string }) {
+    async createIntent(input: {
+      amountCents: number;
+      metadata: Record<string, string>;
+      shipping: ProviderShipping;
+      idempotencyKey: string;
+    }) {
       const intent = await call("create intent", () =>
-        stripe().paymentIntents.create(intentCreationParams(input.amountCents, input.metadata, input.shipping), { idempotencyKey: input.idempotencyKey }),
+        stripe().paymentIntents.create(intentCreationParams(input.amountCents, input.metadata, input.shipping), {
+          idempotencyKey: input.idempotencyKey,
+        }),
       );
       return toProviderIntent(intent);
     },
 
-    async updateIntent(id: string, input: { amountCents: number; metadata: Record<string, string>; shipping: ProviderShipping }) {
+    async updateIntent(
+      id: string,
+      input: { amountCents: number; metadata: Record<string, string>; shipping: ProviderShipping },
+    ) {
       return toProviderIntent(
-        await call("update intent", () => stripe().paymentIntents.update(id, { amount: input.amountCents, metadata: input.metadata, shipping: input.shipping })),
+        await call("update intent", () =>
+          stripe().paymentIntents.update(id, {
+            amount: input.amountCents,
+            metadata: input.metadata,
+            shipping: input.shipping,
+          }),
+        ),
       );
     },
 
@@ -140,16 +160,26 @@ export function createPaymentProvider(settings: ProviderSettings) {
 
     /** With its PaymentMethod expanded, so a paid intent says which card paid it. */
     async retrieveIntent(id: string) {
-      return toProviderIntent(await call("retrieve intent", () => stripe().paymentIntents.retrieve(id, { expand: ["payment_method"] })));
+      return toProviderIntent(
+        await call("retrieve intent", () => stripe().paymentIntents.retrieve(id, { expand: ["payment_method"] })),
+      );
     },
 
     /**
      * Gives back part or all of a paid intent. The idempotency key is the console's, one per refund form shown, so
      * a second submission of the same form returns the same refund instead of making another.
      */
-    async createRefund(input: { paymentIntentId: string; amountCents: number; idempotencyKey: string; metadata: Record<string, string> }): Promise<ProviderRefund> {
+    async createRefund(input: {
+      paymentIntentId: string;
+      amountCents: number;
+      idempotencyKey: string;
+      metadata: Record<string, string>;
+    }): Promise<ProviderRefund> {
       const refund = await call("create refund", () =>
-        stripe().refunds.create({ payment_intent: input.paymentIntentId, amount: input.amountCents, metadata: input.metadata }, { idempotencyKey: input.idempotencyKey }),
+        stripe().refunds.create(
+          { payment_intent: input.paymentIntentId, amount: input.amountCents, metadata: input.metadata },
+          { idempotencyKey: input.idempotencyKey },
+        ),
       );
       return toProviderRefund(refund);
     },
@@ -174,18 +204,26 @@ export function createPaymentProvider(settings: ProviderSettings) {
       if (typeof event.id !== "string" || typeof object?.id !== "string") {
         return { id: typeof event.id === "string" ? event.id : "", kind: "ignored", type: String(event.type) };
       }
-      if (event.type === "charge.dispute.created" && object.object === "dispute") return { id: event.id, kind: "dispute-created", dispute: toProviderDispute(event.data.object) };
-      if (event.type === "refund.updated" && object.object === "refund") return { id: event.id, kind: "refund-updated", refund: toProviderRefund(event.data.object) };
+      if (event.type === "charge.dispute.created" && object.object === "dispute")
+        return { id: event.id, kind: "dispute-created", dispute: toProviderDispute(event.data.object) };
+      if (event.type === "refund.updated" && object.object === "refund")
+        return { id: event.id, kind: "refund-updated", refund: toProviderRefund(event.data.object) };
       if (event.type === "charge.refunded" && object.object === "charge") {
         const intent = event.data.object.payment_intent;
         const paymentIntentId = typeof intent === "string" ? intent : intent?.id;
-        return paymentIntentId ? { id: event.id, kind: "charge-refunded", paymentIntentId } : { id: event.id, kind: "ignored", type: event.type };
+        return paymentIntentId
+          ? { id: event.id, kind: "charge-refunded", paymentIntentId }
+          : { id: event.id, kind: "ignored", type: event.type };
       }
       if (object.object !== "payment_intent") return { id: event.id, kind: "ignored", type: event.type };
-      if (event.type === "payment_intent.succeeded") return { id: event.id, kind: "payment-succeeded", intent: toProviderIntent(event.data.object) };
-      if (event.type === "payment_intent.processing") return { id: event.id, kind: "payment-processing", intent: toProviderIntent(event.data.object) };
-      if (event.type === "payment_intent.payment_failed") return { id: event.id, kind: "payment-failed", intent: toProviderIntent(event.data.object) };
-      if (event.type === "payment_intent.canceled") return { id: event.id, kind: "payment-canceled", intent: toProviderIntent(event.data.object) };
+      if (event.type === "payment_intent.succeeded")
+        return { id: event.id, kind: "payment-succeeded", intent: toProviderIntent(event.data.object) };
+      if (event.type === "payment_intent.processing")
+        return { id: event.id, kind: "payment-processing", intent: toProviderIntent(event.data.object) };
+      if (event.type === "payment_intent.payment_failed")
+        return { id: event.id, kind: "payment-failed", intent: toProviderIntent(event.data.object) };
+      if (event.type === "payment_intent.canceled")
+        return { id: event.id, kind: "payment-canceled", intent: toProviderIntent(event.data.object) };
       return { id: event.id, kind: "ignored", type: event.type };
     },
   };
@@ -226,7 +264,8 @@ function cardOf(paymentMethod: string | Stripe.PaymentMethod | null): { brand: s
 }
 
 function toProviderDispute(dispute: Stripe.Dispute): ProviderDispute {
-  const idOf = (value: string | { id: string } | null | undefined) => (typeof value === "string" ? value : (value?.id ?? null));
+  const idOf = (value: string | { id: string } | null | undefined) =>
+    typeof value === "string" ? value : (value?.id ?? null);
   return {
     id: dispute.id,
     paymentIntentId: idOf(dispute.payment_intent),
@@ -250,9 +289,11 @@ function toProviderRefund(refund: Stripe.Refund): ProviderRefund {
 
 function createStripeClient(settings: ProviderSettings): Stripe {
   const testApiUrl = settings.mode === "stripe" ? settings.testOnlyStripeApiUrl : undefined;
-  if (testApiUrl && !/^(sk|rk)_test_/.test(settings.secretKey)) throw new Error("TEST_ONLY_STRIPE_API_URL takes a test secret key only");
+  if (testApiUrl && !/^(sk|rk)_test_/.test(settings.secretKey))
+    throw new Error("TEST_ONLY_STRIPE_API_URL takes a test secret key only");
   const timeout = settings.timeoutMs ?? 20_000;
-  if (settings.mode === "stripe" && !testApiUrl) return new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout });
+  if (settings.mode === "stripe" && !testApiUrl)
+    return new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout });
   const givenUrl = testApiUrl ?? settings.processorUrl;
   const origin = givenUrl ? new URL(givenUrl) : settings.selfOrigin?.();
   if (!origin) throw new Error("The built-in processor needs the server's own address");

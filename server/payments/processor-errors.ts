@@ -12,7 +12,8 @@ import type { Logger } from "#server/logger";
 /** The sentences a shopper reads. "Nothing was charged" only where that is certain: the server never charges a card. */
 export const PROCESSOR_ERROR_SENTENCES = {
   unreachable: "We couldn't reach the payment service. Nothing was charged; please try again in a moment.",
-  misconfigured: "Payments are not available at the moment: the shop's payment settings need attention. Nothing was charged; please try again later.",
+  misconfigured:
+    "Payments are not available at the moment: the shop's payment settings need attention. Nothing was charged; please try again later.",
   busy: "The payment service is busy. Nothing was charged; please try again in a minute.",
   processorFault: "The payment service had a problem. Nothing was charged; please try again in a moment.",
   amountTooSmall: "Card payments must be at least $0.50. Please add to your basket and pay again.",
@@ -26,7 +27,8 @@ export const PROCESSOR_ERROR_SENTENCES = {
   incorrectCvc: "Your card's security code is incorrect.",
   cardProcessing: "An error occurred while processing your card. Please try again in a little bit.",
   authentication: "We could not confirm the payment with your bank. Please try again or use another card.",
-  refused: "We couldn't set up your payment. Nothing was charged; please try again, and contact us if it keeps happening.",
+  refused:
+    "We couldn't set up your payment. Nothing was charged; please try again, and contact us if it keeps happening.",
 } as const;
 
 /** What the operator's log line says about a processor error. */
@@ -68,18 +70,32 @@ const CARD_CODE_SENTENCES: Record<string, string> = {
 export function toShopperError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   const options = { cause: error };
-  if (!(error instanceof Stripe.errors.StripeError)) return new AppError("PAYMENT_PROVIDER_ERROR", PROCESSOR_ERROR_SENTENCES.unreachable, options);
-  if (error instanceof Stripe.errors.StripeConnectionError) return new AppError("PAYMENT_PROVIDER_ERROR", PROCESSOR_ERROR_SENTENCES.unreachable, options);
-  if (error instanceof Stripe.errors.StripeAuthenticationError || error instanceof Stripe.errors.StripePermissionError) {
+  if (!(error instanceof Stripe.errors.StripeError))
+    return new AppError("PAYMENT_PROVIDER_ERROR", PROCESSOR_ERROR_SENTENCES.unreachable, options);
+  if (error instanceof Stripe.errors.StripeConnectionError)
+    return new AppError("PAYMENT_PROVIDER_ERROR", PROCESSOR_ERROR_SENTENCES.unreachable, options);
+  if (
+    error instanceof Stripe.errors.StripeAuthenticationError ||
+    error instanceof Stripe.errors.StripePermissionError
+  ) {
     return new AppError("PAYMENT_PROVIDER_ERROR", PROCESSOR_ERROR_SENTENCES.misconfigured, options);
   }
-  if (error instanceof Stripe.errors.StripeRateLimitError) return new AppError("PAYMENT_PROVIDER_ERROR", PROCESSOR_ERROR_SENTENCES.busy, { ...options, retryAfterSeconds: 60 });
-  if (error instanceof Stripe.errors.StripeIdempotencyError) return new AppError("TOTAL_MISMATCH", PROCESSOR_ERROR_SENTENCES.inProgress, options);
+  if (error instanceof Stripe.errors.StripeRateLimitError)
+    return new AppError("PAYMENT_PROVIDER_ERROR", PROCESSOR_ERROR_SENTENCES.busy, {
+      ...options,
+      retryAfterSeconds: 60,
+    });
+  if (error instanceof Stripe.errors.StripeIdempotencyError)
+    return new AppError("TOTAL_MISMATCH", PROCESSOR_ERROR_SENTENCES.inProgress, options);
   if (error instanceof Stripe.errors.StripeCardError) {
-    const sentence = (error.decline_code && DECLINE_SENTENCES[error.decline_code]) || (error.code && CARD_CODE_SENTENCES[error.code]) || PROCESSOR_ERROR_SENTENCES.declined;
+    const sentence =
+      (error.decline_code && DECLINE_SENTENCES[error.decline_code]) ||
+      (error.code && CARD_CODE_SENTENCES[error.code]) ||
+      PROCESSOR_ERROR_SENTENCES.declined;
     return new AppError("PAYMENT_NOT_COMPLETE", sentence, options);
   }
-  if (error instanceof Stripe.errors.StripeAPIError) return new AppError("PAYMENT_PROVIDER_ERROR", PROCESSOR_ERROR_SENTENCES.processorFault, options);
+  if (error instanceof Stripe.errors.StripeAPIError)
+    return new AppError("PAYMENT_PROVIDER_ERROR", PROCESSOR_ERROR_SENTENCES.processorFault, options);
   switch (error.code) {
     case "amount_too_small":
       return new AppError("BAD_REQUEST", PROCESSOR_ERROR_SENTENCES.amountTooSmall, options);
@@ -108,13 +124,22 @@ export function toShopperError(error: unknown): AppError {
  */
 export function isIntentStateRefusal(error: unknown): boolean {
   const cause = error instanceof AppError ? error.cause : error;
-  return cause instanceof Stripe.errors.StripeInvalidRequestError && (cause.code === "payment_intent_unexpected_state" || cause.code === "resource_missing");
+  return (
+    cause instanceof Stripe.errors.StripeInvalidRequestError &&
+    (cause.code === "payment_intent_unexpected_state" || cause.code === "resource_missing")
+  );
 }
 
 /** Logs a processor error for the operator (a wrong key is an error; a decline or a busy processor a warning). */
 export function logProcessorError(logger: Logger | undefined, operation: string, error: unknown): void {
   if (!logger) return;
   const facts = processorErrorFacts(error);
-  const expected = error instanceof Stripe.errors.StripeCardError || error instanceof Stripe.errors.StripeRateLimitError || facts.code === "payment_intent_unexpected_state";
-  logger[expected ? "warn" : "error"]({ operation, processorError: facts }, `payments: processor error (${facts.type}${facts.code ? `/${facts.code}` : ""})`);
+  const expected =
+    error instanceof Stripe.errors.StripeCardError ||
+    error instanceof Stripe.errors.StripeRateLimitError ||
+    facts.code === "payment_intent_unexpected_state";
+  logger[expected ? "warn" : "error"](
+    { operation, processorError: facts },
+    `payments: processor error (${facts.type}${facts.code ? `/${facts.code}` : ""})`,
+  );
 }

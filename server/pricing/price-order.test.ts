@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatRate, taxLabel } from "#shared/pricing";
-import { percentOf, priceOrder, shareByLargestRemainder, type PricingInput, type PromotionInput, type ShopRates } from "./price-order";
+import {
+  percentOf,
+  priceOrder,
+  shareByLargestRemainder,
+  type PricingInput,
+  type PromotionInput,
+  type ShopRates,
+} from "./price-order";
 
 const NONE: PromotionInput = { kind: "none" };
 const CALIFORNIA = { country: "US", state: "CA" };
@@ -15,8 +22,22 @@ const STORY_RATES: ShopRates = {
       countries: ["US", "CA", "GB"],
       states: [],
       methods: [
-        { id: "standard", name: "Standard delivery", estimate: "3-5 business days", priceCents: 599, freeOverCents: 3500, weightTiers: [] },
-        { id: "express", name: "Express delivery", estimate: "1-2 business days", priceCents: 1499, freeOverCents: null, weightTiers: [] },
+        {
+          id: "standard",
+          name: "Standard delivery",
+          estimate: "3-5 business days",
+          priceCents: 599,
+          freeOverCents: 3500,
+          weightTiers: [],
+        },
+        {
+          id: "express",
+          name: "Express delivery",
+          estimate: "1-2 business days",
+          priceCents: 1499,
+          freeOverCents: null,
+          weightTiers: [],
+        },
       ],
     },
   ],
@@ -28,21 +49,55 @@ const echo = { key: "echo", title: "Echo Dot", unitPriceCents: 9899, quantity: 1
 
 describe("the issue's figures", () => {
   it("prices the $11.96 book sent by Express to California at $27.82", () => {
-    const priced = priceOrder({ lines: [book], address: CALIFORNIA, methodId: "express", promotion: NONE, rates: STORY_RATES });
-    expect(priced).toMatchObject({ itemsCents: 1196, shippingCents: 1499, totalBeforeTaxCents: 2695, taxCents: 87, totalCents: 2782 });
+    const priced = priceOrder({
+      lines: [book],
+      address: CALIFORNIA,
+      methodId: "express",
+      promotion: NONE,
+      rates: STORY_RATES,
+    });
+    expect(priced).toMatchObject({
+      itemsCents: 1196,
+      shippingCents: 1499,
+      totalBeforeTaxCents: 2695,
+      taxCents: 87,
+      totalCents: 2782,
+    });
     expect(priced.shipping?.name).toBe("Express delivery");
-    expect(priced.taxes).toEqual([{ rateId: "ca", country: "US", state: "CA", rate: 7250, taxesShipping: false, amountCents: 87, shippingTaxCents: 0 }]);
+    expect(priced.taxes).toEqual([
+      {
+        rateId: "ca",
+        country: "US",
+        state: "CA",
+        rate: 7250,
+        taxesShipping: false,
+        amountCents: 87,
+        shippingTaxCents: 0,
+      },
+    ]);
     expect(priced.lines[0]).toMatchObject({ amountCents: 1196, discountCents: 0, taxCents: 87 });
   });
 
   it("ships the $98.99 Echo free by Standard and charges $106.17", () => {
-    const priced = priceOrder({ lines: [echo], address: CALIFORNIA, methodId: null, promotion: NONE, rates: STORY_RATES });
+    const priced = priceOrder({
+      lines: [echo],
+      address: CALIFORNIA,
+      methodId: null,
+      promotion: NONE,
+      rates: STORY_RATES,
+    });
     expect(priced).toMatchObject({ itemsCents: 9899, shippingCents: 0, taxCents: 718, totalCents: 10617 });
     expect(priced.shipping?.name).toBe("Standard delivery");
   });
 
   it("offers the cheapest option first and chooses it by default", () => {
-    const priced = priceOrder({ lines: [book], address: CALIFORNIA, methodId: null, promotion: NONE, rates: STORY_RATES });
+    const priced = priceOrder({
+      lines: [book],
+      address: CALIFORNIA,
+      methodId: null,
+      promotion: NONE,
+      rates: STORY_RATES,
+    });
     expect(priced.deliveryOptions.map((option) => [option.name, option.priceCents])).toEqual([
       ["Standard delivery", 599],
       ["Express delivery", 1499],
@@ -52,14 +107,26 @@ describe("the issue's figures", () => {
   });
 
   it("falls back to the cheapest when the chosen option does not serve the address", () => {
-    const priced = priceOrder({ lines: [book], address: CALIFORNIA, methodId: "gone", promotion: NONE, rates: STORY_RATES });
+    const priced = priceOrder({
+      lines: [book],
+      address: CALIFORNIA,
+      methodId: "gone",
+      promotion: NONE,
+      rates: STORY_RATES,
+    });
     expect(priced.shipping?.methodId).toBe("standard");
   });
 });
 
 describe("delivery", () => {
   it("says an address no zone serves is undeliverable, and charges no shipping", () => {
-    const priced = priceOrder({ lines: [book], address: { country: "FR" }, methodId: null, promotion: NONE, rates: STORY_RATES });
+    const priced = priceOrder({
+      lines: [book],
+      address: { country: "FR" },
+      methodId: null,
+      promotion: NONE,
+      rates: STORY_RATES,
+    });
     expect(priced.isUndeliverable).toBe(true);
     expect(priced.deliveryOptions).toEqual([]);
     expect(priced.shipping).toBeNull();
@@ -67,19 +134,43 @@ describe("delivery", () => {
 
   it("prices items alone before an address is known", () => {
     const priced = priceOrder({ lines: [book], address: null, methodId: null, promotion: NONE, rates: STORY_RATES });
-    expect(priced).toMatchObject({ isUndeliverable: false, shippingCents: 0, taxCents: 0, totalCents: 1196, shipping: null });
+    expect(priced).toMatchObject({
+      isUndeliverable: false,
+      shippingCents: 0,
+      taxCents: 0,
+      totalCents: 1196,
+      shipping: null,
+    });
   });
 
   it("serves a US state from the zone listing it before the zone listing the whole country", () => {
     const rates: ShopRates = {
       taxRates: [],
       zones: [
-        { id: "us", name: "Rest of US", countries: ["US"], states: [], methods: [{ id: "m1", name: "Ground", estimate: "", priceCents: 500, freeOverCents: null, weightTiers: [] }] },
-        { id: "far", name: "Far states", countries: ["US"], states: ["AK", "HI"], methods: [{ id: "m2", name: "Air", estimate: "", priceCents: 2500, freeOverCents: null, weightTiers: [] }] },
+        {
+          id: "us",
+          name: "Rest of US",
+          countries: ["US"],
+          states: [],
+          methods: [{ id: "m1", name: "Ground", estimate: "", priceCents: 500, freeOverCents: null, weightTiers: [] }],
+        },
+        {
+          id: "far",
+          name: "Far states",
+          countries: ["US"],
+          states: ["AK", "HI"],
+          methods: [{ id: "m2", name: "Air", estimate: "", priceCents: 2500, freeOverCents: null, weightTiers: [] }],
+        },
       ],
     };
-    expect(priceOrder({ lines: [book], address: { country: "US", state: "HI" }, methodId: null, promotion: NONE, rates }).shipping?.name).toBe("Air");
-    expect(priceOrder({ lines: [book], address: { country: "US", state: "NY" }, methodId: null, promotion: NONE, rates }).shipping?.name).toBe("Ground");
+    expect(
+      priceOrder({ lines: [book], address: { country: "US", state: "HI" }, methodId: null, promotion: NONE, rates })
+        .shipping?.name,
+    ).toBe("Air");
+    expect(
+      priceOrder({ lines: [book], address: { country: "US", state: "NY" }, methodId: null, promotion: NONE, rates })
+        .shipping?.name,
+    ).toBe("Ground");
   });
 
   it("charges the first weight tier that holds the basket's weight, and the method's price above every tier", () => {
@@ -91,16 +182,36 @@ describe("delivery", () => {
           name: "Z",
           countries: ["GB"],
           states: [],
-          methods: [{ id: "m", name: "Post", estimate: "", priceCents: 2000, freeOverCents: null, weightTiers: [{ upToGrams: 2000, priceCents: 900 }, { upToGrams: 500, priceCents: 400 }] }],
+          methods: [
+            {
+              id: "m",
+              name: "Post",
+              estimate: "",
+              priceCents: 2000,
+              freeOverCents: null,
+              weightTiers: [
+                { upToGrams: 2000, priceCents: 900 },
+                { upToGrams: 500, priceCents: 400 },
+              ],
+            },
+          ],
         },
       ],
     };
     const price = (weightGrams: number, quantity: number) =>
-      priceOrder({ lines: [{ ...book, weightGrams, quantity }], address: { country: "GB" }, methodId: null, promotion: NONE, rates }).shippingCents;
+      priceOrder({
+        lines: [{ ...book, weightGrams, quantity }],
+        address: { country: "GB" },
+        methodId: null,
+        promotion: NONE,
+        rates,
+      }).shippingCents;
     expect(price(250, 2)).toBe(400);
     expect(price(250, 3)).toBe(900);
     expect(price(1000, 3)).toBe(2000);
-    expect(priceOrder({ lines: [book], address: { country: "GB" }, methodId: null, promotion: NONE, rates }).shippingCents).toBe(400);
+    expect(
+      priceOrder({ lines: [book], address: { country: "GB" }, methodId: null, promotion: NONE, rates }).shippingCents,
+    ).toBe(400);
   });
 });
 
@@ -113,13 +224,23 @@ describe("tax", () => {
         { id: "ca", country: "US", state: "CA", rate: 7250, taxesShipping: false },
       ],
     };
-    expect(priceOrder({ lines: [book], address: CALIFORNIA, methodId: null, promotion: NONE, rates }).taxes[0]?.rateId).toBe("ca");
-    expect(priceOrder({ lines: [book], address: { country: "US", state: "NV" }, methodId: null, promotion: NONE, rates }).taxes[0]?.rateId).toBe("us");
-    expect(priceOrder({ lines: [book], address: { country: "GB" }, methodId: null, promotion: NONE, rates }).taxes).toEqual([]);
+    expect(
+      priceOrder({ lines: [book], address: CALIFORNIA, methodId: null, promotion: NONE, rates }).taxes[0]?.rateId,
+    ).toBe("ca");
+    expect(
+      priceOrder({ lines: [book], address: { country: "US", state: "NV" }, methodId: null, promotion: NONE, rates })
+        .taxes[0]?.rateId,
+    ).toBe("us");
+    expect(
+      priceOrder({ lines: [book], address: { country: "GB" }, methodId: null, promotion: NONE, rates }).taxes,
+    ).toEqual([]);
   });
 
   it("taxes shipping when the rate says so, rounded on its own", () => {
-    const rates: ShopRates = { ...STORY_RATES, taxRates: [{ id: "ca", country: "US", state: "CA", rate: 7250, taxesShipping: true }] };
+    const rates: ShopRates = {
+      ...STORY_RATES,
+      taxRates: [{ id: "ca", country: "US", state: "CA", rate: 7250, taxesShipping: true }],
+    };
     const priced = priceOrder({ lines: [book], address: CALIFORNIA, methodId: "express", promotion: NONE, rates });
     // 14.99 x 7.25 % = 1.086775 -> 1.09; the book's 0.8671 -> 0.87.
     expect(priced.taxes[0]).toMatchObject({ shippingTaxCents: 109, amountCents: 196 });
@@ -127,7 +248,13 @@ describe("tax", () => {
   });
 
   it("charges no tax on a line whose variant does not charge tax", () => {
-    const priced = priceOrder({ lines: [book, { ...echo, taxable: false }], address: CALIFORNIA, methodId: null, promotion: NONE, rates: STORY_RATES });
+    const priced = priceOrder({
+      lines: [book, { ...echo, taxable: false }],
+      address: CALIFORNIA,
+      methodId: null,
+      promotion: NONE,
+      rates: STORY_RATES,
+    });
     expect(priced.lines.map((line) => line.taxCents)).toEqual([87, 0]);
     expect(priced.taxCents).toBe(87);
   });
@@ -151,38 +278,82 @@ describe("promotions", () => {
   it("takes a percentage off the items, rounded half away from zero and shared by largest remainder", () => {
     // 10 % of 3 x $0.35 = $0.105 -> $0.11, shared 0.035 each: one cent more to the first line.
     const lines = ["a", "b", "c"].map((key) => ({ key, title: key, unitPriceCents: 35, quantity: 1 }));
-    const priced = priceOrder({ lines, address: null, methodId: null, promotion: { kind: "percentage", code: "TEN", percent: 10 }, rates: STORY_RATES });
+    const priced = priceOrder({
+      lines,
+      address: null,
+      methodId: null,
+      promotion: { kind: "percentage", code: "TEN", percent: 10 },
+      rates: STORY_RATES,
+    });
     expect(priced.discountCents).toBe(11);
     expect(priced.lines.map((line) => line.discountCents)).toEqual([4, 4, 3]);
     expect(priced.promotion).toEqual({ code: "TEN", kind: "percentage" });
   });
 
   it("prices SAVE10 on the $199.99 monitor at $179.99 with no shipping or tax configured", () => {
-    const rates: ShopRates = { zones: [{ ...STORY_RATES.zones[0]!, methods: [{ ...STORY_RATES.zones[0]!.methods[0]!, priceCents: 0, freeOverCents: null }] }], taxRates: [] };
+    const rates: ShopRates = {
+      zones: [
+        {
+          ...STORY_RATES.zones[0]!,
+          methods: [{ ...STORY_RATES.zones[0]!.methods[0]!, priceCents: 0, freeOverCents: null }],
+        },
+      ],
+      taxRates: [],
+    };
     const monitor = { key: "m", title: "Monitor", unitPriceCents: 19999, quantity: 1 };
-    const priced = priceOrder({ lines: [monitor], address: CALIFORNIA, methodId: null, promotion: { kind: "percentage", code: "SAVE10", percent: 10 }, rates });
+    const priced = priceOrder({
+      lines: [monitor],
+      address: CALIFORNIA,
+      methodId: null,
+      promotion: { kind: "percentage", code: "SAVE10", percent: 10 },
+      rates,
+    });
     expect(priced).toMatchObject({ discountCents: 2000, totalCents: 17999 });
   });
 
   it("caps an amount off at the items", () => {
-    const priced = priceOrder({ lines: [book], address: CALIFORNIA, methodId: "express", promotion: { kind: "amount", code: "BIG", amountCents: 5000 }, rates: STORY_RATES });
+    const priced = priceOrder({
+      lines: [book],
+      address: CALIFORNIA,
+      methodId: "express",
+      promotion: { kind: "amount", code: "BIG", amountCents: 5000 },
+      rates: STORY_RATES,
+    });
     expect(priced).toMatchObject({ discountCents: 1196, taxCents: 0, totalCents: 1499 });
   });
 
   it("compares Free over with the items after the discount", () => {
-    const priced = priceOrder({ lines: [{ ...book, unitPriceCents: 3600 }], address: CALIFORNIA, methodId: null, promotion: { kind: "amount", code: "TWO", amountCents: 200 }, rates: STORY_RATES });
+    const priced = priceOrder({
+      lines: [{ ...book, unitPriceCents: 3600 }],
+      address: CALIFORNIA,
+      methodId: null,
+      promotion: { kind: "amount", code: "TWO", amountCents: 200 },
+      rates: STORY_RATES,
+    });
     expect(priced.shippingCents).toBe(599);
   });
 
   it("makes every delivery option free with a free-delivery code, not a discount", () => {
-    const priced = priceOrder({ lines: [book], address: CALIFORNIA, methodId: "express", promotion: { kind: "free-delivery", code: "SHIPFREE" }, rates: STORY_RATES });
+    const priced = priceOrder({
+      lines: [book],
+      address: CALIFORNIA,
+      methodId: "express",
+      promotion: { kind: "free-delivery", code: "SHIPFREE" },
+      rates: STORY_RATES,
+    });
     expect(priced.deliveryOptions.map((option) => option.priceCents)).toEqual([0, 0]);
     expect(priced).toMatchObject({ discountCents: 0, shippingCents: 0, totalCents: 1196 + 87 });
     expect(priced.shipping).toMatchObject({ name: "Express delivery", isFreeDelivery: true });
   });
 
   it("taxes each line on its amount after its share of the discount", () => {
-    const priced = priceOrder({ lines: [book, echo], address: CALIFORNIA, methodId: null, promotion: { kind: "percentage", code: "HALF", percent: 50 }, rates: STORY_RATES });
+    const priced = priceOrder({
+      lines: [book, echo],
+      address: CALIFORNIA,
+      methodId: null,
+      promotion: { kind: "percentage", code: "HALF", percent: 50 },
+      rates: STORY_RATES,
+    });
     expect(priced.lines.map((line) => [line.discountCents, line.taxCents])).toEqual([
       [598, percentOf(598, 7250)],
       [4950, percentOf(9899 - 4950, 7250)],
@@ -212,7 +383,10 @@ const methodArbitrary = fc.record({
   estimate: fc.constant(""),
   priceCents: fc.integer({ min: 0, max: 100_000 }),
   freeOverCents: fc.option(fc.integer({ min: 0, max: 100_000_000 }), { nil: null }),
-  weightTiers: fc.array(fc.record({ upToGrams: fc.integer({ min: 1, max: 100_000 }), priceCents: fc.integer({ min: 0, max: 100_000 }) }), { maxLength: 3 }),
+  weightTiers: fc.array(
+    fc.record({ upToGrams: fc.integer({ min: 1, max: 100_000 }), priceCents: fc.integer({ min: 0, max: 100_000 }) }),
+    { maxLength: 3 },
+  ),
 });
 const countryArbitrary = fc.constantFrom("US", "CA", "GB");
 const inputArbitrary: fc.Arbitrary<PricingInput> = fc.record({
@@ -222,13 +396,30 @@ const inputArbitrary: fc.Arbitrary<PricingInput> = fc.record({
   promotion: fc.oneof(
     fc.constant<PromotionInput>({ kind: "none" }),
     fc.integer({ min: 1, max: 100 }).map((percent): PromotionInput => ({ kind: "percentage", code: "P", percent })),
-    fc.integer({ min: 1, max: 100_000_000 }).map((amountCents): PromotionInput => ({ kind: "amount", code: "A", amountCents })),
+    fc
+      .integer({ min: 1, max: 100_000_000 })
+      .map((amountCents): PromotionInput => ({ kind: "amount", code: "A", amountCents })),
     fc.constant<PromotionInput>({ kind: "free-delivery", code: "F" }),
   ),
   rates: fc.record({
-    zones: fc.array(fc.record({ id: fc.uuid(), name: fc.string({ maxLength: 5 }), countries: fc.subarray(["US", "CA", "GB"]), states: fc.constant([]), methods: fc.array(methodArbitrary, { maxLength: 3 }) }), { maxLength: 2 }),
+    zones: fc.array(
+      fc.record({
+        id: fc.uuid(),
+        name: fc.string({ maxLength: 5 }),
+        countries: fc.subarray(["US", "CA", "GB"]),
+        states: fc.constant([]),
+        methods: fc.array(methodArbitrary, { maxLength: 3 }),
+      }),
+      { maxLength: 2 },
+    ),
     taxRates: fc.array(
-      fc.record({ id: fc.uuid(), country: countryArbitrary, state: fc.constantFrom("CA", "NY", null), rate: fc.integer({ min: 0, max: 100_000 }), taxesShipping: fc.boolean() }),
+      fc.record({
+        id: fc.uuid(),
+        country: countryArbitrary,
+        state: fc.constantFrom("CA", "NY", null),
+        rate: fc.integer({ min: 0, max: 100_000 }),
+        taxesShipping: fc.boolean(),
+      }),
       { maxLength: 3 },
     ),
   }),
@@ -239,13 +430,22 @@ describe("properties", () => {
     fc.assert(
       fc.property(inputArbitrary, (input) => {
         const priced = priceOrder(input);
-        expect(priced.totalCents).toBe(priced.itemsCents - priced.discountCents + priced.shippingCents + priced.taxCents);
-        for (const figure of [priced.itemsCents, priced.discountCents, priced.shippingCents, priced.taxCents, priced.totalCents]) {
+        expect(priced.totalCents).toBe(
+          priced.itemsCents - priced.discountCents + priced.shippingCents + priced.taxCents,
+        );
+        for (const figure of [
+          priced.itemsCents,
+          priced.discountCents,
+          priced.shippingCents,
+          priced.taxCents,
+          priced.totalCents,
+        ]) {
           expect(Number.isSafeInteger(figure) && figure >= 0).toBe(true);
         }
         expect(priced.discountCents).toBeLessThanOrEqual(priced.itemsCents);
         expect(priced.lines.reduce((total, line) => total + line.discountCents, 0)).toBe(priced.discountCents);
-        for (const line of priced.lines) expect(line.discountCents >= 0 && line.discountCents <= line.amountCents && line.taxCents >= 0).toBe(true);
+        for (const line of priced.lines)
+          expect(line.discountCents >= 0 && line.discountCents <= line.amountCents && line.taxCents >= 0).toBe(true);
         expect(priced.taxes.reduce((total, tax) => total + tax.amountCents, 0)).toBe(priced.taxCents);
       }),
       { numRuns: 500 },
@@ -263,11 +463,21 @@ describe("properties", () => {
 
   it("a percentage discount is the items' percentage rounded half away from zero", () => {
     fc.assert(
-      fc.property(fc.array(lineArbitrary, { minLength: 1, maxLength: 10 }), fc.integer({ min: 1, max: 100 }), (lines, percent) => {
-        const priced = priceOrder({ lines, address: null, methodId: null, promotion: { kind: "percentage", code: "P", percent }, rates: { zones: [], taxRates: [] } });
-        const exactHundredths = priced.itemsCents * percent; // the discount x 100
-        expect(priced.discountCents).toBe(Math.floor(exactHundredths / 100) + (exactHundredths % 100 >= 50 ? 1 : 0));
-      }),
+      fc.property(
+        fc.array(lineArbitrary, { minLength: 1, maxLength: 10 }),
+        fc.integer({ min: 1, max: 100 }),
+        (lines, percent) => {
+          const priced = priceOrder({
+            lines,
+            address: null,
+            methodId: null,
+            promotion: { kind: "percentage", code: "P", percent },
+            rates: { zones: [], taxRates: [] },
+          });
+          const exactHundredths = priced.itemsCents * percent; // the discount x 100
+          expect(priced.discountCents).toBe(Math.floor(exactHundredths / 100) + (exactHundredths % 100 >= 50 ? 1 : 0));
+        },
+      ),
     );
   });
 });

@@ -207,7 +207,9 @@ export function percentOf(amountCents: number, rate: number): number {
  */
 function methodPrice(method: ShippingMethodRates, itemsAfterDiscountCents: number, weightGrams: number): number {
   if (method.freeOverCents !== null && itemsAfterDiscountCents >= method.freeOverCents) return 0;
-  const tier = [...method.weightTiers].sort((a, b) => a.upToGrams - b.upToGrams).find((candidate) => weightGrams <= candidate.upToGrams);
+  const tier = [...method.weightTiers]
+    .sort((a, b) => a.upToGrams - b.upToGrams)
+    .find((candidate) => weightGrams <= candidate.upToGrams);
   return tier ? tier.priceCents : method.priceCents;
 }
 
@@ -216,7 +218,9 @@ export function zoneFor(zones: ShippingZoneRates[], address: PricingAddress): Sh
   const covering = zones.filter((zone) => zone.countries.includes(address.country));
   if (address.country !== US) return covering[0] ?? null;
   const state = address.state ?? "";
-  return covering.find((zone) => zone.states.includes(state)) ?? covering.find((zone) => zone.states.length === 0) ?? null;
+  return (
+    covering.find((zone) => zone.states.includes(state)) ?? covering.find((zone) => zone.states.length === 0) ?? null
+  );
 }
 
 /** The most specific rate for the address: its US state's, else its country's. */

@@ -52,7 +52,11 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
   };
 
   /** Uses counted against Total uses: redemptions, and live holds other than `exceptOwner`'s own. */
-  async function usesOf(executor: Writer, promotionId: string, except: { owner?: BasketOwner; hold?: string } = {}): Promise<number> {
+  async function usesOf(
+    executor: Writer,
+    promotionId: string,
+    except: { owner?: BasketOwner; hold?: string } = {},
+  ): Promise<number> {
     let query = executor
       .selectFrom("promotion_uses")
       .select(sql<number>`count(*)::int`.as("uses"))
@@ -62,14 +66,21 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
     if (except.owner) {
       const { column, value } = ownerColumn(except.owner);
       // The owner's own live hold is the one this payment would replace: not someone else's use.
-      query = query.where((where) => where.or([where("redeemed_at", "is not", null), where(column, "is", null), where(column, "<>", value)]));
+      query = query.where((where) =>
+        where.or([where("redeemed_at", "is not", null), where(column, "is", null), where(column, "<>", value)]),
+      );
     }
     const row = await query.executeTakeFirstOrThrow();
     return row.uses;
   }
 
   /** Whether this customer has an order with the code already (by account, or by receipt e-mail). */
-  async function hasUsedBefore(executor: Writer, promotionId: string, customer: PromotionCustomer, exceptHold?: string): Promise<boolean> {
+  async function hasUsedBefore(
+    executor: Writer,
+    promotionId: string,
+    customer: PromotionCustomer,
+    exceptHold?: string,
+  ): Promise<boolean> {
     const userId = "userId" in customer.owner ? customer.owner.userId : null;
     const email = customer.email?.toLowerCase() ?? null;
     if (!userId && !email) return false;
@@ -78,18 +89,30 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
       .select("hold")
       .where("promotion_id", "=", promotionId)
       .where("redeemed_at", "is not", null)
-      .where((where) => where.or([...(userId ? [where("user_id", "=", userId)] : []), ...(email ? [where("customer_email", "=", email)] : [])]));
+      .where((where) =>
+        where.or([
+          ...(userId ? [where("user_id", "=", userId)] : []),
+          ...(email ? [where("customer_email", "=", email)] : []),
+        ]),
+      );
     if (exceptHold) query = query.where("hold", "<>", exceptHold);
     return (await query.limit(1).executeTakeFirst()) !== undefined;
   }
 
   /** The sentence for a code that cannot be used on this basket now, or null when it can. */
-  async function refusalOf(executor: Writer, row: PromotionRow | undefined, itemsCents: number, customer: PromotionCustomer): Promise<string | null> {
+  async function refusalOf(
+    executor: Writer,
+    row: PromotionRow | undefined,
+    itemsCents: number,
+    customer: PromotionCustomer,
+  ): Promise<string | null> {
     if (!row || row.status !== "active") return PROMOTION_REFUSALS.invalid;
     const now = Date.now();
-    if ((row.starts_at && row.starts_at.getTime() > now) || (row.ends_at && row.ends_at.getTime() <= now)) return PROMOTION_REFUSALS.expired;
+    if ((row.starts_at && row.starts_at.getTime() > now) || (row.ends_at && row.ends_at.getTime() <= now))
+      return PROMOTION_REFUSALS.expired;
     if (itemsCents < row.minimum_subtotal_cents) return spendMoreMessage(row.minimum_subtotal_cents - itemsCents);
-    if (row.usage_limit !== null && (await usesOf(executor, row.id, { owner: customer.owner })) >= row.usage_limit) return PROMOTION_REFUSALS.used;
+    if (row.usage_limit !== null && (await usesOf(executor, row.id, { owner: customer.owner })) >= row.usage_limit)
+      return PROMOTION_REFUSALS.used;
     if (row.once_per_customer && (await hasUsedBefore(executor, row.id, customer))) return PROMOTION_REFUSALS.used;
     return null;
   }
@@ -123,8 +146,12 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
       .selectFrom("promotions as p")
       .selectAll("p")
       .select([
-        sql<number>`(select count(*)::int from promotion_uses u where u.promotion_id = p.id and (u.redeemed_at is not null or u.expires_at > now()))`.as("uses"),
-        sql<number>`(select count(*)::int from promotion_uses u where u.promotion_id = p.id and u.redeemed_at is not null)`.as("redemptions"),
+        sql<number>`(select count(*)::int from promotion_uses u where u.promotion_id = p.id and (u.redeemed_at is not null or u.expires_at > now()))`.as(
+          "uses",
+        ),
+        sql<number>`(select count(*)::int from promotion_uses u where u.promotion_id = p.id and u.redeemed_at is not null)`.as(
+          "redemptions",
+        ),
       ]);
 
   const columnsOf = (form: PromotionForm) => ({
@@ -139,7 +166,8 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
     status: form.status,
   });
 
-  const codeTaken = () => new AppError("INVALID_INPUT", "A promotion with this code exists already.", { details: { field: "code" } });
+  const codeTaken = () =>
+    new AppError("INVALID_INPUT", "A promotion with this code exists already.", { details: { field: "code" } });
 
   const service = {
     /** Every promotion, newest first, with its uses so far. */
@@ -156,8 +184,17 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
     async create(form: PromotionForm, actor: Actor): Promise<string> {
       try {
         return await db.transaction().execute(async (trx) => {
-          const { id } = await trx.insertInto("promotions").values(columnsOf(form)).returning("id").executeTakeFirstOrThrow();
-          await recordAudit(trx, actor, { action: "promotion.create", subject: form.code, before: null, after: auditValues(form) });
+          const { id } = await trx
+            .insertInto("promotions")
+            .values(columnsOf(form))
+            .returning("id")
+            .executeTakeFirstOrThrow();
+          await recordAudit(trx, actor, {
+            action: "promotion.create",
+            subject: form.code,
+            before: null,
+            after: auditValues(form),
+          });
           return id;
         });
       } catch (error) {
@@ -171,13 +208,29 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
     async update(id: string, form: PromotionForm, actor: Actor): Promise<void> {
       try {
         await db.transaction().execute(async (trx) => {
-          const before = await trx.selectFrom("promotions").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+          const before = await trx
+            .selectFrom("promotions")
+            .selectAll()
+            .where("id", "=", id)
+            .forUpdate()
+            .executeTakeFirst();
           if (!before) throw new AppError("NOT_FOUND", "That promotion no longer exists.");
           if (before.code !== form.code && (await usesOf(trx, id)) > 0) {
-            throw new AppError("INVALID_INPUT", "A code that has been used keeps its code.", { details: { field: "code" } });
+            throw new AppError("INVALID_INPUT", "A code that has been used keeps its code.", {
+              details: { field: "code" },
+            });
           }
-          await trx.updateTable("promotions").set({ ...columnsOf(form), updated_at: sql`now()` }).where("id", "=", id).execute();
-          await recordAudit(trx, actor, { action: "promotion.update", subject: form.code, before: auditValues(fromRow(before as PromotionRow)), after: auditValues(form) });
+          await trx
+            .updateTable("promotions")
+            .set({ ...columnsOf(form), updated_at: sql`now()` })
+            .where("id", "=", id)
+            .execute();
+          await recordAudit(trx, actor, {
+            action: "promotion.update",
+            subject: form.code,
+            before: auditValues(fromRow(before as PromotionRow)),
+            after: auditValues(form),
+          });
         });
       } catch (error) {
         // 23505, unique_violation: another promotion has the code (its unique index); anything else is not ours to word.
@@ -189,12 +242,27 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
     /** Deletes a promotion nobody has used; a used one can be paused instead. */
     async remove(id: string, actor: Actor): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        const before = await trx.selectFrom("promotions").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+        const before = await trx
+          .selectFrom("promotions")
+          .selectAll()
+          .where("id", "=", id)
+          .forUpdate()
+          .executeTakeFirst();
         if (!before) throw new AppError("NOT_FOUND", "That promotion no longer exists.");
-        const used = await trx.selectFrom("promotion_uses").select("hold").where("promotion_id", "=", id).limit(1).executeTakeFirst();
+        const used = await trx
+          .selectFrom("promotion_uses")
+          .select("hold")
+          .where("promotion_id", "=", id)
+          .limit(1)
+          .executeTakeFirst();
         if (used) throw new AppError("PROMOTION_IN_USE", "A code that has been used can be paused but not deleted.");
         await trx.deleteFrom("promotions").where("id", "=", id).execute();
-        await recordAudit(trx, actor, { action: "promotion.delete", subject: before.code, before: auditValues(fromRow(before as PromotionRow)), after: null });
+        await recordAudit(trx, actor, {
+          action: "promotion.delete",
+          subject: before.code,
+          before: auditValues(fromRow(before as PromotionRow)),
+          after: null,
+        });
       });
     },
 
@@ -202,7 +270,9 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
     async judge(code: string, itemsCents: number, customer: PromotionCustomer): Promise<PromotionVerdict> {
       const row = await findByCode(db, code);
       const refusal = await refusalOf(db, row, itemsCents, customer);
-      return refusal || !row ? { ok: false, message: refusal ?? PROMOTION_REFUSALS.invalid } : { ok: true, promotion: toInput(row) };
+      return refusal || !row
+        ? { ok: false, message: refusal ?? PROMOTION_REFUSALS.invalid }
+        : { ok: true, promotion: toInput(row) };
     },
 
     /**
@@ -210,7 +280,9 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
      * since no card can pay it.
      */
     refusalForTotal(pricing: PriceBreakdown): string | null {
-      return pricing.promotion && pricing.totalCents > 0 && pricing.totalCents < CARD_MINIMUM_CENTS ? PROMOTION_REFUSALS.tooSmall : null;
+      return pricing.promotion && pricing.totalCents > 0 && pricing.totalCents < CARD_MINIMUM_CENTS
+        ? PROMOTION_REFUSALS.tooSmall
+        : null;
     },
 
     /**
@@ -218,9 +290,19 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
      * the code's row locked: of shoppers paying at once for the last use, one holds it and the others are refused
      * ("This code has already been used.") before any card is charged.
      */
-    async reserve(hold: string, code: string, itemsCents: number, customer: PromotionCustomer, { replaces = [] as readonly string[] } = {}): Promise<void> {
+    async reserve(
+      hold: string,
+      code: string,
+      itemsCents: number,
+      customer: PromotionCustomer,
+      { replaces = [] as readonly string[] } = {},
+    ): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom("promotion_uses").where("hold", "in", [hold, ...replaces]).where("redeemed_at", "is", null).execute();
+        await trx
+          .deleteFrom("promotion_uses")
+          .where("hold", "in", [hold, ...replaces])
+          .where("redeemed_at", "is", null)
+          .execute();
         const row = await findByCode(trx, code, { lock: true });
         const refusal = await refusalOf(trx, row, itemsCents, customer);
         if (refusal || !row) throw promotionRefusal(refusal ?? PROMOTION_REFUSALS.invalid);
@@ -240,7 +322,12 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
 
     /** The hold's use becomes the intent's once its id is known. */
     async renameHold(hold: string, to: string): Promise<void> {
-      await db.updateTable("promotion_uses").set({ hold: to }).where("hold", "=", hold).where("redeemed_at", "is", null).execute();
+      await db
+        .updateTable("promotion_uses")
+        .set({ hold: to })
+        .where("hold", "=", hold)
+        .where("redeemed_at", "is", null)
+        .execute();
     },
 
     /** A cancelled, replaced or refused payment lets its use go. */
@@ -255,11 +342,21 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
      */
     async redeem(
       trx: Writer,
-      { hold, orderId, code, customer, strict = false }: { hold: string; orderId: string; code: string; customer: PromotionCustomer; strict?: boolean },
+      {
+        hold,
+        orderId,
+        code,
+        customer,
+        strict = false,
+      }: { hold: string; orderId: string; code: string; customer: PromotionCustomer; strict?: boolean },
     ): Promise<{ overLimit: boolean }> {
       const row = await findByCode(trx, code, { lock: true });
       if (!row) return { overLimit: true };
-      const existing = await trx.selectFrom("promotion_uses").select(["redeemed_at", sql<boolean>`expires_at > now()`.as("is_live")]).where("hold", "=", hold).executeTakeFirst();
+      const existing = await trx
+        .selectFrom("promotion_uses")
+        .select(["redeemed_at", sql<boolean>`expires_at > now()`.as("is_live")])
+        .where("hold", "=", hold)
+        .executeTakeFirst();
       if (existing?.redeemed_at) return { overLimit: false };
       let overLimit = false;
       if (!existing?.is_live) {
@@ -271,8 +368,18 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
       const { column, value } = ownerColumn(customer.owner);
       await trx
         .insertInto("promotion_uses")
-        .values({ hold, promotion_id: row.id, [column]: value, customer_email: customer.email?.toLowerCase() ?? null, expires_at: sql<Date>`now()`, order_id: orderId, redeemed_at: sql<Date>`now()` })
-        .onConflict((conflict) => conflict.column("hold").doUpdateSet({ order_id: orderId, redeemed_at: sql<Date>`now()` }))
+        .values({
+          hold,
+          promotion_id: row.id,
+          [column]: value,
+          customer_email: customer.email?.toLowerCase() ?? null,
+          expires_at: sql<Date>`now()`,
+          order_id: orderId,
+          redeemed_at: sql<Date>`now()`,
+        })
+        .onConflict((conflict) =>
+          conflict.column("hold").doUpdateSet({ order_id: orderId, redeemed_at: sql<Date>`now()` }),
+        )
         .execute();
       return { overLimit };
     },

@@ -11,15 +11,36 @@ const OPERATOR = { id: null, email: "owner@console.test" };
 
 /** The console's form as an operator fills it in, defaults for what a story does not name. */
 function form(fields: Record<string, string>) {
-  const parsed = promotionFormSchema.safeParse({ kind: "percentage", value: "10", minimumSubtotal: "", startsOn: "", endsOn: "", usageLimit: "", status: "active", ...fields });
+  const parsed = promotionFormSchema.safeParse({
+    kind: "percentage",
+    value: "10",
+    minimumSubtotal: "",
+    startsOn: "",
+    endsOn: "",
+    usageLimit: "",
+    status: "active",
+    ...fields,
+  });
   if (!parsed.success) throw new Error(JSON.stringify(parsed.error.issues));
   return parsed.data;
 }
 
 describe("the promotion form", () => {
   const refusal = (fields: Record<string, string>) => {
-    const parsed = promotionFormSchema.safeParse({ code: "SAVE10", kind: "percentage", value: "10", minimumSubtotal: "", startsOn: "", endsOn: "", usageLimit: "", status: "active", ...fields });
-    return parsed.success ? null : Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0] ?? "form"), issue.message]));
+    const parsed = promotionFormSchema.safeParse({
+      code: "SAVE10",
+      kind: "percentage",
+      value: "10",
+      minimumSubtotal: "",
+      startsOn: "",
+      endsOn: "",
+      usageLimit: "",
+      status: "active",
+      ...fields,
+    });
+    return parsed.success
+      ? null
+      : Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0] ?? "form"), issue.message]));
   };
 
   it("reads a code without regard to case, a percentage, an amount in dollars and cents, and whole days", () => {
@@ -41,9 +62,15 @@ describe("the promotion form", () => {
     expect(refusal({ code: "SAVE 10" })).toEqual({ code: "A code is letters, digits and hyphens, 3 to 32 long." });
     expect(refusal({ value: "101" })).toEqual({ value: "A percentage is a whole number from 1 to 100." });
     expect(refusal({ value: "0" })).toEqual({ value: "A percentage is a whole number from 1 to 100." });
-    expect(refusal({ kind: "amount", value: "5.555" })).toEqual({ value: "Enter an amount in dollars and cents, like 5.00." });
-    expect(refusal({ usageLimit: "0" })).toEqual({ usageLimit: "Total uses is a whole number from 1 to 1,000,000, or empty for no limit." });
-    expect(refusal({ startsOn: "2026-12-02", endsOn: "2026-12-01" })).toEqual({ endsOn: "Ends must be on or after Starts." });
+    expect(refusal({ kind: "amount", value: "5.555" })).toEqual({
+      value: "Enter an amount in dollars and cents, like 5.00.",
+    });
+    expect(refusal({ usageLimit: "0" })).toEqual({
+      usageLimit: "Total uses is a whole number from 1 to 1,000,000, or empty for no limit.",
+    });
+    expect(refusal({ startsOn: "2026-12-02", endsOn: "2026-12-01" })).toEqual({
+      endsOn: "Ends must be on or after Starts.",
+    });
     expect(refusal({ extra: "1" })).not.toBeNull();
   });
 });
@@ -69,7 +96,8 @@ describeEachDatabase("promotion codes", (getDatabase) => {
   type Browser = ReturnType<typeof createHttpBrowser>;
   const shopperWith = async (productId: string, quantity = 1) => {
     const browser = createHttpBrowser(origin);
-    for (let added = 0; added < quantity; added++) expect((await browser.postJson("/basket/add", { productId })).status).toBe(201);
+    for (let added = 0; added < quantity; added++)
+      expect((await browser.postJson("/basket/add", { productId })).status).toBe(201);
     await addDeliveryAddress(browser);
     return browser;
   };
@@ -80,7 +108,10 @@ describeEachDatabase("promotion codes", (getDatabase) => {
   };
   const create = async (browser: Browser, total: number) => {
     const response = await browser.send(`/payments/create?total=${total}`, { method: "POST" });
-    return { status: response.status, body: (await response.json()) as { clientSecret?: string; error?: { code: string; message: string } } };
+    return {
+      status: response.status,
+      body: (await response.json()) as { clientSecret?: string; error?: { code: string; message: string } },
+    };
   };
   const pay = async (browser: Browser, clientSecret: string) => {
     const confirmed = await confirmCard(origin, clientSecret, shop.processorKeys!.publishableKey, "4242424242424242");
@@ -89,7 +120,9 @@ describeEachDatabase("promotion codes", (getDatabase) => {
     return paymentIntentId;
   };
   const ownerOf = async (browser: Browser): Promise<BasketOwner> => {
-    const session = await shop.services.sessions.findSession(decodeURIComponent((browser.cookie ?? "").split("=")[1] ?? ""));
+    const session = await shop.services.sessions.findSession(
+      decodeURIComponent((browser.cookie ?? "").split("=")[1] ?? ""),
+    );
     if (!session) throw new Error("no session");
     return session.user ? { userId: session.user.id } : { sessionId: session.id };
   };
@@ -109,7 +142,12 @@ describeEachDatabase("promotion codes", (getDatabase) => {
     const buyer = await shopperWith(MONITOR);
     expect(await apply(buyer, "save10")).toEqual({ status: 200, message: null });
     const { pricing } = await shop.services.checkout.priceCheckout(await ownerOf(buyer));
-    expect(pricing).toMatchObject({ itemsCents: 19999, discountCents: 2000, totalCents: 17999, promotion: { code: "SAVE10", kind: "percentage" } });
+    expect(pricing).toMatchObject({
+      itemsCents: 19999,
+      discountCents: 2000,
+      totalCents: 17999,
+      promotion: { code: "SAVE10", kind: "percentage" },
+    });
     const created = await create(buyer, 17999);
     expect(created.status).toBe(201);
     const orderId = await pay(buyer, created.body.clientSecret!);
@@ -118,10 +156,20 @@ describeEachDatabase("promotion codes", (getDatabase) => {
       .select(["amount_cents", "promotion_code", "promotion_kind", "discount_cents", "promotion_over_limit"])
       .where("id", "=", orderId)
       .executeTakeFirstOrThrow();
-    expect(order).toEqual({ amount_cents: 17999, promotion_code: "SAVE10", promotion_kind: "percentage", discount_cents: 2000, promotion_over_limit: false });
+    expect(order).toEqual({
+      amount_cents: 17999,
+      promotion_code: "SAVE10",
+      promotion_kind: "percentage",
+      discount_cents: 2000,
+      promotion_over_limit: false,
+    });
     expect(await redemptions("SAVE10")).toBe(1);
     // The confirmation e-mail names the code and the discount.
-    const mail = await getDatabase().db.selectFrom("email_outbox").select(["text_body"]).where("dedupe_key", "=", `order-confirmation:${orderId}`).executeTakeFirstOrThrow();
+    const mail = await getDatabase()
+      .db.selectFrom("email_outbox")
+      .select(["text_body"])
+      .where("dedupe_key", "=", `order-confirmation:${orderId}`)
+      .executeTakeFirstOrThrow();
     expect(mail.text_body).toContain("SAVE10 -$20.00");
 
     // The one use is gone: the next shopper is told so, and nothing is applied.
@@ -131,7 +179,9 @@ describeEachDatabase("promotion codes", (getDatabase) => {
     // A used code can be paused, not deleted.
     const saved = (await shop.services.promotions.list()).find((promotion) => promotion.code === "SAVE10")!;
     expect(saved).toMatchObject({ uses: 1, redemptions: 1, usageLimit: 1 });
-    await expect(shop.services.promotions.remove(saved.id, OPERATOR)).rejects.toMatchObject({ message: "A code that has been used can be paused but not deleted." });
+    await expect(shop.services.promotions.remove(saved.id, OPERATOR)).rejects.toMatchObject({
+      message: "A code that has been used can be paused but not deleted.",
+    });
   });
 
   it("refuses unknown, paused, not yet started, ended and under-the-minimum codes with their sentences, changing nothing", async () => {
@@ -150,18 +200,33 @@ describeEachDatabase("promotion codes", (getDatabase) => {
     expect(pricing).toMatchObject({ totalCents: 1196, promotion: null });
     expect(removedPromotion).toBeNull();
     // Each change went into the audit log.
-    const actions = await getDatabase().db.selectFrom("audit_log").select("subject").where("action", "=", "promotion.create").execute();
-    expect(actions.map((entry) => entry.subject)).toEqual(expect.arrayContaining(["SAVE10", "PAUSED", "LATER", "OVER", "BIGSPEND"]));
+    const actions = await getDatabase()
+      .db.selectFrom("audit_log")
+      .select("subject")
+      .where("action", "=", "promotion.create")
+      .execute();
+    expect(actions.map((entry) => entry.subject)).toEqual(
+      expect.arrayContaining(["SAVE10", "PAUSED", "LATER", "OVER", "BIGSPEND"]),
+    );
     // Codes are unique without regard to case.
-    await expect(promotions.create(form({ code: "bigspend" }), OPERATOR)).rejects.toMatchObject({ message: "A promotion with this code exists already." });
+    await expect(promotions.create(form({ code: "bigspend" }), OPERATOR)).rejects.toMatchObject({
+      message: "A promotion with this code exists already.",
+    });
   });
 
   it("takes the code off when the basket drops under its minimum, and says why", async () => {
-    await shop.services.promotions.create(form({ code: "TWOBOOKS", kind: "amount", value: "2", minimumSubtotal: "20" }), OPERATOR);
+    await shop.services.promotions.create(
+      form({ code: "TWOBOOKS", kind: "amount", value: "2", minimumSubtotal: "20" }),
+      OPERATOR,
+    );
     const buyer = await shopperWith(BOOK, 2);
     expect(await apply(buyer, "TWOBOOKS")).toEqual({ status: 200, message: null });
     const owner = await ownerOf(buyer);
-    expect((await shop.services.checkout.priceCheckout(owner)).pricing).toMatchObject({ itemsCents: 2392, discountCents: 200, totalCents: 2192 });
+    expect((await shop.services.checkout.priceCheckout(owner)).pricing).toMatchObject({
+      itemsCents: 2392,
+      discountCents: 200,
+      totalCents: 2192,
+    });
     expect((await buyer.postJson("/basket/quantity", { productId: BOOK, quantity: 1 })).status).toBeLessThan(300);
     const after = await shop.services.checkout.priceCheckout(owner);
     expect(after.removedPromotion).toEqual({ code: "TWOBOOKS", message: "Spend $8.04 more to use this code." });
@@ -174,8 +239,20 @@ describeEachDatabase("promotion codes", (getDatabase) => {
     const { shipping } = shop.services;
     const zone = (await shipping.listZones())[0]!;
     const standard = zone.methods[0]!;
-    await shipping.updateMethod(OPERATOR, standard.id, { name: standard.name, estimate: standard.estimate, priceCents: 599, freeOverCents: null, weightTiers: [] });
-    const express = await shipping.addMethod(OPERATOR, zone.id, { name: "Express delivery", estimate: "1-2 business days", priceCents: 1499, freeOverCents: null, weightTiers: [] });
+    await shipping.updateMethod(OPERATOR, standard.id, {
+      name: standard.name,
+      estimate: standard.estimate,
+      priceCents: 599,
+      freeOverCents: null,
+      weightTiers: [],
+    });
+    const express = await shipping.addMethod(OPERATOR, zone.id, {
+      name: "Express delivery",
+      estimate: "1-2 business days",
+      priceCents: 1499,
+      freeOverCents: null,
+      weightTiers: [],
+    });
     try {
       await shop.services.promotions.create(form({ code: "SHIPFREE", kind: "free-delivery", value: "" }), OPERATOR);
       const buyer = await shopperWith(BOOK);
@@ -183,11 +260,22 @@ describeEachDatabase("promotion codes", (getDatabase) => {
       expect(await apply(buyer, "SHIPFREE")).toEqual({ status: 200, message: null });
       const { pricing, byOption } = await shop.services.checkout.priceCheckout(await ownerOf(buyer));
       expect(pricing.deliveryOptions.map((option) => option.priceCents)).toEqual([0, 0]);
-      expect(pricing).toMatchObject({ shippingCents: 0, discountCents: 0, totalCents: 1196, promotion: { code: "SHIPFREE", kind: "free-delivery" } });
+      expect(pricing).toMatchObject({
+        shippingCents: 0,
+        discountCents: 0,
+        totalCents: 1196,
+        promotion: { code: "SHIPFREE", kind: "free-delivery" },
+      });
       expect(byOption[express]?.totalCents).toBe(1196);
     } finally {
       await shipping.removeMethod(OPERATOR, express);
-      await shipping.updateMethod(OPERATOR, standard.id, { name: standard.name, estimate: standard.estimate, priceCents: 0, freeOverCents: null, weightTiers: [] });
+      await shipping.updateMethod(OPERATOR, standard.id, {
+        name: standard.name,
+        estimate: standard.estimate,
+        priceCents: 0,
+        freeOverCents: null,
+        weightTiers: [],
+      });
     }
   });
 
@@ -207,20 +295,33 @@ describeEachDatabase("promotion codes", (getDatabase) => {
     ]);
     expect(first.orderNumber).toBe(second.orderNumber);
     expect([first.isNew, second.isNew].filter(Boolean)).toHaveLength(1);
-    const orders = await getDatabase().db.selectFrom("orders").select(["amount_cents", "processor", "discount_cents", "promotion_code"]).where("id", "=", first.orderId).execute();
+    const orders = await getDatabase()
+      .db.selectFrom("orders")
+      .select(["amount_cents", "processor", "discount_cents", "promotion_code"])
+      .where("id", "=", first.orderId)
+      .execute();
     expect(orders).toEqual([{ amount_cents: 0, processor: "none", discount_cents: 1196, promotion_code: "ONUS" }]);
     expect(await redemptions("ONUS")).toBe(1);
-    const mails = await getDatabase().db.selectFrom("email_outbox").select("id").where("dedupe_key", "=", `order-confirmation:${first.orderId}`).execute();
+    const mails = await getDatabase()
+      .db.selectFrom("email_outbox")
+      .select("id")
+      .where("dedupe_key", "=", `order-confirmation:${first.orderId}`)
+      .execute();
     expect(mails).toHaveLength(1);
     expect((await shop.services.basket.getBasket(owner)).count).toBe(0);
     // A token for another basket places nothing.
-    await expect(shop.services.checkout.placeFreeOrder(owner, "x".repeat(43))).rejects.toMatchObject({ code: "BASKET_EMPTY" });
+    await expect(shop.services.checkout.placeFreeOrder(owner, "x".repeat(43))).rejects.toMatchObject({
+      code: "BASKET_EMPTY",
+    });
   });
 
   it("refuses a code that leaves between $0.01 and $0.49 to pay", async () => {
     await shop.services.promotions.create(form({ code: "ALMOST", kind: "amount", value: "11.50" }), OPERATOR);
     const buyer = await shopperWith(BOOK);
-    expect(await apply(buyer, "ALMOST")).toEqual({ status: 409, message: "This code can't be used on an order this small." });
+    expect(await apply(buyer, "ALMOST")).toEqual({
+      status: 409,
+      message: "This code can't be used on an order this small.",
+    });
   });
 
   it("gives a one-use code to exactly one of twenty shoppers paying at once; the others are told before any card is charged", async () => {
@@ -231,11 +332,17 @@ describeEachDatabase("promotion codes", (getDatabase) => {
     const winners = answers.filter((answer) => answer.status === 201);
     expect(winners).toHaveLength(1);
     const refused = answers.filter((answer) => answer.status !== 201);
-    expect(refused.map((answer) => answer.body.error?.message)).toEqual(Array(19).fill("This code has already been used."));
+    expect(refused.map((answer) => answer.body.error?.message)).toEqual(
+      Array(19).fill("This code has already been used."),
+    );
     const winner = buyers[answers.indexOf(winners[0]!)]!;
     await pay(winner, winners[0]!.body.clientSecret!);
     expect(await redemptions("ONLYONE")).toBe(1);
-    const discounted = await getDatabase().db.selectFrom("orders").select("id").where("promotion_code", "=", "ONLYONE").execute();
+    const discounted = await getDatabase()
+      .db.selectFrom("orders")
+      .select("id")
+      .where("promotion_code", "=", "ONLYONE")
+      .execute();
     expect(discounted).toHaveLength(1);
   });
 
@@ -246,14 +353,22 @@ describeEachDatabase("promotion codes", (getDatabase) => {
     const slowIntent = await create(slow, 1076);
     expect(slowIntent.status).toBe(201);
     // The slow shopper's hold lapses; another takes the use and pays.
-    await getDatabase().db.updateTable("promotion_uses").set({ expires_at: sql<Date>`now() - interval '1 minute'` }).where("redeemed_at", "is", null).execute();
+    await getDatabase()
+      .db.updateTable("promotion_uses")
+      .set({ expires_at: sql<Date>`now() - interval '1 minute'` })
+      .where("redeemed_at", "is", null)
+      .execute();
     const quick = await shopperWith(BOOK);
     expect(await apply(quick, "LATEPAY")).toEqual({ status: 200, message: null });
     const quickIntent = await create(quick, 1076);
     await pay(quick, quickIntent.body.clientSecret!);
     // Then the slow one's card goes through: a paid order is never lost or changed.
     const orderId = await pay(slow, slowIntent.body.clientSecret!);
-    const order = await getDatabase().db.selectFrom("orders").select(["amount_cents", "discount_cents", "promotion_over_limit"]).where("id", "=", orderId).executeTakeFirstOrThrow();
+    const order = await getDatabase()
+      .db.selectFrom("orders")
+      .select(["amount_cents", "discount_cents", "promotion_over_limit"])
+      .where("id", "=", orderId)
+      .executeTakeFirstOrThrow();
     expect(order).toEqual({ amount_cents: 1076, discount_cents: 120, promotion_over_limit: true });
     expect(await redemptions("LATEPAY")).toBe(2);
   });

@@ -21,10 +21,18 @@ export function findSwallowedErrors(fileName: string, source: string): string[] 
   };
   const visit = (node: ts.Node) => {
     if (ts.isCatchClause(node) && !throwsOrLogs(node.block)) report(node);
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === "catch") {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      node.expression.name.text === "catch"
+    ) {
       const handler = node.arguments[0];
       // A named handler (`.catch(logFailure)`) is checked where it is defined, as any function; a missing one swallows.
-      if (!handler || ((ts.isArrowFunction(handler) || ts.isFunctionExpression(handler)) && !throwsOrLogs(handler.body))) report(node.expression.name);
+      if (
+        !handler ||
+        ((ts.isArrowFunction(handler) || ts.isFunctionExpression(handler)) && !throwsOrLogs(handler.body))
+      )
+        report(node.expression.name);
     }
     ts.forEachChild(node, visit);
   };
@@ -52,7 +60,8 @@ function throwsOrLogs(body: ts.Node): boolean {
 function serverSources(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
     const path = join(directory, entry.name);
-    if (entry.isDirectory()) return entry.name === "testing" || entry.name === "node_modules" ? [] : serverSources(path);
+    if (entry.isDirectory())
+      return entry.name === "testing" || entry.name === "node_modules" ? [] : serverSources(path);
     return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [path] : [];
   });
 }
@@ -78,7 +87,9 @@ describe("errors are never swallowed", () => {
 
   it("holds for every catch in server/", () => {
     const root = join(import.meta.dirname, "..");
-    const swallowed = serverSources(root).flatMap((path) => findSwallowedErrors(relative(join(root, ".."), path), readFileSync(path, "utf8")));
+    const swallowed = serverSources(root).flatMap((path) =>
+      findSwallowedErrors(relative(join(root, ".."), path), readFileSync(path, "utf8")),
+    );
     expect(swallowed).toEqual([]);
   });
 });

@@ -17,28 +17,71 @@ const unique = (prefix: string) => `${prefix}${Date.now()}${++counter}`;
 async function seedGuest(db: DB, expiresAt: Date, items = 2) {
   const session = await db
     .insertInto("sessions")
-    .values({ token_hash: unique("hash"), expires_at: expiresAt, created_at: ago(40 * DAY), last_seen_at: ago(31 * DAY) })
+    .values({
+      token_hash: unique("hash"),
+      expires_at: expiresAt,
+      created_at: ago(40 * DAY),
+      last_seen_at: ago(31 * DAY),
+    })
     .returning("id")
     .executeTakeFirstOrThrow();
-  const basket = await db.insertInto("baskets").values({ session_id: session.id }).returning("id").executeTakeFirstOrThrow();
-  if (items > 0) await db.insertInto("basket_items").values({ basket_id: basket.id, product_id: BOOK, variant_id: BOOK, quantity: items, added_price_cents: 1196 }).execute();
+  const basket = await db
+    .insertInto("baskets")
+    .values({ session_id: session.id })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  if (items > 0)
+    await db
+      .insertInto("basket_items")
+      .values({ basket_id: basket.id, product_id: BOOK, variant_id: BOOK, quantity: items, added_price_cents: 1196 })
+      .execute();
   const orderId = unique("pi_");
   await db
     .insertInto("orders")
-    .values({ id: orderId, session_id: session.id, amount_cents: 1196, currency: "usd", items: JSON.stringify([{ productId: BOOK, title: "Book", priceCents: 1196, rating: 4, image: { src: "/images/book.webp", width: 1, height: 1 } }]), created_at: ago(35 * DAY) })
+    .values({
+      id: orderId,
+      session_id: session.id,
+      amount_cents: 1196,
+      currency: "usd",
+      items: JSON.stringify([
+        {
+          productId: BOOK,
+          title: "Book",
+          priceCents: 1196,
+          rating: 4,
+          image: { src: "/images/book.webp", width: 1, height: 1 },
+        },
+      ]),
+      created_at: ago(35 * DAY),
+    })
     .execute();
   return { sessionId: session.id, basketId: basket.id, orderId };
 }
 
-const countOf = async (db: DB, table: "sessions" | "baskets" | "basket_items" | "rate_limits" | "processed_webhook_events" | "account_tokens", column: string, values: string[]) =>
-  Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)} where ${sql.ref(column)} in (${sql.join(values)})`.execute(db)).rows[0]?.n);
+const countOf = async (
+  db: DB,
+  table: "sessions" | "baskets" | "basket_items" | "rate_limits" | "processed_webhook_events" | "account_tokens",
+  column: string,
+  values: string[],
+) =>
+  Number(
+    (
+      await sql<{
+        n: string;
+      }>`select count(*) as n from ${sql.table(table)} where ${sql.ref(column)} in (${sql.join(values)})`.execute(db)
+    ).rows[0]?.n,
+  );
 
 describeEachDatabase("retention sweep", (getDatabase) => {
   const logger = createLogger("silent");
 
   it("deletes expired sessions with their baskets but keeps their orders, and keeps live and just-expired sessions", async () => {
     const { db } = getDatabase();
-    const expired = await Promise.all([seedGuest(db, ago(2 * HOUR)), seedGuest(db, ago(40 * DAY), 3), seedGuest(db, ago(2 * DAY), 1)]);
+    const expired = await Promise.all([
+      seedGuest(db, ago(2 * HOUR)),
+      seedGuest(db, ago(40 * DAY), 3),
+      seedGuest(db, ago(2 * DAY), 1),
+    ]);
     const justExpired = await seedGuest(db, ago(10 * 60 * 1000));
     const live = await seedGuest(db, new Date(Date.now() + DAY));
 
@@ -48,10 +91,32 @@ describeEachDatabase("retention sweep", (getDatabase) => {
 
     const gone = expired.map((guest) => guest.sessionId);
     expect(await countOf(db, "sessions", "id", gone)).toBe(0);
-    expect(await countOf(db, "baskets", "id", expired.map((guest) => guest.basketId))).toBe(0);
-    expect(await countOf(db, "basket_items", "basket_id", expired.map((guest) => guest.basketId))).toBe(0);
+    expect(
+      await countOf(
+        db,
+        "baskets",
+        "id",
+        expired.map((guest) => guest.basketId),
+      ),
+    ).toBe(0);
+    expect(
+      await countOf(
+        db,
+        "basket_items",
+        "basket_id",
+        expired.map((guest) => guest.basketId),
+      ),
+    ).toBe(0);
     // The orders are still there, for the shop's books, no longer tied to a session nobody can use.
-    const orders = await db.selectFrom("orders").select(["id", "session_id", "amount_cents"]).where("id", "in", expired.map((guest) => guest.orderId)).execute();
+    const orders = await db
+      .selectFrom("orders")
+      .select(["id", "session_id", "amount_cents"])
+      .where(
+        "id",
+        "in",
+        expired.map((guest) => guest.orderId),
+      )
+      .execute();
     expect(orders).toHaveLength(3);
     expect(orders.every((order) => order.session_id === null && order.amount_cents === 1196)).toBe(true);
 
@@ -63,15 +128,21 @@ describeEachDatabase("retention sweep", (getDatabase) => {
   it("deletes rate-limit windows older than a day, and webhook events older than 30 days", async () => {
     const { db } = getDatabase();
     const [oldWindow, recentWindow] = [unique("auth:ip:old"), unique("auth:ip:recent")];
-    await db.insertInto("rate_limits").values([
-      { key: oldWindow, window_started_at: ago(25 * HOUR), attempts: 7 },
-      { key: recentWindow, window_started_at: ago(23 * HOUR), attempts: 7 },
-    ]).execute();
+    await db
+      .insertInto("rate_limits")
+      .values([
+        { key: oldWindow, window_started_at: ago(25 * HOUR), attempts: 7 },
+        { key: recentWindow, window_started_at: ago(23 * HOUR), attempts: 7 },
+      ])
+      .execute();
     const [oldEvent, recentEvent] = [unique("evt_old"), unique("evt_recent")];
-    await db.insertInto("processed_webhook_events").values([
-      { id: oldEvent, type: "payment_intent.succeeded", processed_at: ago(31 * DAY) },
-      { id: recentEvent, type: "payment_intent.succeeded", processed_at: ago(29 * DAY) },
-    ]).execute();
+    await db
+      .insertInto("processed_webhook_events")
+      .values([
+        { id: oldEvent, type: "payment_intent.succeeded", processed_at: ago(31 * DAY) },
+        { id: recentEvent, type: "payment_intent.succeeded", processed_at: ago(29 * DAY) },
+      ])
+      .execute();
     await createRetentionSweep({ db, logger }).runOnce();
 
     expect(await countOf(db, "rate_limits", "key", [oldWindow])).toBe(0);
@@ -88,17 +159,31 @@ describeEachDatabase("retention sweep", (getDatabase) => {
       createRetentionSweep({ db, logger, batchSize: 3 }).runOnce(),
     ]);
     expect((first?.sessions ?? 0) + (second?.sessions ?? 0)).toBeGreaterThanOrEqual(guests.length);
-    expect(await countOf(db, "sessions", "id", guests.map((guest) => guest.sessionId))).toBe(0);
+    expect(
+      await countOf(
+        db,
+        "sessions",
+        "id",
+        guests.map((guest) => guest.sessionId),
+      ),
+    ).toBe(0);
   });
 
   it("deletes reset and confirmation link hashes a day after they expired, and keeps live ones", async () => {
     const { db } = getDatabase();
-    const user = await db.insertInto("users").values({ email: `${unique("tokens")}@example.com`, password_hash: "x" }).returning("id").executeTakeFirstOrThrow();
+    const user = await db
+      .insertInto("users")
+      .values({ email: `${unique("tokens")}@example.com`, password_hash: "x" })
+      .returning("id")
+      .executeTakeFirstOrThrow();
     const [stale, fresh] = [unique("stale-token"), unique("fresh-token")];
-    await db.insertInto("account_tokens").values([
-      { token_hash: stale, user_id: user.id, purpose: "password-reset", expires_at: ago(25 * HOUR), used_at: null },
-      { token_hash: fresh, user_id: user.id, purpose: "password-reset", expires_at: ago(-HOUR), used_at: null },
-    ]).execute();
+    await db
+      .insertInto("account_tokens")
+      .values([
+        { token_hash: stale, user_id: user.id, purpose: "password-reset", expires_at: ago(25 * HOUR), used_at: null },
+        { token_hash: fresh, user_id: user.id, purpose: "password-reset", expires_at: ago(-HOUR), used_at: null },
+      ])
+      .execute();
     await createRetentionSweep({ db, logger }).runOnce();
     expect(await countOf(db, "account_tokens", "token_hash", [stale])).toBe(0);
     expect(await countOf(db, "account_tokens", "token_hash", [fresh])).toBe(1);
@@ -110,7 +195,9 @@ describeEachDatabase("retention sweep", (getDatabase) => {
     const shop = await createTestShop(getDatabase());
     const running = await shop.listen(0);
     try {
-      await vi.waitFor(async () => expect(await countOf(db, "sessions", "id", [guest.sessionId])).toBe(0), { timeout: 10_000 });
+      await vi.waitFor(async () => expect(await countOf(db, "sessions", "id", [guest.sessionId])).toBe(0), {
+        timeout: 10_000,
+      });
     } finally {
       await running.close();
     }

@@ -34,7 +34,9 @@ function deleteOlderThan(table: string, keyColumn: string, timeColumn: string, a
     const before = new Date(Date.now() - ageMs);
     const result = await sql`
       delete from ${sql.table(table)} where ${sql.ref(keyColumn)} in (
-        select ${sql.ref(keyColumn)} from ${sql.table(table)} where ${sql.ref(timeColumn)} < ${before} limit ${limit} for update skip locked)`.execute(db);
+        select ${sql.ref(keyColumn)} from ${sql.table(table)} where ${sql.ref(timeColumn)} < ${before} limit ${limit} for update skip locked)`.execute(
+      db,
+    );
     return Number(result.numAffectedRows ?? 0);
   };
 }
@@ -46,7 +48,12 @@ function deleteOlderThan(table: string, keyColumn: string, timeColumn: string, a
 const SHOP_BATCHES: Record<string, BatchDelete> = {
   sessions: deleteOlderThan("sessions", "id", "expires_at", RETENTION.expiredSessionGraceMs),
   rateLimits: deleteOlderThan("rate_limits", "key", "window_started_at", RETENTION.rateLimitWindowMs),
-  processedWebhookEvents: deleteOlderThan("processed_webhook_events", "id", "processed_at", RETENTION.processedWebhookEventMs),
+  processedWebhookEvents: deleteOlderThan(
+    "processed_webhook_events",
+    "id",
+    "processed_at",
+    RETENTION.processedWebhookEventMs,
+  ),
   accountTokens: deleteOlderThan("account_tokens", "token_hash", "expires_at", RETENTION.expiredAccountTokenMs),
 };
 

@@ -32,7 +32,14 @@ export interface ReviewRequestOptions {
  * account can review), its address opted out of review requests, or every product in it is reviewed already or
  * no longer sold. An order refunded or cancelled after shipping is not "shipped" and is not asked about.
  */
-export function createReviewRequests({ db, email, preferences, logger, days, now = () => new Date() }: ReviewRequestOptions) {
+export function createReviewRequests({
+  db,
+  email,
+  preferences,
+  logger,
+  days,
+  now = () => new Date(),
+}: ReviewRequestOptions) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
   let stopped = false;
@@ -44,7 +51,13 @@ export function createReviewRequests({ db, email, preferences, logger, days, now
       .selectFrom("orders")
       .select("orders.id")
       .where("orders.status", "=", "shipped")
-      .where(({ exists, selectFrom, not }) => not(exists(selectFrom("review_requests").select("order_id").whereRef("review_requests.order_id", "=", "orders.id"))))
+      .where(({ exists, selectFrom, not }) =>
+        not(
+          exists(
+            selectFrom("review_requests").select("order_id").whereRef("review_requests.order_id", "=", "orders.id"),
+          ),
+        ),
+      )
       .where(
         sql<boolean>`(select min(created_at) from order_status_history where order_id = orders.id and status = 'shipped') between ${earliest} and ${latest}`,
       )
@@ -75,12 +88,24 @@ export function createReviewRequests({ db, email, preferences, logger, days, now
       const productIds = [...new Set(order.items.map(readOrderItem).map((item) => item.productId))];
       if (productIds.length === 0) return "skipped";
       const [products, reviewed] = await Promise.all([
-        trx.selectFrom("products").select(["id", "title"]).where("id", "in", productIds).where("status", "=", "active").execute(),
-        trx.selectFrom("reviews").select("product_id").where("user_id", "=", order.user_id).where("product_id", "in", productIds).execute(),
+        trx
+          .selectFrom("products")
+          .select(["id", "title"])
+          .where("id", "in", productIds)
+          .where("status", "=", "active")
+          .execute(),
+        trx
+          .selectFrom("reviews")
+          .select("product_id")
+          .where("user_id", "=", order.user_id)
+          .where("product_id", "in", productIds)
+          .execute(),
       ]);
       const reviewedIds = new Set(reviewed.map((row) => row.product_id));
       const titles = new Map(products.map((product) => [product.id, product.title]));
-      const toReview = productIds.filter((id) => titles.has(id) && !reviewedIds.has(id)).map((id) => ({ id, title: titles.get(id)! }));
+      const toReview = productIds
+        .filter((id) => titles.has(id) && !reviewedIds.has(id))
+        .map((id) => ({ id, title: titles.get(id)! }));
       if (toReview.length === 0) return "skipped";
       const unsubscribeToken = await preferences.issueUnsubscribeToken(trx, order.email, "review-requests");
       await email.enqueueReviewRequest(trx, { orderId, recipient: order.email, products: toReview, unsubscribeToken });

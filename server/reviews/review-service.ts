@@ -3,8 +3,14 @@ import type { DB, Writer } from "#server/db/client";
 import { keysetCursor } from "#server/db/keyset-cursor";
 import { recordAudit, type Actor } from "#server/admin/audit-log";
 import { AppError } from "#shared/errors";
-import { QUALIFYING_ORDER_STATUSES, REVIEWS_PAGE_SIZE, reviewerNameFrom, type ReviewInput, type ReviewSummary, type ReviewView } from "#shared/reviews";
-
+import {
+  QUALIFYING_ORDER_STATUSES,
+  REVIEWS_PAGE_SIZE,
+  reviewerNameFrom,
+  type ReviewInput,
+  type ReviewSummary,
+  type ReviewView,
+} from "#shared/reviews";
 
 /** What the product page's review form needs to know about the signed-in shopper. */
 export interface ReviewEligibility {
@@ -38,7 +44,10 @@ export const CONSOLE_REVIEWS_PAGE_SIZE = 50;
  * cards, search results and guests' kept pages show the new figures. `onCatalogueChanged` lets this instance see its
  * own write at once instead of at its next version check.
  */
-export function createReviewService(db: DB, { onCatalogueChanged = () => {} }: { onCatalogueChanged?: () => void } = {}) {
+export function createReviewService(
+  db: DB,
+  { onCatalogueChanged = () => {} }: { onCatalogueChanged?: () => void } = {},
+) {
   /** The account's latest qualifying order containing the product, with the name it was delivered to. */
   async function qualifyingOrder(writer: Writer, userId: string, productId: string) {
     return writer
@@ -66,7 +75,9 @@ export function createReviewService(db: DB, { onCatalogueChanged = () => {} }: {
       ]);
       return {
         canReview: order !== undefined,
-        existing: review ? { rating: review.rating, headline: review.headline, body: review.body, isVisible: review.is_visible } : null,
+        existing: review
+          ? { rating: review.rating, headline: review.headline, body: review.body, isVisible: review.is_visible }
+          : null,
       };
     },
 
@@ -77,7 +88,11 @@ export function createReviewService(db: DB, { onCatalogueChanged = () => {} }: {
      */
     async writeReview(userId: string, productId: string, input: ReviewInput): Promise<{ isNew: boolean }> {
       const result = await db.transaction().execute(async (trx) => {
-        const product = await trx.selectFrom("products").select("status").where("id", "=", productId).executeTakeFirst();
+        const product = await trx
+          .selectFrom("products")
+          .select("status")
+          .where("id", "=", productId)
+          .executeTakeFirst();
         if (!product || product.status !== "active") throw new AppError("NOT_FOUND", "There is no such product.");
         const order = await qualifyingOrder(trx, userId, productId);
         if (!order) throw new AppError("REVIEW_NOT_ELIGIBLE", "You can review products you have bought.");
@@ -177,7 +192,8 @@ export function createReviewService(db: DB, { onCatalogueChanged = () => {} }: {
         .orderBy("reviews.id", "desc")
         .limit(CONSOLE_REVIEWS_PAGE_SIZE + 1);
       const cursor = consoleCursor.decode(before);
-      if (cursor) query = query.where(sql<boolean>`(reviews.created_at, reviews.id) < (${cursor.at}, ${cursor.id}::uuid)`);
+      if (cursor)
+        query = query.where(sql<boolean>`(reviews.created_at, reviews.id) < (${cursor.at}, ${cursor.id}::uuid)`);
       const rows = await query.execute();
       const page = consoleCursor.page(rows, CONSOLE_REVIEWS_PAGE_SIZE, (row) => ({ at: row.created_at, id: row.id }));
       return {
@@ -202,7 +218,12 @@ export function createReviewService(db: DB, { onCatalogueChanged = () => {} }: {
     async setVisibility(actor: Actor, reviewId: string, isVisible: boolean): Promise<void> {
       if (!/^[0-9a-f-]{36}$/.test(reviewId)) throw new AppError("NOT_FOUND", "There is no such review.");
       await db.transaction().execute(async (trx) => {
-        const review = await trx.selectFrom("reviews").select(["id", "is_visible", "product_id"]).where("id", "=", reviewId).forUpdate().executeTakeFirst();
+        const review = await trx
+          .selectFrom("reviews")
+          .select(["id", "is_visible", "product_id"])
+          .where("id", "=", reviewId)
+          .forUpdate()
+          .executeTakeFirst();
         if (!review) throw new AppError("NOT_FOUND", "There is no such review.");
         if (review.is_visible === isVisible) return;
         await trx.updateTable("reviews").set({ is_visible: isVisible }).where("id", "=", reviewId).execute();

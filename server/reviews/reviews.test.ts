@@ -26,7 +26,10 @@ describeEachDatabase("customer reviews", (getDatabase) => {
 
   beforeAll(async () => {
     catcher = await startSmtpCatcher();
-    shop = await createPageShop(getDatabase(), { smtp: { url: catcher.url, from: "orders@shop.test" }, operator: { email: "operator@reviews.test", password: PASSWORD } });
+    shop = await createPageShop(getDatabase(), {
+      smtp: { url: catcher.url, from: "orders@shop.test" },
+      operator: { email: "operator@reviews.test", password: PASSWORD },
+    });
   }, 120_000);
   afterAll(async () => {
     await shop.close();
@@ -39,18 +42,38 @@ describeEachDatabase("customer reviews", (getDatabase) => {
     expect(response.status, path).toBe(200);
     return (await response.text()).replace(/<!-- -->/g, "");
   };
-  const post = (browser: Browser, path: string, fields: Record<string, string>) => browser.postForm(path, fields, { accept: "text/html", origin: "http://shop.test" });
+  const post = (browser: Browser, path: string, fields: Record<string, string>) =>
+    browser.postForm(path, fields, { accept: "text/html", origin: "http://shop.test" });
   async function account(email = uniqueEmail()) {
     const browser = createBrowser(shop.app);
     const response = await post(browser, "/login", { intent: "register", email, password: PASSWORD });
     expect(response.status).toBe(302);
-    const user = await getDatabase().db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow();
+    const user = await getDatabase()
+      .db.selectFrom("users")
+      .select("id")
+      .where("email", "=", email)
+      .executeTakeFirstOrThrow();
     return { browser, email, userId: user.id };
   }
   /** A paid order of the account (the shape checkout writes), optionally shipped `shippedDaysAgo`. */
-  async function order(userId: string, productIds: string[], { status = "paid" as OrderStatus, shippedDaysAgo, name = "Ada Lovelace" }: { status?: OrderStatus; shippedDaysAgo?: number; name?: string } = {}) {
+  async function order(
+    userId: string,
+    productIds: string[],
+    {
+      status = "paid" as OrderStatus,
+      shippedDaysAgo,
+      name = "Ada Lovelace",
+    }: { status?: OrderStatus; shippedDaysAgo?: number; name?: string } = {},
+  ) {
     const id = `pi_reviewtest${Date.now()}${++counter}`;
-    const items = productIds.map((productId) => ({ productId, title: productId, priceCents: 1000, quantity: 1, rating: 4, image: { src: "/x.webp", width: 1, height: 1 } }));
+    const items = productIds.map((productId) => ({
+      productId,
+      title: productId,
+      priceCents: 1000,
+      quantity: 1,
+      rating: 4,
+      image: { src: "/x.webp", width: 1, height: 1 },
+    }));
     const db = getDatabase().db;
     await db
       .insertInto("orders")
@@ -64,16 +87,38 @@ describeEachDatabase("customer reviews", (getDatabase) => {
         items: JSON.stringify(items),
         created_at: new Date(),
         status: shippedDaysAgo === undefined ? status : "shipped",
-        delivery_address: JSON.stringify({ name, line1: "1 Main Street", line2: null, city: "Los Angeles", region: "CA", postalCode: "90001", country: "US" }),
+        delivery_address: JSON.stringify({
+          name,
+          line1: "1 Main Street",
+          line2: null,
+          city: "Los Angeles",
+          region: "CA",
+          postalCode: "90001",
+          country: "US",
+        }),
       })
       .execute();
     if (shippedDaysAgo !== undefined) {
-      await db.insertInto("order_status_history").values({ order_id: id, status: "shipped", actor: "test", created_at: new Date(Date.now() - shippedDaysAgo * DAY) }).execute();
+      await db
+        .insertInto("order_status_history")
+        .values({
+          order_id: id,
+          status: "shipped",
+          actor: "test",
+          created_at: new Date(Date.now() - shippedDaysAgo * DAY),
+        })
+        .execute();
     }
     return id;
   }
-  const reviewsOf = (productId: string) => getDatabase().db.selectFrom("reviews").selectAll().where("product_id", "=", productId).execute();
-  const figures = (productId: string) => getDatabase().db.selectFrom("products").select(["review_count", "review_average", "shown_rating", "rating"]).where("id", "=", productId).executeTakeFirstOrThrow();
+  const reviewsOf = (productId: string) =>
+    getDatabase().db.selectFrom("reviews").selectAll().where("product_id", "=", productId).execute();
+  const figures = (productId: string) =>
+    getDatabase()
+      .db.selectFrom("products")
+      .select(["review_count", "review_average", "shown_rating", "rating"])
+      .where("id", "=", productId)
+      .executeTakeFirstOrThrow();
 
   it("tells a shopper without a qualifying order, and a guest, that they can review products they bought; a post from either saves nothing", async () => {
     const { browser, userId } = await account();
@@ -88,7 +133,12 @@ describeEachDatabase("customer reviews", (getDatabase) => {
     const refused = await post(browser, ECHO_PAGE, { intent: "review", rating: "5", headline: "Great", body: "" });
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain("You can review products you have bought.");
-    const guestPost = await post(createBrowser(shop.app), ECHO_PAGE, { intent: "review", rating: "5", headline: "Great", body: "" });
+    const guestPost = await post(createBrowser(shop.app), ECHO_PAGE, {
+      intent: "review",
+      rating: "5",
+      headline: "Great",
+      body: "",
+    });
     expect(guestPost.status).toBe(302);
     expect(guestPost.headers.get("location")).toMatch(/^\/login\?returnTo=/);
     expect(await reviewsOf(ECHO)).toEqual([]);
@@ -111,7 +161,9 @@ describeEachDatabase("customer reviews", (getDatabase) => {
       expect(response.status, JSON.stringify(fields).slice(0, 60)).toBe(400);
       const html = await response.text();
       const field = message.startsWith("Choose") ? "rating" : message.startsWith("Add") ? "headline" : "body";
-      expect(html).toContain(`id="review-${field}-error" class="field-error review-form__error">${message.replace(",", ",")}</p>`);
+      expect(html).toContain(
+        `id="review-${field}-error" class="field-error review-form__error">${message.replace(",", ",")}</p>`,
+      );
     }
     expect(await reviewsOf(BOOK)).toEqual([]);
     expect((await figures(BOOK)).review_count).toBe(0);
@@ -125,7 +177,12 @@ describeEachDatabase("customer reviews", (getDatabase) => {
 
     const { browser, userId } = await account();
     await order(userId, [ECHO, BOOK], { name: "Grace Brewster Hopper" });
-    const written = await post(browser, ECHO_PAGE, { intent: "review", rating: "4", headline: "Loud and clear <b>really</b>", body: "Good sound.\n\nEasy to set up." });
+    const written = await post(browser, ECHO_PAGE, {
+      intent: "review",
+      rating: "4",
+      headline: "Loud and clear <b>really</b>",
+      body: "Good sound.\n\nEasy to set up.",
+    });
     expect(written.status).toBe(302);
     expect(written.headers.get("location")).toBe(`${ECHO_PAGE}?reviewed=1#reviews`);
 
@@ -137,9 +194,17 @@ describeEachDatabase("customer reviews", (getDatabase) => {
     expect(html).toContain("4.0 out of 5");
     expect(html).toContain("1 global rating");
     expect(html).toMatch(/4 star<\/th>[\s\S]*?100%/);
-    const jsonLd = JSON.parse(/<script type="application\/ld\+json"[^>]*>([\s\S]*?)<\/script>/.exec(html)![1]!) as Record<string, unknown>;
+    const jsonLd = JSON.parse(
+      /<script type="application\/ld\+json"[^>]*>([\s\S]*?)<\/script>/.exec(html)![1]!,
+    ) as Record<string, unknown>;
     expect(jsonLd.aggregateRating).toMatchObject({ "@type": "AggregateRating", ratingValue: 4, reviewCount: 1 });
-    expect(jsonLd.review).toEqual([expect.objectContaining({ "@type": "Review", name: "Loud and clear <b>really</b>", reviewRating: expect.objectContaining({ ratingValue: 4 }) })]);
+    expect(jsonLd.review).toEqual([
+      expect.objectContaining({
+        "@type": "Review",
+        name: "Loud and clear <b>really</b>",
+        reviewRating: expect.objectContaining({ ratingValue: 4 }),
+      }),
+    ]);
 
     // The card on the home page: the reviews' average with its count, in place of the catalogue's 5 stars.
     const home = await text(guest, "/");
@@ -153,14 +218,30 @@ describeEachDatabase("customer reviews", (getDatabase) => {
     // A second buyer: the average is unrounded (4.5), drawn as four and a half stars.
     const second = await account();
     await order(second.userId, [ECHO], { name: "Alan Turing" });
-    expect((await post(second.browser, ECHO_PAGE, { intent: "review", rating: "5", headline: "Excellent", body: "" })).status).toBe(302);
+    expect(
+      (await post(second.browser, ECHO_PAGE, { intent: "review", rating: "5", headline: "Excellent", body: "" }))
+        .status,
+    ).toBe(302);
     expect(await figures(ECHO)).toMatchObject({ review_count: 2, review_average: 4.5, shown_rating: 4.5 });
-    expect(await text(guest, "/")).toMatch(/id="product-23445930"[\s\S]*?aria-label="Rated 4.5 out of 5"[\s\S]*?\(2<span class="visually-hidden"> ratings/);
+    expect(await text(guest, "/")).toMatch(
+      /id="product-23445930"[\s\S]*?aria-label="Rated 4.5 out of 5"[\s\S]*?\(2<span class="visually-hidden"> ratings/,
+    );
 
     // Editing: still one review of this account, newest text.
-    expect((await post(browser, ECHO_PAGE, { intent: "review", rating: "2", headline: "Changed my mind", body: "Stopped working." })).status).toBe(302);
+    expect(
+      (
+        await post(browser, ECHO_PAGE, {
+          intent: "review",
+          rating: "2",
+          headline: "Changed my mind",
+          body: "Stopped working.",
+        })
+      ).status,
+    ).toBe(302);
     const rows = await reviewsOf(ECHO);
-    expect(rows.filter((row) => row.user_id === userId)).toEqual([expect.objectContaining({ rating: 2, headline: "Changed my mind" })]);
+    expect(rows.filter((row) => row.user_id === userId)).toEqual([
+      expect.objectContaining({ rating: 2, headline: "Changed my mind" }),
+    ]);
     expect(await figures(ECHO)).toMatchObject({ review_count: 2, review_average: 3.5 });
     const edited = await text(browser, ECHO_PAGE);
     expect(edited).toContain("3.5 out of 5");
@@ -169,7 +250,10 @@ describeEachDatabase("customer reviews", (getDatabase) => {
 
   it("the console hides a review: gone from the page, not counted, audited; Show brings it back", async () => {
     const operator = createBrowser(shop.app);
-    expect((await post(operator, "/login", { intent: "sign-in", email: "operator@reviews.test", password: PASSWORD })).status).toBe(302);
+    expect(
+      (await post(operator, "/login", { intent: "sign-in", email: "operator@reviews.test", password: PASSWORD }))
+        .status,
+    ).toBe(302);
     const before = await figures(ECHO);
     const list = await text(operator, "/admin/reviews");
     expect(list).toContain("Changed my mind");
@@ -177,10 +261,17 @@ describeEachDatabase("customer reviews", (getDatabase) => {
     expect((await post(operator, "/admin/reviews", { intent: "hide", reviewId: target.id })).status).toBe(200);
     expect(await figures(ECHO)).toMatchObject({ review_count: before.review_count - 1, review_average: 2 });
     expect(await text(createBrowser(shop.app), ECHO_PAGE)).not.toContain("Excellent");
-    const audit = await getDatabase().db.selectFrom("audit_log").select(["action", "subject", "operator_email"]).where("subject", "=", target.id).execute();
+    const audit = await getDatabase()
+      .db.selectFrom("audit_log")
+      .select(["action", "subject", "operator_email"])
+      .where("subject", "=", target.id)
+      .execute();
     expect(audit).toEqual([{ action: "review.hide", subject: target.id, operator_email: "operator@reviews.test" }]);
     expect((await post(operator, "/admin/reviews", { intent: "show", reviewId: target.id })).status).toBe(200);
-    expect(await figures(ECHO)).toMatchObject({ review_count: before.review_count, review_average: before.review_average });
+    expect(await figures(ECHO)).toMatchObject({
+      review_count: before.review_count,
+      review_average: before.review_average,
+    });
     // A shopper cannot.
     const { browser } = await account();
     expect((await post(browser, "/admin/reviews", { intent: "hide", reviewId: target.id })).status).toBe(404);
@@ -194,11 +285,14 @@ describeEachDatabase("customer reviews", (getDatabase) => {
     await order(early.userId, [BOOK], { shippedDaysAgo: 6 });
     const reviewed = await account();
     const reviewedOrder = await order(reviewed.userId, [ECHO], { shippedDaysAgo: 9 });
-    expect((await post(reviewed.browser, ECHO_PAGE, { intent: "review", rating: "3", headline: "Fine", body: "" })).status).toBe(302);
+    expect(
+      (await post(reviewed.browser, ECHO_PAGE, { intent: "review", rating: "3", headline: "Fine", body: "" })).status,
+    ).toBe(302);
     const ancient = await account();
     await order(ancient.userId, [BOOK], { shippedDaysAgo: 200 });
 
-    const requestsTo = (email: string) => catcher.to(email).filter((message) => message.subject.startsWith("How was your"));
+    const requestsTo = (email: string) =>
+      catcher.to(email).filter((message) => message.subject.startsWith("How was your"));
     const first = await shop.services.reviewRequests.runOnce();
     expect(first.sent).toBeGreaterThanOrEqual(1);
     expect(await shop.services.reviewRequests.runOnce()).toEqual({ sent: 0, skipped: 0 });
@@ -206,12 +300,20 @@ describeEachDatabase("customer reviews", (getDatabase) => {
     expect(requestsTo(early.email)).toEqual([]);
     expect(requestsTo(reviewed.email)).toEqual([]);
     expect(requestsTo(ancient.email)).toEqual([]);
-    expect(await db.selectFrom("review_requests").select("outcome").where("order_id", "=", reviewedOrder).executeTakeFirst()).toEqual({ outcome: "skipped" });
+    expect(
+      await db.selectFrom("review_requests").select("outcome").where("order_id", "=", reviewedOrder).executeTakeFirst(),
+    ).toEqual({ outcome: "skipped" });
     const [mail, ...more] = requestsTo(due.email);
     expect(more).toEqual([]);
-    expect(mail!.header("Subject")).toBe("How was your The Lean Startup: How Constant Innovation Creates Radically Successful Businesses?");
-    expect(await db.selectFrom("review_requests").select("outcome").where("order_id", "=", dueOrder).executeTakeFirst()).toEqual({ outcome: "sent" });
-    const unsubscribe = /^<(http:\/\/[^>]+\/unsubscribe\?token=[A-Za-z0-9_-]{43})>$/.exec(mail!.header("List-Unsubscribe"))?.[1];
+    expect(mail!.header("Subject")).toBe(
+      "How was your The Lean Startup: How Constant Innovation Creates Radically Successful Businesses?",
+    );
+    expect(
+      await db.selectFrom("review_requests").select("outcome").where("order_id", "=", dueOrder).executeTakeFirst(),
+    ).toEqual({ outcome: "sent" });
+    const unsubscribe = /^<(http:\/\/[^>]+\/unsubscribe\?token=[A-Za-z0-9_-]{43})>$/.exec(
+      mail!.header("List-Unsubscribe"),
+    )?.[1];
     expect(unsubscribe).toBeTruthy();
     expect(mail!.header("List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
     expect(mail!.links).toContain(unsubscribe);
@@ -232,7 +334,9 @@ describeEachDatabase("customer reviews", (getDatabase) => {
       body: "List-Unsubscribe=One-Click",
     });
     expect(oneClick.status).toBe(200);
-    expect(await db.selectFrom("email_opt_outs").select(["email", "purpose"]).where("email", "=", due.email).execute()).toEqual([{ email: due.email, purpose: "review-requests" }]);
+    expect(
+      await db.selectFrom("email_opt_outs").select(["email", "purpose"]).where("email", "=", due.email).execute(),
+    ).toEqual([{ email: due.email, purpose: "review-requests" }]);
 
     // The next order of that address is not asked about.
     await order(due.userId, [ECHO], { shippedDaysAgo: 8 });
@@ -244,7 +348,11 @@ describeEachDatabase("customer reviews", (getDatabase) => {
   it("the order page links each item of a qualifying order to its review form", async () => {
     const { browser, userId } = await account();
     const orderId = await order(userId, [BOOK]);
-    const number = (await getDatabase().db.selectFrom("orders").select("number").where("id", "=", orderId).executeTakeFirstOrThrow()).number;
-    expect(await text(browser, `/orders/${number}`)).toContain(`href="/write-a-review/${BOOK}">Write a customer review</a>`);
+    const number = (
+      await getDatabase().db.selectFrom("orders").select("number").where("id", "=", orderId).executeTakeFirstOrThrow()
+    ).number;
+    expect(await text(browser, `/orders/${number}`)).toContain(
+      `href="/write-a-review/${BOOK}">Write a customer review</a>`,
+    );
   });
 });

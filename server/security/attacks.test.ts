@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { credentialsSchema } from "#shared/account";
 import type { OrderItem, StoredOrderItem } from "#shared/orders";
-import { addDeliveryAddress, confirmCard, createBrowser, createHttpBrowser, createTestShop } from "#server/testing/test-app";
+import {
+  addDeliveryAddress,
+  confirmCard,
+  createBrowser,
+  createHttpBrowser,
+  createTestShop,
+} from "#server/testing/test-app";
 import { describeEachDatabase } from "#server/testing/test-database";
 import {
   BOOK,
@@ -26,7 +32,12 @@ import { failureOf } from "#server/testing/app-error";
 
 type Services = Awaited<ReturnType<typeof createTestShop>>["services"];
 
-const SQL_INJECTIONS = ["' OR 1=1 --", '"; drop table users; --', "'; delete from basket_items; --", "1' union select email, password_hash from users --"];
+const SQL_INJECTIONS = [
+  "' OR 1=1 --",
+  '"; drop table users; --',
+  "'; delete from basket_items; --",
+  "1' union select email, password_hash from users --",
+];
 const HTML_INJECTIONS = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>'];
 const INJECTIONS = [...SQL_INJECTIONS, ...HTML_INJECTIONS];
 
@@ -35,7 +46,12 @@ const uniqueEmail = () => `attack${Date.now()}${++emailCounter}@example.com`;
 const tokenOf = (cookie: string | undefined) => cookie?.split("=")[1] ?? "";
 
 /** Signs a browser in as the login page's action does (through the sign-in flow), and returns the new cookie. */
-async function signIn(services: Services, browser: Browser, fields: { intent: "sign-in" | "register"; email: string; password: string }, ip = "10.20.0.1") {
+async function signIn(
+  services: Services,
+  browser: Browser,
+  fields: { intent: "sign-in" | "register"; email: string; password: string },
+  ip = "10.20.0.1",
+) {
   const current = await services.sessions.findSession(tokenOf(browser.cookie));
   const next = await services.signInFlow.signIn(credentialsSchema.parse(fields), { ip, current });
   return `sf_session=${next.token}`;
@@ -83,8 +99,13 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
         for (const total of [0, 1, 100, 1196, BOOK_AND_ECHO_CENTS - 1, BOOK_AND_ECHO_CENTS + 1]) {
           const response = await browser.send(`/payments/create?total=${total}`, { method: "POST" });
           const error = await expectClearRefusal(response, 409);
-          expect(error).toMatchObject({ code: "TOTAL_MISMATCH", message: "The total has changed to $110.95. Please check it and pay again." });
-          expect((await (await browser.send(`/payments/create?total=${total}`, { method: "POST" })).json()) as object).toMatchObject({ error: { details: { totalCents: BOOK_AND_ECHO_CENTS } } });
+          expect(error).toMatchObject({
+            code: "TOTAL_MISMATCH",
+            message: "The total has changed to $110.95. Please check it and pay again.",
+          });
+          expect(
+            (await (await browser.send(`/payments/create?total=${total}`, { method: "POST" })).json()) as object,
+          ).toMatchObject({ error: { details: { totalCents: BOOK_AND_ECHO_CENTS } } });
         }
       });
     });
@@ -92,8 +113,20 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
     it("a total that is not a whole number of cents is refused with 400 before the basket is priced", async () => {
       const browser = await shopperWith(BOOK, ECHO);
       await expectNothingChanged(async () => {
-        for (const total of ["-11095", "110.95", "1.1095e4", "0x2B57", "+11095", "11095.0", "1109500000000", "", "NaN"]) {
-          const response = await browser.send(`/payments/create?total=${encodeURIComponent(total)}`, { method: "POST" });
+        for (const total of [
+          "-11095",
+          "110.95",
+          "1.1095e4",
+          "0x2B57",
+          "+11095",
+          "11095.0",
+          "1109500000000",
+          "",
+          "NaN",
+        ]) {
+          const response = await browser.send(`/payments/create?total=${encodeURIComponent(total)}`, {
+            method: "POST",
+          });
           expect((await expectClearRefusal(response, 400)).code).toBe("BAD_REQUEST");
         }
         // The price may not be smuggled in a body either.
@@ -102,7 +135,9 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
           body: JSON.stringify({ amount: 1 }),
           headers: { "content-type": "application/json" },
         });
-        expect(await expectClearRefusal(withBody, 400)).toMatchObject({ message: "The request was not understood. Unknown field: amount." });
+        expect(await expectClearRefusal(withBody, 400)).toMatchObject({
+          message: "The request was not understood. Unknown field: amount.",
+        });
       });
     });
   });
@@ -124,12 +159,32 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       { name: "POST /basket/remove", path: "/basket/remove", init: () => form({ productId: ECHO }) },
       { name: "POST /basket/empty", path: "/basket/empty", init: () => form({}) },
       { name: "POST /logout", path: "/logout", init: () => form({}) },
-      { name: "POST /payments/create", path: `/payments/create?total=${BOOK_AND_ECHO_CENTS}`, init: () => ({ method: "POST" }) },
+      {
+        name: "POST /payments/create",
+        path: `/payments/create?total=${BOOK_AND_ECHO_CENTS}`,
+        init: () => ({ method: "POST" }),
+      },
       { name: "POST /orders/record", path: "/orders/record", init: () => json({ paymentIntentId: "pi_123" }) },
-      { name: "POST /webhooks/stripe", path: "/webhooks/stripe", init: () => ({ method: "POST", body: "{}", headers: { "stripe-signature": "t=1,v1=00" } }) },
-      { name: "POST /_processor/v1/payment_intents (with the secret key)", path: "/_processor/v1/payment_intents", init: () => processorForm({ amount: "100", currency: "usd" }, keys.secretKey) },
-      { name: "POST /_processor/v1/payment_intents/:id/confirm", path: "/_processor/v1/payment_intents/pi_123/confirm", init: () => processorForm({ client_secret: "pi_123_secret_x" }, keys.publishableKey) },
-      { name: "POST to an address that does not exist", path: "/login", init: () => form({ email: "a@example.com", password: "x", intent: "sign-in" }) },
+      {
+        name: "POST /webhooks/stripe",
+        path: "/webhooks/stripe",
+        init: () => ({ method: "POST", body: "{}", headers: { "stripe-signature": "t=1,v1=00" } }),
+      },
+      {
+        name: "POST /_processor/v1/payment_intents (with the secret key)",
+        path: "/_processor/v1/payment_intents",
+        init: () => processorForm({ amount: "100", currency: "usd" }, keys.secretKey),
+      },
+      {
+        name: "POST /_processor/v1/payment_intents/:id/confirm",
+        path: "/_processor/v1/payment_intents/pi_123/confirm",
+        init: () => processorForm({ client_secret: "pi_123_secret_x" }, keys.publishableKey),
+      },
+      {
+        name: "POST to an address that does not exist",
+        path: "/login",
+        init: () => form({ email: "a@example.com", password: "x", intent: "sign-in" }),
+      },
     ];
 
     it.each(ROUTES)("$name from another site is refused with 403 and changes nothing", async ({ path, init }) => {
@@ -137,15 +192,28 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       await expectNothingChanged(async () => {
         for (const headers of CROSS_SITE) {
           const request = init();
-          const response = await browser.send(path, { ...request, headers: { ...Object.fromEntries(new Headers(request.headers)), ...headers } });
-          expect(await expectClearRefusal(response, 403)).toMatchObject({ code: "FORBIDDEN", message: "This request came from another site and was refused." });
+          const response = await browser.send(path, {
+            ...request,
+            headers: { ...Object.fromEntries(new Headers(request.headers)), ...headers },
+          });
+          expect(await expectClearRefusal(response, 403)).toMatchObject({
+            code: "FORBIDDEN",
+            message: "This request came from another site and was refused.",
+          });
           expect(response.headers.get("set-cookie")).toBeNull();
         }
       });
       expect(await basketOf(browser)).toMatchObject({ count: 2 });
       // The same request from this site's own page is not refused for where it came from.
       const request = init();
-      const sameSite = await browser.send(path, { ...request, headers: { ...Object.fromEntries(new Headers(request.headers)), origin: SHOP_ORIGIN, "sec-fetch-site": "same-origin" } });
+      const sameSite = await browser.send(path, {
+        ...request,
+        headers: {
+          ...Object.fromEntries(new Headers(request.headers)),
+          origin: SHOP_ORIGIN,
+          "sec-fetch-site": "same-origin",
+        },
+      });
       expect(sameSite.status).not.toBe(403);
     });
 
@@ -153,11 +221,22 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       const proxied = await createTestShop(getDatabase(), { trustedProxyHops: 1 });
       const overHttps = { "x-forwarded-proto": "https" };
       const browser = createBrowser(proxied.app);
-      expect((await browser.postJson("/basket/add", { productId: BOOK }, { ...overHttps, origin: "https://shop.test" })).status).toBe(201);
-      const downgraded = await browser.postJson("/basket/add", { productId: BOOK }, { ...overHttps, origin: "http://shop.test" });
+      expect(
+        (await browser.postJson("/basket/add", { productId: BOOK }, { ...overHttps, origin: "https://shop.test" }))
+          .status,
+      ).toBe(201);
+      const downgraded = await browser.postJson(
+        "/basket/add",
+        { productId: BOOK },
+        { ...overHttps, origin: "http://shop.test" },
+      );
       expect(await expectClearRefusal(downgraded, 403)).toMatchObject({ code: "FORBIDDEN" });
       // Without a trusted proxy the header is only the client's word: the scheme the server was reached by counts.
-      const untrusted = await newBrowser().postJson("/basket/add", { productId: BOOK }, { ...overHttps, origin: "https://shop.test" });
+      const untrusted = await newBrowser().postJson(
+        "/basket/add",
+        { productId: BOOK },
+        { ...overHttps, origin: "https://shop.test" },
+      );
       expect(await expectClearRefusal(untrusted, 403)).toMatchObject({ code: "FORBIDDEN" });
       // Over HTTPS the cookie is __Host-sf_session, which the shop reads only when the request is HTTPS too.
       const basket = await browser.send("/basket", { headers: overHttps });
@@ -177,7 +256,13 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       // The attacker's token names nothing: not the victim's basket, not any session.
       expect(await shop.services.sessions.findSession(tokenOf(planted))).toBeNull();
       const attacker = newBrowser();
-      expect(((await (await attacker.send("/basket", { headers: { cookie: planted } })).json()) as { basket: { count: number } }).basket.count).toBe(0);
+      expect(
+        (
+          (await (await attacker.send("/basket", { headers: { cookie: planted } })).json()) as {
+            basket: { count: number };
+          }
+        ).basket.count,
+      ).toBe(0);
       expect(await basketOf(victim)).toMatchObject({ count: 1 });
     });
 
@@ -193,7 +278,10 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       const { services } = shop;
       const current = await services.sessions.findSession(tokenOf(plantedCookie));
       const email = uniqueEmail();
-      const next = await services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email, password: "correct horse battery" }), { ip: "10.20.1.1", current });
+      const next = await services.signInFlow.signIn(
+        credentialsSchema.parse({ intent: "register", email, password: "correct horse battery" }),
+        { ip: "10.20.1.1", current },
+      );
       expect(next.token).not.toBe(tokenOf(plantedCookie));
       expect(await services.sessions.findSession(tokenOf(plantedCookie))).toBeNull();
 
@@ -209,7 +297,11 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
 
     it("after signing out, the old cookie is a guest with an empty basket and cannot reach the account again", async () => {
       const browser = newBrowser();
-      const signedIn = await signIn(shop.services, browser, { intent: "register", email: uniqueEmail(), password: "correct horse battery" });
+      const signedIn = await signIn(shop.services, browser, {
+        intent: "register",
+        email: uniqueEmail(),
+        password: "correct horse battery",
+      });
       expect((await browser.postJson("/basket/add", { productId: BOOK }, { cookie: signedIn })).status).toBe(201);
 
       const out = await browser.postJson("/logout", {}, { cookie: signedIn });
@@ -239,7 +331,15 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
     });
     const rowCounts = async () => {
       const { db } = getDatabase();
-      const count = async (table: "sessions" | "baskets" | "basket_items") => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+      const count = async (table: "sessions" | "baskets" | "basket_items") =>
+        Number(
+          (
+            await db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as("n"))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       return { sessions: await count("sessions"), baskets: await count("baskets"), items: await count("basket_items") };
     };
 
@@ -253,7 +353,9 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
         const refused = await cookieless();
         const error = await expectClearRefusal(refused.clone(), 429);
         expect(error).toMatchObject({ code: "TOO_MANY_NEW_SESSIONS" });
-        expect(error.message).toMatch(/^Too many new baskets have been started from your network in the last hour\. Please wait \d+ minutes? and try again\.$/);
+        expect(error.message).toMatch(
+          /^Too many new baskets have been started from your network in the last hour\. Please wait \d+ minutes? and try again\.$/,
+        );
         expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
         expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(3600);
         expect(refused.headers.get("set-cookie")).toBeNull();
@@ -269,12 +371,24 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       const address = { "x-forwarded-for": `10.61.${++emailCounter % 250}.1` };
       const regular = createBrowser(limited.app);
       expect((await regular.postJson("/basket/add", { productId: BOOK }, address)).status).toBe(201);
-      for (let i = 1; i < GUEST_SESSIONS_PER_HOUR; i++) expect((await createBrowser(limited.app).postJson("/basket/add", { productId: BOOK }, address)).status).toBe(201);
+      for (let i = 1; i < GUEST_SESSIONS_PER_HOUR; i++)
+        expect((await createBrowser(limited.app).postJson("/basket/add", { productId: BOOK }, address)).status).toBe(
+          201,
+        );
       expect((await createBrowser(limited.app).postJson("/basket/add", { productId: BOOK }, address)).status).toBe(429);
       // The shopper who already has a session is not a new one.
-      for (let i = 0; i < 5; i++) expect((await regular.postJson("/basket/add", { productId: ECHO }, address)).status).toBe(201);
+      for (let i = 0; i < 5; i++)
+        expect((await regular.postJson("/basket/add", { productId: ECHO }, address)).status).toBe(201);
       // Another address is counted on its own.
-      expect((await createBrowser(limited.app).postJson("/basket/add", { productId: BOOK }, { "x-forwarded-for": `10.62.${emailCounter % 250}.1` })).status).toBe(201);
+      expect(
+        (
+          await createBrowser(limited.app).postJson(
+            "/basket/add",
+            { productId: BOOK },
+            { "x-forwarded-for": `10.62.${emailCounter % 250}.1` },
+          )
+        ).status,
+      ).toBe(201);
     });
   });
 
@@ -287,7 +401,9 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       const password = "correct horse battery";
       await signInAs({ intent: "register", email, password }, "10.30.0.1");
       for (let attempt = 1; attempt <= 10; attempt++) {
-        expect((await failureOf(signInAs({ intent: "sign-in", email, password: `guess ${attempt}` }, "10.30.1.1"))).code).toBe("WRONG_CREDENTIALS");
+        expect(
+          (await failureOf(signInAs({ intent: "sign-in", email, password: `guess ${attempt}` }, "10.30.1.1"))).code,
+        ).toBe("WRONG_CREDENTIALS");
       }
       // The spelling of the address does not reset the count (the schema lower-cases and trims it).
       for (const spelling of [email, email.toUpperCase(), `  ${email}  `]) {
@@ -298,7 +414,9 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
         expect(limited.retryAfterSeconds).toBeGreaterThan(0);
       }
       // Registering again with the same address from there is limited by the same count.
-      expect((await failureOf(signInAs({ intent: "register", email, password }, "10.30.1.1"))).code).toBe("TOO_MANY_ATTEMPTS");
+      expect((await failureOf(signInAs({ intent: "register", email, password }, "10.30.1.1"))).code).toBe(
+        "TOO_MANY_ATTEMPTS",
+      );
     });
 
     it("an attacker who fails 50 times from one address cannot lock the owner out: the owner signs in first try from another", async () => {
@@ -307,14 +425,19 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       await signInAs({ intent: "register", email, password }, "10.31.0.1");
       const attacker = "10.31.1.1";
       const failures = [];
-      for (let attempt = 1; attempt <= 50; attempt++) failures.push((await failureOf(signInAs({ intent: "sign-in", email, password: `guess ${attempt}` }, attacker))).code);
+      for (let attempt = 1; attempt <= 50; attempt++)
+        failures.push(
+          (await failureOf(signInAs({ intent: "sign-in", email, password: `guess ${attempt}` }, attacker))).code,
+        );
       expect(failures.filter((code) => code === "WRONG_CREDENTIALS")).toHaveLength(10);
       expect(failures.filter((code) => code === "TOO_MANY_ATTEMPTS")).toHaveLength(40);
 
       const owner = await signInAs({ intent: "sign-in", email, password }, "10.31.2.1");
       expect(owner.session.user?.email).toBe(email);
       // The attacker is still refused, even on hitting the right password.
-      expect((await failureOf(signInAs({ intent: "sign-in", email, password }, attacker))).code).toBe("TOO_MANY_ATTEMPTS");
+      expect((await failureOf(signInAs({ intent: "sign-in", email, password }, attacker))).code).toBe(
+        "TOO_MANY_ATTEMPTS",
+      );
     });
 
     it("guesses spread over many addresses meet the per-e-mail limit; an address that has not failed still signs in", async () => {
@@ -322,7 +445,10 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
       const password = "correct horse battery";
       await signInAs({ intent: "register", email, password }, "10.32.0.1");
       // 31 addresses, one wrong guess each: past the 30 failures an e-mail may have in 15 minutes.
-      for (let i = 1; i <= 31; i++) expect((await failureOf(signInAs({ intent: "sign-in", email, password: `guess ${i}` }, `10.32.1.${i}`))).code).toBe("WRONG_CREDENTIALS");
+      for (let i = 1; i <= 31; i++)
+        expect(
+          (await failureOf(signInAs({ intent: "sign-in", email, password: `guess ${i}` }, `10.32.1.${i}`))).code,
+        ).toBe("WRONG_CREDENTIALS");
       // A second try from any of them is refused, right password or not.
       for (const guess of ["guess again", password]) {
         const limited = await failureOf(signInAs({ intent: "sign-in", email, password: guess }, "10.32.1.7"));
@@ -334,90 +460,149 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
   });
 
   describe("SQL and HTML injection", () => {
-    it.each(INJECTIONS)("%s as a productId is plain data: refused, tables intact, never echoed as HTML", async (payload) => {
-      const browser = await shopperWith(BOOK);
-      await expectNothingChanged(async () => {
-        const added = await browser.postJson("/basket/add", { productId: payload });
-        expect((await expectClearRefusal(added.clone())).code).toMatch(/^(UNKNOWN_PRODUCT|BAD_REQUEST)$/);
-        await expectNotRenderedAsHtml(added, payload);
-        const addedByForm = await browser.postForm("/basket/add", { productId: payload });
-        expect(addedByForm.status).toBe(303);
-        expect(redirectTarget(addedByForm).searchParams.get("basket-error")).toMatch(/^(UNKNOWN_PRODUCT|BAD_REQUEST)$/);
-      });
-      // Removing it is "not in your basket", not a deleted row (the basket's updated_at is touched, so compare items).
-      const items = await getDatabase().db.selectFrom("basket_items").selectAll().orderBy("id").execute();
-      const removed = await browser.postJson("/basket/remove", { productId: payload });
-      if (removed.status === 200) expect(await removed.json()).toMatchObject({ removed: false, basket: { count: 1 } });
-      else expect((await expectClearRefusal(removed, 400)).code).toBe("BAD_REQUEST");
-      expect(await getDatabase().db.selectFrom("basket_items").selectAll().orderBy("id").execute()).toEqual(items);
-      expect(await basketOf(browser)).toMatchObject({ count: 1, subtotalCents: 1196 });
-    });
+    it.each(INJECTIONS)(
+      "%s as a productId is plain data: refused, tables intact, never echoed as HTML",
+      async (payload) => {
+        const browser = await shopperWith(BOOK);
+        await expectNothingChanged(async () => {
+          const added = await browser.postJson("/basket/add", { productId: payload });
+          expect((await expectClearRefusal(added.clone())).code).toMatch(/^(UNKNOWN_PRODUCT|BAD_REQUEST)$/);
+          await expectNotRenderedAsHtml(added, payload);
+          const addedByForm = await browser.postForm("/basket/add", { productId: payload });
+          expect(addedByForm.status).toBe(303);
+          expect(redirectTarget(addedByForm).searchParams.get("basket-error")).toMatch(
+            /^(UNKNOWN_PRODUCT|BAD_REQUEST)$/,
+          );
+        });
+        // Removing it is "not in your basket", not a deleted row (the basket's updated_at is touched, so compare items).
+        const items = await getDatabase().db.selectFrom("basket_items").selectAll().orderBy("id").execute();
+        const removed = await browser.postJson("/basket/remove", { productId: payload });
+        if (removed.status === 200)
+          expect(await removed.json()).toMatchObject({ removed: false, basket: { count: 1 } });
+        else expect((await expectClearRefusal(removed, 400)).code).toBe("BAD_REQUEST");
+        expect(await getDatabase().db.selectFrom("basket_items").selectAll().orderBy("id").execute()).toEqual(items);
+        expect(await basketOf(browser)).toMatchObject({ count: 1, subtotalCents: 1196 });
+      },
+    );
 
-    it.each(INJECTIONS)("%s as an e-mail or password at sign-in is plain data: refused or a wrong password, users intact", async (payload) => {
-      const { services } = shop;
-      const { database } = services;
-      const victim = uniqueEmail();
-      await services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email: victim, password: "correct horse battery" }), { ip: "10.40.0.9", current: null });
-      const usersBefore = await database.db.selectFrom("users").select(["id", "email", "password_hash"]).orderBy("id").execute();
-      const asEmail = credentialsSchema.safeParse({ intent: "sign-in", email: payload, password: "whatever" });
-      if (asEmail.success) {
-        const error = await failureOf(services.signInFlow.signIn(asEmail.data, { ip: "10.40.0.1", current: null }));
-        expect(error.code).toBe("WRONG_CREDENTIALS");
-      } else {
-        expect(asEmail.error.issues[0]?.message).toBe("Enter a valid e-mail address, like name@example.com.");
-      }
-      const asEmailSuffix = credentialsSchema.safeParse({ intent: "sign-in", email: `${payload}@example.com`, password: "whatever" });
-      if (asEmailSuffix.success) {
-        expect((await failureOf(services.signInFlow.signIn(asEmailSuffix.data, { ip: "10.40.0.2", current: null }))).code).toBe("WRONG_CREDENTIALS");
-      }
-      const asPassword = await failureOf(services.signInFlow.signIn(credentialsSchema.parse({ intent: "sign-in", email: victim, password: payload }), { ip: "10.40.0.3", current: null }));
-      expect(asPassword.code).toBe("WRONG_CREDENTIALS");
-      expect(await database.db.selectFrom("users").select(["id", "email", "password_hash"]).orderBy("id").execute()).toEqual(usersBefore);
-    });
+    it.each(INJECTIONS)(
+      "%s as an e-mail or password at sign-in is plain data: refused or a wrong password, users intact",
+      async (payload) => {
+        const { services } = shop;
+        const { database } = services;
+        const victim = uniqueEmail();
+        await services.signInFlow.signIn(
+          credentialsSchema.parse({ intent: "register", email: victim, password: "correct horse battery" }),
+          { ip: "10.40.0.9", current: null },
+        );
+        const usersBefore = await database.db
+          .selectFrom("users")
+          .select(["id", "email", "password_hash"])
+          .orderBy("id")
+          .execute();
+        const asEmail = credentialsSchema.safeParse({ intent: "sign-in", email: payload, password: "whatever" });
+        if (asEmail.success) {
+          const error = await failureOf(services.signInFlow.signIn(asEmail.data, { ip: "10.40.0.1", current: null }));
+          expect(error.code).toBe("WRONG_CREDENTIALS");
+        } else {
+          expect(asEmail.error.issues[0]?.message).toBe("Enter a valid e-mail address, like name@example.com.");
+        }
+        const asEmailSuffix = credentialsSchema.safeParse({
+          intent: "sign-in",
+          email: `${payload}@example.com`,
+          password: "whatever",
+        });
+        if (asEmailSuffix.success) {
+          expect(
+            (await failureOf(services.signInFlow.signIn(asEmailSuffix.data, { ip: "10.40.0.2", current: null }))).code,
+          ).toBe("WRONG_CREDENTIALS");
+        }
+        const asPassword = await failureOf(
+          services.signInFlow.signIn(credentialsSchema.parse({ intent: "sign-in", email: victim, password: payload }), {
+            ip: "10.40.0.3",
+            current: null,
+          }),
+        );
+        expect(asPassword.code).toBe("WRONG_CREDENTIALS");
+        expect(
+          await database.db.selectFrom("users").select(["id", "email", "password_hash"]).orderBy("id").execute(),
+        ).toEqual(usersBefore);
+      },
+    );
 
     it("a password made of SQL is stored only as its hash and works as a password", async () => {
       const { services } = shop;
       const { database } = services;
       const email = uniqueEmail();
       const password = '"; drop table users; --';
-      await services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email, password }), { ip: "10.41.0.1", current: null });
-      const row = await database.db.selectFrom("users").select("password_hash").where("email", "=", email).executeTakeFirstOrThrow();
+      await services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email, password }), {
+        ip: "10.41.0.1",
+        current: null,
+      });
+      const row = await database.db
+        .selectFrom("users")
+        .select("password_hash")
+        .where("email", "=", email)
+        .executeTakeFirstOrThrow();
       expect(row.password_hash).toMatch(/^\$argon2id\$/);
       expect(row.password_hash).not.toContain("drop");
-      const again = await services.signInFlow.signIn(credentialsSchema.parse({ intent: "sign-in", email, password }), { ip: "10.41.0.1", current: null });
+      const again = await services.signInFlow.signIn(credentialsSchema.parse({ intent: "sign-in", email, password }), {
+        ip: "10.41.0.1",
+        current: null,
+      });
       expect(again.session.user?.email).toBe(email);
     });
 
-    it.each(INJECTIONS)("%s as a paymentIntentId, a query parameter or a cookie is refused, tables intact, never echoed as HTML", async (payload) => {
-      const browser = await shopperWith(BOOK);
-      await expectNothingChanged(async () => {
-        const recorded = await browser.postJson("/orders/record", { paymentIntentId: payload });
-        expect(await expectClearRefusal(recorded, 400)).toMatchObject({ message: "The request was not understood. paymentIntentId: paymentIntentId must be a payment intent id." });
-        const recordedWithPrefix = await browser.postJson("/orders/record", { paymentIntentId: `pi_${payload}` });
-        expect(recordedWithPrefix.status).toBe(400);
+    it.each(INJECTIONS)(
+      "%s as a paymentIntentId, a query parameter or a cookie is refused, tables intact, never echoed as HTML",
+      async (payload) => {
+        const browser = await shopperWith(BOOK);
+        await expectNothingChanged(async () => {
+          const recorded = await browser.postJson("/orders/record", { paymentIntentId: payload });
+          expect(await expectClearRefusal(recorded, 400)).toMatchObject({
+            message: "The request was not understood. paymentIntentId: paymentIntentId must be a payment intent id.",
+          });
+          const recordedWithPrefix = await browser.postJson("/orders/record", { paymentIntentId: `pi_${payload}` });
+          expect(recordedWithPrefix.status).toBe(400);
 
-        const asTotal = await browser.send(`/payments/create?total=${encodeURIComponent(payload)}`, { method: "POST" });
-        await expectClearRefusal(asTotal.clone(), 400);
-        await expectNotRenderedAsHtml(asTotal, payload);
-        const asParameterName = await browser.send(`/payments/create?total=1196&${encodeURIComponent(payload)}=1`, { method: "POST" });
-        await expectClearRefusal(asParameterName.clone(), 400);
-        await expectNotRenderedAsHtml(asParameterName, payload);
+          const asTotal = await browser.send(`/payments/create?total=${encodeURIComponent(payload)}`, {
+            method: "POST",
+          });
+          await expectClearRefusal(asTotal.clone(), 400);
+          await expectNotRenderedAsHtml(asTotal, payload);
+          const asParameterName = await browser.send(`/payments/create?total=1196&${encodeURIComponent(payload)}=1`, {
+            method: "POST",
+          });
+          await expectClearRefusal(asParameterName.clone(), 400);
+          await expectNotRenderedAsHtml(asParameterName, payload);
 
-        const asCookie = await browser.send("/basket", { headers: { cookie: `sf_session=${encodeURIComponent(payload)}` } });
-        expect(asCookie.status).toBe(200);
-        expect(((await asCookie.json()) as { basket: { count: number } }).basket.count).toBe(0);
-        const asCookieOnWrite = await browser.postJson("/orders/record", { paymentIntentId: "pi_1" }, { cookie: `sf_session=${encodeURIComponent(payload)}` });
-        await expectClearRefusal(asCookieOnWrite, 404);
-      });
-    });
+          const asCookie = await browser.send("/basket", {
+            headers: { cookie: `sf_session=${encodeURIComponent(payload)}` },
+          });
+          expect(asCookie.status).toBe(200);
+          expect(((await asCookie.json()) as { basket: { count: number } }).basket.count).toBe(0);
+          const asCookieOnWrite = await browser.postJson(
+            "/orders/record",
+            { paymentIntentId: "pi_1" },
+            { cookie: `sf_session=${encodeURIComponent(payload)}` },
+          );
+          await expectClearRefusal(asCookieOnWrite, 404);
+        });
+      },
+    );
 
     it.each(INJECTIONS)("%s as a field or parameter name comes back only inside JSON with nosniff", async (payload) => {
       const browser = await shopperWith(BOOK);
       await expectNothingChanged(async () => {
         const fromShop = await browser.postJson("/basket/add", { productId: BOOK, [payload]: 1 });
-        expect(await expectClearRefusal(fromShop.clone(), 400)).toMatchObject({ message: `The request was not understood. Unknown field: ${payload}.` });
+        expect(await expectClearRefusal(fromShop.clone(), 400)).toMatchObject({
+          message: `The request was not understood. Unknown field: ${payload}.`,
+        });
         await expectNotRenderedAsHtml(fromShop, payload);
-        const processor = await browser.send("/_processor/v1/payment_intents", processorForm({ amount: "100", currency: "usd", [payload]: "1" }, keys.secretKey));
+        const processor = await browser.send(
+          "/_processor/v1/payment_intents",
+          processorForm({ amount: "100", currency: "usd", [payload]: "1" }, keys.secretKey),
+        );
         expect(processor.status).toBe(400);
         await expectNotRenderedAsHtml(processor, payload);
         // A page load of an address made of the payload gets the plain error page, with nothing of the address in it.
@@ -431,21 +616,43 @@ describeEachDatabase("attacks the shop refuses", (getDatabase) => {
   });
 
   describe("open redirects through returnTo", () => {
-    const OFF_SITE = ["//evil.example", "https://evil.example", "/\\evil.example", "\\/evil.example", "%2F%2Fevil.example", "//evil.example/%2F..", "/%5Cevil.example", "https:evil.example", "javascript:alert(1)", "/.//evil.example", "/%2F/evil.example", "//shop.test@evil.example"];
+    const OFF_SITE = [
+      "//evil.example",
+      "https://evil.example",
+      "/\\evil.example",
+      "\\/evil.example",
+      "%2F%2Fevil.example",
+      "//evil.example/%2F..",
+      "/%5Cevil.example",
+      "https:evil.example",
+      "javascript:alert(1)",
+      "/.//evil.example",
+      "/%2F/evil.example",
+      "//shop.test@evil.example",
+    ];
 
-    it.each(OFF_SITE)("returnTo %j never sends the browser off-site, after adding to the basket or signing out", async (returnTo) => {
-      const browser = newBrowser();
-      const added = await browser.postForm("/basket/add", { productId: BOOK, returnTo });
-      expect(added.status).toBe(303);
-      expect(redirectTarget(added).origin).toBe(SHOP_ORIGIN);
-      const signedOut = await browser.postForm("/logout", { returnTo });
-      expect(signedOut.status).toBe(303);
-      expect(redirectTarget(signedOut).origin).toBe(SHOP_ORIGIN);
-    });
+    it.each(OFF_SITE)(
+      "returnTo %j never sends the browser off-site, after adding to the basket or signing out",
+      async (returnTo) => {
+        const browser = newBrowser();
+        const added = await browser.postForm("/basket/add", { productId: BOOK, returnTo });
+        expect(added.status).toBe(303);
+        expect(redirectTarget(added).origin).toBe(SHOP_ORIGIN);
+        const signedOut = await browser.postForm("/logout", { returnTo });
+        expect(signedOut.status).toBe(303);
+        expect(redirectTarget(signedOut).origin).toBe(SHOP_ORIGIN);
+      },
+    );
 
     it("a failed form post goes back to the page it came from only if that page is on this site", async () => {
       const browser = newBrowser();
-      for (const referer of ["https://evil.example/page", "http://shop.test//evil.example/x", "http://shop.test/.//evil.example", "http://shop.test/\t/evil.example", "http://shop.test\\@evil.example/"]) {
+      for (const referer of [
+        "https://evil.example/page",
+        "http://shop.test//evil.example/x",
+        "http://shop.test/.//evil.example",
+        "http://shop.test/\t/evil.example",
+        "http://shop.test\\@evil.example/",
+      ]) {
         const refused = await browser.postForm("/basket/add", { productId: "nope" }, { referer });
         expect(refused.status).toBe(303);
         expect(redirectTarget(refused).origin, referer).toBe(SHOP_ORIGIN);
@@ -496,13 +703,15 @@ describeEachDatabase("attacks on payments between shoppers", (getDatabase) => {
     const { clientSecret } = (await response.json()) as { clientSecret: string };
     return { clientSecret, paymentIntentId: clientSecret.split("_secret_")[0] ?? "" };
   };
-  const orderOf = (id: string) => getDatabase().db.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
+  const orderOf = (id: string) =>
+    getDatabase().db.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
   const ownerOf = async (browser: Browser) => {
     const session = await shop.services.sessions.findSession(tokenOf(browser.cookie));
     if (!session) throw new Error("no session");
     return session.user ? { userId: session.user.id } : { sessionId: session.id };
   };
-  const sumOf = (items: StoredOrderItem[]) => items.reduce((total, item) => total + item.priceCents * (item.quantity ?? 1), 0);
+  const sumOf = (items: StoredOrderItem[]) =>
+    items.reduce((total, item) => total + item.priceCents * (item.quantity ?? 1), 0);
 
   it("an order is for exactly the priced basket, even when the basket changes between pricing and paying", async () => {
     const browser = await shopperWith(BOOK, ECHO);
@@ -521,8 +730,15 @@ describeEachDatabase("attacks on payments between shoppers", (getDatabase) => {
   it("the browser cannot change what an intent charges: the publishable key may not update it, and confirm takes no amount", async () => {
     const browser = await shopperWith(ECHO);
     const { clientSecret, paymentIntentId } = await createPayment(browser, 9899);
-    const asPublishable = { authorization: `Bearer ${shop.keys.publishableKey}`, "content-type": "application/x-www-form-urlencoded" };
-    const update = await fetch(`${shop.origin}/_processor/v1/payment_intents/${paymentIntentId}`, { method: "POST", headers: asPublishable, body: "amount=1" });
+    const asPublishable = {
+      authorization: `Bearer ${shop.keys.publishableKey}`,
+      "content-type": "application/x-www-form-urlencoded",
+    };
+    const update = await fetch(`${shop.origin}/_processor/v1/payment_intents/${paymentIntentId}`, {
+      method: "POST",
+      headers: asPublishable,
+      body: "amount=1",
+    });
     expect(update.status).toBe(401);
     expect(((await update.json()) as { error: { code: string } }).error.code).toBe("secret_key_required");
     const confirmWithAmount = await fetch(`${shop.origin}/_processor/v1/payment_intents/${paymentIntentId}/confirm`, {
@@ -531,8 +747,12 @@ describeEachDatabase("attacks on payments between shoppers", (getDatabase) => {
       body: new URLSearchParams({ client_secret: clientSecret, amount: "1" }),
     });
     expect(confirmWithAmount.status).toBe(400);
-    expect(((await confirmWithAmount.json()) as { error: { message: string } }).error.message).toBe("Received unknown parameter: amount");
-    const stored = await fetch(`${shop.origin}/_processor/v1/payment_intents/${paymentIntentId}`, { headers: { authorization: `Bearer ${shop.keys.secretKey}` } });
+    expect(((await confirmWithAmount.json()) as { error: { message: string } }).error.message).toBe(
+      "Received unknown parameter: amount",
+    );
+    const stored = await fetch(`${shop.origin}/_processor/v1/payment_intents/${paymentIntentId}`, {
+      headers: { authorization: `Bearer ${shop.keys.secretKey}` },
+    });
     expect(await stored.json()).toMatchObject({ amount: 9899, status: "requires_payment_method" });
   });
 
@@ -546,11 +766,17 @@ describeEachDatabase("attacks on payments between shoppers", (getDatabase) => {
     const second = await createPayment(browser, 1196 + 9899);
     expect(second.paymentIntentId).not.toBe(first.paymentIntentId);
     // Completing the old challenge now does not take the old amount for the new basket.
-    const authenticated = await fetch(`${shop.origin}/_processor/v1/payment_intents/${first.paymentIntentId}/authenticate`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${shop.keys.publishableKey}`, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ client_secret: first.clientSecret, outcome: "complete" }),
-    });
+    const authenticated = await fetch(
+      `${shop.origin}/_processor/v1/payment_intents/${first.paymentIntentId}/authenticate`,
+      {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${shop.keys.publishableKey}`,
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams({ client_secret: first.clientSecret, outcome: "complete" }),
+      },
+    );
     expect(authenticated.status).toBe(400);
     const recorded = await browser.postJson("/orders/record", { paymentIntentId: first.paymentIntentId });
     expect(recorded.status).toBe(409);
@@ -567,7 +793,9 @@ describeEachDatabase("attacks on payments between shoppers", (getDatabase) => {
       expect(await expectClearRefusal(response, 404)).toMatchObject({ message: "We could not find that payment." });
     };
     await attempt();
-    expect((await confirmCard(shop.origin, clientSecret, shop.keys.publishableKey, "4242424242424242")).body.status).toBe("succeeded");
+    expect(
+      (await confirmCard(shop.origin, clientSecret, shop.keys.publishableKey, "4242424242424242")).body.status,
+    ).toBe("succeeded");
     await attempt();
     expect((await payer.postJson("/orders/record", { paymentIntentId })).status).toBe(201);
     await attempt();
@@ -576,13 +804,20 @@ describeEachDatabase("attacks on payments between shoppers", (getDatabase) => {
     expect(await basketOf(stranger)).toMatchObject({ count: 1, items: [{ product: { id: ECHO } }] });
     expect(JSON.stringify(await (await stranger.get("/basket")).json())).not.toContain(paymentIntentId);
     expect((await shop.services.orders.listOrders(await ownerOf(stranger), null)).orders).toEqual([]);
-    expect((await shop.services.orders.listOrders(await ownerOf(payer), null)).orders.map((order) => order.id)).toEqual([paymentIntentId]);
+    expect((await shop.services.orders.listOrders(await ownerOf(payer), null)).orders.map((order) => order.id)).toEqual(
+      [paymentIntentId],
+    );
     // Nor can the stranger read the intent from the processor with the public key, without (or with a wrong) secret.
     const asPublishable = { authorization: `Bearer ${shop.keys.publishableKey}` };
-    const withoutSecret = await fetch(`${shop.origin}/_processor/v1/payment_intents/${paymentIntentId}`, { headers: asPublishable });
+    const withoutSecret = await fetch(`${shop.origin}/_processor/v1/payment_intents/${paymentIntentId}`, {
+      headers: asPublishable,
+    });
     expect(withoutSecret.status).toBe(400);
     const strangerSecret = (await createPayment(stranger, 9899)).clientSecret;
-    const withOtherSecret = await fetch(`${shop.origin}/_processor/v1/payment_intents/${paymentIntentId}?client_secret=${strangerSecret}`, { headers: asPublishable });
+    const withOtherSecret = await fetch(
+      `${shop.origin}/_processor/v1/payment_intents/${paymentIntentId}?client_secret=${strangerSecret}`,
+      { headers: asPublishable },
+    );
     expect(withOtherSecret.status).toBe(400);
     expect(await withOtherSecret.text()).not.toContain(clientSecret);
   });
@@ -590,9 +825,15 @@ describeEachDatabase("attacks on payments between shoppers", (getDatabase) => {
   it("a signed-in shopper's orders are not visible to the guest session that later uses the same browser", async () => {
     const browser = await shopperWith(BOOK);
     const current = await shop.services.sessions.findSession(tokenOf(browser.cookie));
-    const next = await shop.services.signInFlow.signIn(credentialsSchema.parse({ intent: "register", email: uniqueEmail(), password: "correct horse battery" }), { ip: "10.50.0.1", current });
+    const next = await shop.services.signInFlow.signIn(
+      credentialsSchema.parse({ intent: "register", email: uniqueEmail(), password: "correct horse battery" }),
+      { ip: "10.50.0.1", current },
+    );
     const signedIn = `sf_session=${next.token}`;
-    const created = await browser.send("/payments/create?total=1196", { method: "POST", headers: { cookie: signedIn } });
+    const created = await browser.send("/payments/create?total=1196", {
+      method: "POST",
+      headers: { cookie: signedIn },
+    });
     const { clientSecret } = (await created.json()) as { clientSecret: string };
     const paymentIntentId = clientSecret.split("_secret_")[0] ?? "";
     await confirmCard(shop.origin, clientSecret, shop.keys.publishableKey, "4242424242424242");
@@ -624,9 +865,17 @@ function json(body: unknown): RequestInit {
 }
 
 function form(fields: Record<string, string>): RequestInit {
-  return { method: "POST", body: new URLSearchParams(fields), headers: { "content-type": "application/x-www-form-urlencoded" } };
+  return {
+    method: "POST",
+    body: new URLSearchParams(fields),
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  };
 }
 
 function processorForm(fields: Record<string, string>, key: string): RequestInit {
-  return { method: "POST", body: new URLSearchParams(fields), headers: { authorization: `Bearer ${key}`, "content-type": "application/x-www-form-urlencoded" } };
+  return {
+    method: "POST",
+    body: new URLSearchParams(fields),
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/x-www-form-urlencoded" },
+  };
 }

@@ -16,16 +16,49 @@ type Browser = ReturnType<typeof createBrowser>;
 /** One kind of response, made the way a browser or a caller would ask for it. */
 const RESPONSE_KINDS: { kind: string; status: number; make: (browser: Browser) => Promise<Response> }[] = [
   { kind: "a JSON read (GET /basket)", status: 200, make: (browser) => browser.get("/basket") },
-  { kind: "a JSON write (POST /basket/add)", status: 201, make: (browser) => browser.postJson("/basket/add", { productId: BOOK }) },
+  {
+    kind: "a JSON write (POST /basket/add)",
+    status: 201,
+    make: (browser) => browser.postJson("/basket/add", { productId: BOOK }),
+  },
   { kind: "the health check", status: 200, make: (browser) => browser.get("/healthz") },
-  { kind: "a form post's redirect", status: 303, make: (browser) => browser.postForm("/basket/add", { productId: BOOK, returnTo: "/checkout" }) },
-  { kind: "a refused form post's redirect", status: 303, make: (browser) => browser.postForm("/basket/add", { productId: "nope" }) },
+  {
+    kind: "a form post's redirect",
+    status: 303,
+    make: (browser) => browser.postForm("/basket/add", { productId: BOOK, returnTo: "/checkout" }),
+  },
+  {
+    kind: "a refused form post's redirect",
+    status: 303,
+    make: (browser) => browser.postForm("/basket/add", { productId: "nope" }),
+  },
   { kind: "a 400 for a bad body", status: 400, make: (browser) => browser.postJson("/basket/add", { productId: 1 }) },
-  { kind: "a 403 for a cross-site post", status: 403, make: (browser) => browser.postJson("/basket/empty", {}, { origin: "https://evil.example" }) },
-  { kind: "a 409 for a tampered total", status: 409, make: (browser) => browser.send("/payments/create?total=1", { method: "POST" }) },
-  { kind: "a 413 for a huge body", status: 413, make: (browser) => browser.postJson("/basket/add", { productId: "x".repeat(40_000) }) },
-  { kind: "a 415 for another body type", status: 415, make: (browser) => browser.send("/basket/add", { method: "POST", body: "<x/>", headers: { "content-type": "application/xml" } }) },
-  { kind: "a 422 for an unknown product", status: 422, make: (browser) => browser.postJson("/basket/add", { productId: "nope" }) },
+  {
+    kind: "a 403 for a cross-site post",
+    status: 403,
+    make: (browser) => browser.postJson("/basket/empty", {}, { origin: "https://evil.example" }),
+  },
+  {
+    kind: "a 409 for a tampered total",
+    status: 409,
+    make: (browser) => browser.send("/payments/create?total=1", { method: "POST" }),
+  },
+  {
+    kind: "a 413 for a huge body",
+    status: 413,
+    make: (browser) => browser.postJson("/basket/add", { productId: "x".repeat(40_000) }),
+  },
+  {
+    kind: "a 415 for another body type",
+    status: 415,
+    make: (browser) =>
+      browser.send("/basket/add", { method: "POST", body: "<x/>", headers: { "content-type": "application/xml" } }),
+  },
+  {
+    kind: "a 422 for an unknown product",
+    status: 422,
+    make: (browser) => browser.postJson("/basket/add", { productId: "nope" }),
+  },
   // The shop is not listening, so the processor cannot be reached: the one 5xx a caller can bring about on purpose.
   {
     kind: "a 502 when the processor cannot be reached",
@@ -36,22 +69,40 @@ const RESPONSE_KINDS: { kind: string; status: number; make: (browser: Browser) =
     },
   },
   { kind: "a 404 as JSON", status: 404, make: (browser) => browser.get("/nothing-here") },
-  { kind: "a 404 as a page", status: 404, make: (browser) => browser.send("/nothing-here", { headers: { accept: "text/html" } }) },
+  {
+    kind: "a 404 as a page",
+    status: 404,
+    make: (browser) => browser.send("/nothing-here", { headers: { accept: "text/html" } }),
+  },
   { kind: "a HEAD request", status: 200, make: (browser) => browser.send("/basket", { method: "HEAD" }) },
   {
     kind: "a gzip-compressed body",
     status: 200,
     make: async (browser) => {
       // Six lines of the shop's six products: a body over the compression threshold.
-      for (const productId of [BOOK, ECHO, "49538094", "4903850", "3254354345", "90829332"]) await browser.postJson("/basket/add", { productId });
+      for (const productId of [BOOK, ECHO, "49538094", "4903850", "3254354345", "90829332"])
+        await browser.postJson("/basket/add", { productId });
       const response = await browser.send("/basket", { headers: { "accept-encoding": "gzip" } });
       expect(response.headers.get("content-encoding")).toBe("gzip");
       return response;
     },
   },
-  { kind: "the processor's 401", status: 401, make: (browser) => browser.send("/_processor/v1/payment_intents", { method: "POST" }) },
-  { kind: "the processor's 404", status: 404, make: (browser) => browser.send("/_processor/v1/charges", { method: "POST" }) },
-  { kind: "the webhook's 400", status: 400, make: (browser) => browser.send("/webhooks/stripe", { method: "POST", body: "{}", headers: { "stripe-signature": "t=1,v1=00" } }) },
+  {
+    kind: "the processor's 401",
+    status: 401,
+    make: (browser) => browser.send("/_processor/v1/payment_intents", { method: "POST" }),
+  },
+  {
+    kind: "the processor's 404",
+    status: 404,
+    make: (browser) => browser.send("/_processor/v1/charges", { method: "POST" }),
+  },
+  {
+    kind: "the webhook's 400",
+    status: 400,
+    make: (browser) =>
+      browser.send("/webhooks/stripe", { method: "POST", body: "{}", headers: { "stripe-signature": "t=1,v1=00" } }),
+  },
 ];
 
 /** The policy's directives by name: "script-src 'self' 'nonce-x'" → { "script-src": ["'self'", "'nonce-x'"] }. */
@@ -84,7 +135,9 @@ function expectSecurityHeaders(response: Response, { overHttps }: { overHttps: b
   expect(directives["form-action"]).toEqual(["'self'"]);
   expect(headers.get("x-frame-options")).toBe("DENY");
   expect(headers.get("x-content-type-options")).toBe("nosniff");
-  expect(["no-referrer", "same-origin", "strict-origin", "strict-origin-when-cross-origin"]).toContain(headers.get("referrer-policy"));
+  expect(["no-referrer", "same-origin", "strict-origin", "strict-origin-when-cross-origin"]).toContain(
+    headers.get("referrer-policy"),
+  );
   expect(headers.get("x-request-id")).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   const hsts = headers.get("strict-transport-security");
   if (overHttps) {
@@ -123,7 +176,9 @@ for (const overHttps of [false, true]) {
     });
     /** A browser that reaches the shop by this scheme. */
     const newBrowser = () =>
-      createBrowser({ request: (url, init) => shop.app.request(overHttps ? url.replace(/^http:/, "https:") : url, init) });
+      createBrowser({
+        request: (url, init) => shop.app.request(overHttps ? url.replace(/^http:/, "https:") : url, init),
+      });
     /** A browser whose basket holds a book, so totals and payments have something to price. */
     const shopper = async () => {
       const browser = newBrowser();
@@ -140,7 +195,9 @@ for (const overHttps of [false, true]) {
     it(`each response gets its own CSP nonce and request id (${mode})`, async () => {
       const browser = newBrowser();
       const responses = await Promise.all(Array.from({ length: 5 }, () => browser.get("/basket")));
-      const nonces = responses.map((response) => /'nonce-([^']+)'/.exec(response.headers.get("content-security-policy") ?? "")?.[1]);
+      const nonces = responses.map(
+        (response) => /'nonce-([^']+)'/.exec(response.headers.get("content-security-policy") ?? "")?.[1],
+      );
       expect(new Set(nonces).size).toBe(5);
       expect(new Set(responses.map((response) => response.headers.get("x-request-id"))).size).toBe(5);
     });
@@ -167,7 +224,11 @@ for (const overHttps of [false, true]) {
       const browser = await shopper();
       const token = browser.cookie?.split("=")[1];
       const signedIn = await shop.services.signInFlow.signIn(
-        credentialsSchema.parse({ intent: "register", email: `headers${Date.now()}${overHttps}@example.com`, password: "correct horse battery" }),
+        credentialsSchema.parse({
+          intent: "register",
+          email: `headers${Date.now()}${overHttps}@example.com`,
+          password: "correct horse battery",
+        }),
         { ip: "10.90.0.1", current: await shop.services.sessions.findSession(token) },
       );
       const response = await browser.postJson("/logout", {}, { cookie: `${cookieName}=${signedIn.token}` });
@@ -182,7 +243,11 @@ for (const overHttps of [false, true]) {
 
     it(`a request that changes nothing about the session sets no cookie (${mode})`, async () => {
       const browser = await shopper();
-      for (const response of [await browser.get("/basket"), await browser.postJson("/basket/add", { productId: ECHO }), await browser.get("/healthz")]) {
+      for (const response of [
+        await browser.get("/basket"),
+        await browser.postJson("/basket/add", { productId: ECHO }),
+        await browser.get("/healthz"),
+      ]) {
         expect(response.headers.get("set-cookie")).toBeNull();
       }
       const stranger = await newBrowser().get("/basket");

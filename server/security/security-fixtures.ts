@@ -33,9 +33,14 @@ export async function snapshotTables(db: DB): Promise<TableSnapshot> {
   // An order-free sum of row hashes: any inserted, deleted or altered row changes it (the rows are few, so a
   // collision is not a practical worry), and it costs a fraction of a sorted md5 over every table.
   const perTable = (await tables).map(
-    (name) => `select '${name}' as name, count(*)::int as rows, coalesce(sum(hashtext(t::text)::bigint), 0)::text as digest from "${name}" t`,
+    (name) =>
+      `select '${name}' as name, count(*)::int as rows, coalesce(sum(hashtext(t::text)::bigint), 0)::text as digest from "${name}" t`,
   );
-  const result = await sql<{ name: string; rows: number; digest: string }>`${sql.raw(perTable.join(" union all "))}`.execute(db);
+  const result = await sql<{
+    name: string;
+    rows: number;
+    digest: string;
+  }>`${sql.raw(perTable.join(" union all "))}`.execute(db);
   return Object.fromEntries(result.rows.map(({ name, rows, digest }) => [name, { rows, digest }]));
 }
 
@@ -57,10 +62,22 @@ export async function installWriteCounter(db: DB): Promise<() => Promise<number>
     )
     .execute(db);
   for (const table of tables) {
-    await sql.raw(`create trigger ${WRITE_COUNTER_TABLE}_row after insert or update or delete on "${table}" for each row execute function ${WRITE_COUNTER_TABLE}_count()`).execute(db);
-    await sql.raw(`create trigger ${WRITE_COUNTER_TABLE}_truncate after truncate on "${table}" for each statement execute function ${WRITE_COUNTER_TABLE}_count()`).execute(db);
+    await sql
+      .raw(
+        `create trigger ${WRITE_COUNTER_TABLE}_row after insert or update or delete on "${table}" for each row execute function ${WRITE_COUNTER_TABLE}_count()`,
+      )
+      .execute(db);
+    await sql
+      .raw(
+        `create trigger ${WRITE_COUNTER_TABLE}_truncate after truncate on "${table}" for each statement execute function ${WRITE_COUNTER_TABLE}_count()`,
+      )
+      .execute(db);
   }
-  return async () => Number((await sql<{ writes: string }>`select writes from ${sql.table(WRITE_COUNTER_TABLE)} where id = 1`.execute(db)).rows[0]?.writes);
+  return async () =>
+    Number(
+      (await sql<{ writes: string }>`select writes from ${sql.table(WRITE_COUNTER_TABLE)} where id = 1`.execute(db))
+        .rows[0]?.writes,
+    );
 }
 
 /**

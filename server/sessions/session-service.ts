@@ -27,7 +27,6 @@ export interface Session {
   renewed?: boolean;
 }
 
-
 export const DEFAULT_NEW_SESSIONS_PER_IP = 300;
 
 export interface SessionServiceOptions {
@@ -36,7 +35,10 @@ export interface SessionServiceOptions {
   newSessionsPerIp?: number;
 }
 
-export function createSessionService(db: DB, { rateLimiter, newSessionsPerIp = DEFAULT_NEW_SESSIONS_PER_IP }: SessionServiceOptions) {
+export function createSessionService(
+  db: DB,
+  { rateLimiter, newSessionsPerIp = DEFAULT_NEW_SESSIONS_PER_IP }: SessionServiceOptions,
+) {
   const newSessionLimit: RateLimitRule = { name: "session:ip", limit: newSessionsPerIp, windowMs: 60 * 60 * 1000 };
 
   async function startSession(user: SessionUser | null = null): Promise<{ session: Session; token: string }> {
@@ -73,10 +75,24 @@ export function createSessionService(db: DB, { rateLimiter, newSessionsPerIp = D
         .where("sessions.created_at", ">", new Date(Date.now() - SESSION_MAX_AGE_MS))
         .executeTakeFirst();
       if (!row) return null;
-      const user = row.user_id && row.email ? { id: row.user_id, email: row.email, isEmailVerified: row.email_verified_at !== null, isOperator: row.operator_id !== null } : null;
+      const user =
+        row.user_id && row.email
+          ? {
+              id: row.user_id,
+              email: row.email,
+              isEmailVerified: row.email_verified_at !== null,
+              isOperator: row.operator_id !== null,
+            }
+          : null;
       if (Date.now() - row.last_seen_at.getTime() > TOUCH_AFTER_MS) {
-        const expiresAt = new Date(Math.min(Date.now() + SESSION_TTL_MS, row.created_at.getTime() + SESSION_MAX_AGE_MS));
-        await db.updateTable("sessions").set({ last_seen_at: new Date(), expires_at: expiresAt }).where("id", "=", row.id).execute();
+        const expiresAt = new Date(
+          Math.min(Date.now() + SESSION_TTL_MS, row.created_at.getTime() + SESSION_MAX_AGE_MS),
+        );
+        await db
+          .updateTable("sessions")
+          .set({ last_seen_at: new Date(), expires_at: expiresAt })
+          .where("id", "=", row.id)
+          .execute();
         return { id: row.id, expiresAt, user, renewed: expiresAt.getTime() !== row.expires_at.getTime() };
       }
       return { id: row.id, expiresAt: row.expires_at, user };
@@ -92,7 +108,12 @@ export function createSessionService(db: DB, { rateLimiter, newSessionsPerIp = D
      */
     async startGuestSession(ip: string): Promise<{ session: Session; token: string }> {
       const { allowed, retryAfterMs } = await rateLimiter.hit(newSessionLimit, ip);
-      if (!allowed) throw tooManyRequests("TOO_MANY_NEW_SESSIONS", "Too many new baskets have been started from your network in the last hour.", retryAfterMs);
+      if (!allowed)
+        throw tooManyRequests(
+          "TOO_MANY_NEW_SESSIONS",
+          "Too many new baskets have been started from your network in the last hour.",
+          retryAfterMs,
+        );
       return startSession();
     },
 

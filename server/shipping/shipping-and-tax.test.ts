@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PriceBreakdown } from "#shared/pricing";
-import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop, TEST_DELIVERY_ADDRESS } from "#server/testing/test-app";
+import {
+  addDeliveryAddress,
+  confirmCard,
+  createHttpBrowser,
+  createTestShop,
+  TEST_DELIVERY_ADDRESS,
+} from "#server/testing/test-app";
 import { describeEachDatabase } from "#server/testing/test-database";
 
 const BOOK = "12321341"; // $11.96
@@ -31,19 +37,30 @@ describeEachDatabase("delivery options and sales tax", (getDatabase) => {
     const browser = createHttpBrowser(origin);
     expect((await browser.postJson("/basket/add", { productId })).status).toBe(201);
     if (Object.keys(address).length === 0) await addDeliveryAddress(browser);
-    else expect((await browser.postJson("/checkout/address", { ...TEST_DELIVERY_ADDRESS, ...address })).status).toBe(200);
+    else
+      expect((await browser.postJson("/checkout/address", { ...TEST_DELIVERY_ADDRESS, ...address })).status).toBe(200);
     return browser;
   };
   const create = async (browser: Browser, total: number) => {
     const response = await browser.send(`/payments/create?total=${total}`, { method: "POST" });
-    return { status: response.status, body: (await response.json()) as { clientSecret?: string; error?: { code: string; message: string; details?: { totalCents?: number } } } };
+    return {
+      status: response.status,
+      body: (await response.json()) as {
+        clientSecret?: string;
+        error?: { code: string; message: string; details?: { totalCents?: number } };
+      },
+    };
   };
   const everywhere = async () => (await shop.services.shipping.listZones()).find((zone) => zone.name === "Everywhere")!;
 
   it("starts with one zone, Everywhere, covering every country of the address form with free Standard delivery", async () => {
     const zones = await shop.services.shipping.listZones();
     expect(zones).toHaveLength(1);
-    expect(zones[0]).toMatchObject({ name: "Everywhere", states: [], methods: [{ name: "Standard delivery", priceCents: 0, freeOverCents: null }] });
+    expect(zones[0]).toMatchObject({
+      name: "Everywhere",
+      states: [],
+      methods: [{ name: "Standard delivery", priceCents: 0, freeOverCents: null }],
+    });
     expect(zones[0]!.countries).toHaveLength(19);
     expect(await shop.services.shipping.listTaxRates()).toEqual([]);
     // So a fresh shop charges what it always did: the items.
@@ -53,30 +70,61 @@ describeEachDatabase("delivery options and sales tax", (getDatabase) => {
 
   it("refuses a country or a US state already in another zone, naming that zone, and changes nothing", async () => {
     const { shipping } = shop.services;
-    await expect(shipping.createZone(OPERATOR, { name: "North America", countries: ["CA", "MX"], states: [] })).rejects.toMatchObject({
+    await expect(
+      shipping.createZone(OPERATOR, { name: "North America", countries: ["CA", "MX"], states: [] }),
+    ).rejects.toMatchObject({
       code: "ALREADY_IN_ZONE",
       message: "Canada is already in the zone “Everywhere”.",
       details: { field: "countries" },
     });
     expect(await shipping.listZones()).toHaveLength(1);
     const zone = await everywhere();
-    await shipping.updateZone(OPERATOR, zone.id, { name: "Everywhere", countries: zone.countries.filter((code) => code !== "US"), states: [] });
+    await shipping.updateZone(OPERATOR, zone.id, {
+      name: "Everywhere",
+      countries: zone.countries.filter((code) => code !== "US"),
+      states: [],
+    });
     const far = await shipping.createZone(OPERATOR, { name: "Far states", countries: ["US"], states: ["AK", "HI"] });
-    await expect(shipping.createZone(OPERATOR, { name: "Islands", countries: ["US"], states: ["HI"] })).rejects.toMatchObject({ message: "Hawaii is already in the zone “Far states”." });
-    await expect(shipping.createZone(OPERATOR, { name: "All US", countries: ["US"], states: [] })).rejects.toMatchObject({ message: "United States is already in the zone “Far states”." });
+    await expect(
+      shipping.createZone(OPERATOR, { name: "Islands", countries: ["US"], states: ["HI"] }),
+    ).rejects.toMatchObject({ message: "Hawaii is already in the zone “Far states”." });
+    await expect(
+      shipping.createZone(OPERATOR, { name: "All US", countries: ["US"], states: [] }),
+    ).rejects.toMatchObject({ message: "United States is already in the zone “Far states”." });
     // Put things back as the seed had them.
     await shipping.removeZone(OPERATOR, far);
     await shipping.updateZone(OPERATOR, zone.id, { name: "Everywhere", countries: [...zone.countries], states: [] });
-    const actions = await getDatabase().db.selectFrom("audit_log").select("action").where("action", "like", "shipping.zone.%").execute();
-    expect(actions.map((entry) => entry.action)).toEqual(["shipping.zone.update", "shipping.zone.create", "shipping.zone.remove", "shipping.zone.update"]);
+    const actions = await getDatabase()
+      .db.selectFrom("audit_log")
+      .select("action")
+      .where("action", "like", "shipping.zone.%")
+      .execute();
+    expect(actions.map((entry) => entry.action)).toEqual([
+      "shipping.zone.update",
+      "shipping.zone.create",
+      "shipping.zone.remove",
+      "shipping.zone.update",
+    ]);
   });
 
   it("charges a Californian $27.82 for the book by Express and $106.17 for the Echo by free Standard; the order keeps the breakdown", async () => {
     const { shipping } = shop.services;
     const zone = await everywhere();
     const standard = zone.methods[0]!;
-    await shipping.updateMethod(OPERATOR, standard.id, { name: "Standard delivery", estimate: "3-5 business days", priceCents: 599, freeOverCents: 3500, weightTiers: [] });
-    const express = await shipping.addMethod(OPERATOR, zone.id, { name: "Express delivery", estimate: "1-2 business days", priceCents: 1499, freeOverCents: null, weightTiers: [] });
+    await shipping.updateMethod(OPERATOR, standard.id, {
+      name: "Standard delivery",
+      estimate: "3-5 business days",
+      priceCents: 599,
+      freeOverCents: 3500,
+      weightTiers: [],
+    });
+    const express = await shipping.addMethod(OPERATOR, zone.id, {
+      name: "Express delivery",
+      estimate: "1-2 business days",
+      priceCents: 1499,
+      freeOverCents: null,
+      weightTiers: [],
+    });
     await shipping.addTaxRate(OPERATOR, { country: "US", state: "CA", rate: 7250, taxesShipping: false });
 
     const bookBuyer = await shopperWith(BOOK);
@@ -88,7 +136,12 @@ describeEachDatabase("delivery options and sales tax", (getDatabase) => {
     const created = await create(bookBuyer, 2782);
     expect(created.status).toBe(201);
 
-    const confirmed = await confirmCard(origin, created.body.clientSecret ?? "", shop.processorKeys!.publishableKey, "4242424242424242");
+    const confirmed = await confirmCard(
+      origin,
+      created.body.clientSecret ?? "",
+      shop.processorKeys!.publishableKey,
+      "4242424242424242",
+    );
     const paymentIntentId = confirmed.body.id ?? "";
     const intent = await shop.services.provider.retrieveIntent(paymentIntentId);
     expect(intent.amountCents).toBe(2782);
@@ -101,7 +154,11 @@ describeEachDatabase("delivery options and sales tax", (getDatabase) => {
       storefront_total_cents: "2782",
     });
     expect((await bookBuyer.postJson("/orders/record", { paymentIntentId })).status).toBeLessThan(300);
-    const order = await getDatabase().db.selectFrom("orders").select(["amount_cents", "pricing"]).where("id", "=", paymentIntentId).executeTakeFirstOrThrow();
+    const order = await getDatabase()
+      .db.selectFrom("orders")
+      .select(["amount_cents", "pricing"])
+      .where("id", "=", paymentIntentId)
+      .executeTakeFirstOrThrow();
     expect(order.amount_cents).toBe(2782);
     expect(order.pricing).toMatchObject({
       itemsCents: 1196,
@@ -124,15 +181,28 @@ describeEachDatabase("delivery options and sales tax", (getDatabase) => {
     await shop.services.shipping.updateTaxRate(OPERATOR, rate.id, { rate: 10_000, taxesShipping: false });
     const again = await create(browser, 1882);
     expect(again.status).toBe(409);
-    expect(again.body.error).toMatchObject({ message: "The total has changed to $19.15. Please check it and pay again.", details: { totalCents: 1915 } });
+    expect(again.body.error).toMatchObject({
+      message: "The total has changed to $19.15. Please check it and pay again.",
+      details: { totalCents: 1915 },
+    });
     await shop.services.shipping.updateTaxRate(OPERATOR, rate.id, { rate: 7250, taxesShipping: false });
   });
 
   it("answers 400 with the sentence for a country taken out of every zone", async () => {
     const zone = await everywhere();
-    await shop.services.shipping.updateZone(OPERATOR, zone.id, { name: zone.name, countries: zone.countries.filter((code) => code !== "CA"), states: [] });
+    await shop.services.shipping.updateZone(OPERATOR, zone.id, {
+      name: zone.name,
+      countries: zone.countries.filter((code) => code !== "CA"),
+      states: [],
+    });
     const browser = await shopperWith(BOOK, { country: "CA", region: "ON", city: "Toronto", postalCode: "M5V 2T6" });
-    const count = async () => (await getDatabase().db.selectFrom("checkout_payments").select((select) => select.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n;
+    const count = async () =>
+      (
+        await getDatabase()
+          .db.selectFrom("checkout_payments")
+          .select((select) => select.fn.countAll<number>().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n;
     const before = await count();
     const refused = await create(browser, 1196);
     expect(refused.status).toBe(400);

@@ -46,7 +46,12 @@ export function createShippingService(db: DB) {
   async function readZones(reader: DB | Writer = db): Promise<ShippingZoneRates[]> {
     const [zones, regions, methods] = await Promise.all([
       reader.selectFrom("shipping_zones").select(["id", "name"]).orderBy("position").orderBy("created_at").execute(),
-      reader.selectFrom("shipping_zone_regions").select(["zone_id", "country", "state"]).orderBy("country").orderBy("state").execute(),
+      reader
+        .selectFrom("shipping_zone_regions")
+        .select(["zone_id", "country", "state"])
+        .orderBy("country")
+        .orderBy("state")
+        .execute(),
       reader.selectFrom("shipping_methods").selectAll().orderBy("position").orderBy("created_at").execute(),
     ]);
     return zones.map((zone) => {
@@ -72,7 +77,13 @@ export function createShippingService(db: DB) {
 
   async function readTaxRates(): Promise<TaxRateInput[]> {
     const rows = await db.selectFrom("tax_rates").selectAll().orderBy("country").orderBy("state").execute();
-    return rows.map((row) => ({ id: row.id, country: row.country, state: row.state === "" ? null : row.state, rate: row.rate, taxesShipping: row.taxes_shipping }));
+    return rows.map((row) => ({
+      id: row.id,
+      country: row.country,
+      state: row.state === "" ? null : row.state,
+      rate: row.rate,
+      taxesShipping: row.taxes_shipping,
+    }));
   }
 
   /**
@@ -87,27 +98,36 @@ export function createShippingService(db: DB) {
       if (country === US) {
         const wanted = input.states;
         const overlaps = (zone: ShippingZoneRates) =>
-          zone.countries.includes(US) && (wanted.length === 0 || zone.states.length === 0 || zone.states.some((state) => wanted.includes(state)));
+          zone.countries.includes(US) &&
+          (wanted.length === 0 || zone.states.length === 0 || zone.states.some((state) => wanted.includes(state)));
         const clash = others.find(overlaps);
         if (!clash) continue;
         const state = wanted.find((code) => clash.states.includes(code));
         const what = state ? stateName(state) : "United States";
-        throw new AppError("ALREADY_IN_ZONE", `${what} is already in the zone “${clash.name}”.`, { details: { field: state ? "states" : "countries" } });
+        throw new AppError("ALREADY_IN_ZONE", `${what} is already in the zone “${clash.name}”.`, {
+          details: { field: state ? "states" : "countries" },
+        });
       }
-      throw new AppError("ALREADY_IN_ZONE", `${countryName(country)} is already in the zone “${holder.name}”.`, { details: { field: "countries" } });
+      throw new AppError("ALREADY_IN_ZONE", `${countryName(country)} is already in the zone “${holder.name}”.`, {
+        details: { field: "countries" },
+      });
     }
   }
 
   function checkZoneInput(input: ZoneInput): void {
     if (input.states.length > 0 && !input.countries.includes(US)) {
-      throw new AppError("INVALID_INPUT", "States can only be given with the United States (US) among the countries.", { details: { field: "states" } });
+      throw new AppError("INVALID_INPUT", "States can only be given with the United States (US) among the countries.", {
+        details: { field: "states" },
+      });
     }
   }
 
   async function writeRegions(trx: Writer, zoneId: string, input: ZoneInput): Promise<void> {
     await trx.deleteFrom("shipping_zone_regions").where("zone_id", "=", zoneId).execute();
     const rows = input.countries.flatMap((country) =>
-      country === US && input.states.length > 0 ? input.states.map((state) => ({ zone_id: zoneId, country, state })) : [{ zone_id: zoneId, country, state: "" }],
+      country === US && input.states.length > 0
+        ? input.states.map((state) => ({ zone_id: zoneId, country, state }))
+        : [{ zone_id: zoneId, country, state: "" }],
     );
     await trx.insertInto("shipping_zone_regions").values(rows).execute();
   }
@@ -118,12 +138,17 @@ export function createShippingService(db: DB) {
       return await run();
     } catch (error) {
       // 23505, unique_violation: the name is another's (its unique index); anything else is not ours to word.
-      if ((error as { code?: string }).code === "23505") throw new AppError("INVALID_INPUT", message, { details: { field: "name" } });
+      if ((error as { code?: string }).code === "23505")
+        throw new AppError("INVALID_INPUT", message, { details: { field: "name" } });
       throw error;
     }
   }
 
-  const zoneAudit = (zone: ZoneInput) => ({ name: zone.name, countries: zone.countries.join(" "), states: zone.states.join(" ") });
+  const zoneAudit = (zone: ZoneInput) => ({
+    name: zone.name,
+    countries: zone.countries.join(" "),
+    states: zone.states.join(" "),
+  });
   const methodAudit = (method: MethodInput) => ({
     name: method.name,
     estimate: method.estimate,
@@ -131,7 +156,12 @@ export function createShippingService(db: DB) {
     freeOver: method.freeOverCents === null ? null : formatCents(method.freeOverCents),
     weightTiers: method.weightTiers.map((tier) => `${tier.upToGrams} g = ${formatCents(tier.priceCents)}`).join(", "),
   });
-  const rateAudit = (rate: TaxRateFormInput) => ({ country: rate.country, state: rate.state, rate: formatRate(rate.rate), taxShipping: rate.taxesShipping });
+  const rateAudit = (rate: TaxRateFormInput) => ({
+    country: rate.country,
+    state: rate.state,
+    rate: formatRate(rate.rate),
+    taxShipping: rate.taxesShipping,
+  });
 
   return {
     /** Every zone and rate, as the pricing function takes them. */
@@ -151,9 +181,18 @@ export function createShippingService(db: DB) {
             // One zone change at a time: two operators adding the same country to two zones cannot both pass the check.
             await sql`lock table shipping_zone_regions in share row exclusive mode`.execute(trx);
             await checkRegionsFree(trx, input, null);
-            const { id } = await trx.insertInto("shipping_zones").values({ name: input.name }).returning("id").executeTakeFirstOrThrow();
+            const { id } = await trx
+              .insertInto("shipping_zones")
+              .values({ name: input.name })
+              .returning("id")
+              .executeTakeFirstOrThrow();
             await writeRegions(trx, id, input);
-            await recordAudit(trx, actor, { action: "shipping.zone.create", subject: input.name, before: null, after: zoneAudit(input) });
+            await recordAudit(trx, actor, {
+              action: "shipping.zone.create",
+              subject: input.name,
+              before: null,
+              after: zoneAudit(input),
+            });
             return id;
           }),
         `A zone named “${input.name}” exists already.`,
@@ -171,7 +210,12 @@ export function createShippingService(db: DB) {
             await checkRegionsFree(trx, input, zoneId);
             await trx.updateTable("shipping_zones").set({ name: input.name }).where("id", "=", zoneId).execute();
             await writeRegions(trx, zoneId, input);
-            await recordAudit(trx, actor, { action: "shipping.zone.update", subject: before.name, before: zoneAudit(before), after: zoneAudit(input) });
+            await recordAudit(trx, actor, {
+              action: "shipping.zone.update",
+              subject: before.name,
+              before: zoneAudit(before),
+              after: zoneAudit(input),
+            });
           }),
         `A zone named “${input.name}” exists already.`,
       );
@@ -182,7 +226,12 @@ export function createShippingService(db: DB) {
         const before = (await readZones(trx)).find((zone) => zone.id === zoneId);
         if (!before) throw new AppError("NOT_FOUND", "That zone no longer exists.");
         await trx.deleteFrom("shipping_zones").where("id", "=", zoneId).execute();
-        await recordAudit(trx, actor, { action: "shipping.zone.remove", subject: before.name, before: zoneAudit(before), after: null });
+        await recordAudit(trx, actor, {
+          action: "shipping.zone.remove",
+          subject: before.name,
+          before: zoneAudit(before),
+          after: null,
+        });
       });
     },
 
@@ -190,7 +239,11 @@ export function createShippingService(db: DB) {
       return withNameCheck(
         () =>
           db.transaction().execute(async (trx) => {
-            const zone = await trx.selectFrom("shipping_zones").select("name").where("id", "=", zoneId).executeTakeFirst();
+            const zone = await trx
+              .selectFrom("shipping_zones")
+              .select("name")
+              .where("id", "=", zoneId)
+              .executeTakeFirst();
             if (!zone) throw new AppError("NOT_FOUND", "That zone no longer exists.");
             const { id } = await trx
               .insertInto("shipping_methods")
@@ -204,7 +257,12 @@ export function createShippingService(db: DB) {
               })
               .returning("id")
               .executeTakeFirstOrThrow();
-            await recordAudit(trx, actor, { action: "shipping.method.create", subject: `${zone.name}: ${input.name}`, before: null, after: methodAudit(input) });
+            await recordAudit(trx, actor, {
+              action: "shipping.method.create",
+              subject: `${zone.name}: ${input.name}`,
+              before: null,
+              after: methodAudit(input),
+            });
             return id;
           }),
         `This zone has a method named “${input.name}” already.`,
@@ -235,8 +293,19 @@ export function createShippingService(db: DB) {
               })
               .where("id", "=", methodId)
               .execute();
-            const old: MethodInput = { name: before.name, estimate: before.estimate, priceCents: before.price_cents, freeOverCents: before.free_over_cents, weightTiers: before.weight_tiers };
-            await recordAudit(trx, actor, { action: "shipping.method.update", subject: `${before.zone_name}: ${before.name}`, before: methodAudit(old), after: methodAudit(input) });
+            const old: MethodInput = {
+              name: before.name,
+              estimate: before.estimate,
+              priceCents: before.price_cents,
+              freeOverCents: before.free_over_cents,
+              weightTiers: before.weight_tiers,
+            };
+            await recordAudit(trx, actor, {
+              action: "shipping.method.update",
+              subject: `${before.zone_name}: ${before.name}`,
+              before: methodAudit(old),
+              after: methodAudit(input),
+            });
           }),
         `This zone has a method named “${input.name}” already.`,
       );
@@ -244,10 +313,25 @@ export function createShippingService(db: DB) {
 
     async removeMethod(actor: Actor, methodId: string): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        const before = await trx.deleteFrom("shipping_methods").where("id", "=", methodId).returningAll().executeTakeFirst();
+        const before = await trx
+          .deleteFrom("shipping_methods")
+          .where("id", "=", methodId)
+          .returningAll()
+          .executeTakeFirst();
         if (!before) throw new AppError("NOT_FOUND", "That delivery method no longer exists.");
-        const old: MethodInput = { name: before.name, estimate: before.estimate, priceCents: before.price_cents, freeOverCents: before.free_over_cents, weightTiers: before.weight_tiers };
-        await recordAudit(trx, actor, { action: "shipping.method.remove", subject: before.name, before: methodAudit(old), after: null });
+        const old: MethodInput = {
+          name: before.name,
+          estimate: before.estimate,
+          priceCents: before.price_cents,
+          freeOverCents: before.free_over_cents,
+          weightTiers: before.weight_tiers,
+        };
+        await recordAudit(trx, actor, {
+          action: "shipping.method.remove",
+          subject: before.name,
+          before: methodAudit(old),
+          after: null,
+        });
       });
     },
 
@@ -256,28 +340,58 @@ export function createShippingService(db: DB) {
         return await db.transaction().execute(async (trx) => {
           const { id } = await trx
             .insertInto("tax_rates")
-            .values({ country: input.country, state: input.state, rate: input.rate, taxes_shipping: input.taxesShipping })
+            .values({
+              country: input.country,
+              state: input.state,
+              rate: input.rate,
+              taxes_shipping: input.taxesShipping,
+            })
             .returning("id")
             .executeTakeFirstOrThrow();
-          await recordAudit(trx, actor, { action: "tax.rate.create", subject: input.state ? `${input.country}-${input.state}` : input.country, before: null, after: rateAudit(input) });
+          await recordAudit(trx, actor, {
+            action: "tax.rate.create",
+            subject: input.state ? `${input.country}-${input.state}` : input.country,
+            before: null,
+            after: rateAudit(input),
+          });
           return id;
         });
       } catch (error) {
         // 23505, unique_violation: the country or state has a rate (their unique index); anything else is not ours to word.
         if ((error as { code?: string }).code === "23505") {
           const where = input.state ? stateName(input.state) : countryName(input.country);
-          throw new AppError("INVALID_INPUT", `${where} has a rate already: edit that one.`, { details: { field: input.state ? "state" : "country" } });
+          throw new AppError("INVALID_INPUT", `${where} has a rate already: edit that one.`, {
+            details: { field: input.state ? "state" : "country" },
+          });
         }
         throw error;
       }
     },
 
-    async updateTaxRate(actor: Actor, rateId: string, input: Pick<TaxRateFormInput, "rate" | "taxesShipping">): Promise<void> {
+    async updateTaxRate(
+      actor: Actor,
+      rateId: string,
+      input: Pick<TaxRateFormInput, "rate" | "taxesShipping">,
+    ): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        const before = await trx.selectFrom("tax_rates").selectAll().where("id", "=", rateId).forUpdate().executeTakeFirst();
+        const before = await trx
+          .selectFrom("tax_rates")
+          .selectAll()
+          .where("id", "=", rateId)
+          .forUpdate()
+          .executeTakeFirst();
         if (!before) throw new AppError("NOT_FOUND", "That tax rate no longer exists.");
-        await trx.updateTable("tax_rates").set({ rate: input.rate, taxes_shipping: input.taxesShipping }).where("id", "=", rateId).execute();
-        const old = { country: before.country, state: before.state, rate: before.rate, taxesShipping: before.taxes_shipping };
+        await trx
+          .updateTable("tax_rates")
+          .set({ rate: input.rate, taxes_shipping: input.taxesShipping })
+          .where("id", "=", rateId)
+          .execute();
+        const old = {
+          country: before.country,
+          state: before.state,
+          rate: before.rate,
+          taxesShipping: before.taxes_shipping,
+        };
         await recordAudit(trx, actor, {
           action: "tax.rate.update",
           subject: before.state ? `${before.country}-${before.state}` : before.country,
@@ -291,8 +405,18 @@ export function createShippingService(db: DB) {
       await db.transaction().execute(async (trx) => {
         const before = await trx.deleteFrom("tax_rates").where("id", "=", rateId).returningAll().executeTakeFirst();
         if (!before) throw new AppError("NOT_FOUND", "That tax rate no longer exists.");
-        const old = { country: before.country, state: before.state, rate: before.rate, taxesShipping: before.taxes_shipping };
-        await recordAudit(trx, actor, { action: "tax.rate.remove", subject: before.state ? `${before.country}-${before.state}` : before.country, before: rateAudit(old), after: null });
+        const old = {
+          country: before.country,
+          state: before.state,
+          rate: before.rate,
+          taxesShipping: before.taxes_shipping,
+        };
+        await recordAudit(trx, actor, {
+          action: "tax.rate.remove",
+          subject: before.state ? `${before.country}-${before.state}` : before.country,
+          before: rateAudit(old),
+          after: null,
+        });
       });
     },
   };

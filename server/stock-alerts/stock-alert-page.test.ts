@@ -37,17 +37,32 @@ describeEachDatabase("the product page's stock alert form", (getDatabase) => {
     expect(response.status, path).toBe(200);
     return html(response);
   };
-  const post = (browser: Browser, path: string, fields: Record<string, string>) => browser.postForm(path, fields, { accept: "text/html", origin: "http://shop.test" });
-  const alertsOf = (email: string) => db().selectFrom("stock_alerts").select(["variant_id", "confirmed_at"]).where("email", "=", email).execute();
+  const post = (browser: Browser, path: string, fields: Record<string, string>) =>
+    browser.postForm(path, fields, { accept: "text/html", origin: "http://shop.test" });
+  const alertsOf = (email: string) =>
+    db().selectFrom("stock_alerts").select(["variant_id", "confirmed_at"]).where("email", "=", email).execute();
 
   /** "Plain Tee" in S (3 on hand) and M (none), each tracking stock. */
   async function createTee() {
     const id = unique("tee-");
     await db()
       .insertInto("products")
-      .values({ id, slug: id, title: "Plain Tee", price_cents: 1500, rating: 4, image: "/images/products/12321341.webp", image_width: 400, image_height: 400, featured_position: null })
+      .values({
+        id,
+        slug: id,
+        title: "Plain Tee",
+        price_cents: 1500,
+        rating: 4,
+        image: "/images/products/12321341.webp",
+        image_width: 400,
+        image_height: 400,
+        featured_position: null,
+      })
       .execute();
-    await db().insertInto("product_options").values({ product_id: id, position: 1, name: "Size", values: JSON.stringify(["S", "M"]) }).execute();
+    await db()
+      .insertInto("product_options")
+      .values({ product_id: id, position: 1, name: "Size", values: JSON.stringify(["S", "M"]) })
+      .execute();
     await db().deleteFrom("product_variants").where("product_id", "=", id).execute();
     const variant = (size: string, position: number) => ({
       id: `${id}-${size.toLowerCase()}`,
@@ -62,19 +77,30 @@ describeEachDatabase("the product page's stock alert form", (getDatabase) => {
       image_height: null,
       image_srcset: null,
     });
-    await db().insertInto("product_variants").values([variant("S", 1), variant("M", 2)]).execute();
-    const setStock = (variantId: string, onHand: number) => shop.services.inventory.setStock(db(), variantId, { tracksStock: true, continueSelling: false, onHand }, "test");
+    await db()
+      .insertInto("product_variants")
+      .values([variant("S", 1), variant("M", 2)])
+      .execute();
+    const setStock = (variantId: string, onHand: number) =>
+      shop.services.inventory.setStock(db(), variantId, { tracksStock: true, continueSelling: false, onHand }, "test");
     await setStock(`${id}-s`, 3);
     await setStock(`${id}-m`, 0);
     const path = `/products/${id}`;
-    return { id, small: `${id}-s`, medium: `${id}-m`, mediumPage: `${path}?variant=${id}-m`, smallPage: `${path}?variant=${id}-s` };
+    return {
+      id,
+      small: `${id}-s`,
+      medium: `${id}-m`,
+      mediumPage: `${path}?variant=${id}-m`,
+      smallPage: `${path}?variant=${id}-s`,
+    };
   }
 
   async function account({ isConfirmed }: { isConfirmed: boolean }) {
     const email = uniqueEmail();
     const browser = createBrowser(shop.app);
     expect((await post(browser, "/login", { intent: "register", email, password: PASSWORD })).status).toBe(302);
-    if (isConfirmed) await db().updateTable("users").set({ email_verified_at: new Date() }).where("email", "=", email).execute();
+    if (isConfirmed)
+      await db().updateTable("users").set({ email_verified_at: new Date() }).where("email", "=", email).execute();
     return { browser, email };
   }
 
@@ -105,8 +131,14 @@ describeEachDatabase("the product page's stock alert form", (getDatabase) => {
   it("fills in a signed-in shopper's address and subscribes a confirmed one at once, with no e-mail", async () => {
     const tee = await createTee();
     const { browser, email } = await account({ isConfirmed: true });
-    expect(await page(browser, tee.mediumPage)).toMatch(new RegExp(`<input id="stock-alert-email" type="email"[^>]*value="${email}"`));
-    const answered = await post(browser, tee.mediumPage, { intent: "stock-alert", variantId: tee.medium, email: email.toUpperCase() });
+    expect(await page(browser, tee.mediumPage)).toMatch(
+      new RegExp(`<input id="stock-alert-email" type="email"[^>]*value="${email}"`),
+    );
+    const answered = await post(browser, tee.mediumPage, {
+      intent: "stock-alert",
+      variantId: tee.medium,
+      email: email.toUpperCase(),
+    });
     expect(await html(answered)).toContain("We'll e-mail you when it's back.");
     expect(await alertsOf(email)).toEqual([{ variant_id: tee.medium, confirmed_at: expect.any(Date) }]);
     await shop.emailSender.deliverDue();
@@ -116,7 +148,11 @@ describeEachDatabase("the product page's stock alert form", (getDatabase) => {
 
     // Not yet confirmed: the shopper is asked to confirm like anybody else.
     const unconfirmed = await account({ isConfirmed: false });
-    const asked = await post(unconfirmed.browser, tee.mediumPage, { intent: "stock-alert", variantId: tee.medium, email: unconfirmed.email });
+    const asked = await post(unconfirmed.browser, tee.mediumPage, {
+      intent: "stock-alert",
+      variantId: tee.medium,
+      email: unconfirmed.email,
+    });
     expect(await html(asked)).toContain("Check your e-mail to confirm your alert.");
   });
 
@@ -128,7 +164,11 @@ describeEachDatabase("the product page's stock alert form", (getDatabase) => {
     const cases: [Record<string, string>, number, string][] = [
       [{ variantId: tee.medium, email: "" }, 400, "Enter your e-mail address."],
       [{ variantId: tee.medium, email: "not an address" }, 400, "Enter a valid e-mail address, like name@example.com."],
-      [{ variantId: tee.medium, email: `${"a".repeat(250)}@example.com` }, 400, "An e-mail address is at most 254 characters."],
+      [
+        { variantId: tee.medium, email: `${"a".repeat(250)}@example.com` },
+        400,
+        "An e-mail address is at most 254 characters.",
+      ],
       [{ variantId: "", email }, 400, "This item is not sold here. Please choose it again on its page."],
       [{ variantId: "x".repeat(101), email }, 400, "This item is not sold here. Please choose it again on its page."],
       [{ variantId: other.medium, email }, 404, "This item is not sold here. Please choose it again on its page."],
@@ -137,11 +177,22 @@ describeEachDatabase("the product page's stock alert form", (getDatabase) => {
     ];
     for (const [fields, status, message] of cases) {
       // Posted from the page that showed the variant (the one back in stock meanwhile from its own).
-      const response = await post(guest, fields.variantId === tee.small ? tee.smallPage : tee.mediumPage, { intent: "stock-alert", ...fields });
+      const response = await post(guest, fields.variantId === tee.small ? tee.smallPage : tee.mediumPage, {
+        intent: "stock-alert",
+        ...fields,
+      });
       expect(response.status, JSON.stringify(fields).slice(0, 80)).toBe(status);
-      expect(await html(response)).toContain(`<p id="stock-alert-email-error" class="field-error stock-alert__error">${message}</p>`);
+      expect(await html(response)).toContain(
+        `<p id="stock-alert-email-error" class="field-error stock-alert__error">${message}</p>`,
+      );
     }
-    expect(await db().selectFrom("stock_alerts").select("id").where("variant_id", "in", [tee.medium, tee.small, other.medium]).execute()).toEqual([]);
+    expect(
+      await db()
+        .selectFrom("stock_alerts")
+        .select("id")
+        .where("variant_id", "in", [tee.medium, tee.small, other.medium])
+        .execute(),
+    ).toEqual([]);
     expect(await alertsOf(email)).toEqual([]);
   });
 });

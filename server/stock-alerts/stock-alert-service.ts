@@ -22,7 +22,8 @@ export const STOCK_ALERT_LIMITS = {
 const emailField = stockAlertFormSchema.shape.email;
 
 /** Two requests for the same address and variant at once: the second finds the first's row (stock_alerts_once). */
-const keptOnce = (conflict: OnConflictBuilder<Database, "stock_alerts">) => conflict.columns(["variant_id", "email"]).where("notified_at", "is", null).doNothing();
+const keptOnce = (conflict: OnConflictBuilder<Database, "stock_alerts">) =>
+  conflict.columns(["variant_id", "email"]).where("notified_at", "is", null).doNothing();
 
 /** A variant as its alert's e-mails name it: "Classic Tee (M, Black)", and the page that shows that choice. */
 interface AlertedVariant {
@@ -41,7 +42,17 @@ interface AlertedVariant {
  */
 export function createStockAlertService(
   db: DB,
-  { email, preferences, rateLimiter, inventory }: { email: EmailOutbox; preferences: EmailPreferences; rateLimiter: RateLimiter; inventory: Pick<InventoryService, "getLevels"> },
+  {
+    email,
+    preferences,
+    rateLimiter,
+    inventory,
+  }: {
+    email: EmailOutbox;
+    preferences: EmailPreferences;
+    rateLimiter: RateLimiter;
+    inventory: Pick<InventoryService, "getLevels">;
+  },
 ) {
   /** The variant of a product on sale, locked against stock changes until the transaction ends; null if there is none. */
   async function lockVariantOnSale(trx: Writer, variantId: string) {
@@ -61,12 +72,24 @@ export function createStockAlertService(
   }
 
   /** Marks the alerts used and writes their e-mails (none to an address that unsubscribed); answers how many were written. */
-  async function sendAlerts(trx: Writer, variant: AlertedVariant, alerts: readonly { id: string; email: string }[]): Promise<number> {
+  async function sendAlerts(
+    trx: Writer,
+    variant: AlertedVariant,
+    alerts: readonly { id: string; email: string }[],
+  ): Promise<number> {
     let written = 0;
     for (const alert of alerts) {
       if (await preferences.isOptedOut(trx, alert.email, "stock-alerts")) continue;
       const unsubscribeToken = await preferences.issueUnsubscribeToken(trx, alert.email, "stock-alerts");
-      if (await email.enqueueBackInStock(trx, { alertId: alert.id, recipient: alert.email, product: { title: variant.title, path: variant.path }, unsubscribeToken })) written += 1;
+      if (
+        await email.enqueueBackInStock(trx, {
+          alertId: alert.id,
+          recipient: alert.email,
+          product: { title: variant.title, path: variant.path },
+          unsubscribeToken,
+        })
+      )
+        written += 1;
     }
     return written;
   }
@@ -77,7 +100,10 @@ export function createStockAlertService(
     return {
       title: values.length > 0 ? `${row.title} (${values.join(", ")})` : row.title,
       // The default variant of a product without options is the page itself.
-      path: values.length > 0 ? `${productPath(row.slug)}?${VARIANT_PARAM}=${encodeURIComponent(row.id)}` : productPath(row.slug),
+      path:
+        values.length > 0
+          ? `${productPath(row.slug)}?${VARIANT_PARAM}=${encodeURIComponent(row.id)}`
+          : productPath(row.slug),
     };
   }
 
@@ -88,9 +114,24 @@ export function createStockAlertService(
      * Refused: a malformed or too long address, too many alerts (per address and per client address), a variant not
      * on sale, and one that is back in stock already.
      */
-    async subscribe({ variantId, address, user, ip }: { variantId: string; address: string; user: { email: string; isEmailVerified?: boolean } | null; ip: string }): Promise<StockAlertOutcome> {
+    async subscribe({
+      variantId,
+      address,
+      user,
+      ip,
+    }: {
+      variantId: string;
+      address: string;
+      user: { email: string; isEmailVerified?: boolean } | null;
+      ip: string;
+    }): Promise<StockAlertOutcome> {
       const parsed = emailField.safeParse(address);
-      if (!parsed.success) throw new AppError("BAD_REQUEST", parsed.error.issues[0]?.message ?? "Enter a valid e-mail address, like name@example.com.", { details: { field: "email" } });
+      if (!parsed.success)
+        throw new AppError(
+          "BAD_REQUEST",
+          parsed.error.issues[0]?.message ?? "Enter a valid e-mail address, like name@example.com.",
+          { details: { field: "email" } },
+        );
       const recipient = parsed.data;
       const [perEmail, perIp] = await rateLimiter.hitAll([
         { rule: STOCK_ALERT_LIMITS.perEmail, subject: recipient },
@@ -98,11 +139,13 @@ export function createStockAlertService(
       ]);
       const refused = [perEmail, perIp].find((result) => !result!.allowed);
       if (refused) throw tooManyRequests("TOO_MANY_ATTEMPTS", "Too many alerts were asked for.", refused.retryAfterMs);
-      const isConfirmedAtOnce = user !== null && user.isEmailVerified !== false && user.email.toLowerCase() === recipient;
+      const isConfirmedAtOnce =
+        user !== null && user.isEmailVerified !== false && user.email.toLowerCase() === recipient;
       return db.transaction().execute(async (trx) => {
         const variant = await lockVariantOnSale(trx, variantId);
         if (!variant) throw new AppError("NOT_FOUND", NO_SUCH_VARIANT, { details: { field: "form" } });
-        if (await isBackInStock(trx, variantId)) throw new AppError("ALREADY_IN_STOCK", BACK_IN_STOCK_ALREADY, { details: { field: "form" } });
+        if (await isBackInStock(trx, variantId))
+          throw new AppError("ALREADY_IN_STOCK", BACK_IN_STOCK_ALREADY, { details: { field: "form" } });
         const existing = await trx
           .selectFrom("stock_alerts")
           .select(["id", "confirmed_at"])
@@ -113,14 +156,50 @@ export function createStockAlertService(
           .executeTakeFirst();
         if (existing?.confirmed_at) return "subscribed";
         if (isConfirmedAtOnce) {
-          if (existing) await trx.updateTable("stock_alerts").set({ confirmed_at: sql`now()`, confirm_token_hash: null }).where("id", "=", existing.id).execute();
-          else await trx.insertInto("stock_alerts").values({ variant_id: variantId, email: recipient, confirm_token_hash: null, confirmed_at: new Date(), notified_at: null }).onConflict(keptOnce).execute();
+          if (existing)
+            await trx
+              .updateTable("stock_alerts")
+              .set({ confirmed_at: sql`now()`, confirm_token_hash: null })
+              .where("id", "=", existing.id)
+              .execute();
+          else
+            await trx
+              .insertInto("stock_alerts")
+              .values({
+                variant_id: variantId,
+                email: recipient,
+                confirm_token_hash: null,
+                confirmed_at: new Date(),
+                notified_at: null,
+              })
+              .onConflict(keptOnce)
+              .execute();
           return "subscribed";
         }
         const token = newToken();
-        if (existing) await trx.updateTable("stock_alerts").set({ confirm_token_hash: sha256Base64url(token) }).where("id", "=", existing.id).execute();
-        else await trx.insertInto("stock_alerts").values({ variant_id: variantId, email: recipient, confirm_token_hash: sha256Base64url(token), confirmed_at: null, notified_at: null }).onConflict(keptOnce).execute();
-        await email.enqueueStockAlertConfirmation(trx, { recipient, productTitle: alertedVariant(variant).title, token });
+        if (existing)
+          await trx
+            .updateTable("stock_alerts")
+            .set({ confirm_token_hash: sha256Base64url(token) })
+            .where("id", "=", existing.id)
+            .execute();
+        else
+          await trx
+            .insertInto("stock_alerts")
+            .values({
+              variant_id: variantId,
+              email: recipient,
+              confirm_token_hash: sha256Base64url(token),
+              confirmed_at: null,
+              notified_at: null,
+            })
+            .onConflict(keptOnce)
+            .execute();
+        await email.enqueueStockAlertConfirmation(trx, {
+          recipient,
+          productTitle: alertedVariant(variant).title,
+          token,
+        });
         return "check-email";
       });
     },
@@ -132,7 +211,11 @@ export function createStockAlertService(
     async confirm(token: string): Promise<boolean> {
       if (!TOKEN_PATTERN.test(token)) return false;
       const tokenHash = sha256Base64url(token);
-      const found = await db.selectFrom("stock_alerts").select("variant_id").where("confirm_token_hash", "=", tokenHash).executeTakeFirst();
+      const found = await db
+        .selectFrom("stock_alerts")
+        .select("variant_id")
+        .where("confirm_token_hash", "=", tokenHash)
+        .executeTakeFirst();
       if (!found) return false;
       return db.transaction().execute(async (trx) => {
         const variant = await lockVariantOnSale(trx, found.variant_id);
@@ -144,7 +227,11 @@ export function createStockAlertService(
           .executeTakeFirst();
         if (!alert) return false;
         if (variant && alert.notified_at === null && (await isBackInStock(trx, variant.id))) {
-          await trx.updateTable("stock_alerts").set({ notified_at: sql`now()` }).where("id", "=", alert.id).execute();
+          await trx
+            .updateTable("stock_alerts")
+            .set({ notified_at: sql`now()` })
+            .where("id", "=", alert.id)
+            .execute();
           await sendAlerts(trx, alertedVariant(variant), [alert]);
         }
         return true;

@@ -19,20 +19,51 @@ describeEachDatabase("migration 0025-stock-alerts-by-variant", (getDatabase) => 
 
     await up(migrations);
 
-    const rows = await db.selectFrom("stock_alerts").select(["variant_id", "email", "notified_at"]).orderBy("email").execute();
+    const rows = await db
+      .selectFrom("stock_alerts")
+      .select(["variant_id", "email", "notified_at"])
+      .orderBy("email")
+      .execute();
     expect(rows).toEqual([
       { variant_id: ECHO, email: "unconfirmed@example.com", notified_at: null },
       { variant_id: BOOK, email: "used@example.com", notified_at: expect.any(Date) },
       { variant_id: BOOK, email: "waiting@example.com", notified_at: null },
     ]);
     // One waiting alert per address and variant; a used one does not count.
-    await expect(db.insertInto("stock_alerts").values({ variant_id: BOOK, email: "waiting@example.com", confirm_token_hash: null, confirmed_at: null, notified_at: null }).execute()).rejects.toThrow(
-      /unique|duplicate/,
-    );
-    await db.insertInto("stock_alerts").values({ variant_id: BOOK, email: "used@example.com", confirm_token_hash: null, confirmed_at: null, notified_at: null }).execute();
+    await expect(
+      db
+        .insertInto("stock_alerts")
+        .values({
+          variant_id: BOOK,
+          email: "waiting@example.com",
+          confirm_token_hash: null,
+          confirmed_at: null,
+          notified_at: null,
+        })
+        .execute(),
+    ).rejects.toThrow(/unique|duplicate/);
+    await db
+      .insertInto("stock_alerts")
+      .values({
+        variant_id: BOOK,
+        email: "used@example.com",
+        confirm_token_hash: null,
+        confirmed_at: null,
+        notified_at: null,
+      })
+      .execute();
     // An alert goes with its variant.
-    await expect(db.insertInto("stock_alerts").values({ variant_id: "no-such-variant", email: "x@example.com", confirm_token_hash: null, confirmed_at: null, notified_at: null }).execute()).rejects.toThrow(
-      /foreign key/,
-    );
+    await expect(
+      db
+        .insertInto("stock_alerts")
+        .values({
+          variant_id: "no-such-variant",
+          email: "x@example.com",
+          confirm_token_hash: null,
+          confirmed_at: null,
+          notified_at: null,
+        })
+        .execute(),
+    ).rejects.toThrow(/foreign key/);
   });
 });

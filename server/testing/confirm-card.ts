@@ -18,5 +18,8 @@ export async function confirmCard(origin: string, clientSecret: string, publisha
       "payment_method_data[billing_details][address][postal_code]": "90001",
     }),
   });
-  return { status: response.status, body: (await response.json()) as { id?: string; status?: string; error?: { code?: string; message?: string } } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { id?: string; status?: string; error?: { code?: string; message?: string } },
+  };
 }

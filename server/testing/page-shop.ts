@@ -12,9 +12,15 @@ import { createTestShop } from "./test-app";
  * other keys and another class. Closing stops Vite; the database belongs to the test.
  */
 export async function createPageShop(database: DatabaseHandle, options: Partial<ShopOptions> = {}) {
-  const vite = await createServer({ server: { middlewareMode: true, hmr: false, ws: false }, appType: "custom", logLevel: "error" });
+  const vite = await createServer({
+    server: { middlewareMode: true, hmr: false, ws: false },
+    appType: "custom",
+    logLevel: "error",
+  });
   try {
-    const inViteGraph = (await vite.ssrLoadModule("/server/testing/page-shop.ts")) as { assemblePageShop: typeof assemblePageShop };
+    const inViteGraph = (await vite.ssrLoadModule("/server/testing/page-shop.ts")) as {
+      assemblePageShop: typeof assemblePageShop;
+    };
     const shop = await inViteGraph.assemblePageShop(database, options);
     return { ...shop, close: () => vite.close() };
   } catch (error) {

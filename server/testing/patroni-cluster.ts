@@ -1,6 +1,13 @@
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { chownTree, startService, stopService, waitForPort, writeServiceFile, type ServiceProcess } from "./system-services";
+import {
+  chownTree,
+  startService,
+  stopService,
+  waitForPort,
+  writeServiceFile,
+  type ServiceProcess,
+} from "./system-services";
 
 /**
  * Two PostgreSQL 15 nodes under Patroni with one etcd, and HAProxy sending connections to the primary: the shipped
@@ -25,7 +32,8 @@ function replaceAll(text: string, replacements: [RegExp | string, string][], fil
   let result = text;
   for (const [pattern, replacement] of replacements) {
     const next = result.replace(pattern, replacement);
-    if (next === result) throw new Error(`deploy/patroni/${file} no longer has the expected shape (${String(pattern)})`);
+    if (next === result)
+      throw new Error(`deploy/patroni/${file} no longer has the expected shape (${String(pattern)})`);
     result = next;
   }
   return result;
@@ -58,7 +66,10 @@ function patroniConfig(directory: string, ports: ClusterPorts, node: 0 | 1): str
       [/^ {2}listen: 0\.0\.0\.0:8008$/m, `  listen: 127.0.0.1:${ports.rest[node]}`],
       [/^ {2}connect_address: 10\.0\.0\.11:8008.*$/m, `  connect_address: 127.0.0.1:${ports.rest[node]}`],
       [/^ {2}hosts: 10\.0\.0\.10:2379$/m, `  hosts: 127.0.0.1:${ports.etcdClient}`],
-      [/^ {2}pg_hba:\n( {4}- .*\n)+/m, "  pg_hba:\n    - host replication all 127.0.0.1/32 trust\n    - host all all 127.0.0.1/32 trust\n    - local all all trust\n"],
+      [
+        /^ {2}pg_hba:\n( {4}- .*\n)+/m,
+        "  pg_hba:\n    - host replication all 127.0.0.1/32 trust\n    - host all all 127.0.0.1/32 trust\n    - local all all trust\n",
+      ],
       [/^ {2}listen: 0\.0\.0\.0:5432$/m, `  listen: 127.0.0.1:${ports.postgres[node]}`],
       [/^ {2}connect_address: 10\.0\.0\.11:5432.*$/m, `  connect_address: 127.0.0.1:${ports.postgres[node]}`],
       [/^ {2}data_dir: .*$/m, `  data_dir: ${directory}/pg${node + 1}/data`],
@@ -90,7 +101,10 @@ export interface ClusterMember {
 }
 
 export async function startPatroniCluster(directory: string, ports: ClusterPorts) {
-  const etcd = startService("etcd", [], { env: { PATH: process.env.PATH, ...etcdEnvironment(directory, ports) }, cwd: directory });
+  const etcd = startService("etcd", [], {
+    env: { PATH: process.env.PATH, ...etcdEnvironment(directory, ports) },
+    cwd: directory,
+  });
   await waitForPort(ports.etcdClient, 20_000).catch((error: unknown) => {
     throw new Error(`etcd did not start:\n${etcd.log()}`, { cause: error });
   });
@@ -100,7 +114,10 @@ export async function startPatroniCluster(directory: string, ports: ClusterPorts
     chownTree(path.join(directory, `pg${node + 1}`));
     const configFile = path.join(directory, `pg${node + 1}.yml`);
     writeServiceFile(configFile, patroniConfig(directory, ports, node));
-    nodes[node] = startService("patroni", [configFile], { env: { PATH: process.env.PATH, LANG: "C.UTF-8", LC_ALL: "C.UTF-8" }, cwd: directory });
+    nodes[node] = startService("patroni", [configFile], {
+      env: { PATH: process.env.PATH, LANG: "C.UTF-8", LC_ALL: "C.UTF-8" },
+      cwd: directory,
+    });
   };
   startNode(0);
   startNode(1);
@@ -110,7 +127,9 @@ export async function startPatroniCluster(directory: string, ports: ClusterPorts
 
   const members = async (): Promise<ClusterMember[]> => {
     for (const rest of ports.rest) {
-      const response = await fetch(`http://127.0.0.1:${rest}/cluster`, { signal: AbortSignal.timeout(1_000) }).catch(() => null);
+      const response = await fetch(`http://127.0.0.1:${rest}/cluster`, { signal: AbortSignal.timeout(1_000) }).catch(
+        () => null,
+      );
       if (response?.ok) return ((await response.json()) as { members: ClusterMember[] }).members;
     }
     return [];
@@ -124,7 +143,9 @@ export async function startPatroniCluster(directory: string, ports: ClusterPorts
     /** The node Patroni's REST API answers 200 for on GET /primary, if any. */
     async primary(): Promise<0 | 1 | null> {
       for (const node of [0, 1] as const) {
-        const response = await fetch(`http://127.0.0.1:${ports.rest[node]}/primary`, { signal: AbortSignal.timeout(1_000) }).catch(() => null);
+        const response = await fetch(`http://127.0.0.1:${ports.rest[node]}/primary`, {
+          signal: AbortSignal.timeout(1_000),
+        }).catch(() => null);
         if (response?.status === 200) return node;
       }
       return null;
@@ -132,7 +153,10 @@ export async function startPatroniCluster(directory: string, ports: ClusterPorts
     /** A leader and a streaming synchronous standby: a commit acknowledged from now on is on both nodes. */
     async isReplicatingSynchronously(): Promise<boolean> {
       const now = await members();
-      return now.some((member) => member.role === "leader" && member.state === "running") && now.some((member) => member.role === "sync_standby" && ["running", "streaming"].includes(member.state));
+      return (
+        now.some((member) => member.role === "leader" && member.state === "running") &&
+        now.some((member) => member.role === "sync_standby" && ["running", "streaming"].includes(member.state))
+      );
     },
     /**
      * The node as a machine failure takes it: Patroni, the postmaster and every backend at once, with SIGKILL.
@@ -159,7 +183,9 @@ export async function startPatroniCluster(directory: string, ports: ClusterPorts
       for (const node of [0, 1]) {
         // A postmaster left behind by a killed Patroni (not in this story's kill, which takes both) would keep its port.
         try {
-          const pid = Number(readFileSync(path.join(directory, `pg${node + 1}`, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+          const pid = Number(
+            readFileSync(path.join(directory, `pg${node + 1}`, "data", "postmaster.pid"), "utf8").split("\n")[0],
+          );
           if (pid > 0 && isAlive(pid)) process.kill(pid, "SIGKILL");
         } catch {
           // No data directory, or no postmaster.

@@ -75,7 +75,13 @@ export function createShopper({ origin, log, tolerated = () => false, timeoutMs 
     return result ?? (await callOnce(what, input, init, expected, false))!;
   }
 
-  async function callOnce(what: string, input: string, init: RequestInit, expected: number[], mayRetry: boolean): Promise<CallResult | null> {
+  async function callOnce(
+    what: string,
+    input: string,
+    init: RequestInit,
+    expected: number[],
+    mayRetry: boolean,
+  ): Promise<CallResult | null> {
     const started = performance.now();
     const at = Date.now();
     try {
@@ -92,11 +98,17 @@ export function createShopper({ origin, log, tolerated = () => false, timeoutMs 
       log.statuses.set(status, (log.statuses.get(status) ?? 0) + 1);
       log.calls.push({ at, status, milliseconds, what, retryAfter: response.headers.get("retry-after") });
       const ok = expected.includes(response.status);
-      if (!ok && !tolerated(response.status, response)) log.failures.push(`${what}: HTTP ${response.status} ${text.slice(0, 200)}`);
+      if (!ok && !tolerated(response.status, response))
+        log.failures.push(`${what}: HTTP ${response.status} ${text.slice(0, 200)}`);
       return { response, text, ok, unanswered: false, milliseconds };
     } catch (error) {
       const milliseconds = performance.now() - started;
-      const closed = error instanceof Error && error.cause instanceof Error && /other side closed|ECONNRESET|socket hang up/.test(`${error.cause.message} ${(error.cause as { code?: string }).code}`);
+      const closed =
+        error instanceof Error &&
+        error.cause instanceof Error &&
+        /other side closed|ECONNRESET|socket hang up/.test(
+          `${error.cause.message} ${(error.cause as { code?: string }).code}`,
+        );
       if (mayRetry && closed) {
         log.clientRetries += 1;
         return null;
@@ -104,7 +116,9 @@ export function createShopper({ origin, log, tolerated = () => false, timeoutMs 
       log.statuses.set("none", (log.statuses.get("none") ?? 0) + 1);
       log.calls.push({ at, status: "none", milliseconds, what, retryAfter: null });
       const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
-      log.failures.push(`${what}: ${error instanceof Error ? `${error.name} ${error.message}` : String(error)}${cause} at ${new Date(at).toISOString()} after ${Math.round(milliseconds)} ms`);
+      log.failures.push(
+        `${what}: ${error instanceof Error ? `${error.name} ${error.message}` : String(error)}${cause} at ${new Date(at).toISOString()} after ${Math.round(milliseconds)} ms`,
+      );
       return { text: "", ok: false, unanswered: true, milliseconds };
     }
   }
@@ -114,28 +128,73 @@ export function createShopper({ origin, log, tolerated = () => false, timeoutMs 
     page: (path: string) => call(`GET ${path}`, path, { headers: { accept: "text/html" } }, [200]),
     basket: async () => {
       const result = await call("GET /basket", "/basket", { headers: { accept: "application/json" } }, [200]);
-      return result.ok ? (JSON.parse(result.text) as { basket: { items: { product: { id: string }; quantity: number }[]; subtotalCents: number } }).basket : null;
+      return result.ok
+        ? (
+            JSON.parse(result.text) as {
+              basket: { items: { product: { id: string }; quantity: number }[]; subtotalCents: number };
+            }
+          ).basket
+        : null;
     },
-    add: (productId: string) => call("POST /basket/add", "/basket/add", { method: "POST", headers: json, body: JSON.stringify({ productId }) }, [201]),
+    add: (productId: string) =>
+      call(
+        "POST /basket/add",
+        "/basket/add",
+        { method: "POST", headers: json, body: JSON.stringify({ productId }) },
+        [201],
+      ),
     setQuantity: (productId: string, quantity: number) =>
-      call("POST /basket/quantity", "/basket/quantity", { method: "POST", headers: json, body: JSON.stringify({ productId, quantity }) }, [200]),
-    remove: (productId: string) => call("POST /basket/remove", "/basket/remove", { method: "POST", headers: json, body: JSON.stringify({ productId }) }, [200]),
+      call(
+        "POST /basket/quantity",
+        "/basket/quantity",
+        { method: "POST", headers: json, body: JSON.stringify({ productId, quantity }) },
+        [200],
+      ),
+    remove: (productId: string) =>
+      call(
+        "POST /basket/remove",
+        "/basket/remove",
+        { method: "POST", headers: json, body: JSON.stringify({ productId }) },
+        [200],
+      ),
     /** "Create your account" or "Sign In" on /login: signed in when it redirects. */
     signIn: (intent: "register" | "sign-in", email: string, password: string) =>
-      call(`POST /login (${intent})`, "/login", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ intent, email, password }).toString() }, [302]),
+      call(
+        `POST /login (${intent})`,
+        "/login",
+        {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ intent, email, password }).toString(),
+        },
+        [302],
+      ),
     signOut: () => call("POST /logout", "/logout", { method: "POST", headers: json, body: "{}" }, [200]),
     /**
      * The whole checkout of the basket as it is: delivery address, a payment intent for its total, the card confirmed
      * at the processor, the order recorded. Returns the intent's id once the processor said it succeeded (paid, whether
      * or not the shop then answered), else null.
      */
-    async pay(publishableKey: string, options: { processor?: () => string; keepRecordingForMs?: number } = {}): Promise<{ intentId: string | null; recorded: boolean }> {
+    async pay(
+      publishableKey: string,
+      options: { processor?: () => string; keepRecordingForMs?: number } = {},
+    ): Promise<{ intentId: string | null; recorded: boolean }> {
       const basket = await call("GET /basket", "/basket", { headers: { accept: "application/json" } }, [200]);
       if (!basket.ok) return { intentId: null, recorded: false };
       const subtotal = (JSON.parse(basket.text) as { basket: { subtotalCents: number } }).basket.subtotalCents;
-      const address = await call("POST /checkout/address", "/checkout/address", { method: "POST", headers: json, body: JSON.stringify(TEST_DELIVERY_ADDRESS) }, [200]);
+      const address = await call(
+        "POST /checkout/address",
+        "/checkout/address",
+        { method: "POST", headers: json, body: JSON.stringify(TEST_DELIVERY_ADDRESS) },
+        [200],
+      );
       if (!address.ok) return { intentId: null, recorded: false };
-      const created = await call("POST /payments/create", `/payments/create?total=${subtotal}`, { method: "POST", headers: { accept: "application/json" } }, [201]);
+      const created = await call(
+        "POST /payments/create",
+        `/payments/create?total=${subtotal}`,
+        { method: "POST", headers: { accept: "application/json" } },
+        [201],
+      );
       if (!created.ok) return { intentId: null, recorded: false };
       const clientSecret = (JSON.parse(created.text) as { clientSecret: string }).clientSecret;
       const intentId = clientSecret.split("_secret_")[0]!;
@@ -146,7 +205,12 @@ export function createShopper({ origin, log, tolerated = () => false, timeoutMs 
       // Paid: the shopper's page records the order, and asks again after a "try again" (503) for as long as allowed.
       const deadline = performance.now() + (options.keepRecordingForMs ?? 0);
       for (;;) {
-        const recorded = await call("POST /orders/record", "/orders/record", { method: "POST", headers: json, body: JSON.stringify({ paymentIntentId: intentId }) }, [201]);
+        const recorded = await call(
+          "POST /orders/record",
+          "/orders/record",
+          { method: "POST", headers: json, body: JSON.stringify({ paymentIntentId: intentId }) },
+          [201],
+        );
         if (recorded.ok) return { intentId, recorded: true };
         // 503: the database is away; 502: the processor did not answer in time (a machine under load). Both say
         // "nothing was changed; please try again", and the page does.
@@ -159,7 +223,13 @@ export function createShopper({ origin, log, tolerated = () => false, timeoutMs 
 }
 
 /** The card confirmed at the processor with the publishable key, as Stripe.js does from the payment page. */
-async function confirmAtProcessor(processorBase: string, publishableKey: string, intentId: string, clientSecret: string, log: TrafficLog): Promise<boolean> {
+async function confirmAtProcessor(
+  processorBase: string,
+  publishableKey: string,
+  intentId: string,
+  clientSecret: string,
+  log: TrafficLog,
+): Promise<boolean> {
   try {
     const response = await fetch(`${processorBase}/v1/payment_intents/${intentId}/confirm`, {
       method: "POST",
@@ -184,7 +254,11 @@ async function confirmAtProcessor(processorBase: string, publishableKey: string,
  * basket's /payment sends the shopper back to the basket).
  */
 export async function publishableKeyOf(origin: string): Promise<string> {
-  const added = await fetch(`${origin}/basket/add`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ productId: "23445930" }) });
+  const added = await fetch(`${origin}/basket/add`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ productId: "23445930" }),
+  });
   const cookie = (added.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
   const html = await (await fetch(`${origin}/payment`, { headers: { accept: "text/html", cookie } })).text();
   const key = /pk_test_[A-Za-z0-9]+/.exec(html)?.[0];

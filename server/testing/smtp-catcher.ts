@@ -43,7 +43,9 @@ export async function startSmtpCatcher() {
         stream.on("data", (chunk: Buffer) => chunks.push(chunk));
         stream.on("end", () => {
           const raw = Buffer.concat(chunks).toString("latin1");
-          const unescaped = raw.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+          const unescaped = raw
+            .replace(/=\r?\n/g, "")
+            .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
           const body = Buffer.from(unescaped, "latin1").toString("utf8");
           const header = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, "im").exec(raw)?.[1]?.trim() ?? "";
           received.push({
@@ -52,7 +54,11 @@ export async function startSmtpCatcher() {
             subject: header("Subject"),
             body,
             links: [...new Set(body.match(/https?:\/\/[^\s"<>)]+/g) ?? [])],
-            header: (name: string) => new RegExp(`^${name}:\\s*(.*(?:\\r?\\n[ \\t].*)*)`, "im").exec(raw.split(/\r?\n\r?\n/)[0] ?? "")?.[1]?.replace(/\r?\n[ \t]+/g, " ").trim() ?? "",
+            header: (name: string) =>
+              new RegExp(`^${name}:\\s*(.*(?:\\r?\\n[ \\t].*)*)`, "im")
+                .exec(raw.split(/\r?\n\r?\n/)[0] ?? "")?.[1]
+                ?.replace(/\r?\n[ \t]+/g, " ")
+                .trim() ?? "",
           });
           callback(null, "Queued");
         });

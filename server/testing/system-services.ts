@@ -11,7 +11,8 @@ import path from "node:path";
  * whether every command is there afterwards; a story without them is skipped and says why.
  */
 export function ensureDebianPackages(commands: Record<string, string>): boolean {
-  const isMissing = (command: string) => !existsSync(command) && spawnSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" }).status !== 0;
+  const isMissing = (command: string) =>
+    !existsSync(command) && spawnSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" }).status !== 0;
   const missing = Object.entries(commands).filter(([command]) => isMissing(command));
   if (missing.length === 0) return true;
   if (process.getuid?.() !== 0) {
@@ -22,7 +23,8 @@ export function ensureDebianPackages(commands: Record<string, string>): boolean 
   console.info(`installing Debian's ${packages.join(", ")}...`);
   // No service starts from a package's install script here (policy-rc.d or no init): the story starts its own.
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const install = () => spawnSync("apt-get", ["install", "-y", "-qq", ...packages], { stdio: "ignore", env }).status === 0;
+  const install = () =>
+    spawnSync("apt-get", ["install", "-y", "-qq", ...packages], { stdio: "ignore", env }).status === 0;
   if (!install()) {
     spawnSync("apt-get", ["update", "-qq"], { stdio: "ignore", env });
     install();
@@ -115,11 +117,20 @@ export async function waitForPort(port: number, timeoutMs = 30_000): Promise<voi
  * PgBouncer with the shipped deploy/pgbouncer.ini, its [databases] line, port and files replaced: `database` as the
  * shop names it, reaching `target` (host:port/dbname); trust between the story and PgBouncer, as on the test server.
  */
-export async function startPgBouncer(options: { port: number; database: string; target: { host: string; port: number; dbname: string }; users: string[]; poolSize: number }) {
+export async function startPgBouncer(options: {
+  port: number;
+  database: string;
+  target: { host: string; port: number; dbname: string };
+  users: string[];
+  poolSize: number;
+}) {
   const shipped = readFileSync(path.join(import.meta.dirname, "../../deploy/pgbouncer.ini"), "utf8");
   const directory = serviceDirectory("storefront-pgbouncer-");
   const replacements: [RegExp, string][] = [
-    [/^storefront = .*$/m, `${options.database} = host=${options.target.host} port=${options.target.port} dbname=${options.target.dbname}`],
+    [
+      /^storefront = .*$/m,
+      `${options.database} = host=${options.target.host} port=${options.target.port} dbname=${options.target.dbname}`,
+    ],
     [/^listen_port = .*$/m, `listen_port = ${options.port}`],
     [/^default_pool_size = .*$/m, `default_pool_size = ${options.poolSize}`],
     [/^auth_type = .*$/m, "auth_type = trust"],
@@ -137,7 +148,15 @@ export async function startPgBouncer(options: { port: number; database: string; 
   writeServiceFile(path.join(directory, "pgbouncer.ini"), config);
   const service = startService("pgbouncer", [path.join(directory, "pgbouncer.ini")], { cwd: directory });
   await waitForPort(options.port, 15_000).catch((error: unknown) => {
-    throw new Error(`PgBouncer did not start: ${service.log()}\n${existsSync(`${directory}/pgbouncer.log`) ? readFileSync(`${directory}/pgbouncer.log`, "utf8") : ""}`, { cause: error });
+    throw new Error(
+      `PgBouncer did not start: ${service.log()}\n${existsSync(`${directory}/pgbouncer.log`) ? readFileSync(`${directory}/pgbouncer.log`, "utf8") : ""}`,
+      { cause: error },
+    );
   });
-  return { ...service, directory, log: () => (existsSync(`${directory}/pgbouncer.log`) ? readFileSync(`${directory}/pgbouncer.log`, "utf8") : service.log()) };
+  return {
+    ...service,
+    directory,
+    log: () =>
+      existsSync(`${directory}/pgbouncer.log`) ? readFileSync(`${directory}/pgbouncer.log`, "utf8") : service.log(),
+  };
 }

@@ -8,20 +8,32 @@ import { createShop, type ShopOptions } from "#server/shop";
  * the Stripe SDK needs to reach the processor).
  */
 export function createTestShop(database: DatabaseHandle, options: Partial<ShopOptions> = {}) {
-  return createShop({ database, logger: createLogger("silent"), authAttemptsPerIp: 50,
+  return createShop({
+    database,
+    logger: createLogger("silent"),
+    authAttemptsPerIp: 50,
     // Requests in process name the shop "shop.test" (createBrowser); ALLOWED_HOSTS lets that Host be answered.
     allowedHosts: ["shop.test"],
     newSessionsPerIp: 100_000,
     // Tests make hundreds of payment calls from one address and session; the limits' own tests set them low.
-    paymentLimits: { createsPerSession: 100_000, createsPerIp: 100_000, recordsPerSession: 100_000, recordsPerIp: 100_000 },
-    ...options });
+    paymentLimits: {
+      createsPerSession: 100_000,
+      createsPerIp: 100_000,
+      recordsPerSession: 100_000,
+      recordsPerIp: 100_000,
+    },
+    ...options,
+  });
 }
 
 /**
  * A browser's worth of state for in-process requests: it keeps the session cookie the server sets and
  * sends the headers a same-origin browser would.
  */
-export function createBrowser(app: { request: (url: string, init?: RequestInit) => Response | Promise<Response> }, initialCookie?: string) {
+export function createBrowser(
+  app: { request: (url: string, init?: RequestInit) => Response | Promise<Response> },
+  initialCookie?: string,
+) {
   let cookie: string | undefined = initialCookie;
   async function send(path: string, init: RequestInit = {}) {
     const headers = new Headers(init.headers);
@@ -38,22 +50,37 @@ export function createBrowser(app: { request: (url: string, init?: RequestInit) 
     },
     get: (path: string) => send(path),
     postJson: (path: string, body: unknown, headers: Record<string, string> = {}) =>
-      send(path, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json", ...headers } }),
+      send(path, {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: { "content-type": "application/json", ...headers },
+      }),
     postForm: (path: string, fields: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}) =>
-      send(path, { method: "POST", body: new URLSearchParams(fields), headers: { "content-type": "application/x-www-form-urlencoded", ...headers } }),
+      send(path, {
+        method: "POST",
+        body: new URLSearchParams(fields),
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+      }),
     send,
   };
 }
 
 /** The same as createBrowser, over real HTTP to a listening shop (the processor is reached over HTTP too). */
 export function createHttpBrowser(origin: string, initialCookie?: string) {
-  return createBrowser({
-    request: (url, init) => {
-      const headers = new Headers(init?.headers);
-      headers.delete("host");
-      return fetch(new URL(new URL(url).pathname + new URL(url).search, origin), { ...init, headers, redirect: "manual" });
+  return createBrowser(
+    {
+      request: (url, init) => {
+        const headers = new Headers(init?.headers);
+        headers.delete("host");
+        return fetch(new URL(new URL(url).pathname + new URL(url).search, origin), {
+          ...init,
+          headers,
+          redirect: "manual",
+        });
+      },
     },
-  }, initialCookie);
+    initialCookie,
+  );
 }
 
 export { confirmCard } from "./confirm-card";
@@ -70,8 +97,12 @@ export const TEST_DELIVERY_ADDRESS = {
 } as const;
 
 /** Gives the browser's basket a delivery address, as a shopper does before paying (an account's needs no e-mail). */
-export async function addDeliveryAddress(browser: { postJson: (path: string, body: unknown) => Promise<Response> }, { isSignedIn = false } = {}): Promise<void> {
+export async function addDeliveryAddress(
+  browser: { postJson: (path: string, body: unknown) => Promise<Response> },
+  { isSignedIn = false } = {},
+): Promise<void> {
   const { email, ...address } = TEST_DELIVERY_ADDRESS;
   const response = await browser.postJson("/checkout/address", isSignedIn ? address : { ...address, email });
-  if (response.status !== 200) throw new Error(`POST /checkout/address answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 200)
+    throw new Error(`POST /checkout/address answered ${response.status}: ${await response.text()}`);
 }

@@ -13,7 +13,9 @@ export function openBarePglite(): DatabaseHandle {
 }
 
 /** The databases every integration test runs against: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
-export const testDatabaseKinds: DatabaseHandle["kind"][] = process.env.TEST_DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
+export const testDatabaseKinds: DatabaseHandle["kind"][] = process.env.TEST_DATABASE_URL
+  ? ["pglite", "postgres"]
+  : ["pglite"];
 
 /**
  * A new PostgreSQL schema name for this test run. The run's schemas are dropped together when it ends
@@ -93,7 +95,9 @@ export async function expectEveryOrderToMatchItsLines(handle: DatabaseHandle): P
       from orders
     ) as totals
     where amount_cents <> lines_cents - coalesce((pricing->>'discountCents')::int, 0) + coalesce((pricing->>'shippingCents')::int, 0) + coalesce((pricing->>'taxCents')::int, 0)
-      or (pricing is not null and ((pricing->>'itemsCents')::int <> lines_cents or (pricing->>'totalCents')::int <> amount_cents))`.execute(handle.db);
+      or (pricing is not null and ((pricing->>'itemsCents')::int <> lines_cents or (pricing->>'totalCents')::int <> amount_cents))`.execute(
+    handle.db,
+  );
   if (rows.length > 0) {
     const listed = rows.slice(0, 5).map((row) => `${row.id}: total ${row.amount_cents}, lines ${row.lines_cents}`);
     throw new Error(`${rows.length} order(s) whose total is not the sum of their lines: ${listed.join("; ")}`);

@@ -14,7 +14,10 @@ export async function startTwoInstances(label: string, options: Partial<ShopOpti
   const schema = testSchemaName(label);
   const admin = openDatabase({ kind: "postgres", url });
   await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-  const databases: DatabaseHandle[] = [openDatabase({ kind: "postgres", url, schema }), openDatabase({ kind: "postgres", url, schema })];
+  const databases: DatabaseHandle[] = [
+    openDatabase({ kind: "postgres", url, schema }),
+    openDatabase({ kind: "postgres", url, schema }),
+  ];
   // One after the other: the first migrates and seeds, the second finds it done.
   const shops: Awaited<ReturnType<typeof createTestShop>>[] = [];
   for (const database of databases) shops.push(await createTestShop(database, options));
@@ -35,6 +38,8 @@ export async function startTwoInstances(label: string, options: Partial<ShopOpti
 
 /** Intents the built-in processor has made: its own table, in the same database (read here, never by the shop). */
 export async function countProcessorIntents(db: DB): Promise<number> {
-  const { rows } = await sql<{ count: number }>`select count(*)::int as count from processor_payment_intents`.execute(db);
+  const { rows } = await sql<{ count: number }>`select count(*)::int as count from processor_payment_intents`.execute(
+    db,
+  );
   return rows[0]?.count ?? 0;
 }

@@ -21,7 +21,12 @@ test.describe("the account's e-mails", () => {
     test.setTimeout(120_000);
     catcher = await startSmtpCatcher();
     shop = await startShopProcess(
-      { DATA_DIR: mkdtempSync(join(tmpdir(), "storefront-email-")), SMTP_URL: catcher.url, MAIL_FROM: "Storefront <orders@shop.test>", LOG_LEVEL: "warn" },
+      {
+        DATA_DIR: mkdtempSync(join(tmpdir(), "storefront-email-")),
+        SMTP_URL: catcher.url,
+        MAIL_FROM: "Storefront <orders@shop.test>",
+        LOG_LEVEL: "warn",
+      },
       await freePort(),
     );
   });
@@ -31,11 +36,28 @@ test.describe("the account's e-mails", () => {
   });
 
   const linkTo = async (email: string, path: string, after = 0) => {
-    await expect.poll(() => catcher.to(email).slice(after).flatMap((message) => message.links).filter((link) => new URL(link).pathname === path).length).toBeGreaterThan(0);
-    return catcher.to(email).slice(after).flatMap((message) => message.links).findLast((link) => new URL(link).pathname === path) ?? "";
+    await expect
+      .poll(
+        () =>
+          catcher
+            .to(email)
+            .slice(after)
+            .flatMap((message) => message.links)
+            .filter((link) => new URL(link).pathname === path).length,
+      )
+      .toBeGreaterThan(0);
+    return (
+      catcher
+        .to(email)
+        .slice(after)
+        .flatMap((message) => message.links)
+        .findLast((link) => new URL(link).pathname === path) ?? ""
+    );
   };
 
-  test("a shopper confirms the e-mail, resets a forgotten password from the link, and deletes the account", async ({ page }) => {
+  test("a shopper confirms the e-mail, resets a forgotten password from the link, and deletes the account", async ({
+    page,
+  }) => {
     const email = `story.${Date.now()}.${process.pid}@example.com`;
     await page.goto(`${shop.origin}/login`);
     await page.getByLabel("E-mail").fill(email);
@@ -51,7 +73,10 @@ test.describe("the account's e-mails", () => {
     await expect(page.getByText("Please confirm your e-mail")).toHaveCount(0);
 
     // Signed out, the password forgotten.
-    await page.getByRole("banner").getByRole("button", { name: /Sign Out/ }).click();
+    await page
+      .getByRole("banner")
+      .getByRole("button", { name: /Sign Out/ })
+      .click();
     await page.goto(`${shop.origin}/login`);
     await page.getByRole("link", { name: "Forgot your password?" }).click();
     // The sign-in page has an "E-mail" field too: fill the one on the page the link opened.
@@ -83,7 +108,9 @@ test.describe("the account's e-mails", () => {
     await page.getByLabel("Your password, to confirm").fill(NEW_PASSWORD);
     await page.getByRole("button", { name: "Delete my account" }).click();
     await expect(page.getByText("Your account has been deleted.")).toBeVisible();
-    await expect.poll(() => catcher.to(email).map((message) => message.subject)).toContain("Your Storefront account was deleted");
+    await expect
+      .poll(() => catcher.to(email).map((message) => message.subject))
+      .toContain("Your Storefront account was deleted");
   });
 
   test("the account page fits a 375 px phone without sideways scrolling", async ({ page }) => {

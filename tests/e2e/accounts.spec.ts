@@ -31,11 +31,15 @@ test("a shopper registers, sees the greeting, signs out and signs in again", asy
   await page.goto("/checkout");
   await expect(page.getByText(`Hello, ${email}`)).toBeVisible();
 
-  await header(page).getByRole("button", { name: /Sign Out/ }).click();
+  await header(page)
+    .getByRole("button", { name: /Sign Out/ })
+    .click();
   await expect(page).toHaveURL("/checkout");
 
   // Signing in from the header comes back to the page it was asked from.
-  await header(page).getByRole("link", { name: /Hello Guest\s*Sign In/ }).click();
+  await header(page)
+    .getByRole("link", { name: /Hello Guest\s*Sign In/ })
+    .click();
   await expect(page).toHaveURL("/login?returnTo=%2Fcheckout");
   await page.getByLabel("E-mail").fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
@@ -48,7 +52,9 @@ test("each failure shows its message in an alert and stays on /login with the e-
   const email = uniqueEmail("fail");
   await submitLogin(page, email, PASSWORD, "Create your account");
   await expect(page).toHaveURL("/");
-  await header(page).getByRole("button", { name: /Sign Out/ }).click();
+  await header(page)
+    .getByRole("button", { name: /Sign Out/ })
+    .click();
   await expect(header(page).getByText("Hello Guest")).toBeVisible();
 
   const cases: [string, string, "Sign In" | "Create your account", string][] = [
@@ -74,7 +80,10 @@ test("the guest basket merges into the account's basket at sign-in", async ({ br
   const firstPage = await first.newPage();
   await submitLogin(firstPage, email, PASSWORD, "Create your account");
   await expect(firstPage).toHaveURL("/");
-  await firstPage.getByRole("article", { name: /The Lean Startup/ }).getByRole("button", { name: "Add to Basket" }).click();
+  await firstPage
+    .getByRole("article", { name: /The Lean Startup/ })
+    .getByRole("button", { name: "Add to Basket" })
+    .click();
   await expect(basketLink(firstPage)).toHaveAccessibleName("Basket, 1 item");
   await expect(basketLink(firstPage)).toHaveAttribute("aria-busy", "false");
   await first.close();
@@ -94,7 +103,9 @@ test("the guest basket merges into the account's basket at sign-in", async ({ br
   await expect(basketLink(page)).toHaveAccessibleName("Basket, 3 items");
 
   // Sign out: the account keeps its basket, the browser starts an empty guest basket.
-  await header(page).getByRole("button", { name: /Sign Out/ }).click();
+  await header(page)
+    .getByRole("button", { name: /Sign Out/ })
+    .click();
   await expect(basketLink(page)).toHaveAccessibleName("Basket, 0 items");
   await submitLogin(page, email, PASSWORD, "Sign In");
   await expect(basketLink(page)).toHaveAccessibleName("Basket, 3 items");
@@ -109,7 +120,9 @@ test.describe("without JavaScript", () => {
     await submitLogin(page, email, PASSWORD, "Create your account");
     await expect(page).toHaveURL("/");
     await expect(header(page).getByText(`Hello ${email}`)).toBeVisible();
-    await header(page).getByRole("button", { name: /Sign Out/ }).click();
+    await header(page)
+      .getByRole("button", { name: /Sign Out/ })
+      .click();
     await expect(page).toHaveURL("/");
     await expect(header(page).getByText("Hello Guest")).toBeVisible();
     await submitLogin(page, email, "wrong password!", "Sign In");
@@ -160,7 +173,8 @@ test.describe("sessions over HTTP", () => {
 
   test("a sign-in refused for too many attempts says when to try again, in Retry-After too", async ({ request }) => {
     const email = uniqueEmail("retry");
-    const attempt = () => request.post("/login", { form: { intent: "sign-in", email, password: "wrong password!" }, maxRedirects: 0 });
+    const attempt = () =>
+      request.post("/login", { form: { intent: "sign-in", email, password: "wrong password!" }, maxRedirects: 0 });
     for (let i = 0; i < 10; i++) expect((await attempt()).status()).toBe(401);
     const refused = await attempt();
     expect(refused.status()).toBe(429);
@@ -173,7 +187,15 @@ test.describe("sessions over HTTP", () => {
     const api = await playwright.request.newContext({ baseURL, maxRedirects: 0 });
     await api.post("/login", { form: { intent: "register", email: uniqueEmail("cache"), password: PASSWORD } });
     expect((await api.post("/basket/add", { data: { productId: "12321341" } })).status()).toBe(201);
-    for (const path of ["/checkout", "/payment", "/orders", "/login", "/checkout.data", "/payment.data", "/orders.data"]) {
+    for (const path of [
+      "/checkout",
+      "/payment",
+      "/orders",
+      "/login",
+      "/checkout.data",
+      "/payment.data",
+      "/orders.data",
+    ]) {
       const response = await api.get(path);
       expect(response.status(), path).toBeLessThan(400);
       expect(response.headers()["cache-control"], path).toBe("private, no-store");
@@ -188,7 +210,11 @@ test.describe("sessions over HTTP", () => {
       maxRedirects: 0,
     });
     expect(login.status()).toBe(403);
-    const logout = await request.post("/logout", { form: {}, headers: { "sec-fetch-site": "cross-site" }, maxRedirects: 0 });
+    const logout = await request.post("/logout", {
+      form: {},
+      headers: { "sec-fetch-site": "cross-site" },
+      maxRedirects: 0,
+    });
     expect(logout.status()).toBe(403);
   });
 });

@@ -24,7 +24,9 @@ async function addBookTwiceAndEchoOnce(page: Page) {
 }
 
 test.describe("with JavaScript", () => {
-  test("a shopper adds twice and once more; the basket survives a reload and shows on the checkout page", async ({ page }) => {
+  test("a shopper adds twice and once more; the basket survives a reload and shows on the checkout page", async ({
+    page,
+  }) => {
     await addBookTwiceAndEchoOnce(page);
     await expect(page.getByRole("status")).toHaveText("Added to basket");
     await page.reload();
@@ -80,8 +82,12 @@ test.describe("with JavaScript", () => {
   test("an 11th of one product is refused next to its button, and the count stays at 10", async ({ page }) => {
     await gotoHydrated(page, "/");
     for (let i = 0; i < 11; i++) await addButton(page, BOOK).click();
-    await expect(card(page, BOOK).getByRole("alert")).toHaveText("You can have at most 10 of one product in your basket.");
-    await expect(addButton(page, BOOK)).toHaveAccessibleDescription("You can have at most 10 of one product in your basket.");
+    await expect(card(page, BOOK).getByRole("alert")).toHaveText(
+      "You can have at most 10 of one product in your basket.",
+    );
+    await expect(addButton(page, BOOK)).toHaveAccessibleDescription(
+      "You can have at most 10 of one product in your basket.",
+    );
     await basketSaved(page);
     await expect(basketLink(page)).toHaveAccessibleName("Basket, 10 items");
     // Not at the top of the page, out of sight of a shopper down at the card.
@@ -109,7 +115,9 @@ test.describe("with JavaScript", () => {
     await expect(basketLink(page)).toHaveAccessibleName("Basket, 2 items");
   });
 
-  test("an empty basket says so, offers no checkout, and links to the shop; /payment sends it there", async ({ page }) => {
+  test("an empty basket says so, offers no checkout, and links to the shop; /payment sends it there", async ({
+    page,
+  }) => {
     await gotoHydrated(page, "/checkout");
     await expect(page.getByRole("heading", { name: "Your Storefront Basket is empty" })).toBeVisible();
     await expect(page.getByTestId("subtotal")).toHaveCount(0);
@@ -186,7 +194,9 @@ test.describe("without JavaScript", () => {
     await page.goto("/");
     await addButton(page, ECHO).click();
     await expect(page).toHaveURL(/basket-error=BASKET_LINE_FULL#product-23445930$/);
-    await expect(card(page, ECHO).getByRole("alert")).toHaveText("You can have at most 10 of one product in your basket.");
+    await expect(card(page, ECHO).getByRole("alert")).toHaveText(
+      "You can have at most 10 of one product in your basket.",
+    );
     await expect(card(page, ECHO)).toBeInViewport();
     await expect(basketLink(page)).toHaveAccessibleName("Basket, 10 items");
   });

@@ -56,21 +56,30 @@ test.describe("with JavaScript", () => {
 
     // The product's own JSON-LD comes first; the breadcrumbs' BreadcrumbList follows it.
     const jsonLd = await page.locator('script[type="application/ld+json"]').first().textContent();
-    const product = JSON.parse(jsonLd ?? "") as { "@type": string; name: string; offers: { price: string; priceCurrency: string; availability: string }[] };
+    const product = JSON.parse(jsonLd ?? "") as {
+      "@type": string;
+      name: string;
+      offers: { price: string; priceCurrency: string; availability: string }[];
+    };
     // One Offer per variant: the Echo has one.
     expect(product).toMatchObject({
       "@type": "Product",
       name: ECHO,
       offers: [{ price: "98.99", priceCurrency: "USD", availability: "https://schema.org/InStock" }],
     });
-    await expect(page.locator('link[rel="canonical"]')).toHaveAttribute("href", /\/products\/amazon-echo-3rd-generation$/);
+    await expect(page.locator('link[rel="canonical"]')).toHaveAttribute(
+      "href",
+      /\/products\/amazon-echo-3rd-generation$/,
+    );
   });
 });
 
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
-  test("the header's search box is a plain form, and a product page adds to the basket with a form post", async ({ page }) => {
+  test("the header's search box is a plain form, and a product page adds to the basket with a form post", async ({
+    page,
+  }) => {
     await page.goto("/");
     await searchFromHeader(page, "smart speaker");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("1 result for “smart speaker”");

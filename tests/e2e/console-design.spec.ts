@@ -16,8 +16,16 @@ test.use({ bypassCSP: true });
 
 async function seriousViolations(page: Page) {
   await page.addScriptTag({ path: axeSource });
-  const results = await page.evaluate(async () => (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run());
-  return results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical").map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  const results = await page.evaluate(async () =>
+    (
+      window as unknown as {
+        axe: { run: () => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe.run(),
+  );
+  return results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
 }
 
 const PAGES = [
@@ -31,19 +39,26 @@ const PAGES = [
 ];
 
 for (const width of [1280, 390]) {
-  test(`at ${width} px every console page has the side navigation with its page marked, a header, roomy buttons, no sideways scroll and nothing serious for axe`, async ({ page }) => {
+  test(`at ${width} px every console page has the side navigation with its page marked, a header, roomy buttons, no sideways scroll and nothing serious for axe`, async ({
+    page,
+  }) => {
     test.setTimeout(90_000);
     await page.setViewportSize({ width, height: 900 });
     await signInAsOperator(page);
     for (const { address, section, heading } of PAGES) {
       await gotoHydrated(page, address);
       const nav = page.getByRole("navigation", { name: "Console" });
-      await expect(nav.getByRole("link", { name: section, exact: true }), address).toHaveAttribute("aria-current", "page");
+      await expect(nav.getByRole("link", { name: section, exact: true }), address).toHaveAttribute(
+        "aria-current",
+        "page",
+      );
       await expect(nav.locator('[aria-current="page"]'), address).toHaveCount(1);
       await expect(page.getByRole("heading", { level: 1, name: heading }), address).toBeVisible();
       expect(await sidewaysScroll(page), address).toBe(0);
       expect(await wordsBrokenMidWord(page, "main"), address).toEqual([]);
-      const buttonHeights = await page.locator("main .console-button").evaluateAll((buttons) => buttons.map((button) => button.getBoundingClientRect().height));
+      const buttonHeights = await page
+        .locator("main .console-button")
+        .evaluateAll((buttons) => buttons.map((button) => button.getBoundingClientRect().height));
       for (const height of buttonHeights) expect(height, address).toBeGreaterThanOrEqual(36);
       expect(await seriousViolations(page), address).toEqual([]);
     }
@@ -65,7 +80,10 @@ for (const width of [1280, 390]) {
   });
 }
 
-test("the outbox opens each e-mail as it was written: its status and attempts, its text and its HTML", async ({ page, browser }) => {
+test("the outbox opens each e-mail as it was written: its status and attempts, its text and its HTML", async ({
+  page,
+  browser,
+}) => {
   test.setTimeout(60_000);
   const email = `outbox.${Date.now()}@example.com`;
   const shopper = await browser.newPage();
@@ -80,9 +98,15 @@ test("the outbox opens each e-mail as it was written: its status and attempts, i
   const row = page.getByRole("row").filter({ hasText: email });
   await expect(row).toHaveCount(1);
   await row.getByRole("link", { name: "Welcome to Storefront: please confirm your e-mail" }).click();
-  await expect(page.getByRole("heading", { level: 1, name: "Welcome to Storefront: please confirm your e-mail" })).toBeVisible();
-  await expect(page.locator("dt", { hasText: "Status" }).locator("xpath=following-sibling::dd[1]")).toHaveText(/logged|pending|sent/);
-  await expect(page.locator("dt", { hasText: "Attempts" }).locator("xpath=following-sibling::dd[1]")).toHaveText(/^\d+$/);
+  await expect(
+    page.getByRole("heading", { level: 1, name: "Welcome to Storefront: please confirm your e-mail" }),
+  ).toBeVisible();
+  await expect(page.locator("dt", { hasText: "Status" }).locator("xpath=following-sibling::dd[1]")).toHaveText(
+    /logged|pending|sent/,
+  );
+  await expect(page.locator("dt", { hasText: "Attempts" }).locator("xpath=following-sibling::dd[1]")).toHaveText(
+    /^\d+$/,
+  );
   await expect(page.locator("dt", { hasText: "To" }).locator("xpath=following-sibling::dd[1]")).toHaveText(email);
   await expect(page.locator(".console-email-text")).toContainText("/verify-email?token=");
   expect(await seriousViolations(page)).toEqual([]);
@@ -118,10 +142,16 @@ test.describe("featured positions", () => {
     if (shop) await killShop(shop, "SIGTERM");
   });
 
-  test("a featured position another product holds moves that one and those after it up, so the home page shows both", async ({ page }) => {
+  test("a featured position another product holds moves that one and those after it up, so the home page shows both", async ({
+    page,
+  }) => {
     const url = (path: string) => `${shop.origin}${path}`;
     const title = `Featured First Lamp ${Date.now()}`;
-    const picture = await sharp({ create: { width: 600, height: 600, channels: 3, background: { r: 40, g: 120, b: 200 } } }).png().toBuffer();
+    const picture = await sharp({
+      create: { width: 600, height: 600, channels: 3, background: { r: 40, g: 120, b: 200 } },
+    })
+      .png()
+      .toBuffer();
     await page.goto(url("/"));
     const firstBefore = (await page.getByRole("article").first().getByRole("heading").textContent()) ?? "";
 

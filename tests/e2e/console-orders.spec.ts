@@ -12,8 +12,12 @@ test.use({ bypassCSP: true });
 
 async function seriousViolations(page: Page) {
   await page.addScriptTag({ path: axeSource });
-  const results = await page.evaluate(async () => (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run());
-  return results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical").map((violation) => violation.id);
+  const results = await page.evaluate(async () =>
+    (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run(),
+  );
+  return results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => violation.id);
 }
 
 /** A guest buys the book with 4242… and lands on their orders; the order's number. */
@@ -33,7 +37,9 @@ async function guestBuysTheBook(page: Page, email: string): Promise<string> {
   return new URL(page.url()).searchParams.get("placed") ?? "";
 }
 
-test("the operator finds a shopper's order, ships it, refunds part of it; the shopper sees both and both e-mails are written", async ({ browser }) => {
+test("the operator finds a shopper's order, ships it, refunds part of it; the shopper sees both and both e-mails are written", async ({
+  browser,
+}) => {
   test.setTimeout(90_000);
   const email = `console.orders.${Date.now()}@example.com`;
   const shopper = await browser.newPage();
@@ -94,7 +100,9 @@ test("the operator finds a shopper's order, ships it, refunds part of it; the sh
   await page.setViewportSize({ width: 375, height: 800 });
   for (const address of ["/admin/orders", `/admin/orders/${number}`, "/admin/outbox"]) {
     await page.goto(address);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow, address).toBeLessThanOrEqual(0);
   }
 });
@@ -102,7 +110,9 @@ test("the operator finds a shopper's order, ships it, refunds part of it; the sh
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
-  test("Refund and Cancel and refund ask first on a page of their own, naming the amount and the card; going back refunds nothing", async ({ browser }) => {
+  test("Refund and Cancel and refund ask first on a page of their own, naming the amount and the card; going back refunds nothing", async ({
+    browser,
+  }) => {
     test.setTimeout(90_000);
     const shopperContext = await browser.newContext({ javaScriptEnabled: true });
     const number = await guestBuysTheBook(await shopperContext.newPage(), `console.confirm.${Date.now()}@example.com`);
@@ -118,10 +128,14 @@ test.describe("without JavaScript", () => {
     await expect(page.getByRole("heading", { name: "Refund $11.96 to Visa ending in 4242?" })).toBeVisible();
     await page.getByRole("link", { name: "Keep the money, go back" }).click();
     await expect(page.getByRole("heading", { name: `Order ${number}` })).toBeVisible();
-    await expect(page.getByText("Refunded", { exact: true }).locator("xpath=following-sibling::dd[1]")).toHaveText("$0.00");
+    await expect(page.getByText("Refunded", { exact: true }).locator("xpath=following-sibling::dd[1]")).toHaveText(
+      "$0.00",
+    );
 
     await page.getByRole("button", { name: "Cancel and refund" }).click();
-    await expect(page.getByRole("heading", { name: `Cancel order ${number} and refund $11.96 to Visa ending in 4242?` })).toBeVisible();
+    await expect(
+      page.getByRole("heading", { name: `Cancel order ${number} and refund $11.96 to Visa ending in 4242?` }),
+    ).toBeVisible();
     await page.getByRole("button", { name: "Cancel and refund $11.96" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Cancelled and refunded $11.96." })).toBeVisible();
     await shopperContext.close();

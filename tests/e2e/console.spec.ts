@@ -10,7 +10,12 @@ const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 // axe is injected as a script, which the shop's Content-Security-Policy would rightly refuse.
 test.use({ bypassCSP: true });
 
-async function signIn(page: Page, email: string, password: string, button: "Sign In" | "Create your account" = "Sign In") {
+async function signIn(
+  page: Page,
+  email: string,
+  password: string,
+  button: "Sign In" | "Create your account" = "Sign In",
+) {
   await page.goto("/login");
   await page.getByLabel("E-mail").fill(email);
   await page.getByLabel("Password").fill(password);
@@ -21,8 +26,12 @@ async function signIn(page: Page, email: string, password: string, button: "Sign
 /** Serious and critical accessibility violations on the page as it is now (axe-core). */
 async function seriousViolations(page: Page) {
   await page.addScriptTag({ path: axeSource });
-  const results = await page.evaluate(async () => (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run());
-  return results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical").map((violation) => violation.id);
+  const results = await page.evaluate(async () =>
+    (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run(),
+  );
+  return results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => violation.id);
 }
 
 /** Every /admin address in the route table (app/routes.ts), a product id standing in for :id. */
@@ -32,7 +41,8 @@ function consoleAddresses(): string[] {
   const walk = (entries: readonly Entry[], parent: string) => {
     for (const entry of entries) {
       const path = entry.path ? `${parent.replace(/\/$/, "")}/${entry.path}` : parent;
-      if (/^\/admin(\/|$)/.test(path)) addresses.push(path.replace(":id", "12321341").replace(":number", "SF-2611-ABCD"));
+      if (/^\/admin(\/|$)/.test(path))
+        addresses.push(path.replace(":id", "12321341").replace(":number", "SF-2611-ABCD"));
       if (entry.children) walk(entry.children, path);
     }
   };
@@ -40,10 +50,16 @@ function consoleAddresses(): string[] {
   return [...new Set(addresses)];
 }
 
-test("the start-up operator creates a product with a picture, finds it on the shop and changes its price", async ({ page }) => {
+test("the start-up operator creates a product with a picture, finds it on the shop and changes its price", async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   const title = `Console Story Desk Lamp ${Date.now()}`;
-  const picture = await sharp({ create: { width: 1000, height: 800, channels: 3, background: { r: 230, g: 180, b: 40 } } }).png().toBuffer();
+  const picture = await sharp({
+    create: { width: 1000, height: 800, channels: 3, background: { r: 230, g: 180, b: 40 } },
+  })
+    .png()
+    .toBuffer();
 
   await signIn(page, OPERATOR.email, OPERATOR.password);
   await page.getByRole("banner").getByRole("link", { name: "Admin" }).click();
@@ -110,7 +126,9 @@ test("the console's pages fit a 375 px screen and work from the keyboard", async
   await signIn(page, OPERATOR.email, OPERATOR.password);
   for (const address of ["/admin/products", "/admin/products/new", "/admin/operators", "/admin/audit"]) {
     await gotoHydrated(page, address);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow, address).toBeLessThanOrEqual(0);
   }
   await page.goto("/admin/operators");
@@ -120,10 +138,18 @@ test("the console's pages fit a 375 px screen and work from the keyboard", async
 });
 
 for (const who of ["guest", "shopper"] as const) {
-  test(`a ${who} gets the shop's 404 page at every /admin address, before and after the page's scripts run`, async ({ page }) => {
+  test(`a ${who} gets the shop's 404 page at every /admin address, before and after the page's scripts run`, async ({
+    page,
+  }) => {
     // Every console address, now including an e-mail's page and its HTML: more pages than 30 s allow on a busy machine.
     test.setTimeout(90_000);
-    if (who === "shopper") await signIn(page, `console.${Date.now()}.${process.pid}@example.com`, "correct horse battery", "Create your account");
+    if (who === "shopper")
+      await signIn(
+        page,
+        `console.${Date.now()}.${process.pid}@example.com`,
+        "correct horse battery",
+        "Create your account",
+      );
     await expect(page.getByRole("banner").getByRole("link", { name: "Admin" })).toHaveCount(0);
     const addresses = consoleAddresses();
     expect(addresses.length).toBeGreaterThanOrEqual(5);

@@ -36,29 +36,54 @@ async function checkoutUntilKilled(shop: ShopProcess, killDuring: Step): Promise
   const shopper: Shopper = { cookie: "", added: false };
   let killer: Promise<void> = Promise.resolve();
   const killSoon = (step: Step) => {
-    if (step === killDuring) killer = new Promise<void>((resolve) => setTimeout(() => void killShop(shop).then(resolve), Math.floor(Math.random() * 20)));
+    if (step === killDuring)
+      killer = new Promise<void>((resolve) =>
+        setTimeout(() => void killShop(shop).then(resolve), Math.floor(Math.random() * 20)),
+      );
   };
   const steps = (async () => {
     killSoon("add");
-    const added = await fetch(`${shop.origin}/basket/add`, { method: "POST", headers: json, body: JSON.stringify({ productId: "23445930" }) });
+    const added = await fetch(`${shop.origin}/basket/add`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ productId: "23445930" }),
+    });
     shopper.cookie = (added.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
     shopper.added = added.status === 201;
     await fetch(`${shop.origin}/checkout/address`, {
       method: "POST",
       headers: { ...json, cookie: shopper.cookie },
-      body: JSON.stringify({ name: "Ada Lovelace", line1: "1 Main Street", city: "Los Angeles", region: "CA", postalCode: "90001", country: "US", email: "ada@example.com" }),
+      body: JSON.stringify({
+        name: "Ada Lovelace",
+        line1: "1 Main Street",
+        city: "Los Angeles",
+        region: "CA",
+        postalCode: "90001",
+        country: "US",
+        email: "ada@example.com",
+      }),
     });
-    const publishableKey = /pk_test_[A-Za-z0-9]+/.exec(await (await fetch(`${shop.origin}/payment`, { headers: { cookie: shopper.cookie } })).text())?.[0] ?? "";
+    const publishableKey =
+      /pk_test_[A-Za-z0-9]+/.exec(
+        await (await fetch(`${shop.origin}/payment`, { headers: { cookie: shopper.cookie } })).text(),
+      )?.[0] ?? "";
     shopper.publishableKey = publishableKey;
     killSoon("create");
-    const created = await fetch(`${shop.origin}/payments/create?total=9899`, { method: "POST", headers: { cookie: shopper.cookie } });
+    const created = await fetch(`${shop.origin}/payments/create?total=9899`, {
+      method: "POST",
+      headers: { cookie: shopper.cookie },
+    });
     const { clientSecret } = (await created.json()) as { clientSecret: string };
     shopper.clientSecret = clientSecret;
     const intentId = clientSecret.split("_secret_")[0] ?? "";
     killSoon("confirm");
     await confirmCard(shop.origin, clientSecret, publishableKey, "4242424242424242");
     killSoon("confirm-answered");
-    await fetch(`${shop.origin}/orders/record`, { method: "POST", headers: { ...json, cookie: shopper.cookie }, body: JSON.stringify({ paymentIntentId: intentId }) });
+    await fetch(`${shop.origin}/orders/record`, {
+      method: "POST",
+      headers: { ...json, cookie: shopper.cookie },
+      body: JSON.stringify({ paymentIntentId: intentId }),
+    });
   })().catch(() => undefined); // the kill cuts requests off mid-way: expected
   await steps;
   await killer;
@@ -83,14 +108,29 @@ test("killed at random points of checkouts, the shop ends with one order per cha
       for (const shopper of shoppers.filter((candidate) => candidate.added)) {
         const intentId = shopper.clientSecret?.split("_secret_")[0];
         const charged = intentId
-          ? ((await (
-              await fetch(`${shop.origin}/_processor/v1/payment_intents/${intentId}?client_secret=${shopper.clientSecret}`, {
-                headers: { authorization: `Bearer ${shopper.publishableKey ?? ""}` },
-              })
-            ).json()) as { status?: string }).status === "succeeded"
+          ? (
+              (await (
+                await fetch(
+                  `${shop.origin}/_processor/v1/payment_intents/${intentId}?client_secret=${shopper.clientSecret}`,
+                  {
+                    headers: { authorization: `Bearer ${shopper.publishableKey ?? ""}` },
+                  },
+                )
+              ).json()) as { status?: string }
+            ).status === "succeeded"
           : false;
-        const ordersShown = async () => ((await (await fetch(`${shop.origin}/orders`, { headers: { cookie: shopper.cookie } })).text()).match(/data-testid="order"/g) ?? []).length;
-        const basketCount = async () => ((await (await fetch(`${shop.origin}/basket`, { headers: { cookie: shopper.cookie } })).json()) as { basket: { count: number } }).basket.count;
+        const ordersShown = async () =>
+          (
+            (await (await fetch(`${shop.origin}/orders`, { headers: { cookie: shopper.cookie } })).text()).match(
+              /data-testid="order"/g,
+            ) ?? []
+          ).length;
+        const basketCount = async () =>
+          (
+            (await (await fetch(`${shop.origin}/basket`, { headers: { cookie: shopper.cookie } })).json()) as {
+              basket: { count: number };
+            }
+          ).basket.count;
         if (charged) {
           await expect.poll(ordersShown, { timeout: 30_000, message: `order for ${intentId}` }).toBe(1);
           expect(await basketCount()).toBe(0);

@@ -4,7 +4,6 @@ import { enterCard } from "./support/card";
 import { accessibilityViolations, fillDeliveryAddress } from "./support/delivery";
 import { signInAsOperator } from "./support/operator";
 
-
 /** The CSV file the story imports: three products, one with Size and Colour and stock. Handles and SKUs of its own run. */
 function threeProducts(run: string) {
   return [
@@ -21,7 +20,10 @@ async function chooseFile(page: Page, name: string, text: string) {
   await page.getByLabel("CSV file").setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(text) });
 }
 
-test("the operator imports three products from a CSV with Preview first, finds them in the shop, and re-imports their export unchanged", async ({ page, browser }) => {
+test("the operator imports three products from a CSV with Preview first, finds them in the shop, and re-imports their export unchanged", async ({
+  page,
+  browser,
+}) => {
   test.setTimeout(120_000);
   const run = String(Date.now());
   await signInAsOperator(page);
@@ -33,7 +35,11 @@ test("the operator imports three products from a CSV with Preview first, finds t
   // Preview first: what each product would be, nothing written.
   await chooseFile(page, "three.csv", threeProducts(run));
   await page.getByRole("button", { name: "Preview" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "5 rows, 3 products (Shopify's current layout): 3 created, 0 updated, 0 unchanged, 0 with errors." })).toBeVisible();
+  await expect(
+    page.getByRole("status").filter({
+      hasText: "5 rows, 3 products (Shopify's current layout): 3 created, 0 updated, 0 unchanged, 0 with errors.",
+    }),
+  ).toBeVisible();
   await expect(page.getByRole("row", { name: new RegExp(`Story Tee ${run}`) })).toContainText("Stock S / Red: 0 -> 4");
   expect(await accessibilityViolations(page)).toEqual([]);
   expect((await page.request.get(`/products/story-mug-${run}`)).status()).toBe(404);
@@ -41,13 +47,18 @@ test("the operator imports three products from a CSV with Preview first, finds t
   // The same file, imported: the report of the import.
   await page.getByRole("button", { name: "Import" }).click();
   await expect(page).toHaveURL(/\/admin\/products\/import\?import=[0-9a-f-]{36}$/);
-  await expect(page.getByRole("status").filter({ hasText: /Imported 5 rows at .*: 3 created, 0 updated, 0 unchanged\./ })).toBeVisible();
+  await expect(
+    page.getByRole("status").filter({ hasText: /Imported 5 rows at .*: 3 created, 0 updated, 0 unchanged\./ }),
+  ).toBeVisible();
   expect(await accessibilityViolations(page)).toEqual([]);
 
   // A shopper finds them: the tee with its options and its stock, the mug in its department.
   const shopper = await browser.newPage();
   await shopper.goto(`/search?q=${encodeURIComponent(`Story Tee ${run}`)}`);
-  await shopper.getByRole("link", { name: `Story Tee ${run}` }).first().click();
+  await shopper
+    .getByRole("link", { name: `Story Tee ${run}` })
+    .first()
+    .click();
   await expect(shopper).toHaveURL(`/products/story-tee-${run}`);
   await expect(shopper.getByRole("heading", { level: 1, name: `Story Tee ${run}`, exact: true })).toBeVisible();
   await expect(shopper.getByText("Soft organic cotton, cut long.")).toBeVisible();
@@ -76,12 +87,21 @@ test("the operator imports three products from a CSV with Preview first, finds t
   // Only this story's products: the shop's others may be changing under the other stories meanwhile.
   await chooseFile(page, "exported.csv", [header, ...ours].join("\n"));
   await page.getByRole("button", { name: "Preview" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "5 rows, 3 products (Shopify's current layout): 0 created, 0 updated, 3 unchanged, 0 with errors." })).toBeVisible();
+  await expect(
+    page.getByRole("status").filter({
+      hasText: "5 rows, 3 products (Shopify's current layout): 0 created, 0 updated, 3 unchanged, 0 with errors.",
+    }),
+  ).toBeVisible();
   await page.getByRole("button", { name: "Import" }).click();
-  await expect(page.getByRole("status").filter({ hasText: /Imported 5 rows at .*: 0 created, 0 updated, 3 unchanged\./ })).toBeVisible();
+  await expect(
+    page.getByRole("status").filter({ hasText: /Imported 5 rows at .*: 0 created, 0 updated, 3 unchanged\./ }),
+  ).toBeVisible();
 });
 
-test("the operator exports the orders of a search as CSV, and the file holds that order's lines", async ({ page, browser }) => {
+test("the operator exports the orders of a search as CSV, and the file holds that order's lines", async ({
+  page,
+  browser,
+}) => {
   test.setTimeout(120_000);
   const run = String(Date.now());
   const email = `csv.orders.${run}@example.com`;
@@ -100,7 +120,9 @@ test("the operator exports the orders of a search as CSV, and the file holds tha
   await expect(shopper.getByRole("status").filter({ hasText: "Added to basket" })).toBeAttached();
   await shopper.goto("/checkout");
   await shopper.getByRole("combobox", { name: `Quantity of Story Mug ${run}` }).selectOption("2");
-  await expect(shopper.getByRole("banner").getByRole("link", { name: /^Basket,/ })).toHaveAccessibleName("Basket, 2 items");
+  await expect(shopper.getByRole("banner").getByRole("link", { name: /^Basket,/ })).toHaveAccessibleName(
+    "Basket, 2 items",
+  );
   await shopper.getByRole("link", { name: "Proceed to Checkout" }).click();
   await fillDeliveryAddress(shopper, { email });
   await enterCard(shopper, "4242424242424242");
@@ -116,7 +138,10 @@ test("the operator exports the orders of a search as CSV, and the file holds tha
   await page.getByRole("link", { name: "Export CSV" }).click();
   const download = await downloading;
   expect(download.suggestedFilename()).toMatch(/^orders-\d{4}-\d{2}-\d{2}\.csv$/);
-  const lines = readFileSync((await download.path())!, "utf8").replace(/^\uFEFF/, "").trimEnd().split("\n");
+  const lines = readFileSync((await download.path())!, "utf8")
+    .replace(/^\uFEFF/, "")
+    .trimEnd()
+    .split("\n");
   expect(lines[0]).toBe(
     "Name,Email,Financial Status,Fulfillment Status,Paid at,Subtotal,Shipping,Taxes,Total,Discount Code,Discount Amount,Refunded Amount,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Province,Shipping Country",
   );

@@ -56,9 +56,15 @@ async function guestBuysTheBook(page: Page, email: string): Promise<string> {
 }
 
 /** The figure under its label in the dashboard's list of figures. */
-const figure = (page: Page, label: string) => page.locator(".console-figures div").filter({ has: page.getByRole("term").getByText(label, { exact: true }) }).getByRole("definition");
+const figure = (page: Page, label: string) =>
+  page
+    .locator(".console-figures div")
+    .filter({ has: page.getByRole("term").getByText(label, { exact: true }) })
+    .getByRole("definition");
 
-test("the dashboard after two purchases and a refund shows what was sold, refunded and is left to do", async ({ browser }) => {
+test("the dashboard after two purchases and a refund shows what was sold, refunded and is left to do", async ({
+  browser,
+}) => {
   test.setTimeout(150_000);
   const shopper = await browser.newPage();
   const first = await guestBuysTheBook(shopper, `dashboard.first.${Date.now()}@example.com`);

@@ -37,7 +37,9 @@ test("a shopper pays with an address filled by label and finds it on the order's
   await first.getByRole("link", { name: `Order ${number}` }).click();
   await expect(page).toHaveURL(`/orders/${number}`);
   await expect(page.getByRole("heading", { name: `Order ${number}`, level: 1 })).toBeVisible();
-  await expect(page.getByTestId("order-address")).toHaveText(["Ada Lovelace", "1 Main Street", "Apartment 4", "Los Angeles, CA 90001", "United States"].join(""));
+  await expect(page.getByTestId("order-address")).toHaveText(
+    ["Ada Lovelace", "1 Main Street", "Apartment 4", "Los Angeles, CA 90001", "United States"].join(""),
+  );
   await expect(page.getByTestId("order-card")).toHaveText("Paid with Visa ending in 4242");
   await expect(page.getByTestId("order-status")).toHaveText("Paid");
   await expect(page.getByTestId("order-item")).toContainText(BOOK);
@@ -45,7 +47,9 @@ test("a shopper pays with an address filled by label and finds it on the order's
   expect(await accessibilityViolations(page)).toEqual([]);
 });
 
-test("Buy Now is refused without an address: disabled, said why, and the form's errors take focus", async ({ page }) => {
+test("Buy Now is refused without an address: disabled, said why, and the form's errors take focus", async ({
+  page,
+}) => {
   await addBook(page);
   await page.goto("/payment");
   await enterCard(page, "4242 4242 4242 4242");
@@ -66,7 +70,9 @@ test("Buy Now is refused without an address: disabled, said why, and the form's 
   await expect(page.getByLabel("Region")).toBeVisible();
   await page.getByLabel("Postal code", { exact: true }).fill("12345");
   await page.getByRole("button", { name: "Deliver to this address" }).click();
-  await expect(page.getByLabel("Postal code", { exact: true })).toHaveAccessibleDescription("Enter a UK postcode, like SW1A 1AA.");
+  await expect(page.getByLabel("Postal code", { exact: true })).toHaveAccessibleDescription(
+    "Enter a UK postcode, like SW1A 1AA.",
+  );
 
   await page.reload();
   await fillDeliveryAddress(page);
@@ -112,7 +118,9 @@ test("long names and e-mail addresses wrap at 375 px, with no sideways scroll", 
     name: "Maximiliana Wilhelmina Theodora Fitzgerald-Montgomery-Smythe",
     email: "a.very.long.mailbox.name.for.receipts.only@subdomain.example.com",
   });
-  await expect(page.getByTestId("delivery-address")).toContainText("Receipt to a.very.long.mailbox.name.for.receipts.only@subdomain.example.com");
+  await expect(page.getByTestId("delivery-address")).toContainText(
+    "Receipt to a.very.long.mailbox.name.for.receipts.only@subdomain.example.com",
+  );
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
   await page.goto("/checkout");
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
@@ -132,7 +140,9 @@ test.describe("without JavaScript", () => {
     await page.getByLabel("ZIP code").fill("9000");
     await page.getByLabel("E-mail for your receipt").fill("ada@example.com");
     await page.getByRole("button", { name: "Deliver to this address" }).click();
-    await expect(page.getByRole("alert").filter({ hasText: "Please check the delivery address" })).toContainText("ZIP code: Enter a ZIP code of 5 or 9 digits");
+    await expect(page.getByRole("alert").filter({ hasText: "Please check the delivery address" })).toContainText(
+      "ZIP code: Enter a ZIP code of 5 or 9 digits",
+    );
     await expect(page.getByLabel("Full name")).toHaveValue("Ada Lovelace");
     await page.getByLabel("ZIP code").fill("90001");
     await page.getByRole("button", { name: "Deliver to this address" }).click();
@@ -140,7 +150,10 @@ test.describe("without JavaScript", () => {
   });
 });
 
-test("paying in a second tab after the first has paid says the order is already paid, with a link to it", async ({ page, context }) => {
+test("paying in a second tab after the first has paid says the order is already paid, with a link to it", async ({
+  page,
+  context,
+}) => {
   await addBook(page);
   await page.goto("/payment");
   await fillDeliveryAddress(page);

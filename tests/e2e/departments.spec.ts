@@ -15,7 +15,10 @@ let dataDir: string;
 test.beforeAll(async () => {
   test.setTimeout(240_000);
   dataDir = mkdtempSync(join(tmpdir(), "storefront-departments-"));
-  const demo = spawnSync(process.execPath, ["scripts/demo-catalogue.js"], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "warn" }, encoding: "utf8" });
+  const demo = spawnSync(process.execPath, ["scripts/demo-catalogue.js"], {
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "warn" },
+    encoding: "utf8",
+  });
   expect(demo.status, demo.stderr).toBe(0);
   expect(demo.stdout).toContain("products added");
   // A free port: E2E_PORT + 1 is the shipping stories' shop's, which may be running beside this one.
@@ -27,10 +30,16 @@ test.afterAll(async () => {
 });
 
 const url = (path: string) => `${shop.origin}${path}`;
-const prices = async (page: Page) => (await page.locator("main .product-card__price").allTextContents()).map((text) => Number(text.replace(/[$,]/g, "")));
+const prices = async (page: Page) =>
+  (await page.locator("main .product-card__price").allTextContents()).map((text) => Number(text.replace(/[$,]/g, "")));
 const ratings = async (page: Page) =>
-  (await page.locator("main .product-card__rating [role=img]").evaluateAll((stars) => stars.map((star) => star.getAttribute("aria-label") ?? ""))).map((label) => Number(/Rated (\d)/.exec(label)?.[1]));
-const isSorted = (values: number[], compare: (a: number, b: number) => number) => values.every((value, index) => index === 0 || compare(values[index - 1]!, value) <= 0);
+  (
+    await page
+      .locator("main .product-card__rating [role=img]")
+      .evaluateAll((stars) => stars.map((star) => star.getAttribute("aria-label") ?? ""))
+  ).map((label) => Number(/Rated (\d)/.exec(label)?.[1]));
+const isSorted = (values: number[], compare: (a: number, b: number) => number) =>
+  values.every((value, index) => index === 0 || compare(values[index - 1]!, value) <= 0);
 const breadcrumb = (page: Page) => page.getByRole("navigation", { name: "Breadcrumb" });
 
 for (const javaScript of [true, false]) {
@@ -82,7 +91,9 @@ for (const javaScript of [true, false]) {
       expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
       await sortBy(page, "Price: High to Low");
       await expect(page).toHaveURL(url("/departments/electronics?sort=price-desc"));
-      await expect.poll(async () => await prices(page), { timeout: 10_000 }).toEqual([...ascending].sort((a, b) => b - a));
+      await expect
+        .poll(async () => await prices(page), { timeout: 10_000 })
+        .toEqual([...ascending].sort((a, b) => b - a));
     });
 
     test("filters under $25 and by 4 stars, then pages on", async ({ page }) => {
@@ -130,14 +141,20 @@ for (const javaScript of [true, false]) {
       await expect(page).toHaveURL(url("/departments/home-kitchen?stock=all"));
       await expect(page.getByText(/^1-16 of 16 results$/)).toBeVisible();
       await expect(cups.getByText("Out of stock")).toBeVisible();
-      await expect(availability.getByRole("link", { name: "Include Out of Stock" })).toHaveAttribute("aria-current", "true");
+      await expect(availability.getByRole("link", { name: "Include Out of Stock" })).toHaveAttribute(
+        "aria-current",
+        "true",
+      );
 
       const colour = page.getByRole("region", { name: "Colour" });
       await expect(colour.getByRole("listitem").filter({ hasText: "Black" })).toHaveText("Black (2)");
       await colour.getByRole("link", { name: "Black" }).click();
       await expect(page).toHaveURL(url("/departments/home-kitchen?stock=all&colour=Black"));
       await expect(page.getByText(/^1-2 of 2 results$/)).toBeVisible();
-      await expect(page.locator("main .product-card__title")).toHaveText(["Stoneware Mugs, Set of 4", "Espresso Cups, Set of 6"]);
+      await expect(page.locator("main .product-card__title")).toHaveText([
+        "Stoneware Mugs, Set of 4",
+        "Espresso Cups, Set of 6",
+      ]);
       await expect(colour.getByRole("link", { name: "Black" })).toHaveAttribute("aria-current", "true");
     });
 

@@ -17,12 +17,17 @@ async function fillSignIn(page: Page, email: string, password: string) {
   await page.getByLabel("Password").fill(password);
 }
 
-test("a guest at /admin follows Sign In and, signed in as the operator, lands in the console without a reload", async ({ page }) => {
+test("a guest at /admin follows Sign In and, signed in as the operator, lands in the console without a reload", async ({
+  page,
+}) => {
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
   await gotoHydrated(page, "/admin");
   await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
-  await page.getByRole("banner").getByRole("link", { name: /Sign In/ }).click();
+  await page
+    .getByRole("banner")
+    .getByRole("link", { name: /Sign In/ })
+    .click();
   await expect(page).toHaveURL(/\/login\?returnTo=%2Fadmin/);
   await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
   await fillSignIn(page, OPERATOR.email, OPERATOR.password);
@@ -38,7 +43,7 @@ test("a guest at /admin follows Sign In and, signed in as the operator, lands in
   expect(errors).toEqual([]);
 });
 
-test("the sign-in page says \"Create account\" while a shopper is registering", async ({ page }) => {
+test('the sign-in page says "Create account" while a shopper is registering', async ({ page }) => {
   await gotoHydrated(page, "/login");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Sign-in");
   await fillSignIn(page, `new-${Date.now()}@example.test`, "short");
@@ -48,7 +53,9 @@ test("the sign-in page says \"Create account\" while a shopper is registering", 
 });
 
 for (const width of [1280, 390]) {
-  test(`at ${width} px the skip link is out of sight until focused, then takes the keyboard to the page`, async ({ page }) => {
+  test(`at ${width} px the skip link is out of sight until focused, then takes the keyboard to the page`, async ({
+    page,
+  }) => {
     await page.setViewportSize({ width, height: 800 });
     await gotoHydrated(page, "/");
     const skip = page.getByRole("link", { name: "Skip to content" });
@@ -56,7 +63,10 @@ for (const width of [1280, 390]) {
     expect((hidden?.width ?? 0) * (hidden?.height ?? 0)).toBeLessThanOrEqual(1);
     // The test-mode line's first letter is not covered.
     const ribbon = await page.getByText("Test mode: no real payments").boundingBox();
-    const atRibbonStart = await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.textContent ?? "", { x: (ribbon?.x ?? 0) + 3, y: (ribbon?.y ?? 0) + (ribbon?.height ?? 0) / 2 });
+    const atRibbonStart = await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.textContent ?? "", {
+      x: (ribbon?.x ?? 0) + 3,
+      y: (ribbon?.y ?? 0) + (ribbon?.height ?? 0) / 2,
+    });
     expect(atRibbonStart).toContain("Test mode");
     await page.keyboard.press("Tab");
     await expect(skip).toBeFocused();
@@ -66,30 +76,41 @@ for (const width of [1280, 390]) {
   });
 }
 
-test("\"Added to basket\" stays on the page it was said on, not the basket page", async ({ page }) => {
+test('"Added to basket" stays on the page it was said on, not the basket page', async ({ page }) => {
   await gotoHydrated(page, "/");
   await page.getByRole("button", { name: "Add to Basket" }).first().click();
   await expect(page.getByRole("status").filter({ hasText: "Added to basket" })).toHaveCount(1);
   await expect(page.getByRole("banner").getByRole("link", { name: /^Basket,/ })).toHaveAttribute("aria-busy", "false");
-  await page.getByRole("banner").getByRole("link", { name: /^Basket,/ }).click();
+  await page
+    .getByRole("banner")
+    .getByRole("link", { name: /^Basket,/ })
+    .click();
   await expect(page).toHaveURL("/checkout");
   await expect(page.getByTestId("basket-item")).toHaveCount(1);
   await expect(page.getByText("Added to basket")).toHaveCount(0);
 });
 
-test("the header has no dead \"Your Prime\"", async ({ page }) => {
+test('the header has no dead "Your Prime"', async ({ page }) => {
   await page.goto("/");
   await expect(page.getByRole("banner").getByText("Prime")).toHaveCount(0);
 });
 
 test.describe("a phone's order pages", () => {
   for (const width of [1280, 390]) {
-    test(`at ${width} px /checkout, /payment, /orders and the order's page fit, break no word, and stack the order's items below 600 px`, async ({ page }) => {
+    test(`at ${width} px /checkout, /payment, /orders and the order's page fit, break no word, and stack the order's items below 600 px`, async ({
+      page,
+    }) => {
       test.setTimeout(60_000);
       await page.setViewportSize({ width, height: 900 });
       await gotoHydrated(page, "/");
-      await page.getByRole("article", { name: BOOK, exact: true }).getByRole("button", { name: "Add to Basket" }).click();
-      await page.getByRole("article", { name: ECHO, exact: true }).getByRole("button", { name: "Add to Basket" }).click();
+      await page
+        .getByRole("article", { name: BOOK, exact: true })
+        .getByRole("button", { name: "Add to Basket" })
+        .click();
+      await page
+        .getByRole("article", { name: ECHO, exact: true })
+        .getByRole("button", { name: "Add to Basket" })
+        .click();
       await expect(basketLink(page)).toHaveAccessibleName("Basket, 2 items");
       await expect(basketLink(page)).toHaveAttribute("aria-busy", "false");
 
@@ -107,7 +128,11 @@ test.describe("a phone's order pages", () => {
       expect(await sidewaysScroll(page)).toBe(0);
       expect(await wordsBrokenMidWord(page)).toEqual([]);
 
-      await page.getByTestId("order").getByRole("link", { name: /Order SF-|View order|Order details/ }).first().click();
+      await page
+        .getByTestId("order")
+        .getByRole("link", { name: /Order SF-|View order|Order details/ })
+        .first()
+        .click();
       await expect(page.getByRole("heading", { name: /^Order SF-/ })).toBeVisible();
       expect(await sidewaysScroll(page)).toBe(0);
       expect(await wordsBrokenMidWord(page)).toEqual([]);
@@ -117,12 +142,15 @@ test.describe("a phone's order pages", () => {
       expect(box?.width ?? 0).toBeGreaterThan(width < 600 ? 250 : 300);
       const quantity = page.getByTestId("order-item").filter({ hasText: BOOK }).getByRole("cell").nth(1);
       if (width < 600) await expect(quantity).toHaveText("1");
-      if (width < 600) expect(await quantity.evaluate((cell) => getComputedStyle(cell, "::before").content)).toBe('"Quantity: "');
+      if (width < 600)
+        expect(await quantity.evaluate((cell) => getComputedStyle(cell, "::before").content)).toBe('"Quantity: "');
     });
   }
 });
 
-test("a search with two typos offers \"Did you mean: stand mixer?\" from the catalogue's words, and a few featured products", async ({ page }) => {
+test('a search with two typos offers "Did you mean: stand mixer?" from the catalogue\'s words, and a few featured products', async ({
+  page,
+}) => {
   await gotoHydrated(page, "/");
   await page.getByRole("searchbox", { name: "Search Storefront" }).fill("stnad mixr");
   await page.getByRole("searchbox", { name: "Search Storefront" }).press("Enter");
@@ -167,14 +195,22 @@ test("a quantity chosen while the basket page is still starting is kept and save
   await expect(quantity).toHaveValue("3");
 });
 
-test("at 390 px the home banner's controls cover neither the picture nor each other, and read at 14 px or more", async ({ page }) => {
+test("at 390 px the home banner's controls cover neither the picture nor each other, and read at 14 px or more", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await gotoHydrated(page, "/");
   const carousel = page.getByRole("region", { name: "Featured offers" });
   const picture = await carousel.locator(".carousel__slide--current img").boundingBox();
-  const overlaps = (a: { x: number; y: number; width: number; height: number }, b: { x: number; y: number; width: number; height: number }) =>
-    a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-  const controls = [carousel.getByRole("button", { name: "Previous slide" }), carousel.getByRole("button", { name: "Next slide" }), carousel.getByRole("button", { name: /slide rotation/ })];
+  const overlaps = (
+    a: { x: number; y: number; width: number; height: number },
+    b: { x: number; y: number; width: number; height: number },
+  ) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  const controls = [
+    carousel.getByRole("button", { name: "Previous slide" }),
+    carousel.getByRole("button", { name: "Next slide" }),
+    carousel.getByRole("button", { name: /slide rotation/ }),
+  ];
   const boxes = [];
   for (const control of controls) {
     const box = await control.boundingBox();
@@ -182,7 +218,9 @@ test("at 390 px the home banner's controls cover neither the picture nor each ot
     expect(overlaps(box!, picture!)).toBe(false);
     boxes.push(box!);
   }
-  expect(overlaps(boxes[0]!, boxes[1]!) || overlaps(boxes[1]!, boxes[2]!) || overlaps(boxes[0]!, boxes[2]!)).toBe(false);
+  expect(overlaps(boxes[0]!, boxes[1]!) || overlaps(boxes[1]!, boxes[2]!) || overlaps(boxes[0]!, boxes[2]!)).toBe(
+    false,
+  );
   const fontSize = await controls[2]!.evaluate((button) => parseFloat(getComputedStyle(button).fontSize));
   expect(fontSize).toBeGreaterThanOrEqual(14);
   // The first products start below the controls, not over the picture.

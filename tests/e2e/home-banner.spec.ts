@@ -49,7 +49,10 @@ function hiddenPointsOf(locator: Locator): Promise<string[]> {
       ];
       for (const [x, y] of points) {
         const top = x < 0 || y < 0 || x > innerWidth || y > innerHeight ? null : document.elementFromPoint(x, y);
-        if (!top || !element.contains(top)) hidden.push(`(${Math.round(x)}, ${Math.round(y)}) under ${top ? top.outerHTML.slice(0, 60) : "the screen's edge"}`);
+        if (!top || !element.contains(top))
+          hidden.push(
+            `(${Math.round(x)}, ${Math.round(y)}) under ${top ? top.outerHTML.slice(0, 60) : "the screen's edge"}`,
+          );
       }
     }
     return hidden;
@@ -69,7 +72,9 @@ function visibleSlide(page: Page, banner: (typeof BANNERS)[number]) {
 
 // A tablet too: between the two, the words lie over the picture with the least room, above the shelf that overlaps it.
 for (const viewport of [...VIEWPORTS, { width: 768, height: 1024 }]) {
-  test(`at ${viewport.width} px every banner's words are text of 14 px or more, fully visible, and no button covers them`, async ({ page }) => {
+  test(`at ${viewport.width} px every banner's words are text of 14 px or more, fully visible, and no button covers them`, async ({
+    page,
+  }) => {
     await page.setViewportSize(viewport);
     // The page's clock stands still: the banner moves only when the story presses "Next slide".
     await page.clock.install();
@@ -92,7 +97,10 @@ for (const viewport of [...VIEWPORTS, { width: 768, height: 1024 }]) {
       for (const button of buttons) {
         const buttonBox = await boxOf(button);
         for (const words of [eyebrow, headline, subtitle]) {
-          expect(intersects(buttonBox, await boxOf(words)), `${await button.getAttribute("aria-label") ?? await button.textContent()} over "${await words.textContent()}"`).toBe(false);
+          expect(
+            intersects(buttonBox, await boxOf(words)),
+            `${(await button.getAttribute("aria-label")) ?? (await button.textContent())} over "${await words.textContent()}"`,
+          ).toBe(false);
         }
       }
       if (index < BANNERS.length - 1) await carousel.getByRole("button", { name: "Next slide" }).click();
@@ -100,7 +108,9 @@ for (const viewport of [...VIEWPORTS, { width: 768, height: 1024 }]) {
   });
 }
 
-test("at 390 px the arrows and the pause button are in a row below the banner's words, off the picture", async ({ page }) => {
+test("at 390 px the arrows and the pause button are in a row below the banner's words, off the picture", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.clock.install();
   await gotoHydrated(page, "/");
@@ -138,7 +148,9 @@ test("the banner's picture is decorative: the slide is named once, by its headli
 });
 
 for (const viewport of VIEWPORTS) {
-  test(`at ${viewport.width} px the banner keeps its place before its picture arrives: nothing below it moves`, async ({ page }) => {
+  test(`at ${viewport.width} px the banner keeps its place before its picture arrives: nothing below it moves`, async ({
+    page,
+  }) => {
     await page.setViewportSize(viewport);
     await page.clock.install();
     const positions = async () => {
@@ -153,12 +165,20 @@ for (const viewport of VIEWPORTS) {
     await page.unroute("**/*.webp");
     await page.goto("/");
     const picture = visibleSlide(page, BANNERS[0]).slide.locator("img");
-    await expect.poll(() => picture.evaluate((image) => (image as HTMLImageElement).complete && (image as HTMLImageElement).naturalWidth > 0)).toBe(true);
+    await expect
+      .poll(() =>
+        picture.evaluate(
+          (image) => (image as HTMLImageElement).complete && (image as HTMLImageElement).naturalWidth > 0,
+        ),
+      )
+      .toBe(true);
     expect(await positions()).toEqual(withoutPictures);
   });
 }
 
-test("without JavaScript the first banner's words are on the page, readable, and the others hidden", async ({ browser }) => {
+test("without JavaScript the first banner's words are on the page, readable, and the others hidden", async ({
+  browser,
+}) => {
   const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
   await page.goto("/");

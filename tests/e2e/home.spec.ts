@@ -2,13 +2,22 @@ import { expect, test, type Page } from "@playwright/test";
 import { gotoHydrated } from "./support/hydrated";
 
 const products = [
-  { title: "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses", price: "$11.96", rating: 5 },
   {
-    title: "Kenwood kMix Stand Mixer for Baking, Stylish Kitchen Mixer with K-beater, Dough Hook and Whisk, 5 Litre Glass Bowl",
+    title: "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses",
+    price: "$11.96",
+    rating: 5,
+  },
+  {
+    title:
+      "Kenwood kMix Stand Mixer for Baking, Stylish Kitchen Mixer with K-beater, Dough Hook and Whisk, 5 Litre Glass Bowl",
     price: "$239.00",
     rating: 4,
   },
-  { title: "Samsung LC49HG90DMUXEN 49' Curved QLED Gaming Monitor - Double Full HD 3840 x 1080", price: "$199.99", rating: 3 },
+  {
+    title: "Samsung LC49HG90DMUXEN 49' Curved QLED Gaming Monitor - Double Full HD 3840 x 1080",
+    price: "$199.99",
+    rating: 3,
+  },
   { title: "Amazon Echo (3rd generation), Smart speaker with Alexa, Charcoal Fabric", price: "$98.99", rating: 5 },
   { title: "New Apple iPad Pro (12.9-inch, Wi-Fi, 128GB) - Silver (4th Generation)", price: "$598.99", rating: 4 },
   {
@@ -38,7 +47,10 @@ test("the server's HTML already holds every product title and price", async ({ r
   }
 });
 
-test("the page paints from its HTML alone, and its scripts are fetched only after the first paint", async ({ page, request }) => {
+test("the page paints from its HTML alone, and its scripts are fetched only after the first paint", async ({
+  page,
+  request,
+}) => {
   const html = await (await request.get("/")).text();
   // The stylesheet is inlined (nothing render-blocking) and React Router's module preloads are held back.
   expect(html).toMatch(/<style nonce="[^"]+">:root\{/);
@@ -52,7 +64,8 @@ test("the page paints from its HTML alone, and its scripts are fetched only afte
   await expect(page.getByRole("button", { name: "Start slide rotation" })).toBeVisible();
   const timings = await page.evaluate(() => ({
     // When the first content was painted on the main thread (paintTime; startTime is when it reached the screen).
-    firstContentfulPaint: ((entry) => (entry ? ((entry as PerformanceEntry & { paintTime?: number }).paintTime ?? entry.startTime) : Infinity))(
+    firstContentfulPaint: ((entry) =>
+      entry ? ((entry as PerformanceEntry & { paintTime?: number }).paintTime ?? entry.startTime) : Infinity)(
       performance.getEntriesByName("first-contentful-paint")[0],
     ),
     scripts: performance
@@ -90,13 +103,18 @@ test("a shopper sees six products in rows of 2, 3 and 1, each with price, stars 
   expect(counts).toEqual([2, 3, 1]);
 
   // Cards of one row sit side by side at desktop width.
-  const secondRowTops = await rows.nth(1).locator("article").evaluateAll((cards) => cards.map((card) => card.getBoundingClientRect().top));
+  const secondRowTops = await rows
+    .nth(1)
+    .locator("article")
+    .evaluateAll((cards) => cards.map((card) => card.getBoundingClientRect().top));
   expect(new Set(secondRowTops).size).toBe(1);
 
   for (const product of products) {
     const card = page.getByRole("article", { name: product.title, exact: true });
     await expect(card).toContainText(product.price);
-    await expect(card.getByRole("img", { name: `Rated ${product.rating} out of 5` })).toHaveText("⭐".repeat(product.rating));
+    await expect(card.getByRole("img", { name: `Rated ${product.rating} out of 5` })).toHaveText(
+      "⭐".repeat(product.rating),
+    );
     await expect(card.getByRole("button", { name: "Add to Basket" })).toBeVisible();
   }
 });
@@ -109,12 +127,25 @@ test("every image on the home page loads, with alt text and explicit dimensions"
   const images = page.locator("img");
   await expect.poll(() => images.count()).toBeGreaterThanOrEqual(12); // 6 banners, 6 products (the wordmark is inline SVG)
   await expect
-    .poll(() => images.evaluateAll((all) => all.filter((image) => !(image as HTMLImageElement).complete || (image as HTMLImageElement).naturalWidth === 0).length), {
-      message: "images still loading or broken",
-    })
+    .poll(
+      () =>
+        images.evaluateAll(
+          (all) =>
+            all.filter(
+              (image) => !(image as HTMLImageElement).complete || (image as HTMLImageElement).naturalWidth === 0,
+            ).length,
+        ),
+      {
+        message: "images still loading or broken",
+      },
+    )
     .toBe(0);
   const missing = await images.evaluateAll((all) =>
-    all.filter((image) => !image.getAttribute("width") || !image.getAttribute("height") || image.getAttribute("alt") === null).map((image) => image.getAttribute("src")),
+    all
+      .filter(
+        (image) => !image.getAttribute("width") || !image.getAttribute("height") || image.getAttribute("alt") === null,
+      )
+      .map((image) => image.getAttribute("src")),
   );
   expect(missing).toEqual([]);
 });
@@ -168,7 +199,10 @@ test("under reduced motion the carousel does not move by itself", async ({ brows
     await gotoHydrated(page, "/");
     await page.mouse.move(5, 700);
     await page.clock.runFor(10_000);
-    const label = await page.locator('[aria-roledescription="slide"]:not([aria-hidden="true"])').getByRole("heading").textContent();
+    const label = await page
+      .locator('[aria-roledescription="slide"]:not([aria-hidden="true"])')
+      .getByRole("heading")
+      .textContent();
     await context.close();
     return label;
   };
@@ -180,12 +214,16 @@ test("on a 375 px phone the page reflows with no sideways scrolling", async ({ p
   await page.setViewportSize({ width: 375, height: 812 });
   await page.goto("/");
   await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow).toBe(0);
   await expect(page.getByRole("button", { name: "Add to Basket" }).first()).toBeVisible();
 });
 
-test("without Stripe keys every page says it is in test mode, in a thin line at the top that covers nothing, on a phone too", async ({ page }) => {
+test("without Stripe keys every page says it is in test mode, in a thin line at the top that covers nothing, on a phone too", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 375, height: 812 });
   for (const path of ["/", "/checkout", "/login", "/no-such-page"]) {
     await page.goto(path);
@@ -195,9 +233,13 @@ test("without Stripe keys every page says it is in test mode, in a thin line at 
     expect(box?.y).toBe(0);
     expect(box?.height).toBeLessThan(40);
     // Everything else starts below it: it pushes the page down instead of lying over it.
-    const nextTop = await ribbon.evaluate((element) => element.nextElementSibling?.getBoundingClientRect().top ?? Infinity);
+    const nextTop = await ribbon.evaluate(
+      (element) => element.nextElementSibling?.getBoundingClientRect().top ?? Infinity,
+    );
     expect(nextTop).toBeGreaterThanOrEqual((box?.y ?? 0) + (box?.height ?? 0));
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
+      0,
+    );
   }
 });
 

@@ -21,9 +21,13 @@ test("the home page's JavaScript, as a browser fetches it, stays within 120 KB g
   });
   await page.goto("/", { waitUntil: "networkidle" });
   await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
-  const sizes = await Promise.all([...scripts].map(async ([url, size]) => [new URL(url).pathname, await size] as const));
+  const sizes = await Promise.all(
+    [...scripts].map(async ([url, size]) => [new URL(url).pathname, await size] as const),
+  );
   const total = sizes.reduce((sum, [, size]) => sum + size, 0);
   const listing = sizes.map(([path, size]) => `${path}: ${size}`).join("\n");
   expect(sizes.length, "scripts loaded by /").toBeGreaterThan(0);
-  expect(total, `gzipped JavaScript of / (${sizes.length} scripts):\n${listing}`).toBeLessThanOrEqual(HOME_PAGE_JS_BUDGET_BYTES);
+  expect(total, `gzipped JavaScript of / (${sizes.length} scripts):\n${listing}`).toBeLessThanOrEqual(
+    HOME_PAGE_JS_BUDGET_BYTES,
+  );
 });

@@ -29,7 +29,7 @@ async function openPayment(page: Page) {
 /** After Buy Now: the orders page, announcing the order just placed. */
 const ORDERS_AFTER_PAYING = /\/orders\?placed=SF-\d{4}-[A-Z0-9]{4}$/;
 
-test("a line of two is priced as one line, \"2 × $11.96\", on /payment and in the order", async ({ page }) => {
+test('a line of two is priced as one line, "2 × $11.96", on /payment and in the order', async ({ page }) => {
   await fillBasket(page);
   await page.getByRole("article", { name: BOOK, exact: true }).getByRole("button", { name: "Add to Basket" }).click();
   await expect(basketLink(page)).toHaveAccessibleName("Basket, 3 items");
@@ -120,7 +120,9 @@ test("the authentication challenge can be completed, and failed", async ({ page 
   await expect(dialog).toBeVisible();
   await expect(buyNow(page)).toHaveText("Processing");
   await dialog.getByRole("button", { name: "Fail" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: "We are unable to authenticate your payment method." })).toBeVisible();
+  await expect(
+    page.getByRole("alert").filter({ hasText: "We are unable to authenticate your payment method." }),
+  ).toBeVisible();
   await expect(buyNow(page)).toHaveText("Buy Now");
   await expect(basketLink(page)).toHaveAccessibleName("Basket, 2 items");
 
@@ -131,7 +133,9 @@ test("the authentication challenge can be completed, and failed", async ({ page 
   await expect(page.getByTestId("order")).toHaveCount(1);
 });
 
-test("Buy Now stays disabled while the card is empty or wrong, and field errors show under the form", async ({ page }) => {
+test("Buy Now stays disabled while the card is empty or wrong, and field errors show under the form", async ({
+  page,
+}) => {
   await fillBasket(page);
   await openPayment(page);
   await expect(buyNow(page)).toBeDisabled();
@@ -140,7 +144,9 @@ test("Buy Now stays disabled while the card is empty or wrong, and field errors 
   await expect(buyNow(page)).toBeDisabled();
   await page.getByLabel("Card number").fill("4242 4242 4242 4242");
   await page.getByLabel("Expiration date").fill("01 / 20");
-  await expect(page.getByRole("alert").filter({ hasText: "Your card's expiration year is in the past." })).toBeVisible();
+  await expect(
+    page.getByRole("alert").filter({ hasText: "Your card's expiration year is in the past." }),
+  ).toBeVisible();
   await expect(buyNow(page)).toBeDisabled();
   await page.getByLabel("Expiration date").fill("12 / 34");
   await page.getByLabel("CVC").fill("123");
@@ -165,5 +171,8 @@ test("the orders page invites a guest with no orders to sign in", async ({ page 
   await page.goto("/orders");
   await expect(page.getByRole("heading", { name: "Your Orders" })).toBeVisible();
   await expect(page.getByText("You have no orders yet.")).toBeVisible();
-  await expect(page.getByRole("link", { name: "Sign in or create an account" })).toHaveAttribute("href", "/login?returnTo=%2Forders");
+  await expect(page.getByRole("link", { name: "Sign in or create an account" })).toHaveAttribute(
+    "href",
+    "/login?returnTo=%2Forders",
+  );
 });

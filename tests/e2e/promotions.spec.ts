@@ -58,7 +58,19 @@ test.describe("promotion codes", () => {
     return page;
   }
 
-  async function newPromotion(page: Page, fields: { code: string; type?: string; value?: string; minimum?: string; starts?: string; ends?: string; uses?: string; status?: string }) {
+  async function newPromotion(
+    page: Page,
+    fields: {
+      code: string;
+      type?: string;
+      value?: string;
+      minimum?: string;
+      starts?: string;
+      ends?: string;
+      uses?: string;
+      status?: string;
+    },
+  ) {
     await page.goto(url("/admin/promotions"));
     const form = page.locator("form", { has: page.getByRole("button", { name: "Save" }) });
     await form.getByLabel("Code").fill(fields.code);
@@ -74,12 +86,24 @@ test.describe("promotion codes", () => {
   }
 
   /** A guest with one product in the basket and a delivery address, on /payment. */
-  async function shopperOnPayment(browser: Browser, product: string | RegExp, email: string, { javaScriptEnabled = true } = {}): Promise<Page> {
+  async function shopperOnPayment(
+    browser: Browser,
+    product: string | RegExp,
+    email: string,
+    { javaScriptEnabled = true } = {},
+  ): Promise<Page> {
     const context = await browser.newContext({ javaScriptEnabled });
     const page = await context.newPage();
     await page.goto(url("/"));
-    await page.getByRole("article", { name: product, exact: typeof product === "string" }).getByRole("button", { name: "Add to Basket" }).click();
-    if (javaScriptEnabled) await expect(page.getByRole("banner").getByRole("link", { name: /^Basket,/ })).toHaveAttribute("aria-busy", "false");
+    await page
+      .getByRole("article", { name: product, exact: typeof product === "string" })
+      .getByRole("button", { name: "Add to Basket" })
+      .click();
+    if (javaScriptEnabled)
+      await expect(page.getByRole("banner").getByRole("link", { name: /^Basket,/ })).toHaveAttribute(
+        "aria-busy",
+        "false",
+      );
     await page.goto(url("/payment"));
     await page.getByLabel("Full name").fill("Ada Lovelace");
     await page.getByLabel("Address line 1").fill("1 Main Street");
@@ -98,7 +122,9 @@ test.describe("promotion codes", () => {
     await page.getByRole("button", { name: "Apply" }).click();
   }
 
-  test("the operator makes SAVE10: 10 % off, minimum $20, one use; a bad value is refused under its field", async ({ browser }) => {
+  test("the operator makes SAVE10: 10 % off, minimum $20, one use; a bad value is refused under its field", async ({
+    browser,
+  }) => {
     const page = await operatorPage(browser);
     await page.goto(url("/admin/promotions"));
     await expect(page.getByText("No promotions yet.")).toBeVisible();
@@ -118,7 +144,9 @@ test.describe("promotion codes", () => {
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
-  test("a shopper pays $179.99 for the $199.99 monitor with save10; the order page, the e-mail and the console agree", async ({ browser }) => {
+  test("a shopper pays $179.99 for the $199.99 monitor with save10; the order page, the e-mail and the console agree", async ({
+    browser,
+  }) => {
     const email = `save10.${Date.now()}@example.com`;
     const page = await shopperOnPayment(browser, MONITOR, email);
     await expect(page.getByTestId("order-total")).toHaveText("Order Total: $199.99");
@@ -134,19 +162,25 @@ test.describe("promotion codes", () => {
 
     await page.goto(url(`/orders/${number}`));
     await expect(page.getByTestId("order-total")).toHaveText("$179.99");
-    await expect(page.getByTestId("order-breakdown").filter({ hasText: "Promotion applied" })).toHaveText("Promotion appliedSAVE10 -$20.00");
+    await expect(page.getByTestId("order-breakdown").filter({ hasText: "Promotion applied" })).toHaveText(
+      "Promotion appliedSAVE10 -$20.00",
+    );
     await expect.poll(() => catcher.to(email)[0]?.subject).toBe(`Your Storefront order ${number}: $179.99`);
     expect(catcher.to(email)[0]!.body).toContain("SAVE10 -$20.00");
 
     const operator = await operatorPage(browser);
     await operator.goto(url(`/admin/orders/${number}`));
     await expect(operator.getByTestId("order-total")).toHaveText("$179.99");
-    await expect(operator.getByTestId("order-breakdown").filter({ hasText: "Promotion applied" })).toHaveText("Promotion appliedSAVE10 -$20.00");
+    await expect(operator.getByTestId("order-breakdown").filter({ hasText: "Promotion applied" })).toHaveText(
+      "Promotion appliedSAVE10 -$20.00",
+    );
     await operator.goto(url("/admin/promotions"));
     await expect(operator.getByRole("row", { name: /SAVE10/ })).toContainText("1 / 1");
   });
 
-  test("the next shopper is told SAVE10 has been used; paused, expired and unknown codes get their sentences", async ({ browser }) => {
+  test("the next shopper is told SAVE10 has been used; paused, expired and unknown codes get their sentences", async ({
+    browser,
+  }) => {
     const operator = await operatorPage(browser);
     await newPromotion(operator, { code: "PAUSED5", value: "5", status: "Paused" });
     await newPromotion(operator, { code: "OLD20", value: "20", starts: "2020-01-01", ends: "2020-01-31" });

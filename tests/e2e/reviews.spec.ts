@@ -24,7 +24,9 @@ let buyerState: Awaited<ReturnType<ReturnType<Page["context"]>["storageState"]>>
 
 const echoCard = (page: Page) => page.getByRole("article", { name: ECHO, exact: true });
 
-test("a shopper who bought the Echo reviews it and sees it on the product page with Verified Purchase; the card shows the new average and count", async ({ page }) => {
+test("a shopper who bought the Echo reviews it and sees it on the product page with Verified Purchase; the card shows the new average and count", async ({
+  page,
+}) => {
   await register(page, "echo.buyer");
   // Before any review the card has the catalogue's five stars and no count.
   await expect(echoCard(page).getByRole("img", { name: "Rated 5 out of 5" })).toBeVisible();
@@ -103,7 +105,9 @@ test("without JavaScript the buyer edits their review with a plain form post", a
   await context.close();
 });
 
-test("the operator hides the review and the Echo's card goes back to the catalogue's rating; Show brings it back", async ({ page }) => {
+test("the operator hides the review and the Echo's card goes back to the catalogue's rating; Show brings it back", async ({
+  page,
+}) => {
   await page.goto("/login");
   await page.getByLabel("E-mail").fill(OPERATOR.email);
   await page.getByLabel("Password").fill(OPERATOR.password);
@@ -124,13 +128,20 @@ test("the operator hides the review and the Echo's card goes back to the catalog
   await page.goto("/admin/audit");
   await expect(page.getByRole("cell", { name: "review.hide" }).first()).toBeVisible();
   await page.goto("/admin/reviews");
-  await page.getByRole("row").filter({ hasText: "Good sound, clumsy app" }).getByRole("button", { name: /^Show/ }).click();
+  await page
+    .getByRole("row")
+    .filter({ hasText: "Good sound, clumsy app" })
+    .getByRole("button", { name: /^Show/ })
+    .click();
   await expect(page.getByRole("row").filter({ hasText: "Good sound, clumsy app" })).toContainText("Shown");
   await page.goto("/");
   await expect(echoCard(page).getByRole("img", { name: "Rated 4 out of 5" })).toBeVisible();
   // The Echo is left as the other stories expect it: its review hidden, the catalogue's five stars.
   await page.goto("/admin/reviews");
-  await page.getByRole("row").filter({ hasText: "Good sound, clumsy app" }).getByRole("button", { name: /^Hide/ }).click();
+  await page
+    .getByRole("row")
+    .filter({ hasText: "Good sound, clumsy app" })
+    .getByRole("button", { name: /^Hide/ })
+    .click();
   await expect(page.getByRole("row").filter({ hasText: "Good sound, clumsy app" })).toContainText("Hidden");
 });
-

@@ -63,12 +63,22 @@ test.describe("delivery options and sales tax", () => {
 
   async function addToBasket(page: Page, name: string | RegExp) {
     await page.goto(url("/"));
-    await page.getByRole("article", { name, exact: typeof name === "string" }).getByRole("button", { name: "Add to Basket" }).click();
-    await expect(page.getByRole("banner").getByRole("link", { name: /^Basket,/ })).toHaveAttribute("aria-busy", "false");
+    await page
+      .getByRole("article", { name, exact: typeof name === "string" })
+      .getByRole("button", { name: "Add to Basket" })
+      .click();
+    await expect(page.getByRole("banner").getByRole("link", { name: /^Basket,/ })).toHaveAttribute(
+      "aria-busy",
+      "false",
+    );
     await page.goto(url("/payment"));
   }
 
-  async function fillAddress(page: Page, email: string, { country = "US", region = "CA", city = "Los Angeles", postalCode = "90001" } = {}) {
+  async function fillAddress(
+    page: Page,
+    email: string,
+    { country = "US", region = "CA", city = "Los Angeles", postalCode = "90001" } = {},
+  ) {
     await page.getByLabel("Full name").fill("Ada Lovelace");
     await page.getByLabel("Address line 1").fill("1 Main Street");
     await page.getByLabel("City").fill(city);
@@ -88,7 +98,9 @@ test.describe("delivery options and sales tax", () => {
     return new URL(page.url()).searchParams.get("placed") ?? "";
   }
 
-  test("the operator sets Standard to $5.99 free over $35, adds Express at $14.99 and a California rate of 7.25 %", async ({ browser }) => {
+  test("the operator sets Standard to $5.99 free over $35, adds Express at $14.99 and a California rate of 7.25 %", async ({
+    browser,
+  }) => {
     const page = await operatorPage(browser);
     await page.goto(url("/admin/shipping"));
     await expect(page.getByRole("heading", { name: "Everywhere", level: 2 })).toBeVisible();
@@ -98,8 +110,13 @@ test.describe("delivery options and sales tax", () => {
     const standard = page.locator("details", { hasText: "Standard delivery ·" });
     await standard.getByLabel("Price").fill("-5");
     await standard.getByRole("button", { name: "Save" }).click();
-    await expect(page.locator("details", { hasText: "Standard delivery ·" }).getByText("A price cannot be negative.")).toBeVisible();
-    await expect(page.locator("details", { hasText: "Standard delivery ·" }).getByLabel("Price")).toHaveAttribute("aria-invalid", "true");
+    await expect(
+      page.locator("details", { hasText: "Standard delivery ·" }).getByText("A price cannot be negative."),
+    ).toBeVisible();
+    await expect(page.locator("details", { hasText: "Standard delivery ·" }).getByLabel("Price")).toHaveAttribute(
+      "aria-invalid",
+      "true",
+    );
 
     const refused = page.locator("details", { hasText: "Standard delivery ·" });
     await refused.getByLabel("Price").fill("5.99");
@@ -139,7 +156,9 @@ test.describe("delivery options and sales tax", () => {
     await expect(page.getByText("tax.rate.create").first()).toBeVisible();
   });
 
-  test("a Californian buys the $11.96 book by Express and pays $27.82; the order page, the e-mail and the console agree", async ({ browser }) => {
+  test("a Californian buys the $11.96 book by Express and pays $27.82; the order page, the e-mail and the console agree", async ({
+    browser,
+  }) => {
     const email = `express.${Date.now()}@example.com`;
     const page = await browser.newPage();
     await addToBasket(page, BOOK);
@@ -164,7 +183,12 @@ test.describe("delivery options and sales tax", () => {
 
     await page.goto(url(`/orders/${number}`));
     await expect(page.getByTestId("order-total")).toHaveText("$27.82");
-    await expect(page.getByTestId("order-breakdown")).toHaveText(["Items$11.96", "Shipping & handling (Express delivery)$14.99", "Total before tax$26.95", "Tax (US-CA 7.25%)$0.87"]);
+    await expect(page.getByTestId("order-breakdown")).toHaveText([
+      "Items$11.96",
+      "Shipping & handling (Express delivery)$14.99",
+      "Total before tax$26.95",
+      "Tax (US-CA 7.25%)$0.87",
+    ]);
 
     await expect.poll(() => catcher.to(email).length).toBeGreaterThan(0);
     const receipt = catcher.to(email)[0]!;
@@ -175,10 +199,17 @@ test.describe("delivery options and sales tax", () => {
     const operator = await operatorPage(browser);
     await operator.goto(url(`/admin/orders/${number}`));
     await expect(operator.getByTestId("order-total")).toHaveText("$27.82");
-    await expect(operator.getByTestId("order-breakdown")).toHaveText(["Items$11.96", "Shipping & handling (Express delivery)$14.99", "Total before tax$26.95", "Tax (US-CA 7.25%)$0.87"]);
+    await expect(operator.getByTestId("order-breakdown")).toHaveText([
+      "Items$11.96",
+      "Shipping & handling (Express delivery)$14.99",
+      "Total before tax$26.95",
+      "Tax (US-CA 7.25%)$0.87",
+    ]);
   });
 
-  test("a Californian buys the $98.99 Echo by Standard, which ships free over $35, and pays $106.17", async ({ browser }) => {
+  test("a Californian buys the $98.99 Echo by Standard, which ships free over $35, and pays $106.17", async ({
+    browser,
+  }) => {
     const email = `standard.${Date.now()}@example.com`;
     const page = await browser.newPage();
     await addToBasket(page, ECHO);
@@ -203,13 +234,20 @@ test.describe("delivery options and sales tax", () => {
 
     const page = await browser.newPage();
     await addToBasket(page, BOOK);
-    await fillAddress(page, `canada.${Date.now()}@example.com`, { country: "CA", region: "ON", city: "Toronto", postalCode: "M5V 2T6" });
+    await fillAddress(page, `canada.${Date.now()}@example.com`, {
+      country: "CA",
+      region: "ON",
+      city: "Toronto",
+      postalCode: "M5V 2T6",
+    });
     await expect(page.getByTestId("no-delivery")).toHaveText("We don't deliver to Canada yet");
     await enterCard(page, "4242424242424242");
     await expect(page.getByRole("button", { name: "Buy Now" })).toBeDisabled();
     const refused = await page.request.post(url("/payments/create?total=1196"));
     expect(refused.status()).toBe(400);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe("We don't deliver to Canada yet");
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      "We don't deliver to Canada yet",
+    );
   });
 
   test.describe("without JavaScript", () => {
@@ -217,7 +255,10 @@ test.describe("delivery options and sales tax", () => {
 
     test("a shopper chooses Express with its own button and sees the totals change", async ({ page }) => {
       await page.goto(url("/"));
-      await page.getByRole("article", { name: BOOK, exact: true }).getByRole("button", { name: "Add to Basket" }).click();
+      await page
+        .getByRole("article", { name: BOOK, exact: true })
+        .getByRole("button", { name: "Add to Basket" })
+        .click();
       await page.goto(url("/payment"));
       await fillAddress(page, `nojs.${Date.now()}@example.com`);
       await expect(page.getByTestId("order-total")).toHaveText("Order Total: $18.82");

@@ -9,7 +9,6 @@ import { gotoHydrated } from "./support/hydrated";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
 import { OPERATOR } from "./support/operator";
 
-
 /**
  * "Notify me when available", on a production server of its own that sends its e-mail to a real SMTP server in this
  * process: the operator makes a tee whose M and L are out of stock; a guest asks to hear about M (with JavaScript:
@@ -53,7 +52,9 @@ test.describe("back-in-stock alerts", () => {
     page.getByRole(column === "Track stock" ? "checkbox" : "textbox", { name: `${column} ${row}`, exact: true });
   /** The link in the latest e-mail to `email` with this subject, once it has arrived. */
   const linkIn = async (email: string, subject: string, path: string) => {
-    await expect.poll(() => catcher.to(email).filter((mail) => mail.subject === subject).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => catcher.to(email).filter((mail) => mail.subject === subject).length, { timeout: 20_000 })
+      .toBeGreaterThan(0);
     const mail = catcher.to(email).findLast((candidate) => candidate.subject === subject)!;
     return mail.links.find((link) => new URL(link).pathname === path) ?? "";
   };
@@ -68,9 +69,15 @@ test.describe("back-in-stock alerts", () => {
     return page;
   }
 
-  test("a guest asks to hear about an out-of-stock size, confirms by e-mail, and is told with a link to it when the operator restocks it", async ({ browser }) => {
+  test("a guest asks to hear about an out-of-stock size, confirms by e-mail, and is told with a link to it when the operator restocks it", async ({
+    browser,
+  }) => {
     const operator = await operatorPage(browser);
-    const picture = await sharp({ create: { width: 600, height: 600, channels: 3, background: { r: 200, g: 40, b: 40 } } }).png().toBuffer();
+    const picture = await sharp({
+      create: { width: 600, height: 600, channels: 3, background: { r: 200, g: 40, b: 40 } },
+    })
+      .png()
+      .toBuffer();
     await operator.goto(url("/admin/products/new"));
     await operator.getByLabel("Title").fill(title);
     await operator.getByLabel("Description").fill("A plain red tee.");
@@ -102,7 +109,9 @@ test.describe("back-in-stock alerts", () => {
     // Answered in place: the page is not loaded again (a mark left on this window survives).
     await shopper.evaluate(() => Object.assign(window, { storyMark: "still here" }));
     await shopper.getByRole("button", { name: "Notify me when available" }).click();
-    await expect(shopper.getByRole("status").filter({ hasText: "Check your e-mail to confirm your alert." })).toBeVisible();
+    await expect(
+      shopper.getByRole("status").filter({ hasText: "Check your e-mail to confirm your alert." }),
+    ).toBeVisible();
     expect(await shopper.evaluate(() => (window as unknown as { storyMark?: string }).storyMark)).toBe("still here");
 
     // The e-mail's link confirms it.
@@ -125,10 +134,15 @@ test.describe("back-in-stock alerts", () => {
     await expect(shopper.getByRole("button", { name: "Add to Basket" })).toBeEnabled();
     await expect(shopper.getByRole("button", { name: "Notify me when available" })).toHaveCount(0);
     // One alert, one e-mail.
-    expect(catcher.to(email).map((mail) => mail.subject)).toEqual(["Confirm your alert", `Back in stock: ${title} (M)`]);
+    expect(catcher.to(email).map((mail) => mail.subject)).toEqual([
+      "Confirm your alert",
+      `Back in stock: ${title} (M)`,
+    ]);
   });
 
-  test("without JavaScript the form is a plain post: an error under the field, then the answer", async ({ browser }) => {
+  test("without JavaScript the form is a plain post: an error under the field, then the answer", async ({
+    browser,
+  }) => {
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
     await page.goto(url(productPage));
@@ -143,7 +157,9 @@ test.describe("back-in-stock alerts", () => {
     await page.getByLabel("Your e-mail").fill(email);
     await page.getByRole("button", { name: "Notify me when available" }).click();
     await expect(page.getByText("Check your e-mail to confirm your alert.")).toBeVisible();
-    await expect.poll(() => catcher.to(email).map((mail) => mail.subject), { timeout: 20_000 }).toEqual(["Confirm your alert"]);
+    await expect
+      .poll(() => catcher.to(email).map((mail) => mail.subject), { timeout: 20_000 })
+      .toEqual(["Confirm your alert"]);
     await context.close();
   });
 });

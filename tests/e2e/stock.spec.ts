@@ -3,20 +3,27 @@ import sharp from "sharp";
 import { gotoHydrated } from "./support/hydrated";
 import { signInAsOperator } from "./support/operator";
 
-
 /**
  * The variants table's input for one row ("M / Black") and column ("Stock"), by its accessible name: the column's
  * header and the row's, joined (aria-labelledby). Not getByLabel: Playwright matches each labelling element on its
  * own ("Stock", "M / Black"), never the name they make together, so it waits for an input that never comes.
  */
 const cell = (page: Page, row: string, column: string) =>
-  page.getByRole(column === "Track stock" || column.startsWith("Continue selling") ? "checkbox" : "textbox", { name: `${column} ${row}`, exact: true });
+  page.getByRole(column === "Track stock" || column.startsWith("Continue selling") ? "checkbox" : "textbox", {
+    name: `${column} ${row}`,
+    exact: true,
+  });
 
-test("the console creates a product with two options and sets stock; a shopper sees \"Only 2 left\", an out-of-stock size, and a basket capped at what is available", async ({ page, browser }) => {
+test('the console creates a product with two options and sets stock; a shopper sees "Only 2 left", an out-of-stock size, and a basket capped at what is available', async ({
+  page,
+  browser,
+}) => {
   // Two saves with a picture each, then a shopper's visit: longer than one page's story.
   test.setTimeout(90_000);
   const title = `Stock Story Tee ${Date.now()}`;
-  const picture = await sharp({ create: { width: 600, height: 600, channels: 3, background: { r: 20, g: 20, b: 20 } } }).png().toBuffer();
+  const picture = await sharp({ create: { width: 600, height: 600, channels: 3, background: { r: 20, g: 20, b: 20 } } })
+    .png()
+    .toBuffer();
 
   await signInAsOperator(page);
   await page.goto("/admin/products/new");
@@ -34,7 +41,9 @@ test("the console creates a product with two options and sets stock; a shopper s
   await page.getByLabel("Option name").nth(1).fill("Colour");
   await page.getByLabel("Option values").nth(1).fill("Black, White");
   // Exact: each variant row has a Picture of its own now ("Picture S").
-  await page.getByLabel("Picture", { exact: true }).setInputFiles({ name: "tee.png", mimeType: "image/png", buffer: picture });
+  await page
+    .getByLabel("Picture", { exact: true })
+    .setInputFiles({ name: "tee.png", mimeType: "image/png", buffer: picture });
   await page.getByRole("button", { name: "Save" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
 

@@ -21,7 +21,12 @@ test.beforeAll(async () => {
   test.setTimeout(240_000);
   dataDir = mkdtempSync(join(tmpdir(), "storefront-stripe-"));
   shop = await startShopProcess(
-    { DATA_DIR: dataDir, STRIPE_SECRET_KEY: "sk_test_offline", STRIPE_PUBLISHABLE_KEY: "pk_test_offlinekey", STRIPE_WEBHOOK_SECRET: "whsec_offline" },
+    {
+      DATA_DIR: dataDir,
+      STRIPE_SECRET_KEY: "sk_test_offline",
+      STRIPE_PUBLISHABLE_KEY: "pk_test_offlinekey",
+      STRIPE_WEBHOOK_SECRET: "whsec_offline",
+    },
     await freePort(),
   );
 });
@@ -31,7 +36,9 @@ test.afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test("only the payment page asks for Stripe.js, from Stripe's site, and an unreachable Stripe is explained", async ({ page }) => {
+test("only the payment page asks for Stripe.js, from Stripe's site, and an unreachable Stripe is explained", async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   const stripeRequests: string[] = [];
   await page.route("https://**/*", async (route) => {
@@ -39,8 +46,14 @@ test("only the payment page asks for Stripe.js, from Stripe's site, and an unrea
     await route.abort("internetdisconnected");
   });
   await page.goto(`${shop.origin}/`);
-  await page.getByRole("article", { name: /The Lean Startup/ }).getByRole("button", { name: "Add to Basket" }).click();
-  await expect(page.getByRole("banner").getByRole("link", { name: "Basket, 1 item" })).toHaveAttribute("aria-busy", "false");
+  await page
+    .getByRole("article", { name: /The Lean Startup/ })
+    .getByRole("button", { name: "Add to Basket" })
+    .click();
+  await expect(page.getByRole("banner").getByRole("link", { name: "Basket, 1 item" })).toHaveAttribute(
+    "aria-busy",
+    "false",
+  );
   expect(stripeRequests).toEqual([]);
 
   await page.goto(`${shop.origin}/payment`);
@@ -48,12 +61,16 @@ test("only the payment page asks for Stripe.js, from Stripe's site, and an unrea
   await expect(page.getByText("We couldn't load the secure card field.")).toBeVisible();
   await fillDeliveryAddress(page);
   // Creating the payment needs Stripe's API, which cannot be reached here: one clear sentence, nothing charged.
-  await expect(page.getByRole("alert")).toContainText("We couldn't reach the payment service. Nothing was charged", { timeout: 45_000 });
+  await expect(page.getByRole("alert")).toContainText("We couldn't reach the payment service. Nothing was charged", {
+    timeout: 45_000,
+  });
   await expect(page.getByRole("button", { name: "Buy Now" })).toBeDisabled();
   expect(stripeRequests.every((url) => url.startsWith("https://js.stripe.com/"))).toBe(true);
 });
 
-test("the policy allows Stripe's hosts, the publishable key is the only key sent, and the built-in processor is not mounted", async ({ request }) => {
+test("the policy allows Stripe's hosts, the publishable key is the only key sent, and the built-in processor is not mounted", async ({
+  request,
+}) => {
   const home = await request.get(`${shop.origin}/`);
   expect(home.headers()["content-security-policy"]).toContain("script-src 'self' 'nonce-");
   expect(home.headers()["content-security-policy"]).toContain("https://js.stripe.com");
@@ -66,7 +83,9 @@ test("the policy allows Stripe's hosts, the publishable key is the only key sent
   // Stripe takes the payments: no test-mode line.
   expect(await home.text()).not.toContain("Test mode: no real payments");
   // No processor answers there: it is an unknown address like any other.
-  const processor = await request.post(`${shop.origin}/_processor/v1/payment_intents`, { form: { amount: "100", currency: "usd" } });
+  const processor = await request.post(`${shop.origin}/_processor/v1/payment_intents`, {
+    form: { amount: "100", currency: "usd" },
+  });
   expect(processor.status()).toBe(404);
   expect(await processor.text()).toContain("Page not found");
 });

@@ -17,7 +17,11 @@ import { serveStripeJsStandIn, type StandInMethod, type StripeJsCall } from "./s
  */
 test.describe.configure({ mode: "serial" });
 
-const KEYS = { STRIPE_SECRET_KEY: "sk_test_elementstory1", STRIPE_PUBLISHABLE_KEY: "pk_test_elementstory1", STRIPE_WEBHOOK_SECRET: "whsec_elementstory1" };
+const KEYS = {
+  STRIPE_SECRET_KEY: "sk_test_elementstory1",
+  STRIPE_PUBLISHABLE_KEY: "pk_test_elementstory1",
+  STRIPE_WEBHOOK_SECRET: "whsec_elementstory1",
+};
 const BOOK = { id: "12321341", title: /The Lean Startup/, priceCents: 1196 };
 const ORDERS_AFTER_PAYING = /\/orders\?placed=(SF-\d{4}-[A-Z0-9]{4})$/;
 
@@ -36,12 +40,29 @@ test.beforeAll(async () => {
     return dir;
   };
   processor = await startProcessorProcess(
-    { ...KEYS, DATA_DIR: dataDir("storefront-element-processor-"), WEBHOOK_URL: `http://127.0.0.1:${shopPort}/webhooks/stripe` },
+    {
+      ...KEYS,
+      DATA_DIR: dataDir("storefront-element-processor-"),
+      WEBHOOK_URL: `http://127.0.0.1:${shopPort}/webhooks/stripe`,
+    },
     processorPort,
   );
-  shop = await startShopProcess({ ...KEYS, DATA_DIR: dataDir("storefront-element-"), TEST_ONLY_STRIPE_API_URL: processor.origin, PAYMENT_ATTEMPTS_PER_IP: "100000" }, shopPort);
+  shop = await startShopProcess(
+    {
+      ...KEYS,
+      DATA_DIR: dataDir("storefront-element-"),
+      TEST_ONLY_STRIPE_API_URL: processor.origin,
+      PAYMENT_ATTEMPTS_PER_IP: "100000",
+    },
+    shopPort,
+  );
   const api = new URL(processor.origin);
-  stripe = new Stripe(KEYS.STRIPE_SECRET_KEY, { host: api.hostname, port: api.port, protocol: "http", maxNetworkRetries: 0 });
+  stripe = new Stripe(KEYS.STRIPE_SECRET_KEY, {
+    host: api.hostname,
+    port: api.port,
+    protocol: "http",
+    maxNetworkRetries: 0,
+  });
 });
 
 test.afterAll(async () => {
@@ -56,7 +77,10 @@ async function readyToPay(page: Page, method: StandInMethod) {
   await serveStripeJsStandIn(page, { method, apiOrigin: processor.origin, calls });
   await page.goto(`${shop.origin}/`);
   await page.getByRole("article", { name: BOOK.title }).getByRole("button", { name: "Add to Basket" }).click();
-  await expect(page.getByRole("banner").getByRole("link", { name: "Basket, 1 item" })).toHaveAttribute("aria-busy", "false");
+  await expect(page.getByRole("banner").getByRole("link", { name: "Basket, 1 item" })).toHaveAttribute(
+    "aria-busy",
+    "false",
+  );
   await page.goto(`${shop.origin}/payment`);
   await fillDeliveryAddress(page);
   await expect(page.getByText("Stripe.js stand-in: the test payment method is filled in.")).toBeVisible();
@@ -66,9 +90,15 @@ async function readyToPay(page: Page, method: StandInMethod) {
 }
 
 /** Webhook events of a type the processor has delivered to the shop so far (its log says so, one line each). */
-const deliveredEvents = (type: string) => processor.log().split("\n").filter((line) => line.includes("processor: webhook delivered") && line.includes(`"type":"${type}"`)).length;
+const deliveredEvents = (type: string) =>
+  processor
+    .log()
+    .split("\n")
+    .filter((line) => line.includes("processor: webhook delivered") && line.includes(`"type":"${type}"`)).length;
 
-test("the shop creates the intent as documented, hands the Payment Element its client secret and options, and a paid confirm lands on the order, recorded once", async ({ page }) => {
+test("the shop creates the intent as documented, hands the Payment Element its client secret and options, and a paid confirm lands on the order, recorded once", async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   const { calls, clientSecret, intentId } = await readyToPay(page, { kind: "card", number: "4242424242424242" });
 
@@ -79,12 +109,24 @@ test("the shop creates the intent as documented, hands the Payment Element its c
     automatic_payment_methods: { enabled: true },
     status: "requires_payment_method",
     client_secret: clientSecret,
-    shipping: { name: "Ada Lovelace", address: { line1: "1 Main Street", line2: "Apartment 4", city: "Los Angeles", state: "CA", postal_code: "90001", country: "US" } },
+    shipping: {
+      name: "Ada Lovelace",
+      address: {
+        line1: "1 Main Street",
+        line2: "Apartment 4",
+        city: "Los Angeles",
+        state: "CA",
+        postal_code: "90001",
+        country: "US",
+      },
+    },
   });
   // Stripe.js is loaded (with the publishable key alone) as soon as the page shows, before there is an intent.
   const constructed = calls.filter((call) => call.name === "Stripe");
   expect(constructed.length).toBeGreaterThan(0);
-  expect(new Set(constructed.map((call) => JSON.stringify(call.args)))).toEqual(new Set([JSON.stringify({ publishableKey: KEYS.STRIPE_PUBLISHABLE_KEY })]));
+  expect(new Set(constructed.map((call) => JSON.stringify(call.args)))).toEqual(
+    new Set([JSON.stringify({ publishableKey: KEYS.STRIPE_PUBLISHABLE_KEY })]),
+  );
   expect(calls.filter((call) => call.name === "elements" || call.name === "create")).toEqual([
     { name: "elements", args: { clientSecret } },
     { name: "create", args: { type: "payment", options: { layout: "tabs" } } },
@@ -95,9 +137,19 @@ test("the shop creates the intent as documented, hands the Payment Element its c
   await expect(page).toHaveURL(ORDERS_AFTER_PAYING, { timeout: 30_000 });
   const orderNumber = ORDERS_AFTER_PAYING.exec(page.url())?.[1] ?? "";
   expect(calls.filter((call) => call.name === "confirmPayment")).toEqual([
-    { name: "confirmPayment", args: { sameElements: true, confirmParams: { return_url: `${shop.origin}/payment/return` }, redirect: "if_required" } },
+    {
+      name: "confirmPayment",
+      args: {
+        sameElements: true,
+        confirmParams: { return_url: `${shop.origin}/payment/return` },
+        redirect: "if_required",
+      },
+    },
   ]);
-  expect(await stripe.paymentIntents.retrieve(intentId)).toMatchObject({ status: "succeeded", amount_received: BOOK.priceCents });
+  expect(await stripe.paymentIntents.retrieve(intentId)).toMatchObject({
+    status: "succeeded",
+    amount_received: BOOK.priceCents,
+  });
 
   // The webhook of the same payment arrives, and the return page is reached again: still the one order.
   await expect.poll(() => deliveredEvents("payment_intent.succeeded"), { timeout: 15_000 }).toBe(succeededBefore + 1);
@@ -113,10 +165,14 @@ test("a processing payment says so, and its order appears once the payment succe
   await page.getByRole("button", { name: "Buy Now" }).click();
   await expect(page).toHaveURL(`${shop.origin}/payment/return?payment_intent=${intentId}`);
   await expect(page.getByRole("heading", { name: "Your payment is processing" })).toBeVisible();
-  await expect(page.getByRole("main").getByRole("status")).toContainText("Your payment is processing; we will e-mail you");
+  await expect(page.getByRole("main").getByRole("status")).toContainText(
+    "Your payment is processing; we will e-mail you",
+  );
   expect(calls.filter((call) => call.name === "confirmPayment")).toHaveLength(1);
 
-  await stripe.rawRequest("POST", `/v1/test_helpers/payment_intents/${intentId}/finish_processing`, { outcome: "succeed" });
+  await stripe.rawRequest("POST", `/v1/test_helpers/payment_intents/${intentId}/finish_processing`, {
+    outcome: "succeed",
+  });
   await expect
     .poll(
       async () => {
@@ -129,7 +185,9 @@ test("a processing payment says so, and its order appears once the payment succe
   await expect(page.getByTestId("order")).toHaveCount(1);
 });
 
-test("a method that leaves the page: the hosted authentication page, then /payment/return finishes the order once", async ({ page }) => {
+test("a method that leaves the page: the hosted authentication page, then /payment/return finishes the order once", async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   const { intentId } = await readyToPay(page, { kind: "redirecting-card", number: "4000002760003184" });
   const succeededBefore = deliveredEvents("payment_intent.succeeded");

@@ -4,15 +4,21 @@ import { accessibilityViolations } from "./support/delivery";
 import { gotoHydrated } from "./support/hydrated";
 import { signInAsOperator } from "./support/operator";
 
-
 /** A variants table input by its accessible name: the column's and the row's ("Weight (g) Red", tests/e2e/stock.spec.ts). */
-const cell = (page: Page, row: string, column: string) => page.getByRole("textbox", { name: `${column} ${row}`, exact: true });
+const cell = (page: Page, row: string, column: string) =>
+  page.getByRole("textbox", { name: `${column} ${row}`, exact: true });
 
-test("the operator gives one colour a weight and a picture of its own; the product page shows that picture when the colour is chosen, with and without JavaScript", async ({ page, browser }) => {
+test("the operator gives one colour a weight and a picture of its own; the product page shows that picture when the colour is chosen, with and without JavaScript", async ({
+  page,
+  browser,
+}) => {
   // Two saves with pictures, then two shoppers' visits.
   test.setTimeout(90_000);
   const title = `Picture Story Mug ${Date.now()}`;
-  const square = (r: number, g: number, b: number) => sharp({ create: { width: 600, height: 600, channels: 3, background: { r, g, b } } }).png().toBuffer();
+  const square = (r: number, g: number, b: number) =>
+    sharp({ create: { width: 600, height: 600, channels: 3, background: { r, g, b } } })
+      .png()
+      .toBuffer();
   const [white, red] = await Promise.all([square(240, 240, 240), square(200, 20, 30)]);
 
   await signInAsOperator(page);
@@ -20,7 +26,9 @@ test("the operator gives one colour a weight and a picture of its own; the produ
   await page.getByLabel("Title").fill(title);
   await page.getByLabel("Description").fill("A mug in two colours.");
   await page.getByLabel("Price", { exact: true }).fill("12.00");
-  await page.getByLabel("Picture", { exact: true }).setInputFiles({ name: "mug.png", mimeType: "image/png", buffer: white });
+  await page
+    .getByLabel("Picture", { exact: true })
+    .setInputFiles({ name: "mug.png", mimeType: "image/png", buffer: white });
   await page.getByLabel("Option name").first().fill("Colour");
   await page.getByLabel("Option values").first().fill("White, Red");
   await page.getByRole("button", { name: "Save" }).click();
@@ -30,11 +38,15 @@ test("the operator gives one colour a weight and a picture of its own; the produ
   const table = page.getByRole("table", { name: "Variants" });
   await cell(page, "Red", "Weight (g)").fill("350.5");
   await page.getByRole("button", { name: "Save" }).click();
-  await expect(cell(page, "Red", "Weight (g)")).toHaveAccessibleDescription("Enter the weight in whole grams, like 250.");
+  await expect(cell(page, "Red", "Weight (g)")).toHaveAccessibleDescription(
+    "Enter the weight in whole grams, like 250.",
+  );
   await expect(table.getByRole("img")).toHaveCount(0);
 
   await cell(page, "Red", "Weight (g)").fill("350");
-  await page.getByLabel("Picture Red", { exact: true }).setInputFiles({ name: "red.png", mimeType: "image/png", buffer: red });
+  await page
+    .getByLabel("Picture Red", { exact: true })
+    .setInputFiles({ name: "red.png", mimeType: "image/png", buffer: red });
   await page.getByRole("button", { name: "Save" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
   await expect(cell(page, "Red", "Weight (g)")).toHaveValue("350");

@@ -25,14 +25,22 @@ export function ErrorSummary({
 }) {
   const ref = useRef<HTMLDivElement>(null);
   const titleId = useId();
-  const entries = Object.entries(errors ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === "string");
+  const entries = Object.entries(errors ?? {}).filter(
+    (entry): entry is [string, string] => typeof entry[1] === "string",
+  );
   useEffect(() => {
     if (entries.length > 0) ref.current?.focus();
   }, [errors]); // eslint-disable-line react-hooks/exhaustive-deps -- focus once per answer
   if (entries.length === 0) return null;
   const Heading = headingLevel === 3 ? "h3" : "h2";
   return (
-    <div ref={ref} tabIndex={-1} role="alert" className={className ? `form-summary ${className}` : "form-summary"} aria-labelledby={titleId}>
+    <div
+      ref={ref}
+      tabIndex={-1}
+      role="alert"
+      className={className ? `form-summary ${className}` : "form-summary"}
+      aria-labelledby={titleId}
+    >
       <Heading id={titleId} className="form-summary__title">
         {title}
       </Heading>

@@ -18,13 +18,27 @@ export function errorIdOf(fieldId: string): string {
  * What an input carries for its error: aria-invalid while there is one, and aria-describedby naming its hints (always)
  * and its error (while there is one).
  */
-export function invalidFieldProps(fieldId: string, message: string | undefined, ...hintIds: string[]): { "aria-invalid": true | undefined; "aria-describedby": string | undefined } {
+export function invalidFieldProps(
+  fieldId: string,
+  message: string | undefined,
+  ...hintIds: string[]
+): { "aria-invalid": true | undefined; "aria-describedby": string | undefined } {
   const describedBy = [...hintIds, message ? errorIdOf(fieldId) : ""].filter(Boolean).join(" ");
   return { "aria-invalid": message ? true : undefined, "aria-describedby": describedBy || undefined };
 }
 
 /** The sentence under a field, named by the field's aria-describedby (invalidFieldProps). */
-export function FieldError({ fieldId, message, className, role }: { fieldId: string; message: string | undefined; className?: string; role?: "alert" }) {
+export function FieldError({
+  fieldId,
+  message,
+  className,
+  role,
+}: {
+  fieldId: string;
+  message: string | undefined;
+  className?: string;
+  role?: "alert";
+}) {
   if (!message) return null;
   return (
     <p id={errorIdOf(fieldId)} className={className ? `field-error ${className}` : "field-error"} role={role}>

@@ -71,14 +71,31 @@ export function Carousel({ label, slides, intervalMs }: CarouselProps) {
       }}
     >
       <div className="carousel__controls">
-        <button type="button" className="carousel__button carousel__button--previous" aria-label="Previous slide" disabled={!isInteractive} onClick={() => show(-1)}>
+        <button
+          type="button"
+          className="carousel__button carousel__button--previous"
+          aria-label="Previous slide"
+          disabled={!isInteractive}
+          onClick={() => show(-1)}
+        >
           <ChevronIcon direction="left" />
         </button>
-        <button type="button" className="carousel__button carousel__button--next" aria-label="Next slide" disabled={!isInteractive} onClick={() => show(1)}>
+        <button
+          type="button"
+          className="carousel__button carousel__button--next"
+          aria-label="Next slide"
+          disabled={!isInteractive}
+          onClick={() => show(1)}
+        >
           <ChevronIcon direction="right" />
         </button>
         {prefersReducedMotion ? null : (
-          <button type="button" className="carousel__rotation" disabled={!isInteractive} onClick={() => setStopped((stopped) => !stopped)}>
+          <button
+            type="button"
+            className="carousel__rotation"
+            disabled={!isInteractive}
+            onClick={() => setStopped((stopped) => !stopped)}
+          >
             {isStopped ? "Start slide rotation" : "Stop slide rotation"}
           </button>
         )}
@@ -90,7 +107,13 @@ export function Carousel({ label, slides, intervalMs }: CarouselProps) {
           return (
             <div
               key={slide.src}
-              className={["carousel__slide", isCurrent && "carousel__slide--current", slide.theme && `carousel__slide--${slide.theme}`].filter(Boolean).join(" ")}
+              className={[
+                "carousel__slide",
+                isCurrent && "carousel__slide--current",
+                slide.theme && `carousel__slide--${slide.theme}`,
+              ]
+                .filter(Boolean)
+                .join(" ")}
               role="group"
               aria-roledescription="slide"
               aria-labelledby={headingId}

@@ -3,7 +3,15 @@ import { Link } from "react-router";
 import { Wordmark } from "#app/components/ui/icons";
 
 /** The plain frame of the sign-in pages (no shop header): the wordmark, one box, a title. */
-export function AuthPage({ title, description, children }: { title: string; description: string; children: ReactNode }) {
+export function AuthPage({
+  title,
+  description,
+  children,
+}: {
+  title: string;
+  description: string;
+  children: ReactNode;
+}) {
   return (
     <main id="main" className="login">
       <title>{`${title} | Storefront`}</title>

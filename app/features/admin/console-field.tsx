@@ -46,7 +46,11 @@ export function ConsoleField({
           {hint}
         </p>
       ) : null}
-      {multiline ? <textarea {...common} rows={3} maxLength={2000} /> : <input {...common} maxLength={500} inputMode={inputMode} autoComplete="off" />}
+      {multiline ? (
+        <textarea {...common} rows={3} maxLength={2000} />
+      ) : (
+        <input {...common} maxLength={500} inputMode={inputMode} autoComplete="off" />
+      )}
       <FieldError fieldId={id} message={error} />
     </div>
   );

@@ -44,7 +44,11 @@ const TONES: Record<string, BadgeTone> = {
 
 /** A state in words inside a coloured badge; the words carry the meaning, the colour only repeats it. */
 export function StatusBadge({ status, label }: { status: string; label?: string }) {
-  return <span className={`console-badge console-badge--${TONES[status] ?? "neutral"}`}>{label ?? status.replaceAll("_", " ")}</span>;
+  return (
+    <span className={`console-badge console-badge--${TONES[status] ?? "neutral"}`}>
+      {label ?? status.replaceAll("_", " ")}
+    </span>
+  );
 }
 
 /** A product's picture at table size; decorative beside the product's title, so no alternative text. */

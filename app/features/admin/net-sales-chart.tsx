@@ -24,11 +24,13 @@ export function NetSalesChart({ days }: { days: readonly { date: string; label: 
   return (
     <svg className="console-chart" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%" aria-hidden="true" focusable="false">
       <line x1={PLOT.left} x2={WIDTH - PLOT.right} y1={zero} y2={zero} className="console-chart__axis" />
-      {[highest, lowest].filter((cents, index) => cents !== 0 || index === 0).map((cents) => (
-        <text key={cents} x={PLOT.left - 6} y={y(cents) + 4} textAnchor="end" className="console-chart__label">
-          {formatCents(cents)}
-        </text>
-      ))}
+      {[highest, lowest]
+        .filter((cents, index) => cents !== 0 || index === 0)
+        .map((cents) => (
+          <text key={cents} x={PLOT.left - 6} y={y(cents) + 4} textAnchor="end" className="console-chart__label">
+            {formatCents(cents)}
+          </text>
+        ))}
       {highest !== 0 || lowest !== 0 ? (
         <text x={PLOT.left - 6} y={zero + 4} textAnchor="end" className="console-chart__label">
           $0.00
@@ -39,7 +41,13 @@ export function NetSalesChart({ days }: { days: readonly { date: string; label: 
         const top = Math.min(y(day.netCents), zero);
         return (
           <g key={day.date}>
-            <rect x={x} y={top} width={barWidth} height={Math.abs(y(day.netCents) - zero)} className={day.netCents < 0 ? "console-chart__bar console-chart__bar--negative" : "console-chart__bar"} />
+            <rect
+              x={x}
+              y={top}
+              width={barWidth}
+              height={Math.abs(y(day.netCents) - zero)}
+              className={day.netCents < 0 ? "console-chart__bar console-chart__bar--negative" : "console-chart__bar"}
+            />
             {index % labelEvery === 0 ? (
               <text x={x + barWidth / 2} y={HEIGHT - 8} textAnchor="middle" className="console-chart__label">
                 {day.label}

@@ -36,8 +36,18 @@ export const PROMOTION_FIELD_LABELS: Record<keyof PromotionFieldValues, string> 
  * "Code", "Type", "Value", "Minimum subtotal", "Starts", "Ends", "Total uses", "Once per customer" and "Status": the
  * fields of "New promotion" and of a promotion's page. Each error is under its field, named by aria-describedby.
  */
-export function PromotionFields({ values, errors }: { values: PromotionFieldValues; errors: Record<string, string> | undefined }) {
-  const field = (name: string) => ({ id: `field-${name}`, name, ...invalidFieldProps(`field-${name}`, errors?.[name], hints[name] ? `hint-${name}` : "") });
+export function PromotionFields({
+  values,
+  errors,
+}: {
+  values: PromotionFieldValues;
+  errors: Record<string, string> | undefined;
+}) {
+  const field = (name: string) => ({
+    id: `field-${name}`,
+    name,
+    ...invalidFieldProps(`field-${name}`, errors?.[name], hints[name] ? `hint-${name}` : ""),
+  });
   const hints: Record<string, string> = {
     code: "Letters, digits and hyphens, 3 to 32 long. Shoppers may type it in any case.",
     value: "A percentage from 1 to 100, or an amount in dollars and cents. Not used for free delivery.",
@@ -52,11 +62,22 @@ export function PromotionFields({ values, errors }: { values: PromotionFieldValu
         {hints[name]}
       </p>
     ) : null;
-  const text = (name: keyof PromotionFieldValues, type: "text" | "date" = "text", inputMode?: "decimal" | "numeric") => (
+  const text = (
+    name: keyof PromotionFieldValues,
+    type: "text" | "date" = "text",
+    inputMode?: "decimal" | "numeric",
+  ) => (
     <div className="console-field">
       <label htmlFor={`field-${name}`}>{PROMOTION_FIELD_LABELS[name]}</label>
       {hint(name)}
-      <input {...field(name)} type={type} defaultValue={String(values[name])} inputMode={inputMode} autoComplete="off" maxLength={40} />
+      <input
+        {...field(name)}
+        type={type}
+        defaultValue={String(values[name])}
+        inputMode={inputMode}
+        autoComplete="off"
+        maxLength={40}
+      />
       <FieldError fieldId={`field-${name}`} message={errors?.[name]} />
     </div>
   );
@@ -98,7 +119,8 @@ export function PromotionFields({ values, errors }: { values: PromotionFieldValu
 
 /** The form's fields as typed, for drawing a refused form again. */
 export function toFieldValues(typed: Record<string, string>): PromotionFieldValues {
-  const text = (name: keyof Omit<PromotionFieldValues, "oncePerCustomer">) => (typed[name] ?? EMPTY_PROMOTION[name]).slice(0, 100);
+  const text = (name: keyof Omit<PromotionFieldValues, "oncePerCustomer">) =>
+    (typed[name] ?? EMPTY_PROMOTION[name]).slice(0, 100);
   return {
     code: text("code"),
     kind: text("kind"),

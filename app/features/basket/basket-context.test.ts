@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { applyChanges, changesNotIn, itemsDelta, type TrackedChange } from "./basket-context";
 
-const change = (id: number, revision?: number, owner: string | null = null): TrackedChange => ({ id, action: "add", productId: "12321341", owner, revision });
+const change = (id: number, revision?: number, owner: string | null = null): TrackedChange => ({
+  id,
+  action: "add",
+  productId: "12321341",
+  owner,
+  revision,
+});
 
 describe("which basket changes a view of the basket does not show yet", () => {
   it("keeps a change in flight on top of any data", () => {
@@ -17,7 +23,9 @@ describe("which basket changes a view of the basket does not show yet", () => {
   });
 
   it("never shows one owner's change on another owner's basket (signed in or out meanwhile)", () => {
-    expect(changesNotIn([change(1, 3, null), change(2, undefined, null)], { owner: "ada@example.com", revision: 0 })).toEqual([]);
+    expect(
+      changesNotIn([change(1, 3, null), change(2, undefined, null)], { owner: "ada@example.com", revision: 0 }),
+    ).toEqual([]);
   });
 });
 

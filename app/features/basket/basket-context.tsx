@@ -59,7 +59,9 @@ export function itemsDelta(change: BasketChange): number {
 /** The request body a change posts. */
 function requestBody(change: BasketChange): Record<string, unknown> {
   const variant = change.variantId === undefined ? {} : { variantId: change.variantId };
-  return change.action === "quantity" ? { productId: change.productId, ...variant, quantity: change.quantity } : { productId: change.productId, ...variant };
+  return change.action === "quantity"
+    ? { productId: change.productId, ...variant, quantity: change.quantity }
+    : { productId: change.productId, ...variant };
 }
 
 const SUCCESS_MESSAGES: Record<BasketChange["action"], string> = {
@@ -76,12 +78,15 @@ export interface BasketSnapshot {
 
 /** The changes a view of the basket read at `snapshot` does not show yet: in flight, or answered at a later revision. */
 export function changesNotIn(tracked: readonly TrackedChange[], snapshot: BasketSnapshot): TrackedChange[] {
-  return tracked.filter((entry) => entry.owner === snapshot.owner && (entry.revision === undefined || entry.revision > snapshot.revision));
+  return tracked.filter(
+    (entry) => entry.owner === snapshot.owner && (entry.revision === undefined || entry.revision > snapshot.revision),
+  );
 }
 
 const BasketContext = createContext<BasketState | null>(null);
 
-const NETWORK_ERROR = "We couldn't reach the shop, so your basket was not changed. Check your connection and try again.";
+const NETWORK_ERROR =
+  "We couldn't reach the shop, so your basket was not changed. Check your connection and try again.";
 const UNKNOWN_ERROR = "Your basket could not be changed. Please try again.";
 
 /**
@@ -94,7 +99,15 @@ const UNKNOWN_ERROR = "Your basket could not be changed. Please try again.";
  * their own moments. A change answered at revision r is shown on data read at a revision below r, and never on
  * data at r or later, so nothing is counted twice or lost, whatever order the data arrives in.
  */
-export function BasketProvider({ snapshot, formError = null, children }: { snapshot: BasketSnapshot; formError?: FormError | null; children: ReactNode }) {
+export function BasketProvider({
+  snapshot,
+  formError = null,
+  children,
+}: {
+  snapshot: BasketSnapshot;
+  formError?: FormError | null;
+  children: ReactNode;
+}) {
   const [tracked, setTracked] = useState<TrackedChange[]>([]);
   const [announcement, setAnnouncement] = useState<Announcement | null>(null);
   const revalidator = useRevalidator();
@@ -108,7 +121,13 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
   const stillNeeded = (entries: TrackedChange[]) => changesNotIn(entries, latestSnapshot.current);
 
   const announce = useCallback((text: string, isError: boolean, productId?: string) => {
-    setAnnouncement({ id: ++nextId.current, text, isError, on: location.pathname, ...(productId === undefined ? {} : { productId }) });
+    setAnnouncement({
+      id: ++nextId.current,
+      text,
+      isError,
+      on: location.pathname,
+      ...(productId === undefined ? {} : { productId }),
+    });
   }, []);
 
   const change = useCallback(
@@ -135,7 +154,8 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
             headers: { "content-type": "application/json", accept: "application/json" },
             body: JSON.stringify(requestBody(request)),
           });
-          const body = (await response.json().catch(() => null)) as (Partial<ErrorBody> & { basket?: BasketView; removed?: boolean }) | null;
+          const body = (await response.json().catch(() => null)) as
+            (Partial<ErrorBody> & { basket?: BasketView; removed?: boolean }) | null;
           if (!response.ok || typeof body?.basket?.revision !== "number") {
             settle(undefined);
             announce(body?.error?.message ?? UNKNOWN_ERROR, true, productId);
@@ -147,7 +167,9 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
           }
           settle(body.basket.revision);
           // Asked for more than is available: the line keeps what there is, and the shopper is told beside it.
-          const capped = body.basket.items.find((line) => (request.variantId ? line.variant.id === request.variantId : line.product.id === productId))?.stockMessage;
+          const capped = body.basket.items.find((line) =>
+            request.variantId ? line.variant.id === request.variantId : line.product.id === productId,
+          )?.stockMessage;
           if (capped && action !== "remove") announce(capped, true, productId);
           else announce(SUCCESS_MESSAGES[action], false);
           void revalidator.revalidate();
@@ -162,7 +184,10 @@ export function BasketProvider({ snapshot, formError = null, children }: { snaps
 
   // Read as the page renders, which every navigation makes it do (the layout's data is new): none on the server.
   const shown = announcement && announcement.on === location.pathname ? announcement : null;
-  const value = useMemo(() => ({ tracked, owner: snapshot.owner, announcement: shown, formError, change }), [tracked, snapshot.owner, shown, formError, change]);
+  const value = useMemo(
+    () => ({ tracked, owner: snapshot.owner, announcement: shown, formError, change }),
+    [tracked, snapshot.owner, shown, formError, change],
+  );
   return <BasketContext.Provider value={value}>{children}</BasketContext.Provider>;
 }
 
@@ -189,30 +214,37 @@ export function useOptimisticCount(serverCount: number, revision: number): numbe
  * made. A removal hides the product's line; a quantity or another add changes it. (An add of a product with no line
  * here shows up when the page's data does: this list has no product details to draw it with.)
  */
-export function useOptimisticLines<Line extends { product: { id: string; priceCents: number }; quantity: number; lineCents: number }>(
-  lines: readonly Line[],
-  revision: number,
-): Line[] {
+export function useOptimisticLines<
+  Line extends { product: { id: string; priceCents: number }; quantity: number; lineCents: number },
+>(lines: readonly Line[], revision: number): Line[] {
   const { tracked, owner } = useBasket();
   return applyChanges(lines, changesNotIn(tracked, { owner, revision }));
 }
 
 /** Applies changes, oldest first, to lines read from the server. */
-export function applyChanges<Line extends { product: { id: string; priceCents: number }; variant?: { id: string }; quantity: number; lineCents: number }>(
-  lines: readonly Line[],
-  changes: readonly BasketChange[],
-): Line[] {
+export function applyChanges<
+  Line extends {
+    product: { id: string; priceCents: number };
+    variant?: { id: string };
+    quantity: number;
+    lineCents: number;
+  },
+>(lines: readonly Line[], changes: readonly BasketChange[]): Line[] {
   let visible = [...lines];
   for (const change of changes) {
     // A change names its variant when the product has several; a product without options has one line.
-    const line = visible.find((candidate) => (change.variantId ? candidate.variant?.id === change.variantId : candidate.product.id === change.productId));
+    const line = visible.find((candidate) =>
+      change.variantId ? candidate.variant?.id === change.variantId : candidate.product.id === change.productId,
+    );
     if (!line) continue;
     if (change.action === "remove") {
       visible = visible.filter((candidate) => candidate !== line);
       continue;
     }
     const quantity = change.action === "add" ? line.quantity + 1 : change.quantity;
-    visible = visible.map((candidate) => (candidate === line ? { ...line, quantity, lineCents: line.product.priceCents * quantity } : candidate));
+    visible = visible.map((candidate) =>
+      candidate === line ? { ...line, quantity, lineCents: line.product.priceCents * quantity } : candidate,
+    );
   }
   return visible;
 }

@@ -22,7 +22,16 @@ export function OrderCard({ order }: { order: Omit<OrderView, "id"> }) {
       <ul className="order__items">
         {order.items.map((item, index) => (
           <li key={`${item.productId}-${index}`}>
-            <BasketLine product={{ id: item.productId, title: item.title, priceCents: item.priceCents, rating: item.rating, image: item.image }} quantity={item.quantity} />
+            <BasketLine
+              product={{
+                id: item.productId,
+                title: item.title,
+                priceCents: item.priceCents,
+                rating: item.rating,
+                image: item.image,
+              }}
+              quantity={item.quantity}
+            />
           </li>
         ))}
       </ul>

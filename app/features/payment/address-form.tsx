@@ -2,7 +2,16 @@ import { useMemo, useState } from "react";
 import { useFetcher } from "react-router";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
-import { ADDRESS_FIELD_ORDER, ADDRESS_LIMITS, COUNTRIES, US_STATES, addressLines, type AddressErrors, type AddressField, type DeliveryAddress } from "#shared/address";
+import {
+  ADDRESS_FIELD_ORDER,
+  ADDRESS_LIMITS,
+  COUNTRIES,
+  US_STATES,
+  addressLines,
+  type AddressErrors,
+  type AddressField,
+  type DeliveryAddress,
+} from "#shared/address";
 
 export interface SavedAddressChoice {
   id: string;
@@ -46,12 +55,21 @@ function labelOf(field: AddressField | "form", country: string): string {
  * form for a new one. Every form posts to the payment route's action and works without JavaScript; with it, a
  * fetcher posts it and the page's data (and the payment it prices) follow.
  */
-export function AddressSection({ current, contactEmail, isGuest, saved, actionData, redirectedError }: AddressSectionProps) {
+export function AddressSection({
+  current,
+  contactEmail,
+  isGuest,
+  saved,
+  actionData,
+  redirectedError,
+}: AddressSectionProps) {
   const fetcher = useFetcher<AddressActionData>();
   const answer = fetcher.data ?? actionData;
   const failed = answer && !answer.ok ? answer : null;
   const isSaving = fetcher.state !== "idle";
-  const otherSaved = saved.filter((entry) => !current || addressLines(entry.address).join("|") !== addressLines(current).join("|"));
+  const otherSaved = saved.filter(
+    (entry) => !current || addressLines(entry.address).join("|") !== addressLines(current).join("|"),
+  );
 
   return (
     <div className="address">
@@ -124,11 +142,21 @@ function AddressFields({
   // One object per answer, listed in the form's order: the summary takes focus when it changes.
   const errors: AddressErrors = useMemo(() => {
     const answered: AddressErrors = failed?.errors ?? (redirectedError ? { form: redirectedError } : {});
-    return Object.fromEntries((["form", ...ADDRESS_FIELD_ORDER] as const).filter((name) => answered[name]).map((name) => [name, answered[name]]));
+    return Object.fromEntries(
+      (["form", ...ADDRESS_FIELD_ORDER] as const)
+        .filter((name) => answered[name])
+        .map((name) => [name, answered[name]]),
+    );
   }, [failed, redirectedError]);
 
-  const field = (name: AddressField) => ({ id: `address-${name}`, name, ...invalidFieldProps(`address-${name}`, errors[name]) });
-  const errorOf = (name: AddressField) => <FieldError fieldId={`address-${name}`} message={errors[name]} className="address__error" />;
+  const field = (name: AddressField) => ({
+    id: `address-${name}`,
+    name,
+    ...invalidFieldProps(`address-${name}`, errors[name]),
+  });
+  const errorOf = (name: AddressField) => (
+    <FieldError fieldId={`address-${name}`} message={errors[name]} className="address__error" />
+  );
 
   return (
     // noValidate: the shop's own rules and sentences apply, the same with or without JavaScript.
@@ -143,20 +171,45 @@ function AddressFields({
         className="address__summary"
       />
       <label htmlFor="address-name">Full name</label>
-      <input {...field("name")} autoComplete="shipping name" maxLength={ADDRESS_LIMITS.name} defaultValue={valueOf("name", initial?.name)} />
+      <input
+        {...field("name")}
+        autoComplete="shipping name"
+        maxLength={ADDRESS_LIMITS.name}
+        defaultValue={valueOf("name", initial?.name)}
+      />
       {errorOf("name")}
       <label htmlFor="address-line1">Address line 1</label>
-      <input {...field("line1")} autoComplete="shipping address-line1" maxLength={ADDRESS_LIMITS.line} defaultValue={valueOf("line1", initial?.line1)} />
+      <input
+        {...field("line1")}
+        autoComplete="shipping address-line1"
+        maxLength={ADDRESS_LIMITS.line}
+        defaultValue={valueOf("line1", initial?.line1)}
+      />
       {errorOf("line1")}
       <label htmlFor="address-line2">Address line 2 (optional)</label>
-      <input {...field("line2")} autoComplete="shipping address-line2" maxLength={ADDRESS_LIMITS.line} defaultValue={valueOf("line2", initial?.line2)} />
+      <input
+        {...field("line2")}
+        autoComplete="shipping address-line2"
+        maxLength={ADDRESS_LIMITS.line}
+        defaultValue={valueOf("line2", initial?.line2)}
+      />
       {errorOf("line2")}
       <label htmlFor="address-city">City</label>
-      <input {...field("city")} autoComplete="shipping address-level2" maxLength={ADDRESS_LIMITS.city} defaultValue={valueOf("city", initial?.city)} />
+      <input
+        {...field("city")}
+        autoComplete="shipping address-level2"
+        maxLength={ADDRESS_LIMITS.city}
+        defaultValue={valueOf("city", initial?.city)}
+      />
       {errorOf("city")}
       <label htmlFor="address-region">{labelOf("region", country)}</label>
       {country === "US" ? (
-        <select {...field("region")} key="state" autoComplete="shipping address-level1" defaultValue={valueOf("region", initial?.country === "US" ? initial.region : "")}>
+        <select
+          {...field("region")}
+          key="state"
+          autoComplete="shipping address-level1"
+          defaultValue={valueOf("region", initial?.country === "US" ? initial.region : "")}
+        >
           <option value="">Choose a state</option>
           {US_STATES.map(([code, name]) => (
             <option key={code} value={code}>
@@ -165,14 +218,30 @@ function AddressFields({
           ))}
         </select>
       ) : (
-        <input {...field("region")} key="region" autoComplete="shipping address-level1" maxLength={ADDRESS_LIMITS.region} defaultValue={valueOf("region", initial?.country === "US" ? "" : initial?.region)} />
+        <input
+          {...field("region")}
+          key="region"
+          autoComplete="shipping address-level1"
+          maxLength={ADDRESS_LIMITS.region}
+          defaultValue={valueOf("region", initial?.country === "US" ? "" : initial?.region)}
+        />
       )}
       {errorOf("region")}
       <label htmlFor="address-postalCode">{labelOf("postalCode", country)}</label>
-      <input {...field("postalCode")} autoComplete="shipping postal-code" maxLength={ADDRESS_LIMITS.postalCode} defaultValue={valueOf("postalCode", initial?.postalCode)} />
+      <input
+        {...field("postalCode")}
+        autoComplete="shipping postal-code"
+        maxLength={ADDRESS_LIMITS.postalCode}
+        defaultValue={valueOf("postalCode", initial?.postalCode)}
+      />
       {errorOf("postalCode")}
       <label htmlFor="address-country">Country</label>
-      <select {...field("country")} autoComplete="shipping country" value={country} onChange={(event) => setCountry(event.target.value)}>
+      <select
+        {...field("country")}
+        autoComplete="shipping country"
+        value={country}
+        onChange={(event) => setCountry(event.target.value)}
+      >
         {COUNTRIES.map(({ code, name }) => (
           <option key={code} value={code}>
             {name}
@@ -183,7 +252,14 @@ function AddressFields({
       {isGuest ? (
         <>
           <label htmlFor="address-email">E-mail for your receipt</label>
-          <input {...field("email")} type="email" inputMode="email" autoComplete="email" maxLength={ADDRESS_LIMITS.email} defaultValue={valueOf("email", initialEmail)} />
+          <input
+            {...field("email")}
+            type="email"
+            inputMode="email"
+            autoComplete="email"
+            maxLength={ADDRESS_LIMITS.email}
+            defaultValue={valueOf("email", initialEmail)}
+          />
           {errorOf("email")}
         </>
       ) : null}

@@ -4,7 +4,13 @@ import { useEffect, useRef } from "react";
  * The test-mode stand-in for the bank's 3-D Secure page: a modal dialog asking the shopper to complete or fail
  * the authentication. Escape counts as "Fail", so the page is never left waiting.
  */
-export function AuthenticationDialog({ amount, onAnswer }: { amount: string; onAnswer: (outcome: "complete" | "fail") => void }) {
+export function AuthenticationDialog({
+  amount,
+  onAnswer,
+}: {
+  amount: string;
+  onAnswer: (outcome: "complete" | "fail") => void;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const element = dialog.current;

@@ -29,7 +29,13 @@ export function CardEntry({ config, clientSecret, errorId, disabled, onChange, c
   if (cardEntryFor(config) === "stripe") {
     return (
       <Suspense fallback={<p className="card-entry__loading">Loading the secure card field…</p>}>
-        <StripePaymentElement publishableKey={config.publishableKey} clientSecret={clientSecret} disabled={disabled} onChange={onChange} controller={controller} />
+        <StripePaymentElement
+          publishableKey={config.publishableKey}
+          clientSecret={clientSecret}
+          disabled={disabled}
+          onChange={onChange}
+          controller={controller}
+        />
       </Suspense>
     );
   }
@@ -66,7 +72,8 @@ function BuiltInCardEntry({
         card.current
           ? builtInProcessor.confirmCardPayment(processorUrl, clientSecret, publishableKey, card.current)
           : Promise.resolve({ status: "failed", message: "Your card number is incomplete." }),
-      authenticate: (clientSecret, answer) => builtInProcessor.authenticate(processorUrl, clientSecret, publishableKey, answer),
+      authenticate: (clientSecret, answer) =>
+        builtInProcessor.authenticate(processorUrl, clientSecret, publishableKey, answer),
     }),
     [publishableKey, processorUrl],
   );

@@ -11,7 +11,10 @@ interface StripePaymentElementProps {
   controller: Ref<CardEntryController | null>;
 }
 
-const NOT_READY: ConfirmOutcome = { status: "failed", message: "The payment form is still loading. Please try again in a moment." };
+const NOT_READY: ConfirmOutcome = {
+  status: "failed",
+  message: "The payment form is still loading. Please try again in a moment.",
+};
 const NOT_COMPLETED_MESSAGE = "Your payment could not be completed. Please try again.";
 const NOT_COMPLETED: ConfirmOutcome = { status: "failed", message: NOT_COMPLETED_MESSAGE };
 
@@ -29,7 +32,13 @@ export function returnUrl(): string {
  * `redirect: "if_required"`: cards (and their 3-D Secure, in Stripe's modal) finish on this page; a method that must
  * leave it comes back to /payment/return, which records the order the same way.
  */
-export default function StripePaymentElement({ publishableKey, clientSecret, disabled, onChange, controller }: StripePaymentElementProps) {
+export default function StripePaymentElement({
+  publishableKey,
+  clientSecret,
+  disabled,
+  onChange,
+  controller,
+}: StripePaymentElementProps) {
   const host = useRef<HTMLDivElement>(null);
   const stripe = useRef<{ client: Stripe; elements: StripeElements; element: StripePaymentElement } | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -49,11 +58,14 @@ export default function StripePaymentElement({ publishableKey, clientSecret, dis
         const elements = client.elements({ clientSecret });
         element = elements.create("payment", PAYMENT_ELEMENT_OPTIONS);
         // The element shows its own field errors; the page needs only whether it is filled in.
-        element.on("change", (event) => reportChange.current({ empty: event.empty, complete: event.complete, error: null }));
+        element.on("change", (event) =>
+          reportChange.current({ empty: event.empty, complete: event.complete, error: null }),
+        );
         element.mount(host.current);
         stripe.current = { client, elements, element };
       } catch {
-        if (!isCancelled) setLoadError("We couldn't load the secure card field. Check your connection and reload the page.");
+        if (!isCancelled)
+          setLoadError("We couldn't load the secure card field. Check your connection and reload the page.");
       }
     })();
     return () => {

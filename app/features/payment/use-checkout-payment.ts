@@ -44,7 +44,8 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, hasAddress,
     const controller = new AbortController();
     fetch(`/payments/create?total=${totalCents}`, { method: "POST", signal: controller.signal })
       .then(async (response) => {
-        const body = (await response.json().catch(() => null)) as ({ clientSecret?: string } & Partial<ErrorBody>) | null;
+        const body = (await response.json().catch(() => null)) as
+          ({ clientSecret?: string } & Partial<ErrorBody>) | null;
         if (response.ok && body?.clientSecret) {
           setPrepared({ key: requestKey, clientSecret: body.clientSecret });
           return;
@@ -82,7 +83,9 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, hasAddress,
       // Not a failure: the return page says so, and records the order if the payment has succeeded by then.
       if (outcome.status === "processing") {
         setSucceeded(true);
-        await navigate(`/payment/return?payment_intent=${encodeURIComponent(outcome.paymentIntentId)}`, { replace: true });
+        await navigate(`/payment/return?payment_intent=${encodeURIComponent(outcome.paymentIntentId)}`, {
+          replace: true,
+        });
         return;
       }
       // Paid. The server checks the payment with the processor and records the order; the processor's webhook
@@ -96,7 +99,11 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, hasAddress,
         await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** tries));
       }
       setSucceeded(true);
-      const next = answer?.orderNumber ? `/orders?placed=${encodeURIComponent(answer.orderNumber)}` : answer ? "/orders" : "/orders?confirming=1";
+      const next = answer?.orderNumber
+        ? `/orders?placed=${encodeURIComponent(answer.orderNumber)}`
+        : answer
+          ? "/orders"
+          : "/orders?confirming=1";
       await navigate(next, { replace: true });
     },
     [navigate, clientSecret],
@@ -111,7 +118,10 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, hasAddress,
     // prepared its payment (an operator's new rate, another tab). A different total is a 409 with the new total, and
     // no card is charged.
     const repriced = await fetch(`/payments/create?total=${totalCents}`, { method: "POST" }).then(
-      async (response) => ({ response, body: (await response.json().catch(() => null)) as ({ clientSecret?: string } & Partial<ErrorBody>) | null }),
+      async (response) => ({
+        response,
+        body: (await response.json().catch(() => null)) as ({ clientSecret?: string } & Partial<ErrorBody>) | null,
+      }),
       () => null,
     );
     const refusal = repriced?.body?.error;
@@ -141,7 +151,18 @@ export function useCheckoutPayment({ totalCents, basketKey, isEmpty, hasAddress,
     setAttempt((count) => count + 1);
   }, []);
 
-  return { clientSecret, isProcessing, hasSucceeded, isChallenged, error, paidOrderNumber, buy, answerChallenge, retry, clearError: () => setError(null) };
+  return {
+    clientSecret,
+    isProcessing,
+    hasSucceeded,
+    isChallenged,
+    error,
+    paidOrderNumber,
+    buy,
+    answerChallenge,
+    retry,
+    clearError: () => setError(null),
+  };
 }
 
 /** The server's answer to recording a payment: the order's number, or {} for a refusal (its final word); null: try again. */

@@ -19,18 +19,24 @@ export function OrderTotals({
   /** Beside the promotion's line: the payment page's "Remove". */
   promotionAction?: ReactNode;
 }) {
-  const shipping = !hasAddress || pricing.isUndeliverable ? "—" : pricing.shippingCents === 0 ? "FREE" : formatCents(pricing.shippingCents);
+  const shipping =
+    !hasAddress || pricing.isUndeliverable
+      ? "—"
+      : pricing.shippingCents === 0
+        ? "FREE"
+        : formatCents(pricing.shippingCents);
   return (
     <dl className="order-totals" data-testid="order-totals">
       <div>
-        <dt>Items:</dt>{" "}
-        <dd>{formatCents(pricing.itemsCents)}</dd>
+        <dt>Items:</dt> <dd>{formatCents(pricing.itemsCents)}</dd>
       </div>
       <div>
         <dt>Shipping &amp; handling:</dt>{" "}
         <dd data-testid="shipping-total">
           {shipping}
-          {pricing.shipping && hasAddress ? <span className="order-totals__note"> ({pricing.shipping.name})</span> : null}
+          {pricing.shipping && hasAddress ? (
+            <span className="order-totals__note"> ({pricing.shipping.name})</span>
+          ) : null}
         </dd>
       </div>
       {pricing.promotion ? (
@@ -43,8 +49,7 @@ export function OrderTotals({
         </div>
       ) : null}
       <div>
-        <dt>Total before tax:</dt>{" "}
-        <dd>{formatCents(pricing.totalBeforeTaxCents)}</dd>
+        <dt>Total before tax:</dt> <dd>{formatCents(pricing.totalBeforeTaxCents)}</dd>
       </div>
       <div>
         <dt>{isFinal ? "Tax:" : "Estimated tax to be collected:"}</dt>{" "}

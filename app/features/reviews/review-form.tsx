@@ -18,7 +18,15 @@ export interface ReviewFormAnswer {
  * "Write a customer review": a plain form posted to the product page (it works without JavaScript), with the
  * error of each field under it. Anybody without a qualifying order reads why they cannot review instead.
  */
-export function ReviewForm({ state, answer, isOpen }: { state: ReviewFormState; answer: ReviewFormAnswer | undefined; isOpen: boolean }) {
+export function ReviewForm({
+  state,
+  answer,
+  isOpen,
+}: {
+  state: ReviewFormState;
+  answer: ReviewFormAnswer | undefined;
+  isOpen: boolean;
+}) {
   const errorSummary = useRef<HTMLParagraphElement>(null);
   const errors = answer?.errors ?? {};
   useEffect(() => {
@@ -44,13 +52,16 @@ export function ReviewForm({ state, answer, isOpen }: { state: ReviewFormState; 
     body: state.existing?.body ?? "",
   };
   const described = (name: string) => invalidFieldProps(`review-${name}`, errors[name]);
-  const errorOf = (name: string) => <FieldError fieldId={`review-${name}`} message={errors[name]} className="review-form__error" />;
+  const errorOf = (name: string) => (
+    <FieldError fieldId={`review-${name}`} message={errors[name]} className="review-form__error" />
+  );
   return (
     <details id="write-review" className="review-form" open={isOpen || answer !== undefined}>
       <summary className="review-form__title">Write a customer review</summary>
       {state.existing ? (
         <p className="review-form__note">
-          You have reviewed this product. Submitting changes your review{state.existing.isVisible ? "" : " (it is hidden by the shop)"}.
+          You have reviewed this product. Submitting changes your review
+          {state.existing.isVisible ? "" : " (it is hidden by the shop)"}.
         </p>
       ) : null}
       {Object.keys(errors).length > 0 ? (
@@ -65,17 +76,38 @@ export function ReviewForm({ state, answer, isOpen }: { state: ReviewFormState; 
           <legend>Overall rating</legend>
           {[1, 2, 3, 4, 5].map((stars) => (
             <label key={stars} className="review-form__star">
-              <input type="radio" name="rating" value={String(stars)} defaultChecked={values.rating === String(stars)} required />
+              <input
+                type="radio"
+                name="rating"
+                value={String(stars)}
+                defaultChecked={values.rating === String(stars)}
+                required
+              />
               {stars === 1 ? "1 star" : `${stars} stars`}
             </label>
           ))}
         </fieldset>
         {errorOf("rating")}
         <label htmlFor="review-headline">Add a headline</label>
-        <input id="review-headline" name="headline" type="text" maxLength={REVIEW_HEADLINE_MAX} defaultValue={values.headline} required {...described("headline")} />
+        <input
+          id="review-headline"
+          name="headline"
+          type="text"
+          maxLength={REVIEW_HEADLINE_MAX}
+          defaultValue={values.headline}
+          required
+          {...described("headline")}
+        />
         {errorOf("headline")}
         <label htmlFor="review-body">Add a written review</label>
-        <textarea id="review-body" name="body" rows={6} maxLength={REVIEW_BODY_MAX} defaultValue={values.body} {...described("body")} />
+        <textarea
+          id="review-body"
+          name="body"
+          rows={6}
+          maxLength={REVIEW_BODY_MAX}
+          defaultValue={values.body}
+          {...described("body")}
+        />
         {errorOf("body")}
         <button type="submit" className="button review-form__submit">
           Submit

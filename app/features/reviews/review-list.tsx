@@ -6,7 +6,17 @@ import { formatReviewDate, type ReviewView } from "#shared/reviews";
  * The reviews, newest first: stars, headline, the reviewer's first name and last initial, the date, "Verified
  * Purchase" (every review comes from a paid order), and the text as plain paragraphs (React escapes it: never markup).
  */
-export function ReviewList({ reviews, page, hasNext, basePath }: { reviews: ReviewView[]; page: number; hasNext: boolean; basePath: string }) {
+export function ReviewList({
+  reviews,
+  page,
+  hasNext,
+  basePath,
+}: {
+  reviews: ReviewView[];
+  page: number;
+  hasNext: boolean;
+  basePath: string;
+}) {
   if (reviews.length === 0) return null;
   return (
     <>
@@ -37,7 +47,9 @@ export function ReviewList({ reviews, page, hasNext, basePath }: { reviews: Revi
       </ol>
       {page > 1 || hasNext ? (
         <nav className="reviews__pages" aria-label="Review pages">
-          {page > 1 ? <Link to={page === 2 ? `${basePath}#reviews` : `${basePath}?page=${page - 1}#reviews`}>Newer reviews</Link> : null}
+          {page > 1 ? (
+            <Link to={page === 2 ? `${basePath}#reviews` : `${basePath}?page=${page - 1}#reviews`}>Newer reviews</Link>
+          ) : null}
           {hasNext ? <Link to={`${basePath}?page=${page + 1}#reviews`}>Older reviews</Link> : null}
         </nav>
       ) : null}

@@ -17,7 +17,11 @@ const subscribeToNothing = () => () => {};
  */
 export function DepartmentMenu({ departments }: { departments: readonly MenuDepartment[] }) {
   // True in the browser, false on the server and while hydrating (a few elements re-render after hydration).
-  const isHydrated = useSyncExternalStore(subscribeToNothing, () => true, () => false);
+  const isHydrated = useSyncExternalStore(
+    subscribeToNothing,
+    () => true,
+    () => false,
+  );
   // Open on the page it was opened on: a new location (a followed link) closes it.
   const { key } = useLocation();
   const [openOn, setOpenOn] = useState<string | null>(null);
@@ -41,7 +45,14 @@ export function DepartmentMenu({ departments }: { departments: readonly MenuDepa
         }
       }}
     >
-      <button ref={buttonRef} type="button" className="site-header__all" aria-expanded={isOpen} aria-controls="department-menu" onClick={() => setOpenOn(isOpen ? null : key)}>
+      <button
+        ref={buttonRef}
+        type="button"
+        className="site-header__all"
+        aria-expanded={isOpen}
+        aria-controls="department-menu"
+        onClick={() => setOpenOn(isOpen ? null : key)}
+      >
         All
       </button>
       <ul id="department-menu" className="department-menu" hidden={!isOpen}>

@@ -19,7 +19,13 @@ export interface SiteHeaderProps {
 }
 
 /** The dark bar on every screen but /login: wordmark, departments, search, greeting, orders, basket. */
-export function SiteHeader({ greetingName, basketCount: serverCount, basketRevision, isOperator = false, departments = [] }: SiteHeaderProps) {
+export function SiteHeader({
+  greetingName,
+  basketCount: serverCount,
+  basketRevision,
+  isOperator = false,
+  departments = [],
+}: SiteHeaderProps) {
   const basketCount = useOptimisticCount(serverCount, basketRevision);
   const isBasketSaving = useBasketSaving();
   const itemWord = basketCount === 1 ? "item" : "items";
@@ -36,27 +42,27 @@ export function SiteHeader({ greetingName, basketCount: serverCount, basketRevis
       </Link>
 
       <div className="site-header__find">
-      <DepartmentMenu departments={departments} />
-      {/* A plain GET form, so it works without JavaScript; with it, React Router navigates without a reload. */}
-      <Form role="search" className="site-header__search" method="get" action="/search">
-        <label className="visually-hidden" htmlFor="site-search">
-          Search Storefront
-        </label>
-        <input
-          key={searchedFor}
-          id="site-search"
-          name="q"
-          type="search"
-          className="site-header__search-input"
-          placeholder="Search Storefront"
-          defaultValue={searchedFor}
-          maxLength={SEARCH_QUERY_MAX_LENGTH}
-          enterKeyHint="search"
-        />
-        <button type="submit" className="site-header__search-button" aria-label="Search">
-          <SearchIcon />
-        </button>
-      </Form>
+        <DepartmentMenu departments={departments} />
+        {/* A plain GET form, so it works without JavaScript; with it, React Router navigates without a reload. */}
+        <Form role="search" className="site-header__search" method="get" action="/search">
+          <label className="visually-hidden" htmlFor="site-search">
+            Search Storefront
+          </label>
+          <input
+            key={searchedFor}
+            id="site-search"
+            name="q"
+            type="search"
+            className="site-header__search-input"
+            placeholder="Search Storefront"
+            defaultValue={searchedFor}
+            maxLength={SEARCH_QUERY_MAX_LENGTH}
+            enterKeyHint="search"
+          />
+          <button type="submit" className="site-header__search-button" aria-label="Search">
+            <SearchIcon />
+          </button>
+        </Form>
       </div>
 
       <nav className="site-header__nav" aria-label="Account and basket">
@@ -88,7 +94,12 @@ export function SiteHeader({ greetingName, basketCount: serverCount, basketRevis
           <span className="site-header__line-one">Returns</span>
           <span className="site-header__line-two">&amp; Orders</span>
         </Link>
-        <Link to="/checkout" className="site-header__basket" aria-label={`Basket, ${basketCount} ${itemWord}`} aria-busy={isBasketSaving}>
+        <Link
+          to="/checkout"
+          className="site-header__basket"
+          aria-label={`Basket, ${basketCount} ${itemWord}`}
+          aria-busy={isBasketSaving}
+        >
           <BasketIcon />
           <span className="site-header__basket-count" data-testid="basket-count">
             {basketCount}

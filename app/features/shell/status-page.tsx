@@ -7,7 +7,9 @@ import { isRouteErrorResponse, Link } from "react-router";
 export function refusalMessage(error: unknown): string | null {
   if (!isRouteErrorResponse(error) || error.status < 400 || error.status >= 500 || error.status === 404) return null;
   const body: unknown = error.data;
-  return body !== null && typeof body === "object" && "message" in body && typeof body.message === "string" ? body.message : null;
+  return body !== null && typeof body === "object" && "message" in body && typeof body.message === "string"
+    ? body.message
+    : null;
 }
 
 /** The body of the 404 and error pages: what happened, in a sentence, and a way home. */

@@ -19,7 +19,11 @@ function formatCount(count: number): string {
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
   const params = new URL(request.url).searchParams;
-  const parsed = dashboardQuerySchema.safeParse({ period: params.get("period") ?? undefined, from: params.get("from") ?? undefined, to: params.get("to") ?? undefined });
+  const parsed = dashboardQuerySchema.safeParse({
+    period: params.get("period") ?? undefined,
+    from: params.get("from") ?? undefined,
+    to: params.get("to") ?? undefined,
+  });
   // A range that cannot be shown is said by its fields; the figures are then today's.
   const period: DashboardPeriod = parsed.success ? parsed.data : { period: "today" };
   const dashboard = await services.salesDashboard.getDashboard(period);
@@ -28,7 +32,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   return {
     period: period.period,
     errors: parsed.success ? undefined : fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }),
-    typed: { from: params.get("from")?.slice(0, 10) ?? dashboard.from, to: params.get("to")?.slice(0, 10) ?? dashboard.to },
+    typed: {
+      from: params.get("from")?.slice(0, 10) ?? dashboard.from,
+      to: params.get("to")?.slice(0, 10) ?? dashboard.to,
+    },
     heading: period.period === "custom" ? `${dashboard.from} to ${dashboard.to}` : DASHBOARD_PERIODS[period.period],
     dates: dashboard.from === dashboard.to ? dashboard.from : `${dashboard.from} to ${dashboard.to}`,
     timeZone: dashboard.timeZone,
@@ -44,11 +51,25 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       { label: "Average order value", value: formatCents(figures.averageOrderValueCents) },
       { label: "Items sold", value: formatCount(figures.itemsSold) },
     ],
-    days: dashboard.days.map((day) => ({ date: day.date, label: day.date.slice(5), netCents: day.netCents, net: formatCents(day.netCents) })),
-    topProducts: dashboard.topProducts.map((product) => ({ id: product.productId, title: product.title, quantity: product.quantity, net: formatCents(product.netCents) })),
+    days: dashboard.days.map((day) => ({
+      date: day.date,
+      label: day.date.slice(5),
+      netCents: day.netCents,
+      net: formatCents(day.netCents),
+    })),
+    topProducts: dashboard.topProducts.map((product) => ({
+      id: product.productId,
+      title: product.title,
+      quantity: product.quantity,
+      net: formatCents(product.netCents),
+    })),
     counts: [
       { label: "To ship", count: formatCount(counts.toShip), href: `/admin/orders?status=paid&mode=${mode}` },
-      { label: "Needs attention", count: formatCount(counts.needsAttention), href: `/admin/orders?show=attention&mode=${mode}` },
+      {
+        label: "Needs attention",
+        count: formatCount(counts.needsAttention),
+        href: `/admin/orders?show=attention&mode=${mode}`,
+      },
       { label: "Low stock", count: formatCount(counts.lowStock), href: "/admin/products?stock=low" },
     ],
   };
@@ -61,8 +82,7 @@ export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
       <title>Dashboard | Console</title>
       <PageHeader title="Dashboard">
         <p>
-          Days in {timeZone}.{" "}
-          {isTest ? "Test orders: the shop takes test payments." : "Live orders."}
+          Days in {timeZone}. {isTest ? "Test orders: the shop takes test payments." : "Live orders."}
         </p>
       </PageHeader>
 
@@ -70,7 +90,8 @@ export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
         {counts.map((count) => (
           <li key={count.label}>
             <Link to={count.href}>
-              <span className="console-counts__label">{count.label}</span> <span className="console-counts__value">{count.count}</span>
+              <span className="console-counts__label">{count.label}</span>{" "}
+              <span className="console-counts__value">{count.count}</span>
             </Link>
           </li>
         ))}
@@ -79,14 +100,23 @@ export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
       <ul className="console-tabs" aria-label="Period">
         {(["today", "last-7-days", "last-30-days"] as const).map((key) => (
           <li key={key}>
-            <Link to={key === "today" ? "/admin" : `/admin?period=${key}`} aria-current={period === key ? "page" : undefined}>
+            <Link
+              to={key === "today" ? "/admin" : `/admin?period=${key}`}
+              aria-current={period === key ? "page" : undefined}
+            >
               {DASHBOARD_PERIODS[key]}
             </Link>
           </li>
         ))}
       </ul>
       <ErrorSummary errors={errors} fieldIds={fieldIdsOf(["from", "to"])} title={CONSOLE_SUMMARY_TITLE} />
-      <Form method="get" action="/admin" className="console-form console-form--inline" aria-label="Custom range" noValidate>
+      <Form
+        method="get"
+        action="/admin"
+        className="console-form console-form--inline"
+        aria-label="Custom range"
+        noValidate
+      >
         <input type="hidden" name="period" value="custom" />
         <div className="console-field">
           <label htmlFor="field-from">From</label>
@@ -102,7 +132,14 @@ export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
         </div>
         <div className="console-field">
           <label htmlFor="field-to">To</label>
-          <input id="field-to" name="to" type="date" defaultValue={typed.to} key={`to-${typed.to}`} {...invalidFieldProps("field-to", errors?.to)} />
+          <input
+            id="field-to"
+            name="to"
+            type="date"
+            defaultValue={typed.to}
+            key={`to-${typed.to}`}
+            {...invalidFieldProps("field-to", errors?.to)}
+          />
           <FieldError fieldId="field-to" message={errors?.to} />
         </div>
         <button type="submit" className="console-button">

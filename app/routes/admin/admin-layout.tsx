@@ -58,7 +58,11 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
     <main id="main" className="console-main">
       <title>{isNotFound ? "Not found | Console" : "Error | Console"}</title>
       <h1>{isNotFound ? "Not found" : refused ? "That request was not understood" : "Something went wrong"}</h1>
-      <p>{isNotFound ? "There is nothing at this address." : (refused ?? "Sorry, something went wrong. Please try again in a moment.")}</p>
+      <p>
+        {isNotFound
+          ? "There is nothing at this address."
+          : (refused ?? "Sorry, something went wrong. Please try again in a moment.")}
+      </p>
       <p>
         <Link to="/admin/products">Back to products</Link>
       </p>

@@ -6,7 +6,9 @@ import { PageHeader } from "#app/features/admin/console-ui";
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
   const before = new URL(request.url).searchParams.get("before");
-  const { entries, nextBefore } = await services.auditLog.listEntries({ before: before && /^\d{1,19}$/.test(before) ? before : undefined });
+  const { entries, nextBefore } = await services.auditLog.listEntries({
+    before: before && /^\d{1,19}$/.test(before) ? before : undefined,
+  });
   return {
     nextBefore,
     isFirstPage: !before,
@@ -28,7 +30,9 @@ function describeChanges(before: Record<string, unknown> | null, after: Record<s
     const text = value === undefined ? "–" : JSON.stringify(value);
     return text.length > 120 ? `${text.slice(0, 117)}…` : text;
   };
-  return keys.map((key) => (before ? `${key}: ${show(before[key])} → ${show(after?.[key])}` : `${key}: ${show(after?.[key])}`));
+  return keys.map((key) =>
+    before ? `${key}: ${show(before[key])} → ${show(after?.[key])}` : `${key}: ${show(after?.[key])}`,
+  );
 }
 
 export default function AuditLog({ loaderData }: Route.ComponentProps) {

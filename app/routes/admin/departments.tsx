@@ -20,7 +20,11 @@ export async function action({ context, request }: Route.ActionArgs) {
   const fields = await readFormFields(request);
   const formId = fields.id ?? "new";
   const parsed = adminDepartmentSchema.safeParse(fields);
-  if (!parsed.success) return data({ formId, errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), done: null }, { status: 400 });
+  if (!parsed.success)
+    return data(
+      { formId, errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), done: null },
+      { status: 400 },
+    );
   const { intent, id, name, description, parentId, position } = parsed.data;
   try {
     if (intent === "remove") {
@@ -29,7 +33,10 @@ export async function action({ context, request }: Route.ActionArgs) {
     }
     if (!name) return data({ formId, errors: { name: "Enter a name." }, done: null }, { status: 400 });
     const input = { name, description, parentId, position };
-    const saved = intent === "create" ? await services.departments.createDepartment(actor, input) : await services.departments.updateDepartment(actor, id ?? "", input);
+    const saved =
+      intent === "create"
+        ? await services.departments.createDepartment(actor, input)
+        : await services.departments.updateDepartment(actor, id ?? "", input);
     return { formId, errors: undefined, done: `${saved.name} saved.` };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
@@ -51,16 +58,18 @@ export default function Departments({ loaderData, actionData }: Route.ComponentP
       <p className="console-notice" role="status">
         {actionData?.done ?? ""}
       </p>
-      {tree.flatMap((top) => [top, ...top.children]).map((department) => (
-        <DepartmentForm
-          key={`${department.id}-${department.name}-${department.parentId}-${department.position}`}
-          department={department}
-          productCount={counts[department.id] ?? 0}
-          parents={topLevel.filter((parent) => parent.id !== department.id)}
-          errors={errorsFor(department.id)}
-          isBusy={isBusy}
-        />
-      ))}
+      {tree
+        .flatMap((top) => [top, ...top.children])
+        .map((department) => (
+          <DepartmentForm
+            key={`${department.id}-${department.name}-${department.parentId}-${department.position}`}
+            department={department}
+            productCount={counts[department.id] ?? 0}
+            parents={topLevel.filter((parent) => parent.id !== department.id)}
+            errors={errorsFor(department.id)}
+            isBusy={isBusy}
+          />
+        ))}
       <h2>New department</h2>
       <DepartmentForm key={actionData?.done ?? "new"} parents={topLevel} errors={errorsFor("new")} isBusy={isBusy} />
     </main>
@@ -74,7 +83,14 @@ function DepartmentForm({
   errors,
   isBusy,
 }: {
-  department?: { id: string; name: string; slug: string; description: string; parentId: string | null; position: number };
+  department?: {
+    id: string;
+    name: string;
+    slug: string;
+    description: string;
+    parentId: string | null;
+    position: number;
+  };
   productCount?: number;
   parents: { id: string; name: string }[];
   errors: Record<string, string> | undefined;
@@ -83,14 +99,17 @@ function DepartmentForm({
   const key = department?.id ?? "new";
   const fieldId = (name: string) => `${name}-${key}`;
   const aria = (name: string) => invalidFieldProps(fieldId(name), errors?.[name]);
-  const legend = department ? `${department.parentId ? "Sub-department" : "Department"} ${department.name}` : "New department";
+  const legend = department
+    ? `${department.parentId ? "Sub-department" : "Department"} ${department.name}`
+    : "New department";
   return (
     <Form method="post" className="console-form console-department" noValidate>
       <fieldset>
         <legend>
           {department ? (
             <>
-              {legend} (<Link to={departmentPath(department.slug)}>{departmentPath(department.slug)}</Link>, {productCount} {productCount === 1 ? "product" : "products"})
+              {legend} (<Link to={departmentPath(department.slug)}>{departmentPath(department.slug)}</Link>,{" "}
+              {productCount} {productCount === 1 ? "product" : "products"})
             </>
           ) : (
             legend
@@ -100,12 +119,24 @@ function DepartmentForm({
         <div className="console-row">
           <div className="console-field">
             <label htmlFor={fieldId("name")}>Name</label>
-            <input id={fieldId("name")} name="name" defaultValue={department?.name} maxLength={80} required {...aria("name")} />
+            <input
+              id={fieldId("name")}
+              name="name"
+              defaultValue={department?.name}
+              maxLength={80}
+              required
+              {...aria("name")}
+            />
             <FieldError fieldId={fieldId("name")} message={errors?.name} />
           </div>
           <div className="console-field">
             <label htmlFor={fieldId("parentId")}>Parent</label>
-            <select id={fieldId("parentId")} name="parentId" defaultValue={department?.parentId ?? ""} {...aria("parentId")}>
+            <select
+              id={fieldId("parentId")}
+              name="parentId"
+              defaultValue={department?.parentId ?? ""}
+              {...aria("parentId")}
+            >
               <option value="">None (top-level)</option>
               {parents.map((parent) => (
                 <option key={parent.id} value={parent.id}>
@@ -130,12 +161,25 @@ function DepartmentForm({
         </div>
         <div className="console-field">
           <label htmlFor={fieldId("description")}>Description</label>
-          <textarea id={fieldId("description")} name="description" defaultValue={department?.description} rows={2} maxLength={1_000} {...aria("description")} />
+          <textarea
+            id={fieldId("description")}
+            name="description"
+            defaultValue={department?.description}
+            rows={2}
+            maxLength={1_000}
+            {...aria("description")}
+          />
           <FieldError fieldId={fieldId("description")} message={errors?.description} />
         </div>
         {errors?.form ? <p className="console-field__error">{errors.form}</p> : null}
         <div className="console-row">
-          <button type="submit" name="intent" value={department ? "update" : "create"} className="console-button console-button--primary" disabled={isBusy}>
+          <button
+            type="submit"
+            name="intent"
+            value={department ? "update" : "create"}
+            className="console-button console-button--primary"
+            disabled={isBusy}
+          >
             {department ? "Save" : "Create"}
           </button>
           {department ? (

@@ -29,7 +29,11 @@ export async function action({ context, request }: Route.ActionArgs) {
   const fields = await readFormOrRefuse(request);
   const email = (fields.email ?? "").slice(0, 254);
   const parsed = operatorEmailSchema.safeParse(fields);
-  if (!parsed.success) return data({ errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), email, done: null }, { status: 400 });
+  if (!parsed.success)
+    return data(
+      { errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), email, done: null },
+      { status: 400 },
+    );
   try {
     if (parsed.data.intent === "grant") await services.operators.grantRole(actor, parsed.data.email);
     else await services.operators.revokeRole(actor, parsed.data.email);
@@ -37,7 +41,10 @@ export async function action({ context, request }: Route.ActionArgs) {
     if (!(error instanceof AppError)) throw error;
     return data({ errors: { email: error.message }, email, done: null }, { status: error.status });
   }
-  const done = parsed.data.intent === "grant" ? `${parsed.data.email} is now an operator.` : `${parsed.data.email} is no longer an operator.`;
+  const done =
+    parsed.data.intent === "grant"
+      ? `${parsed.data.email} is now an operator.`
+      : `${parsed.data.email} is no longer an operator.`;
   return { errors: undefined, email: "", done };
 }
 
@@ -76,7 +83,14 @@ export default function Operators({ loaderData, actionData }: Route.ComponentPro
               <td>
                 <Form method="post">
                   <input type="hidden" name="email" value={operator.email} />
-                  <button type="submit" name="intent" value="revoke" className="console-link-button" disabled={isBusy} aria-label={`Revoke ${operator.email}`}>
+                  <button
+                    type="submit"
+                    name="intent"
+                    value="revoke"
+                    className="console-link-button"
+                    disabled={isBusy}
+                    aria-label={`Revoke ${operator.email}`}
+                  >
                     Revoke
                   </button>
                 </Form>

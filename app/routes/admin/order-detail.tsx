@@ -6,7 +6,13 @@ import { addressLines } from "#shared/address";
 import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
 import { formatCents } from "#shared/money";
-import { cardBrandName, PAYMENT_BY_PROMOTION, describeItemOptions, ORDER_STATUS_LABELS, orderAllows } from "#shared/orders";
+import {
+  cardBrandName,
+  PAYMENT_BY_PROMOTION,
+  describeItemOptions,
+  ORDER_STATUS_LABELS,
+  orderAllows,
+} from "#shared/orders";
 import { breakdownLines } from "#shared/pricing";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
@@ -34,10 +40,21 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     address: order.deliveryAddress ? addressLines(order.deliveryAddress) : [],
     items: order.items.map((item) => ({
       id: item.variantId ?? item.productId,
-      title: describeItemOptions(item) ? `${item.title} (${describeItemOptions(item)})${item.sku ? `, SKU ${item.sku}` : ""}` : item.title, quantity: item.quantity, price: formatCents(item.priceCents), line: formatCents(item.priceCents * item.quantity) })),
+      title: describeItemOptions(item)
+        ? `${item.title} (${describeItemOptions(item)})${item.sku ? `, SKU ${item.sku}` : ""}`
+        : item.title,
+      quantity: item.quantity,
+      price: formatCents(item.priceCents),
+      line: formatCents(item.priceCents * item.quantity),
+    })),
     breakdown: order.pricing ? breakdownLines(order.pricing, formatCents) : [],
     payment: {
-      card: order.processor === "none" ? PAYMENT_BY_PROMOTION : order.card ? `${order.card.brand} ending ${order.card.last4}` : "–",
+      card:
+        order.processor === "none"
+          ? PAYMENT_BY_PROMOTION
+          : order.card
+            ? `${order.card.brand} ending ${order.card.last4}`
+            : "–",
       intentId: order.id,
       processor: order.processor ?? "–",
       mode: order.isTest ? "Test" : "Live",
@@ -51,7 +68,9 @@ export async function loader({ context, params }: Route.LoaderArgs) {
         entry.carrier ? `${entry.carrier} ${entry.tracking_number ?? ""}`.trim() : "",
         entry.amount_cents ? formatCents(entry.amount_cents) : "",
         entry.note ?? "",
-      ].filter(Boolean).join(" · "),
+      ]
+        .filter(Boolean)
+        .join(" · "),
     })),
     // A fresh key each time the forms are drawn: the same form submitted twice refunds once.
     refundKey: crypto.randomUUID(),
@@ -74,9 +93,16 @@ type ActionAnswer = {
 export async function action({ context, request, params }: Route.ActionArgs) {
   const { services, actor } = requireOperator(context);
   const fields = await readFormOrRefuse(request);
-  const intent = fields.intent === "ship" || fields.intent === "refund" || fields.intent === "cancel-and-refund" ? fields.intent : null;
+  const intent =
+    fields.intent === "ship" || fields.intent === "refund" || fields.intent === "cancel-and-refund"
+      ? fields.intent
+      : null;
   const parsed = adminOrderActionSchema.safeParse(fields);
-  if (!parsed.success) return data<ActionAnswer>({ form: intent, errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), done: null }, { status: 400 });
+  if (!parsed.success)
+    return data<ActionAnswer>(
+      { form: intent, errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), done: null },
+      { status: 400 },
+    );
   const input = parsed.data;
   if (input.intent !== "ship" && input.confirmed !== "yes") {
     const order = await services.adminOrders.getOrder(params.number);
@@ -87,31 +113,63 @@ export async function action({ context, request, params }: Route.ActionArgs) {
       const errors = { amount: `You can refund at most ${formatCents(left)}.` };
       return data<ActionAnswer>({ form: input.intent, errors, done: null, key: input.key }, { status: 400 });
     }
-    const card = order.card ? `${cardBrandName(order.card.brand)} ending in ${order.card.last4}` : "the card it was paid with";
+    const card = order.card
+      ? `${cardBrandName(order.card.brand)} ending in ${order.card.last4}`
+      : "the card it was paid with";
     const amount = formatCents(cents);
     const confirm =
       input.intent === "refund"
         ? { question: `Refund ${amount} to ${card}?`, button: `Refund ${amount}`, amount: (cents / 100).toFixed(2) }
-        : { question: `Cancel order ${order.number} and refund ${amount} to ${card}?`, button: `Cancel and refund ${amount}`, amount: "" };
+        : {
+            question: `Cancel order ${order.number} and refund ${amount} to ${card}?`,
+            button: `Cancel and refund ${amount}`,
+            amount: "",
+          };
     return { form: input.intent, errors: undefined, done: null, key: input.key, confirm } satisfies ActionAnswer;
   }
   try {
     if (input.intent === "ship") {
-      await services.adminOrders.markShipped(actor, params.number, { carrier: input.carrier, trackingNumber: input.trackingNumber });
-      return { form: input.intent, errors: undefined, done: "Marked as shipped. The shopper is sent the shipped e-mail." } satisfies ActionAnswer;
+      await services.adminOrders.markShipped(actor, params.number, {
+        carrier: input.carrier,
+        trackingNumber: input.trackingNumber,
+      });
+      return {
+        form: input.intent,
+        errors: undefined,
+        done: "Marked as shipped. The shopper is sent the shipped e-mail.",
+      } satisfies ActionAnswer;
     }
     if (input.intent === "refund") {
-      const refund = await services.adminOrders.refund(actor, params.number, { amountCents: input.amount, idempotencyKey: input.key, restock: input.restock });
-      const done = refund.amountCents > 0 ? `Refunded ${formatCents(refund.amountCents)}. The shopper is sent the refund e-mail.` : "The refund is pending at the processor.";
+      const refund = await services.adminOrders.refund(actor, params.number, {
+        amountCents: input.amount,
+        idempotencyKey: input.key,
+        restock: input.restock,
+      });
+      const done =
+        refund.amountCents > 0
+          ? `Refunded ${formatCents(refund.amountCents)}. The shopper is sent the refund e-mail.`
+          : "The refund is pending at the processor.";
       return { form: input.intent, errors: undefined, done } satisfies ActionAnswer;
     }
     const refund = await services.adminOrders.cancelAndRefund(actor, params.number, input.key);
-    return { form: input.intent, errors: undefined, done: refund.amountCents > 0 ? `Cancelled and refunded ${formatCents(refund.amountCents)}.` : "Cancelled." } satisfies ActionAnswer;
+    return {
+      form: input.intent,
+      errors: undefined,
+      done: refund.amountCents > 0 ? `Cancelled and refunded ${formatCents(refund.amountCents)}.` : "Cancelled.",
+    } satisfies ActionAnswer;
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     if (error.code === "NOT_FOUND") throw data(null, { status: 404 });
     const field = error.details?.field === "amount" ? "amount" : "form";
-    return data<ActionAnswer>({ form: input.intent, errors: { [field]: error.message }, done: null, key: "key" in input ? input.key : undefined }, { status: error.status });
+    return data<ActionAnswer>(
+      {
+        form: input.intent,
+        errors: { [field]: error.message },
+        done: null,
+        key: "key" in input ? input.key : undefined,
+      },
+      { status: error.status },
+    );
   }
 }
 
@@ -123,10 +181,14 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
   const shipErrors = errorsOf("ship");
   const refundErrors = errorsOf("refund");
   const cancelErrors = errorsOf("cancel-and-refund");
-  const keyOf = (form: ActionAnswer["form"]) => (actionData?.form === form && "key" in actionData ? actionData.key : undefined);
+  const keyOf = (form: ActionAnswer["form"]) =>
+    actionData?.form === form && "key" in actionData ? actionData.key : undefined;
   const refundKey = keyOf("refund") ?? order.refundKey;
   const cancelKey = keyOf("cancel-and-refund") ?? `${order.refundKey}-cancel`;
-  const confirm = actionData?.confirm && actionData.key ? { ...actionData.confirm, form: actionData.form, key: actionData.key } : null;
+  const confirm =
+    actionData?.confirm && actionData.key
+      ? { ...actionData.confirm, form: actionData.form, key: actionData.key }
+      : null;
   if (confirm) {
     return (
       <main id="main" className="console-main">
@@ -257,12 +319,21 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
       {order.canShip ? (
         <section aria-labelledby="ship-title">
           <h2 id="ship-title">Mark as shipped</h2>
-          <ErrorSummary errors={shipErrors} fieldIds={fieldIdsOf(["carrier", "trackingNumber"])} title={CONSOLE_SUMMARY_TITLE} />
+          <ErrorSummary
+            errors={shipErrors}
+            fieldIds={fieldIdsOf(["carrier", "trackingNumber"])}
+            title={CONSOLE_SUMMARY_TITLE}
+          />
           <Form method="post" className="console-form console-form--inline" noValidate>
             <input type="hidden" name="intent" value="ship" />
             <div className="console-field">
               <label htmlFor="field-carrier">Carrier</label>
-              <input id="field-carrier" name="carrier" maxLength={100} {...invalidFieldProps("field-carrier", shipErrors?.carrier)} />
+              <input
+                id="field-carrier"
+                name="carrier"
+                maxLength={100}
+                {...invalidFieldProps("field-carrier", shipErrors?.carrier)}
+              />
               <FieldError fieldId="field-carrier" message={shipErrors?.carrier} />
             </div>
             <div className="console-field">

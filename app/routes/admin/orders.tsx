@@ -20,8 +20,18 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const isNeedsAttention = params.show === "attention";
   const livemode = params.mode === undefined ? undefined : params.mode === "live";
   const [{ orders, next }, held] = await Promise.all([
-    services.adminOrders.listOrders({ status: isNeedsAttention ? undefined : params.status, needsAttention: isNeedsAttention, livemode, search: params.q, paidFrom: params.from, paidTo: params.to, after: params.after }),
-    isNeedsAttention && !params.after ? services.checkout.listHeldPayments(livemode ?? null, HELD_PAYMENTS_SHOWN) : null,
+    services.adminOrders.listOrders({
+      status: isNeedsAttention ? undefined : params.status,
+      needsAttention: isNeedsAttention,
+      livemode,
+      search: params.q,
+      paidFrom: params.from,
+      paidTo: params.to,
+      after: params.after,
+    }),
+    isNeedsAttention && !params.after
+      ? services.checkout.listHeldPayments(livemode ?? null, HELD_PAYMENTS_SHOWN)
+      : null,
   ]);
   return {
     heldPayments: (held?.payments ?? []).map((payment) => ({
@@ -51,7 +61,9 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       email: order.contactEmail ?? "–",
       isTest: order.isTest,
       // Why it needs attention (server/admin/needs-attention.ts).
-      reasons: [order.isOversold ? "Oversold" : null, order.isPromotionOverLimit ? "Promotion over its limit" : null].filter(Boolean).join(", "),
+      reasons: [order.isOversold ? "Oversold" : null, order.isPromotionOverLimit ? "Promotion over its limit" : null]
+        .filter(Boolean)
+        .join(", "),
     })),
   };
 }
@@ -66,21 +78,38 @@ type ActionAnswer = {
 export async function action({ context, request }: Route.ActionArgs) {
   const { services, actor } = requireOperator(context);
   const parsed = heldPaymentRefundSchema.safeParse(await readFormOrRefuse(request));
-  if (!parsed.success) return data<ActionAnswer>({ errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), done: null }, { status: 400 });
+  if (!parsed.success)
+    return data<ActionAnswer>(
+      { errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), done: null },
+      { status: 400 },
+    );
   const { payment: paymentIntentId, confirmed } = parsed.data;
   try {
     if (confirmed !== "yes") {
       const held = await services.checkout.findHeldPayment(paymentIntentId);
       if (!held) throw new AppError("NOT_FOUND", NO_LONGER_HELD);
       const amount = formatCents(held.paidAmountCents);
-      return { errors: undefined, done: null, confirm: { question: `Refund ${amount} to the card it was paid with?`, button: `Refund ${amount}`, payment: paymentIntentId } } satisfies ActionAnswer;
+      return {
+        errors: undefined,
+        done: null,
+        confirm: {
+          question: `Refund ${amount} to the card it was paid with?`,
+          button: `Refund ${amount}`,
+          payment: paymentIntentId,
+        },
+      } satisfies ActionAnswer;
     }
     const refund = await services.heldPayments.refund(actor, paymentIntentId);
-    const done = refund.isPending ? "The refund is pending at the processor." : `Refunded ${formatCents(refund.amountCents)}. The payment no longer needs attention.`;
+    const done = refund.isPending
+      ? "The refund is pending at the processor."
+      : `Refunded ${formatCents(refund.amountCents)}. The payment no longer needs attention.`;
     return { errors: undefined, done } satisfies ActionAnswer;
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    return data<ActionAnswer>({ errors: { form: error.message }, done: null }, { status: error.code === "NOT_FOUND" ? 409 : error.status });
+    return data<ActionAnswer>(
+      { errors: { form: error.message }, done: null },
+      { status: error.code === "NOT_FOUND" ? 409 : error.status },
+    );
   }
 }
 
@@ -117,7 +146,8 @@ function listHref({
 }
 
 export default function AdminOrders({ loaderData, actionData }: Route.ComponentProps) {
-  const { orders, status, mode, query, from, to, next, isFirstPage, isNeedsAttention, heldPayments, heldCount } = loaderData;
+  const { orders, status, mode, query, from, to, next, isFirstPage, isNeedsAttention, heldPayments, heldCount } =
+    loaderData;
   const navigation = useNavigation();
   const isBusy = navigation.state === "submitting";
   const here = { status, isNeedsAttention, mode, query, from, to };
@@ -127,7 +157,8 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
       <main id="main" className="console-main">
         <title>Confirm | Orders | Console</title>
         <p className="console-breadcrumb">
-          <Link to="/admin/orders">Orders</Link> / <Link to={listHref({ ...here, isNeedsAttention: true })}>Needs attention</Link>
+          <Link to="/admin/orders">Orders</Link> /{" "}
+          <Link to={listHref({ ...here, isNeedsAttention: true })}>Needs attention</Link>
         </p>
         <section className="console-confirm" aria-labelledby="confirm-title">
           <h1 id="confirm-title">{confirm.question}</h1>
@@ -179,18 +210,27 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
       </Form>
       <ul className="console-tabs console-tabs--wrap" aria-label="Order status">
         <li>
-          <Link to={listHref({ status: null, mode, query, from, to })} aria-current={status === null && !isNeedsAttention ? "page" : undefined}>
+          <Link
+            to={listHref({ status: null, mode, query, from, to })}
+            aria-current={status === null && !isNeedsAttention ? "page" : undefined}
+          >
             All
           </Link>
         </li>
         <li>
-          <Link to={listHref({ status: null, isNeedsAttention: true, mode, query, from, to })} aria-current={isNeedsAttention ? "page" : undefined}>
+          <Link
+            to={listHref({ status: null, isNeedsAttention: true, mode, query, from, to })}
+            aria-current={isNeedsAttention ? "page" : undefined}
+          >
             Needs attention
           </Link>
         </li>
         {(Object.keys(ORDER_STATUS_LABELS) as OrderStatus[]).map((key) => (
           <li key={key}>
-            <Link to={listHref({ status: key, mode, query, from, to })} aria-current={status === key ? "page" : undefined}>
+            <Link
+              to={listHref({ status: key, mode, query, from, to })}
+              aria-current={status === key ? "page" : undefined}
+            >
               {ORDER_STATUS_LABELS[key]}
             </Link>
           </li>
@@ -198,7 +238,8 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
       </ul>
       {mode ? (
         <p className="console-count">
-          {mode === "test" ? "Test orders only." : "Live orders only."} <Link to={listHref({ ...here, mode: null })}>Show every mode</Link>
+          {mode === "test" ? "Test orders only." : "Live orders only."}{" "}
+          <Link to={listHref({ ...here, mode: null })}>Show every mode</Link>
         </p>
       ) : null}
       {isNeedsAttention && isFirstPage ? (
@@ -233,7 +274,12 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
                       <Form method="post">
                         <input type="hidden" name="intent" value="refund-held-payment" />
                         <input type="hidden" name="payment" value={payment.id} />
-                        <button type="submit" className="console-button" disabled={isBusy} aria-label={`Refund ${payment.amount} held ${payment.heldAt}`}>
+                        <button
+                          type="submit"
+                          className="console-button"
+                          disabled={isBusy}
+                          aria-label={`Refund ${payment.amount} held ${payment.heldAt}`}
+                        >
                           Refund
                         </button>
                       </Form>
@@ -243,7 +289,9 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
               </tbody>
             </table>
           )}
-          {heldCount > heldPayments.length ? <p className="console-count">{`The newest ${heldPayments.length} of ${heldCount}.`}</p> : null}
+          {heldCount > heldPayments.length ? (
+            <p className="console-count">{`The newest ${heldPayments.length} of ${heldCount}.`}</p>
+          ) : null}
           <h2>Orders</h2>
         </section>
       ) : null}

@@ -8,7 +8,8 @@ import type { Route } from "./+types/outbox-email-html";
 export async function loader({ context, params }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
   const email = await services.email.getOutboxEmail(params.id);
-  if (!email || email.htmlBody.length === 0) return new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (!email || email.htmlBody.length === 0)
+    return new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   return new Response(email.htmlBody, {
     headers: {
       "Content-Type": "text/html; charset=utf-8",

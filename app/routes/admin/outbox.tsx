@@ -30,7 +30,10 @@ export default function Outbox({ loaderData }: Route.ComponentProps) {
     <main id="main" className="console-main">
       <title>Outbox | Console</title>
       <PageHeader title="Outbox">
-        <p>The e-mails the shop wrote, newest first: sent, waiting, being retried or given up. Open one to read it as it was sent.</p>
+        <p>
+          The e-mails the shop wrote, newest first: sent, waiting, being retried or given up. Open one to read it as it
+          was sent.
+        </p>
       </PageHeader>
       {entries.length === 0 ? (
         <p>Nothing yet.</p>

@@ -79,17 +79,35 @@ export async function action({ context, params, request }: Route.ActionArgs) {
   let values: FormValues | null = null;
   let variantValues: Record<string, string> = {};
   try {
-    const { fields, files } = await readFormWithFiles(request, (name) => name === "picture" || variantPictureKey(name) !== null, { repeatable: ["departmentIds"] });
+    const { fields, files } = await readFormWithFiles(
+      request,
+      (name) => name === "picture" || variantPictureKey(name) !== null,
+      { repeatable: ["departmentIds"] },
+    );
     const file = files.get("picture")?.bytes ?? null;
-    const variantPictures = new Map([...files].flatMap(([name, chosen]) => (name === "picture" ? [] : [[variantPictureKey(name)!, chosen.bytes] as const])));
-    values = Object.fromEntries(Object.keys(LABELS).map((name) => [name, (fields[name] ?? "").slice(0, 10_000)])) as FormValues;
-    variantValues = Object.fromEntries(Object.entries(fields).filter(([name]) => isVariantFormField(name)).map(([name, value]) => [name, value.slice(0, 10_000)]));
+    const variantPictures = new Map(
+      [...files].flatMap(([name, chosen]) =>
+        name === "picture" ? [] : [[variantPictureKey(name)!, chosen.bytes] as const],
+      ),
+    );
+    values = Object.fromEntries(
+      Object.keys(LABELS).map((name) => [name, (fields[name] ?? "").slice(0, 10_000)]),
+    ) as FormValues;
+    variantValues = Object.fromEntries(
+      Object.entries(fields)
+        .filter(([name]) => isVariantFormField(name))
+        .map(([name, value]) => [name, value.slice(0, 10_000)]),
+    );
     // "Add option" shows one more option's inputs and saves nothing.
-    if (fields.intent === "addOption") return data({ errors: undefined, values, variantValues, extraOption: true }, { status: 200 });
+    if (fields.intent === "addOption")
+      return data({ errors: undefined, values, variantValues, extraOption: true }, { status: 200 });
     const productFields = Object.fromEntries(Object.entries(fields).filter(([name]) => !isVariantFormField(name)));
     const parsed = adminProductSchema.safeParse(productFields);
     const variants = parseVariantForm(fields, new Set(variantPictures.keys()));
-    const errors = { ...(parsed.success ? {} : fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE })), ...(variants.ok ? {} : variants.errors) };
+    const errors = {
+      ...(parsed.success ? {} : fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE })),
+      ...(variants.ok ? {} : variants.errors),
+    };
     if (!parsed.success || !variants.ok) return data({ errors, values, variantValues }, { status: 400 });
     const input = toAdminProductInput(parsed.data);
     const product =
@@ -109,7 +127,9 @@ export async function action({ context, params, request }: Route.ActionArgs) {
 }
 
 function isMessagesByField(value: unknown): value is Record<string, string> {
-  return typeof value === "object" && value !== null && Object.values(value).every((message) => typeof message === "string");
+  return (
+    typeof value === "object" && value !== null && Object.values(value).every((message) => typeof message === "string")
+  );
 }
 
 export default function ProductEdit({ loaderData, actionData }: Route.ComponentProps) {
@@ -121,43 +141,64 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
   const isSaved = !actionData && loaderData.isSaved;
   const title = product ? `Edit “${product.values.title}”` : "New product";
   // Each field: its label, its message under it, and aria links between them.
-  const aria = (name: string, hint?: boolean) => invalidFieldProps(`field-${name}`, errors?.[name], hint ? `hint-${name}` : "");
+  const aria = (name: string, hint?: boolean) =>
+    invalidFieldProps(`field-${name}`, errors?.[name], hint ? `hint-${name}` : "");
   // The options and variants as submitted (after an error or "Add option"), else as saved.
   const submitted = actionData?.variantValues;
   const savedOptions = stock?.options ?? [];
   const optionValue = (index: number, part: "Name" | "Values") =>
-    submitted ? (submitted[`option${part}${index + 1}`] ?? "") : part === "Name" ? (savedOptions[index]?.name ?? "") : (savedOptions[index]?.values.join(", ") ?? "");
+    submitted
+      ? (submitted[`option${part}${index + 1}`] ?? "")
+      : part === "Name"
+        ? (savedOptions[index]?.name ?? "")
+        : (savedOptions[index]?.values.join(", ") ?? "");
   const shownOptions = submitted
-    ? [1, 2, 3].filter((index) => (submitted[`optionName${index}`] ?? "") !== "" || (submitted[`optionValues${index}`] ?? "") !== "").length
+    ? [1, 2, 3].filter(
+        (index) => (submitted[`optionName${index}`] ?? "") !== "" || (submitted[`optionValues${index}`] ?? "") !== "",
+      ).length
     : savedOptions.length;
   const optionRows = Math.min(3, Math.max(1, shownOptions + (actionData && "extraOption" in actionData ? 1 : 0)));
   const rowOptions = submitted
     ? [0, 1, 2]
         // Each value once: a repeated value is an error under its field, not a second row.
-        .map((index) => ({ values: [...new Set(optionValue(index, "Values").split(",").map((value) => value.trim()).filter(Boolean))] }))
+        .map((index) => ({
+          values: [
+            ...new Set(
+              optionValue(index, "Values")
+                .split(",")
+                .map((value) => value.trim())
+                .filter(Boolean),
+            ),
+          ],
+        }))
         .filter((option) => option.values.length > 0)
     : savedOptions;
   const savedByKey = new Map((stock?.variants ?? []).map((variant) => [variantKey(variant.optionValues), variant]));
-  const rows = combinations(rowOptions).slice(0, 250).map((values) => {
-    const key = variantKey(values);
-    const saved = savedByKey.get(key);
-    const read = (input: Parameters<typeof variantField>[1], fallback: string) => (submitted ? (submitted[variantField(key, input)] ?? fallback) : fallback);
-    return {
-      key,
-      label: values.join(" / "),
-      sku: read("sku", saved?.sku ?? ""),
-      price: read("price", saved ? decimalAmount(saved.priceCents) : ""),
-      compareAt: read("compareAt", saved?.compareAtCents ? decimalAmount(saved.compareAtCents) : ""),
-      stock: read("stock", saved ? String(saved.onHand) : ""),
-      stockWas: saved ? String(saved.onHand) : "",
-      weight: read("weight", saved ? String(saved.weightGrams) : ""),
-      // The variant's own picture; a row whose values changed is a new variant, with none yet.
-      picture: saved?.image?.src ?? null,
-      removePicture: submitted ? submitted[variantField(key, "removePicture")] === "on" : false,
-      track: submitted ? submitted[variantField(key, "track")] === "on" : (saved?.stock.tracksStock ?? false),
-      continueSelling: submitted ? submitted[variantField(key, "continue")] === "on" : (saved?.stock.continueSelling ?? false),
-    };
-  });
+  const rows = combinations(rowOptions)
+    .slice(0, 250)
+    .map((values) => {
+      const key = variantKey(values);
+      const saved = savedByKey.get(key);
+      const read = (input: Parameters<typeof variantField>[1], fallback: string) =>
+        submitted ? (submitted[variantField(key, input)] ?? fallback) : fallback;
+      return {
+        key,
+        label: values.join(" / "),
+        sku: read("sku", saved?.sku ?? ""),
+        price: read("price", saved ? decimalAmount(saved.priceCents) : ""),
+        compareAt: read("compareAt", saved?.compareAtCents ? decimalAmount(saved.compareAtCents) : ""),
+        stock: read("stock", saved ? String(saved.onHand) : ""),
+        stockWas: saved ? String(saved.onHand) : "",
+        weight: read("weight", saved ? String(saved.weightGrams) : ""),
+        // The variant's own picture; a row whose values changed is a new variant, with none yet.
+        picture: saved?.image?.src ?? null,
+        removePicture: submitted ? submitted[variantField(key, "removePicture")] === "on" : false,
+        track: submitted ? submitted[variantField(key, "track")] === "on" : (saved?.stock.tracksStock ?? false),
+        continueSelling: submitted
+          ? submitted[variantField(key, "continue")] === "on"
+          : (saved?.stock.continueSelling ?? false),
+      };
+    });
   const fieldFor = (name: string) => ({ name, id: `field-${name}`, ...aria(name) });
   return (
     <main id="main" className="console-main">
@@ -176,11 +217,25 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
         </p>
       ) : null}
       <SavedNotice isSaved={isSaved} />
-      <ErrorSummary errors={errors} fieldIds={fieldIdsOf([...Object.keys(LABELS), ...Object.keys(errors ?? {}).filter((name) => isVariantFormField(name) && name !== "intent")])} title={CONSOLE_SUMMARY_TITLE} />
+      <ErrorSummary
+        errors={errors}
+        fieldIds={fieldIdsOf([
+          ...Object.keys(LABELS),
+          ...Object.keys(errors ?? {}).filter((name) => isVariantFormField(name) && name !== "intent"),
+        ])}
+        title={CONSOLE_SUMMARY_TITLE}
+      />
       <Form method="post" encType="multipart/form-data" className="console-form" noValidate>
         <div className="console-field">
           <label htmlFor="field-title">Title</label>
-          <input id="field-title" name="title" defaultValue={values.title} maxLength={200} required {...aria("title")} />
+          <input
+            id="field-title"
+            name="title"
+            defaultValue={values.title}
+            maxLength={200}
+            required
+            {...aria("title")}
+          />
           <FieldError fieldId="field-title" message={errors?.title} />
         </div>
         <div className="console-field">
@@ -229,7 +284,8 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
           <div className="console-field">
             <label htmlFor="field-featuredPosition">Featured position</label>
             <p id="hint-featuredPosition" className="console-hint">
-              Empty: not on the home page. A position another product holds moves that one and those after it down one place.
+              Empty: not on the home page. A position another product holds moves that one and those after it down one
+              place.
             </p>
             <input
               id="field-featuredPosition"
@@ -259,21 +315,38 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
             </div>
             <div className="console-field">
               <label htmlFor={`field-${variantField("", "weight")}`}>Weight (g)</label>
-              <input {...fieldFor(variantField("", "weight"))} inputMode="numeric" defaultValue={rows[0].weight} maxLength={12} />
-              <FieldError fieldId={`field-${variantField("", "weight")}`} message={errors?.[variantField("", "weight")]} />
+              <input
+                {...fieldFor(variantField("", "weight"))}
+                inputMode="numeric"
+                defaultValue={rows[0].weight}
+                maxLength={12}
+              />
+              <FieldError
+                fieldId={`field-${variantField("", "weight")}`}
+                message={errors?.[variantField("", "weight")]}
+              />
             </div>
             <div className="console-field">
               <label htmlFor={`field-${variantField("", "stock")}`}>Stock</label>
-              <input {...fieldFor(variantField("", "stock"))} inputMode="numeric" defaultValue={rows[0].stock} maxLength={8} />
+              <input
+                {...fieldFor(variantField("", "stock"))}
+                inputMode="numeric"
+                defaultValue={rows[0].stock}
+                maxLength={8}
+              />
               <input type="hidden" name={variantField("", "stockWas")} value={rows[0].stockWas} />
-              <FieldError fieldId={`field-${variantField("", "stock")}`} message={errors?.[variantField("", "stock")]} />
+              <FieldError
+                fieldId={`field-${variantField("", "stock")}`}
+                message={errors?.[variantField("", "stock")]}
+              />
             </div>
             <div className="console-field console-field--check">
               <label>
                 <input type="checkbox" name={variantField("", "track")} defaultChecked={rows[0].track} /> Track stock
               </label>
               <label>
-                <input type="checkbox" name={variantField("", "continue")} defaultChecked={rows[0].continueSelling} /> Continue selling when out of stock
+                <input type="checkbox" name={variantField("", "continue")} defaultChecked={rows[0].continueSelling} />{" "}
+                Continue selling when out of stock
               </label>
             </div>
           </div>
@@ -284,12 +357,20 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
             <div key={index} className="console-row">
               <div className="console-field">
                 <label htmlFor={`field-optionName${index + 1}`}>Option name</label>
-                <input {...fieldFor(`optionName${index + 1}`)} defaultValue={optionValue(index, "Name")} maxLength={60} />
+                <input
+                  {...fieldFor(`optionName${index + 1}`)}
+                  defaultValue={optionValue(index, "Name")}
+                  maxLength={60}
+                />
                 <FieldError fieldId={`field-optionName${index + 1}`} message={errors?.[`optionName${index + 1}`]} />
               </div>
               <div className="console-field">
                 <label htmlFor={`field-optionValues${index + 1}`}>Option values</label>
-                <input {...fieldFor(`optionValues${index + 1}`)} defaultValue={optionValue(index, "Values")} placeholder="S, M, L" />
+                <input
+                  {...fieldFor(`optionValues${index + 1}`)}
+                  defaultValue={optionValue(index, "Values")}
+                  placeholder="S, M, L"
+                />
                 <FieldError fieldId={`field-optionValues${index + 1}`} message={errors?.[`optionValues${index + 1}`]} />
               </div>
             </div>
@@ -306,13 +387,27 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
             <thead>
               <tr>
                 <th scope="col">Variant</th>
-                <th scope="col" id="col-sku">SKU</th>
-                <th scope="col" id="col-price">Price</th>
-                <th scope="col" id="col-compareAt">Compare-at price</th>
-                <th scope="col" id="col-weight">Weight (g)</th>
-                <th scope="col" id="col-stock">Stock</th>
-                <th scope="col" id="col-track">Track stock</th>
-                <th scope="col" id="col-continue">Continue selling when out of stock</th>
+                <th scope="col" id="col-sku">
+                  SKU
+                </th>
+                <th scope="col" id="col-price">
+                  Price
+                </th>
+                <th scope="col" id="col-compareAt">
+                  Compare-at price
+                </th>
+                <th scope="col" id="col-weight">
+                  Weight (g)
+                </th>
+                <th scope="col" id="col-stock">
+                  Stock
+                </th>
+                <th scope="col" id="col-track">
+                  Track stock
+                </th>
+                <th scope="col" id="col-continue">
+                  Continue selling when out of stock
+                </th>
                 <th scope="col">Picture</th>
               </tr>
             </thead>
@@ -329,7 +424,10 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
                       {...aria(variantField(row.key, input))}
                       size={8}
                     />
-                    <FieldError fieldId={`field-${variantField(row.key, input)}`} message={errors?.[variantField(row.key, input)]} />
+                    <FieldError
+                      fieldId={`field-${variantField(row.key, input)}`}
+                      message={errors?.[variantField(row.key, input)]}
+                    />
                   </td>
                 );
                 return (
@@ -344,10 +442,20 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
                     {cell("stock", row.stock)}
                     <td>
                       <input type="hidden" name={variantField(row.key, "stockWas")} value={row.stockWas} />
-                      <input type="checkbox" name={variantField(row.key, "track")} defaultChecked={row.track} aria-labelledby={`col-track variant-${index}`} />
+                      <input
+                        type="checkbox"
+                        name={variantField(row.key, "track")}
+                        defaultChecked={row.track}
+                        aria-labelledby={`col-track variant-${index}`}
+                      />
                     </td>
                     <td>
-                      <input type="checkbox" name={variantField(row.key, "continue")} defaultChecked={row.continueSelling} aria-labelledby={`col-continue variant-${index}`} />
+                      <input
+                        type="checkbox"
+                        name={variantField(row.key, "continue")}
+                        defaultChecked={row.continueSelling}
+                        aria-labelledby={`col-continue variant-${index}`}
+                      />
                     </td>
                     <VariantPictureCell
                       field={variantField(row.key, "picture")}
@@ -372,7 +480,10 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
             id="field-departmentIds"
             name="departmentIds"
             multiple
-            size={Math.min(10, departments.reduce((count, top) => count + 1 + top.children.length, 0))}
+            size={Math.min(
+              10,
+              departments.reduce((count, top) => count + 1 + top.children.length, 0),
+            )}
             defaultValue={(values.departmentIds ?? "").split(",").filter(Boolean)}
             {...aria("departmentIds", true)}
           >
@@ -429,7 +540,9 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
               {stock.ledger.map((entry) => (
                 <tr key={entry.id}>
                   <td>{entry.at.slice(0, 16).replace("T", " ")}</td>
-                  <td>{stock.variants.find((variant) => variant.id === entry.variantId)?.optionValues.join(" / ") || "—"}</td>
+                  <td>
+                    {stock.variants.find((variant) => variant.id === entry.variantId)?.optionValues.join(" / ") || "—"}
+                  </td>
                   <td>{LEDGER_REASONS[entry.reason]}</td>
                   <td>{entry.quantityBefore}</td>
                   <td>{entry.quantityAfter}</td>
@@ -467,7 +580,15 @@ function VariantPictureCell({
   return (
     <td>
       <div className="console-variant-picture">
-        {picture ? <img className="console-picture console-picture--small" src={picture} alt={`Current picture of ${label}`} width={40} height={40} /> : null}
+        {picture ? (
+          <img
+            className="console-picture console-picture--small"
+            src={picture}
+            alt={`Current picture of ${label}`}
+            width={40}
+            height={40}
+          />
+        ) : null}
         <input
           type="file"
           name={field}
@@ -478,7 +599,13 @@ function VariantPictureCell({
         />
         {picture ? (
           <label>
-            <input type="checkbox" name={removeField} defaultChecked={isRemoveChecked} aria-label={`Remove picture ${label}`} /> Remove picture
+            <input
+              type="checkbox"
+              name={removeField}
+              defaultChecked={isRemoveChecked}
+              aria-label={`Remove picture ${label}`}
+            />{" "}
+            Remove picture
           </label>
         ) : null}
       </div>

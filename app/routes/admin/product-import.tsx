@@ -30,7 +30,15 @@ export async function action({ context, request }: Route.ActionArgs) {
   try {
     const { fields, file, fileName } = await readFormWithFile(request, "file");
     const parsed = productImportFormSchema.safeParse(fields);
-    if (!parsed.success) return data({ errors: { form: parsed.error.issues[0]?.message ?? "The form was not understood." }, report: null, intent: null }, { status: 400 });
+    if (!parsed.success)
+      return data(
+        {
+          errors: { form: parsed.error.issues[0]?.message ?? "The form was not understood." },
+          report: null,
+          intent: null,
+        },
+        { status: 400 },
+      );
     const { intent } = parsed.data;
     if (!file) return data({ errors: { file: "Choose a CSV file." }, report: null, intent }, { status: 400 });
     const upload = { name: fileName || "products.csv", bytes: file };
@@ -58,8 +66,9 @@ export default function ProductImport({ loaderData, actionData }: Route.Componen
       </p>
       <PageHeader title="Import products">
         <p>
-          A CSV in Shopify&apos;s product layout, current or classic: the file this shop&apos;s Export CSV writes, or the one Shopify exports. Products are
-          matched by URL handle, then by SKU. Preview changes nothing; Import applies the whole file, or nothing when any row has an error.
+          A CSV in Shopify&apos;s product layout, current or classic: the file this shop&apos;s Export CSV writes, or
+          the one Shopify exports. Products are matched by URL handle, then by SKU. Preview changes nothing; Import
+          applies the whole file, or nothing when any row has an error.
         </p>
       </PageHeader>
       {applied ? <AppliedImportReport applied={applied} /> : null}
@@ -84,7 +93,13 @@ export default function ProductImport({ loaderData, actionData }: Route.Componen
           <button type="submit" name="intent" value="preview" className="console-button" disabled={isBusy}>
             Preview
           </button>
-          <button type="submit" name="intent" value="import" className="console-button console-button--primary" disabled={isBusy}>
+          <button
+            type="submit"
+            name="intent"
+            value="import"
+            className="console-button console-button--primary"
+            disabled={isBusy}
+          >
             Import
           </button>
         </div>
@@ -114,14 +129,18 @@ function ImportReportView({ report, intent }: { report: Report; intent: "preview
         <>
           <p className="console-count" role="status">
             {[
-              intent === "import" ? `The file has ${counts.error} ${counts.error === 1 ? "product" : "products"} with errors: fix ${counts.error === 1 ? "it" : "them"} and import again.` : "",
+              intent === "import"
+                ? `The file has ${counts.error} ${counts.error === 1 ? "product" : "products"} with errors: fix ${counts.error === 1 ? "it" : "them"} and import again.`
+                : "",
               `${plural(report.rows, "row")}, ${plural(report.products.length, "product")} (Shopify's ${report.layout === "classic" ? "classic" : "current"} layout):`,
               `${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.error} with errors.`,
             ]
               .filter(Boolean)
               .join(" ")}
           </p>
-          {report.ignoredColumns.length > 0 ? <p className="console-hint">Ignored columns: {report.ignoredColumns.join(", ")}.</p> : null}
+          {report.ignoredColumns.length > 0 ? (
+            <p className="console-hint">Ignored columns: {report.ignoredColumns.join(", ")}.</p>
+          ) : null}
           {report.products.length > REPORT_ROWS_SHOWN ? (
             <p className="console-hint">
               The first 1,000 products are listed{counts.error > 0 ? ", errors first" : ""}.
@@ -139,7 +158,10 @@ function ImportReportView({ report, intent }: { report: Report; intent: "preview
               </tr>
             </thead>
             <tbody>
-              {[...report.products.filter((product) => product.outcome === "error"), ...report.products.filter((product) => product.outcome !== "error")]
+              {[
+                ...report.products.filter((product) => product.outcome === "error"),
+                ...report.products.filter((product) => product.outcome !== "error"),
+              ]
                 .slice(0, REPORT_ROWS_SHOWN)
                 .map((product) => (
                   <tr key={`${product.line}-${product.handle}`}>
@@ -179,7 +201,9 @@ function AppliedImportReport({ applied }: { applied: NonNullable<Route.Component
       <p className="console-notice" role="status">
         {`Imported ${plural(applied.rows, "row")} at ${applied.createdAt}: ${applied.counts.created} created, ${applied.counts.updated} updated, ${applied.counts.unchanged} unchanged.`}
       </p>
-      {applied.ignoredColumns.length > 0 ? <p className="console-hint">Ignored columns: {applied.ignoredColumns.join(", ")}.</p> : null}
+      {applied.ignoredColumns.length > 0 ? (
+        <p className="console-hint">Ignored columns: {applied.ignoredColumns.join(", ")}.</p>
+      ) : null}
       {applied.pictures.length > 0 ? (
         <>
           <h3>Pictures</h3>
@@ -210,7 +234,10 @@ function AppliedImportReport({ applied }: { applied: NonNullable<Route.Component
                     <code>{picture.url}</code>
                   </td>
                   <td>
-                    <StatusBadge status={picture.status} label={picture.status === "stored" ? "fetched" : picture.status} />
+                    <StatusBadge
+                      status={picture.status}
+                      label={picture.status === "stored" ? "fetched" : picture.status}
+                    />
                     {picture.reason ? <p className="console-field__error">{picture.reason}</p> : null}
                   </td>
                 </tr>

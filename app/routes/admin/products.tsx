@@ -8,7 +8,12 @@ import { formatConsoleTime, requireOperator } from "./require-operator";
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
   const params = adminProductListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
-  const list = await services.adminProducts.listProducts({ query: params.q, status: params.status, page: params.page, stock: params.stock });
+  const list = await services.adminProducts.listProducts({
+    query: params.q,
+    status: params.status,
+    page: params.page,
+    stock: params.stock,
+  });
   return {
     ...list,
     query: params.q,
@@ -99,7 +104,9 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
         </li>
       </ul>
       <p className="console-count" aria-live="polite">
-        {total === 0 ? "No products match." : `${total} ${status} product${total === 1 ? "" : "s"}${query ? ` matching “${query}”` : ""}.`}
+        {total === 0
+          ? "No products match."
+          : `${total} ${status} product${total === 1 ? "" : "s"}${query ? ` matching “${query}”` : ""}.`}
       </p>
       {products.length > 0 ? (
         <table className="console-table" tabIndex={0}>

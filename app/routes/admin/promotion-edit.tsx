@@ -15,7 +15,12 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   const values: PromotionFieldValues = {
     code: promotion.code,
     kind: promotion.kind,
-    value: promotion.kind === "percentage" ? String(promotion.value) : promotion.kind === "amount" ? decimalAmount(promotion.value) : "",
+    value:
+      promotion.kind === "percentage"
+        ? String(promotion.value)
+        : promotion.kind === "amount"
+          ? decimalAmount(promotion.value)
+          : "",
     minimumSubtotal: promotion.minimumSubtotalCents > 0 ? decimalAmount(promotion.minimumSubtotalCents) : "",
     startsOn: promotion.startsAt?.slice(0, 10) ?? "",
     endsOn: promotion.endsAt ? new Date(Date.parse(promotion.endsAt) - 86_400_000).toISOString().slice(0, 10) : "",
@@ -38,7 +43,11 @@ export async function action({ context, request, params }: Route.ActionArgs) {
       return redirect("/admin/promotions");
     }
     const parsed = promotionFormSchema.safeParse(typed);
-    if (!parsed.success) return data({ errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), values }, { status: 400 });
+    if (!parsed.success)
+      return data(
+        { errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), values },
+        { status: 400 },
+      );
     await services.promotions.update(params.id, parsed.data, actor);
     return redirect(`/admin/promotions?saved=${encodeURIComponent(parsed.data.code)}`);
   } catch (error) {
@@ -59,7 +68,8 @@ export default function PromotionEdit({ loaderData, actionData }: Route.Componen
       </p>
       <h1>{code}</h1>
       <p>
-        {redemptions} order{redemptions === 1 ? "" : "s"} so far; {uses - redemptions} payment{uses - redemptions === 1 ? "" : "s"} in progress.
+        {redemptions} order{redemptions === 1 ? "" : "s"} so far; {uses - redemptions} payment
+        {uses - redemptions === 1 ? "" : "s"} in progress.
       </p>
       <Form method="post" className="console-form" noValidate key={actionData ? "refused" : "saved"}>
         {actionData?.errors.form ? (
@@ -73,7 +83,14 @@ export default function PromotionEdit({ loaderData, actionData }: Route.Componen
             Save
           </button>
           {uses === 0 ? (
-            <button type="submit" name="intent" value="delete" className="console-link-button" disabled={isBusy} formNoValidate>
+            <button
+              type="submit"
+              name="intent"
+              value="delete"
+              className="console-link-button"
+              disabled={isBusy}
+              formNoValidate
+            >
               Delete
             </button>
           ) : null}

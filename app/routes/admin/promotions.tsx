@@ -36,7 +36,11 @@ export async function action({ context, request }: Route.ActionArgs) {
   const typed = Object.fromEntries(Object.entries(fields).filter(([name]) => name !== "intent"));
   const values = toFieldValues(typed);
   const parsed = promotionFormSchema.safeParse(typed);
-  if (!parsed.success) return data({ errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), values }, { status: 400 });
+  if (!parsed.success)
+    return data(
+      { errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), values },
+      { status: 400 },
+    );
   try {
     await services.promotions.create(parsed.data, actor);
   } catch (error) {
@@ -100,7 +104,12 @@ export default function Promotions({ loaderData, actionData }: Route.ComponentPr
       )}
       <section className="console-section" aria-labelledby="new-promotion-heading">
         <h2 id="new-promotion-heading">New promotion</h2>
-        <Form method="post" className="console-form" noValidate key={actionData ? "refused" : String(loaderData.promotions.length)}>
+        <Form
+          method="post"
+          className="console-form"
+          noValidate
+          key={actionData ? "refused" : String(loaderData.promotions.length)}
+        >
           {actionData?.errors.form ? <p className="console-field__error">{actionData.errors.form}</p> : null}
           <PromotionFields values={actionData?.values ?? EMPTY_PROMOTION} errors={actionData?.errors} />
           <div>

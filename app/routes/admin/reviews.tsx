@@ -20,7 +20,11 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   return {
     isFirstPage: !before,
     next: page.next,
-    reviews: page.reviews.map((review) => ({ ...review, createdAt: formatConsoleTime(review.createdAt), productPath: productPath(review.productSlug) })),
+    reviews: page.reviews.map((review) => ({
+      ...review,
+      createdAt: formatConsoleTime(review.createdAt),
+      productPath: productPath(review.productSlug),
+    })),
   };
 }
 

@@ -9,7 +9,9 @@ import { ConsoleField } from "#app/features/admin/console-field";
 import { requireOperator } from "./require-operator";
 
 /** Which form on the page an answer belongs to: "add-zone", "zone-{id}", "add-method-{zoneId}", "method-{id}". */
-type ActionAnswer = { form: string; errors: Record<string, string>; values: Record<string, string> } | { form: string; errors?: undefined; done: string };
+type ActionAnswer =
+  | { form: string; errors: Record<string, string>; values: Record<string, string> }
+  | { form: string; errors?: undefined; done: string };
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
@@ -27,7 +29,9 @@ export async function loader({ context }: Route.LoaderArgs) {
         price: decimalAmount(method.priceCents),
         priceText: method.priceCents === 0 ? "FREE" : formatCents(method.priceCents),
         freeOver: method.freeOverCents === null ? "" : decimalAmount(method.freeOverCents),
-        weightTiers: method.weightTiers.map((tier) => `${tier.upToGrams} = ${decimalAmount(tier.priceCents)}`).join("\n"),
+        weightTiers: method.weightTiers
+          .map((tier) => `${tier.upToGrams} = ${decimalAmount(tier.priceCents)}`)
+          .join("\n"),
       })),
     })),
   };
@@ -39,8 +43,15 @@ export async function action({ context, request }: Route.ActionArgs) {
   const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
   const values = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value.slice(0, 2000)]));
   const formKey =
-    fields.intent === "add-zone" ? "add-zone" : fields.intent === "add-method" ? `add-method-${fields.zoneId ?? ""}` : fields.intent === "save-method" ? `method-${fields.methodId ?? ""}` : `zone-${fields.zoneId ?? ""}`;
-  const refuse = (errors: Record<string, string>, status: number) => data<ActionAnswer>({ form: formKey, errors, values }, { status });
+    fields.intent === "add-zone"
+      ? "add-zone"
+      : fields.intent === "add-method"
+        ? `add-method-${fields.zoneId ?? ""}`
+        : fields.intent === "save-method"
+          ? `method-${fields.methodId ?? ""}`
+          : `zone-${fields.zoneId ?? ""}`;
+  const refuse = (errors: Record<string, string>, status: number) =>
+    data<ActionAnswer>({ form: formKey, errors, values }, { status });
   try {
     if (fields.intent === "add-zone" || fields.intent === "save-zone") {
       const parsed = zoneFormSchema.safeParse(fields);
@@ -75,14 +86,17 @@ export default function Shipping({ loaderData, actionData }: Route.ComponentProp
   const isBusy = useNavigation().state !== "idle";
   // A refusal of one form: its errors and what was typed, drawn again in that form only.
   const answerFor = (form: string): { errors: Record<string, string>; values: Record<string, string> } | undefined =>
-    actionData?.form === form && "errors" in actionData && actionData.errors ? { errors: actionData.errors, values: actionData.values } : undefined;
+    actionData?.form === form && "errors" in actionData && actionData.errors
+      ? { errors: actionData.errors, values: actionData.values }
+      : undefined;
   return (
     <main id="main" className="console-main">
       <title>Shipping | Console</title>
       <h1>Shipping</h1>
       <p>
-        Each zone covers countries (and, for the United States, optionally some states); a country or state is in one zone at most. Shoppers choose among
-        the methods of the zone that serves their address; the cheapest is chosen for them first. Prices are without tax.
+        Each zone covers countries (and, for the United States, optionally some states); a country or state is in one
+        zone at most. Shoppers choose among the methods of the zone that serves their address; the cheapest is chosen
+        for them first. Prices are without tax.
       </p>
       <p className="console-notice" role="status">
         {actionData && "done" in actionData ? actionData.done : ""}
@@ -92,10 +106,23 @@ export default function Shipping({ loaderData, actionData }: Route.ComponentProp
         return (
           <section key={zone.id} className="console-section" aria-labelledby={`zone-${zone.id}`}>
             <h2 id={`zone-${zone.id}`}>{zone.name}</h2>
-            <ZoneForm formKey={`zone-${zone.id}`} zoneId={zone.id} values={zoneAnswer?.errors ? zoneAnswer.values : zone} errors={zoneAnswer?.errors} isBusy={isBusy} />
+            <ZoneForm
+              formKey={`zone-${zone.id}`}
+              zoneId={zone.id}
+              values={zoneAnswer?.errors ? zoneAnswer.values : zone}
+              errors={zoneAnswer?.errors}
+              isBusy={isBusy}
+            />
             <Form method="post" className="console-form--inline">
               <input type="hidden" name="id" value={zone.id} />
-              <button type="submit" name="intent" value="remove-zone" className="console-link-button" disabled={isBusy} aria-label={`Remove zone ${zone.name}`}>
+              <button
+                type="submit"
+                name="intent"
+                value="remove-zone"
+                className="console-link-button"
+                disabled={isBusy}
+                aria-label={`Remove zone ${zone.name}`}
+              >
                 Remove zone
               </button>
             </Form>
@@ -109,10 +136,24 @@ export default function Shipping({ loaderData, actionData }: Route.ComponentProp
                     {method.name} · {method.estimate || "no estimate"} · {method.priceText}
                     {method.freeOver ? ` · free over $${method.freeOver}` : ""}
                   </summary>
-                  <MethodForm formKey={`method-${method.id}`} zoneId={zone.id} methodId={method.id} values={answer?.errors ? answer.values : method} errors={answer?.errors} isBusy={isBusy} />
+                  <MethodForm
+                    formKey={`method-${method.id}`}
+                    zoneId={zone.id}
+                    methodId={method.id}
+                    values={answer?.errors ? answer.values : method}
+                    errors={answer?.errors}
+                    isBusy={isBusy}
+                  />
                   <Form method="post">
                     <input type="hidden" name="id" value={method.id} />
-                    <button type="submit" name="intent" value="remove-method" className="console-link-button" disabled={isBusy} aria-label={`Remove method ${method.name}`}>
+                    <button
+                      type="submit"
+                      name="intent"
+                      value="remove-method"
+                      className="console-link-button"
+                      disabled={isBusy}
+                      aria-label={`Remove method ${method.name}`}
+                    >
                       Remove method
                     </button>
                   </Form>
@@ -132,7 +173,12 @@ export default function Shipping({ loaderData, actionData }: Route.ComponentProp
       })}
       <section className="console-section" aria-labelledby="add-zone-heading">
         <h2 id="add-zone-heading">Add a zone</h2>
-        <ZoneForm formKey="add-zone" values={answerFor("add-zone")?.errors ? answerFor("add-zone")!.values : {}} errors={answerFor("add-zone")?.errors} isBusy={isBusy} />
+        <ZoneForm
+          formKey="add-zone"
+          values={answerFor("add-zone")?.errors ? answerFor("add-zone")!.values : {}}
+          errors={answerFor("add-zone")?.errors}
+          isBusy={isBusy}
+        />
       </section>
     </main>
   );
@@ -164,10 +210,30 @@ function ZoneForm({
       {zoneId ? <input type="hidden" name="zoneId" value={zoneId} /> : null}
       <FormError message={errors?.form} />
       <ConsoleField form={formKey} name="name" label="Zone name" defaultValue={values.name} error={errors?.name} />
-      <ConsoleField form={formKey} name="countries" label="Countries" hint="Two-letter codes separated by commas, like US, CA, GB." defaultValue={values.countries} error={errors?.countries} />
-      <ConsoleField form={formKey} name="states" label="States" hint="US only, optional: two-letter codes like CA, NY. Empty: all of the United States." defaultValue={values.states} error={errors?.states} />
+      <ConsoleField
+        form={formKey}
+        name="countries"
+        label="Countries"
+        hint="Two-letter codes separated by commas, like US, CA, GB."
+        defaultValue={values.countries}
+        error={errors?.countries}
+      />
+      <ConsoleField
+        form={formKey}
+        name="states"
+        label="States"
+        hint="US only, optional: two-letter codes like CA, NY. Empty: all of the United States."
+        defaultValue={values.states}
+        error={errors?.states}
+      />
       <div>
-        <button type="submit" name="intent" value={zoneId ? "save-zone" : "add-zone"} className="console-button console-button--primary" disabled={isBusy}>
+        <button
+          type="submit"
+          name="intent"
+          value={zoneId ? "save-zone" : "add-zone"}
+          className="console-button console-button--primary"
+          disabled={isBusy}
+        >
           {zoneId ? "Save" : "Add zone"}
         </button>
       </div>
@@ -196,9 +262,32 @@ function MethodForm({
       {methodId ? <input type="hidden" name="methodId" value={methodId} /> : null}
       <FormError message={errors?.form} />
       <ConsoleField form={formKey} name="name" label="Method name" defaultValue={values.name} error={errors?.name} />
-      <ConsoleField form={formKey} name="estimate" label="Delivery estimate" hint="Shown to shoppers, like 3-5 business days." defaultValue={values.estimate} error={errors?.estimate} />
-      <ConsoleField form={formKey} name="price" label="Price" hint="In dollars, like 5.99; 0 for free." defaultValue={values.price} error={errors?.price} inputMode="decimal" />
-      <ConsoleField form={formKey} name="freeOver" label="Free over" hint="Optional: free when the items (after any discount) come to at least this." defaultValue={values.freeOver} error={errors?.freeOver} inputMode="decimal" />
+      <ConsoleField
+        form={formKey}
+        name="estimate"
+        label="Delivery estimate"
+        hint="Shown to shoppers, like 3-5 business days."
+        defaultValue={values.estimate}
+        error={errors?.estimate}
+      />
+      <ConsoleField
+        form={formKey}
+        name="price"
+        label="Price"
+        hint="In dollars, like 5.99; 0 for free."
+        defaultValue={values.price}
+        error={errors?.price}
+        inputMode="decimal"
+      />
+      <ConsoleField
+        form={formKey}
+        name="freeOver"
+        label="Free over"
+        hint="Optional: free when the items (after any discount) come to at least this."
+        defaultValue={values.freeOver}
+        error={errors?.freeOver}
+        inputMode="decimal"
+      />
       <ConsoleField
         form={formKey}
         name="weightTiers"
@@ -209,7 +298,13 @@ function MethodForm({
         multiline
       />
       <div>
-        <button type="submit" name="intent" value={methodId ? "save-method" : "add-method"} className="console-button console-button--primary" disabled={isBusy}>
+        <button
+          type="submit"
+          name="intent"
+          value={methodId ? "save-method" : "add-method"}
+          className="console-button console-button--primary"
+          disabled={isBusy}
+        >
           {methodId ? "Save" : "Add method"}
         </button>
       </div>

@@ -15,13 +15,21 @@ describe.runIf(url)("migrating one schema [postgres]", () => {
       await other.query(`drop schema if exists "${ours}" cascade; drop schema if exists "${theirs}" cascade`);
       await other.end();
     });
-    await other.query(`create schema "${ours}"; create schema "${theirs}"; create table "${theirs}".things (id serial primary key)`);
+    await other.query(
+      `create schema "${ours}"; create schema "${theirs}"; create table "${theirs}".things (id serial primary key)`,
+    );
     const db = new Kysely<Record<string, never>>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${ours}` }) }),
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${ours}` }),
+      }),
     });
     onTestFinished(() => db.destroy());
     const provider = {
-      getMigrations: async () => ({ "0001-notes": { up: (db: Kysely<unknown>) => db.schema.createTable("notes").addColumn("id", "integer").execute() } }),
+      getMigrations: async () => ({
+        "0001-notes": {
+          up: (db: Kysely<unknown>) => db.schema.createTable("notes").addColumn("id", "integer").execute(),
+        },
+      }),
     };
 
     // A repeatable-read transaction keeps seeing the other schema's table in the catalogue after it is dropped, as a
@@ -31,18 +39,23 @@ describe.runIf(url)("migrating one schema [postgres]", () => {
       await sql`select count(*) from pg_catalog.pg_class`.execute(connection);
       await other.query(`drop schema "${theirs}" cascade`);
       // Kysely's own introspector resolves every table of the database by name, the dropped one too.
-      await expect(connection.introspection.getTables({ withInternalKyselyTables: true })).rejects.toThrow(/does not exist/);
+      await expect(connection.introspection.getTables({ withInternalKyselyTables: true })).rejects.toThrow(
+        /does not exist/,
+      );
       await sql`rollback`.execute(connection);
       await sql`begin isolation level repeatable read`.execute(connection);
       await sql`select count(*) from pg_catalog.pg_class`.execute(connection);
       await other.query(`create schema "${theirs}"; create table "${theirs}".things (id serial primary key)`);
       await sql`commit`.execute(connection);
     });
-    await db.transaction().setIsolationLevel("repeatable read").execute(async (transaction) => {
-      await sql`select count(*) from pg_catalog.pg_class`.execute(transaction);
-      await other.query(`drop schema "${theirs}" cascade`);
-      await migrateCurrentSchema(transaction, { provider, failure: "Test migration failed" });
-    });
+    await db
+      .transaction()
+      .setIsolationLevel("repeatable read")
+      .execute(async (transaction) => {
+        await sql`select count(*) from pg_catalog.pg_class`.execute(transaction);
+        await other.query(`drop schema "${theirs}" cascade`);
+        await migrateCurrentSchema(transaction, { provider, failure: "Test migration failed" });
+      });
     const { rows } = await other.query(`select name from "${ours}".kysely_migration`);
     expect(rows).toEqual([{ name: "0001-notes" }]);
   });

@@ -25,7 +25,12 @@ function encode(fields: Record<string, string>): string {
   return new URLSearchParams(fields).toString();
 }
 
-async function call(baseUrl: string, path: string, publishableKey: string, fields: Record<string, string>): Promise<ConfirmOutcome> {
+async function call(
+  baseUrl: string,
+  path: string,
+  publishableKey: string,
+  fields: Record<string, string>,
+): Promise<ConfirmOutcome> {
   let response: Response;
   try {
     response = await fetch(`${baseUrl}/v1/payment_intents/${path}`, {
@@ -36,9 +41,11 @@ async function call(baseUrl: string, path: string, publishableKey: string, field
   } catch {
     return { status: "failed", message: PROCESSOR_UNREACHABLE };
   }
-  const body = (await response.json().catch(() => null)) as
-    | { id?: string; status?: string; error?: { message?: string } }
-    | null;
+  const body = (await response.json().catch(() => null)) as {
+    id?: string;
+    status?: string;
+    error?: { message?: string };
+  } | null;
   if (!response.ok || !body) return { status: "failed", message: body?.error?.message ?? PROCESSOR_UNREACHABLE };
   if (body.status === "succeeded" && body.id) return { status: "succeeded", paymentIntentId: body.id };
   if (body.status === "requires_action" && body.id) return { status: "requires_action", paymentIntentId: body.id };
@@ -50,7 +57,12 @@ async function call(baseUrl: string, path: string, publishableKey: string, field
  * runs alone): the card goes straight to it, never to the shop's own routes.
  */
 export const builtInProcessor = {
-  confirmCardPayment(baseUrl: string, clientSecret: string, publishableKey: string, card: CardDetails): Promise<ConfirmOutcome> {
+  confirmCardPayment(
+    baseUrl: string,
+    clientSecret: string,
+    publishableKey: string,
+    card: CardDetails,
+  ): Promise<ConfirmOutcome> {
     return call(baseUrl, `${intentIdOf(clientSecret)}/confirm`, publishableKey, {
       client_secret: clientSecret,
       // As Stripe.js's confirmCardPayment: the page handles 3-D Secure itself, so Stripe asks for no return_url.
@@ -65,7 +77,15 @@ export const builtInProcessor = {
   },
 
   /** The shopper's answer to the authentication challenge. */
-  authenticate(baseUrl: string, clientSecret: string, publishableKey: string, outcome: "complete" | "fail"): Promise<ConfirmOutcome> {
-    return call(baseUrl, `${intentIdOf(clientSecret)}/authenticate`, publishableKey, { client_secret: clientSecret, outcome });
+  authenticate(
+    baseUrl: string,
+    clientSecret: string,
+    publishableKey: string,
+    outcome: "complete" | "fail",
+  ): Promise<ConfirmOutcome> {
+    return call(baseUrl, `${intentIdOf(clientSecret)}/authenticate`, publishableKey, {
+      client_secret: clientSecret,
+      outcome,
+    });
   },
 };

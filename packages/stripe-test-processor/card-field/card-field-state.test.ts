@@ -34,7 +34,9 @@ describe("describeCardField", () => {
   });
 
   it("hides the incomplete message again while the shopper is back in the input", () => {
-    expect(describe_({ number: "4242 42" }, { focused: "number", visited: new Set(["number"]) }).state.error).toBeNull();
+    expect(
+      describe_({ number: "4242 42" }, { focused: "number", visited: new Set(["number"]) }).state.error,
+    ).toBeNull();
   });
 
   it("says a full number failing Luhn is invalid at once, while still typing", () => {
@@ -44,9 +46,15 @@ describe("describeCardField", () => {
   });
 
   it("says month 13 and dates in the past at once", () => {
-    expect(describe_({ expiry: "13 / " }, { focused: "expiry" }).state.error).toBe("Your card's expiration date is invalid.");
-    expect(describe_({ expiry: "12 / 25" }, { focused: "expiry" }).state.error).toBe("Your card's expiration year is in the past.");
-    expect(describe_({ expiry: "04 / 26" }, { focused: "expiry" }).state.error).toBe("Your card's expiration date is in the past.");
+    expect(describe_({ expiry: "13 / " }, { focused: "expiry" }).state.error).toBe(
+      "Your card's expiration date is invalid.",
+    );
+    expect(describe_({ expiry: "12 / 25" }, { focused: "expiry" }).state.error).toBe(
+      "Your card's expiration year is in the past.",
+    );
+    expect(describe_({ expiry: "04 / 26" }, { focused: "expiry" }).state.error).toBe(
+      "Your card's expiration date is in the past.",
+    );
   });
 
   it("says nothing of an input left empty, until the form is submitted", () => {
@@ -72,6 +80,8 @@ describe("describeCardField", () => {
   });
 
   it("asks for the rest of the postal code once left", () => {
-    expect(describe_({ ...good, postalCode: "9410" }, { visited: new Set(["postalCode"]) }).state.error).toBe("Your postal code is incomplete.");
+    expect(describe_({ ...good, postalCode: "9410" }, { visited: new Set(["postalCode"]) }).state.error).toBe(
+      "Your postal code is incomplete.",
+    );
   });
 });

@@ -55,7 +55,9 @@ export function isShowingError(status: FieldStatus, field: CardFieldName, intera
 
 export function describeCardField(values: CardInput, interaction: Interaction, now: Date = new Date()): CardFieldView {
   const validation = validateCard(values, now);
-  const fieldsInError = cardFieldNames.filter((field) => isShowingError(validation.fields[field].status, field, interaction));
+  const fieldsInError = cardFieldNames.filter((field) =>
+    isShowingError(validation.fields[field].status, field, interaction),
+  );
   const firstInError = fieldsInError[0];
   return {
     brand: validation.brand,
@@ -70,5 +72,10 @@ export function describeCardField(values: CardInput, interaction: Interaction, n
 }
 
 export function isSameState(a: CardFieldState, b: CardFieldState): boolean {
-  return a.empty === b.empty && a.complete === b.complete && a.error === b.error && JSON.stringify(a.card) === JSON.stringify(b.card);
+  return (
+    a.empty === b.empty &&
+    a.complete === b.complete &&
+    a.error === b.error &&
+    JSON.stringify(a.card) === JSON.stringify(b.card)
+  );
 }

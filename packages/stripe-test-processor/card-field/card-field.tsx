@@ -55,7 +55,13 @@ const fieldSettings: Record<CardFieldName, FieldSettings> = {
     modifier: "expiry",
     format: (raw, _brand, isDeleting) => formatExpiry(raw, { isDeleting }),
   },
-  cvc: { label: "CVC", placeholder: "CVC", autoComplete: "cc-csc", modifier: "cvc", format: (raw, brand) => formatCvc(raw, brand) },
+  cvc: {
+    label: "CVC",
+    placeholder: "CVC",
+    autoComplete: "cc-csc",
+    modifier: "cvc",
+    format: (raw, brand) => formatCvc(raw, brand),
+  },
   postalCode: {
     label: "ZIP or postal code",
     placeholder: "ZIP",
@@ -120,7 +126,8 @@ export function CardField({ onChange, disabled = false, errorId }: CardFieldProp
     const previous = values[field];
     const raw = input.value;
     const inputType = "inputType" in event.nativeEvent ? event.nativeEvent.inputType : "";
-    const deletion = raw.length < previous.length ? (inputType === "deleteContentForward" ? "forward" : "backward") : null;
+    const deletion =
+      raw.length < previous.length ? (inputType === "deleteContentForward" ? "forward" : "backward") : null;
     const brand = detectBrand(values.number);
     const edited = reformatEdit({
       previous,
@@ -141,7 +148,13 @@ export function CardField({ onChange, disabled = false, errorId }: CardFieldProp
 
     // Like Stripe's field, typing the last character of a valid value moves on to the next input.
     const next = cardFieldNames[cardFieldNames.indexOf(field) + 1];
-    if (next && !wasComplete && isFieldComplete(nextValues, field) && edited.caret === edited.value.length && deletion === null) {
+    if (
+      next &&
+      !wasComplete &&
+      isFieldComplete(nextValues, field) &&
+      edited.caret === edited.value.length &&
+      deletion === null
+    ) {
       inputs.current[next]?.focus();
     }
   }
@@ -196,7 +209,9 @@ export function CardField({ onChange, disabled = false, errorId }: CardFieldProp
                 aria-describedby={field === describedField ? errorId : undefined}
                 onChange={(event) => handleInput(field, event)}
                 onKeyDown={(event) => handleKeyDown(field, event)}
-                onFocus={() => update((current) => ({ ...current, interaction: { ...current.interaction, focused: field } }))}
+                onFocus={() =>
+                  update((current) => ({ ...current, interaction: { ...current.interaction, focused: field } }))
+                }
                 onBlur={() =>
                   update((current) => ({
                     ...current,
@@ -236,7 +251,16 @@ function CardBrandMark({ brand }: { brand: CardBrand }) {
           {brand === "visa" ? (
             <>
               <rect x="0.5" y="0.5" width="29" height="19" rx="3" fill="#fff" stroke="#d9d9d9" />
-              <text x="15" y="13.5" textAnchor="middle" fontFamily="Arial, Helvetica, sans-serif" fontSize="9" fontStyle="italic" fontWeight="700" fill="#1a1f71">
+              <text
+                x="15"
+                y="13.5"
+                textAnchor="middle"
+                fontFamily="Arial, Helvetica, sans-serif"
+                fontSize="9"
+                fontStyle="italic"
+                fontWeight="700"
+                fill="#1a1f71"
+              >
                 VISA
               </text>
             </>
@@ -250,14 +274,30 @@ function CardBrandMark({ brand }: { brand: CardBrand }) {
           ) : brand !== "amex" ? (
             <>
               <rect x="0.5" y="0.5" width="29" height="19" rx="3" fill="#fff" stroke="#d9d9d9" />
-              <text x="15" y="13" textAnchor="middle" fontFamily="Arial, Helvetica, sans-serif" fontSize="6" fontWeight="700" fill="#333">
+              <text
+                x="15"
+                y="13"
+                textAnchor="middle"
+                fontFamily="Arial, Helvetica, sans-serif"
+                fontSize="6"
+                fontWeight="700"
+                fill="#333"
+              >
                 {{ discover: "DISC", diners: "DINERS", jcb: "JCB", unionpay: "UPAY" }[brand]}
               </text>
             </>
           ) : (
             <>
               <rect width="30" height="20" rx="3" fill="#016fd0" />
-              <text x="15" y="13" textAnchor="middle" fontFamily="Arial, Helvetica, sans-serif" fontSize="7.5" fontWeight="700" fill="#fff">
+              <text
+                x="15"
+                y="13"
+                textAnchor="middle"
+                fontFamily="Arial, Helvetica, sans-serif"
+                fontSize="7.5"
+                fontWeight="700"
+                fill="#fff"
+              >
                 AMEX
               </text>
             </>

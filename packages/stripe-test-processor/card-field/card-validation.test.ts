@@ -176,7 +176,13 @@ describe("validateCard", () => {
   it("gives the card, digits only and with a four-digit year, when every field is complete", () => {
     const result = validateCard(goodCard, now);
     expect(result).toMatchObject({ brand: "visa", complete: true, empty: false, error: null });
-    expect(result.card).toEqual({ number: "4242424242424242", expMonth: 12, expYear: 2030, cvc: "123", postalCode: "94103" });
+    expect(result.card).toEqual({
+      number: "4242424242424242",
+      expMonth: 12,
+      expYear: 2030,
+      cvc: "123",
+      postalCode: "94103",
+    });
     for (const field of Object.values(result.fields)) expect(field).toEqual({ status: "complete", message: null });
   });
 
@@ -184,36 +190,56 @@ describe("validateCard", () => {
     const amexResult = validateCard({ ...goodCard, number: amex, cvc: "1234" }, now);
     expect(amexResult).toMatchObject({ brand: "amex", complete: true, error: null });
     expect(amexResult.card?.number).toBe("378282246310005");
-    expect(validateCard({ ...goodCard, number: "5555 5555 5555 4444" }, now)).toMatchObject({ brand: "mastercard", complete: true });
+    expect(validateCard({ ...goodCard, number: "5555 5555 5555 4444" }, now)).toMatchObject({
+      brand: "mastercard",
+      complete: true,
+    });
   });
 
   it("calls a card with nothing typed empty, and names the first field", () => {
     const result = validateCard({ number: "", expiry: "", cvc: "", postalCode: "" }, now);
-    expect(result).toMatchObject({ empty: true, complete: false, card: null, error: cardFieldMessages.numberIncomplete });
+    expect(result).toMatchObject({
+      empty: true,
+      complete: false,
+      card: null,
+      error: cardFieldMessages.numberIncomplete,
+    });
     expect(result.fields.number.status).toBe("empty");
     expect(result.fields.postalCode).toEqual({ status: "empty", message: "Your postal code is incomplete." });
   });
 
   describe("card number", () => {
     it("too short is incomplete", () => {
-      expect(fieldsOf({ number: "4242 4242 4242 424" }).number).toEqual({ status: "incomplete", message: "Your card number is incomplete." });
+      expect(fieldsOf({ number: "4242 4242 4242 424" }).number).toEqual({
+        status: "incomplete",
+        message: "Your card number is incomplete.",
+      });
       expect(fieldsOf({ number: "4" }).number.status).toBe("incomplete");
     });
 
     it("full but failing the Luhn check is invalid", () => {
-      expect(fieldsOf({ number: "4242 4242 4242 4241" }).number).toEqual({ status: "invalid", message: "Your card number is invalid." });
+      expect(fieldsOf({ number: "4242 4242 4242 4241" }).number).toEqual({
+        status: "invalid",
+        message: "Your card number is invalid.",
+      });
     });
 
     it("follows the brand's length: 15 digits complete an Amex but not a Visa", () => {
       expect(fieldsOf({ number: "4242 4242 4242 424" }).number.status).toBe("incomplete");
       expect(fieldsOf({ number: amex, cvc: "1234" }).number.status).toBe("complete");
-      expect(fieldsOf({ number: "3782 822463 1000" }).number).toEqual({ status: "incomplete", message: cardFieldMessages.numberIncomplete });
+      expect(fieldsOf({ number: "3782 822463 1000" }).number).toEqual({
+        status: "incomplete",
+        message: cardFieldMessages.numberIncomplete,
+      });
     });
 
     it("longer than the brand allows is invalid, even when the Luhn sum works out", () => {
       // 16 digits starting 37 pass Luhn, but an Amex has 15.
       expect(luhnValid("3782822463100052")).toBe(true);
-      expect(fieldsOf({ number: "3782822463100052" }).number).toEqual({ status: "invalid", message: cardFieldMessages.numberInvalid });
+      expect(fieldsOf({ number: "3782822463100052" }).number).toEqual({
+        status: "invalid",
+        message: cardFieldMessages.numberInvalid,
+      });
       expect(fieldsOf({ number: "42424242424242424" }).number.status).toBe("invalid");
     });
 
@@ -260,19 +286,27 @@ describe("validateCard", () => {
     });
 
     it("a year before this one is in the past", () => {
-      expect(fieldsOf({ expiry: "12 / 25" }).expiry).toEqual({ status: "invalid", message: "Your card's expiration year is in the past." });
+      expect(fieldsOf({ expiry: "12 / 25" }).expiry).toEqual({
+        status: "invalid",
+        message: "Your card's expiration year is in the past.",
+      });
       expect(fieldsOf({ expiry: "01 / 00" }).expiry.message).toBe(cardFieldMessages.expiryYearInPast);
     });
 
     it("a month before this one, this year, is in the past", () => {
-      expect(fieldsOf({ expiry: "04 / 26" }).expiry).toEqual({ status: "invalid", message: "Your card's expiration date is in the past." });
+      expect(fieldsOf({ expiry: "04 / 26" }).expiry).toEqual({
+        status: "invalid",
+        message: "Your card's expiration date is in the past.",
+      });
       expect(fieldsOf({ expiry: "01 / 26" }).expiry.message).toBe(cardFieldMessages.expiryInPast);
     });
 
     it("this month is still good, through its last day", () => {
       expect(fieldsOf({ expiry: "05 / 26" }).expiry.status).toBe("complete");
       expect(validateCard({ ...goodCard, expiry: "05 / 26" }, new Date(2026, 4, 31, 23, 59, 59)).complete).toBe(true);
-      expect(validateCard({ ...goodCard, expiry: "05 / 26" }, new Date(2026, 5, 1, 0, 0, 0)).error).toBe(cardFieldMessages.expiryInPast);
+      expect(validateCard({ ...goodCard, expiry: "05 / 26" }, new Date(2026, 5, 1, 0, 0, 0)).error).toBe(
+        cardFieldMessages.expiryInPast,
+      );
     });
 
     it("a later month this year, or any month of a later year, is good", () => {
@@ -316,7 +350,10 @@ describe("validateCard", () => {
     });
 
     it("longer than ZIP+4 is invalid", () => {
-      expect(fieldsOf({ postalCode: "94103-12345" }).postalCode).toEqual({ status: "invalid", message: cardFieldMessages.postalCodeInvalid });
+      expect(fieldsOf({ postalCode: "94103-12345" }).postalCode).toEqual({
+        status: "invalid",
+        message: cardFieldMessages.postalCodeInvalid,
+      });
     });
   });
 
@@ -324,7 +361,9 @@ describe("validateCard", () => {
     const everythingWrong = { number: "4242", expiry: "12 / 20", cvc: "1", postalCode: "1" };
     expect(validateCard(everythingWrong, now).error).toBe(cardFieldMessages.numberIncomplete);
     expect(validateCard({ ...everythingWrong, number: visa }, now).error).toBe(cardFieldMessages.expiryYearInPast);
-    expect(validateCard({ ...everythingWrong, number: visa, expiry: "12 / 30" }, now).error).toBe(cardFieldMessages.cvcIncomplete);
+    expect(validateCard({ ...everythingWrong, number: visa, expiry: "12 / 30" }, now).error).toBe(
+      cardFieldMessages.cvcIncomplete,
+    );
     expect(validateCard({ ...goodCard, postalCode: "1" }, now)).toMatchObject({
       complete: false,
       empty: false,
@@ -334,6 +373,10 @@ describe("validateCard", () => {
   });
 
   it("is not complete while any field is empty", () => {
-    expect(validateCard({ ...goodCard, postalCode: "" }, now)).toMatchObject({ complete: false, empty: false, error: cardFieldMessages.postalCodeIncomplete });
+    expect(validateCard({ ...goodCard, postalCode: "" }, now)).toMatchObject({
+      complete: false,
+      empty: false,
+      error: cardFieldMessages.postalCodeIncomplete,
+    });
   });
 });

@@ -165,7 +165,12 @@ export function formatCvc(cvc: string, brand: CardBrand): string {
  */
 export function formatPostalCode(postalCode: string): string {
   if (/[A-Za-z]/.test(postalCode)) {
-    return postalCode.toUpperCase().replace(/[^A-Z0-9 -]/g, "").replace(/\s+/g, " ").trimStart().slice(0, MAX_POSTAL_CODE_LENGTH);
+    return postalCode
+      .toUpperCase()
+      .replace(/[^A-Z0-9 -]/g, "")
+      .replace(/\s+/g, " ")
+      .trimStart()
+      .slice(0, MAX_POSTAL_CODE_LENGTH);
   }
   const digits = digitsOf(postalCode).slice(0, MAX_POSTAL_CODE_DIGITS);
   return digits.length > SHORT_POSTAL_CODE_DIGITS
@@ -179,7 +184,10 @@ const EXPIRY_SEPARATOR = " / ";
  * Reads an expiry as typed, pasted or autofilled: "1230", "12/30", "12 / 30", "12/2030", "122030", "2" (February),
  * "1/" (January). `month` and `year` hold up to two digits each.
  */
-export function splitExpiry(expiry: string, { isDeleting = false }: { isDeleting?: boolean } = {}): { month: string; year: string } {
+export function splitExpiry(
+  expiry: string,
+  { isDeleting = false }: { isDeleting?: boolean } = {},
+): { month: string; year: string } {
   const separated = /^\s*(\d+)\D+(\d*)/.exec(expiry);
   if (separated && separated[1] !== undefined && separated[1].length <= 2) {
     const [, monthPart = "", yearPart = ""] = separated;
@@ -228,7 +236,8 @@ function checkNumber(number: string, brand: CardBrand): FieldCheck {
 function checkExpiry(expiry: string, now: Date): FieldCheck {
   const { month, year } = splitExpiry(expiry);
   if (month === "") return { status: "empty", message: cardFieldMessages.expiryIncomplete };
-  if (month.length === 2 && !isMonth(Number(month))) return { status: "invalid", message: cardFieldMessages.expiryInvalid };
+  if (month.length === 2 && !isMonth(Number(month)))
+    return { status: "invalid", message: cardFieldMessages.expiryInvalid };
   if (month.length < 2 || year.length < 2) return { status: "incomplete", message: cardFieldMessages.expiryIncomplete };
   const fullYear = 2000 + Number(year);
   if (fullYear < now.getFullYear()) return { status: "invalid", message: cardFieldMessages.expiryYearInPast };
@@ -252,12 +261,16 @@ function checkCvc(cvc: string, brand: CardBrand): FieldCheck {
 function checkPostalCode(postalCode: string): FieldCheck {
   if (/[A-Za-z]/.test(postalCode)) {
     const code = postalCode.trim();
-    if (code.length > MAX_POSTAL_CODE_LENGTH || !/^[A-Za-z0-9][A-Za-z0-9 -]*$/.test(code)) return { status: "invalid", message: cardFieldMessages.postalCodeInvalid };
-    return code.replace(/[ -]/g, "").length < MIN_POSTAL_CODE_LENGTH ? { status: "incomplete", message: cardFieldMessages.postalCodeIncomplete } : { status: "complete", message: null };
+    if (code.length > MAX_POSTAL_CODE_LENGTH || !/^[A-Za-z0-9][A-Za-z0-9 -]*$/.test(code))
+      return { status: "invalid", message: cardFieldMessages.postalCodeInvalid };
+    return code.replace(/[ -]/g, "").length < MIN_POSTAL_CODE_LENGTH
+      ? { status: "incomplete", message: cardFieldMessages.postalCodeIncomplete }
+      : { status: "complete", message: null };
   }
   const digits = digitsOf(postalCode);
   if (digits.length === 0) return { status: "empty", message: cardFieldMessages.postalCodeIncomplete };
-  if (digits.length > MAX_POSTAL_CODE_DIGITS) return { status: "invalid", message: cardFieldMessages.postalCodeInvalid };
+  if (digits.length > MAX_POSTAL_CODE_DIGITS)
+    return { status: "invalid", message: cardFieldMessages.postalCodeInvalid };
   if (digits.length !== SHORT_POSTAL_CODE_DIGITS && digits.length !== MAX_POSTAL_CODE_DIGITS) {
     return { status: "incomplete", message: cardFieldMessages.postalCodeIncomplete };
   }

@@ -6,7 +6,12 @@ const number = (raw: string) => formatCardNumber(raw);
 const expiry = (raw: string, isDeleting: boolean) => formatExpiry(raw, { isDeleting });
 
 /** `|` in `raw` marks the caret after the edit; `|` in the answer marks where the caret ends up. */
-function edit(previous: string, rawWithCaret: string, deletion: Deletion, format: (raw: string, isDeleting: boolean) => string = number): string {
+function edit(
+  previous: string,
+  rawWithCaret: string,
+  deletion: Deletion,
+  format: (raw: string, isDeleting: boolean) => string = number,
+): string {
   const caret = rawWithCaret.indexOf("|");
   const raw = rawWithCaret.replace("|", "");
   const result = reformatEdit({ previous, raw, caret, deletion, format });

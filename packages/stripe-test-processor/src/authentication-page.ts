@@ -44,7 +44,10 @@ export function authenticationPage(amount: number, currency: string): string {
 
 /** A link that was already answered, never existed, or whose payment moved on. */
 export function authenticationPageGone(message: string): string {
-  return document("Authentication page not available | 3D Secure test page", `<h1>Authentication page not available</h1>\n<p>${escapeHtml(message)}</p>`);
+  return document(
+    "Authentication page not available | 3D Secure test page",
+    `<h1>Authentication page not available</h1>\n<p>${escapeHtml(message)}</p>`,
+  );
 }
 
 /** Headers of every answer of the page: never cached, never framed, and its address (which holds a token) never sent on. */
@@ -57,7 +60,10 @@ export const AUTHENTICATION_PAGE_HEADERS = {
 } as const;
 
 /** Where the shopper goes back to: the confirm's return_url with Stripe's three parameters added to its own. */
-export function returnLocation(returnUrl: string, intent: { id: string; client_secret: string; status: string }): string {
+export function returnLocation(
+  returnUrl: string,
+  intent: { id: string; client_secret: string; status: string },
+): string {
   const location = new URL(returnUrl);
   location.searchParams.set("payment_intent", intent.id);
   location.searchParams.set("payment_intent_client_secret", intent.client_secret);

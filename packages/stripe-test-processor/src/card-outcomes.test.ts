@@ -3,7 +3,15 @@ import { cardBrand, checkCard, passesLuhn, TEST_CARD_OUTCOMES, type CardCheck } 
 
 const NOW = new Date("2026-06-15T12:00:00Z");
 const check = (number: string, expiry: { expMonth?: string; expYear?: string; cvc?: string } = {}): CardCheck =>
-  checkCard({ number, expMonth: expiry.expMonth ?? "12", expYear: expiry.expYear ?? "2030", cvc: "cvc" in expiry ? expiry.cvc : "123" }, NOW);
+  checkCard(
+    {
+      number,
+      expMonth: expiry.expMonth ?? "12",
+      expYear: expiry.expYear ?? "2030",
+      cvc: "cvc" in expiry ? expiry.cvc : "123",
+    },
+    NOW,
+  );
 
 describe("test card outcomes (every row of test-cards.md)", () => {
   it.each([
@@ -14,7 +22,11 @@ describe("test card outcomes (every row of test-cards.md)", () => {
   });
 
   it("3782 822463 10005 (Amex) succeeds with a four-digit security code", () => {
-    expect(check("378282246310005", { cvc: "1234" })).toEqual({ ok: true, card: { brand: "amex", last4: "0005" }, outcome: { kind: "succeed" } });
+    expect(check("378282246310005", { cvc: "1234" })).toEqual({
+      ok: true,
+      card: { brand: "amex", last4: "0005" },
+      outcome: { kind: "succeed" },
+    });
   });
 
   it.each([
@@ -24,15 +36,28 @@ describe("test card outcomes (every row of test-cards.md)", () => {
     ["4000000000009979", "card_declined", "stolen_card", "Your card was declined."],
     ["4000000000000069", "expired_card", undefined, "Your card has expired."],
     ["4000000000000127", "incorrect_cvc", undefined, "Your card's security code is incorrect."],
-    ["4000000000000119", "processing_error", undefined, "An error occurred while processing your card. Try again in a little bit."],
+    [
+      "4000000000000119",
+      "processing_error",
+      undefined,
+      "An error occurred while processing your card. Try again in a little bit.",
+    ],
   ])("%s is declined with %s / %s", (number, code, declineCode, message) => {
     const result = check(number);
-    expect(result).toEqual({ ok: true, card: { brand: "visa", last4: number.slice(-4) }, outcome: { kind: "decline", decline: { code, declineCode, message } } });
-    if (result.ok && result.outcome.kind === "decline") expect("declineCode" in result.outcome.decline).toBe(declineCode !== undefined);
+    expect(result).toEqual({
+      ok: true,
+      card: { brand: "visa", last4: number.slice(-4) },
+      outcome: { kind: "decline", decline: { code, declineCode, message } },
+    });
+    if (result.ok && result.outcome.kind === "decline")
+      expect("declineCode" in result.outcome.decline).toBe(declineCode !== undefined);
   });
 
   it("4000 0027 6000 3184 needs authentication, then succeeds", () => {
-    expect(check("4000002760003184")).toMatchObject({ ok: true, outcome: { kind: "authenticate", afterAuthentication: { kind: "succeed" } } });
+    expect(check("4000002760003184")).toMatchObject({
+      ok: true,
+      outcome: { kind: "authenticate", afterAuthentication: { kind: "succeed" } },
+    });
   });
 
   it("4000 0082 6000 3178 needs authentication, then is declined for insufficient funds", () => {
@@ -40,25 +65,35 @@ describe("test card outcomes (every row of test-cards.md)", () => {
       ok: true,
       outcome: {
         kind: "authenticate",
-        afterAuthentication: { kind: "decline", decline: { code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds." } },
-      },
-    });
-  });
-
-  it.each(["4111111111111111", "5425233430109903", "6011000000000012", "4012888888881881"])("any other Luhn-valid number (%s) is a live card, declined in test mode", (number) => {
-    expect(check(number)).toMatchObject({
-      ok: true,
-      outcome: {
-        kind: "decline",
-        decline: {
-          code: "card_declined",
-          declineCode: "test_mode_live_card",
-          message:
-            "Your card was declined. Your request was in test mode, but used a non test card. For a list of valid test cards, visit: https://stripe.com/docs/testing.",
+        afterAuthentication: {
+          kind: "decline",
+          decline: {
+            code: "card_declined",
+            declineCode: "insufficient_funds",
+            message: "Your card has insufficient funds.",
+          },
         },
       },
     });
   });
+
+  it.each(["4111111111111111", "5425233430109903", "6011000000000012", "4012888888881881"])(
+    "any other Luhn-valid number (%s) is a live card, declined in test mode",
+    (number) => {
+      expect(check(number)).toMatchObject({
+        ok: true,
+        outcome: {
+          kind: "decline",
+          decline: {
+            code: "card_declined",
+            declineCode: "test_mode_live_card",
+            message:
+              "Your card was declined. Your request was in test mode, but used a non test card. For a list of valid test cards, visit: https://stripe.com/docs/testing.",
+          },
+        },
+      });
+    },
+  );
 
   it("every listed test card passes the Luhn check", () => {
     for (const number of TEST_CARD_OUTCOMES.keys()) expect(passesLuhn(number), number).toBe(true);
@@ -66,12 +101,20 @@ describe("test card outcomes (every row of test-cards.md)", () => {
 });
 
 describe("card number checks", () => {
-  it.each(["4242424242424241", "4242 4242 4242 4243", "1234567812345678", "42424242424242x2", "", "0000", "4".repeat(20)])(
-    "refuses %j as incorrect_number",
-    (number) => {
-      expect(check(number)).toEqual({ ok: false, error: { code: "incorrect_number", message: "Your card number is incorrect.", param: "number" } });
-    },
-  );
+  it.each([
+    "4242424242424241",
+    "4242 4242 4242 4243",
+    "1234567812345678",
+    "42424242424242x2",
+    "",
+    "0000",
+    "4".repeat(20),
+  ])("refuses %j as incorrect_number", (number) => {
+    expect(check(number)).toEqual({
+      ok: false,
+      error: { code: "incorrect_number", message: "Your card number is incorrect.", param: "number" },
+    });
+  });
 
   it("computes Luhn as the standard says", () => {
     expect(passesLuhn("79927398713")).toBe(true);
@@ -123,8 +166,12 @@ describe("expiry and security code checks", () => {
   });
 
   it("checks the number before the expiry, and the expiry before the security code", () => {
-    expect(check("4242424242424241", { expYear: "2001", cvc: "1" })).toMatchObject({ error: { code: "incorrect_number" } });
-    expect(check("4242424242424242", { expYear: "2001", cvc: "1" })).toMatchObject({ error: { code: "invalid_expiry_year" } });
+    expect(check("4242424242424241", { expYear: "2001", cvc: "1" })).toMatchObject({
+      error: { code: "incorrect_number" },
+    });
+    expect(check("4242424242424242", { expYear: "2001", cvc: "1" })).toMatchObject({
+      error: { code: "invalid_expiry_year" },
+    });
   });
 
   it.each([

@@ -45,16 +45,24 @@ export const DECLINE_MESSAGES = {
   processingError: "An error occurred while processing your card. Try again in a little bit.",
   liveCardInTestMode:
     "Your card was declined. Your request was in test mode, but used a non test card. For a list of valid test cards, visit: https://stripe.com/docs/testing.",
-  authenticationFailure: "We are unable to authenticate your payment method. Please choose a different payment method and try again.",
+  authenticationFailure:
+    "We are unable to authenticate your payment method. Please choose a different payment method and try again.",
 } as const;
 
-const cardDeclined = (declineCode: string, message: string): Decline => ({ code: "card_declined", declineCode, message });
+const cardDeclined = (declineCode: string, message: string): Decline => ({
+  code: "card_declined",
+  declineCode,
+  message,
+});
 const insufficientFunds = cardDeclined("insufficient_funds", DECLINE_MESSAGES.insufficientFunds);
 
 const succeed: CardOutcome = { kind: "succeed" };
 const disputed = (dispute: DisputeReason): CardOutcome => ({ kind: "succeed", dispute });
 const declined = (decline: Decline): CardOutcome => ({ kind: "decline", decline });
-const authenticateThen = (afterAuthentication: SettledOutcome): CardOutcome => ({ kind: "authenticate", afterAuthentication });
+const authenticateThen = (afterAuthentication: SettledOutcome): CardOutcome => ({
+  kind: "authenticate",
+  afterAuthentication,
+});
 const genericDecline = cardDeclined("generic_decline", DECLINE_MESSAGES.declined);
 
 /**
@@ -172,14 +180,22 @@ export const PROCESSING_PAYMENT_METHOD = "pm_card_processing";
 
 /** A test PaymentMethod's card and outcome, or undefined for an id the processor does not know. */
 export function checkTestPaymentMethod(id: string): CardCheck | undefined {
-  if (id === PROCESSING_PAYMENT_METHOD) return { ok: true, card: { brand: "visa", last4: "4242" }, outcome: { kind: "processing", then: { kind: "succeed" } } };
+  if (id === PROCESSING_PAYMENT_METHOD)
+    return {
+      ok: true,
+      card: { brand: "visa", last4: "4242" },
+      outcome: { kind: "processing", then: { kind: "succeed" } },
+    };
   const number = TEST_PAYMENT_METHODS.get(id);
   if (!number) return undefined;
   const outcome = TEST_CARD_OUTCOMES.get(number);
   return outcome && { ok: true, card: { brand: cardBrand(number), last4: number.slice(-4) }, outcome };
 }
 
-const LIVE_CARD_OUTCOME: CardOutcome = { kind: "decline", decline: cardDeclined("test_mode_live_card", DECLINE_MESSAGES.liveCardInTestMode) };
+const LIVE_CARD_OUTCOME: CardOutcome = {
+  kind: "decline",
+  decline: cardDeclined("test_mode_live_card", DECLINE_MESSAGES.liveCardInTestMode),
+};
 
 /** Stripe's API wording for card fields it cannot accept. */
 export const CARD_INPUT_MESSAGES = {
@@ -222,7 +238,10 @@ export function normalizeCardNumber(number: string): string {
 export function checkCard(details: CardDetails, now: Date): CardCheck {
   const digits = normalizeCardNumber(details.number);
   if (digits.length < 12 || digits.length > 19 || !passesLuhn(digits)) {
-    return { ok: false, error: { code: "incorrect_number", message: CARD_INPUT_MESSAGES.incorrectNumber, param: "number" } };
+    return {
+      ok: false,
+      error: { code: "incorrect_number", message: CARD_INPUT_MESSAGES.incorrectNumber, param: "number" },
+    };
   }
   const brand = cardBrand(digits);
 
@@ -233,15 +252,24 @@ export function checkCard(details: CardDetails, now: Date): CardCheck {
     return { ok: false, error: { code: "invalid_cvc", message: CARD_INPUT_MESSAGES.invalidCvc, param: "cvc" } };
   }
 
-  return { ok: true, card: { brand, last4: digits.slice(-4) }, outcome: TEST_CARD_OUTCOMES.get(digits) ?? LIVE_CARD_OUTCOME };
+  return {
+    ok: true,
+    card: { brand, last4: digits.slice(-4) },
+    outcome: TEST_CARD_OUTCOMES.get(digits) ?? LIVE_CARD_OUTCOME,
+  };
 }
 
 function checkExpiry(monthText: string, yearText: string, now: Date): CardInputError | undefined {
   const month = /^[0-9]{1,2}$/.test(monthText) ? Number(monthText) : NaN;
-  if (!(month >= 1 && month <= 12)) return { code: "invalid_expiry_month", message: CARD_INPUT_MESSAGES.invalidExpiryMonth, param: "exp_month" };
+  if (!(month >= 1 && month <= 12))
+    return { code: "invalid_expiry_month", message: CARD_INPUT_MESSAGES.invalidExpiryMonth, param: "exp_month" };
 
   // Two-digit years mean this century, as on the card itself.
-  const year = /^[0-9]{2}$/.test(yearText) ? 2000 + Number(yearText) : /^[0-9]{4}$/.test(yearText) ? Number(yearText) : NaN;
+  const year = /^[0-9]{2}$/.test(yearText)
+    ? 2000 + Number(yearText)
+    : /^[0-9]{4}$/.test(yearText)
+      ? Number(yearText)
+      : NaN;
   const thisYear = now.getUTCFullYear();
   if (!(year >= thisYear && year <= thisYear + MAX_YEARS_AHEAD)) {
     return { code: "invalid_expiry_year", message: CARD_INPUT_MESSAGES.invalidExpiryYear, param: "exp_year" };

@@ -13,7 +13,10 @@ describe("bracket-notation form bodies", () => {
       amount: "1196",
       currency: "usd",
       metadata: { basket: "b_1", order: "o 2" },
-      payment_method_data: { card: { number: "4242424242424242" }, billing_details: { address: { postal_code: "12345" } } },
+      payment_method_data: {
+        card: { number: "4242424242424242" },
+        billing_details: { address: { postal_code: "12345" } },
+      },
       payment_method_types: ["card"],
       expand: ["x"],
       description: "a b&c",
@@ -44,7 +47,11 @@ describe("bracket-notation form bodies", () => {
     ["a prototype hash", "__proto__[polluted]=1", /Invalid parameter name/],
     ["nesting deeper than the limit", "a[b][c][d][e][f]=1", /nested too deeply/],
     ["an over-long name", `${"a".repeat(FORM_LIMITS.maxNameLength + 1)}=1`, /too long/],
-    ["too many pairs", Array.from({ length: FORM_LIMITS.maxPairs + 1 }, (_, index) => `metadata[k${index}]=v`).join("&"), /Too many parameters/],
+    [
+      "too many pairs",
+      Array.from({ length: FORM_LIMITS.maxPairs + 1 }, (_, index) => `metadata[k${index}]=v`).join("&"),
+      /Too many parameters/,
+    ],
   ])("refuses %s", (_name, body, message) => {
     expect(() => parseFormParams(body)).toThrow(FormParseError);
     expect(() => parseFormParams(body)).toThrow(message);

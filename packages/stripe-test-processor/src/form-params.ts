@@ -48,20 +48,26 @@ export function parseFormParams(encoded: string): FormHash {
 
 /** Refuses what Stripe refuses and qs would let through, before qs reads the body. */
 function checkNames(names: string[]): void {
-  if (names.length > FORM_LIMITS.maxPairs) throw new FormParseError(`Too many parameters: at most ${FORM_LIMITS.maxPairs} are accepted.`);
+  if (names.length > FORM_LIMITS.maxPairs)
+    throw new FormParseError(`Too many parameters: at most ${FORM_LIMITS.maxPairs} are accepted.`);
   /** Paths given a value, appended to as arrays, and holding a hash, as "\0"-joined segments. */
   const values = new Set<string>();
   const arrays = new Set<string>();
   const hashes = new Set<string>();
   for (const name of names) {
-    if (name.length > FORM_LIMITS.maxNameLength) throw new FormParseError(`Parameter name too long: ${name.slice(0, 40)}…`);
+    if (name.length > FORM_LIMITS.maxNameLength)
+      throw new FormParseError(`Parameter name too long: ${name.slice(0, 40)}…`);
     const match = NAME.exec(name);
     if (!match) throw new FormParseError(`Invalid parameter name: ${name}`);
-    const segments = [match[1] as string, ...[...(match[2] ?? "").matchAll(/\[([^[\]]*)\]/g)].map((found) => found[1] as string)];
+    const segments = [
+      match[1] as string,
+      ...[...(match[2] ?? "").matchAll(/\[([^[\]]*)\]/g)].map((found) => found[1] as string),
+    ];
     if (segments.length - 1 > FORM_LIMITS.maxDepth) throw new FormParseError(`Parameter nested too deeply: ${name}`);
     const appends = segments.at(-1) === "" && segments.length > 1;
     const path = appends ? segments.slice(0, -1) : segments;
-    if (path.includes("")) throw new FormParseError(`Invalid parameter name: ${name} (only the last brackets may be empty)`);
+    if (path.includes(""))
+      throw new FormParseError(`Invalid parameter name: ${name} (only the last brackets may be empty)`);
     // qs drops these silently; a key that names an object's prototype is no key a caller means.
     if (path.includes("__proto__")) throw new FormParseError(`Invalid parameter name: ${name}`);
     for (let length = 1; length < path.length; length++) {
@@ -74,7 +80,8 @@ function checkNames(names: string[]): void {
       if (values.has(key) || hashes.has(key)) throw conflict(name);
       arrays.add(key);
     } else {
-      if (values.has(key) || arrays.has(key) || hashes.has(key)) throw new FormParseError(`Parameter given more than once: ${name}`);
+      if (values.has(key) || arrays.has(key) || hashes.has(key))
+        throw new FormParseError(`Parameter given more than once: ${name}`);
       values.add(key);
     }
   }

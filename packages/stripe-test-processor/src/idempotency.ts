@@ -28,11 +28,20 @@ export function createIdempotencyStore(db: ProcessorDB) {
     /** Claims the key for this request (null: go ahead), or returns the response to replay. */
     async begin(keyKind: KeyKind, key: string, fingerprint: string): Promise<StoredResponse | null> {
       if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-        throw invalidRequest(`Invalid Idempotency-Key: it must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters long.`, { param: "Idempotency-Key" });
+        throw invalidRequest(
+          `Invalid Idempotency-Key: it must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters long.`,
+          { param: "Idempotency-Key" },
+        );
       }
       const claimed = await db
         .insertInto("processor_idempotency_keys")
-        .values({ key_kind: keyKind, idempotency_key: key, fingerprint, state: "pending", expires_at: sql`now() + interval '24 hours'` })
+        .values({
+          key_kind: keyKind,
+          idempotency_key: key,
+          fingerprint,
+          state: "pending",
+          expires_at: sql`now() + interval '24 hours'`,
+        })
         .onConflict((conflict) =>
           conflict
             .columns(["key_kind", "idempotency_key"])
@@ -47,7 +56,10 @@ export function createIdempotencyStore(db: ProcessorDB) {
             .where((where) =>
               where.or([
                 where("processor_idempotency_keys.expires_at", "<=", sql<Date>`now()`),
-                where.and([where("processor_idempotency_keys.state", "=", "pending"), where("processor_idempotency_keys.locked_at", "<", sql<Date>`now() - interval '1 minute'`)]),
+                where.and([
+                  where("processor_idempotency_keys.state", "=", "pending"),
+                  where("processor_idempotency_keys.locked_at", "<", sql<Date>`now() - interval '1 minute'`),
+                ]),
               ]),
             ),
         )
@@ -61,7 +73,12 @@ export function createIdempotencyStore(db: ProcessorDB) {
         .where("key_kind", "=", keyKind)
         .where("idempotency_key", "=", key)
         .executeTakeFirst();
-      if (!existing || existing.state === "pending" || existing.response_status === null || existing.response_body === null) {
+      if (
+        !existing ||
+        existing.state === "pending" ||
+        existing.response_status === null ||
+        existing.response_body === null
+      ) {
         if (existing && existing.fingerprint !== fingerprint) throw idempotencyMismatch(key);
         throw idempotencyKeyInUse(key);
       }
@@ -82,7 +99,12 @@ export function createIdempotencyStore(db: ProcessorDB) {
 
     /** Frees the key of a request that failed unexpectedly, so that a retry runs again. */
     async release(keyKind: KeyKind, key: string): Promise<void> {
-      await db.deleteFrom("processor_idempotency_keys").where("key_kind", "=", keyKind).where("idempotency_key", "=", key).where("state", "=", "pending").execute();
+      await db
+        .deleteFrom("processor_idempotency_keys")
+        .where("key_kind", "=", keyKind)
+        .where("idempotency_key", "=", key)
+        .where("state", "=", "pending")
+        .execute();
     },
   };
 }
@@ -127,7 +149,9 @@ export async function purgeExpiredIdempotencyKeys(db: ProcessorDB, batchSize = P
  * to its last four digits and the CVC left out, so the stored fingerprint cannot be searched for a card number.
  */
 export function fingerprintRequest(method: string, path: string, params: FormHash): string {
-  return createHash("sha256").update(JSON.stringify([method, path, canonical(withoutCardData(params))])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify([method, path, canonical(withoutCardData(params))]))
+    .digest("hex");
 }
 
 function withoutCardData(params: FormHash): FormValue {

@@ -30,16 +30,28 @@ export interface StripeTestProcessorOptions {
  * One processor over one database: `app` answers the API, `start` begins retrying webhook deliveries (every change
  * also triggers an immediate attempt), `stop` ends the loop and waits for a round in flight.
  */
-export async function createStripeTestProcessor({ db, logger, webhookUrl, keys: givenKeys, webhookRetryTimeScale }: StripeTestProcessorOptions) {
+export async function createStripeTestProcessor({
+  db,
+  logger,
+  webhookUrl,
+  keys: givenKeys,
+  webhookRetryTimeScale,
+}: StripeTestProcessorOptions) {
   const processorDb = db as ProcessorDB;
   if (givenKeys) await setProcessorKeys(processorDb, givenKeys);
   const keys: ProcessorKeys = await getProcessorKeys(processorDb);
-  const delivery = createWebhookDelivery({ db: processorDb, logger, webhookUrl, retryTimeScale: webhookRetryTimeScale });
+  const delivery = createWebhookDelivery({
+    db: processorDb,
+    logger,
+    webhookUrl,
+    retryTimeScale: webhookRetryTimeScale,
+  });
   return {
     app: createProcessorApp({ db: processorDb, logger, delivery }),
     keys,
     /** Whether a request's Authorization header presents this processor's secret key, read as the API reads it. */
-    isSecretKeyCall: (authorization: string | undefined) => authorization !== undefined && sameSecret(presentedKey(authorization, undefined) ?? "", keys.secretKey),
+    isSecretKeyCall: (authorization: string | undefined) =>
+      authorization !== undefined && sameSecret(presentedKey(authorization, undefined) ?? "", keys.secretKey),
     start: (intervalMs?: number) => delivery.start(intervalMs),
     stop: () => delivery.stop(),
     /** Attempts every due webhook now; resolves with how many were attempted. */

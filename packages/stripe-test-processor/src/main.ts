@@ -31,7 +31,12 @@ const logger = pino({ level: config.LOG_LEVEL, base: undefined });
 
 function openDatabase(): Kysely<ProcessorTables> {
   if (config.DATABASE_URL) {
-    const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 10, statement_timeout: 10_000, connectionTimeoutMillis: 5_000 });
+    const pool = new pg.Pool({
+      connectionString: config.DATABASE_URL,
+      max: 10,
+      statement_timeout: 10_000,
+      connectionTimeoutMillis: 5_000,
+    });
     // A lost connection reaches its query as an error; without this listener node-postgres would crash the process.
     pool.on("error", () => {});
     return new Kysely({ dialect: new PostgresDialect({ pool }) });
@@ -48,18 +53,32 @@ const processor = await createStripeTestProcessor({
   logger,
   webhookUrl: () => webhookUrl,
   webhookRetryTimeScale: config.WEBHOOK_RETRY_TIME_SCALE,
-  keys: { secretKey: config.STRIPE_SECRET_KEY, publishableKey: config.STRIPE_PUBLISHABLE_KEY, webhookSecret: config.STRIPE_WEBHOOK_SECRET },
+  keys: {
+    secretKey: config.STRIPE_SECRET_KEY,
+    publishableKey: config.STRIPE_PUBLISHABLE_KEY,
+    webhookSecret: config.STRIPE_WEBHOOK_SECRET,
+  },
 });
 
 const app = new Hono();
 // A shop's payment page confirms cards from its own origin, with the publishable key and no cookies, as Stripe.js
 // does against api.stripe.com (which answers any origin).
-app.use("/v1/*", cors({ origin: "*", allowMethods: ["GET", "POST"], allowHeaders: ["authorization", "content-type", "idempotency-key", "stripe-version"] }));
+app.use(
+  "/v1/*",
+  cors({
+    origin: "*",
+    allowMethods: ["GET", "POST"],
+    allowHeaders: ["authorization", "content-type", "idempotency-key", "stripe-version"],
+  }),
+);
 app.route("/", processor.app);
 
 const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info: AddressInfo) => {
   const url = `http://${info.address.includes(":") ? `[${info.address}]` : info.address}:${info.port}`;
-  logger.info({ url, database: config.DATABASE_URL ? "postgres" : "pglite", webhookUrl }, `Stripe test processor is ready at ${url}`);
+  logger.info(
+    { url, database: config.DATABASE_URL ? "postgres" : "pglite", webhookUrl },
+    `Stripe test processor is ready at ${url}`,
+  );
 });
 processor.start(WEBHOOK_RETRY_INTERVAL_MS);
 

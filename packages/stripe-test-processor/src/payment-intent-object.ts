@@ -1,6 +1,12 @@
 import type { Selectable } from "kysely";
 import type { KeyKind } from "./processor-keys.ts";
-import type { PaymentIntentStatus, ProcessorPaymentIntentTable, StoredPaymentError, StoredPaymentMethod, StoredShipping } from "./processor-tables.ts";
+import type {
+  PaymentIntentStatus,
+  ProcessorPaymentIntentTable,
+  StoredPaymentError,
+  StoredPaymentMethod,
+  StoredShipping,
+} from "./processor-tables.ts";
 
 export type PaymentIntentRow = Selectable<ProcessorPaymentIntentTable>;
 
@@ -58,7 +64,13 @@ export type PaymentErrorObject = Omit<StoredPaymentError, "payment_method"> & { 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 export function toPaymentMethodObject(stored: StoredPaymentMethod): PaymentMethodObject {
-  return { id: stored.id, object: "payment_method", type: "card", card: { brand: stored.brand, last4: stored.last4 }, livemode: false };
+  return {
+    id: stored.id,
+    object: "payment_method",
+    type: "card",
+    card: { brand: stored.brand, last4: stored.last4 },
+    livemode: false,
+  };
 }
 
 export function toPaymentErrorObject(stored: StoredPaymentError): PaymentErrorObject {
@@ -98,7 +110,8 @@ export function toPaymentIntentObject(row: PaymentIntentRow): PaymentIntentObjec
 function nextAction(row: PaymentIntentRow): NextAction | null {
   if (row.status !== "requires_action") return null;
   const redirect = row.pending_redirect;
-  if (redirect) return { type: "redirect_to_url", redirect_to_url: { url: redirect.url, return_url: redirect.return_url } };
+  if (redirect)
+    return { type: "redirect_to_url", redirect_to_url: { url: redirect.url, return_url: redirect.return_url } };
   return { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect" } };
 }
 
@@ -108,12 +121,19 @@ export function withExpandedPaymentMethod(row: PaymentIntentRow): PaymentIntentO
   if (!row.payment_method_id) return intent;
   return {
     ...intent,
-    payment_method: toPaymentMethodObject({ id: row.payment_method_id, brand: row.card_brand ?? "unknown", last4: row.card_last4 ?? "0000" }),
+    payment_method: toPaymentMethodObject({
+      id: row.payment_method_id,
+      brand: row.card_brand ?? "unknown",
+      last4: row.card_last4 ?? "0000",
+    }),
   };
 }
 
 /** The intent as the caller's key may see it. */
-export function viewFor(intent: PaymentIntentObject, keyKind: KeyKind): PaymentIntentObject | PublicPaymentIntentObject {
+export function viewFor(
+  intent: PaymentIntentObject,
+  keyKind: KeyKind,
+): PaymentIntentObject | PublicPaymentIntentObject {
   if (keyKind === "secret") return intent;
   const publicFields: Partial<PaymentIntentObject> = { ...intent };
   delete publicFields.metadata;

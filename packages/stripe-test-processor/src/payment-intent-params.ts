@@ -35,10 +35,22 @@ function refuse(ctx: z.RefinementCtx, message: string, stripeCode?: string): typ
 const shortened = (value: string) => (value.length > 40 ? `${value.slice(0, 40)}…` : value);
 
 const text = (max: number) =>
-  z.string().transform((value, ctx) => (value.length > max ? refuse(ctx, `Invalid string: ${shortened(value)}; must be at most ${max} characters`) : value));
+  z
+    .string()
+    .transform((value, ctx) =>
+      value.length > max
+        ? refuse(ctx, `Invalid string: ${shortened(value)}; must be at most ${max} characters`)
+        : value,
+    );
 
 /** Form values are strings: an integer is its decimal digits. */
-const integer = z.string().transform((value, ctx) => (/^-?[0-9]{1,15}$/.test(value) ? Number(value) : refuse(ctx, `Invalid integer: ${shortened(value)}`, "parameter_invalid_integer")));
+const integer = z
+  .string()
+  .transform((value, ctx) =>
+    /^-?[0-9]{1,15}$/.test(value)
+      ? Number(value)
+      : refuse(ctx, `Invalid integer: ${shortened(value)}`, "parameter_invalid_integer"),
+  );
 
 const amount = integer.transform((value, ctx) => {
   if (value < 1) return refuse(ctx, "This value must be greater than or equal to 1.", "amount_too_small");
@@ -46,11 +58,21 @@ const amount = integer.transform((value, ctx) => {
   return value;
 });
 
-const boolean = z.string().transform((value, ctx) => (value === "true" ? true : value === "false" ? false : refuse(ctx, `Invalid boolean: ${shortened(value)}`)));
+const boolean = z
+  .string()
+  .transform((value, ctx) =>
+    value === "true" ? true : value === "false" ? false : refuse(ctx, `Invalid boolean: ${shortened(value)}`),
+  );
 
 function oneOf<const Values extends readonly [string, ...string[]]>(name: string, values: Values) {
   const list = values.length > 1 ? `${values.slice(0, -1).join(", ")}, or ${values.at(-1)}` : values[0];
-  return z.string().transform((value, ctx) => ((values as readonly string[]).includes(value) ? (value as Values[number]) : refuse(ctx, `Invalid ${name}: must be one of ${list}`)));
+  return z
+    .string()
+    .transform((value, ctx) =>
+      (values as readonly string[]).includes(value)
+        ? (value as Values[number])
+        : refuse(ctx, `Invalid ${name}: must be one of ${list}`),
+    );
 }
 
 /** An array, sent as `name[]=…` or (the SDK's way) `name[0]=…&name[1]=…`. */
@@ -69,24 +91,40 @@ export interface MetadataChange {
   entries: [string, string][];
 }
 
-const metadata = z.custom<FormValue>((value) => value !== undefined).transform((value, ctx): MetadataChange => {
-  if (value === "") return { clearAll: true, entries: [] };
-  if (!isHash(value)) return refuse(ctx, "Invalid hash");
-  if (Object.keys(value).length > LIMITS.metadataKeys) return refuse(ctx, `Invalid metadata: metadata cannot contain more than ${LIMITS.metadataKeys} keys.`);
-  const entries: [string, string][] = [];
-  for (const [key, entry] of Object.entries(value)) {
-    if (typeof entry !== "string") return refuse(ctx, "Invalid metadata: metadata values must be strings.");
-    if (key.length > LIMITS.metadataKeyLength) return refuse(ctx, `Invalid metadata: metadata keys must be at most ${LIMITS.metadataKeyLength} characters long.`);
-    if (entry.length > LIMITS.metadataValueLength) return refuse(ctx, `Invalid metadata: metadata values must be at most ${LIMITS.metadataValueLength} characters long.`);
-    entries.push([key, entry]);
-  }
-  return { clearAll: false, entries };
-});
+const metadata = z
+  .custom<FormValue>((value) => value !== undefined)
+  .transform((value, ctx): MetadataChange => {
+    if (value === "") return { clearAll: true, entries: [] };
+    if (!isHash(value)) return refuse(ctx, "Invalid hash");
+    if (Object.keys(value).length > LIMITS.metadataKeys)
+      return refuse(ctx, `Invalid metadata: metadata cannot contain more than ${LIMITS.metadataKeys} keys.`);
+    const entries: [string, string][] = [];
+    for (const [key, entry] of Object.entries(value)) {
+      if (typeof entry !== "string") return refuse(ctx, "Invalid metadata: metadata values must be strings.");
+      if (key.length > LIMITS.metadataKeyLength)
+        return refuse(
+          ctx,
+          `Invalid metadata: metadata keys must be at most ${LIMITS.metadataKeyLength} characters long.`,
+        );
+      if (entry.length > LIMITS.metadataValueLength)
+        return refuse(
+          ctx,
+          `Invalid metadata: metadata values must be at most ${LIMITS.metadataValueLength} characters long.`,
+        );
+      entries.push([key, entry]);
+    }
+    return { clearAll: false, entries };
+  });
 
 /** Refuses amounts under Stripe's minimum charge, with Stripe's words. */
 function atLeastMinimum(params: { amount?: number }, ctx: z.RefinementCtx): void {
   if (params.amount !== undefined && params.amount < LIMITS.minAmountUsd) {
-    ctx.addIssue({ code: "custom", path: ["amount"], message: "Amount must be at least $0.50 usd", params: { stripeCode: "amount_too_small" } });
+    ctx.addIssue({
+      code: "custom",
+      path: ["amount"],
+      message: "Amount must be at least $0.50 usd",
+      params: { stripeCode: "amount_too_small" },
+    });
   }
 }
 
@@ -119,14 +157,19 @@ const shippingHash = z.strictObject({
 /** What a call said about shipping: set it, remove it (`shipping=`), or nothing. */
 export type ShippingChange = { kind: "set"; shipping: z.output<typeof shippingHash> } | { kind: "remove" };
 
-const shipping = z.union([z.literal("").transform((): ShippingChange => ({ kind: "remove" })), shippingHash.transform((value): ShippingChange => ({ kind: "set", shipping: value }))]);
+const shipping = z.union([
+  z.literal("").transform((): ShippingChange => ({ kind: "remove" })),
+  shippingHash.transform((value): ShippingChange => ({ kind: "set", shipping: value })),
+]);
 
 export const createParams = z
   .strictObject({
     amount,
     currency: z.string().transform((value, ctx) => {
       const currency = value.toLowerCase();
-      return currency === "usd" ? currency : refuse(ctx, `Invalid currency: ${shortened(value)}. The test-mode processor supports only usd.`);
+      return currency === "usd"
+        ? currency
+        : refuse(ctx, `Invalid currency: ${shortened(value)}. The test-mode processor supports only usd.`);
     }),
     metadata: metadata.optional(),
     description: text(LIMITS.descriptionLength).optional(),
@@ -144,7 +187,11 @@ export const createParams = z
   })
   .superRefine((params, ctx) => {
     atLeastMinimum(params, ctx);
-    const listed = params.payment_method_types ? "payment_method_types" : params.allowed_payment_method_types ? "allowed_payment_method_types" : null;
+    const listed = params.payment_method_types
+      ? "payment_method_types"
+      : params.allowed_payment_method_types
+        ? "allowed_payment_method_types"
+        : null;
     if (params.automatic_payment_methods?.enabled && listed) {
       ctx.addIssue({
         code: "custom",
@@ -167,7 +214,12 @@ export const updateParams = z
   .superRefine(atLeastMinimum);
 
 export const cancelParams = z.strictObject({
-  cancellation_reason: oneOf("cancellation_reason", ["duplicate", "fraudulent", "requested_by_customer", "abandoned"]).optional(),
+  cancellation_reason: oneOf("cancellation_reason", [
+    "duplicate",
+    "fraudulent",
+    "requested_by_customer",
+    "abandoned",
+  ]).optional(),
   expand,
 });
 
@@ -237,14 +289,23 @@ export const refundCreateParams = z
   })
   .superRefine((params, ctx) => {
     if (!params.payment_intent && !params.charge) {
-      ctx.addIssue({ code: "custom", path: [], message: "One of the following params should be provided for this request: payment_intent or charge.", params: { stripeCode: "parameter_missing" } });
+      ctx.addIssue({
+        code: "custom",
+        path: [],
+        message: "One of the following params should be provided for this request: payment_intent or charge.",
+        params: { stripeCode: "parameter_missing" },
+      });
     }
   });
 
 export const refundListParams = z.strictObject({
   payment_intent: text(100).optional(),
   charge: text(100).optional(),
-  limit: integer.transform((value, ctx) => (value < 1 || value > 100 ? refuse(ctx, "This value must be between 1 and 100.") : value)).optional(),
+  limit: integer
+    .transform((value, ctx) =>
+      value < 1 || value > 100 ? refuse(ctx, "This value must be between 1 and 100.") : value,
+    )
+    .optional(),
   starting_after: text(100).optional(),
   expand,
 });
@@ -275,8 +336,16 @@ function toStripeError(issue: z.core.$ZodIssue | undefined, params: FormHash): S
   }
   const value = valueAt(params, issue.path);
   if (value === undefined) return parameterMissing(param);
-  if (issue.code === "too_big") return invalidRequest(`Invalid array: ${param} must have at most ${String(issue.maximum)} items`, { param });
+  if (issue.code === "too_big")
+    return invalidRequest(`Invalid array: ${param} must have at most ${String(issue.maximum)} items`, { param });
   const expected = issue.code === "invalid_type" ? issue.expected : "value";
-  const kind = expected === "object" ? "a hash" : expected === "array" ? "an array" : expected === "string" ? "a string" : "a valid value";
+  const kind =
+    expected === "object"
+      ? "a hash"
+      : expected === "array"
+        ? "an array"
+        : expected === "string"
+          ? "a string"
+          : "a valid value";
   return invalidRequest(`Invalid value for ${param}: expected ${kind}.`, { param });
 }

@@ -2,7 +2,13 @@ import { sql, type UpdateObject } from "kysely";
 import type { ProcessorDB, ProcessorTables } from "./processor-tables.ts";
 import { DECLINE_MESSAGES, type CardCheck, type CardInputError } from "./card-outcomes.ts";
 import { LIMITS, type MetadataChange, type ShippingChange } from "./payment-intent-params.ts";
-import { toPaymentIntentObject, withExpandedPaymentMethod, type PaymentErrorObject, type PaymentIntentObject, type PaymentIntentRow } from "./payment-intent-object.ts";
+import {
+  toPaymentIntentObject,
+  withExpandedPaymentMethod,
+  type PaymentErrorObject,
+  type PaymentIntentObject,
+  type PaymentIntentRow,
+} from "./payment-intent-object.ts";
 import { newClientSecret, newId, randomAlphanumeric } from "./processor-ids.ts";
 import { sameSecret } from "./processor-keys.ts";
 import type {
@@ -86,9 +92,18 @@ const CONFIRMABLE: PaymentIntentStatus[] = ["requires_payment_method", "requires
  */
 export function createPaymentIntentStore(db: ProcessorDB) {
   /** Locks the intent, lets `decide` choose the change from its current state, applies it and records its event. */
-  async function transition(id: string, request: EventRequest | null, decide: (locked: PaymentIntentRow) => Transition): Promise<{ intent: Row; recordedEvent: boolean }> {
+  async function transition(
+    id: string,
+    request: EventRequest | null,
+    decide: (locked: PaymentIntentRow) => Transition,
+  ): Promise<{ intent: Row; recordedEvent: boolean }> {
     return db.transaction().execute(async (trx) => {
-      const locked = await trx.selectFrom("processor_payment_intents").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+      const locked = await trx
+        .selectFrom("processor_payment_intents")
+        .selectAll()
+        .where("id", "=", id)
+        .forUpdate()
+        .executeTakeFirst();
       if (!locked) throw resourceMissing(id);
       const { set, event, then } = decide(locked);
       // A hosted authentication link lives only while its challenge does: once the intent leaves requires_action
@@ -119,7 +134,9 @@ export function createPaymentIntentStore(db: ProcessorDB) {
           currency: input.currency,
           metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
           description: input.description || null,
-          automatic_payment_methods: input.automaticPaymentMethods ? JSON.stringify(input.automaticPaymentMethods) : null,
+          automatic_payment_methods: input.automaticPaymentMethods
+            ? JSON.stringify(input.automaticPaymentMethods)
+            : null,
           shipping: input.shipping ? JSON.stringify(toStoredShipping(input.shipping)) : null,
           receipt_email: input.receiptEmail || null,
         })
@@ -135,8 +152,14 @@ export function createPaymentIntentStore(db: ProcessorDB) {
     },
 
     /** The hosted authentication page's challenge, with what the page shows (the amount), while it is pending. */
-    async findPendingRedirect(id: string): Promise<{ redirect: PendingRedirect; amount: number; currency: string } | undefined> {
-      const row = await db.selectFrom("processor_payment_intents").select(["pending_redirect", "amount", "currency", "status"]).where("id", "=", id).executeTakeFirst();
+    async findPendingRedirect(
+      id: string,
+    ): Promise<{ redirect: PendingRedirect; amount: number; currency: string } | undefined> {
+      const row = await db
+        .selectFrom("processor_payment_intents")
+        .select(["pending_redirect", "amount", "currency", "status"])
+        .where("id", "=", id)
+        .executeTakeFirst();
       if (!row?.pending_redirect || row.status !== "requires_action") return undefined;
       return { redirect: row.pending_redirect, amount: row.amount, currency: row.currency };
     },
@@ -159,7 +182,9 @@ export function createPaymentIntentStore(db: ProcessorDB) {
         if (changes.amount !== undefined) set.amount = changes.amount;
         if (changes.metadata) set.metadata = JSON.stringify(mergeMetadata(current.metadata, changes.metadata));
         if (changes.description !== undefined) set.description = changes.description || null;
-        if (changes.shipping) set.shipping = changes.shipping.kind === "set" ? JSON.stringify(toStoredShipping(changes.shipping.shipping)) : null;
+        if (changes.shipping)
+          set.shipping =
+            changes.shipping.kind === "set" ? JSON.stringify(toStoredShipping(changes.shipping.shipping)) : null;
         if (changes.receiptEmail !== undefined) set.receipt_email = changes.receiptEmail || null;
         return { set };
       });
@@ -175,13 +200,26 @@ export function createPaymentIntentStore(db: ProcessorDB) {
             toPaymentIntentObject(current),
           );
         }
-        return { set: { status: "canceled", canceled_at: sql`now()`, cancellation_reason: reason ?? null, after_authentication: null }, event: "payment_intent.canceled" };
+        return {
+          set: {
+            status: "canceled",
+            canceled_at: sql`now()`,
+            cancellation_reason: reason ?? null,
+            after_authentication: null,
+          },
+          event: "payment_intent.canceled",
+        };
       });
       return intent;
     },
 
     /** Charges a checked card: the card's outcome, or (for a card that cannot be used) its input error. */
-    async confirm(id: string, check: CardCheck | null, request: EventRequest, options: ConfirmOptions = {}): Promise<AttemptResult> {
+    async confirm(
+      id: string,
+      check: CardCheck | null,
+      request: EventRequest,
+      options: ConfirmOptions = {},
+    ): Promise<AttemptResult> {
       const { intent, recordedEvent } = await transition(id, request, (current) => {
         if (!CONFIRMABLE.includes(current.status)) {
           const message =
@@ -203,12 +241,15 @@ export function createPaymentIntentStore(db: ProcessorDB) {
         if (!check.ok) return refusedCard(check.error);
         const paymentMethod = { id: newId("pm"), ...check.card };
         const outcome = check.outcome;
-        const receipt: Transition["set"] = options.receiptEmail === undefined ? {} : { receipt_email: options.receiptEmail || null };
+        const receipt: Transition["set"] =
+          options.receiptEmail === undefined ? {} : { receipt_email: options.receiptEmail || null };
         if (outcome.kind === "authenticate") {
           // Stripe.js runs 3-D Secure in the page; a confirm that named a return_url without it (a server, a method
           // that redirects) sends the shopper to the hosted page instead, and back to that URL.
           const redirect: PendingRedirect | null =
-            options.returnUrl && !options.useStripeSdk && options.authenticationPage ? newPendingRedirect(options.authenticationPage, id, options.returnUrl) : null;
+            options.returnUrl && !options.useStripeSdk && options.authenticationPage
+              ? newPendingRedirect(options.authenticationPage, id, options.returnUrl)
+              : null;
           return {
             set: {
               ...withCard(paymentMethod),
@@ -222,7 +263,13 @@ export function createPaymentIntentStore(db: ProcessorDB) {
         }
         if (outcome.kind === "processing") {
           return {
-            set: { ...withCard(paymentMethod), ...receipt, status: "processing", last_payment_error: null, after_processing: JSON.stringify(outcome.then) },
+            set: {
+              ...withCard(paymentMethod),
+              ...receipt,
+              status: "processing",
+              last_payment_error: null,
+              after_processing: JSON.stringify(outcome.then),
+            },
             event: "payment_intent.processing",
           };
         }
@@ -236,9 +283,17 @@ export function createPaymentIntentStore(db: ProcessorDB) {
      * The end of the 3-D Secure challenge: completed (the card's own outcome follows) or failed. From the hosted
      * page, `redirectToken` is the link's token: checked under the row lock, so a link answers once.
      */
-    async authenticate(id: string, result: "complete" | "fail", request: EventRequest, redirectToken?: string): Promise<AttemptResult> {
+    async authenticate(
+      id: string,
+      result: "complete" | "fail",
+      request: EventRequest,
+      redirectToken?: string,
+    ): Promise<AttemptResult> {
       const { intent, recordedEvent } = await transition(id, request, (current) => {
-        if (redirectToken !== undefined && !(current.pending_redirect && sameSecret(redirectToken, current.pending_redirect.token))) {
+        if (
+          redirectToken !== undefined &&
+          !(current.pending_redirect && sameSecret(redirectToken, current.pending_redirect.token))
+        ) {
           throw unexpectedState(AUTHENTICATION_LINK_USED_MESSAGE, toPaymentIntentObject(current));
         }
         if (current.status !== "requires_action") {
@@ -247,7 +302,11 @@ export function createPaymentIntentStore(db: ProcessorDB) {
             toPaymentIntentObject(current),
           );
         }
-        const paymentMethod = { id: current.payment_method_id ?? newId("pm"), brand: current.card_brand ?? "unknown", last4: current.card_last4 ?? "0000" };
+        const paymentMethod = {
+          id: current.payment_method_id ?? newId("pm"),
+          brand: current.card_brand ?? "unknown",
+          last4: current.card_last4 ?? "0000",
+        };
         if (result === "fail") {
           const error: StoredPaymentError = {
             type: "invalid_request_error",
@@ -256,7 +315,14 @@ export function createPaymentIntentStore(db: ProcessorDB) {
             doc_url: docUrl("payment_intent_authentication_failure"),
             payment_method: paymentMethod,
           };
-          return { set: { status: "requires_payment_method", last_payment_error: JSON.stringify(error), after_authentication: null }, event: "payment_intent.payment_failed" };
+          return {
+            set: {
+              status: "requires_payment_method",
+              last_payment_error: JSON.stringify(error),
+              after_authentication: null,
+            },
+            event: "payment_intent.payment_failed",
+          };
         }
         const afterAuthentication: OutcomeAfterAuthentication = current.after_authentication ?? { kind: "succeed" };
         return settle(current, afterAuthentication, paymentMethod);
@@ -268,11 +334,23 @@ export function createPaymentIntentStore(db: ProcessorDB) {
     async finishProcessing(id: string, result: "succeed" | "fail", request: EventRequest): Promise<AttemptResult> {
       const { intent, recordedEvent } = await transition(id, request, (current) => {
         if (current.status !== "processing") {
-          throw unexpectedState(`This PaymentIntent is not processing: it has a status of ${current.status}.`, toPaymentIntentObject(current));
+          throw unexpectedState(
+            `This PaymentIntent is not processing: it has a status of ${current.status}.`,
+            toPaymentIntentObject(current),
+          );
         }
-        const paymentMethod = { id: current.payment_method_id ?? newId("pm"), brand: current.card_brand ?? "unknown", last4: current.card_last4 ?? "0000" };
+        const paymentMethod = {
+          id: current.payment_method_id ?? newId("pm"),
+          brand: current.card_brand ?? "unknown",
+          last4: current.card_last4 ?? "0000",
+        };
         const outcome: SettledOutcome =
-          result === "fail" ? { kind: "decline", decline: { code: "card_declined", declineCode: "generic_decline", message: DECLINE_MESSAGES.declined } } : (current.after_processing ?? { kind: "succeed" });
+          result === "fail"
+            ? {
+                kind: "decline",
+                decline: { code: "card_declined", declineCode: "generic_decline", message: DECLINE_MESSAGES.declined },
+              }
+            : (current.after_processing ?? { kind: "succeed" });
         const settled = settle(current, outcome, paymentMethod);
         return { ...settled, set: { ...settled.set, after_processing: null } };
       });
@@ -289,10 +367,24 @@ function settle(current: PaymentIntentRow, outcome: SettledOutcome, paymentMetho
     const chargeId = newId("ch");
     const dispute = outcome.dispute;
     return {
-      set: { ...withCard(paymentMethod), status: "succeeded", amount_received: current.amount, latest_charge: chargeId, last_payment_error: null, after_authentication: null },
+      set: {
+        ...withCard(paymentMethod),
+        status: "succeeded",
+        amount_received: current.amount,
+        latest_charge: chargeId,
+        last_payment_error: null,
+        after_authentication: null,
+      },
       event: "payment_intent.succeeded",
       // The dispute cards: the cardholder disputes the payment at once (Stripe sends it shortly after the charge).
-      ...(dispute ? { then: { type: "charge.dispute.created" as const, object: (intent: PaymentIntentObject) => disputeObject(intent, chargeId, dispute) } } : {}),
+      ...(dispute
+        ? {
+            then: {
+              type: "charge.dispute.created" as const,
+              object: (intent: PaymentIntentObject) => disputeObject(intent, chargeId, dispute),
+            },
+          }
+        : {}),
     };
   }
   const { code, declineCode, message } = outcome.decline;
@@ -305,7 +397,12 @@ function settle(current: PaymentIntentRow, outcome: SettledOutcome, paymentMetho
     payment_method: paymentMethod,
   };
   return {
-    set: { ...withCard(paymentMethod), status: "requires_payment_method", last_payment_error: JSON.stringify(error), after_authentication: null },
+    set: {
+      ...withCard(paymentMethod),
+      status: "requires_payment_method",
+      last_payment_error: JSON.stringify(error),
+      after_authentication: null,
+    },
     event: "payment_intent.payment_failed",
   };
 }
@@ -315,7 +412,14 @@ function settle(current: PaymentIntentRow, outcome: SettledOutcome, paymentMetho
  * says why, as Stripe's does, and is ready for another card.
  */
 function refusedCard(error: CardInputError): Transition {
-  const stored: StoredPaymentError = { type: "card_error", code: error.code, message: error.message, param: error.param, doc_url: docUrl(error.code), payment_method: null };
+  const stored: StoredPaymentError = {
+    type: "card_error",
+    code: error.code,
+    message: error.message,
+    param: error.param,
+    doc_url: docUrl(error.code),
+    payment_method: null,
+  };
   return {
     set: {
       status: "requires_payment_method",
@@ -366,7 +470,9 @@ function mergeMetadata(current: Record<string, string>, change: MetadataChange |
     else merged.set(key, value);
   }
   if (merged.size > LIMITS.metadataKeys) {
-    throw invalidRequest(`Invalid metadata: metadata cannot contain more than ${LIMITS.metadataKeys} keys.`, { param: "metadata" });
+    throw invalidRequest(`Invalid metadata: metadata cannot contain more than ${LIMITS.metadataKeys} keys.`, {
+      param: "metadata",
+    });
   }
   return Object.fromEntries(merged);
 }

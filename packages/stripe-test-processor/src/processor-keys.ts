@@ -56,7 +56,11 @@ async function loadOrCreateKeys(db: ProcessorDB): Promise<ProcessorKeys> {
     })
     .onConflict((conflict) => conflict.column("id").doNothing())
     .execute();
-  const row = await db.selectFrom("processor_keys").select(["secret_key", "publishable_key", "webhook_secret"]).where("id", "=", 1).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("processor_keys")
+    .select(["secret_key", "publishable_key", "webhook_secret"])
+    .where("id", "=", 1)
+    .executeTakeFirstOrThrow();
   return { secretKey: row.secret_key, publishableKey: row.publishable_key, webhookSecret: row.webhook_secret };
 }
 
@@ -68,14 +72,19 @@ export function presentedKey(authorization: string | undefined, bodyKey: string 
   if (authorization) {
     const [scheme, credentials = ""] = authorization.trim().split(/\s+/, 2);
     if (scheme?.toLowerCase() === "bearer") return credentials;
-    if (scheme?.toLowerCase() === "basic") return Buffer.from(credentials, "base64").toString("utf8").split(":")[0] ?? "";
+    if (scheme?.toLowerCase() === "basic")
+      return Buffer.from(credentials, "base64").toString("utf8").split(":")[0] ?? "";
     return authorization;
   }
   return bodyKey;
 }
 
 /** Which of the processor's keys this is; anything else is a 401 that shows the key masked. */
-export function identifyKey(key: string | undefined, keys: ProcessorKeys, { fromBody }: { fromBody: boolean }): KeyKind {
+export function identifyKey(
+  key: string | undefined,
+  keys: ProcessorKeys,
+  { fromBody }: { fromBody: boolean },
+): KeyKind {
   if (key === undefined || key === "") throw missingApiKey();
   if (!fromBody && sameSecret(key, keys.secretKey)) return "secret";
   if (sameSecret(key, keys.publishableKey)) return "publishable";

@@ -7,7 +7,12 @@ import type { Logger } from "pino";
 import { checkCard, checkTestPaymentMethod, type CardCheck } from "./card-outcomes.ts";
 import { FormParseError, parseFormParams, type FormHash } from "./form-params.ts";
 import { createIdempotencyStore, fingerprintRequest } from "./idempotency.ts";
-import { AUTHENTICATION_PAGE_HEADERS, authenticationPage, authenticationPageGone, returnLocation } from "./authentication-page.ts";
+import {
+  AUTHENTICATION_PAGE_HEADERS,
+  authenticationPage,
+  authenticationPageGone,
+  returnLocation,
+} from "./authentication-page.ts";
 import { viewFor, type PaymentIntentObject } from "./payment-intent-object.ts";
 import {
   authenticateParams,
@@ -23,10 +28,22 @@ import {
   updateParams,
 } from "./payment-intent-params.ts";
 import { createRefundStore } from "./refund-store.ts";
-import { AUTHENTICATION_LINK_USED_MESSAGE, createPaymentIntentStore, type AttemptResult } from "./payment-intent-store.ts";
+import {
+  AUTHENTICATION_LINK_USED_MESSAGE,
+  createPaymentIntentStore,
+  type AttemptResult,
+} from "./payment-intent-store.ts";
 import { newId } from "./processor-ids.ts";
 import { getProcessorKeys, identifyKey, presentedKey, sameSecret, type KeyKind } from "./processor-keys.ts";
-import { internalError, invalidRequest, parameterMissing, resourceMissing, secretKeyRequired, StripeApiError, unrecognizedUrl } from "./stripe-errors.ts";
+import {
+  internalError,
+  invalidRequest,
+  parameterMissing,
+  resourceMissing,
+  secretKeyRequired,
+  StripeApiError,
+  unrecognizedUrl,
+} from "./stripe-errors.ts";
 import type { EventRequest } from "./webhook-events.ts";
 import type { WebhookDelivery } from "./webhook-delivery.ts";
 
@@ -85,16 +102,23 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
     access: "secret" | "secret-or-client",
     schema: Schema,
     run: (call: CallContext<z.output<Schema>>) => Promise<ApiResponse>,
-    idPattern: { pattern: RegExp; missing: (id: string) => StripeApiError } = { pattern: INTENT_ID_PATTERN, missing: resourceMissing },
+    idPattern: { pattern: RegExp; missing: (id: string) => StripeApiError } = {
+      pattern: INTENT_ID_PATTERN,
+      missing: resourceMissing,
+    },
   ) {
     return async (c: Context) => {
       const requestId = newId("req");
       try {
         const form = await readForm(c);
         const authorization = c.req.header("authorization");
-        const keyKind = identifyKey(presentedKey(authorization, typeof form.key === "string" ? form.key : undefined), await getProcessorKeys(db), {
-          fromBody: !authorization,
-        });
+        const keyKind = identifyKey(
+          presentedKey(authorization, typeof form.key === "string" ? form.key : undefined),
+          await getProcessorKeys(db),
+          {
+            fromBody: !authorization,
+          },
+        );
         if (access === "secret" && keyKind !== "secret") throw secretKeyRequired();
         const params = readParams(schema, form);
         refuseExpansion(params, c.req.method === "GET" ? ["payment_method"] : []);
@@ -105,15 +129,26 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
         if (id && !idPattern.pattern.test(id)) throw idPattern.missing(id);
         const url = new URL(c.req.url);
         const processorUrl = url.origin + url.pathname.slice(0, url.pathname.indexOf("/v1/"));
-        const call = { params, keyKind, request: { id: requestId, idempotencyKey: idempotencyKey ?? null }, id, processorUrl };
+        const call = {
+          params,
+          keyKind,
+          request: { id: requestId, idempotencyKey: idempotencyKey ?? null },
+          id,
+          processorUrl,
+        };
         if (idempotencyKey === undefined) {
           const response = await answer(run, call);
           return reply(c, requestId, response.status, JSON.stringify(response.body));
         }
 
         const keyHeaders = { "Idempotency-Key": idempotencyKey };
-        const replay = await idempotency.begin(keyKind, idempotencyKey, fingerprintRequest(c.req.method, c.req.path, form));
-        if (replay) return reply(c, requestId, replay.status, replay.body, { ...keyHeaders, "Idempotent-Replayed": "true" });
+        const replay = await idempotency.begin(
+          keyKind,
+          idempotencyKey,
+          fingerprintRequest(c.req.method, c.req.path, form),
+        );
+        if (replay)
+          return reply(c, requestId, replay.status, replay.body, { ...keyHeaders, "Idempotent-Replayed": "true" });
         let response: ApiResponse;
         try {
           response = await answer(run, call);
@@ -132,13 +167,19 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
   }
 
   /** Runs a call; a Stripe error it raises is its answer (with the intent shown as the caller's key may see it). */
-  async function answer<Params>(run: (call: CallContext<Params>) => Promise<ApiResponse>, call: CallContext<Params>): Promise<ApiResponse> {
+  async function answer<Params>(
+    run: (call: CallContext<Params>) => Promise<ApiResponse>,
+    call: CallContext<Params>,
+  ): Promise<ApiResponse> {
     try {
       return await run(call);
     } catch (error) {
       if (!(error instanceof StripeApiError)) throw error;
       const intent = error.body.payment_intent as PaymentIntentObject | undefined;
-      return { status: error.status, body: { error: intent ? { ...error.body, payment_intent: viewFor(intent, call.keyKind) } : error.body } };
+      return {
+        status: error.status,
+        body: { error: intent ? { ...error.body, payment_intent: viewFor(intent, call.keyKind) } : error.body },
+      };
     }
   }
 
@@ -174,16 +215,29 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
     if (result.recordedEvent) delivery.deliverSoon();
     const intent = viewFor(result.intent, keyKind);
     logger.info(
-      { paymentIntentId: result.intent.id, status: result.intent.status, code: result.failure?.code, declineCode: result.failure?.decline_code },
+      {
+        paymentIntentId: result.intent.id,
+        status: result.intent.status,
+        code: result.failure?.code,
+        declineCode: result.failure?.decline_code,
+      },
       "processor: payment attempt",
     );
-    return result.failure ? { status: 402, body: { error: { ...result.failure, payment_intent: intent } } } : { status: 200, body: intent };
+    return result.failure
+      ? { status: 402, body: { error: { ...result.failure, payment_intent: intent } } }
+      : { status: 200, body: intent };
   }
 
   app.use(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => reply(c, newId("req"), 413, JSON.stringify({ error: invalidRequest("Request body too large.", { status: 413 }).body })),
+      onError: (c) =>
+        reply(
+          c,
+          newId("req"),
+          413,
+          JSON.stringify({ error: invalidRequest("Request body too large.", { status: 413 }).body }),
+        ),
     }),
   );
 
@@ -199,7 +253,8 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
         // Under the API versions since 2023-08-16, an intent that names no payment method types takes the
         // Dashboard's automatic payment methods, and may therefore need a return_url when confirmed.
         automaticPaymentMethods:
-          params.automatic_payment_methods ?? (params.payment_method_types || params.allowed_payment_method_types ? undefined : { enabled: true }),
+          params.automatic_payment_methods ??
+          (params.payment_method_types || params.allowed_payment_method_types ? undefined : { enabled: true }),
         receiptEmail: params.receipt_email,
       });
       return { status: 200, body: intent };
@@ -209,7 +264,12 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
   app.get(
     "/v1/payment_intents/:id",
     endpoint("secret-or-client", retrieveParams, async ({ id, keyKind, params }) => {
-      const intent = await findForCaller(id, keyKind, params.client_secret, params.expand?.includes("payment_method") ? intents.findExpanded : intents.find);
+      const intent = await findForCaller(
+        id,
+        keyKind,
+        params.client_secret,
+        params.expand?.includes("payment_method") ? intents.findExpanded : intents.find,
+      );
       return { status: 200, body: viewFor(intent, keyKind) };
     }),
   );
@@ -230,7 +290,10 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
 
   app.post(
     "/v1/payment_intents/:id/cancel",
-    endpoint("secret", cancelParams, async ({ id, params, request }) => ({ status: 200, body: await intents.cancel(id, params.cancellation_reason, request) })),
+    endpoint("secret", cancelParams, async ({ id, params, request }) => ({
+      status: 200,
+      body: await intents.cancel(id, params.cancellation_reason, request),
+    })),
   );
 
   app.post(
@@ -245,19 +308,31 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
         );
       }
       if (card && params.payment_method) {
-        throw invalidRequest("You may only specify one of these parameters: payment_method, payment_method_data.", { code: "parameters_exclusive", param: "payment_method" });
+        throw invalidRequest("You may only specify one of these parameters: payment_method, payment_method_data.", {
+          code: "parameters_exclusive",
+          param: "payment_method",
+        });
       }
       await findForCaller(id, keyKind, params.client_secret);
       let check: CardCheck | null = null;
-      if (card) check = checkCard({ number: card.number, expMonth: card.exp_month, expYear: card.exp_year, cvc: card.cvc }, new Date());
+      if (card)
+        check = checkCard(
+          { number: card.number, expMonth: card.exp_month, expYear: card.exp_year, cvc: card.cvc },
+          new Date(),
+        );
       else if (params.payment_method) {
         check = checkTestPaymentMethod(params.payment_method) ?? null;
         if (!check) {
-          throw invalidRequest(`No such PaymentMethod: '${params.payment_method.slice(0, 100)}'`, { code: "resource_missing", param: "payment_method", status: 400 });
+          throw invalidRequest(`No such PaymentMethod: '${params.payment_method.slice(0, 100)}'`, {
+            code: "resource_missing",
+            param: "payment_method",
+            status: 400,
+          });
         }
       }
       // The shopper may be sent there after the hosted authentication page: it must be an address a browser can go to.
-      if (params.return_url !== undefined && !URL.canParse(params.return_url)) throw invalidRequest("Not a valid URL", { code: "url_invalid", param: "return_url" });
+      if (params.return_url !== undefined && !URL.canParse(params.return_url))
+        throw invalidRequest("Not a valid URL", { code: "url_invalid", param: "return_url" });
       const options = {
         returnUrl: params.return_url,
         useStripeSdk: params.use_stripe_sdk,
@@ -279,7 +354,9 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
   // Not Stripe's: Stripe decides when a processing payment ends; here a test (or an operator trying the shop) does.
   app.post(
     "/v1/test_helpers/payment_intents/:id/finish_processing",
-    endpoint("secret", finishProcessingParams, async ({ id, params, request }) => attemptResponse(await intents.finishProcessing(id, params.outcome, request), "secret")),
+    endpoint("secret", finishProcessingParams, async ({ id, params, request }) =>
+      attemptResponse(await intents.finishProcessing(id, params.outcome, request), "secret"),
+    ),
   );
 
   /**
@@ -288,7 +365,8 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
    * authenticate as the API's, and the shopper is sent back (303) to the confirm's return_url with Stripe's
    * parameters. The link is its own credential (a random token, single use), as Stripe's is.
    */
-  const pageAnswer = (status: number, html: string) => new Response(html, { status, headers: AUTHENTICATION_PAGE_HEADERS });
+  const pageAnswer = (status: number, html: string) =>
+    new Response(html, { status, headers: AUTHENTICATION_PAGE_HEADERS });
   const linkGone = () => pageAnswer(404, authenticationPageGone(AUTHENTICATION_LINK_USED_MESSAGE));
 
   async function pendingChallenge(c: Context) {
@@ -306,34 +384,67 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
 
   app.post(`${AUTHENTICATION_PAGE_PATH}/:id/:token`, async (c) => {
     const answer = authenticationAnswer.safeParse(Object.fromEntries(new URLSearchParams(await c.req.text())));
-    if (!answer.success) return pageAnswer(400, authenticationPageGone("Choose Complete authentication or Fail authentication."));
+    if (!answer.success)
+      return pageAnswer(400, authenticationPageGone("Choose Complete authentication or Fail authentication."));
     const challenge = await pendingChallenge(c);
     if (!challenge) return linkGone();
     let result: AttemptResult;
     try {
       // The token is checked again under the intent's row lock: of two answers sent at once, one counts.
-      result = await intents.authenticate(challenge.id, answer.data.outcome, { id: newId("req"), idempotencyKey: null }, challenge.token);
+      result = await intents.authenticate(
+        challenge.id,
+        answer.data.outcome,
+        { id: newId("req"), idempotencyKey: null },
+        challenge.token,
+      );
     } catch (error) {
       if (error instanceof StripeApiError) return linkGone();
       throw error;
     }
     if (result.recordedEvent) delivery.deliverSoon();
-    logger.info({ paymentIntentId: result.intent.id, status: result.intent.status, outcome: answer.data.outcome }, "processor: hosted authentication");
-    return new Response(null, { status: 303, headers: { location: returnLocation(challenge.redirect.return_url, result.intent), "cache-control": "no-store", "referrer-policy": "no-referrer" } });
+    logger.info(
+      { paymentIntentId: result.intent.id, status: result.intent.status, outcome: answer.data.outcome },
+      "processor: hosted authentication",
+    );
+    return new Response(null, {
+      status: 303,
+      headers: {
+        location: returnLocation(challenge.redirect.return_url, result.intent),
+        "cache-control": "no-store",
+        "referrer-policy": "no-referrer",
+      },
+    });
   });
 
-  const refundIds = { pattern: REFUND_ID_PATTERN, missing: (id: string) => invalidRequest(`No such refund: '${id.slice(0, 100)}'`, { code: "resource_missing", param: "id", status: 404 }) };
-  const chargeIds = { pattern: CHARGE_ID_PATTERN, missing: (id: string) => invalidRequest(`No such charge: '${id.slice(0, 100)}'`, { code: "resource_missing", param: "id", status: 404 }) };
+  const refundIds = {
+    pattern: REFUND_ID_PATTERN,
+    missing: (id: string) =>
+      invalidRequest(`No such refund: '${id.slice(0, 100)}'`, { code: "resource_missing", param: "id", status: 404 }),
+  };
+  const chargeIds = {
+    pattern: CHARGE_ID_PATTERN,
+    missing: (id: string) =>
+      invalidRequest(`No such charge: '${id.slice(0, 100)}'`, { code: "resource_missing", param: "id", status: 404 }),
+  };
 
   app.post(
     "/v1/refunds",
     endpoint("secret", refundCreateParams, async ({ params, request }) => {
       const refund = await refunds.create(
-        { paymentIntentId: params.payment_intent, chargeId: params.charge, amount: params.amount, reason: params.reason, metadata: params.metadata },
+        {
+          paymentIntentId: params.payment_intent,
+          chargeId: params.charge,
+          amount: params.amount,
+          reason: params.reason,
+          metadata: params.metadata,
+        },
         request,
       );
       delivery.deliverSoon();
-      logger.info({ refundId: refund.id, paymentIntentId: refund.payment_intent, amount: refund.amount }, "processor: refund");
+      logger.info(
+        { refundId: refund.id, paymentIntentId: refund.payment_intent, amount: refund.amount },
+        "processor: refund",
+      );
       return { status: 200, body: refund };
     }),
   );
@@ -342,16 +453,39 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
     "/v1/refunds",
     endpoint("secret", refundListParams, async ({ params }) => ({
       status: 200,
-      body: await refunds.list({ paymentIntentId: params.payment_intent, chargeId: params.charge, limit: params.limit ?? 10, startingAfter: params.starting_after }),
+      body: await refunds.list({
+        paymentIntentId: params.payment_intent,
+        chargeId: params.charge,
+        limit: params.limit ?? 10,
+        startingAfter: params.starting_after,
+      }),
     })),
   );
 
-  app.get("/v1/refunds/:id", endpoint("secret", plainRetrieveParams, async ({ id }) => ({ status: 200, body: await refunds.find(id) }), refundIds));
+  app.get(
+    "/v1/refunds/:id",
+    endpoint(
+      "secret",
+      plainRetrieveParams,
+      async ({ id }) => ({ status: 200, body: await refunds.find(id) }),
+      refundIds,
+    ),
+  );
 
-  app.get("/v1/charges/:id", endpoint("secret", plainRetrieveParams, async ({ id }) => ({ status: 200, body: await refunds.charge(id) }), chargeIds));
+  app.get(
+    "/v1/charges/:id",
+    endpoint(
+      "secret",
+      plainRetrieveParams,
+      async ({ id }) => ({ status: 200, body: await refunds.charge(id) }),
+      chargeIds,
+    ),
+  );
 
   // Mounted inside the shop, an unknown processor path must not fall through to the shop's pages.
-  app.all("*", (c) => reply(c, newId("req"), 404, JSON.stringify({ error: unrecognizedUrl(c.req.method, c.req.path).body })));
+  app.all("*", (c) =>
+    reply(c, newId("req"), 404, JSON.stringify({ error: unrecognizedUrl(c.req.method, c.req.path).body })),
+  );
 
   app.onError((error, c) => {
     const requestId = newId("req");
@@ -368,7 +502,9 @@ async function readForm(c: Context): Promise<FormHash> {
     const body = await c.req.text();
     const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
     if (type !== "application/x-www-form-urlencoded" && !(type === undefined && body === "")) {
-      throw invalidRequest(`Invalid request: unsupported Content-Type ${type ?? "(none)"}. Send parameters as application/x-www-form-urlencoded.`);
+      throw invalidRequest(
+        `Invalid request: unsupported Content-Type ${type ?? "(none)"}. Send parameters as application/x-www-form-urlencoded.`,
+      );
     }
     return parseFormParams(body);
   } catch (error) {
@@ -381,10 +517,17 @@ async function readForm(c: Context): Promise<FormHash> {
 function refuseExpansion(params: unknown, expandable: readonly string[]): void {
   const expand = (params as { expand?: unknown[] }).expand ?? [];
   const refused = expand.find((field) => !expandable.includes(String(field)));
-  if (refused !== undefined) throw invalidRequest(`This property cannot be expanded (${String(refused).slice(0, 100)}).`, { param: "expand" });
+  if (refused !== undefined)
+    throw invalidRequest(`This property cannot be expanded (${String(refused).slice(0, 100)}).`, { param: "expand" });
 }
 
-function reply(c: Context, requestId: string, status: number, body: string, headers: Record<string, string> = {}): Response {
+function reply(
+  c: Context,
+  requestId: string,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): Response {
   return new Response(body, {
     status,
     headers: {

@@ -29,7 +29,8 @@ export interface ProcessorKeysTable {
   created_at: Generated<Date>;
 }
 
-export type PaymentIntentStatus = "requires_payment_method" | "requires_action" | "processing" | "succeeded" | "canceled";
+export type PaymentIntentStatus =
+  "requires_payment_method" | "requires_action" | "processing" | "succeeded" | "canceled";
 
 /** What the card does once the shopper completes 3-D Secure; null when no challenge is pending. */
 export type OutcomeAfterAuthentication = SettledOutcome;
@@ -71,7 +72,14 @@ export interface StoredPaymentError {
 /** Stripe's `shipping` object (docs.stripe.com/api/payment_intents/object#payment_intent_object-shipping). */
 export interface StoredShipping {
   name: string;
-  address: { line1: string | null; line2: string | null; city: string | null; state: string | null; postal_code: string | null; country: string | null };
+  address: {
+    line1: string | null;
+    line2: string | null;
+    city: string | null;
+    state: string | null;
+    postal_code: string | null;
+    country: string | null;
+  };
   carrier: string | null;
   phone: string | null;
   tracking_number: string | null;

@@ -67,9 +67,16 @@ function toRefundObject(row: RefundRow): RefundObject {
   };
 }
 
-const noSuchRefund = (id: string) => invalidRequest(`No such refund: '${id.slice(0, 100)}'`, { code: "resource_missing", param: "id", status: 404 });
-const noSuchCharge = (id: string) => invalidRequest(`No such charge: '${id.slice(0, 100)}'`, { code: "resource_missing", param: "charge", status: 404 });
-const noSuchIntent = (id: string) => invalidRequest(`No such payment_intent: '${id.slice(0, 100)}'`, { code: "resource_missing", param: "payment_intent", status: 404 });
+const noSuchRefund = (id: string) =>
+  invalidRequest(`No such refund: '${id.slice(0, 100)}'`, { code: "resource_missing", param: "id", status: 404 });
+const noSuchCharge = (id: string) =>
+  invalidRequest(`No such charge: '${id.slice(0, 100)}'`, { code: "resource_missing", param: "charge", status: 404 });
+const noSuchIntent = (id: string) =>
+  invalidRequest(`No such payment_intent: '${id.slice(0, 100)}'`, {
+    code: "resource_missing",
+    param: "payment_intent",
+    status: 404,
+  });
 
 /**
  * Refunds of succeeded payments. A refund is written under the intent's row lock after summing the refunds already
@@ -78,7 +85,11 @@ const noSuchIntent = (id: string) => invalidRequest(`No such payment_intent: '${
  */
 export function createRefundStore(db: ProcessorDB) {
   async function chargeOf(trx: ProcessorDB, intentId: string): Promise<ChargeObject | undefined> {
-    const intent = await trx.selectFrom("processor_payment_intents").selectAll().where("id", "=", intentId).executeTakeFirst();
+    const intent = await trx
+      .selectFrom("processor_payment_intents")
+      .selectAll()
+      .where("id", "=", intentId)
+      .executeTakeFirst();
     if (!intent?.latest_charge) return undefined;
     const refunded = await trx
       .selectFrom("processor_refunds")
@@ -111,19 +122,37 @@ export function createRefundStore(db: ProcessorDB) {
     async create(input: NewRefund, request: EventRequest): Promise<RefundObject> {
       const refund = await db.transaction().execute(async (trx) => {
         const intent = input.paymentIntentId
-          ? await trx.selectFrom("processor_payment_intents").selectAll().where("id", "=", input.paymentIntentId).forUpdate().executeTakeFirst()
-          : await trx.selectFrom("processor_payment_intents").selectAll().where("latest_charge", "=", input.chargeId ?? "").forUpdate().executeTakeFirst();
-        if (!intent) throw input.paymentIntentId ? noSuchIntent(input.paymentIntentId) : noSuchCharge(input.chargeId ?? "");
+          ? await trx
+              .selectFrom("processor_payment_intents")
+              .selectAll()
+              .where("id", "=", input.paymentIntentId)
+              .forUpdate()
+              .executeTakeFirst()
+          : await trx
+              .selectFrom("processor_payment_intents")
+              .selectAll()
+              .where("latest_charge", "=", input.chargeId ?? "")
+              .forUpdate()
+              .executeTakeFirst();
+        if (!intent)
+          throw input.paymentIntentId ? noSuchIntent(input.paymentIntentId) : noSuchCharge(input.chargeId ?? "");
         if (input.chargeId && intent.latest_charge !== input.chargeId) throw noSuchCharge(input.chargeId);
         if (intent.status !== "succeeded" || !intent.latest_charge) {
-          throw invalidRequest(`This PaymentIntent (${intent.id}) does not have a successful charge to refund.`, { code: "charge_not_refundable", param: "payment_intent" });
+          throw invalidRequest(`This PaymentIntent (${intent.id}) does not have a successful charge to refund.`, {
+            code: "charge_not_refundable",
+            param: "payment_intent",
+          });
         }
         const charge = (await chargeOf(trx, intent.id)) as ChargeObject;
         const left = charge.amount - charge.amount_refunded;
-        if (left <= 0) throw invalidRequest(`Charge ${charge.id} has already been refunded.`, { code: "charge_already_refunded" });
+        if (left <= 0)
+          throw invalidRequest(`Charge ${charge.id} has already been refunded.`, { code: "charge_already_refunded" });
         const amount = input.amount ?? left;
         if (amount > left) {
-          throw invalidRequest(`Refund amount (${dollars(amount)}) is greater than unrefunded amount on charge (${dollars(left)})`, { param: "amount" });
+          throw invalidRequest(
+            `Refund amount (${dollars(amount)}) is greater than unrefunded amount on charge (${dollars(left)})`,
+            { param: "amount" },
+          );
         }
         const metadata: Record<string, string> = {};
         for (const [key, value] of input.metadata?.entries ?? []) if (value !== "") metadata[key] = value;
@@ -163,19 +192,39 @@ export function createRefundStore(db: ProcessorDB) {
       if (filter.paymentIntentId) query = query.where("payment_intent_id", "=", filter.paymentIntentId);
       if (filter.chargeId) query = query.where("charge_id", "=", filter.chargeId);
       if (filter.startingAfter) {
-        const after = await db.selectFrom("processor_refunds").select(["created_at", "id"]).where("id", "=", filter.startingAfter).executeTakeFirst();
+        const after = await db
+          .selectFrom("processor_refunds")
+          .select(["created_at", "id"])
+          .where("id", "=", filter.startingAfter)
+          .executeTakeFirst();
         if (!after) throw noSuchRefund(filter.startingAfter);
         query = query.where((eb) =>
-          eb.or([eb("created_at", "<", after.created_at), eb.and([eb("created_at", "=", after.created_at), eb("id", "<", after.id)])]),
+          eb.or([
+            eb("created_at", "<", after.created_at),
+            eb.and([eb("created_at", "=", after.created_at), eb("id", "<", after.id)]),
+          ]),
         );
       }
-      const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(filter.limit + 1).execute();
+      const rows = await query
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .limit(filter.limit + 1)
+        .execute();
       const url = "/v1/refunds";
-      return { object: "list" as const, data: rows.slice(0, filter.limit).map(toRefundObject), has_more: rows.length > filter.limit, url };
+      return {
+        object: "list" as const,
+        data: rows.slice(0, filter.limit).map(toRefundObject),
+        has_more: rows.length > filter.limit,
+        url,
+      };
     },
 
     async charge(id: string): Promise<ChargeObject> {
-      const intent = await db.selectFrom("processor_payment_intents").select("id").where("latest_charge", "=", id).executeTakeFirst();
+      const intent = await db
+        .selectFrom("processor_payment_intents")
+        .select("id")
+        .where("latest_charge", "=", id)
+        .executeTakeFirst();
       const charge = intent && (await chargeOf(db, intent.id));
       if (!charge) throw noSuchCharge(id);
       return charge;

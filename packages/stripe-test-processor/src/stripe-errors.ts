@@ -35,7 +35,10 @@ export function docUrl(code: string): string {
   return `https://stripe.com/docs/error-codes/${code.replaceAll("_", "-")}`;
 }
 
-export function invalidRequest(message: string, details: { code?: string; param?: string; status?: number; paymentIntent?: object } = {}): StripeApiError {
+export function invalidRequest(
+  message: string,
+  details: { code?: string; param?: string; status?: number; paymentIntent?: object } = {},
+): StripeApiError {
   const { code, param, status = 400, paymentIntent } = details;
   return new StripeApiError(status, {
     type: "invalid_request_error",
@@ -75,10 +78,14 @@ export const missingApiKey = () =>
     { status: 401 },
   );
 
-export const invalidApiKey = (maskedKey: string) => invalidRequest(`Invalid API Key provided: ${maskedKey}`, { code: "api_key_invalid", status: 401 });
+export const invalidApiKey = (maskedKey: string) =>
+  invalidRequest(`Invalid API Key provided: ${maskedKey}`, { code: "api_key_invalid", status: 401 });
 
 export const secretKeyRequired = () =>
-  invalidRequest("This API call cannot be made with a publishable API key. Please use a secret API key.", { code: "secret_key_required", status: 401 });
+  invalidRequest("This API call cannot be made with a publishable API key. Please use a secret API key.", {
+    code: "secret_key_required",
+    status: 401,
+  });
 
 export const idempotencyMismatch = (key: string) =>
   new StripeApiError(400, {
@@ -92,4 +99,5 @@ export const idempotencyKeyInUse = (key: string) =>
     { code: "idempotency_key_in_use", status: 409 },
   );
 
-export const internalError = () => new StripeApiError(500, { type: "api_error", message: "An unknown error occurred." });
+export const internalError = () =>
+  new StripeApiError(500, { type: "api_error", message: "An unknown error occurred." });

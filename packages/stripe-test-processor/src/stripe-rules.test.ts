@@ -1,7 +1,12 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachDatabase } from "../testing/test-database.ts";
-import { cardFields, startProcessorTestServer, stripeFailure, type ProcessorTestServer } from "../testing/processor-test-server.ts";
+import {
+  cardFields,
+  startProcessorTestServer,
+  stripeFailure,
+  type ProcessorTestServer,
+} from "../testing/processor-test-server.ts";
 import { RETURN_URL_REQUIRED_MESSAGE } from "./payment-intent-store.ts";
 
 describeEachDatabase("the test-mode processor follows Stripe's rules for the SDK's API version", (getDatabase) => {
@@ -14,27 +19,51 @@ describeEachDatabase("the test-mode processor follows Stripe's rules for the SDK
   });
 
   const failure = stripeFailure;
-  const create = (params: Partial<Stripe.PaymentIntentCreateParams> = {}) => processor.stripe.paymentIntents.create({ amount: 2000, currency: "usd", ...params });
+  const create = (params: Partial<Stripe.PaymentIntentCreateParams> = {}) =>
+    processor.stripe.paymentIntents.create({ amount: 2000, currency: "usd", ...params });
 
   it("turns on automatic payment methods when none are named, and then wants a return_url to confirm, as Stripe does", async () => {
     const intent = await create();
     expect(intent.automatic_payment_methods).toEqual({ enabled: true });
-    const refused = await failure(processor.stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa" }));
-    expect(refused).toMatchObject({ statusCode: 400, type: "StripeInvalidRequestError", param: "return_url", message: RETURN_URL_REQUIRED_MESSAGE });
-    expect(await processor.stripe.paymentIntents.retrieve(intent.id)).toMatchObject({ status: "requires_payment_method" });
+    const refused = await failure(
+      processor.stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa" }),
+    );
+    expect(refused).toMatchObject({
+      statusCode: 400,
+      type: "StripeInvalidRequestError",
+      param: "return_url",
+      message: RETURN_URL_REQUIRED_MESSAGE,
+    });
+    expect(await processor.stripe.paymentIntents.retrieve(intent.id)).toMatchObject({
+      status: "requires_payment_method",
+    });
 
-    const paid = await processor.stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_visa", return_url: "https://shop.example/payment/return" });
-    expect(paid).toMatchObject({ status: "succeeded", amount_received: 2000, latest_charge: expect.stringMatching(/^ch_/) });
+    const paid = await processor.stripe.paymentIntents.confirm(intent.id, {
+      payment_method: "pm_card_visa",
+      return_url: "https://shop.example/payment/return",
+    });
+    expect(paid).toMatchObject({
+      status: "succeeded",
+      amount_received: 2000,
+      latest_charge: expect.stringMatching(/^ch_/),
+    });
   });
 
   it("needs no return_url when redirects are off, when only cards are allowed, or on Stripe.js's card path", async () => {
     const never = await create({ automatic_payment_methods: { enabled: true, allow_redirects: "never" } });
-    expect(await processor.stripe.paymentIntents.confirm(never.id, { payment_method: "pm_card_visa" })).toMatchObject({ status: "succeeded" });
+    expect(await processor.stripe.paymentIntents.confirm(never.id, { payment_method: "pm_card_visa" })).toMatchObject({
+      status: "succeeded",
+    });
     const cardsOnly = await create({ allowed_payment_method_types: ["card"] });
     expect(cardsOnly.automatic_payment_methods).toBeNull();
-    expect(await processor.stripe.paymentIntents.confirm(cardsOnly.id, { payment_method: "pm_card_mastercard" })).toMatchObject({ status: "succeeded" });
+    expect(
+      await processor.stripe.paymentIntents.confirm(cardsOnly.id, { payment_method: "pm_card_mastercard" }),
+    ).toMatchObject({ status: "succeeded" });
     const browser = await create();
-    const response = await processor.browserPost(`/v1/payment_intents/${browser.id}/confirm`, cardFields(browser.client_secret ?? "", "4242424242424242"));
+    const response = await processor.browserPost(
+      `/v1/payment_intents/${browser.id}/confirm`,
+      cardFields(browser.client_secret ?? "", "4242424242424242"),
+    );
     expect(response.status).toBe(200);
     const withoutSdk = await create();
     const fields: Record<string, string> = cardFields(withoutSdk.client_secret ?? "", "4242424242424242");
@@ -44,14 +73,25 @@ describeEachDatabase("the test-mode processor follows Stripe's rules for the SDK
   });
 
   it("refuses amounts under Stripe's $0.50 minimum, on create and update", async () => {
-    expect(await failure(create({ amount: 49 }))).toMatchObject({ statusCode: 400, code: "amount_too_small", param: "amount", message: "Amount must be at least $0.50 usd" });
+    expect(await failure(create({ amount: 49 }))).toMatchObject({
+      statusCode: 400,
+      code: "amount_too_small",
+      param: "amount",
+      message: "Amount must be at least $0.50 usd",
+    });
     const intent = await create({ amount: 50 });
     expect(intent.amount).toBe(50);
-    expect(await failure(processor.stripe.paymentIntents.update(intent.id, { amount: 10 }))).toMatchObject({ code: "amount_too_small" });
+    expect(await failure(processor.stripe.paymentIntents.update(intent.id, { amount: 10 }))).toMatchObject({
+      code: "amount_too_small",
+    });
   });
 
   it("accepts parameters Stripe accepts and the processor does not act on", async () => {
-    const intent = await create({ receipt_email: "shopper@example.com", statement_descriptor_suffix: "STOREFRONT", capture_method: "automatic_async" });
+    const intent = await create({
+      receipt_email: "shopper@example.com",
+      statement_descriptor_suffix: "STOREFRONT",
+      capture_method: "automatic_async",
+    });
     expect(intent.receipt_email).toBe("shopper@example.com");
     const updated = await processor.stripe.paymentIntents.update(intent.id, { receipt_email: "other@example.com" });
     expect(updated.receipt_email).toBe("other@example.com");
@@ -84,7 +124,9 @@ describeEachDatabase("the test-mode processor follows Stripe's rules for the SDK
 
   it("refuses a PaymentMethod it does not know", async () => {
     const intent = await create({ allowed_payment_method_types: ["card"] });
-    expect(await failure(processor.stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_nonesuch" }))).toMatchObject({ code: "resource_missing", param: "payment_method" });
+    expect(
+      await failure(processor.stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_nonesuch" })),
+    ).toMatchObject({ code: "resource_missing", param: "payment_method" });
   });
 
   it.each([
@@ -95,31 +137,66 @@ describeEachDatabase("the test-mode processor follows Stripe's rules for the SDK
     ["4000000000003055", "visa"],
   ])("takes the test card %s (%s) from the browser", async (number, brand) => {
     const intent = await create();
-    const response = await processor.browserPost(`/v1/payment_intents/${intent.id}/confirm`, cardFields(intent.client_secret ?? "", number, { postalCode: "SW1A 1AA" }));
+    const response = await processor.browserPost(
+      `/v1/payment_intents/${intent.id}/confirm`,
+      cardFields(intent.client_secret ?? "", number, { postalCode: "SW1A 1AA" }),
+    );
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ status: "succeeded" });
-    const row = await getDatabase().db.selectFrom("processor_payment_intents").select(["card_brand", "card_last4"]).where("id", "=", intent.id).executeTakeFirstOrThrow();
+    const row = await getDatabase()
+      .db.selectFrom("processor_payment_intents")
+      .select(["card_brand", "card_last4"])
+      .where("id", "=", intent.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ card_brand: brand, card_last4: number.slice(-4) });
   });
 
   it("keeps a processing payment processing, then finishes it with payment_intent.succeeded", async () => {
     const intent = await create({ allowed_payment_method_types: ["card"] });
-    const processing = await processor.stripe.paymentIntents.confirm(intent.id, { payment_method: "pm_card_processing" });
+    const processing = await processor.stripe.paymentIntents.confirm(intent.id, {
+      payment_method: "pm_card_processing",
+    });
     expect(processing).toMatchObject({ status: "processing", amount_received: 0 });
-    expect(await failure(processor.stripe.paymentIntents.cancel(intent.id))).toMatchObject({ code: "payment_intent_unexpected_state" });
-    const finished = await processor.stripe.rawRequest("POST", `/v1/test_helpers/payment_intents/${intent.id}/finish_processing`, { outcome: "succeed" });
+    expect(await failure(processor.stripe.paymentIntents.cancel(intent.id))).toMatchObject({
+      code: "payment_intent_unexpected_state",
+    });
+    const finished = await processor.stripe.rawRequest(
+      "POST",
+      `/v1/test_helpers/payment_intents/${intent.id}/finish_processing`,
+      { outcome: "succeed" },
+    );
     expect(finished).toMatchObject({ status: "succeeded", amount_received: 2000 });
-    await processor.waitFor(() => (processor.received.filter(({ event }) => (event.data.object as { id?: string }).id === intent.id).length === 2 ? true : undefined));
-    const types = processor.received.filter(({ event }) => (event.data.object as { id?: string }).id === intent.id).map(({ event }) => event.type);
+    await processor.waitFor(() =>
+      processor.received.filter(({ event }) => (event.data.object as { id?: string }).id === intent.id).length === 2
+        ? true
+        : undefined,
+    );
+    const types = processor.received
+      .filter(({ event }) => (event.data.object as { id?: string }).id === intent.id)
+      .map(({ event }) => event.type);
     expect(types).toEqual(["payment_intent.processing", "payment_intent.succeeded"]);
   });
 
   it("sends charge.dispute.created after the dispute card's payment", async () => {
     const intent = await create();
-    const response = await processor.browserPost(`/v1/payment_intents/${intent.id}/confirm`, cardFields(intent.client_secret ?? "", "4000000000000259"));
+    const response = await processor.browserPost(
+      `/v1/payment_intents/${intent.id}/confirm`,
+      cardFields(intent.client_secret ?? "", "4000000000000259"),
+    );
     const paid = (await response.json()) as Stripe.PaymentIntent;
     expect(paid.status).toBe("succeeded");
-    const dispute = await processor.waitFor(() => processor.received.find(({ event }) => event.type === "charge.dispute.created" && (event.data.object as Stripe.Dispute).payment_intent === intent.id));
-    expect(dispute.event.data.object).toMatchObject({ object: "dispute", amount: 2000, charge: paid.latest_charge, reason: "fraudulent", status: "needs_response" });
+    const dispute = await processor.waitFor(() =>
+      processor.received.find(
+        ({ event }) =>
+          event.type === "charge.dispute.created" && (event.data.object as Stripe.Dispute).payment_intent === intent.id,
+      ),
+    );
+    expect(dispute.event.data.object).toMatchObject({
+      object: "dispute",
+      amount: 2000,
+      charge: paid.latest_charge,
+      reason: "fraudulent",
+      status: "needs_response",
+    });
   });
 });

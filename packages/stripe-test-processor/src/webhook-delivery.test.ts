@@ -35,16 +35,34 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
   });
 
   const db = () => getDatabase().db;
-  const createIntent = () => processor.stripe.paymentIntents.create({ amount: 4200, currency: "usd", metadata: { basket: "b_hooks" } });
+  const createIntent = () =>
+    processor.stripe.paymentIntents.create({ amount: 4200, currency: "usd", metadata: { basket: "b_hooks" } });
   const confirm = (intent: Stripe.PaymentIntent, number: string, headers: Record<string, string> = {}) =>
-    processor.browserPost(`/v1/payment_intents/${intent.id}/confirm`, cardFields(intent.client_secret ?? "", number), headers);
+    processor.browserPost(
+      `/v1/payment_intents/${intent.id}/confirm`,
+      cardFields(intent.client_secret ?? "", number),
+      headers,
+    );
   const authenticate = (intent: Stripe.PaymentIntent, outcome: "complete" | "fail") =>
-    processor.browserPost(`/v1/payment_intents/${intent.id}/authenticate`, { client_secret: intent.client_secret ?? "", outcome });
-  const deliveriesOf = (intentId: string) => processor.received.filter(({ event }) => (event.data.object as { id?: string }).id === intentId);
+    processor.browserPost(`/v1/payment_intents/${intent.id}/authenticate`, {
+      client_secret: intent.client_secret ?? "",
+      outcome,
+    });
+  const deliveriesOf = (intentId: string) =>
+    processor.received.filter(({ event }) => (event.data.object as { id?: string }).id === intentId);
   const eventsOf = (intentId: string) =>
     db()
       .selectFrom("processor_events")
-      .select(["id", "type", "attempts", "delivered_at", "gave_up_at", "last_error", "claim_token", sql<number>`extract(epoch from (next_attempt_at - now()))::float8`.as("due_in_seconds")])
+      .select([
+        "id",
+        "type",
+        "attempts",
+        "delivered_at",
+        "gave_up_at",
+        "last_error",
+        "claim_token",
+        sql<number>`extract(epoch from (next_attempt_at - now()))::float8`.as("due_in_seconds"),
+      ])
       .where("payload", "like", `%"id":"${intentId}"%`)
       .orderBy("created_at")
       .execute();
@@ -59,13 +77,23 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
     const intent = await createIntent();
     const idempotencyKey = crypto.randomUUID();
     expect((await confirm(intent, "4242424242424242", { "idempotency-key": idempotencyKey })).status).toBe(200);
-    const [delivery] = await processor.waitFor(() => (deliveriesOf(intent.id).length > 0 ? deliveriesOf(intent.id) : undefined));
+    const [delivery] = await processor.waitFor(() =>
+      deliveriesOf(intent.id).length > 0 ? deliveriesOf(intent.id) : undefined,
+    );
     expect(delivery?.event).toEqual({
       id: expect.stringMatching(/^evt_[A-Za-z0-9]{24}$/),
       object: "event",
       api_version: Stripe.API_VERSION,
       created: expect.any(Number),
-      data: { object: expect.objectContaining({ id: intent.id, object: "payment_intent", status: "succeeded", amount_received: 4200, metadata: { basket: "b_hooks" } }) },
+      data: {
+        object: expect.objectContaining({
+          id: intent.id,
+          object: "payment_intent",
+          status: "succeeded",
+          amount_received: 4200,
+          metadata: { basket: "b_hooks" },
+        }),
+      },
       livemode: false,
       pending_webhooks: 1,
       request: { id: expect.stringMatching(/^req_/), idempotency_key: idempotencyKey },
@@ -74,7 +102,14 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
     expect(processor.rejectedSignatures).toEqual([]);
 
     const [stored] = await delivered(intent.id);
-    expect(stored).toMatchObject({ id: delivery?.event.id, type: "payment_intent.succeeded", attempts: 1, last_error: null, claim_token: null, gave_up_at: null });
+    expect(stored).toMatchObject({
+      id: delivery?.event.id,
+      type: "payment_intent.succeeded",
+      attempts: 1,
+      last_error: null,
+      claim_token: null,
+      gave_up_at: null,
+    });
     expect(await processor.delivery.deliverDue()).toBe(0);
     expect(deliveriesOf(intent.id)).toHaveLength(1);
   });
@@ -82,10 +117,18 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
   it("sends payment_intent.payment_failed for a decline, with the reason in last_payment_error", async () => {
     const intent = await createIntent();
     expect((await confirm(intent, "4000000000009995")).status).toBe(402);
-    const [delivery] = await processor.waitFor(() => (deliveriesOf(intent.id).length > 0 ? deliveriesOf(intent.id) : undefined));
+    const [delivery] = await processor.waitFor(() =>
+      deliveriesOf(intent.id).length > 0 ? deliveriesOf(intent.id) : undefined,
+    );
     expect(delivery?.event).toMatchObject({
       type: "payment_intent.payment_failed",
-      data: { object: { id: intent.id, status: "requires_payment_method", last_payment_error: { code: "card_declined", decline_code: "insufficient_funds" } } },
+      data: {
+        object: {
+          id: intent.id,
+          status: "requires_payment_method",
+          last_payment_error: { code: "card_declined", decline_code: "insufficient_funds" },
+        },
+      },
     });
   });
 
@@ -97,8 +140,13 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
     expect((await confirm(intent, "4000002760003184")).status).toBe(200);
     expect((await authenticate(intent, "complete")).status).toBe(200);
     await delivered(intent.id, 2);
-    expect(deliveriesOf(intent.id).map(({ event }) => event.type)).toEqual(["payment_intent.payment_failed", "payment_intent.succeeded"]);
-    expect(deliveriesOf(intent.id)[0]?.event.data.object).toMatchObject({ last_payment_error: { code: "payment_intent_authentication_failure" } });
+    expect(deliveriesOf(intent.id).map(({ event }) => event.type)).toEqual([
+      "payment_intent.payment_failed",
+      "payment_intent.succeeded",
+    ]);
+    expect(deliveriesOf(intent.id)[0]?.event.data.object).toMatchObject({
+      last_payment_error: { code: "payment_intent_authentication_failure" },
+    });
   });
 
   it("sends no event for a card refused before any charge (wrong number, expiry or CVC)", async () => {
@@ -114,7 +162,9 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
 
     // The immediate attempt fails: the next is due in a second.
     await processor.waitFor(() => deliveriesOf(intent.id)[0]);
-    const afterFirst = await processor.waitFor(async () => (await eventsOf(intent.id)).find((event) => event.attempts === 1 && event.claim_token === null));
+    const afterFirst = await processor.waitFor(async () =>
+      (await eventsOf(intent.id)).find((event) => event.attempts === 1 && event.claim_token === null),
+    );
     expect(afterFirst).toMatchObject({ last_error: "HTTP 500", delivered_at: null });
     expect(afterFirst.due_in_seconds).toBeGreaterThan(0.5);
     expect(afterFirst.due_in_seconds).toBeLessThanOrEqual(1);
@@ -143,7 +193,11 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
   it("gives up on an event past its schedule's last retry", async () => {
     processor.receiverAnswers.push(500);
     const intent = await createIntent();
-    const delivery = createWebhookDelivery({ db: db(), logger: pino({ level: "silent" }), webhookUrl: () => undefined });
+    const delivery = createWebhookDelivery({
+      db: db(),
+      logger: pino({ level: "silent" }),
+      webhookUrl: () => undefined,
+    });
     expect(await delivery.deliverDue()).toBe(0); // no URL yet: nothing is claimed
     await confirm(intent, "4242424242424242");
     await processor.waitFor(() => deliveriesOf(intent.id)[0]);
@@ -158,7 +212,12 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
       .execute();
     processor.receiverAnswers.push(500);
     expect(await processor.delivery.deliverDue()).toBe(1);
-    expect((await eventsOf(intent.id))[0]).toMatchObject({ attempts: 2, delivered_at: null, gave_up_at: expect.any(Date), last_error: "HTTP 500" });
+    expect((await eventsOf(intent.id))[0]).toMatchObject({
+      attempts: 2,
+      delivered_at: null,
+      gave_up_at: expect.any(Date),
+      last_error: "HTTP 500",
+    });
     expect(await processor.delivery.deliverDue()).toBe(0);
   });
 
@@ -189,7 +248,11 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
 
     const logger = pino({ level: "silent" });
     const webhookUrl = () => `${processor.origin}/webhooks/stripe`;
-    const instances = [processor.delivery, createWebhookDelivery({ db: db(), logger, webhookUrl }), createWebhookDelivery({ db: db(), logger, webhookUrl, batchSize: 2 })];
+    const instances = [
+      processor.delivery,
+      createWebhookDelivery({ db: db(), logger, webhookUrl }),
+      createWebhookDelivery({ db: db(), logger, webhookUrl, batchSize: 2 }),
+    ];
     const attempted = await Promise.all(instances.map((instance) => instance.deliverDue()));
     expect(attempted.reduce((sum, count) => sum + count, 0)).toBe(5);
     for (const intent of intents.slice(1)) {
@@ -198,7 +261,11 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
     expect(deliveriesOf(intents[0]?.id ?? "")).toHaveLength(1);
 
     // Once the lease has run out, the event is due again and delivered.
-    await db().updateTable("processor_events").set({ claimed_until: sql`now() - interval '1 second'` }).where("id", "=", abandoned?.id ?? "").execute();
+    await db()
+      .updateTable("processor_events")
+      .set({ claimed_until: sql`now() - interval '1 second'` })
+      .where("id", "=", abandoned?.id ?? "")
+      .execute();
     expect(await instances[1]?.deliverDue()).toBe(1);
     expect(deliveriesOf(intents[0]?.id ?? "").map((attempt) => attempt.status)).toEqual([500, 200]);
   }, 15_000);
@@ -211,7 +278,12 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
       webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9]{32}$/),
     });
     expect(await db().selectFrom("processor_keys").selectAll().execute()).toEqual([
-      expect.objectContaining({ id: 1, secret_key: keys.secretKey, publishable_key: keys.publishableKey, webhook_secret: keys.webhookSecret }),
+      expect.objectContaining({
+        id: 1,
+        secret_key: keys.secretKey,
+        publishable_key: keys.publishableKey,
+        webhook_secret: keys.webhookSecret,
+      }),
     ]);
     expect(keys).toEqual(processor.keys);
   });
@@ -234,10 +306,19 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
     expect(await refused.text()).not.toContain("5555555555554444");
     await processor.waitFor(async () => ((await processor.delivery.deliverDue()) === 0 ? true : undefined));
 
-    const tables = ["processor_keys", "processor_payment_intents", "processor_idempotency_keys", "processor_events"] as const;
-    const dump = (await Promise.all(tables.map((table) => sql<{ row: string }>`select to_jsonb(t)::text as row from ${sql.table(table)} t`.execute(db())))).flatMap(
-      (result) => result.rows.map((row) => row.row),
-    );
+    const tables = [
+      "processor_keys",
+      "processor_payment_intents",
+      "processor_idempotency_keys",
+      "processor_events",
+    ] as const;
+    const dump = (
+      await Promise.all(
+        tables.map((table) =>
+          sql<{ row: string }>`select to_jsonb(t)::text as row from ${sql.table(table)} t`.execute(db()),
+        ),
+      )
+    ).flatMap((result) => result.rows.map((row) => row.row));
     expect(dump.length).toBeGreaterThan(numbers.length);
     const everything = [...dump, ...processor.logLines].join("\n");
     expect(everything).toContain("4242"); // last four digits are kept, which is what makes the search meaningful

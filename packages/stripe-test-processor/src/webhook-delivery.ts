@@ -40,10 +40,19 @@ export type RetryScheduleName = keyof typeof RETRY_SCHEDULES;
  * The wait before the next attempt after `attempts` failed ones, or null when the schedule has none left. `timeScale`
  * compresses the schedule (tests: 1/1800 turns half an hour into a second); 1 is Stripe's own.
  */
-export function retryDelaySeconds(attempts: number, schedule: RetryScheduleName = "test", timeScale = 1): number | null {
+export function retryDelaySeconds(
+  attempts: number,
+  schedule: RetryScheduleName = "test",
+  timeScale = 1,
+): number | null {
   const { delaysSeconds } = RETRY_SCHEDULES[schedule];
   const index = Math.max(0, attempts - 1);
-  const delay = index < delaysSeconds.length ? delaysSeconds[index] : schedule === "live" ? delaysSeconds[delaysSeconds.length - 1] : undefined;
+  const delay =
+    index < delaysSeconds.length
+      ? delaysSeconds[index]
+      : schedule === "live"
+        ? delaysSeconds[delaysSeconds.length - 1]
+        : undefined;
   return delay === undefined ? null : delay * timeScale;
 }
 
@@ -89,7 +98,11 @@ export function createWebhookDelivery({
     const claimToken = crypto.randomUUID();
     const rows = await db
       .updateTable("processor_events")
-      .set({ claim_token: claimToken, claimed_until: sql`now() + make_interval(secs => ${leaseSeconds})`, attempts: sql`attempts + 1` })
+      .set({
+        claim_token: claimToken,
+        claimed_until: sql`now() + make_interval(secs => ${leaseSeconds})`,
+        attempts: sql`attempts + 1`,
+      })
       .where("id", "in", (query) =>
         query
           .selectFrom("processor_events")
@@ -97,7 +110,9 @@ export function createWebhookDelivery({
           .where("delivered_at", "is", null)
           .where("gave_up_at", "is", null)
           .where("next_attempt_at", "<=", sql<Date>`now()`)
-          .where((where) => where.or([where("claimed_until", "is", null), where("claimed_until", "<=", sql<Date>`now()`)]))
+          .where((where) =>
+            where.or([where("claimed_until", "is", null), where("claimed_until", "<=", sql<Date>`now()`)]),
+          )
           .orderBy("next_attempt_at")
           .limit(batchSize)
           .forUpdate()
@@ -147,18 +162,27 @@ export function createWebhookDelivery({
             .execute();
         if (failure === null) {
           await finish({ delivered_at: sql`now()`, last_error: null });
-          logger.info({ eventId: event.id, type: event.type, attempts: event.attempts }, "processor: webhook delivered");
+          logger.info(
+            { eventId: event.id, type: event.type, attempts: event.attempts },
+            "processor: webhook delivered",
+          );
           return;
         }
         const delaySeconds = retryDelaySeconds(event.attempts, retrySchedule, retryTimeScale);
         const ageSeconds = (Date.now() - event.created_at.getTime()) / 1000;
         if (delaySeconds === null || ageSeconds + delaySeconds > giveUpAfterSeconds) {
           await finish({ gave_up_at: sql`now()`, last_error: failure });
-          logger.error({ eventId: event.id, type: event.type, attempts: event.attempts, failure, schedule: retrySchedule }, "processor: webhook given up");
+          logger.error(
+            { eventId: event.id, type: event.type, attempts: event.attempts, failure, schedule: retrySchedule },
+            "processor: webhook given up",
+          );
           return;
         }
         await finish({ next_attempt_at: sql`now() + make_interval(secs => ${delaySeconds})`, last_error: failure });
-        logger.warn({ eventId: event.id, type: event.type, attempts: event.attempts, failure, retryInSeconds: delaySeconds }, "processor: webhook delivery failed");
+        logger.warn(
+          { eventId: event.id, type: event.type, attempts: event.attempts, failure, retryInSeconds: delaySeconds },
+          "processor: webhook delivery failed",
+        );
       }),
     );
     return events.length;

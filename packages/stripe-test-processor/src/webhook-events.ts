@@ -58,6 +58,9 @@ export async function recordEvent(
     request: { id: request.id, idempotency_key: request.idempotencyKey },
     type,
   };
-  await trx.insertInto("processor_events").values({ id: event.id, type, payload: JSON.stringify(event) }).execute();
+  await trx
+    .insertInto("processor_events")
+    .values({ id: event.id, type, payload: JSON.stringify(event) })
+    .execute();
   return event;
 }

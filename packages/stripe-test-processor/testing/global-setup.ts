@@ -14,7 +14,10 @@ export default function setup(project: TestProject) {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const { rows } = await client.query<{ nspname: string }>("select nspname from pg_namespace where starts_with(nspname, $1)", [prefix]);
+      const { rows } = await client.query<{ nspname: string }>(
+        "select nspname from pg_namespace where starts_with(nspname, $1)",
+        [prefix],
+      );
       for (const { nspname } of rows) await client.query(`drop schema "${nspname}" cascade`);
     } finally {
       await client.end();

@@ -52,7 +52,12 @@ export async function startProcessorTestServer(db: ProcessorDB) {
 
   let origin = "";
   // Stripe's test-mode schedule with half an hour as one second: 1 s, 2 s, 4 s, then given up.
-  const delivery = createWebhookDelivery({ db, logger, webhookUrl: () => `${origin}/webhooks/stripe`, retryTimeScale: RETRY_TIME_SCALE });
+  const delivery = createWebhookDelivery({
+    db,
+    logger,
+    webhookUrl: () => `${origin}/webhooks/stripe`,
+    retryTimeScale: RETRY_TIME_SCALE,
+  });
   const app = new Hono();
   app.route("/_processor", createProcessorApp({ db, logger, delivery }));
   app.post("/webhooks/stripe", async (c) => {
@@ -75,7 +80,14 @@ export async function startProcessorTestServer(db: ProcessorDB) {
   origin = `http://127.0.0.1:${port}`;
 
   const sdk = (key: string) =>
-    new Stripe(key, { host: "127.0.0.1", port, protocol: "http", maxNetworkRetries: 0, timeout: 10_000, httpClient: new PrefixedHttpClient("/_processor") });
+    new Stripe(key, {
+      host: "127.0.0.1",
+      port,
+      protocol: "http",
+      maxNetworkRetries: 0,
+      timeout: 10_000,
+      httpClient: new PrefixedHttpClient("/_processor"),
+    });
 
   return {
     keys,
@@ -92,7 +104,11 @@ export async function startProcessorTestServer(db: ProcessorDB) {
     browserPost(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
       return fetch(`${origin}/_processor${path}`, {
         method: "POST",
-        headers: { authorization: `Bearer ${keys.publishableKey}`, "content-type": "application/x-www-form-urlencoded", ...headers },
+        headers: {
+          authorization: `Bearer ${keys.publishableKey}`,
+          "content-type": "application/x-www-form-urlencoded",
+          ...headers,
+        },
         body: new URLSearchParams(fields),
       });
     },
@@ -128,9 +144,12 @@ export async function stripeFailure(call: Promise<unknown>): Promise<Stripe.erro
   return error;
 }
 
-
 /** The form fields Stripe.js sends to confirm a card payment. */
-export function cardFields(clientSecret: string, number: string, card: { expMonth?: string; expYear?: string; cvc?: string; postalCode?: string } = {}) {
+export function cardFields(
+  clientSecret: string,
+  number: string,
+  card: { expMonth?: string; expYear?: string; cvc?: string; postalCode?: string } = {},
+) {
   return {
     client_secret: clientSecret,
     // As Stripe.js sends it: the page handles any next action itself, so no return_url is needed.

@@ -31,7 +31,11 @@ export async function openProcessorTestDatabase(kind: ProcessorTestDatabase["kin
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query(`create schema ${schema}`).finally(() => admin.end());
-    db = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}` }) }) });
+    db = new Kysely({
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}` }),
+      }),
+    });
   }
   await migrateProcessor(db);
   return { db, kind, close: () => db.destroy() };

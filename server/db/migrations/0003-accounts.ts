@@ -11,11 +11,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 
   // A signed-in session names its user; signing out deletes the row.
-  await db.schema.alterTable("sessions").addColumn("user_id", "uuid", (column) => column.references("users.id").onDelete("cascade")).execute();
+  await db.schema
+    .alterTable("sessions")
+    .addColumn("user_id", "uuid", (column) => column.references("users.id").onDelete("cascade"))
+    .execute();
   await db.schema.createIndex("sessions_user_id").on("sessions").column("user_id").execute();
 
   // A basket belongs to a guest session or to an account, never both.
-  await db.schema.alterTable("baskets").addColumn("user_id", "uuid", (column) => column.unique().references("users.id").onDelete("cascade")).execute();
+  await db.schema
+    .alterTable("baskets")
+    .addColumn("user_id", "uuid", (column) => column.unique().references("users.id").onDelete("cascade"))
+    .execute();
   await db.schema
     .alterTable("baskets")
     .addCheckConstraint("baskets_one_owner", sql`(session_id is null) <> (user_id is null)`)

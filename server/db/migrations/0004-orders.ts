@@ -16,8 +16,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("created_at", "timestamptz", (column) => column.notNull().defaultTo(sql`now()`))
     .addColumn("updated_at", "timestamptz", (column) => column.notNull().defaultTo(sql`now()`))
     .execute();
-  await db.schema.createIndex("checkout_payments_user_open").on("checkout_payments").columns(["user_id", "status"]).execute();
-  await db.schema.createIndex("checkout_payments_session_open").on("checkout_payments").columns(["session_id", "status"]).execute();
+  await db.schema
+    .createIndex("checkout_payments_user_open")
+    .on("checkout_payments")
+    .columns(["user_id", "status"])
+    .execute();
+  await db.schema
+    .createIndex("checkout_payments_session_open")
+    .on("checkout_payments")
+    .columns(["session_id", "status"])
+    .execute();
 
   // A paid order, keyed by its payment intent: the primary key is what makes recording it exactly once.
   await db.schema
@@ -31,8 +39,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("created_at", "timestamptz", (column) => column.notNull())
     .addColumn("recorded_at", "timestamptz", (column) => column.notNull().defaultTo(sql`now()`))
     .execute();
-  await db.schema.createIndex("orders_user_newest").on("orders").columns(["user_id", "created_at desc", "id desc"]).execute();
-  await db.schema.createIndex("orders_session_newest").on("orders").columns(["session_id", "created_at desc", "id desc"]).execute();
+  await db.schema
+    .createIndex("orders_user_newest")
+    .on("orders")
+    .columns(["user_id", "created_at desc", "id desc"])
+    .execute();
+  await db.schema
+    .createIndex("orders_session_newest")
+    .on("orders")
+    .columns(["session_id", "created_at desc", "id desc"])
+    .execute();
 
   // Webhook events already handled, so a redelivery is acknowledged without being acted on twice.
   await db.schema

@@ -18,12 +18,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await setStatuses(db, ["open", "replaced", "paid"]);
-  await db.schema.alterTable("checkout_payments").dropColumn("revision").dropColumn("pending_fingerprint").dropColumn("paid_amount_cents").dropColumn("review_reason").execute();
+  await db.schema
+    .alterTable("checkout_payments")
+    .dropColumn("revision")
+    .dropColumn("pending_fingerprint")
+    .dropColumn("paid_amount_cents")
+    .dropColumn("review_reason")
+    .execute();
 }
 
 /** Through the schema builder, so the statement names the migrated schema (raw SQL would follow search_path). */
 async function setStatuses(db: Kysely<unknown>, statuses: string[]): Promise<void> {
   const table = db.schema.alterTable("checkout_payments");
   await table.dropConstraint("checkout_payments_status_check").execute();
-  await table.addCheckConstraint("checkout_payments_status_check", sql`status in (${sql.join(statuses.map((status) => sql.lit(status)))})`).execute();
+  await table
+    .addCheckConstraint(
+      "checkout_payments_status_check",
+      sql`status in (${sql.join(statuses.map((status) => sql.lit(status)))})`,
+    )
+    .execute();
 }

@@ -19,7 +19,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       add column updated_at timestamptz not null default now()`.execute(db);
   // Rows an older shop already holds: the shop's six get their slugs and descriptions, anything else a slug of its own.
   for (const entry of catalogue) {
-    await sql`update products set slug = ${entry.slug}, description = ${entry.description} where id = ${entry.id}`.execute(db);
+    await sql`update products set slug = ${entry.slug}, description = ${entry.description} where id = ${entry.id}`.execute(
+      db,
+    );
   }
   await sql`
     update products
@@ -32,7 +34,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       add constraint products_slug_key unique (slug),
       add constraint products_slug_format check (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$' and length(slug) <= 120),
       drop column position`.execute(db);
-  await sql`create index products_featured on products (featured_position) where featured_position is not null and status = 'active'`.execute(db);
+  await sql`create index products_featured on products (featured_position) where featured_position is not null and status = 'active'`.execute(
+    db,
+  );
 
   // Title words weigh more than description words in the ranking.
   await sql`
@@ -50,7 +54,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       retired_at timestamptz not null default now()
     )`.execute(db);
 
-  await sql`create table catalogue_version (singleton boolean primary key default true check (singleton), version bigint not null)`.execute(db);
+  await sql`create table catalogue_version (singleton boolean primary key default true check (singleton), version bigint not null)`.execute(
+    db,
+  );
   await sql`insert into catalogue_version (version) values (1)`.execute(db);
   // Counted up by the database itself, so that every write (the shop's, a script's, an operator's psql) is seen.
   await sql`

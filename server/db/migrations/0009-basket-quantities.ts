@@ -20,8 +20,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     delete from basket_items as later
     using basket_items as earlier
-    where earlier.basket_id = later.basket_id and earlier.product_id = later.product_id and earlier.id < later.id`.execute(db);
-  await sql`update basket_items set added_price_cents = products.price_cents from products where products.id = basket_items.product_id`.execute(db);
+    where earlier.basket_id = later.basket_id and earlier.product_id = later.product_id and earlier.id < later.id`.execute(
+    db,
+  );
+  await sql`update basket_items set added_price_cents = products.price_cents from products where products.id = basket_items.product_id`.execute(
+    db,
+  );
   await db.schema
     .alterTable("basket_items")
     .alterColumn("added_price_cents", (column) => column.setNotNull())
@@ -31,7 +35,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addCheckConstraint("basket_items_quantity_check", sql`quantity between 1 and ${sql.lit(LINE_LIMIT)}`)
     .execute();
   // One line per product: also serves every read of a basket's lines, so the old (basket_id, id) index goes.
-  await db.schema.createIndex("basket_items_basket_product").on("basket_items").columns(["basket_id", "product_id"]).unique().execute();
+  await db.schema
+    .createIndex("basket_items_basket_product")
+    .on("basket_items")
+    .columns(["basket_id", "product_id"])
+    .unique()
+    .execute();
   await db.schema.dropIndex("basket_items_basket_id").execute();
 }
 
@@ -41,7 +50,9 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex("basket_items_basket_product").execute();
   await sql`
     insert into basket_items (basket_id, product_id, added_at, quantity, added_price_cents)
-    select basket_id, product_id, added_at, 1, added_price_cents from basket_items, generate_series(2, quantity)`.execute(db);
+    select basket_id, product_id, added_at, 1, added_price_cents from basket_items, generate_series(2, quantity)`.execute(
+    db,
+  );
   await db.schema.alterTable("basket_items").dropConstraint("basket_items_quantity_check").execute();
   await db.schema.alterTable("basket_items").dropColumn("quantity").dropColumn("added_price_cents").execute();
 }

@@ -30,10 +30,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("created_at", "timestamptz", (column) => column.notNull().defaultTo(sql`now()`))
     .addColumn("last_used_at", "timestamptz", (column) => column.notNull().defaultTo(sql`now()`))
     .execute();
-  await db.schema.createIndex("saved_addresses_user_fingerprint").on("saved_addresses").columns(["user_id", "fingerprint"]).unique().execute();
-  await db.schema.createIndex("saved_addresses_user_recent").on("saved_addresses").columns(["user_id", "last_used_at desc"]).execute();
+  await db.schema
+    .createIndex("saved_addresses_user_fingerprint")
+    .on("saved_addresses")
+    .columns(["user_id", "fingerprint"])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex("saved_addresses_user_recent")
+    .on("saved_addresses")
+    .columns(["user_id", "last_used_at desc"])
+    .execute();
 
-  await db.schema.alterTable("checkout_payments").addColumn("delivery_address", "jsonb").addColumn("contact_email", "text").execute();
+  await db.schema
+    .alterTable("checkout_payments")
+    .addColumn("delivery_address", "jsonb")
+    .addColumn("contact_email", "text")
+    .execute();
 
   await db.schema
     .alterTable("orders")
@@ -55,18 +68,33 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // written by hand, e.g. by an operator's script.
   const letter = sql`substr(${sql.lit(ORDER_NUMBER_ALPHABET)}, 1 + floor(random() * ${sql.lit(ORDER_NUMBER_ALPHABET.length)})::int, 1)`;
   await orders
-    .alterColumn("number", (column) => column.setDefault(sql`'SF-' || to_char(now() at time zone 'UTC', 'YYMM') || '-' || ${letter} || ${letter} || ${letter} || ${letter}`))
+    .alterColumn("number", (column) =>
+      column.setDefault(
+        sql`'SF-' || to_char(now() at time zone 'UTC', 'YYMM') || '-' || ${letter} || ${letter} || ${letter} || ${letter}`,
+      ),
+    )
     .execute();
   await orders.alterColumn("paid_at", (column) => column.setNotNull()).execute();
   await orders.alterColumn("paid_at", (column) => column.setDefault(sql`now()`)).execute();
   await orders
-    .addCheckConstraint("orders_status_check", sql`status in ('paid', 'shipped', 'cancelled', 'refunded', 'partially_refunded', 'disputed')`)
+    .addCheckConstraint(
+      "orders_status_check",
+      sql`status in ('paid', 'shipped', 'cancelled', 'refunded', 'partially_refunded', 'disputed')`,
+    )
     .execute();
   await orders.addCheckConstraint("orders_refunded_check", sql`refunded_cents between 0 and amount_cents`).execute();
   await db.schema.createIndex("orders_number").on("orders").column("number").unique().execute();
   // Listed newest paid first; the old indexes ordered by the intent's creation.
-  await db.schema.createIndex("orders_user_paid").on("orders").columns(["user_id", "paid_at desc", "id desc"]).execute();
-  await db.schema.createIndex("orders_session_paid").on("orders").columns(["session_id", "paid_at desc", "id desc"]).execute();
+  await db.schema
+    .createIndex("orders_user_paid")
+    .on("orders")
+    .columns(["user_id", "paid_at desc", "id desc"])
+    .execute();
+  await db.schema
+    .createIndex("orders_session_paid")
+    .on("orders")
+    .columns(["session_id", "paid_at desc", "id desc"])
+    .execute();
   await db.schema.dropIndex("orders_user_newest").execute();
   await db.schema.dropIndex("orders_session_newest").execute();
 
@@ -83,21 +111,32 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("actor", "text", (column) => column.notNull())
     .addColumn("created_at", "timestamptz", (column) => column.notNull().defaultTo(sql`now()`))
     .execute();
-  await db.schema.createIndex("order_status_history_order").on("order_status_history").columns(["order_id", "id"]).execute();
-  await sql`insert into order_status_history (order_id, status, actor, created_at) select id, 'paid', 'shop', paid_at from orders`.execute(db);
+  await db.schema
+    .createIndex("order_status_history_order")
+    .on("order_status_history")
+    .columns(["order_id", "id"])
+    .execute();
+  await sql`insert into order_status_history (order_id, status, actor, created_at) select id, 'paid', 'shop', paid_at from orders`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable("order_status_history").execute();
-  await db.schema.createIndex("orders_user_newest").on("orders").columns(["user_id", "created_at desc", "id desc"]).execute();
-  await db.schema.createIndex("orders_session_newest").on("orders").columns(["session_id", "created_at desc", "id desc"]).execute();
+  await db.schema
+    .createIndex("orders_user_newest")
+    .on("orders")
+    .columns(["user_id", "created_at desc", "id desc"])
+    .execute();
+  await db.schema
+    .createIndex("orders_session_newest")
+    .on("orders")
+    .columns(["session_id", "created_at desc", "id desc"])
+    .execute();
   await db.schema.dropIndex("orders_user_paid").execute();
   await db.schema.dropIndex("orders_session_paid").execute();
   await db.schema.dropIndex("orders_number").execute();
-  await db.schema
-    .alterTable("orders")
-    .dropConstraint("orders_status_check")
-    .execute();
+  await db.schema.alterTable("orders").dropConstraint("orders_status_check").execute();
   await db.schema.alterTable("orders").dropConstraint("orders_refunded_check").execute();
   await db.schema
     .alterTable("orders")

@@ -9,12 +9,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable("account_tokens")
     .addColumn("token_hash", "text", (column) => column.primaryKey())
     .addColumn("user_id", "uuid", (column) => column.notNull().references("users.id").onDelete("cascade"))
-    .addColumn("purpose", "text", (column) => column.notNull().check(sql`purpose in ('password-reset', 'email-verification')`))
+    .addColumn("purpose", "text", (column) =>
+      column.notNull().check(sql`purpose in ('password-reset', 'email-verification')`),
+    )
     .addColumn("expires_at", "timestamptz", (column) => column.notNull())
     .addColumn("used_at", "timestamptz")
     .addColumn("created_at", "timestamptz", (column) => column.notNull().defaultTo(sql`now()`))
     .execute();
-  await db.schema.createIndex("account_tokens_user_purpose").on("account_tokens").columns(["user_id", "purpose"]).execute();
+  await db.schema
+    .createIndex("account_tokens_user_purpose")
+    .on("account_tokens")
+    .columns(["user_id", "purpose"])
+    .execute();
 
   // The transactional outbox: an e-mail is written in the transaction of the fact that causes it and delivered
   // afterwards by whichever instance claims it first (next_attempt_at doubles as the claim's lease).
@@ -28,15 +34,29 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("subject", "text", (column) => column.notNull())
     .addColumn("text_body", "text", (column) => column.notNull())
     .addColumn("html_body", "text", (column) => column.notNull())
-    .addColumn("status", "text", (column) => column.notNull().defaultTo("pending").check(sql`status in ('pending', 'sent', 'logged', 'failed', 'cancelled')`))
+    .addColumn("status", "text", (column) =>
+      column
+        .notNull()
+        .defaultTo("pending")
+        .check(sql`status in ('pending', 'sent', 'logged', 'failed', 'cancelled')`),
+    )
     .addColumn("attempts", "integer", (column) => column.notNull().defaultTo(0))
     .addColumn("next_attempt_at", "timestamptz", (column) => column.notNull().defaultTo(sql`now()`))
     .addColumn("last_error", "text")
     .addColumn("created_at", "timestamptz", (column) => column.notNull().defaultTo(sql`now()`))
     .addColumn("sent_at", "timestamptz")
     .execute();
-  await db.schema.createIndex("email_outbox_due").on("email_outbox").column("next_attempt_at").where(sql.ref("status"), "=", "pending").execute();
-  await db.schema.createIndex("email_outbox_newest").on("email_outbox").columns(["created_at desc", "id desc"]).execute();
+  await db.schema
+    .createIndex("email_outbox_due")
+    .on("email_outbox")
+    .column("next_attempt_at")
+    .where(sql.ref("status"), "=", "pending")
+    .execute();
+  await db.schema
+    .createIndex("email_outbox_newest")
+    .on("email_outbox")
+    .columns(["created_at desc", "id desc"])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -5,7 +5,11 @@ import type { Kysely } from "kysely";
 // reused or handed to a browser, and test orders can be told from real ones. Rows written before this are left
 // null: nobody recorded which processor made them.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable("checkout_payments").addColumn("processor", "text").addColumn("livemode", "boolean").execute();
+  await db.schema
+    .alterTable("checkout_payments")
+    .addColumn("processor", "text")
+    .addColumn("livemode", "boolean")
+    .execute();
   await db.schema.alterTable("orders").addColumn("processor", "text").addColumn("livemode", "boolean").execute();
 }
 

@@ -18,7 +18,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
   await db.schema.createIndex("order_refunds_order").on("order_refunds").columns(["order_id", "created_at"]).execute();
   await db.schema.createIndex("orders_paid").on("orders").columns(["paid_at desc", "id desc"]).execute();
-  await db.schema.createIndex("orders_status_paid").on("orders").columns(["status", "paid_at desc", "id desc"]).execute();
+  await db.schema
+    .createIndex("orders_status_paid")
+    .on("orders")
+    .columns(["status", "paid_at desc", "id desc"])
+    .execute();
   await sql`create index orders_contact_email on orders (lower(contact_email))`.execute(db);
 }
 

@@ -100,9 +100,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table basket_items add column variant_id text`.execute(db);
   await sql`update basket_items set variant_id = product_id`.execute(db);
   await sql`
-    delete from basket_items where not exists (select 1 from product_variants where product_variants.id = basket_items.variant_id)`.execute(db);
+    delete from basket_items where not exists (select 1 from product_variants where product_variants.id = basket_items.variant_id)`.execute(
+    db,
+  );
   await sql`alter table basket_items alter column variant_id set not null`.execute(db);
-  await db.schema.createIndex("basket_items_basket_variant").on("basket_items").columns(["basket_id", "variant_id"]).unique().execute();
+  await db.schema
+    .createIndex("basket_items_basket_variant")
+    .on("basket_items")
+    .columns(["basket_id", "variant_id"])
+    .unique()
+    .execute();
   await db.schema.dropIndex("basket_items_basket_product").execute();
 
   // An order paid after its reservation lapsed, for stock that had gone meanwhile: the operator's to settle.
@@ -115,7 +122,12 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop index if exists orders_oversold`.execute(db);
   await sql`alter table orders drop column oversold`.execute(db);
   await sql`delete from basket_items where variant_id <> product_id`.execute(db);
-  await db.schema.createIndex("basket_items_basket_product").on("basket_items").columns(["basket_id", "product_id"]).unique().execute();
+  await db.schema
+    .createIndex("basket_items_basket_product")
+    .on("basket_items")
+    .columns(["basket_id", "product_id"])
+    .unique()
+    .execute();
   await db.schema.dropIndex("basket_items_basket_variant").execute();
   await sql`alter table basket_items drop column variant_id`.execute(db);
   await sql`drop table stock_ledger`.execute(db);

@@ -12,7 +12,25 @@ import { sql, type Kysely } from "kysely";
  */
 /** The address form's countries when this migration was written (shared/address.ts COUNTRIES), fixed here as a migration must be. */
 const ADDRESS_FORM_COUNTRIES = [
-  "US", "AU", "AT", "BE", "CA", "DK", "FR", "DE", "IE", "IT", "JP", "MX", "NL", "NZ", "NO", "ES", "SE", "CH", "GB",
+  "US",
+  "AU",
+  "AT",
+  "BE",
+  "CA",
+  "DK",
+  "FR",
+  "DE",
+  "IE",
+  "IT",
+  "JP",
+  "MX",
+  "NL",
+  "NZ",
+  "NO",
+  "ES",
+  "SE",
+  "CH",
+  "GB",
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -59,12 +77,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table orders add column pricing jsonb`.execute(db);
 
   // The seed: "Everywhere", every country of the address form, "Standard delivery" free.
-  const { rows } = await sql<{ id: string }>`insert into shipping_zones (name) values ('Everywhere') returning id`.execute(db);
+  const { rows } = await sql<{
+    id: string;
+  }>`insert into shipping_zones (name) values ('Everywhere') returning id`.execute(db);
   const zoneId = rows[0]!.id;
   for (const country of ADDRESS_FORM_COUNTRIES) {
     await sql`insert into shipping_zone_regions (zone_id, country) values (${zoneId}, ${country})`.execute(db);
   }
-  await sql`insert into shipping_methods (zone_id, name, estimate, price_cents) values (${zoneId}, 'Standard delivery', '3-5 business days', 0)`.execute(db);
+  await sql`insert into shipping_methods (zone_id, name, estimate, price_cents) values (${zoneId}, 'Standard delivery', '3-5 business days', 0)`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -31,7 +31,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   // What a listing filters and sorts by, among the active products: an index-only scan answers a department's
   // filtered count and its page from these (joined by id), without reading the products' rows.
-  await sql`create index products_listing on products (id) include (price_cents, rating, featured_position, created_at) where status = 'active'`.execute(db);
+  await sql`create index products_listing on products (id) include (price_cents, rating, featured_position, created_at) where status = 'active'`.execute(
+    db,
+  );
   await sql`create index products_active_price on products (price_cents, id) where status = 'active'`.execute(db);
   await sql`create index products_active_newest on products (created_at desc, id) where status = 'active'`.execute(db);
 

@@ -12,11 +12,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     alter table products
       add column review_count integer not null default 0 check (review_count >= 0),
       add column review_average double precision check (review_average between 1 and 5),
-      add column shown_rating double precision generated always as (case when review_count > 0 then review_average else rating end) stored`.execute(db);
+      add column shown_rating double precision generated always as (case when review_count > 0 then review_average else rating end) stored`.execute(
+    db,
+  );
   await sql`create index products_shown_rating on products (shown_rating desc, id) where status = 'active'`.execute(db);
   // Listings filter and sort by the rating shoppers see: the covering index carries it instead of the catalogue's.
   await sql`drop index products_listing`.execute(db);
-  await sql`create index products_listing on products (id) include (price_cents, shown_rating, featured_position, created_at) where status = 'active'`.execute(db);
+  await sql`create index products_listing on products (id) include (price_cents, shown_rating, featured_position, created_at) where status = 'active'`.execute(
+    db,
+  );
   await sql`
     create table reviews (
       id uuid primary key default gen_random_uuid(),
@@ -32,7 +36,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz not null default now(),
       unique (user_id, product_id)
     )`.execute(db);
-  await db.schema.createIndex("reviews_product_newest").on("reviews").columns(["product_id", "created_at desc", "id desc"]).execute();
+  await db.schema
+    .createIndex("reviews_product_newest")
+    .on("reviews")
+    .columns(["product_id", "created_at desc", "id desc"])
+    .execute();
   await db.schema.createIndex("reviews_newest").on("reviews").columns(["created_at desc", "id desc"]).execute();
   await sql`
     create function refresh_review_figures(product text) returns void language sql as $$
@@ -95,6 +103,10 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop table reviews`.execute(db);
   await sql`drop index products_shown_rating`.execute(db);
   await sql`drop index products_listing`.execute(db);
-  await sql`create index products_listing on products (id) include (price_cents, rating, featured_position, created_at) where status = 'active'`.execute(db);
-  await sql`alter table products drop column shown_rating, drop column review_count, drop column review_average`.execute(db);
+  await sql`create index products_listing on products (id) include (price_cents, rating, featured_position, created_at) where status = 'active'`.execute(
+    db,
+  );
+  await sql`alter table products drop column shown_rating, drop column review_count, drop column review_average`.execute(
+    db,
+  );
 }

@@ -9,7 +9,9 @@ import { sql, type Kysely } from "kysely";
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const table of ["email_opt_outs", "unsubscribe_tokens"]) {
     await sql`alter table ${sql.table(table)} drop constraint ${sql.ref(`${table}_purpose_check`)}`.execute(db);
-    await sql`alter table ${sql.table(table)} add constraint ${sql.ref(`${table}_purpose_check`)} check (purpose in ('review-requests', 'stock-alerts'))`.execute(db);
+    await sql`alter table ${sql.table(table)} add constraint ${sql.ref(`${table}_purpose_check`)} check (purpose in ('review-requests', 'stock-alerts'))`.execute(
+      db,
+    );
   }
   await sql`
     create table stock_alerts (
@@ -21,8 +23,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       notified_at timestamptz,
       created_at timestamptz not null default now()
     )`.execute(db);
-  await sql`create unique index stock_alerts_once on stock_alerts (product_id, email) where notified_at is null`.execute(db);
-  await sql`create index stock_alerts_waiting on stock_alerts (product_id) where confirmed_at is not null and notified_at is null`.execute(db);
+  await sql`create unique index stock_alerts_once on stock_alerts (product_id, email) where notified_at is null`.execute(
+    db,
+  );
+  await sql`create index stock_alerts_waiting on stock_alerts (product_id) where confirmed_at is not null and notified_at is null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
@@ -30,6 +36,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of ["email_opt_outs", "unsubscribe_tokens"]) {
     await sql`delete from ${sql.table(table)} where purpose = 'stock-alerts'`.execute(db);
     await sql`alter table ${sql.table(table)} drop constraint ${sql.ref(`${table}_purpose_check`)}`.execute(db);
-    await sql`alter table ${sql.table(table)} add constraint ${sql.ref(`${table}_purpose_check`)} check (purpose in ('review-requests'))`.execute(db);
+    await sql`alter table ${sql.table(table)} add constraint ${sql.ref(`${table}_purpose_check`)} check (purpose in ('review-requests'))`.execute(
+      db,
+    );
   }
 }

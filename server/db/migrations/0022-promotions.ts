@@ -39,7 +39,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_at timestamptz not null default now()
     )`.execute(db);
   await sql`create index promotion_uses_promotion on promotion_uses (promotion_id, expires_at)`.execute(db);
-  await sql`create index promotion_uses_customer on promotion_uses (promotion_id, customer_email) where redeemed_at is not null`.execute(db);
+  await sql`create index promotion_uses_customer on promotion_uses (promotion_id, customer_email) where redeemed_at is not null`.execute(
+    db,
+  );
   await sql`alter table checkout_addresses add column promotion_code text`.execute(db);
   await sql`
     alter table orders
@@ -50,7 +52,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`alter table orders drop column promotion_code, drop column promotion_kind, drop column discount_cents, drop column promotion_over_limit`.execute(db);
+  await sql`alter table orders drop column promotion_code, drop column promotion_kind, drop column discount_cents, drop column promotion_over_limit`.execute(
+    db,
+  );
   await sql`alter table checkout_addresses drop column promotion_code`.execute(db);
   await sql`drop table promotion_uses`.execute(db);
   await sql`drop table promotions`.execute(db);

@@ -191,8 +191,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       return null;
     end
     $$`.execute(db);
-  await sql`create trigger orders_add_to_sales_totals after insert on orders for each row execute function orders_add_to_sales_totals()`.execute(db);
-  await sql`create trigger order_refunds_add_to_sales_totals after insert on order_refunds for each row execute function order_refunds_add_to_sales_totals()`.execute(db);
+  await sql`create trigger orders_add_to_sales_totals after insert on orders for each row execute function orders_add_to_sales_totals()`.execute(
+    db,
+  );
+  await sql`create trigger order_refunds_add_to_sales_totals after insert on order_refunds for each row execute function order_refunds_add_to_sales_totals()`.execute(
+    db,
+  );
 
   // What the shop has sold and refunded so far, once.
   await sql`select add_order_to_sales_totals(sold) from orders as sold`.execute(db);
@@ -201,9 +205,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // "Needs attention" and "To ship" on the dashboard count these few rows, not every order, from the index alone
   // (an oversold order's status and mode are in it: reading a thousand orders' rows for them took most of the page).
   await sql`create index orders_to_ship on orders (livemode) where status = 'paid'`.execute(db);
-  await sql`create index orders_oversold_status on orders (paid_at desc, id desc) include (status, livemode) where (oversold or promotion_over_limit)`.execute(db);
+  await sql`create index orders_oversold_status on orders (paid_at desc, id desc) include (status, livemode) where (oversold or promotion_over_limit)`.execute(
+    db,
+  );
   await sql`drop index orders_oversold`.execute(db);
-  await sql`create index checkout_payments_held on checkout_payments (updated_at desc) where status = 'needs_review'`.execute(db);
+  await sql`create index checkout_payments_held on checkout_payments (updated_at desc) where status = 'needs_review'`.execute(
+    db,
+  );
   await setStatuses(db, ["open", "replaced", "paid", "needs_review", "refunded"]);
 }
 
@@ -230,5 +238,10 @@ export async function down(db: Kysely<unknown>): Promise<void> {
 async function setStatuses(db: Kysely<unknown>, statuses: string[]): Promise<void> {
   const table = db.schema.alterTable("checkout_payments");
   await table.dropConstraint("checkout_payments_status_check").execute();
-  await table.addCheckConstraint("checkout_payments_status_check", sql`status in (${sql.join(statuses.map((status) => sql.lit(status)))})`).execute();
+  await table
+    .addCheckConstraint(
+      "checkout_payments_status_check",
+      sql`status in (${sql.join(statuses.map((status) => sql.lit(status)))})`,
+    )
+    .execute();
 }

@@ -9,11 +9,15 @@ import { sql, type Kysely } from "kysely";
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table products add column vendor text not null default '' check (length(vendor) <= 255)`.execute(db);
-  await sql`alter table products add column product_type text not null default '' check (length(product_type) <= 255)`.execute(db);
+  await sql`alter table products add column product_type text not null default '' check (length(product_type) <= 255)`.execute(
+    db,
+  );
   await sql`alter table products add column tags jsonb not null default '[]'`.execute(db);
 
   await sql`alter table stock_ledger drop constraint stock_ledger_reason_check`.execute(db);
-  await sql`alter table stock_ledger add constraint stock_ledger_reason_check check (reason in ('edit', 'sale', 'reserve', 'release', 'restock', 'import'))`.execute(db);
+  await sql`alter table stock_ledger add constraint stock_ledger_reason_check check (reason in ('edit', 'sale', 'reserve', 'release', 'restock', 'import'))`.execute(
+    db,
+  );
 
   await sql`
     create table product_imports (
@@ -42,7 +46,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz not null default now(),
       primary key (import_id, product_id)
     )`.execute(db);
-  await sql`create index product_import_pictures_pending on product_import_pictures (claimed_until nulls first) where status = 'pending'`.execute(db);
+  await sql`create index product_import_pictures_pending on product_import_pictures (claimed_until nulls first) where status = 'pending'`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
@@ -50,7 +56,9 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop table product_imports`.execute(db);
   await sql`delete from stock_ledger where reason = 'import'`.execute(db);
   await sql`alter table stock_ledger drop constraint stock_ledger_reason_check`.execute(db);
-  await sql`alter table stock_ledger add constraint stock_ledger_reason_check check (reason in ('edit', 'sale', 'reserve', 'release', 'restock'))`.execute(db);
+  await sql`alter table stock_ledger add constraint stock_ledger_reason_check check (reason in ('edit', 'sale', 'reserve', 'release', 'restock'))`.execute(
+    db,
+  );
   await sql`alter table products drop column tags`.execute(db);
   await sql`alter table products drop column product_type`.execute(db);
   await sql`alter table products drop column vendor`.execute(db);

@@ -64,8 +64,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     referencing old table as removed for each statement execute function refresh_department_ids()`.execute(db);
   await sql`
     create trigger product_departments_moved after update on product_departments
-    referencing old table as removed new table as added for each statement execute function refresh_department_ids()`.execute(db);
-  await sql`create index products_active_departments on products using gin (department_ids) where status = 'active'`.execute(db);
+    referencing old table as removed new table as added for each statement execute function refresh_department_ids()`.execute(
+    db,
+  );
+  await sql`create index products_active_departments on products using gin (department_ids) where status = 'active'`.execute(
+    db,
+  );
   // The option filters look a product's options up by product and name.
   await sql`create index product_options_name on product_options (name, product_id)`.execute(db);
 }

@@ -6,7 +6,13 @@ export interface LinkContext {
   shopUrl: string;
 }
 
-function ConfirmEmail({ shopUrl, verifyUrl, heading, intro, ignore }: LinkContext & { verifyUrl: string; heading: string; intro: string; ignore: string }) {
+function ConfirmEmail({
+  shopUrl,
+  verifyUrl,
+  heading,
+  intro,
+  ignore,
+}: LinkContext & { verifyUrl: string; heading: string; intro: string; ignore: string }) {
   return (
     <EmailLayout preview={heading} shopUrl={shopUrl}>
       <EmailHeading>{heading}</EmailHeading>
@@ -20,14 +26,24 @@ function ConfirmEmail({ shopUrl, verifyUrl, heading, intro, ignore }: LinkContex
 export function welcomeEmail(links: LinkContext & { verifyUrl: string }) {
   return renderEmail(
     "Welcome to Storefront: please confirm your e-mail",
-    <ConfirmEmail {...links} heading="Welcome to Storefront" intro="Your account is ready, and you can shop straight away." ignore="If you did not create an account, you can ignore this e-mail." />,
+    <ConfirmEmail
+      {...links}
+      heading="Welcome to Storefront"
+      intro="Your account is ready, and you can shop straight away."
+      ignore="If you did not create an account, you can ignore this e-mail."
+    />,
   );
 }
 
 export function verificationEmail(links: LinkContext & { verifyUrl: string }) {
   return renderEmail(
     "Please confirm your e-mail for Storefront",
-    <ConfirmEmail {...links} heading="Confirm your e-mail" intro="You asked us to send the confirmation link again." ignore="If you did not ask for it, you can ignore this e-mail." />,
+    <ConfirmEmail
+      {...links}
+      heading="Confirm your e-mail"
+      intro="You asked us to send the confirmation link again."
+      ignore="If you did not ask for it, you can ignore this e-mail."
+    />,
   );
 }
 
@@ -38,7 +54,9 @@ export function passwordResetEmail({ shopUrl, resetUrl }: LinkContext & { resetU
       <EmailHeading>Reset your password</EmailHeading>
       <p>Someone, hopefully you, asked to reset the password of your Storefront account. Choose a new one here:</p>
       <EmailButton href={resetUrl}>Set a new password</EmailButton>
-      <p>The link works once, for one hour. If you did not ask for it, ignore this e-mail: your password stays as it is.</p>
+      <p>
+        The link works once, for one hour. If you did not ask for it, ignore this e-mail: your password stays as it is.
+      </p>
     </EmailLayout>,
   );
 }
@@ -62,8 +80,8 @@ export function accountDeletedEmail({ shopUrl }: LinkContext) {
     <EmailLayout preview="Your account was deleted" shopUrl={shopUrl}>
       <EmailHeading>Your account was deleted</EmailHeading>
       <p>
-        As you asked, your Storefront account, its sessions and its basket have been erased. Orders you placed are kept for the shop&apos;s
-        books, with your personal data removed.
+        As you asked, your Storefront account, its sessions and its basket have been erased. Orders you placed are kept
+        for the shop&apos;s books, with your personal data removed.
       </p>
     </EmailLayout>,
   );

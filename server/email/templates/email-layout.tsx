@@ -9,7 +9,15 @@ export function EmailLayout({ preview, children, shopUrl }: { preview: string; c
         <meta name="viewport" content="width=device-width" />
         <title>{preview}</title>
       </head>
-      <body style={{ margin: 0, padding: "24px 12px", background: "#f3f3f3", fontFamily: "Arial, Helvetica, sans-serif", color: "#0f1111" }}>
+      <body
+        style={{
+          margin: 0,
+          padding: "24px 12px",
+          background: "#f3f3f3",
+          fontFamily: "Arial, Helvetica, sans-serif",
+          color: "#0f1111",
+        }}
+      >
         <div style={{ maxWidth: 560, margin: "0 auto", background: "#ffffff", padding: 24, borderRadius: 8 }}>
           <p style={{ fontSize: 20, fontWeight: "bold", margin: "0 0 16px" }}>Storefront</p>
           {children}
@@ -26,7 +34,17 @@ export function EmailLayout({ preview, children, shopUrl }: { preview: string; c
 export function EmailButton({ href, children }: { href: string; children: string }) {
   return (
     <p>
-      <a href={href} style={{ display: "inline-block", background: "#ffd814", color: "#0f1111", padding: "10px 18px", borderRadius: 8, textDecoration: "none" }}>
+      <a
+        href={href}
+        style={{
+          display: "inline-block",
+          background: "#ffd814",
+          color: "#0f1111",
+          padding: "10px 18px",
+          borderRadius: 8,
+          textDecoration: "none",
+        }}
+      >
         {children}
       </a>
     </p>

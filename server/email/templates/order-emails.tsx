@@ -31,7 +31,15 @@ function DeliveryTo({ address }: { address: DeliveryAddress | null }) {
   );
 }
 
-function OrderLines({ items, totalCents, pricing }: { items: OrderItem[]; totalCents: number; pricing: PriceBreakdown | null }) {
+function OrderLines({
+  items,
+  totalCents,
+  pricing,
+}: {
+  items: OrderItem[];
+  totalCents: number;
+  pricing: PriceBreakdown | null;
+}) {
   return (
     <table style={{ width: "100%", borderCollapse: "collapse" }}>
       <tbody>
@@ -61,7 +69,15 @@ function OrderLines({ items, totalCents, pricing }: { items: OrderItem[]; totalC
   );
 }
 
-export function orderConfirmationEmail({ shopUrl, orderUrl, orderNumber, items, totalCents, pricing, deliveryAddress }: OrderEmailData) {
+export function orderConfirmationEmail({
+  shopUrl,
+  orderUrl,
+  orderNumber,
+  items,
+  totalCents,
+  pricing,
+  deliveryAddress,
+}: OrderEmailData) {
   return renderEmail(
     `Your Storefront order ${orderNumber}: ${formatCents(totalCents)}`,
     <EmailLayout preview="Thank you for your order" shopUrl={shopUrl}>
@@ -74,7 +90,17 @@ export function orderConfirmationEmail({ shopUrl, orderUrl, orderNumber, items, 
   );
 }
 
-export function orderShippedEmail({ shopUrl, orderUrl, orderNumber, items, totalCents, pricing, deliveryAddress, carrier, trackingNumber }: OrderEmailData & { carrier: string; trackingNumber: string }) {
+export function orderShippedEmail({
+  shopUrl,
+  orderUrl,
+  orderNumber,
+  items,
+  totalCents,
+  pricing,
+  deliveryAddress,
+  carrier,
+  trackingNumber,
+}: OrderEmailData & { carrier: string; trackingNumber: string }) {
   return renderEmail(
     `Your Storefront order ${orderNumber} has shipped`,
     <EmailLayout preview="Your order has shipped" shopUrl={shopUrl}>
@@ -91,7 +117,12 @@ export function orderShippedEmail({ shopUrl, orderUrl, orderNumber, items, total
   );
 }
 
-export function orderRefundedEmail({ shopUrl, orderUrl, orderNumber, refundCents }: Pick<OrderEmailData, "shopUrl" | "orderUrl" | "orderNumber"> & { refundCents: number }) {
+export function orderRefundedEmail({
+  shopUrl,
+  orderUrl,
+  orderNumber,
+  refundCents,
+}: Pick<OrderEmailData, "shopUrl" | "orderUrl" | "orderNumber"> & { refundCents: number }) {
   return renderEmail(
     `Your Storefront refund for order ${orderNumber}: ${formatCents(refundCents)}`,
     <EmailLayout preview="Your refund" shopUrl={shopUrl}>

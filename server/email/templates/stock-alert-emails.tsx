@@ -2,7 +2,15 @@ import { renderEmail } from "#server/email/render";
 import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
 
 /** "Confirm your alert": the link that turns an alert asked for by e-mail address into one that is sent. */
-export function stockAlertConfirmationEmail({ shopUrl, confirmUrl, productTitle }: { shopUrl: string; confirmUrl: string; productTitle: string }) {
+export function stockAlertConfirmationEmail({
+  shopUrl,
+  confirmUrl,
+  productTitle,
+}: {
+  shopUrl: string;
+  confirmUrl: string;
+  productTitle: string;
+}) {
   return renderEmail(
     "Confirm your alert",
     <EmailLayout preview="Confirm your alert" shopUrl={shopUrl}>
@@ -15,7 +23,17 @@ export function stockAlertConfirmationEmail({ shopUrl, confirmUrl, productTitle 
 }
 
 /** The alert itself: once, with a link to the product and a one-click unsubscribe from stock alerts. */
-export function backInStockEmail({ shopUrl, productUrl, productTitle, unsubscribeUrl }: { shopUrl: string; productUrl: string; productTitle: string; unsubscribeUrl: string }) {
+export function backInStockEmail({
+  shopUrl,
+  productUrl,
+  productTitle,
+  unsubscribeUrl,
+}: {
+  shopUrl: string;
+  productUrl: string;
+  productTitle: string;
+  unsubscribeUrl: string;
+}) {
   return renderEmail(
     `Back in stock: ${productTitle}`,
     <EmailLayout preview={`Back in stock: ${productTitle}`} shopUrl={shopUrl}>

@@ -4,7 +4,11 @@ import { expect, type Page } from "@playwright/test";
  * Types a test card into the payment page's card field. The field is the script's: typed into before the page is
  * hydrated, the number would be lost and Buy Now stay disabled, so this waits for hydration first.
  */
-export async function enterCard(page: Page, number: string, { expiry = "12 / 34", cvc = "123", zip = "90001" } = {}): Promise<void> {
+export async function enterCard(
+  page: Page,
+  number: string,
+  { expiry = "12 / 34", cvc = "123", zip = "90001" } = {},
+): Promise<void> {
   await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
   await page.getByLabel("Card number").fill(number);
   await page.getByLabel("Expiration date").fill(expiry);

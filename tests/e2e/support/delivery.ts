@@ -6,7 +6,10 @@ const require = createRequire(import.meta.url);
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 
 /** Fills the delivery address on /payment by its labels, as a shopper (or the browser's autofill) does, and saves it. */
-export async function fillDeliveryAddress(page: Page, { name = "Ada Lovelace", email = "ada@example.com" }: { name?: string; email?: string | null } = {}) {
+export async function fillDeliveryAddress(
+  page: Page,
+  { name = "Ada Lovelace", email = "ada@example.com" }: { name?: string; email?: string | null } = {},
+) {
   await page.getByLabel("Full name").fill(name);
   await page.getByLabel("Address line 1").fill("1 Main Street");
   await page.getByLabel("Address line 2 (optional)").fill("Apartment 4");
@@ -24,8 +27,21 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
   // Evaluated rather than added as a script tag: the shop's Content-Security-Policy rightly refuses inline scripts.
   await page.evaluate(axeSource);
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-    return result.violations.flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(" ")}`));
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            context: Document,
+            options: object,
+          ) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+    });
+    return result.violations.flatMap((violation) =>
+      violation.nodes.map((node) => `${violation.id}: ${node.target.join(" ")}`),
+    );
   });
 }

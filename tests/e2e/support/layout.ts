@@ -13,12 +13,19 @@ export async function wordsBrokenMidWord(page: Page, selector = "main"): Promise
       for (let node = walker.nextNode(); node; node = walker.nextNode()) {
         const text = node.textContent ?? "";
         const parent = node.parentElement;
-        if (!parent || parent.closest("script, style, [hidden], .visually-hidden") || parent.getClientRects().length === 0) continue;
+        if (
+          !parent ||
+          parent.closest("script, style, [hidden], .visually-hidden") ||
+          parent.getClientRects().length === 0
+        )
+          continue;
         for (const match of text.matchAll(/[^\s\-/]{2,24}/g)) {
           const range = document.createRange();
           range.setStart(node, match.index);
           range.setEnd(node, match.index + match[0].length);
-          const tops = new Set([...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top / 4)));
+          const tops = new Set(
+            [...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top / 4)),
+          );
           if (tops.size > 1) broken.push(match[0]);
         }
       }

@@ -20,10 +20,22 @@ export async function freePort(): Promise<number> {
 }
 
 /** `startTimeoutMs`: how long a start may take (a fresh embedded database on a busy machine takes most of a minute). */
-export async function startShopProcess(env: Record<string, string>, port: number, startTimeoutMs = 60_000): Promise<ShopProcess> {
+export async function startShopProcess(
+  env: Record<string, string>,
+  port: number,
+  startTimeoutMs = 60_000,
+): Promise<ShopProcess> {
   const child = spawn(process.execPath, ["scripts/start.js"], {
     // Stories pay with test cards: allowed on PostgreSQL too, should DATABASE_URL be set.
-    env: { ...process.env, NODE_ENV: "production", LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: String(port), ALLOW_TEST_PAYMENTS: "true", ...env },
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      LOG_LEVEL: "warn",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      ALLOW_TEST_PAYMENTS: "true",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -28,8 +28,14 @@ export interface StripeJsCall {
 }
 
 /** Routes Stripe.js to the stand-in and Stripe's API to `apiOrigin`, and records the page's calls into `calls`. */
-export async function serveStripeJsStandIn(page: Page, { method, apiOrigin, calls }: { method: StandInMethod; apiOrigin: string; calls: StripeJsCall[] }) {
-  await page.exposeFunction("recordStripeJsCall", (name: StripeJsCall["name"], args: unknown) => void calls.push({ name, args }));
+export async function serveStripeJsStandIn(
+  page: Page,
+  { method, apiOrigin, calls }: { method: StandInMethod; apiOrigin: string; calls: StripeJsCall[] },
+) {
+  await page.exposeFunction(
+    "recordStripeJsCall",
+    (name: StripeJsCall["name"], args: unknown) => void calls.push({ name, args }),
+  );
   await page.route(/^https:\/\/js\.stripe\.com\/endive\/stripe\.js(\?.*)?$/, (route) =>
     route.fulfill({ status: 200, contentType: "text/javascript", body: standInSource(method) }),
   );

@@ -8,7 +8,11 @@ import { useBasket } from "#app/features/basket/basket-context";
 export function BasketAnnouncer() {
   const { announcement, formError } = useBasket();
   const pageError = formError && formError.productId === null ? formError.text : null;
-  const error = announcement ? (announcement.isError && announcement.productId === undefined ? announcement.text : null) : pageError;
+  const error = announcement
+    ? announcement.isError && announcement.productId === undefined
+      ? announcement.text
+      : null
+    : pageError;
   const status = announcement && !announcement.isError ? announcement : null;
   return (
     <>

@@ -28,7 +28,12 @@ export function BasketButton({ children, className, isDisabled = false, ...reque
       <input type="hidden" name="productId" value={request.productId} />
       {request.variantId ? <input type="hidden" name="variantId" value={request.variantId} /> : null}
       <input type="hidden" name="returnTo" value={returnTo} />
-      <button type="submit" disabled={isDisabled} className={className ? `button ${className}` : "button"} {...(isAdd ? { "aria-describedby": basketErrorId(request.productId) } : {})}>
+      <button
+        type="submit"
+        disabled={isDisabled}
+        className={className ? `button ${className}` : "button"}
+        {...(isAdd ? { "aria-describedby": basketErrorId(request.productId) } : {})}
+      >
         {children}
       </button>
       {isAdd ? <BasketError productId={request.productId} /> : null}

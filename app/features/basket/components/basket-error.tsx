@@ -11,7 +11,11 @@ export function basketErrorId(productId: string): string {
 export function BasketError({ productId }: { productId: string }) {
   const error = useBasketError(productId);
   return (
-    <p id={basketErrorId(productId)} role="alert" className={error ? "basket-error" : "basket-error basket-error--empty"}>
+    <p
+      id={basketErrorId(productId)}
+      role="alert"
+      className={error ? "basket-error" : "basket-error basket-error--empty"}
+    >
       {error}
     </p>
   );

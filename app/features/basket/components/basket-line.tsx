@@ -25,7 +25,15 @@ export function BasketLine({
 }) {
   return (
     <div className="basket-line">
-      <img className="basket-line__image" src={product.image.src} width={180} height={180} alt="" loading="lazy" decoding="async" />
+      <img
+        className="basket-line__image"
+        src={product.image.src}
+        width={180}
+        height={180}
+        alt=""
+        loading="lazy"
+        decoding="async"
+      />
       <div className="basket-line__info">
         <p className="basket-line__title">{product.title}</p>
         {options ? <p className="basket-line__options">{options}</p> : null}
@@ -42,7 +50,9 @@ export function BasketLine({
               <span data-testid="line-quantity">
                 {quantity} × <Price cents={product.priceCents} />
               </span>
-              {quantity > 1 ? <strong className="basket-line__total">{formatCents(product.priceCents * quantity)}</strong> : null}
+              {quantity > 1 ? (
+                <strong className="basket-line__total">{formatCents(product.priceCents * quantity)}</strong>
+              ) : null}
             </>
           )}
         </p>

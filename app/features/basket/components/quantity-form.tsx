@@ -11,13 +11,30 @@ const QUANTITIES = Array.from({ length: BASKET_LINE_LIMIT }, (_, index) => index
  * A line's "Quantity" select. Without JavaScript it is a form with an "Update" button; with JavaScript a choice
  * takes effect at once (the button is hidden) and goes through the basket's queue like every other change.
  */
-export function QuantityForm({ productId, variantId, title, quantity }: { productId: string; variantId?: string; title: string; quantity: number }) {
+export function QuantityForm({
+  productId,
+  variantId,
+  title,
+  quantity,
+}: {
+  productId: string;
+  variantId?: string;
+  title: string;
+  quantity: number;
+}) {
   const { change } = useBasket();
   const returnTo = useReturnPath();
   const selectId = useId();
   const isEnhanced = useIsEnhanced();
   const choose = (chosen: number) => {
-    if (chosen !== quantity) change({ action: "quantity", productId, ...(variantId ? { variantId } : {}), quantity: chosen, shownQuantity: quantity });
+    if (chosen !== quantity)
+      change({
+        action: "quantity",
+        productId,
+        ...(variantId ? { variantId } : {}),
+        quantity: chosen,
+        shownQuantity: quantity,
+      });
   };
   // A choice made while the page was starting (the select shown, its script not yet running) is made now.
   const chooseRef = useRef(choose);

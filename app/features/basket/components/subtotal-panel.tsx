@@ -2,7 +2,15 @@ import { Link } from "react-router";
 import { formatCents } from "#shared/money";
 
 /** "Subtotal (N items): $total", the gift checkbox (no effect, as it has always been) and the way on to payment. */
-export function SubtotalPanel({ count, subtotalCents, isBlocked = false }: { count: number; subtotalCents: number; isBlocked?: boolean }) {
+export function SubtotalPanel({
+  count,
+  subtotalCents,
+  isBlocked = false,
+}: {
+  count: number;
+  subtotalCents: number;
+  isBlocked?: boolean;
+}) {
   return (
     <section className="subtotal" aria-labelledby="subtotal-heading">
       <h2 id="subtotal-heading" className="visually-hidden">

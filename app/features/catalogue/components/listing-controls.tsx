@@ -51,7 +51,12 @@ function HiddenFields({ links, omit }: { links: ListingLinks; omit: string[] }) 
 export function SortForm({ links }: { links: ListingLinks }) {
   const submit = useSubmit();
   return (
-    <Form method="get" action={links.base} className="listing__sort" onChange={(event) => void submit(event.currentTarget)}>
+    <Form
+      method="get"
+      action={links.base}
+      className="listing__sort"
+      onChange={(event) => void submit(event.currentTarget)}
+    >
       <HiddenFields links={links} omit={["sort"]} />
       <label htmlFor="listing-sort">Sort by</label>
       <select id="listing-sort" name="sort" defaultValue={links.state.sort} key={links.state.sort}>
@@ -78,7 +83,13 @@ export interface FacetLink {
  * The sidebar: departments (with counts), price, customer review, availability and the results' option values (with
  * counts); each a link that changes the URL's query.
  */
-export function ListingFilters({ links, departments, optionFacets, departmentHeading = "Department", departmentLink }: {
+export function ListingFilters({
+  links,
+  departments,
+  optionFacets,
+  departmentHeading = "Department",
+  departmentLink,
+}: {
   links: ListingLinks;
   departments: FacetLink[];
   optionFacets: OptionFacet[];
@@ -99,7 +110,11 @@ export function ListingFilters({ links, departments, optionFacets, departmentHea
               return (
                 <li key={department.slug}>
                   <Link
-                    to={departmentLink ? departmentLink(department.slug) : withChange(links, { department: isCurrent ? null : department.slug })}
+                    to={
+                      departmentLink
+                        ? departmentLink(department.slug)
+                        : withChange(links, { department: isCurrent ? null : department.slug })
+                    }
                     aria-current={isCurrent ? "true" : undefined}
                   >
                     {department.name}
@@ -132,11 +147,27 @@ export function ListingFilters({ links, departments, optionFacets, departmentHea
           <HiddenFields links={links} omit={["price", "min", "max"]} />
           <label>
             <span>Min</span>
-            <input name="min" inputMode="numeric" pattern="[0-9]*" size={5} defaultValue={state.minDollars ?? ""} key={`min-${state.minDollars}`} placeholder="$" />
+            <input
+              name="min"
+              inputMode="numeric"
+              pattern="[0-9]*"
+              size={5}
+              defaultValue={state.minDollars ?? ""}
+              key={`min-${state.minDollars}`}
+              placeholder="$"
+            />
           </label>
           <label>
             <span>Max</span>
-            <input name="max" inputMode="numeric" pattern="[0-9]*" size={5} defaultValue={state.maxDollars ?? ""} key={`max-${state.maxDollars}`} placeholder="$" />
+            <input
+              name="max"
+              inputMode="numeric"
+              pattern="[0-9]*"
+              size={5}
+              defaultValue={state.maxDollars ?? ""}
+              key={`max-${state.maxDollars}`}
+              placeholder="$"
+            />
           </label>
           <button type="submit" className="button button--small" aria-label="Go, price range">
             Go
@@ -150,7 +181,10 @@ export function ListingFilters({ links, departments, optionFacets, departmentHea
             const isCurrent = state.stars === stars;
             return (
               <li key={stars}>
-                <Link to={withChange(links, { stars: isCurrent ? null : stars })} aria-current={isCurrent ? "true" : undefined}>
+                <Link
+                  to={withChange(links, { stars: isCurrent ? null : stars })}
+                  aria-current={isCurrent ? "true" : undefined}
+                >
                   {starFilterLabel(stars)}
                 </Link>
               </li>
@@ -180,7 +214,11 @@ export function ListingFilters({ links, departments, optionFacets, departmentHea
               const isCurrent = state.options[facet.param]?.includes(value) ?? false;
               return (
                 <li key={value}>
-                  <Link className="listing__check" to={href(links, { ...toggleOptionValue(state, facet.param, value), page: 1 })} aria-current={isCurrent ? "true" : undefined}>
+                  <Link
+                    className="listing__check"
+                    to={href(links, { ...toggleOptionValue(state, facet.param, value), page: 1 })}
+                    aria-current={isCurrent ? "true" : undefined}
+                  >
                     {value}
                   </Link>{" "}
                   <span className="listing__count">{`(${count})`}</span>
@@ -232,7 +270,15 @@ export function ListingPages({ links, pageCount }: { links: ListingLinks; pageCo
 }
 
 /** What an empty listing says, with the way back. */
-export function NoResults({ links, hint, withoutFilters }: { links: ListingLinks; hint?: string; withoutFilters?: { to: string; label: string } }) {
+export function NoResults({
+  links,
+  hint,
+  withoutFilters,
+}: {
+  links: ListingLinks;
+  hint?: string;
+  withoutFilters?: { to: string; label: string };
+}) {
   return (
     <div className="listing__empty">
       <h2>No results</h2>
@@ -249,4 +295,3 @@ export function NoResults({ links, hint, withoutFilters }: { links: ListingLinks
     </div>
   );
 }
-

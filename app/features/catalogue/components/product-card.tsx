@@ -11,7 +11,15 @@ import { ProductImage } from "./product-image";
  * the picture lead to the product's page; the picture's link is left out of the tab order and the accessibility
  * tree, so a keyboard or screen-reader user meets one link per product, not two.
  */
-export function ProductCard({ product, isPriority, action }: { product: CatalogueProduct; isPriority?: boolean; action: ReactNode }) {
+export function ProductCard({
+  product,
+  isPriority,
+  action,
+}: {
+  product: CatalogueProduct;
+  isPriority?: boolean;
+  action: ReactNode;
+}) {
   const headingId = `product-${product.id}-title`;
   const href = productPath(product.slug);
   return (
@@ -33,7 +41,9 @@ export function ProductCard({ product, isPriority, action }: { product: Catalogu
         <ProductImage product={product} className="product-card__image" load={isPriority ? "eager" : "lazy"} />
       </Link>
       {/* Every variant out of stock: there is nothing to add, and the card says so instead. */}
-      <div className="product-card__action">{product.isOutOfStock ? <p className="product-card__stock">Out of stock</p> : action}</div>
+      <div className="product-card__action">
+        {product.isOutOfStock ? <p className="product-card__stock">Out of stock</p> : action}
+      </div>
     </article>
   );
 }

@@ -16,7 +16,8 @@ export function ProductImage({
   /** How wide the picture is drawn, for choosing from its srcset (an uploaded picture's widths). */
   sizes?: string;
 }) {
-  const loading = load === "lazy" ? { loading: "lazy" as const } : load === "first" ? { fetchPriority: "high" as const } : {};
+  const loading =
+    load === "lazy" ? { loading: "lazy" as const } : load === "first" ? { fetchPriority: "high" as const } : {};
   return (
     <img
       className={className}

@@ -26,7 +26,12 @@ export function ProductShelf({
       {rows.map((row, rowIndex) => (
         <div className="product-shelf__row" key={row.map((product) => product.id).join("-")} data-testid="product-row">
           {row.map((product) => (
-            <ProductCard key={product.id} product={product} isPriority={rowIndex === 0} action={renderAction(product)} />
+            <ProductCard
+              key={product.id}
+              product={product}
+              isPriority={rowIndex === 0}
+              action={renderAction(product)}
+            />
           ))}
         </div>
       ))}

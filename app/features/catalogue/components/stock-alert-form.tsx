@@ -9,7 +9,17 @@ import { EMAIL_MAX_LENGTH, STOCK_ALERT_SENTENCES, type StockAlertAnswer } from "
  * answer; with it a fetcher sends it and the answer replaces the form where it stands. Errors show under the field.
  * Mount it with the variant as its key, so choosing another variant starts afresh.
  */
-export function StockAlertForm({ action, variantId, defaultEmail, answer }: { action: string; variantId: string; defaultEmail: string; answer: StockAlertAnswer | undefined }) {
+export function StockAlertForm({
+  action,
+  variantId,
+  defaultEmail,
+  answer,
+}: {
+  action: string;
+  variantId: string;
+  defaultEmail: string;
+  answer: StockAlertAnswer | undefined;
+}) {
   const fetcher = useFetcher<StockAlertAnswer>();
   const input = useRef<HTMLInputElement>(null);
   // A fetcher's answer, else the answer of the plain post that rendered this page (for this variant only).

@@ -1,4 +1,10 @@
-import { findVariantByValues, optionParam, productPath, type ProductOption, type ProductVariant } from "#shared/catalogue";
+import {
+  findVariantByValues,
+  optionParam,
+  productPath,
+  type ProductOption,
+  type ProductVariant,
+} from "#shared/catalogue";
 import { canBeSold } from "#shared/stock";
 
 /**

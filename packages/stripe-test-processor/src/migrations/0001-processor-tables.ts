@@ -25,7 +25,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("amount_received", "integer", (column) => column.notNull().defaultTo(0))
     .addColumn("currency", "text", (column) => column.notNull())
     .addColumn("status", "text", (column) =>
-      column.notNull().defaultTo("requires_payment_method").check(sql`status in ('requires_payment_method', 'requires_action', 'succeeded', 'canceled')`),
+      column
+        .notNull()
+        .defaultTo("requires_payment_method")
+        .check(sql`status in ('requires_payment_method', 'requires_action', 'succeeded', 'canceled')`),
     )
     .addColumn("metadata", "jsonb", (column) => column.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn("description", "text")
@@ -55,7 +58,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("expires_at", "timestamptz", (column) => column.notNull())
     .addPrimaryKeyConstraint("processor_idempotency_keys_pkey", ["key_kind", "idempotency_key"])
     .execute();
-  await db.schema.createIndex("processor_idempotency_keys_expires_at").ifNotExists().on("processor_idempotency_keys").column("expires_at").execute();
+  await db.schema
+    .createIndex("processor_idempotency_keys_expires_at")
+    .ifNotExists()
+    .on("processor_idempotency_keys")
+    .column("expires_at")
+    .execute();
 
   // Webhook events, delivered from the database so that a restart or another instance carries on where one stopped.
   await db.schema
