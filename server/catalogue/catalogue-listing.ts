@@ -24,7 +24,7 @@ export interface ListingRequest {
   departmentIds: readonly string[] | null;
   /** /search: what the text matches, and its rank (sorted by under "Featured"). */
   match?: { where: RawBuilder<boolean>; rank: RawBuilder<number> | null };
-  /** The state's option filters that name options of the listed products (`resolveOptionFilters`). */
+  /** The state's option filters that name options of the listed products (`withOptionFacets` resolves them). */
   optionFilters?: readonly OptionFilter[];
   state: ListingState;
 }
