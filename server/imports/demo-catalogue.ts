@@ -7,6 +7,7 @@ import type { DB } from "#server/db/client";
 import { createDepartmentService } from "#server/departments/department-service";
 import { createInventoryService } from "#server/inventory/inventory-service";
 import { createLogger } from "#server/logger";
+import { combinations } from "#shared/admin-schemas";
 import { PRODUCT_EXPORT_COLUMNS } from "./product-csv-layout";
 import { createProductCsvImport } from "./product-csv-import";
 import { DEMO_PRODUCTS, type DemoProduct } from "./demo-catalogue-data";
@@ -21,14 +22,6 @@ const PICTURE_HOST = "http://demo-catalogue.invalid";
 /** A demo product's URL handle: its id without the prefix that keeps the pictures' file names apart. */
 export function demoHandle(product: Pick<DemoProduct, "id">): string {
   return product.id.replace(/^demo-/, "");
-}
-
-/** Every combination of the options' values, in the options' order (one empty combination without options). */
-function combinations(options: readonly { values: readonly string[] }[]): string[][] {
-  return options.reduce<string[][]>(
-    (combos, option) => combos.flatMap((combo) => option.values.map((value) => [...combo, value])),
-    [[]],
-  );
 }
 
 /** The demo catalogue as a product CSV in Shopify's current layout: one row per variant, the product's fields first. */
