@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import { getRequestListener } from "@hono/node-server";
 import { createRequestHandler, RouterContextProvider } from "react-router";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "../../server/catalogue/catalogue-data.ts";
+import { SEEDED_DEPARTMENTS } from "../../server/departments/department-seed.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const bundle = (await import(pathToFileURL(path.join(root, "build/server/index.js")).href)) as {
@@ -25,12 +26,30 @@ const products = catalogue.map((entry) => ({
   rating: entry.rating,
   image: { src: productImagePath(entry.id, "webp"), ...PRODUCT_IMAGE_SIZE },
 }));
+// The header's "All" menu: the seeded tree, as the departments service would hand it over.
+const departmentTree = SEEDED_DEPARTMENTS.map((top, position) => ({
+  id: top.slug,
+  slug: top.slug,
+  description: top.description,
+  name: top.name,
+  parentId: null,
+  position,
+  children: top.children.map((child, childPosition) => ({
+    id: child.slug,
+    slug: child.slug,
+    description: child.description,
+    name: child.name,
+    parentId: top.slug,
+    position: childPosition,
+  })),
+}));
 const silent = { info() {}, warn() {}, error() {} };
 const services = {
   logger: silent,
   provider: { mode: "built-in" },
   catalogue: { listProducts: async () => products },
   basket: { countItems: async () => ({ count: 0, revision: 0 }) },
+  departments: { listTree: async () => departmentTree },
 };
 
 const listener = getRequestListener((request) => {
