@@ -61,14 +61,17 @@ const LISTING_STATEMENTS = {
           and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end))
     group by o.name, v.value
     order by products desc, o.name, min(v.position), v.value limit 1000`,
-  page: `select id, slug, title, price_cents, shown_rating, image, image_width, image_height, image_srcset, count(*) over () as total
-    from products
-    where products.status = 'active'
-      and products.department_ids && array[$computers, $monitors, $tablets]
-      and products.price_cents >= 2500 and products.price_cents < 5000
-      and not (case when products.limited_stock then not exists (select 1 from product_variants v where v.product_id = products.id
-        and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end)
-    order by products.featured_position nulls last, products.shown_rating desc, products.id limit 24 offset 0`,
+  page: `select products.id, products.slug, products.title, products.price_cents, products.shown_rating, products.image, products.image_width, products.image_height, products.image_srcset, picked.total
+    from (
+      select products.id, count(*) over () as total from products
+      where products.status = 'active'
+        and products.department_ids && array[$computers, $monitors, $tablets]
+        and products.price_cents >= 2500 and products.price_cents < 5000
+        and not (case when products.limited_stock then not exists (select 1 from product_variants v where v.product_id = products.id
+          and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end)
+      order by products.featured_position nulls last, products.shown_rating desc, products.id limit 24 offset 0
+    ) as picked join products on products.id = picked.id
+    order by products.featured_position nulls last, products.shown_rating desc, products.id`,
   departmentCounts: `select departments.id as department_id, count(distinct listed.id) as count
     from (
       select products.id, products.department_ids from products

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder } from "kysely";
+import { sql, type ExpressionBuilder, type RawBuilder } from "kysely";
 import type { DB, Writer } from "#server/db/client";
 import type { OptionFacet } from "#shared/catalogue";
 import type { Database } from "#server/db/schema";
@@ -54,8 +54,6 @@ const outOfStock = sql<boolean>`(case when products.limited_stock then not exist
 /** The column cards read to say "Out of stock". */
 export const isOutOfStock = outOfStock.as("is_out_of_stock");
 
-type ProductsQuery<O> = SelectQueryBuilder<Database, "products", O>;
-
 /**
  * Every filter of a request as conditions on `products` (active ones only); `withDepartments: false` leaves the
  * department filter out and `withoutOption` one option's filter (the facets that let a shopper switch).
@@ -95,42 +93,57 @@ function filterClauses(
   };
 }
 
-function sorted<O>(query: ProductsQuery<O>, request: ListingRequest): ProductsQuery<O> {
+/** The listing's order as `order by` terms on `products`, the product's id last so that pages never overlap. */
+function sortTerms(request: ListingRequest): RawBuilder<unknown>[] {
   switch (request.state.sort) {
     case "price-asc":
-      return query.orderBy("products.price_cents", "asc").orderBy("products.id");
+      return [sql`products.price_cents asc`, sql`products.id`];
     case "price-desc":
-      return query.orderBy("products.price_cents", "desc").orderBy("products.id");
+      return [sql`products.price_cents desc`, sql`products.id`];
     case "review":
-      return query
-        .orderBy("products.shown_rating", "desc")
-        .orderBy(sql`products.featured_position nulls last`)
-        .orderBy("products.id");
+      return [sql`products.shown_rating desc`, sql`products.featured_position nulls last`, sql`products.id`];
     case "newest":
-      return query.orderBy("products.created_at", "desc").orderBy("products.id");
-    case "featured": {
-      const ranked = request.match?.rank ? query.orderBy(request.match.rank, "desc") : query;
-      return ranked
-        .orderBy(sql`products.featured_position nulls last`)
-        .orderBy("products.shown_rating", "desc")
-        .orderBy("products.id");
-    }
+      return [sql`products.created_at desc`, sql`products.id`];
+    case "featured":
+      return [
+        ...(request.match?.rank ? [sql`${request.match.rank} desc`] : []),
+        sql`products.featured_position nulls last`,
+        sql`products.shown_rating desc`,
+        sql`products.id`,
+      ];
   }
 }
 
-/** One page of a listing and how many products pass its filters in all. */
+function sortedBy<Q extends { orderBy(term: RawBuilder<unknown>): Q }>(
+  query: Q,
+  terms: readonly RawBuilder<unknown>[],
+): Q {
+  return terms.reduce((ordered, term) => ordered.orderBy(term), query);
+}
+
+/**
+ * One page of a listing and how many products pass its filters in all. The page is picked from the listing index
+ * alone (ids, sort columns and the count: migration 0027), and only its own products are then read from the table.
+ */
 export async function findListingPage(executor: Writer | DB, request: ListingRequest) {
   const page = request.state.page;
-  const rows = await sorted(
+  const terms = sortTerms(request);
+  const picked = sortedBy(
     executor
       .selectFrom("products")
-      .select([...listingColumns, isOutOfStock, sql<string>`count(*) over ()`.as("total")])
+      .select(["products.id", sql<string>`count(*) over ()`.as("total")])
       .where(filterClauses(request)),
-    request,
+    terms,
   )
     .limit(LISTING_PAGE_SIZE)
-    .offset((page - 1) * LISTING_PAGE_SIZE)
-    .execute();
+    .offset((page - 1) * LISTING_PAGE_SIZE);
+  const rows = await sortedBy(
+    executor
+      .selectFrom(picked.as("picked"))
+      .innerJoin("products", "products.id", "picked.id")
+      .select([...listingColumns.map((column) => `products.${column}` as const), isOutOfStock, "picked.total"]),
+    terms,
+  ).execute();
   let total = rows[0] ? Number(rows[0].total) : 0;
   // Past the last page the window has no rows to count on: count alone (the page then answers 404 with it).
   if (!rows[0] && page > 1) {

@@ -26,6 +26,7 @@ import * as salesTotals from "./migrations/0023-sales-totals";
 import * as productCsv from "./migrations/0024-product-csv";
 import * as stockAlertsByVariant from "./migrations/0025-stock-alerts-by-variant";
 import * as listingStockAndOptions from "./migrations/0026-listing-stock-and-options";
+import * as listingCoveringIndex from "./migrations/0027-listing-covering-index";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   "0024-product-csv": productCsv,
   "0025-stock-alerts-by-variant": stockAlertsByVariant,
   "0026-listing-stock-and-options": listingStockAndOptions,
+  "0027-listing-covering-index": listingCoveringIndex,
 };
 
 export const migrationNames = Object.keys(migrations);
