@@ -125,7 +125,7 @@ function sortedBy<Q extends { orderBy(term: RawBuilder<unknown>): Q }>(
  * One page of a listing and how many products pass its filters in all. The page is picked from the listing index
  * alone (ids, sort columns and the count: migration 0027), and only its own products are then read from the table.
  */
-export async function findListingPage(executor: Writer | DB, request: ListingRequest) {
+async function findListingPage(executor: Writer | DB, request: ListingRequest) {
   const page = request.state.page;
   const terms = sortTerms(request);
   const picked = sortedBy(
@@ -235,7 +235,7 @@ async function countOptionValues(
  * under every other filter; an option's own values are counted without its own filter, so that a shopper can add a
  * second size rather than see the others drop to nothing.
  */
-export async function withOptionFacets(
+async function withOptionFacets(
   executor: Writer | DB,
   request: ListingRequest,
 ): Promise<{ request: ListingRequest; facets: OptionFacet[] }> {
@@ -271,4 +271,29 @@ export async function withOptionFacets(
     if (found) facets.push(found);
   }
   return { request: filtered, facets: withoutNames(facets) };
+}
+
+/**
+ * A listing whole: its page, its option facets and its department counts (`countDepartments`, under the request as
+ * the facets resolved it). With no option in the URL the facets change nothing of the request, so the three
+ * statements go out at once: on PostgreSQL's pool each runs on a connection of its own, and the page waits for the
+ * slowest of them instead of their sum. With options, they are resolved first.
+ */
+export async function findListing(
+  executor: Writer | DB,
+  request: ListingRequest,
+  countDepartments: (resolved: ListingRequest) => Promise<Map<string, number>>,
+) {
+  const hasOptions = Object.keys(request.state.options).length > 0;
+  if (hasOptions) {
+    const options = await withOptionFacets(executor, request);
+    const page = await findListingPage(executor, options.request);
+    return { ...page, options, departmentCounts: await countDepartments(options.request) };
+  }
+  const [options, page, departmentCounts] = await Promise.all([
+    withOptionFacets(executor, request),
+    findListingPage(executor, request),
+    countDepartments(request),
+  ]);
+  return { ...page, options, departmentCounts };
 }

@@ -15,13 +15,7 @@ import type {
   SearchResults,
 } from "#shared/catalogue";
 import { DEFAULT_LISTING_STATE, LISTING_PAGE_SIZE, type ListingState } from "#shared/listing";
-import {
-  countByDepartment,
-  findListingPage,
-  isOutOfStock,
-  withOptionFacets,
-  type ListingRequest,
-} from "./catalogue-listing";
+import { countByDepartment, findListing, isOutOfStock, type ListingRequest } from "./catalogue-listing";
 import { pictureUrl } from "#shared/shop-pictures";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
 import { suggestQuery } from "./did-you-mean";
@@ -714,10 +708,18 @@ export function createCatalogueService(
       });
 
       const answer = async (executor: Writer, match: ListingRequest["match"]) => {
-        const options = await withOptionFacets(executor, request(match, departmentIds));
-        const { rows, total } = await findListingPage(executor, options.request);
-        const facets = await countByDepartment(executor, { ...options.request, departmentIds: null }, "top");
-        return { rows, total, facets, optionFacets: options.facets, appliedOptions: options.request.state.options };
+        const { rows, total, options, departmentCounts } = await findListing(
+          executor,
+          request(match, departmentIds),
+          (resolved) => countByDepartment(executor, { ...resolved, departmentIds: null }, "top"),
+        );
+        return {
+          rows,
+          total,
+          facets: departmentCounts,
+          optionFacets: options.facets,
+          appliedOptions: options.request.state.options,
+        };
       };
       const fullText =
         query === ""
@@ -760,17 +762,17 @@ export function createCatalogueService(
       state: ListingState,
       countIn: readonly string[] = [],
     ): Promise<ListingResults> {
-      const { request, facets } = await withOptionFacets(db, { departmentIds, state });
-      const { rows, total } = await findListingPage(db, request);
-      const counts = await countByDepartment(db, request, "self", countIn);
+      const { rows, total, options, departmentCounts } = await findListing(db, { departmentIds, state }, (resolved) =>
+        countByDepartment(db, resolved, "self", countIn),
+      );
       return {
         products: rows.map(toProduct),
         total,
         page: state.page,
         pageCount: Math.ceil(total / LISTING_PAGE_SIZE),
-        departmentCounts: Object.fromEntries(counts),
-        optionFacets: facets,
-        appliedOptions: request.state.options,
+        departmentCounts: Object.fromEntries(departmentCounts),
+        optionFacets: options.facets,
+        appliedOptions: options.request.state.options,
       };
     },
 
