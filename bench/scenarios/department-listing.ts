@@ -76,6 +76,7 @@ const LISTING_STATEMENTS = {
     from (
       select products.id, products.department_ids from products
       where products.status = 'active' and products.price_cents >= 2500 and products.price_cents < 5000
+        and products.department_ids && array[$monitors, $tablets]
         and not (case when products.limited_stock then not exists (select 1 from product_variants v where v.product_id = products.id
           and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end)
     ) as listed cross join lateral unnest(listed.department_ids) as placed (department_id)
