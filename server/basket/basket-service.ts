@@ -25,6 +25,16 @@ const refusals = {
   BASKET_FULL: BASKET_FULL_MESSAGE,
 } as const;
 
+/**
+ * Whose basket a change goes into: the owner, or how to get one. A route hands the latter, so that a guest session
+ * is started only once the product is known to be for sale (an unknown product starts none).
+ */
+export type OwnerOnDemand = BasketOwner | (() => Promise<BasketOwner>);
+
+function resolveOwner(owner: OwnerOnDemand): Promise<BasketOwner> {
+  return typeof owner === "function" ? owner() : Promise.resolve(owner);
+}
+
 /** Refuses a quantity the rules do not allow, with the sentence the shopper sees. */
 function assertQuantityAllowed(lines: readonly StoredLine[], variantId: string, quantity: number): void {
   const refusal = refuseQuantity(lines, variantId, quantity);
@@ -42,17 +52,23 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     return rows.map(toStoredLine);
   }
 
-  async function view(lines: StoredLine[], revision: number): Promise<BasketView> {
+  /**
+   * The lines priced with their variants now. A change passes the variant it has just read (`known`): a basket of
+   * that variant alone needs no second read.
+   */
+  async function view(lines: StoredLine[], revision: number, known?: VariantForSale): Promise<BasketView> {
     if (lines.length === 0) return { ...EMPTY_BASKET, revision };
-    const variants = await catalogue.findVariants(lines.map((line) => line.variantId));
+    const variants =
+      known && lines.every((line) => line.variantId === known.variant.id)
+        ? new Map([[known.variant.id, known]])
+        : await catalogue.findVariants(lines.map((line) => line.variantId));
     return { ...priceLines(lines, variants), revision };
   }
 
   /** The variant a request names (or the product's first), with its price and stock now; a refusal for one not in the catalogue. */
   async function findVariant(productId: string, variantId?: string): Promise<VariantForSale> {
-    const id = variantId ?? (await catalogue.findDefaultVariantId(productId));
-    const found = id === undefined ? undefined : (await catalogue.findVariants([id])).get(id);
-    if (!found || found.product.id !== productId) {
+    const found = await catalogue.findVariantOfProduct(productId, variantId);
+    if (!found) {
       throw new AppError(
         "UNKNOWN_PRODUCT",
         "That product is not in our catalogue, so it could not be added to your basket.",
@@ -149,13 +165,14 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
   async function changeBasket(
     owner: BasketOwner,
     decide: (lines: StoredLine[]) => LineWrite | null,
+    known?: VariantForSale,
   ): Promise<BasketView> {
     const seen = await readBasket(owner);
     if (seen) {
       const write = decide(seen.lines);
-      if (!write) return view(seen.lines, seen.revision);
+      if (!write) return view(seen.lines, seen.revision, known);
       const written = await writeIfUnchanged(db, seen.id, seen.revision, write);
-      if (written) return view(afterWrite(seen.lines, write, written.lineId), written.revision);
+      if (written) return view(afterWrite(seen.lines, write, written.lineId), written.revision, known);
     }
     const outcome = await db.transaction().execute(async (trx) => {
       const basket = await lockBasket(trx, owner, { expectNew: !seen });
@@ -167,7 +184,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       if (!written) throw new Error("basket: the revision moved under the basket's row lock");
       return { lines: afterWrite(before, write, written.lineId), revision: written.revision };
     });
-    return view(outcome.lines, outcome.revision);
+    return view(outcome.lines, outcome.revision, known);
   }
 
   /**
@@ -271,11 +288,6 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     return raced;
   }
 
-  /** Only catalogue products (and their own variants) go in a basket. */
-  async function assertInCatalogue(productId: string, variantId?: string): Promise<void> {
-    await findVariant(productId, variantId);
-  }
-
   return {
     /** The owner's basket, priced. Items and revision come from one statement, so they are one snapshot. */
     async getBasket(owner: BasketOwner | null): Promise<BasketView> {
@@ -297,27 +309,29 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       return row ? { count: row.count, revision: row.revision } : { count: 0, revision: 0 };
     },
 
-    assertInCatalogue,
-
     /**
      * Adds one of a variant (or of the product's first variant): a new line, or one more on its line. Unknown products,
      * a variant that is out of stock (409 "This item is out of stock.") and a full line or basket are refused and change
      * nothing. A line already holding all that is available stays as it is and says "Only N left in stock".
      */
-    async addItem(owner: BasketOwner, productId: string, variantId?: string): Promise<BasketView> {
+    async addItem(owner: OwnerOnDemand, productId: string, variantId?: string): Promise<BasketView> {
       const found = await findVariant(productId, variantId);
       assertInStock(found);
       const sellable = sellableQuantity(found.variant.stock);
       const { id, priceCents } = found.variant;
       let capped = false;
-      const basket = await changeBasket(owner, (lines) => {
-        const held = findLine(lines, id)?.quantity ?? 0;
-        const quantity = sellable === null ? held + 1 : Math.min(held + 1, Math.max(sellable, held));
-        capped = sellable !== null && held + 1 > sellable;
-        if (quantity === held) return null;
-        assertQuantityAllowed(lines, id, quantity);
-        return setLine(lines, productId, id, quantity, priceCents);
-      });
+      const basket = await changeBasket(
+        await resolveOwner(owner),
+        (lines) => {
+          const held = findLine(lines, id)?.quantity ?? 0;
+          const quantity = sellable === null ? held + 1 : Math.min(held + 1, Math.max(sellable, held));
+          capped = sellable !== null && held + 1 > sellable;
+          if (quantity === held) return null;
+          assertQuantityAllowed(lines, id, quantity);
+          return setLine(lines, productId, id, quantity, priceCents);
+        },
+        found,
+      );
       return capped && sellable !== null ? sayCapped(basket, id, sellable) : basket;
     },
 
@@ -326,18 +340,22 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
      * the basket gets a line: the shopper asked for that many of it. The same quantity again changes nothing. More than
      * is available keeps the available number and says "Only N left in stock".
      */
-    async setQuantity(owner: BasketOwner, productId: string, asked: number, variantId?: string): Promise<BasketView> {
+    async setQuantity(owner: OwnerOnDemand, productId: string, asked: number, variantId?: string): Promise<BasketView> {
       const found = await findVariant(productId, variantId);
       const sellable = sellableQuantity(found.variant.stock);
       if (sellable === 0) assertInStock(found);
       const quantity = sellable === null ? asked : Math.min(asked, sellable);
       const { id, priceCents } = found.variant;
-      const basket = await changeBasket(owner, (lines) => {
-        const line = findLine(lines, id);
-        if (line?.quantity === quantity && line.addedPriceCents === priceCents) return null;
-        assertQuantityAllowed(lines, id, quantity);
-        return setLine(lines, productId, id, quantity, priceCents);
-      });
+      const basket = await changeBasket(
+        await resolveOwner(owner),
+        (lines) => {
+          const line = findLine(lines, id);
+          if (line?.quantity === quantity && line.addedPriceCents === priceCents) return null;
+          assertQuantityAllowed(lines, id, quantity);
+          return setLine(lines, productId, id, quantity, priceCents);
+        },
+        found,
+      );
       return quantity < asked ? sayCapped(basket, id, quantity) : basket;
     },
 

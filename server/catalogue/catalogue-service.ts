@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import slugify from "@sindresorhus/slugify";
-import { sql, type Selectable, type Transaction } from "kysely";
+import { sql, type InferResult, type Selectable, type Transaction } from "kysely";
 import type { DB, Writer } from "#server/db/client";
 import { inBatches } from "#server/db/in-batches";
 import type { Database, ProductTable } from "#server/db/schema";
@@ -439,6 +439,54 @@ export function createCatalogueService(
     return found;
   }
 
+  /** Variants of active products with their product, option names and stock now: `findVariants`' statement. */
+  function variantsForSale() {
+    return db
+      .selectFrom("product_variants as v")
+      .innerJoin("products", "products.id", "v.product_id")
+      .select([
+        "products.id as product_id",
+        "products.slug",
+        "products.title",
+        "products.price_cents as product_price_cents",
+        "products.shown_rating",
+        "products.review_count",
+        "products.image as product_image",
+        "products.image_width as product_image_width",
+        "products.image_height as product_image_height",
+        "products.image_srcset as product_image_srcset",
+        ...variantColumns,
+        reservedOfVariant.as("reserved"),
+      ])
+      .select(
+        sql<
+          string[] | null
+        >`(select jsonb_agg(o.name order by o.position) from product_options o where o.product_id = products.id)`.as(
+          "option_names",
+        ),
+      )
+      .where("products.status", "=", "active");
+  }
+
+  function toVariantForSale(row: InferResult<ReturnType<typeof variantsForSale>>[number]): VariantForSale {
+    return {
+      product: toProduct({
+        id: row.product_id,
+        slug: row.slug,
+        title: row.title,
+        price_cents: row.product_price_cents,
+        shown_rating: row.shown_rating,
+        review_count: row.review_count,
+        image: row.product_image,
+        image_width: row.product_image_width,
+        image_height: row.product_image_height,
+        image_srcset: row.product_image_srcset,
+      }),
+      optionNames: row.option_names ?? [],
+      variant: toVariant(row),
+    };
+  }
+
   /** A product's options and variants (with their stock now), in order. */
   async function readOptionsAndVariants(
     productId: string,
@@ -565,67 +613,24 @@ export function createCatalogueService(
     async findVariants(variantIds: readonly string[]): Promise<Map<string, VariantForSale>> {
       const ids = [...new Set(variantIds)];
       if (ids.length === 0) return new Map();
-      const rows = await db
-        .selectFrom("product_variants as v")
-        .innerJoin("products", "products.id", "v.product_id")
-        .select([
-          "products.id as product_id",
-          "products.slug",
-          "products.title",
-          "products.price_cents as product_price_cents",
-          "products.shown_rating",
-          "products.review_count",
-          "products.image as product_image",
-          "products.image_width as product_image_width",
-          "products.image_height as product_image_height",
-          "products.image_srcset as product_image_srcset",
-          ...variantColumns,
-          reservedOfVariant.as("reserved"),
-        ])
-        .select(
-          sql<
-            string[] | null
-          >`(select jsonb_agg(o.name order by o.position) from product_options o where o.product_id = products.id)`.as(
-            "option_names",
-          ),
-        )
-        .where("v.id", "in", ids)
-        .where("products.status", "=", "active")
-        .execute();
-      return new Map(
-        rows.map((row) => [
-          row.id,
-          {
-            product: toProduct({
-              id: row.product_id,
-              slug: row.slug,
-              title: row.title,
-              price_cents: row.product_price_cents,
-              shown_rating: row.shown_rating,
-              review_count: row.review_count,
-              image: row.product_image,
-              image_width: row.product_image_width,
-              image_height: row.product_image_height,
-              image_srcset: row.product_image_srcset,
-            }),
-            optionNames: row.option_names ?? [],
-            variant: toVariant(row),
-          },
-        ]),
-      );
+      const rows = await variantsForSale().where("v.id", "in", ids).execute();
+      return new Map(rows.map((row) => [row.id, toVariantForSale(row)]));
     },
 
-    /** The variant a product is added by when none is named: its first (a product without options has only that one). */
-    async findDefaultVariantId(productId: string): Promise<string | undefined> {
-      const row = await db
-        .selectFrom("product_variants")
-        .select("id")
-        .where("product_id", "=", productId)
-        .orderBy("position")
-        .orderBy("id")
+    /**
+     * One variant of an active product, as `findVariants` reads it: the one named, if it is the product's own, or
+     * the product's first when none is named (a product without options has only that one). One statement: a basket
+     * change asks it before anything else.
+     */
+    async findVariantOfProduct(productId: string, variantId?: string): Promise<VariantForSale | undefined> {
+      const row = await variantsForSale()
+        .where("v.product_id", "=", productId)
+        .$if(variantId !== undefined, (query) => query.where("v.id", "=", variantId ?? ""))
+        .orderBy("v.position")
+        .orderBy("v.id")
         .limit(1)
         .executeTakeFirst();
-      return row?.id;
+      return row && toVariantForSale(row);
     },
 
     /** The home page's products: the active featured ones, in their shelf order. */

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { BASKET_ERROR_PARAM, BASKET_PRODUCT_PARAM, productAnchorId } from "#shared/basket";
 import { basketRequestSchemas } from "#shared/basket-schemas";
 import type { AppEnv } from "./app-env";
@@ -31,10 +31,8 @@ export const basketRoutes = new Hono<AppEnv>()
     answerFormOrJson(c, BASKET_ERROR_PARAM, async (formReturn) => {
       const { productId, variantId, returnTo } = await readBody(c.req.raw, basketRequestSchemas.add);
       returnToProduct(formReturn, productId);
-      // An unknown product is refused before a guest session is started for it.
-      await c.get("services").basket.assertInCatalogue(productId, variantId);
-      const owner = await c.get("shopper").ensureBasketOwner();
-      const basket = await c.get("services").basket.addItem(owner, productId, variantId);
+      // The owner on demand: an unknown product is refused before a guest session is started for it.
+      const basket = await c.get("services").basket.addItem(ensureOwner(c), productId, variantId);
       return { json: { basket }, status: 201, returnTo };
     }),
   )
@@ -42,9 +40,7 @@ export const basketRoutes = new Hono<AppEnv>()
     answerFormOrJson(c, BASKET_ERROR_PARAM, async (formReturn) => {
       const { productId, variantId, quantity, returnTo } = await readBody(c.req.raw, basketRequestSchemas.quantity);
       returnToProduct(formReturn, productId);
-      await c.get("services").basket.assertInCatalogue(productId, variantId);
-      const owner = await c.get("shopper").ensureBasketOwner();
-      const basket = await c.get("services").basket.setQuantity(owner, productId, quantity, variantId);
+      const basket = await c.get("services").basket.setQuantity(ensureOwner(c), productId, quantity, variantId);
       return { json: { basket }, status: 200, returnTo };
     }),
   )
@@ -65,6 +61,11 @@ export const basketRoutes = new Hono<AppEnv>()
       return { json: { basket }, status: 200, returnTo };
     }),
   );
+
+/** The shopper's basket owner, a guest session started only when the change is made. */
+function ensureOwner(c: Context<AppEnv>) {
+  return () => c.get("shopper").ensureBasketOwner();
+}
 
 function returnToProduct(formReturn: FormReturn, productId: string): void {
   formReturn.fragment = productAnchorId(productId);
