@@ -1,3 +1,5 @@
+import { sql } from "kysely";
+import type { BasketCount } from "#shared/basket";
 import type { DB } from "#server/db/client";
 import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "#server/tokens";
 import { tooManyRequests, type RateLimiter, type RateLimitRule } from "#server/accounts/rate-limiter";
@@ -25,6 +27,8 @@ export interface Session {
   user: SessionUser | null;
   /** Set when this visit moved the expiry: the browser's cookie must be sent again to expire with it. */
   renewed?: boolean;
+  /** The basket's item count as the session was read, when asked for (`withBasket`). */
+  basket?: BasketCount;
 }
 
 export const DEFAULT_NEW_SESSIONS_PER_IP = 300;
@@ -53,8 +57,13 @@ export function createSessionService(
   }
 
   return {
-    /** The live session a cookie token names, with its user; null for a missing, forged, expired or ended one. */
-    async findSession(token: string | undefined): Promise<Session | null> {
+    /**
+     * The live session a cookie token names, with its user; null for a missing, forged, expired or ended one. With
+     * `withBasket`, also its basket's item count (as BasketService.countItems reads it, for the owner the session
+     * names: the account's basket when signed in, else the session's own), in the same statement: every page's header
+     * shows the count, and a round trip to the database costs more of the server's CPU than the join does.
+     */
+    async findSession(token: string | undefined, { withBasket = false } = {}): Promise<Session | null> {
       if (!token || !TOKEN_PATTERN.test(token)) return null;
       const row = await db
         .selectFrom("sessions")
@@ -70,11 +79,31 @@ export function createSessionService(
           "users.email_verified_at",
           "operators.user_id as operator_id",
         ])
+        .$if(withBasket, (query) =>
+          query
+            .leftJoin("baskets", (join) =>
+              join.on((eb) =>
+                eb.or([
+                  eb("baskets.user_id", "=", eb.ref("users.id")),
+                  eb.and([eb("users.id", "is", null), eb("baskets.session_id", "=", eb.ref("sessions.id"))]),
+                ]),
+              ),
+            )
+            .select((eb) => [
+              "baskets.revision as basket_revision",
+              eb
+                .selectFrom("basket_items")
+                .select(sql<number>`coalesce(sum(basket_items.quantity), 0)::int`.as("count"))
+                .whereRef("basket_items.basket_id", "=", "baskets.id")
+                .as("basket_count"),
+            ]),
+        )
         .where("sessions.token_hash", "=", hashToken(token))
         .where("sessions.expires_at", ">", new Date())
         .where("sessions.created_at", ">", new Date(Date.now() - SESSION_MAX_AGE_MS))
         .executeTakeFirst();
       if (!row) return null;
+      const basket = withBasket ? { basket: { count: row.basket_count ?? 0, revision: row.basket_revision ?? 0 } } : {};
       const user =
         row.user_id && row.email
           ? {
@@ -93,9 +122,9 @@ export function createSessionService(
           .set({ last_seen_at: new Date(), expires_at: expiresAt })
           .where("id", "=", row.id)
           .execute();
-        return { id: row.id, expiresAt, user, renewed: expiresAt.getTime() !== row.expires_at.getTime() };
+        return { id: row.id, expiresAt, user, renewed: expiresAt.getTime() !== row.expires_at.getTime(), ...basket };
       }
-      return { id: row.id, expiresAt: row.expires_at, user };
+      return { id: row.id, expiresAt: row.expires_at, user, ...basket };
     },
 
     /** Starts a session (a guest's, or an account's at sign-in); the token goes in the cookie and nowhere else. */
