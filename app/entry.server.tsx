@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { isRouteErrorResponse, ServerRouter, type EntryContext, type RouterContextProvider } from "react-router";
 import { renderToPipeableStream } from "react-dom/server";
-import { requestContext } from "./context";
+import { bytesResponse, requestContext } from "./context";
 import { ServerDocumentProvider } from "./components/server-document";
 import stylesheet from "./styles/app.css?inline";
 
@@ -64,7 +64,7 @@ export default function handleRequest(
             final(callback) {
               clearTimeout(timeout);
               headers.set("Content-Type", "text/html; charset=utf-8");
-              resolve(new Response(finishPage(Buffer.concat(chunks)), { headers, status }));
+              resolve(bytesResponse(finishPage(Buffer.concat(chunks)), { headers, status }));
               callback();
             },
           });

@@ -36,7 +36,10 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     ? openDatabase({ kind: "postgres", url: config.DATABASE_URL, migrationUrl: config.DATABASE_MIGRATION_URL })
     : openDatabase({ kind: "pglite", dataDir: config.DATA_DIR });
   const isProduction = config.NODE_ENV === "production";
-  const loadBuild = () => import("virtual:react-router/server-build") as Promise<ServerBuild>;
+  // In production the build never changes, so it is imported once: import() asks the module loader again at every
+  // call (a resolution and a lookup on every page). In development each call sees the latest route modules.
+  let productionBuild: Promise<ServerBuild> | undefined;
+  const loadBuild = isProduction ? () => (productionBuild ??= loadPageBuild()) : loadPageBuild;
   const operator = operatorCredentials(config, (path) => readFileSync(path, "utf8"));
 
   const shop = await createShop({
@@ -73,7 +76,6 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     allowLoopbackPictures: config.TEST_ONLY_ALLOW_LOOPBACK_PICTURES,
     clientBuildDir,
     devMiddleware,
-    // A function, so that in development every request sees the latest route modules.
     ...createPageHandlers(loadBuild, isProduction ? "production" : "development"),
   });
   const { url, close } = await shop.listen(config.PORT, config.HOST).catch((error: unknown) => {
@@ -142,8 +144,8 @@ function listenFailure(error: unknown, port: number, host: string): unknown {
 }
 
 /**
- * The pages alone, for the benchmark's floor (bench/floor/server.ts): the same React Router build and the context key
- * its loaders read, so the floor renders the same markup with none of the shop around it.
+ * The pages alone: the server's own (startServer), and the benchmark's floor's (bench/floor/server.ts), with the context
+ * key its loaders read, so the floor renders the same markup with none of the shop around it.
  */
 export const loadPageBuild = () => import("virtual:react-router/server-build") as Promise<ServerBuild>;
 export { requestContext } from "./http/request-context";

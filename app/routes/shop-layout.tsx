@@ -14,7 +14,7 @@ import { useRevalidateOnFocus } from "#app/features/shell/use-revalidate-on-focu
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
   const [basket, tree] = await Promise.all([
-    services.basket.countItems(shopper.basketOwner),
+    shopper.basketOnArrival ?? services.basket.countItems(shopper.basketOwner),
     services.departments.listTree(),
   ]);
   const params = new URL(request.url).searchParams;

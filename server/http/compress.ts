@@ -2,6 +2,7 @@ import { deflateSync, gzipSync, zstdCompressSync } from "node:zlib";
 import type { MiddlewareHandler } from "hono";
 import { parseAccept } from "hono/utils/accept";
 import { COMPRESSIBLE_CONTENT_TYPE_REGEX } from "hono/utils/compress";
+import { readBody } from "./response-bytes";
 
 /** Smaller bodies go as they are: compressing them saves less than its headers and work cost. */
 const THRESHOLD_BYTES = 1024;
@@ -48,9 +49,10 @@ export function compressResponses(): MiddlewareHandler {
       response.headers.set("Vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
     }
     const encoding = chooseEncoding(c.req.header("Accept-Encoding"));
-    if (!encoding || !response.body) return;
+    if (!encoding) return;
+    const body = await readBody(response);
+    if (!body) return;
 
-    const body = new Uint8Array(await response.arrayBuffer());
     const headers = new Headers(response.headers);
     let sent: Uint8Array<ArrayBuffer> = body;
     if (body.byteLength >= THRESHOLD_BYTES) {

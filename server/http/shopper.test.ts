@@ -127,6 +127,28 @@ describeEachDatabase("the session cookie", (getDatabase) => {
     });
   });
 
+  it("reads the basket's count with the session, as the header counts it: a guest's basket and an account's", async () => {
+    const guest = await guestWithBasket();
+    await guest.postJson("/basket/add", { productId: BOOK });
+    const guestSession = await shop.services.sessions.findSession(tokenOf(guest), { withBasket: true });
+    expect(guestSession?.basket).toEqual(await shop.services.basket.countItems({ sessionId: guestSession!.id }));
+    expect(guestSession?.basket?.count).toBe(2);
+
+    const signedIn = await shop.services.signInFlow.signIn(
+      credentialsSchema.parse({ intent: "register", email: uniqueEmail(), password: "correct horse battery" }),
+      { ip: "10.91.0.2", current: null },
+    );
+    expect((await shop.services.sessions.findSession(signedIn.token, { withBasket: true }))?.basket).toEqual({
+      count: 0,
+      revision: 0,
+    });
+    await createBrowser(shop.app, `sf_session=${signedIn.token}`).postJson("/basket/add", { productId: BOOK });
+    const account = await shop.services.sessions.findSession(signedIn.token, { withBasket: true });
+    expect(account?.basket).toEqual(await shop.services.basket.countItems({ userId: account!.user!.id }));
+    expect(account?.basket?.count).toBe(1);
+    // Without asking, the statement is the plain session lookup.
+    expect((await shop.services.sessions.findSession(signedIn.token))?.basket).toBeUndefined();
+  });
   describe("Secure and __Host- by how the browser reached the shop", () => {
     const addFrom = (app: Shop["app"], url: string, headers: Record<string, string> = {}) =>
       app.request(url, {

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { BasketCount } from "#shared/basket";
 import type { BasketOwner } from "#server/basket/basket-owner";
 import type { Session, SessionService, SessionUser } from "#server/sessions/session-service";
 
@@ -12,6 +13,12 @@ export interface Shopper {
   user: SessionUser | null;
   /** Whose basket this request sees: the account's when signed in, else the guest session's (null: none yet). */
   basketOwner: BasketOwner | null;
+  /**
+   * That basket's item count as the request arrived, read with the session, for the header; null where it may have
+   * changed since (any request but a GET or HEAD, or once the session changed): then ask BasketService.countItems.
+   * A form posted to a page runs its action, which may change the basket, before the page's loaders.
+   */
+  basketOnArrival: BasketCount | null;
   /** The basket owner for a write, starting a guest session (and its cookie) if there is none. */
   ensureBasketOwner(): Promise<BasketOwner>;
   /** After sign-in: the response carries the new session's cookie. */
@@ -35,7 +42,9 @@ export function shopperMiddleware(
   return async (c, next) => {
     const secure = isHttps(c);
     const presented = getCookie(c, SESSION_COOKIE, secure ? "host" : undefined);
-    let session = await sessions.findSession(presented);
+    const isRead = c.req.method === "GET" || c.req.method === "HEAD";
+    let session = await sessions.findSession(presented, { withBasket: isRead });
+    let basketOnArrival: BasketCount | null = isRead ? (session?.basket ?? { count: 0, revision: 0 }) : null;
     // What the response must do to the cookie: set a token, clear it, or leave it alone.
     // Held in an object so TypeScript sees the writes made inside the methods below.
     const pending: { cookie: { token: string } | "clear" | null } = { cookie: null };
@@ -53,20 +62,26 @@ export function shopperMiddleware(
       get basketOwner() {
         return session ? ownerOf(session) : null;
       },
+      get basketOnArrival() {
+        return basketOnArrival;
+      },
       async ensureBasketOwner() {
         if (!session) {
           const started = await sessions.startGuestSession(c.get("clientIp"));
           session = started.session;
+          basketOnArrival = null;
           pending.cookie = { token: started.token };
         }
         return ownerOf(session);
       },
       replaceSession(next) {
         session = next.session;
+        basketOnArrival = null;
         pending.cookie = { token: next.token };
       },
       clearSession() {
         session = null;
+        basketOnArrival = null;
         pending.cookie = "clear";
       },
     });

@@ -1,4 +1,7 @@
+import { sql } from "kysely";
+import type { BasketCount } from "#shared/basket";
 import type { DB } from "#server/db/client";
+import { preparedStatement } from "#server/db/prepared";
 import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "#server/tokens";
 import { tooManyRequests, type RateLimiter, type RateLimitRule } from "#server/accounts/rate-limiter";
 
@@ -25,6 +28,8 @@ export interface Session {
   user: SessionUser | null;
   /** Set when this visit moved the expiry: the browser's cookie must be sent again to expire with it. */
   renewed?: boolean;
+  /** The basket's item count as the session was read, when asked for (`withBasket`). */
+  basket?: BasketCount;
 }
 
 export const DEFAULT_NEW_SESSIONS_PER_IP = 300;
@@ -52,29 +57,70 @@ export function createSessionService(
     return { session: { id: row.id, expiresAt, user }, token };
   }
 
+  /** The session lookup every request makes (with the basket's count on a page's), built and compiled once. */
+  const sessionLookup = (withBasket: boolean) =>
+    preparedStatement(
+      db,
+      ["tokenHash", "now", "startedAfter"],
+      (db, values: { tokenHash: string; now: Date; startedAfter: Date }) =>
+        db
+          .selectFrom("sessions")
+          .leftJoin("users", "users.id", "sessions.user_id")
+          .leftJoin("operators", "operators.user_id", "sessions.user_id")
+          .select([
+            "sessions.id",
+            "sessions.created_at",
+            "sessions.expires_at",
+            "sessions.last_seen_at",
+            "users.id as user_id",
+            "users.email",
+            "users.email_verified_at",
+            "operators.user_id as operator_id",
+          ])
+          .$if(withBasket, (query) =>
+            query
+              .leftJoin("baskets", (join) =>
+                join.on((eb) =>
+                  eb.or([
+                    eb("baskets.user_id", "=", eb.ref("users.id")),
+                    eb.and([eb("users.id", "is", null), eb("baskets.session_id", "=", eb.ref("sessions.id"))]),
+                  ]),
+                ),
+              )
+              .select((eb) => [
+                "baskets.revision as basket_revision",
+                eb
+                  .selectFrom("basket_items")
+                  .select(sql<number>`coalesce(sum(basket_items.quantity), 0)::int`.as("count"))
+                  .whereRef("basket_items.basket_id", "=", "baskets.id")
+                  .as("basket_count"),
+              ]),
+          )
+          .where("sessions.token_hash", "=", values.tokenHash)
+          .where("sessions.expires_at", ">", values.now)
+          .where("sessions.created_at", ">", values.startedAfter),
+    );
+  const lookUp = sessionLookup(false);
+  const lookUpWithBasket = sessionLookup(true);
+
   return {
-    /** The live session a cookie token names, with its user; null for a missing, forged, expired or ended one. */
-    async findSession(token: string | undefined): Promise<Session | null> {
+    /**
+     * The live session a cookie token names, with its user; null for a missing, forged, expired or ended one. With
+     * `withBasket`, also its basket's item count (as BasketService.countItems reads it, for the owner the session
+     * names: the account's basket when signed in, else the session's own), in the same statement: every page's header
+     * shows the count, and a round trip to the database costs more of the server's CPU than the join does.
+     */
+    async findSession(token: string | undefined, { withBasket = false } = {}): Promise<Session | null> {
       if (!token || !TOKEN_PATTERN.test(token)) return null;
-      const row = await db
-        .selectFrom("sessions")
-        .leftJoin("users", "users.id", "sessions.user_id")
-        .leftJoin("operators", "operators.user_id", "sessions.user_id")
-        .select([
-          "sessions.id",
-          "sessions.created_at",
-          "sessions.expires_at",
-          "sessions.last_seen_at",
-          "users.id as user_id",
-          "users.email",
-          "users.email_verified_at",
-          "operators.user_id as operator_id",
-        ])
-        .where("sessions.token_hash", "=", hashToken(token))
-        .where("sessions.expires_at", ">", new Date())
-        .where("sessions.created_at", ">", new Date(Date.now() - SESSION_MAX_AGE_MS))
-        .executeTakeFirst();
+      const {
+        rows: [row],
+      } = await (withBasket ? lookUpWithBasket : lookUp)({
+        tokenHash: hashToken(token),
+        now: new Date(),
+        startedAfter: new Date(Date.now() - SESSION_MAX_AGE_MS),
+      });
       if (!row) return null;
+      const basket = withBasket ? { basket: { count: row.basket_count ?? 0, revision: row.basket_revision ?? 0 } } : {};
       const user =
         row.user_id && row.email
           ? {
@@ -93,9 +139,9 @@ export function createSessionService(
           .set({ last_seen_at: new Date(), expires_at: expiresAt })
           .where("id", "=", row.id)
           .execute();
-        return { id: row.id, expiresAt, user, renewed: expiresAt.getTime() !== row.expires_at.getTime() };
+        return { id: row.id, expiresAt, user, renewed: expiresAt.getTime() !== row.expires_at.getTime(), ...basket };
       }
-      return { id: row.id, expiresAt: row.expires_at, user };
+      return { id: row.id, expiresAt: row.expires_at, user, ...basket };
     },
 
     /** Starts a session (a guest's, or an account's at sign-in); the token goes in the cookie and nowhere else. */

@@ -1,0 +1,44 @@
+import { expect, it } from "vitest";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { preparedStatement } from "./prepared";
+
+describeEachDatabase("prepared statements", (getDatabase) => {
+  it("answers each call with its own values, as the same query built anew would", async () => {
+    const { db } = getDatabase();
+    const byPrice = preparedStatement(db, ["min", "max"], (db, values: { min: number; max: number }) =>
+      db
+        .selectFrom("products")
+        .select(["id"])
+        .where("price_cents", ">=", values.min)
+        .where("price_cents", "<", values.max)
+        .orderBy("id"),
+    );
+    const built = (min: number, max: number) =>
+      db
+        .selectFrom("products")
+        .select(["id"])
+        .where("price_cents", ">=", min)
+        .where("price_cents", "<", max)
+        .orderBy("id")
+        .execute();
+    for (const [min, max] of [
+      [0, 2_000],
+      [2_000, 100_000],
+      [0, 0],
+    ] as const) {
+      expect((await byPrice({ min, max })).rows).toEqual(await built(min, max));
+    }
+  });
+
+  it("refuses a constant among the parameters (it would be kept from the first call) and a value never used", async () => {
+    const { db } = getDatabase();
+    const withConstant = preparedStatement(db, ["id"], (db, values: { id: string }) =>
+      db.selectFrom("products").select("id").where("id", "=", values.id).where("price_cents", ">", 0),
+    );
+    await expect(withConstant({ id: "12321341" })).rejects.toThrow(/not a named value/);
+    const unused = preparedStatement(db, ["id", "slug"], (db, values: { id: string; slug: string }) =>
+      db.selectFrom("products").select("id").where("id", "=", values.id),
+    );
+    await expect(unused({ id: "12321341", slug: "x" })).rejects.toThrow(/slug not used/);
+  });
+});
