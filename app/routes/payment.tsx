@@ -1,4 +1,4 @@
-import { useRef, useState, useSyncExternalStore } from "react";
+import { useRef, useState } from "react";
 import { data, Form, Link, redirect, useFetcher } from "react-router";
 import type { Route } from "./+types/payment";
 import { requestContext, type RequestContext } from "#app/context";
@@ -188,7 +188,6 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
         : serverMethodId;
   const shown = (chosenMethodId ? byOption[chosenMethodId] : undefined) ?? pricing;
   const isChoosing = delivery.state !== "idle";
-  const isHydrated = useIsHydrated();
   const isUndeliverable = pricing.isUndeliverable;
   const checkout = useCheckoutPayment({
     totalCents: pricing.totalCents,
@@ -280,11 +279,12 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
                     </label>
                   ))}
                 </fieldset>
-                {isHydrated ? null : (
+                {/* Only without JavaScript: a button taken away after the page's scripts ran moved what lies below. */}
+                <noscript>
                   <button type="submit" className="button delivery-options__use">
                     Use this delivery option
                   </button>
-                )}
+                </noscript>
               </Form>
             )}
           </div>
@@ -422,17 +422,4 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
       ) : null}
     </main>
   );
-}
-
-/** False on the server and in the first render, true once the page runs its JavaScript (the no-JS button hides then). */
-function useIsHydrated(): boolean {
-  return useSyncExternalStore(
-    noSubscription,
-    () => true,
-    () => false,
-  );
-}
-
-function noSubscription(): () => void {
-  return () => {};
 }

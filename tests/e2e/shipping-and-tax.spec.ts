@@ -18,6 +18,19 @@ const ECHO = /^Amazon Echo/;
  * totals agree on /payment, the order page, the e-mail and the console; a Canadian cannot pay once Canada is out of
  * the zone; without JavaScript the delivery option is chosen with its own button.
  */
+/** How far the page moved while it loaded again (Chromium's cumulative layout shift, every entry counted). */
+async function layoutShiftOfReload(page: Page): Promise<number> {
+  await page.addInitScript(() => {
+    const counted = window as unknown as { layoutShift: number };
+    counted.layoutShift = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) counted.layoutShift += (entry as unknown as { value: number }).value;
+    }).observe({ type: "layout-shift", buffered: true });
+  });
+  await page.reload({ waitUntil: "networkidle" });
+  return page.evaluate(() => (window as unknown as { layoutShift: number }).layoutShift);
+}
+
 test.describe("delivery options and sales tax", () => {
   test.describe.configure({ mode: "serial", timeout: 90_000 });
   let catcher: Awaited<ReturnType<typeof startSmtpCatcher>>;
@@ -214,6 +227,10 @@ test.describe("delivery options and sales tax", () => {
     const page = await browser.newPage();
     await addToBasket(page, ECHO);
     await fillAddress(page, email);
+    // Loaded afresh, the page keeps still: the no-JavaScript button below the options is never drawn, so nothing
+    // under them moves when the scripts run.
+    expect(await layoutShiftOfReload(page)).toBe(0);
+    await expect(page.getByRole("button", { name: "Use this delivery option" })).toHaveCount(0);
     await expect(page.getByRole("radio", { name: /Standard delivery 3-5 business days FREE/ })).toBeChecked();
     await expect(page.getByTestId("shipping-total")).toHaveText("FREE (Standard delivery)");
     await expect(page.getByTestId("order-total")).toHaveText("Order Total: $106.17");
