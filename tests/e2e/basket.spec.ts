@@ -130,6 +130,27 @@ test.describe("with JavaScript", () => {
     await expect(page).toHaveURL("/");
   });
 
+  test("a quantity chosen while the basket page starts up is kept, not drawn over as its scripts take the page", async ({
+    browser,
+  }) => {
+    // The page takes over the select at a moment the story cannot name (while React hydrates it, a choice's own
+    // event makes React draw the server's quantity back at once), so three shoppers choose as soon as it is shown.
+    for (let shopper = 1; shopper <= 3; shopper += 1) {
+      const page = await browser.newPage();
+      await gotoHydrated(page, "/");
+      await addButton(page, BOOK).click();
+      await expect(basketLink(page)).toHaveAccessibleName("Basket, 1 item");
+      await basketSaved(page);
+      await page.goto("/checkout");
+      await quantityOf(page, BOOK).selectOption("2");
+      await expect(basketLink(page)).toHaveAccessibleName("Basket, 2 items");
+      await basketSaved(page);
+      await page.reload();
+      await expect(quantityOf(page, BOOK)).toHaveValue("2");
+      await page.close();
+    }
+  });
+
   test("a failed request rolls the count back and says so", async ({ page }) => {
     await gotoHydrated(page, "/");
     await page.route("**/basket/add", (route) => route.abort("internetdisconnected"));
