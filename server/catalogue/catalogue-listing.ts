@@ -55,6 +55,14 @@ const outOfStock = sql<boolean>`(case when products.limited_stock then not exist
 export const isOutOfStock = outOfStock.as("is_out_of_stock");
 
 /**
+ * The products placed in any of these departments: the placements as the product's own column (kept from
+ * product_departments by a trigger), so one indexed condition.
+ */
+function placedIn(ids: readonly string[]): RawBuilder<boolean> {
+  return sql<boolean>`products.department_ids && array[${sql.join([...ids])}]::uuid[]`;
+}
+
+/**
  * Every filter of a request as conditions on `products` (active ones only); `withDepartments: false` leaves the
  * department filter out and `withoutOption` one option's filter (the facets that let a shopper switch).
  */
@@ -67,8 +75,7 @@ function filterClauses(
     if (withDepartments && request.departmentIds !== null) {
       const ids =
         request.departmentIds.length > 0 ? [...request.departmentIds] : ["00000000-0000-0000-0000-000000000000"];
-      // The placements as the product's own column (kept from product_departments by a trigger): one indexed condition.
-      clauses.push(eb.and([sql<boolean>`products.department_ids && array[${sql.join(ids)}]::uuid[]`]));
+      clauses.push(eb.and([placedIn(ids)]));
     }
     const { minCents, maxCents, maxInclusive } = priceRangeCents(request.state);
     if (minCents !== null) clauses.push(eb("products.price_cents", ">=", minCents));
@@ -179,9 +186,7 @@ export async function countByDepartment(
     .selectFrom("products")
     .select(["products.id", "products.department_ids"])
     .where(filterClauses(request, { withDepartments: false }))
-    .$if(only !== undefined, (query) =>
-      query.where(sql<boolean>`products.department_ids && array[${sql.join([...(only ?? [])])}]::uuid[]`),
-    );
+    .$if(only !== undefined, (query) => query.where(placedIn(only ?? [])));
   const onlyThese = only ? sql`and departments.id in (${sql.join([...only])})` : sql``;
   const { rows } = await sql<{ department_id: string; count: string }>`
     select ${group} as department_id, count(distinct listed.id) as count
