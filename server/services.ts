@@ -100,7 +100,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     promotions,
     onOrderRecorded: (trx, orderId) => email.enqueueOrderConfirmation(trx, orderId),
   });
-  const signInFlow = createSignInFlow(accounts, sessions, basket, orders, addresses);
+  const signInFlow = createSignInFlow(accounts, sessions, basket, orders, checkout, addresses);
   const metrics = createMetrics(logger);
   database.observeQueries(metrics.observeQuery);
   const poolStats = database.poolStats;
@@ -189,6 +189,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
       sessions,
       signInFlow,
       orders,
+      checkout,
       email,
       rateLimiter,
       attemptsPerIp: options.authAttemptsPerIp ?? DEFAULT_ATTEMPTS_PER_IP,

@@ -2,8 +2,9 @@ import { sql } from "kysely";
 import { AppError } from "#shared/errors";
 import type { DB } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
+import type { CheckoutService } from "#server/checkout/checkout-service";
 import type { OrderService } from "#server/orders/order-service";
-import type { Session, SessionService } from "#server/sessions/session-service";
+import { endAccountSessions, type Session, type SessionService } from "#server/sessions/session-service";
 import { hashPassword, VERIFICATION_VALID_MS, type AccountService } from "./account-service";
 import { consumeToken, findLiveToken, issueToken, voidTokens } from "./account-tokens";
 import { assertAcceptablePassword } from "./password-policy";
@@ -27,7 +28,7 @@ export interface AccountView {
 }
 
 /**
- * The account's life after sign-up, across accounts, sessions, orders and the e-mail outbox: forgotten passwords,
+ * The account's life after sign-up, across accounts, sessions, orders, payments and the e-mail outbox: forgotten passwords,
  * e-mail confirmation, a new password, signing out everywhere, deleting the account. Each e-mail is written in the
  * transaction of the change it reports.
  */
@@ -37,11 +38,12 @@ export function createAccountFlows(deps: {
   sessions: SessionService;
   signInFlow: SignInFlow;
   orders: OrderService;
+  checkout: Pick<CheckoutService, "anonymisePaymentsOf">;
   email: EmailOutbox;
   rateLimiter: RateLimiter;
   attemptsPerIp: number;
 }) {
-  const { db, accounts, sessions, signInFlow, orders, email, rateLimiter } = deps;
+  const { db, accounts, sessions, signInFlow, orders, checkout, email, rateLimiter } = deps;
   const resetRules = {
     perIp: { name: "reset:ip", limit: deps.attemptsPerIp, windowMs: 15 * MINUTE },
     perEmailAndIp: { name: "reset:email-ip", limit: 5, windowMs: 15 * MINUTE },
@@ -113,7 +115,7 @@ export function createAccountFlows(deps: {
           .where("id", "=", userId)
           .returning(["id", "email"])
           .executeTakeFirstOrThrow();
-        await trx.deleteFrom("sessions").where("user_id", "=", userId).execute();
+        await endAccountSessions(trx, userId);
         await email.enqueuePasswordChanged(trx, row.email);
         return row;
       });
@@ -172,7 +174,7 @@ export function createAccountFlows(deps: {
       const passwordHash = await hashPassword(newPassword);
       await db.transaction().execute(async (trx) => {
         await trx.updateTable("users").set({ password_hash: passwordHash }).where("id", "=", user.id).execute();
-        await trx.deleteFrom("sessions").where("user_id", "=", user.id).where("id", "<>", session.id).execute();
+        await endAccountSessions(trx, user.id, session.id);
         // A reset link sent before the change would undo it: it is cancelled with the other sessions.
         await voidTokens(trx, user.id, "password-reset");
         await email.enqueuePasswordChanged(trx, user.email);
@@ -196,6 +198,7 @@ export function createAccountFlows(deps: {
       await accounts.verifyCredentials(user.email, password, ip);
       await db.transaction().execute(async (trx) => {
         await orders.anonymiseOrdersOf(trx, user.id);
+        await checkout.anonymisePaymentsOf(trx, user.id);
         await email.forgetRecipient(trx, user.email);
         await email.enqueueAccountDeleted(trx, user.email);
         // Sessions, baskets and tokens go with the account (foreign keys on delete cascade).

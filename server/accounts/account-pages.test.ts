@@ -223,6 +223,37 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
         created_at: new Date(),
       })
       .execute();
+    // Its payment, as checkout keeps it: the receipt address and the delivery address it was priced with.
+    await db
+      .insertInto("checkout_payments")
+      .values({
+        payment_intent_id: `pi_deleted_${counter}`,
+        user_id: user.id,
+        session_id: null,
+        client_secret: `pi_deleted_${counter}_secret`,
+        amount_cents: 1196,
+        currency: "usd",
+        basket_fingerprint: "f",
+        items: JSON.stringify([]),
+        status: "paid",
+        pending_fingerprint: null,
+        paid_amount_cents: null,
+        review_reason: null,
+        contact_email: email,
+        delivery_address: JSON.stringify({
+          name: "Ada Lovelace",
+          line1: "1 Analytical Way",
+          line2: null,
+          city: "Albany",
+          region: "NY",
+          postalCode: "12207",
+          country: "US",
+        }),
+        processor: "built-in",
+        livemode: false,
+        pricing: null,
+      })
+      .execute();
 
     const wrong = await post(browser, "/account", { intent: "delete-account", deletePassword: "not the password" });
     expect(wrong.status).toBe(401);
@@ -246,6 +277,25 @@ describeEachDatabase("the account's pages and e-mails", (getDatabase) => {
       .where("id", "=", `pi_deleted_${counter}`)
       .executeTakeFirstOrThrow();
     expect(order).toEqual({ user_id: null, amount_cents: 1196 });
+    const payment = await db
+      .selectFrom("checkout_payments")
+      .select(["user_id", "contact_email", "delivery_address", "amount_cents"])
+      .where("payment_intent_id", "=", `pi_deleted_${counter}`)
+      .executeTakeFirstOrThrow();
+    expect(payment).toEqual({
+      user_id: null,
+      contact_email: null,
+      delivery_address: {
+        name: "deleted account",
+        line1: "deleted account",
+        line2: null,
+        city: "deleted account",
+        region: null,
+        postalCode: "",
+        country: "US",
+      },
+      amount_cents: 1196,
+    });
     // The outbox keeps no e-mail naming the address but the last one, which says it is done.
     const messages = await mailTo(email);
     expect(messages.at(-1)?.subject).toBe("Your Storefront account was deleted");

@@ -1,6 +1,7 @@
 import type { Credentials } from "#shared/account";
 import type { AddressService } from "#server/addresses/address-service";
 import type { BasketService } from "#server/basket/basket-service";
+import type { CheckoutService } from "#server/checkout/checkout-service";
 import type { OrderService } from "#server/orders/order-service";
 import type { Session, SessionService, SessionUser } from "#server/sessions/session-service";
 import type { AccountService } from "./account-service";
@@ -8,13 +9,14 @@ import type { AccountService } from "./account-service";
 /**
  * Signing in and out, across the accounts, sessions and basket modules. Sign-in always starts a new session
  * (a new id and token: a session fixed by an attacker before sign-in is worthless after it), moves the guest
- * basket into the account's and the guest's orders and delivery address onto the account, and ends the old session.
+ * basket into the account's and the guest's orders, payments and delivery address onto the account, and ends the old session.
  */
 export function createSignInFlow(
   accounts: AccountService,
   sessions: SessionService,
   basket: BasketService,
   orders: OrderService,
+  checkout: Pick<CheckoutService, "adoptGuestPayments">,
   addresses: AddressService,
 ) {
   async function startAccountSession(user: SessionUser, current: Session | null) {
@@ -23,6 +25,7 @@ export function createSignInFlow(
       if (!current.user) {
         await basket.adoptGuestBasket(current.id, user.id);
         await orders.adoptGuestOrders(current.id, user.id);
+        await checkout.adoptGuestPayments(current.id, user.id);
         await addresses.adoptGuestAddress(current.id, user.id);
       }
       await sessions.endSession(current.id);

@@ -3,6 +3,7 @@ import { AppError } from "#shared/errors";
 import { hashPassword, passwordMatches } from "#server/accounts/account-service";
 import { assertAcceptablePassword } from "#server/accounts/password-policy";
 import type { DB } from "#server/db/client";
+import { endAccountSessions } from "#server/sessions/session-service";
 import { recordAudit, STARTUP_ACTOR, type Actor } from "./audit-log";
 
 export interface OperatorListing {
@@ -49,7 +50,7 @@ export function createOperatorService(db: DB) {
           result = "created";
         } else if (!(await passwordMatches(user.password_hash, password))) {
           await trx.updateTable("users").set({ password_hash: passwordHash }).where("id", "=", user.id).execute();
-          await trx.deleteFrom("sessions").where("user_id", "=", user.id).execute();
+          await endAccountSessions(trx, user.id);
           result = "password-changed";
         }
         const granted = await trx

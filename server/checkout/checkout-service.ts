@@ -10,7 +10,7 @@ import { ownerColumn, ownerColumns, type BasketOwner } from "#server/basket/bask
 import type { BasketService } from "#server/basket/basket-service";
 import type { DB, Writer } from "#server/db/client";
 import type { OrderProcessor } from "#server/db/schema";
-import type { OrderService } from "#server/orders/order-service";
+import { erasedDeliveryAddress, type OrderService } from "#server/orders/order-service";
 import type { InventoryService, StockLine } from "#server/inventory/inventory-service";
 import type { Logger } from "#server/logger";
 import { newOrderNumber } from "#server/orders/order-number";
@@ -746,6 +746,28 @@ export function createCheckoutService({
         .where("status", "=", "needs_review")
         .executeTakeFirst();
       return updated.numUpdatedRows > 0n;
+    },
+
+    /** At sign-in: a guest's payments (those in progress too) join the account, beside its orders. */
+    async adoptGuestPayments(sessionId: string, userId: string): Promise<void> {
+      await db
+        .updateTable("checkout_payments")
+        .set({ user_id: userId, session_id: null })
+        .where("session_id", "=", sessionId)
+        .execute();
+    },
+
+    /**
+     * At account deletion, in its transaction: paid (or held, or refunded) payments stay for the books, naming nobody,
+     * as its orders do. Payments still open go with the account.
+     */
+    async anonymisePaymentsOf(writer: Writer, userId: string): Promise<void> {
+      await writer
+        .updateTable("checkout_payments")
+        .set({ user_id: null, session_id: null, contact_email: null, delivery_address: erasedDeliveryAddress })
+        .where("user_id", "=", userId)
+        .where("status", "in", ["paid", "needs_review", "refunded"])
+        .execute();
     },
 
     /**

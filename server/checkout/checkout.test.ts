@@ -14,9 +14,10 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
   let publishableKey = "";
   let webhookSecret = "";
   let close: () => Promise<void> = async () => {};
+  let shop: Awaited<ReturnType<typeof createTestShop>>;
 
   beforeAll(async () => {
-    const shop = await createTestShop(getDatabase());
+    shop = await createTestShop(getDatabase());
     const running = await shop.listen(0);
     origin = `http://127.0.0.1:${running.port}`;
     close = running.close;
@@ -108,6 +109,33 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
       .where("client_secret", "=", changed.body.clientSecret ?? "")
       .executeTakeFirstOrThrow();
     expect(stored).toEqual({ amount_cents: 2392, status: "open" });
+  });
+
+  it("keeps a guest's payment in progress through sign-in: the same intent, now the account's", async () => {
+    const browser = await shopperWith(BOOK);
+    const asGuest = await create(browser, 1196);
+    expect(asGuest.status).toBe(201);
+    const email = `adopted-${Date.now()}@example.com`;
+    const guestSession = await shop.services.sessions.findSession(
+      decodeURIComponent((browser.cookie ?? "").split("=")[1] ?? ""),
+    );
+    expect(guestSession?.user).toBeNull();
+    const { token } = await shop.services.signInFlow.signIn(
+      { intent: "register", email, password: "a long and unusual passphrase 42" },
+      { ip: "127.0.0.1", current: guestSession },
+    );
+    const signedInBrowser = createHttpBrowser(origin, `${(browser.cookie ?? "").split("=")[0]}=${token}`);
+    const signedIn = await create(signedInBrowser, 1196);
+    expect(signedIn.status).toBe(201);
+    expect(signedIn.body.clientSecret).toBe(asGuest.body.clientSecret);
+    const { db } = getDatabase();
+    const owner = await db
+      .selectFrom("checkout_payments")
+      .innerJoin("users", "users.id", "checkout_payments.user_id")
+      .select(["users.email", "checkout_payments.session_id", "checkout_payments.status"])
+      .where("client_secret", "=", asGuest.body.clientSecret ?? "")
+      .executeTakeFirstOrThrow();
+    expect(owner).toEqual({ email, session_id: null, status: "open" });
   });
 
   it("pays with 4242…, records the order exactly once, and empties the basket", async () => {

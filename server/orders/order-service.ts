@@ -368,42 +368,35 @@ export function createOrderService(db: DB) {
     },
 
     /**
-     * At account deletion, in its transaction: the account's orders and paid payments stay for the shop's books but
-     * name nobody: the link to the account and the receipt e-mail go, and the delivery address keeps only its
-     * country (what the books need for tax), its name and lines reading "deleted account". Payments still open are
-     * left to the account's deletion.
+     * At account deletion, in its transaction: the account's orders stay for the shop's books but name nobody: the
+     * link to the account and the receipt e-mail go, and the delivery address keeps only its country (what the books
+     * need for tax), its name and lines reading "deleted account". Its payments are checkout's (anonymisePaymentsOf).
      */
     async anonymiseOrdersOf(writer: Writer, userId: string): Promise<void> {
-      const erased = sql<string>`case when delivery_address is null then null else jsonb_build_object(
-        'name', 'deleted account', 'line1', 'deleted account', 'line2', null, 'city', 'deleted account',
-        'region', null, 'postalCode', '', 'country', delivery_address->'country') end`;
       await writer
         .updateTable("orders")
-        .set({ user_id: null, session_id: null, contact_email: null, delivery_address: erased })
+        .set({ user_id: null, session_id: null, contact_email: null, delivery_address: erasedDeliveryAddress })
         .where("user_id", "=", userId)
-        .execute();
-      await writer
-        .updateTable("checkout_payments")
-        .set({ user_id: null, session_id: null, contact_email: null, delivery_address: erased })
-        .where("user_id", "=", userId)
-        .where("status", "in", ["paid", "needs_review", "refunded"])
         .execute();
     },
 
-    /** At sign-in: a guest's orders (and payments in progress) join the account. */
+    /** At sign-in: a guest's orders join the account (its payments in progress: checkout's adoptGuestPayments). */
     async adoptGuestOrders(sessionId: string, userId: string): Promise<void> {
       await db
         .updateTable("orders")
         .set({ user_id: userId, session_id: null })
         .where("session_id", "=", sessionId)
         .execute();
-      await db
-        .updateTable("checkout_payments")
-        .set({ user_id: userId, session_id: null })
-        .where("session_id", "=", sessionId)
-        .execute();
     },
   };
 }
+
+/**
+ * A deleted account's delivery address as the books keep it, on its orders and its paid payments alike: only the
+ * country (what the books need for tax), with name and lines reading "deleted account".
+ */
+export const erasedDeliveryAddress = sql<string>`case when delivery_address is null then null else jsonb_build_object(
+  'name', 'deleted account', 'line1', 'deleted account', 'line2', null, 'city', 'deleted account',
+  'region', null, 'postalCode', '', 'country', delivery_address->'country') end`;
 
 export type OrderService = ReturnType<typeof createOrderService>;

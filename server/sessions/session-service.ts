@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { BasketCount } from "#shared/basket";
-import type { DB } from "#server/db/client";
+import type { DB, Writer } from "#server/db/client";
 import { preparedStatement } from "#server/db/prepared";
 import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "#server/tokens";
 import { tooManyRequests, type RateLimiter, type RateLimitRule } from "#server/accounts/rate-limiter";
@@ -163,11 +163,9 @@ export function createSessionService(
       return startSession();
     },
 
-    /** Ends every session of an account ("Sign out everywhere", a new password), but the one given, if any. */
+    /** Ends every session of an account ("Sign out everywhere"), but the one given, if any. */
     async endAccountSessions(userId: string, exceptSessionId: string | null = null): Promise<void> {
-      let query = db.deleteFrom("sessions").where("user_id", "=", userId);
-      if (exceptSessionId) query = query.where("id", "<>", exceptSessionId);
-      await query.execute();
+      await endAccountSessions(db, userId, exceptSessionId);
     },
 
     /** Ends a session for good: its cookie no longer names anything. */
@@ -175,6 +173,16 @@ export function createSessionService(
       await db.deleteFrom("sessions").where("id", "=", sessionId).execute();
     },
   };
+}
+
+/**
+ * Ends every session of an account but the one given, if any, in the writer's transaction: a new password (from the
+ * account page, a reset link or the operator's environment) signs the account out everywhere with the change.
+ */
+export async function endAccountSessions(writer: Writer, userId: string, exceptSessionId: string | null = null) {
+  let query = writer.deleteFrom("sessions").where("user_id", "=", userId);
+  if (exceptSessionId) query = query.where("id", "<>", exceptSessionId);
+  await query.execute();
 }
 
 export type SessionService = ReturnType<typeof createSessionService>;
