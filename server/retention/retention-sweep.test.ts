@@ -60,7 +60,14 @@ async function seedGuest(db: DB, expiresAt: Date, items = 2) {
 
 const countOf = async (
   db: DB,
-  table: "sessions" | "baskets" | "basket_items" | "rate_limits" | "processed_webhook_events" | "account_tokens",
+  table:
+    | "sessions"
+    | "baskets"
+    | "basket_items"
+    | "rate_limits"
+    | "processed_webhook_events"
+    | "account_tokens"
+    | "promotion_uses",
   column: string,
   values: string[],
 ) =>
@@ -187,6 +194,40 @@ describeEachDatabase("retention sweep", (getDatabase) => {
     await createRetentionSweep({ db, logger }).runOnce();
     expect(await countOf(db, "account_tokens", "token_hash", [stale])).toBe(0);
     expect(await countOf(db, "account_tokens", "token_hash", [fresh])).toBe(1);
+  });
+
+  it("deletes a promotion code's holds a day after they lapsed unredeemed, and keeps live holds and redemptions", async () => {
+    const { db } = getDatabase();
+    const promotion = await db
+      .insertInto("promotions")
+      .values({
+        code: unique("SWEEP"),
+        kind: "percentage",
+        value: 10,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const [lapsed, justLapsed, live, redeemed] = ["lapsed", "just-lapsed", "live", "redeemed"].map((name) =>
+      unique(`hold-${name}`),
+    );
+    const hold = (id: string, expiresAt: Date, redeemedAt: Date | null = null) => ({
+      hold: id,
+      promotion_id: promotion.id,
+      expires_at: expiresAt,
+      redeemed_at: redeemedAt,
+    });
+    await db
+      .insertInto("promotion_uses")
+      .values([
+        hold(lapsed!, ago(25 * HOUR)),
+        hold(justLapsed!, ago(HOUR)),
+        hold(live!, ago(-HOUR)),
+        hold(redeemed!, ago(40 * DAY), ago(40 * DAY)),
+      ])
+      .execute();
+    await createRetentionSweep({ db, logger }).runOnce();
+    expect(await countOf(db, "promotion_uses", "hold", [lapsed!])).toBe(0);
+    expect(await countOf(db, "promotion_uses", "hold", [justLapsed!, live!, redeemed!])).toBe(3);
   });
 
   it("a listening shop sweeps at start, and close waits for the sweep", async () => {

@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import { LONGEST_WINDOW_MS } from "#server/accounts/rate-limiter";
 import type { DB } from "#server/db/client";
 import type { Logger } from "#server/logger";
@@ -19,6 +19,11 @@ export const RETENTION = {
   processedWebhookEventMs: 30 * 24 * 60 * 60 * 1000,
   /** A reset or confirmation link a day past its expiry: used or not, nothing will ever accept it. */
   expiredAccountTokenMs: 24 * 60 * 60 * 1000,
+  /**
+   * A promotion code's hold on a use that lapsed unredeemed, a day on: it stopped counting against "Total uses" when
+   * it lapsed, and a payment that succeeds later redeems without it (as over the limit, if the last use went).
+   */
+  lapsedPromotionHoldMs: 24 * 60 * 60 * 1000,
 } as const;
 
 /** One batch of one kind of row: deletes at most `limit` rows and says how many went. */
@@ -29,14 +34,19 @@ export type BatchDelete = (db: DB, limit: number) => Promise<number>;
  * (names from this file, never from a request). The rows are taken FOR UPDATE SKIP LOCKED, so instances sweeping at
  * the same time each take different rows instead of queueing behind one another.
  */
-function deleteOlderThan(table: string, keyColumn: string, timeColumn: string, ageMs: number): BatchDelete {
+function deleteOlderThan(
+  table: string,
+  keyColumn: string,
+  timeColumn: string,
+  ageMs: number,
+  alsoWhere: RawBuilder<boolean> = sql<boolean>`true`,
+): BatchDelete {
   return async (db, limit) => {
     const before = new Date(Date.now() - ageMs);
     const result = await sql`
       delete from ${sql.table(table)} where ${sql.ref(keyColumn)} in (
-        select ${sql.ref(keyColumn)} from ${sql.table(table)} where ${sql.ref(timeColumn)} < ${before} limit ${limit} for update skip locked)`.execute(
-      db,
-    );
+        select ${sql.ref(keyColumn)} from ${sql.table(table)} where ${sql.ref(timeColumn)} < ${before} and ${alsoWhere}
+        limit ${limit} for update skip locked)`.execute(db);
     return Number(result.numAffectedRows ?? 0);
   };
 }
@@ -55,6 +65,13 @@ const SHOP_BATCHES: Record<string, BatchDelete> = {
     RETENTION.processedWebhookEventMs,
   ),
   accountTokens: deleteOlderThan("account_tokens", "token_hash", "expires_at", RETENTION.expiredAccountTokenMs),
+  promotionHolds: deleteOlderThan(
+    "promotion_uses",
+    "hold",
+    "expires_at",
+    RETENTION.lapsedPromotionHoldMs,
+    sql<boolean>`redeemed_at is null`,
+  ),
 };
 
 export interface RetentionSweepOptions {
@@ -65,7 +82,7 @@ export interface RetentionSweepOptions {
 
 /**
  * Deletes what the shop no longer needs: expired sessions (with their baskets), stale rate-limit windows, old
- * processed webhook events. (The built-in processor purges its own expired idempotency keys.) `runOnce` sweeps everything now; `start` sweeps at
+ * processed webhook events, dead account links, lapsed promotion holds. (The built-in processor purges its own expired idempotency keys.) `runOnce` sweeps everything now; `start` sweeps at
  * once and then every interval; `stop` ends the timer and waits for a sweep in progress.
  */
 export function createRetentionSweep({ db, logger, batchSize = RETENTION_BATCH_SIZE }: RetentionSweepOptions) {
