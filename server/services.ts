@@ -209,7 +209,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
       onPicturesQueued: () => pictureFetcher.wake(),
     }),
     csvExports: createCsvExports(db),
-    heldPayments: createHeldPaymentRefunds(db, checkout, options.provider, logger),
+    heldPayments: createHeldPaymentRefunds(db, checkout, options.provider, email, logger),
     salesDashboard,
   };
 }

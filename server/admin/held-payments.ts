@@ -1,5 +1,6 @@
 import type { CheckoutService } from "#server/checkout/checkout-service";
 import type { DB } from "#server/db/client";
+import type { EmailOutbox } from "#server/email/email-outbox";
 import type { Logger } from "#server/logger";
 import type { PaymentProvider } from "#server/payments/payment-provider";
 import { AppError } from "#shared/errors";
@@ -11,9 +12,15 @@ import { recordAudit, type Actor } from "./audit-log";
  * The console's Refund of a payment held for review (paid, but not for the basket recorded: no order). Everything
  * that was paid goes back, once: the processor's idempotency key is the payment's own, so a second form, a second
  * operator or a retry after a timeout gets the same refund. Then the payment leaves "Needs attention", with an audit
- * entry, in one transaction.
+ * entry and the shopper's e-mail saying so, in one transaction.
  */
-export function createHeldPaymentRefunds(db: DB, checkout: CheckoutService, provider: PaymentProvider, logger: Logger) {
+export function createHeldPaymentRefunds(
+  db: DB,
+  checkout: CheckoutService,
+  provider: PaymentProvider,
+  email: Pick<EmailOutbox, "enqueueHeldPaymentRefunded">,
+  logger: Logger,
+) {
   return {
     async refund(actor: Actor, paymentIntentId: string): Promise<{ amountCents: number; isPending: boolean }> {
       const payment = await checkout.findHeldPayment(paymentIntentId);
@@ -49,6 +56,7 @@ export function createHeldPaymentRefunds(db: DB, checkout: CheckoutService, prov
           before: { status: "needs_review" },
           after: { status: "refunded", refund: made.id, amount: formatCents(made.amountCents) },
         });
+        await email.enqueueHeldPaymentRefunded(trx, { paymentIntentId, amountCents: made.amountCents });
       });
       return { amountCents: made.amountCents, isPending: false };
     },

@@ -1,7 +1,14 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { BUILT_IN_PROCESSOR_PATH, prefixedHttpClient } from "#server/payments/payment-provider";
-import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
+import {
+  addDeliveryAddress,
+  confirmCard,
+  createHttpBrowser,
+  createTestShop,
+  TEST_DELIVERY_ADDRESS,
+} from "#server/testing/test-app";
+import { startSmtpCatcher } from "#server/testing/smtp-catcher";
 import { describeEachDatabase } from "#server/testing/test-database";
 
 const BOOK = "12321341"; // $11.96
@@ -16,14 +23,19 @@ describeEachDatabase("needs attention, and the dashboard after real payments", (
   let shop: Awaited<ReturnType<typeof createTestShop>>;
   let origin = "";
   let close: () => Promise<void> = async () => {};
+  let catcher: Awaited<ReturnType<typeof startSmtpCatcher>>;
 
   beforeAll(async () => {
-    shop = await createTestShop(getDatabase());
+    catcher = await startSmtpCatcher();
+    shop = await createTestShop(getDatabase(), { smtp: { url: catcher.url, from: "orders@shop.test" } });
     const running = await shop.listen(0);
     origin = `http://127.0.0.1:${running.port}`;
     close = running.close;
   });
-  afterAll(() => close());
+  afterAll(async () => {
+    await close();
+    await catcher.stop();
+  });
 
   const processorSdk = () =>
     new Stripe(shop.processorKeys!.secretKey, {
@@ -126,12 +138,23 @@ describeEachDatabase("needs attention, and the dashboard after real payments", (
       .where("subject", "=", intentId)
       .execute();
     expect(audit).toEqual([{ action: "payment.refund", operator_email: OPERATOR.email }]);
+    // The shopper is told at the receipt address the payment was made with.
+    const refundNotices = async () => {
+      await shop.emailSender.deliverDue();
+      return catcher
+        .to(TEST_DELIVERY_ADDRESS.email)
+        .filter((message) => message.subject === "Your Storefront payment of $11.96 has been refunded");
+    };
+    const [notice] = await refundNotices();
+    expect(notice?.body).toContain("it did not match your basket, so no order was placed");
+    expect(notice?.links.map((link) => new URL(link).pathname)).toContain("/orders");
 
     // Again (a second tab, a second operator): refused with a sentence, and nothing more is refunded.
     await expect(shop.services.heldPayments.refund(OPERATOR, intentId)).rejects.toMatchObject({
       message: "This payment is no longer held for review.",
     });
     expect((await processorSdk().refunds.list({ payment_intent: intentId })).data).toHaveLength(1);
+    expect(await refundNotices()).toHaveLength(1);
     // Never an order, and no sales: the shopper's page still says no order was placed.
     expect(await shop.services.checkout.recordOrder(intentId, null)).toMatchObject({ kind: "needs-review" });
   });

@@ -11,7 +11,12 @@ import {
   verificationEmail,
   welcomeEmail,
 } from "./templates/account-emails";
-import { orderConfirmationEmail, orderRefundedEmail, orderShippedEmail } from "./templates/order-emails";
+import {
+  heldPaymentRefundedEmail,
+  orderConfirmationEmail,
+  orderRefundedEmail,
+  orderShippedEmail,
+} from "./templates/order-emails";
 import { reviewRequestEmail } from "./templates/review-emails";
 import { backInStockEmail, stockAlertConfirmationEmail } from "./templates/stock-alert-emails";
 
@@ -24,6 +29,7 @@ export type EmailKind =
   | "order-confirmation"
   | "order-shipped"
   | "order-refunded"
+  | "payment-refunded"
   | "welcome"
   | "email-verification"
   | "password-reset"
@@ -226,6 +232,31 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
           refundCents: amountCents,
         }),
         `order-refunded:${refundId}`,
+      );
+    },
+
+    /**
+     * A payment held for review, refunded in full from the console: to its receipt address, or its account's. Once
+     * per payment. False when it names nobody to write to (an account deleted since).
+     */
+    async enqueueHeldPaymentRefunded(
+      writer: Writer,
+      { paymentIntentId, amountCents }: { paymentIntentId: string; amountCents: number },
+    ): Promise<boolean> {
+      const payment = await writer
+        .selectFrom("checkout_payments")
+        .leftJoin("users", "users.id", "checkout_payments.user_id")
+        .select(["checkout_payments.contact_email", "users.email"])
+        .where("checkout_payments.payment_intent_id", "=", paymentIntentId)
+        .executeTakeFirst();
+      const email = payment?.contact_email ?? payment?.email;
+      if (!email) return false;
+      return enqueue(
+        writer,
+        "payment-refunded",
+        email,
+        heldPaymentRefundedEmail({ shopUrl: shopUrl(), ordersUrl: link("/orders"), refundCents: amountCents }),
+        `payment-refunded:${paymentIntentId}`,
       );
     },
 

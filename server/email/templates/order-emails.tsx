@@ -132,3 +132,27 @@ export function orderRefundedEmail({
     </EmailLayout>,
   );
 }
+
+/** A payment held for review (it did not match the basket, so no order was placed), given back in full. */
+export function heldPaymentRefundedEmail({
+  shopUrl,
+  ordersUrl,
+  refundCents,
+}: {
+  shopUrl: string;
+  ordersUrl: string;
+  refundCents: number;
+}) {
+  return renderEmail(
+    `Your Storefront payment of ${formatCents(refundCents)} has been refunded`,
+    <EmailLayout preview="Your refund" shopUrl={shopUrl}>
+      <EmailHeading>We have refunded {formatCents(refundCents)}</EmailHeading>
+      <p>
+        Your payment of {formatCents(refundCents)} went through, but it did not match your basket, so no order was
+        placed. We have refunded it in full to the card you paid with. Banks usually show it within 5 to 10 days.
+      </p>
+      <p>Your basket is unchanged: you can place the order again whenever you like.</p>
+      <EmailButton href={ordersUrl}>Your orders</EmailButton>
+    </EmailLayout>,
+  );
+}
