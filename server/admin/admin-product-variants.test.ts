@@ -125,12 +125,16 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
       .orderBy("id", "desc")
       .limit(1)
       .executeTakeFirstOrThrow();
+    const facts = { sku: null, price_cents: 2000, compare_at_cents: null, charge_tax: true };
     expect(entry).toEqual({
       action: "product.update",
-      before: { "variant S": { weight_grams: 0, image: null }, "variant M": { weight_grams: 0, image: null } },
+      before: {
+        "variant S": { ...facts, weight_grams: 0, image: null },
+        "variant M": { ...facts, weight_grams: 0, image: null },
+      },
       after: {
-        "variant S": { weight_grams: 250, image: null },
-        "variant M": { weight_grams: 1500, image: medium!.image },
+        "variant S": { ...facts, weight_grams: 250, image: null },
+        "variant M": { ...facts, weight_grams: 1500, image: medium!.image },
       },
     });
 
@@ -303,9 +307,36 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
       .orderBy("id", "desc")
       .limit(1)
       .executeTakeFirstOrThrow();
+    const facts = { sku: null, price_cents: 2000, compare_at_cents: null, charge_tax: true, weight_grams: 1500 };
     expect(entry).toEqual({
-      before: { "variant M": { weight_grams: 1500, image: withPicture.image } },
-      after: { "variant M": { weight_grams: 1500, image: null } },
+      before: { "variant M": { ...facts, image: withPicture.image } },
+      after: { "variant M": { ...facts, image: null } },
+    });
+  });
+
+  it("logs a variant's new SKU, price and list price, and only that variant", async () => {
+    const saved = await save(
+      productForm({
+        "v:S:weight": "250",
+        "v:M:weight": "1500",
+        "v:S:sku": "TEE-S",
+        "v:S:price": "24.00",
+        "v:S:compareAt": "30.00",
+      }),
+    );
+    expect(saved.status).toBe(302);
+    const entry = await getDatabase()
+      .db.selectFrom("audit_log")
+      .select(["action", "before", "after"])
+      .where("subject", "=", productId)
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    const unchanged = { charge_tax: true, weight_grams: 250, image: null };
+    expect(entry).toEqual({
+      action: "product.update",
+      before: { "variant S": { ...unchanged, sku: null, price_cents: 2000, compare_at_cents: null } },
+      after: { "variant S": { ...unchanged, sku: "TEE-S", price_cents: 2400, compare_at_cents: 3000 } },
     });
   });
 });

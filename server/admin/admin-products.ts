@@ -42,6 +42,16 @@ const stockSum = sql<
 const isLowStock = sql<boolean>`${stockSum} between 1 and ${LOW_STOCK_THRESHOLD}`;
 
 /** The operator console's side of the catalogue: listing every product, and writes that leave an audit entry. */
+/** A variant as the audit log keeps it. */
+interface VariantFacts {
+  sku: string | null;
+  price_cents: number;
+  compare_at_cents: number | null;
+  charge_tax: boolean;
+  weight_grams: number;
+  image: string | null;
+}
+
 export function createAdminProducts(
   db: DB,
   catalogue: CatalogueService,
@@ -53,30 +63,25 @@ export function createAdminProducts(
   type VariantPictures = ReadonlyMap<string, NonNullable<Parameters<CatalogueService["updateProduct"]>[1]["image"]>>;
 
   /**
-   * Each variant's weight and picture, keyed "variant {its values}" ("variant" alone for a product without options),
-   * so that the audit entry keeps the rows that changed: a new picture, one removed, a new weight.
+   * What the console sets on each variant (stock aside: the stock ledger keeps that), keyed "variant {its values}"
+   * ("variant" alone for a product without options), so that the audit entry keeps the rows that changed: a new SKU,
+   * price, list price, weight or picture, tax charged or not.
    */
-  const variantFacts = async (
-    trx: Trx,
-    productId: string,
-  ): Promise<Record<string, { weight_grams: number; image: string | null }>> => {
+  const variantFacts = async (trx: Trx, productId: string): Promise<Record<string, VariantFacts>> => {
     const rows = await trx
       .selectFrom("product_variants")
-      .select(["option_values", "weight_grams", "image"])
+      .select(["option_values", "sku", "price_cents", "compare_at_cents", "charge_tax", "weight_grams", "image"])
       .where("product_id", "=", productId)
       .orderBy("position")
       .execute();
     return Object.fromEntries(
-      rows.map((row) => [
-        ["variant", ...row.option_values].join(" "),
-        { weight_grams: row.weight_grams, image: row.image },
-      ]),
+      rows.map(({ option_values, ...facts }) => [["variant", ...option_values].join(" "), facts]),
     );
   };
 
   /**
    * The product, its departments, its options, variants and stock, and the audit entry (departments by id and each
-   * variant's weight and picture, before and after), in the product's own transaction: all saved, or nothing.
+   * variant's facts, before and after), in the product's own transaction: all saved, or nothing.
    */
   const audit =
     (
