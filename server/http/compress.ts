@@ -66,7 +66,7 @@ export function compressResponses(): MiddlewareHandler {
     // Hono merges the old answer's headers into a new one (and re-wraps its body as a stream); clearing it first
     // keeps exactly these headers and lets the node adapter write the buffer in one go.
     c.res = undefined;
-    c.res = new Response(sent, { status: response.status, statusText: response.statusText, headers });
+    c.res = new Response(sent, { status: response.status, headers });
   };
 }
 

@@ -48,7 +48,7 @@ export function boundedWork(
       await next();
     } finally {
       inFlight -= 1;
-      if (readiness.isDraining) c.header("Connection", "close");
+      if (readiness.isDraining) c.res.headers.set("Connection", "close");
     }
   };
 }

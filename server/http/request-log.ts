@@ -11,7 +11,9 @@ export function requestLog(logger: Logger): MiddlewareHandler<{ Variables: { req
     const requestId = crypto.randomUUID();
     c.set("requestId", requestId);
     await next();
-    c.header("X-Request-Id", requestId);
+    // On the response as made, not through c.header: that re-makes a finished response around its body as a stream,
+    // which the node adapter then reads back chunk by chunk instead of writing the bytes it was given.
+    c.res.headers.set("X-Request-Id", requestId);
     const status = c.res.status;
     // A client that went away (a closed tab, a timed-out caller) is not a server error: log it as what it was.
     const isAbandoned = c.req.raw.signal.aborted;
