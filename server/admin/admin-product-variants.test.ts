@@ -43,6 +43,15 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
       .where("product_id", "=", productId)
       .orderBy("position")
       .execute();
+  /** The product's last audit entry: what the console's last save changed. */
+  const latestAuditEntry = () =>
+    getDatabase()
+      .db.selectFrom("audit_log")
+      .select(["action", "before", "after"])
+      .where("subject", "=", productId)
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirstOrThrow();
   const file = (bytes: Uint8Array, name: string, type: string) => new File([new Uint8Array(bytes)], name, { type });
   const noFile = () => new File([], "", { type: "application/octet-stream" });
 
@@ -118,13 +127,7 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
     );
     expect((await operator.send(medium!.image!)).headers.get("content-type")).toBe("image/webp");
 
-    const entry = await getDatabase()
-      .db.selectFrom("audit_log")
-      .select(["action", "before", "after"])
-      .where("subject", "=", productId)
-      .orderBy("id", "desc")
-      .limit(1)
-      .executeTakeFirstOrThrow();
+    const entry = await latestAuditEntry();
     const facts = { sku: null, price_cents: 2000, compare_at_cents: null, charge_tax: true };
     expect(entry).toEqual({
       action: "product.update",
@@ -300,15 +303,9 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
       image_height: null,
       image_srcset: null,
     });
-    const entry = await getDatabase()
-      .db.selectFrom("audit_log")
-      .select(["before", "after"])
-      .where("subject", "=", productId)
-      .orderBy("id", "desc")
-      .limit(1)
-      .executeTakeFirstOrThrow();
+    const { before, after } = await latestAuditEntry();
     const facts = { sku: null, price_cents: 2000, compare_at_cents: null, charge_tax: true, weight_grams: 1500 };
-    expect(entry).toEqual({
+    expect({ before, after }).toEqual({
       before: { "variant M": { ...facts, image: withPicture.image } },
       after: { "variant M": { ...facts, image: null } },
     });
@@ -325,13 +322,7 @@ describeEachDatabase("a variant's weight and picture in the console", (getDataba
       }),
     );
     expect(saved.status).toBe(302);
-    const entry = await getDatabase()
-      .db.selectFrom("audit_log")
-      .select(["action", "before", "after"])
-      .where("subject", "=", productId)
-      .orderBy("id", "desc")
-      .limit(1)
-      .executeTakeFirstOrThrow();
+    const entry = await latestAuditEntry();
     const unchanged = { charge_tax: true, weight_grams: 250, image: null };
     expect(entry).toEqual({
       action: "product.update",
