@@ -35,6 +35,12 @@ function resolveOwner(owner: OwnerOnDemand): Promise<BasketOwner> {
   return typeof owner === "function" ? owner() : Promise.resolve(owner);
 }
 
+/**
+ * The number on the header's basket: the sum of its lines' quantities, 0 for none. One expression, so that the count
+ * read with the session (server/sessions) is the one `countItems` reads.
+ */
+export const basketItemCount = sql<number>`coalesce(sum(basket_items.quantity), 0)::int`;
+
 /** Refuses a quantity the rules do not allow, with the sentence the shopper sees. */
 function assertQuantityAllowed(lines: readonly StoredLine[], variantId: string, quantity: number): void {
   const refusal = refuseQuantity(lines, variantId, quantity);
@@ -302,7 +308,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       const row = await db
         .selectFrom("baskets")
         .leftJoin("basket_items", "basket_items.basket_id", "baskets.id")
-        .select(["baskets.revision", sql<number>`coalesce(sum(basket_items.quantity), 0)::int`.as("count")])
+        .select(["baskets.revision", basketItemCount.as("count")])
         .where(`baskets.${column}`, "=", value)
         .groupBy("baskets.id")
         .executeTakeFirst();

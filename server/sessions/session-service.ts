@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { BasketCount } from "#shared/basket";
+import { basketItemCount } from "#server/basket/basket-service";
 import type { DB, Writer } from "#server/db/client";
 import { preparedStatement } from "#server/db/prepared";
 import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "#server/tokens";
@@ -91,7 +92,7 @@ export function createSessionService(
                 "baskets.revision as basket_revision",
                 eb
                   .selectFrom("basket_items")
-                  .select(sql<number>`coalesce(sum(basket_items.quantity), 0)::int`.as("count"))
+                  .select(basketItemCount.as("count"))
                   .whereRef("basket_items.basket_id", "=", "baskets.id")
                   .as("basket_count"),
               ]),
