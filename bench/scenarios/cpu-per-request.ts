@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { runLoad, type LoadOptions } from "../lib/load.ts";
 import { cpuSecondsOf } from "../lib/process-stats.ts";
-import { integer, ms, round, table } from "../lib/report.ts";
+import { integer, median, ms, round, table } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
 import { startFloorServer, type RunningServer } from "../lib/server.ts";
 import { projectRoot } from "../lib/settings.ts";
@@ -39,7 +39,15 @@ export interface CpuRow {
 
 export interface CpuResult {
   rows: CpuRow[];
+  /**
+   * The signed-in page's CPU over the floor's: the median of the differences of FLOOR_PAIRS rounds, each measuring
+   * the floor and then the page, so that the machine's drift over the run weighs on both sides of each difference.
+   */
+  signedInOverFloorMs?: number;
 }
+
+/** Rounds of floor-then-signed-in-page measured in turns; the rows give each one's median round. */
+const FLOOR_PAIRS = 3;
 
 const CHECKOUT_CONCURRENCY = 4;
 /** The built-in processor delivers its webhooks every second: this covers the last ones of a checkout run. */
@@ -65,25 +73,41 @@ const SIGNED_IN = "signed-in GET /";
 export const PGLITE_OVER_POSTGRES_TARGET = 1.3;
 const PGLITE_COMPARED = ["POST /basket/add + /basket/remove", "whole checkout (add, create, confirm, record, webhook)"];
 
-function overFloor(rows: readonly CpuRow[], name: string): number | undefined {
-  const floor = rows.find((row) => row.name.startsWith("floor"));
-  const row = rows.find((candidate) => candidate.name === name);
+/** The shop's own CPU for a signed-in page: measured in turns with the floor when it was, else the rows' difference. */
+function signedInOverFloor(result: CpuResult): number | undefined {
+  if (result.signedInOverFloorMs !== undefined) return result.signedInOverFloorMs;
+  const floor = result.rows.find((row) => row.name.startsWith("floor"));
+  const row = result.rows.find((candidate) => candidate.name === SIGNED_IN);
   return floor && row ? round(row.cpuMsPerRequest - floor.cpuMsPerRequest, 3) : undefined;
+}
+
+/**
+ * The round whose CPU per request is the median (the middle one of an odd number), standing for them all, with every
+ * round's failed answers: a failure in any round is a missed target.
+ */
+function medianRound(rounds: readonly CpuRow[]): CpuRow {
+  const sorted = [...rounds].sort((a, b) => a.cpuMsPerRequest - b.cpuMsPerRequest);
+  const sum = (count: (row: CpuRow) => number) => rounds.reduce((total, row) => total + count(row), 0);
+  return {
+    ...sorted[Math.floor((sorted.length - 1) / 2)]!,
+    non2xx: sum((row) => row.non2xx),
+    errors: sum((row) => row.errors),
+  };
 }
 
 export const cpuPerRequestScenario: Scenario<CpuResult> = {
   name: "cpuPerRequest",
   title: "Server CPU per request",
   scope: "each-database",
-  plannedSeconds: (settings) => 7 * (settings.warmupS + settings.durationS) + 10,
+  plannedSeconds: (settings) => (5 + 2 * FLOOR_PAIRS) * (settings.warmupS + settings.durationS) + 10,
 
   async run({ server, settings, log }) {
     const rows: CpuRow[] = [];
-    const measure = async (
+    const measureRow = async (
       name: string,
       pid: number,
       options: Omit<LoadOptions, "durationS" | "warmupS" | "connections">,
-    ) => {
+    ): Promise<CpuRow> => {
       log(`${server.label}: CPU per request, ${name}`);
       // The warm-up runs apart, so that its requests are not counted against the CPU measured.
       await runLoad({ ...options, connections: settings.connections, durationS: settings.warmupS, warmupS: 0 });
@@ -109,18 +133,36 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
       log(
         `  ${row.cpuMsPerRequest} ms CPU/request, ${integer(row.rps)} req/s, p99 ${ms(row.p99)}, non-2xx ${row.non2xx}`,
       );
-      rows.push(row);
+      return row;
+    };
+    const measure = async (...args: Parameters<typeof measureRow>) => {
+      rows.push(await measureRow(...args));
     };
 
+    // The floor and the signed-in page in turns: their difference is the figure judged, and a machine that slows down
+    // or speeds up during the run would otherwise move one side of it and not the other.
+    const signedIn = await registerShopper(server.baseUrl);
+    const floorRounds: CpuRow[] = [];
+    const signedInRounds: CpuRow[] = [];
     const floor = await startFloorServer(projectRoot);
     try {
-      await measure("floor: React Router alone, GET /", floor.pid, {
-        url: `${floor.baseUrl}/`,
-        headers: BROWSER_HEADERS,
-      });
+      for (let pair = 0; pair < FLOOR_PAIRS; pair += 1) {
+        floorRounds.push(
+          await measureRow("floor: React Router alone, GET /", floor.pid, {
+            url: `${floor.baseUrl}/`,
+            headers: BROWSER_HEADERS,
+          }),
+        );
+        signedInRounds.push(await measureRow(SIGNED_IN, server.pid, signedInHomeLoad(server.baseUrl, signedIn)));
+      }
     } finally {
       await floor.stop();
     }
+    rows.push(medianRound(floorRounds));
+    const signedInOverFloorMs = round(
+      median(signedInRounds.map((row, index) => row.cpuMsPerRequest - floorRounds[index]!.cpuMsPerRequest)),
+      3,
+    );
     await measure("guest GET /", server.pid, { url: `${server.baseUrl}/`, headers: BROWSER_HEADERS });
     await measure("GET /products/the-lean-startup", server.pid, {
       url: `${server.baseUrl}/products/the-lean-startup`,
@@ -131,8 +173,7 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
       headers: BROWSER_HEADERS,
     });
 
-    const signedIn = await registerShopper(server.baseUrl);
-    await measure("signed-in GET /", server.pid, signedInHomeLoad(server.baseUrl, signedIn));
+    rows.push(medianRound(signedInRounds));
     await measure(
       "POST /basket/add + /basket/remove",
       server.pid,
@@ -140,7 +181,7 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
     );
 
     rows.push(await measureCheckouts(server, settings.durationS, log));
-    return { rows };
+    return { rows, signedInOverFloorMs };
   },
 
   render(measurements) {
@@ -175,9 +216,11 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
       "divided by the requests answered; the warm-up is not counted. For PGlite the database runs inside the process and is " +
       "included; for PostgreSQL its own processes are not. The checkout row is per checkout (four requests and the webhook " +
       `the processor sends, ${CHECKOUT_CONCURRENCY} at a time, the process's idle CPU over the same time subtracted). ` +
-      "The floor is React Router alone rendering the same home page from constant data (no database, middleware or compression).";
+      "The floor is React Router alone rendering the same home page from constant data (no database, middleware or compression). " +
+      `The floor and the signed-in page are measured in turns, ${FLOOR_PAIRS} rounds each: their rows are the median round, ` +
+      "and the shop's own CPU over the floor is the median of the rounds' differences.";
     const targets = measurements.flatMap((measurement) => {
-      const shopsOwn = measurement.result ? overFloor(measurement.result.rows, SIGNED_IN) : undefined;
+      const shopsOwn = measurement.result ? signedInOverFloor(measurement.result) : undefined;
       if (shopsOwn === undefined) return [];
       const judged = measurement.databaseLabel.startsWith("PostgreSQL");
       const verdict = judged
@@ -222,7 +265,7 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
     for (const row of result.rows) {
       if (row.non2xx + row.errors > 0) missed.push(`${databaseLabel}, ${row.name}: ${row.non2xx + row.errors} failed`);
     }
-    const shopsOwn = overFloor(result.rows, SIGNED_IN);
+    const shopsOwn = signedInOverFloor(result);
     if (databaseLabel.startsWith("PostgreSQL") && shopsOwn !== undefined && shopsOwn > SIGNED_IN_OVER_FLOOR_TARGET_MS) {
       missed.push(
         `${databaseLabel}, ${SIGNED_IN}: ${shopsOwn} ms CPU over the floor > ${SIGNED_IN_OVER_FLOOR_TARGET_MS} ms`,
