@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { BasketCount } from "#shared/basket";
 import { basketItemCount } from "#server/basket/basket-service";
 import type { DB, Writer } from "#server/db/client";
