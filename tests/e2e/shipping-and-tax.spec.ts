@@ -11,13 +11,6 @@ import { OPERATOR } from "./support/operator";
 const BOOK = "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses";
 const ECHO = /^Amazon Echo/;
 
-/**
- * Delivery options and sales tax, on a production server of its own (its rates must not reach the other stories'
- * totals), sending its e-mail to a real SMTP server in this process. The operator sets the story's rates in the
- * console; Californians pay $27.82 for the book by Express and $106.17 for the Echo by free Standard, and the
- * totals agree on /payment, the order page, the e-mail and the console; a Canadian cannot pay once Canada is out of
- * the zone; without JavaScript the delivery option is chosen with its own button.
- */
 /** How far the page moved while it loaded again (Chromium's cumulative layout shift, every entry counted). */
 async function layoutShiftOfReload(page: Page): Promise<number> {
   await page.addInitScript(() => {
@@ -31,6 +24,13 @@ async function layoutShiftOfReload(page: Page): Promise<number> {
   return page.evaluate(() => (window as unknown as { layoutShift: number }).layoutShift);
 }
 
+/**
+ * Delivery options and sales tax, on a production server of its own (its rates must not reach the other stories'
+ * totals), sending its e-mail to a real SMTP server in this process. The operator sets the story's rates in the
+ * console; Californians pay $27.82 for the book by Express and $106.17 for the Echo by free Standard, and the
+ * totals agree on /payment, the order page, the e-mail and the console; a Canadian cannot pay once Canada is out of
+ * the zone; without JavaScript the delivery option is chosen with its own button.
+ */
 test.describe("delivery options and sales tax", () => {
   test.describe.configure({ mode: "serial", timeout: 90_000 });
   let catcher: Awaited<ReturnType<typeof startSmtpCatcher>>;
