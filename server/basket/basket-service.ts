@@ -447,7 +447,12 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
         if (!source) return false;
         const { column, value } = ownerColumn(owner);
         const own = await trx.selectFrom("baskets").select("id").where(column, "=", value).executeTakeFirst();
-        if (own?.id !== sourceBasketId) await mergeInto(trx, owner, await readLines(trx, sourceBasketId));
+        if (own?.id === sourceBasketId) return true;
+        const incoming = await readLines(trx, sourceBasketId);
+        // The same link followed again holds nothing new: the lines are there already, and are not doubled.
+        const present = own ? await readLines(trx, own.id) : [];
+        const isThere = incoming.every((line) => (findLine(present, line.variantId)?.quantity ?? 0) >= line.quantity);
+        if (!isThere) await mergeInto(trx, owner, incoming);
         return true;
       });
     },

@@ -1,4 +1,4 @@
-import type { DB } from "#server/db/client";
+import type { DB, Writer } from "#server/db/client";
 import { recordAudit, type Actor } from "#server/admin/audit-log";
 import { AppError } from "#shared/errors";
 import type { RecoverySettingsForm } from "#shared/recovery-schemas";
@@ -27,8 +27,8 @@ export function createRecoverySettings(db: DB, { defaultDelayHours }: { defaultD
     isSaved: false,
   };
 
-  async function read(): Promise<RecoverySettings> {
-    const row = await db.selectFrom("recovery_settings").selectAll().executeTakeFirst();
+  async function read(executor: Writer = db): Promise<RecoverySettings> {
+    const row = await executor.selectFrom("recovery_settings").selectAll().executeTakeFirst();
     if (!row) return defaults;
     return {
       enabled: row.enabled,
@@ -40,7 +40,7 @@ export function createRecoverySettings(db: DB, { defaultDelayHours }: { defaultD
   }
 
   return {
-    read,
+    read: () => read(),
 
     /** Saves the console's form; a promotion code must name an existing promotion. Audited. */
     async save(form: RecoverySettingsForm, actor: Actor): Promise<void> {
@@ -53,7 +53,7 @@ export function createRecoverySettings(db: DB, { defaultDelayHours }: { defaultD
               details: { errors: { secondPromotionCode: "There is no promotion with that code." } },
             });
         }
-        const before = await read();
+        const before = await read(trx);
         const values = {
           enabled: form.enabled,
           delay_hours: form.delayHours,
