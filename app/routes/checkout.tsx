@@ -111,8 +111,9 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
             count={count}
             subtotalCents={subtotalCents}
             isBlocked={items.some((item) => item.isOutOfStock)}
-          />
-          {reminders !== null ? <ReminderConsentForm isOn={reminders} /> : null}
+          >
+            {reminders !== null ? <ReminderConsentForm isOn={reminders} /> : null}
+          </SubtotalPanel>
         </aside>
       ) : null}
     </main>
