@@ -4,6 +4,7 @@ import type { BasketService } from "#server/basket/basket-service";
 import type { DB, Writer } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import type { EmailPreferences } from "#server/email/email-preferences";
+import { every } from "#server/background/every";
 import type { Logger } from "#server/logger";
 import { newToken, sha256Base64url, TOKEN_PATTERN } from "#server/tokens";
 import type { RecoverySettingsService } from "./recovery-settings";
@@ -61,9 +62,6 @@ export function createBasketReminders({
   testOnlySeconds,
   now = () => new Date(),
 }: BasketReminderOptions) {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = false;
   const sweepIntervalMs = testOnlySeconds ? Math.max(250, (testOnlySeconds * 1000) / 4) : SWEEP_INTERVAL_MS;
 
   function delaysOf(delayHours: number) {
@@ -274,18 +272,7 @@ export function createBasketReminders({
     return counts;
   }
 
-  function tick() {
-    running = runOnce()
-      .then((counts) => {
-        if (counts.sent + counts.skipped > 0) logger.info(counts, "recovery: basket reminders decided");
-      })
-      .catch((error: unknown) => logger.error({ err: error }, "recovery: basket reminder sweep failed"))
-      .finally(() => {
-        if (stopped) return;
-        timer = setTimeout(tick, sweepIntervalMs);
-        timer.unref?.();
-      });
-  }
+  const sweep = every(sweepIntervalMs, runOnce, { logger, name: "recovery: basket reminders" });
 
   return {
     runOnce,
@@ -313,16 +300,8 @@ export function createBasketReminders({
       return "restored";
     },
 
-    start() {
-      stopped = false;
-      timer = setTimeout(tick, 0);
-      timer.unref?.();
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
+    start: sweep.start,
+    stop: sweep.stop,
   };
 }
 
