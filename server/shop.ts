@@ -62,6 +62,9 @@ export interface ShopOptions {
   reservationMinutes?: number;
   /** SHOP_TIME_ZONE: where the sales dashboard's days start (UTC). */
   shopTimeZone?: string;
+  /** RECOVERY_HOURS and TEST_ONLY_RECOVERY_SECONDS: when a basket reminder is due (server/recovery). */
+  recoveryHours?: number;
+  testOnlyRecoverySeconds?: number;
   /** How often expired reservations are released (inventory-service.ts; tests shorten it). */
   reservationSweepMs?: number;
   /** OPERATOR_EMAIL and its password: the account is made an operator at start (server/admin/operator-service.ts). */
@@ -128,6 +131,8 @@ export async function createShop(options: ShopOptions) {
     reservationMinutes: options.reservationMinutes,
     allowLoopbackPictures: options.allowLoopbackPictures,
     shopTimeZone: options.shopTimeZone,
+    recoveryHours: options.recoveryHours,
+    testOnlyRecoverySeconds: options.testOnlyRecoverySeconds,
   });
   const retention = createRetentionSweep({ db: database.db, logger });
   const emailSender = createEmailSender({
@@ -189,6 +194,7 @@ export async function createShop(options: ShopOptions) {
     retention.start();
     emailSender.start();
     services.reviewRequests.start();
+    services.basketReminders.start();
     // Pictures a CSV import named elsewhere, left pending by an instance that stopped, and every import's after it.
     services.pictureFetcher.start();
     // Reservations past their time go back on sale (and guest pages hear of it when that changes what they say).
@@ -207,6 +213,7 @@ export async function createShop(options: ShopOptions) {
         await builtIn?.stop();
         await retention.stop();
         await services.reviewRequests.stop();
+        await services.basketReminders.stop();
         await emailSender.stop();
         await reservationSweep.stop();
         await services.pictureFetcher.stop();

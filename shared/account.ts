@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { basketRemindersFormSchema, checkboxField } from "./recovery-schemas";
 import { returnToSchema } from "./return-to-schema";
 
 /** For a new password (OWASP ASVS level 2); signing in accepts any length an older account may have. */
@@ -23,8 +24,11 @@ export const credentialsSchema = z.strictObject({
 
 export type Credentials = z.infer<typeof credentialsSchema>;
 
-/** The sign-in page's form: the credentials, and where to go once signed in (a path on this site; home if none). */
-export const signInFormSchema = credentialsSchema.extend({ returnTo: returnToSchema });
+/**
+ * The sign-in page's form: the credentials, where to go once signed in (a path on this site; home if none), and the
+ * consent to basket reminders (ticked, it turns the account's preference on; unticked, it changes nothing).
+ */
+export const signInFormSchema = credentialsSchema.extend({ returnTo: returnToSchema, basketReminders: checkboxField });
 
 /** The sign-out form: only where to come back to. */
 export const signOutSchema = z.strictObject({ returnTo: returnToSchema });
@@ -66,6 +70,7 @@ export const accountActionSchema = z.discriminatedUnion("intent", [
   z.strictObject({ intent: z.literal("delete-account"), deletePassword: currentPasswordField }),
   z.strictObject({ intent: z.literal("resend-verification") }),
   z.strictObject({ intent: z.literal("delete-address"), addressId: z.uuid("That saved address does not exist.") }),
+  basketRemindersFormSchema,
 ]);
 
 export type AccountAction = z.infer<typeof accountActionSchema>;

@@ -5,6 +5,7 @@ import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError } from "#app/components/form/field-error";
 import { PasswordField } from "#app/features/account/password-field";
 import { SignOutButton } from "#app/features/account/sign-out-button";
+import { ReminderConsentForm } from "#app/features/recovery/reminder-consent-form";
 import { accountActionSchema } from "#shared/account";
 import { addressLines } from "#shared/address";
 import { AppError } from "#shared/errors";
@@ -27,19 +28,21 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       return {
         account: null,
         savedAddresses: [],
+        basketReminders: false,
         notice: "Your account has been deleted. Thank you for shopping with us.",
       };
     throw redirect(signInPath("/account"));
   }
-  const [account, savedAddresses] = await Promise.all([
+  const [account, savedAddresses, basketReminders] = await Promise.all([
     services.accountFlows.getAccount(shopper.user.id),
     services.addresses.listSavedAddresses(shopper.user.id),
+    services.reminderConsent.forAccount(shopper.user.id),
   ]);
   if (!account) throw redirect(signInPath("/account"));
-  return { account, savedAddresses, notice: NOTICES.get(notice) ?? null };
+  return { account, savedAddresses, basketReminders, notice: NOTICES.get(notice) ?? null };
 }
 
-type Answer = { intent: string; errors: FieldErrors; done: string | null };
+type Answer = { intent: string; errors: FieldErrors; done: string | null; basketReminders?: boolean };
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, shopper, clientIp } = context.get(requestContext);
@@ -75,6 +78,14 @@ export async function action({ request, context }: Route.ActionArgs) {
           errors: {} as FieldErrors,
           done: "The address is removed from your account.",
         } satisfies Answer;
+      case "basket-reminders":
+        await services.reminderConsent.setForAccount(session.user, form.basketReminders);
+        return {
+          intent,
+          errors: {} as FieldErrors,
+          done: null,
+          basketReminders: form.basketReminders,
+        } satisfies Answer;
       case "resend-verification":
         await services.accountFlows.resendVerification(session.user.id);
         return {
@@ -104,7 +115,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 export default function Account({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const isSubmitting = navigation.state === "submitting";
-  const { account, savedAddresses, notice } = loaderData;
+  const { account, savedAddresses, basketReminders, notice } = loaderData;
   if (!account) {
     return (
       <main id="main" className="account">
@@ -228,6 +239,11 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
             ))}
           </ul>
         )}
+      </section>
+
+      <section className="account__section" aria-labelledby="account-emails">
+        <h2 id="account-emails">E-mail preferences</h2>
+        <ReminderConsentForm isOn={basketReminders} />
       </section>
 
       <section className="account__section" aria-labelledby="account-sessions">

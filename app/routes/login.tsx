@@ -6,6 +6,7 @@ import { signInFormSchema } from "#shared/account";
 import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
 import { isLocalPath, RETURN_TO_PARAM } from "#shared/local-path";
+import { BASKET_REMINDERS_LABEL } from "#shared/recovery-labels";
 
 /**
  * "Sign In" and "Create your account" share one form. Success of either goes signed in to the page that sent the
@@ -24,12 +25,13 @@ export async function action({ request, context }: Route.ActionArgs) {
       { status: 400 },
     );
   }
-  const { returnTo, ...credentials } = parsed.data;
+  const { returnTo, basketReminders, ...credentials } = parsed.data;
   let isOperator = false;
   try {
     const next = await services.signInFlow.signIn(credentials, { ip: clientIp, current: shopper.session });
     shopper.replaceSession(next);
     isOperator = next.session.user?.isOperator === true;
+    if (basketReminders && next.session.user) await services.reminderConsent.setForAccount(next.session.user, true);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const headers: HeadersInit = error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : {};
@@ -109,6 +111,10 @@ export default function Login({ actionData }: Route.ComponentProps) {
             <Link to="/conditions">Conditions of Use &amp; Sale</Link>. Please see our{" "}
             <Link to="/privacy">Privacy Notice</Link>.
           </p>
+          <label className="consent login__consent">
+            <input type="checkbox" name="basketReminders" />
+            {BASKET_REMINDERS_LABEL}
+          </label>
           <button type="submit" name="intent" value="register" className="login__register" disabled={isSubmitting}>
             Create your account
           </button>

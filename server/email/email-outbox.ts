@@ -1,4 +1,5 @@
 import { sql, type Selectable } from "kysely";
+import type { BasketView } from "#shared/basket";
 import { readOrderItem } from "#shared/orders";
 import type { DB, Writer } from "#server/db/client";
 import type { EmailOutboxTable, EmailStatus } from "#server/db/schema";
@@ -11,6 +12,7 @@ import {
   verificationEmail,
   welcomeEmail,
 } from "./templates/account-emails";
+import { basketReminderEmail } from "./templates/basket-emails";
 import {
   heldPaymentRefundedEmail,
   orderConfirmationEmail,
@@ -23,6 +25,7 @@ import { backInStockEmail, stockAlertConfirmationEmail } from "./templates/stock
 export type { Writer };
 
 export type EmailKind =
+  | "basket-reminder"
   | "review-request"
   | "stock-alert-confirmation"
   | "back-in-stock"
@@ -283,6 +286,45 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
         })),
       });
       return enqueue(writer, "review-request", recipient, rendered, `review-request:${orderId}`, {
+        "List-Unsubscribe": `<${unsubscribeUrl}>`,
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+      });
+    },
+
+    /**
+     * "You left something in your basket" (or, a day later, "Your basket is still waiting"), once per reminder, with
+     * the link back to the basket and a one-click unsubscribe from basket reminders.
+     */
+    async enqueueBasketReminder(
+      writer: Writer,
+      {
+        reminderId,
+        recipient,
+        step,
+        basket,
+        restoreToken,
+        unsubscribeToken,
+        promotionCode,
+      }: {
+        reminderId: string;
+        recipient: string;
+        step: 1 | 2;
+        basket: BasketView;
+        restoreToken: string;
+        unsubscribeToken: string;
+        promotionCode: string | null;
+      },
+    ): Promise<boolean> {
+      const unsubscribeUrl = link(`/unsubscribe?token=${unsubscribeToken}`);
+      const rendered = basketReminderEmail({
+        shopUrl: shopUrl(),
+        restoreUrl: link(`/basket/restore?token=${restoreToken}`),
+        unsubscribeUrl,
+        basket,
+        step,
+        promotionCode,
+      });
+      return enqueue(writer, "basket-reminder", recipient, rendered, `basket-reminder:${reminderId}`, {
         "List-Unsubscribe": `<${unsubscribeUrl}>`,
         "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
       });
