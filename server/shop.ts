@@ -75,7 +75,11 @@ export interface ShopOptions {
 
 /** How long a stop waits for in-flight requests before closing their connections. */
 const DRAIN_TIMEOUT_MS = 10_000;
-const WEBHOOK_DELIVERY_INTERVAL_MS = 1_000;
+/**
+ * How often the built-in processor looks for webhook events left to deliver (retries, and another instance's): an
+ * event is delivered at once by the instance that records it (deliverSoon), so this is only the safety net.
+ */
+const WEBHOOK_DELIVERY_INTERVAL_MS = 5_000;
 
 /**
  * Assembles one shop instance from a database: prepare the schema, choose the card processor, build the services
@@ -193,6 +197,7 @@ export async function createShop(options: ShopOptions) {
     builtIn?.start(WEBHOOK_DELIVERY_INTERVAL_MS);
     retention.start();
     emailSender.start();
+    const stopWaking = services.email.onEnqueued(() => emailSender.wake());
     services.reviewRequests.start();
     services.basketReminders.start();
     // Pictures a CSV import named elsewhere, left pending by an instance that stopped, and every import's after it.
@@ -214,6 +219,7 @@ export async function createShop(options: ShopOptions) {
         await retention.stop();
         await services.reviewRequests.stop();
         await services.basketReminders.stop();
+        stopWaking();
         await emailSender.stop();
         await reservationSweep.stop();
         await services.pictureFetcher.stop();

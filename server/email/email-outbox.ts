@@ -121,6 +121,7 @@ const outboxCursor = keysetCursor(/^[0-9a-f-]{36}$/);
 export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) {
   const link = (path: string) => new URL(path, publicOrigin()).toString();
   const shopUrl = () => link("/");
+  const enqueued = new Set<() => void>();
 
   async function enqueue(
     writer: Writer,
@@ -148,6 +149,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
       .onConflict((conflict) => conflict.column("dedupe_key").doNothing())
       .returning("id")
       .executeTakeFirst();
+    if (inserted) for (const listener of enqueued) listener();
     return inserted !== undefined;
   }
 
@@ -185,6 +187,12 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
   }
 
   return {
+    /** Calls `listener` after each e-mail this instance writes (the sender's wake); returns how to stop. */
+    onEnqueued(listener: () => void): () => void {
+      enqueued.add(listener);
+      return () => void enqueued.delete(listener);
+    },
+
     /**
      * The confirmation of a recorded order, written in the transaction that recorded it; at most once per order
      * whoever calls (the page, the webhook, the start-up sweep). False when the order has no account to write to.
