@@ -33,13 +33,17 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       };
     throw redirect(signInPath("/account"));
   }
-  const [account, savedAddresses, basketReminders] = await Promise.all([
+  const [account, savedAddresses] = await Promise.all([
     services.accountFlows.getAccount(shopper.user.id),
     services.addresses.listSavedAddresses(shopper.user.id),
-    services.reminderConsent.forAccount(shopper.user.id),
   ]);
   if (!account) throw redirect(signInPath("/account"));
-  return { account, savedAddresses, basketReminders, notice: NOTICES.get(notice) ?? null };
+  return {
+    account,
+    savedAddresses,
+    basketReminders: shopper.user.basketReminders ?? false,
+    notice: NOTICES.get(notice) ?? null,
+  };
 }
 
 type Answer = { intent: string; errors: FieldErrors; done: string | null; basketReminders?: boolean };

@@ -67,7 +67,8 @@ const countOf = async (
     | "rate_limits"
     | "processed_webhook_events"
     | "account_tokens"
-    | "promotion_uses",
+    | "promotion_uses"
+    | "basket_reminders",
   column: string,
   values: string[],
 ) =>
