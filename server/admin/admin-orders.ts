@@ -316,7 +316,15 @@ export function createAdminOrders(
         .executeTakeFirst();
       if (!order) return "not-ours";
       const items = order.items.map(readOrderItem);
-      const lines = carried.lines.filter((line) => line.index < items.length);
+      // Two different refunds of the same unit, made at once, each passed the check before the processor: under the
+      // lock, a line's refunded units never exceed what was sold (the money is the processor's to cap).
+      const { refunded } = await refundHistory(trx, orderId, items.length);
+      const lines = carried.lines
+        .filter((line) => line.index < items.length)
+        .map((line) => ({
+          ...line,
+          quantity: Math.min(line.quantity, items[line.index]!.quantity - (refunded[line.index] ?? 0)),
+        }));
       const inserted = await trx
         .insertInto("order_refunds")
         .values({
