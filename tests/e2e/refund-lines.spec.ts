@@ -86,7 +86,9 @@ test("the operator refunds one of two units with its item back in stock; the ord
   await page.screenshot({ path: "test-results/refund-lines-order-1280.png", fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: "test-results/refund-lines-order-390.png", fullPage: true });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow).toBeLessThanOrEqual(0);
   await page.setViewportSize({ width: 1280, height: 900 });
 

@@ -491,9 +491,9 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
                   <tr key={item.id}>
                     <td>
                       {item.title}
-                      <span className="console-hint">
-                        {` ${item.refunded} of ${item.quantity} refunded, ${item.restocked} back in stock`}
-                      </span>
+                      <p className="console-hint">
+                        {`${item.refunded} of ${item.quantity} refunded, ${item.restocked} back in stock`}
+                      </p>
                     </td>
                     <td>
                       <label htmlFor={`field-quantity-${item.index}`} className="visually-hidden">
@@ -518,9 +518,12 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
                     <td>
                       {item.restockable > 0 ? (
                         <label>
-                          <input type="checkbox" name={`restock-${item.index}`} />{" "}
-                          <span>Put the items back in stock</span>
-                          <span className="visually-hidden">{`, ${item.title}`}</span>
+                          <input
+                            type="checkbox"
+                            name={`restock-${item.index}`}
+                            aria-label={`Put the items back in stock, ${item.title}`}
+                          />{" "}
+                          Put the items back in stock
                         </label>
                       ) : (
                         "All back in stock"
