@@ -1,6 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { enterCard } from "./support/card";
-import { fillDeliveryAddress } from "./support/delivery";
+import { BOOK, guestBuysTheBook } from "./support/guest-buys";
 import { signInAsOperator } from "./support/operator";
 
 /**
@@ -9,29 +8,7 @@ import { signInAsOperator } from "./support/operator";
  * still Unfulfilled (to ship, under Paid), with one unit back in stock, once.
  */
 
-const BOOK = "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses";
 const BOOK_ID = "12321341";
-
-/** A guest buys two of the book with 4242…; the order's number. */
-async function guestBuysTwoBooks(page: Page, email: string): Promise<string> {
-  await page.goto("/");
-  const add = page.getByRole("article", { name: BOOK, exact: true }).getByRole("button", { name: "Add to Basket" });
-  const basket = page.getByRole("banner").getByRole("link", { name: /^Basket,/ });
-  await add.click();
-  await expect(basket).toHaveAccessibleName("Basket, 1 item");
-  await expect(basket).toHaveAttribute("aria-busy", "false");
-  await add.click();
-  await expect(basket).toHaveAccessibleName("Basket, 2 items");
-  await expect(basket).toHaveAttribute("aria-busy", "false");
-  await page.goto("/checkout");
-  await page.getByRole("link", { name: "Proceed to Checkout" }).click();
-  await expect(page).toHaveURL("/payment");
-  await fillDeliveryAddress(page, { email });
-  await enterCard(page, "4242424242424242");
-  await page.getByRole("button", { name: "Buy Now" }).click();
-  await expect(page).toHaveURL(/\/orders\?placed=SF-\d{4}-[A-Z0-9]{4}$/);
-  return new URL(page.url()).searchParams.get("placed") ?? "";
-}
 
 /** The book's stock as the console's product form shows it. */
 async function bookStock(page: Page): Promise<string> {
@@ -53,7 +30,7 @@ test("the operator refunds one of two units with its item back in stock; the ord
   await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
 
   const shopper = await browser.newPage();
-  const number = await guestBuysTwoBooks(shopper, `refund.lines.${Date.now()}@example.com`);
+  const number = await guestBuysTheBook(shopper, `refund.lines.${Date.now()}@example.com`, 2);
   expect(await bookStock(page)).toBe("8");
 
   await page.goto(`/admin/orders/${number}`);

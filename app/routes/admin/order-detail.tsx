@@ -244,6 +244,11 @@ export async function action({ context, request, params }: Route.ActionArgs) {
   }
 }
 
+/** The refund form's fields, carried on by the confirmation's forms as hidden inputs. */
+function CarriedFields({ fields }: { fields: [string, string][] }) {
+  return fields.map(([name, value]) => <input key={name} type="hidden" name={name} value={value} />);
+}
+
 export default function AdminOrder({ loaderData, actionData }: Route.ComponentProps) {
   const order = loaderData;
   const navigation = useNavigation();
@@ -280,9 +285,7 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
           <Form method="post" className="console-actions">
             <input type="hidden" name="intent" value={confirm.form ?? ""} />
             <input type="hidden" name="key" value={confirm.key} />
-            {confirm.fields.map(([name, value]) => (
-              <input key={name} type="hidden" name={name} value={value} />
-            ))}
+            <CarriedFields fields={confirm.fields} />
             {confirm.amount !== null ? <input type="hidden" name="amount" value={confirm.amount} /> : null}
             <input type="hidden" name="confirmed" value="yes" />
             <button type="submit" className="console-button console-button--danger" disabled={isBusy}>
@@ -296,9 +299,7 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
             <Form method="post" className="console-form console-form--inline" noValidate>
               <input type="hidden" name="intent" value="refund" />
               <input type="hidden" name="key" value={confirm.key} />
-              {confirm.fields.map(([name, value]) => (
-                <input key={name} type="hidden" name={name} value={value} />
-              ))}
+              <CarriedFields fields={confirm.fields} />
               <div className="console-field">
                 <label htmlFor="field-confirm-amount">Refund less</label>
                 <input
