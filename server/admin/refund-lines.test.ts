@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DB } from "#server/db/client";
 import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
@@ -11,18 +12,26 @@ import { startTwoInstances } from "#server/testing/two-instances";
  */
 
 const BOOK = "12321341"; // $11.96, its only variant's id is the product's
+const ECHO = "23445930"; // $98.99
 const OPERATOR = { id: null, email: "owner@console.test" };
 let counter = 0;
 const newKey = () => `refund-lines-${Date.now()}-${++counter}`;
 
-/** A guest buys `quantity` books through the real checkout; the order's id (its intent's). */
-async function buyBooks(origin: string, publishableKey: string, quantity: number): Promise<string> {
+/** A guest buys these lines through the real checkout, paying `totalCents`; the order's id (its intent's). */
+async function buyLines(
+  origin: string,
+  publishableKey: string,
+  lines: { productId: string; quantity: number }[],
+  totalCents: number,
+): Promise<string> {
   const browser = createHttpBrowser(origin);
-  expect((await browser.postJson("/basket/add", { productId: BOOK })).status).toBe(201);
-  if (quantity > 1)
-    expect((await browser.postJson("/basket/quantity", { productId: BOOK, quantity })).status).toBeLessThan(300);
+  for (const { productId, quantity } of lines) {
+    expect((await browser.postJson("/basket/add", { productId })).status).toBe(201);
+    if (quantity > 1)
+      expect((await browser.postJson("/basket/quantity", { productId, quantity })).status).toBeLessThan(300);
+  }
   await addDeliveryAddress(browser);
-  const created = await browser.send(`/payments/create?total=${1196 * quantity}`, { method: "POST" });
+  const created = await browser.send(`/payments/create?total=${totalCents}`, { method: "POST" });
   expect(created.status).toBe(201);
   const { clientSecret } = (await created.json()) as { clientSecret: string };
   const confirmed = await confirmCard(origin, clientSecret, publishableKey, "4242424242424242");
@@ -30,6 +39,10 @@ async function buyBooks(origin: string, publishableKey: string, quantity: number
   expect((await browser.postJson("/orders/record", { paymentIntentId })).status).toBeLessThan(300);
   return paymentIntentId;
 }
+
+/** A guest buys `quantity` books; the order's id. */
+const buyBooks = (origin: string, publishableKey: string, quantity: number) =>
+  buyLines(origin, publishableKey, [{ productId: BOOK, quantity }], 1196 * quantity);
 
 async function onHand(db: DB): Promise<number> {
   const row = await db
@@ -277,6 +290,35 @@ describeEachDatabase("refunds per line", (getDatabase) => {
     expect(await statuses(db(), orderId)).toMatchObject({ fulfilment_status: "cancelled", payment_status: "paid" });
     // The harness checks every order's total against its lines when the file ends: the order as it was paid.
     await db().updateTable("orders").set({ amount_cents: 1196 }).where("id", "=", orderId).execute();
+  });
+
+  it("a refund of one line counts against that line's product in the sales totals", async () => {
+    const orderId = await buyLines(
+      origin,
+      shop.processorKeys!.publishableKey,
+      [
+        { productId: BOOK, quantity: 1 },
+        { productId: ECHO, quantity: 1 },
+      ],
+      1196 + 9899,
+    );
+    const refundsOf = async () => {
+      const rows = await db()
+        .selectFrom("product_sales_by_day")
+        .select(["product_id", sql<number>`sum(refund_cents)::int`.as("cents")])
+        .where("product_id", "in", [BOOK, ECHO])
+        .groupBy("product_id")
+        .execute();
+      return Object.fromEntries([BOOK, ECHO].map((id) => [id, rows.find((row) => row.product_id === id)?.cents ?? 0]));
+    };
+    const before = await refundsOf();
+    await shop.services.adminOrders.refund(OPERATOR, await numberOf(orderId), {
+      amountCents: null,
+      idempotencyKey: newKey(),
+      lines: [{ index: 1, quantity: 1, restock: false }],
+    });
+    const after = await refundsOf();
+    expect({ book: after[BOOK]! - before[BOOK]!, echo: after[ECHO]! - before[ECHO]! }).toEqual({ book: 0, echo: 9899 });
   });
 });
 
