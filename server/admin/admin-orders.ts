@@ -471,7 +471,8 @@ export function createAdminOrders(
       throw new AppError("ORDER_TRANSITION_REFUSED", `Order ${order.number} cannot be refunded.`);
     }
     const plan = await planRefund(order, input);
-    const ceiling = ceilingOf(plan);
+    // After a cancellation everything left goes back, whatever earlier refunds of fewer cents left on the lines.
+    const ceiling = within ? plan.leftCents : ceilingOf(plan);
     const amountCents = input.amountCents ?? ceiling;
     if (amountCents < 1)
       throw new AppError("BAD_REQUEST", "Enter an amount of at least $0.01.", { details: { field: "amount" } });

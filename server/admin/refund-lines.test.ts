@@ -278,6 +278,26 @@ describeEachDatabase("refunds per line", (getDatabase) => {
     ).rejects.toMatchObject({ message: `Order ${number} is cancelled, so it cannot be shipped.` });
   });
 
+  it("Cancel and refund after a unit went back for less than it came to still gives back everything left", async () => {
+    await setStock(3);
+    const orderId = await buy(3);
+    const number = await numberOf(orderId);
+    await shop.services.adminOrders.refund(OPERATOR, number, {
+      amountCents: 100,
+      idempotencyKey: newKey(),
+      lines: [{ index: 0, quantity: 1, restock: true }],
+    });
+    const cancelled = await shop.services.adminOrders.cancelAndRefund(OPERATOR, number, newKey(), { restock: true });
+    expect(cancelled.amountCents).toBe(3588 - 100);
+    expect(await statuses(db(), orderId)).toEqual({
+      payment_status: "refunded",
+      fulfilment_status: "cancelled",
+      refunded_cents: 3588,
+    });
+    // One unit went back with the refund, the other two with the cancellation: three in all, as sold.
+    expect(await onHand(db())).toBe(3);
+  });
+
   it("a $0.00 order can be cancelled with its items back in stock", async () => {
     await setStock(1);
     const orderId = await buy(1);
