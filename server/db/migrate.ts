@@ -27,6 +27,7 @@ import * as productCsv from "./migrations/0024-product-csv";
 import * as stockAlertsByVariant from "./migrations/0025-stock-alerts-by-variant";
 import * as listingStockAndOptions from "./migrations/0026-listing-stock-and-options";
 import * as listingCoveringIndex from "./migrations/0027-listing-covering-index";
+import * as refundLinesAndOrderStatuses from "./migrations/0028-refund-lines-and-order-statuses";
 import * as basketRecovery from "./migrations/0036-basket-recovery";
 
 /**
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   "0025-stock-alerts-by-variant": stockAlertsByVariant,
   "0026-listing-stock-and-options": listingStockAndOptions,
   "0027-listing-covering-index": listingCoveringIndex,
+  "0028-refund-lines-and-order-statuses": refundLinesAndOrderStatuses,
   "0036-basket-recovery": basketRecovery,
 };
 
