@@ -170,16 +170,37 @@ describe("a start that cannot work stops with one line naming the variable", () 
     ]);
   });
 
-  it.runIf(
-    existsSync("/usr/bin/node") &&
-      Number(spawnSync("/usr/bin/node", ["-p", "process.versions.node.split('.')[0]"]).stdout?.toString()) < 24,
-  )("a Node.js older than 24", async () => {
-    const result = await runUntilExit({ DATA_DIR: dataDir("old-node") }, "/usr/bin/node");
-    expect(result.code).toBe(1);
-    expect(result.lines).toEqual([
-      expect.stringMatching(/^Storefront needs Node\.js 24 or later; this is Node\.js \d+\./),
-    ]);
+  // What a machine's own older Node does with each entry point started directly: one line naming npm's way instead.
+  const olderNode = "/usr/bin/node";
+  const olderVersion = existsSync(olderNode)
+    ? spawnSync(olderNode, ["-p", "process.versions.node"]).stdout.toString().trim()
+    : "";
+  const scripts = Object.entries(
+    (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts,
+  ).flatMap(([name, command]) => {
+    const entry = /^(?:exec )?node (scripts\/\S+\.js)$/.exec(command)?.[1];
+    return entry ? [{ name, entry }] : [];
   });
+
+  it("lists every entry point that needs Node 24", () => {
+    expect(scripts.map(({ name }) => name).sort()).toEqual(
+      ["bench", "demo-catalogue", "demo-pictures", "dev", "images", "processor", "start"].sort(),
+    );
+  });
+
+  it.runIf(olderVersion !== "" && Number(olderVersion.split(".")[0]) < 24).each(scripts)(
+    "a Node.js older than 24 running $entry directly",
+    ({ name, entry }) => {
+      const result = spawnSync(olderNode, [entry], { cwd: root, encoding: "utf8", timeout: 30_000 });
+      const npmCommand = name === "start" ? "npm start" : `npm run ${name}`;
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.trim().split("\n")).toEqual([
+        `Storefront needs Node.js 24 or later; this is Node.js ${olderVersion}. ` +
+          `Run \`${npmCommand}\` instead (after \`npm ci\`): npm scripts use the Node 24 that \`npm ci\` puts in node_modules/.bin.`,
+      ]);
+    },
+  );
 });
 
 describe("the build npm start serves", () => {
