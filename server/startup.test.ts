@@ -259,3 +259,33 @@ describe("test mode", () => {
     expect(shop.log()).toContain("Test mode: no real payments");
   }, 60_000);
 });
+
+describe("the ready line", () => {
+  it("names the operator console and, while there is no operator account, how to make one", async () => {
+    const directory = dataDir("ready-line");
+    const readyLine = async (env: Record<string, string>) => {
+      const port = await freePort();
+      const shop = await startShopProcess({ DATA_DIR: directory, LOG_LEVEL: "info", ...env }, port);
+      onTestFinished(() => stopIfRunning(shop));
+      await killShop(shop, "SIGTERM");
+      const line = shop
+        .log()
+        .split("\n")
+        .find((entry) => entry.includes("Storefront is ready"));
+      return { port, message: (JSON.parse(line ?? "{}") as { msg?: string }).msg };
+    };
+
+    const first = await readyLine({});
+    expect(first.message).toBe(
+      `Storefront is ready at http://localhost:${first.port}; the operator console is at http://localhost:${first.port}/admin, ` +
+        "with no operator account yet: set OPERATOR_EMAIL and OPERATOR_PASSWORD (in .env or the environment) and start again",
+    );
+    const withOperator = await readyLine({
+      OPERATOR_EMAIL: "owner@example.com",
+      OPERATOR_PASSWORD: "harbour-lantern-quietly-87",
+    });
+    expect(withOperator.message).toBe(
+      `Storefront is ready at http://localhost:${withOperator.port}; the operator console is at http://localhost:${withOperator.port}/admin`,
+    );
+  }, 120_000);
+});
