@@ -164,6 +164,9 @@ const catalogueVersion = sql<string>`(select version from catalogue_version)`.as
 export const CATALOGUE_VERSION_CHECK_MS = 1_000;
 /** Products kept by id for baskets and payments; past this the cache starts over (a catalogue may be 100,000). */
 const MAX_CACHED_PRODUCTS = 10_000;
+/** How many products the home page's second row ("More to explore") shows at most. */
+export const MORE_TO_EXPLORE = 12;
+type HomeList = "featured" | "more-to-explore";
 /** A shopper's typo still finds the product: "ipda" is 0.4 similar to "iPad" (pg_trgm word_similarity). */
 const TYPO_SIMILARITY = 0.4;
 /** A sitemap holds at most 50,000 addresses (sitemaps.org); the home page is one of them. */
@@ -346,14 +349,15 @@ export function createCatalogueService(
   let knownVersion = -1n;
   let checkedAt = -Infinity;
   let versionCheck: Promise<void> | undefined;
-  let featured: Promise<readonly CatalogueProduct[]> | undefined;
+  /** The home page's lists (its featured shelf, "More to explore"), each read once per version. */
+  const lists = new Map<HomeList, Promise<readonly CatalogueProduct[]>>();
   /** Each product by id: the read that brought it (one read answers every id it was asked for). */
   const byId = new Map<string, Promise<ReadonlyMap<string, CatalogueProduct>>>();
 
   function learnVersion(version: bigint): void {
     if (version <= knownVersion) return;
     knownVersion = version;
-    featured = undefined;
+    lists.clear();
     byId.clear();
   }
 
@@ -381,29 +385,39 @@ export function createCatalogueService(
     return version === knownVersion;
   }
 
-  async function listFeatured(): Promise<readonly CatalogueProduct[]> {
-    await dropStaleReads();
-    if (featured) return featured;
-    const read: Promise<readonly CatalogueProduct[]> = db
+  const activeProducts = () =>
+    db
       .selectFrom("products")
       .select([...productColumns, isOutOfStock, catalogueVersion])
-      .where("status", "=", "active")
-      .where("featured_position", "is not", null)
-      .orderBy("featured_position")
-      .orderBy("id")
-      .execute()
+      .where("status", "=", "active");
+
+  async function cachedList(
+    name: HomeList,
+    query: () => Promise<(ProductRow & { catalogue_version: string })[]>,
+  ): Promise<readonly CatalogueProduct[]> {
+    await dropStaleReads();
+    const cached = lists.get(name);
+    if (cached) return cached;
+    const read: Promise<readonly CatalogueProduct[]> = query()
       .then((rows) => {
-        if (!isCurrent(rows) || rows.length === 0) featured = undefined;
+        // An empty answer carries no version; it is kept all the same: this read began after the version it is kept
+        // under was learnt (a newer one clears the entry, in flight or not), so it can only be newer than that.
+        if (!isCurrent(rows) && lists.get(name) === read) lists.delete(name);
         return Object.freeze(rows.map((row) => Object.freeze(toProduct(row))));
       })
       .catch((error: unknown) => {
         // A failed read (the database is down) is not kept: the next request asks again. Whoever awaits it gets the error.
-        if (featured === read) featured = undefined;
+        if (lists.get(name) === read) lists.delete(name);
         throw error;
       });
-    featured = read;
+    lists.set(name, read);
     return read;
   }
+
+  const listFeatured = () =>
+    cachedList("featured", () =>
+      activeProducts().where("featured_position", "is not", null).orderBy("featured_position").orderBy("id").execute(),
+    );
 
   async function findProducts(ids: readonly string[]): Promise<Map<string, CatalogueProduct>> {
     await dropStaleReads();
@@ -635,6 +649,17 @@ export function createCatalogueService(
 
     /** The home page's products: the active featured ones, in their shelf order. */
     listProducts: listFeatured,
+
+    /** The home page's "More to explore": the newest active products that are not featured, at most MORE_TO_EXPLORE. */
+    listMoreToExplore: () =>
+      cachedList("more-to-explore", () =>
+        activeProducts()
+          .where("featured_position", "is", null)
+          .orderBy("created_at", "desc")
+          .orderBy("id")
+          .limit(MORE_TO_EXPLORE)
+          .execute(),
+      ),
 
     /** A write elsewhere (a review) changed products: this instance asks for the version at its next read. */
     noteCatalogueWrite(): void {
