@@ -196,7 +196,7 @@ describeEachDatabase("catalogue", (getDatabase) => {
         rating: 4,
         status: "active",
         featuredPosition: null,
-        image: { src: "/images/lamp.webp", width: 400, height: 400 },
+        image: { src: "/images/lamp.webp", width: 400, height: 400, srcSet: "/images/lamp.webp 400w" },
         ...changes,
       });
       made.push(id);

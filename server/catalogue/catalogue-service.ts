@@ -931,6 +931,36 @@ export function createCatalogueService(
       checkedAt = -Infinity;
     },
 
+    /**
+     * Gives variants pictures of their own (the demo catalogue's colours; the console's form sets them with the rest of
+     * a product). Only the ones that change are written; their ids are returned.
+     */
+    async setVariantPictures(
+      pictures: readonly { variantId: string; image: NonNullable<ProductChanges["image"]> }[],
+    ): Promise<string[]> {
+      const changed: string[] = [];
+      await db.transaction().execute(async (trx) => {
+        for (const { variantId, image } of pictures) {
+          const updated = await trx
+            .updateTable("product_variants")
+            .set({
+              image: image.src,
+              image_width: image.width,
+              image_height: image.height,
+              image_srcset: image.srcSet,
+              updated_at: sql`now()`,
+            })
+            .where("id", "=", variantId)
+            .where((eb) => eb("image", "is", null).or("image", "<>", image.src))
+            .executeTakeFirst();
+          if (updated.numUpdatedRows > 0n) changed.push(variantId);
+        }
+        if (changed.length > 0) await sql`update catalogue_version set version = version + 1`.execute(trx);
+      });
+      checkedAt = -Infinity;
+      return changed;
+    },
+
     /** Deletes products (an import taken back): their departments go with them; orders keep their own copies. */
     async deleteProducts(ids: readonly string[]): Promise<number> {
       if (ids.length === 0) return 0;
