@@ -70,7 +70,7 @@ describeEachDatabase("demo catalogue", (getDatabase) => {
       `Removed ${DEMO_PRODUCTS.length} demo products.`,
     );
     expect((await createCatalogueService(db).search("", DEFAULT_LISTING_STATE)).total).toBe(6);
-  }, 120_000);
+  }, 180_000);
 
   it("ships a picture for every demo product and each colour it is sold in, each a WebP under 40 KB", () => {
     const files = readdirSync(picturesDir);
