@@ -23,7 +23,7 @@ describeEachDatabase("true ratings and low stock", (getDatabase) => {
     shop = await createTestShop(getDatabase());
   }, SLOW.timeout);
 
-  const search = async (query: string, stars: number | null = null) =>
+  const search = async (query: string, stars: 1 | 2 | 3 | 4 | null = null) =>
     (await shop.services.catalogue.search(query, { ...DEFAULT_LISTING_STATE, stars })).products;
 
   it("keeps the specification's six ratings without a count, and gives a console product no stars", SLOW, async () => {
