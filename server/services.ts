@@ -158,6 +158,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     days: options.reviewRequestDays ?? DEFAULT_REVIEW_REQUEST_DAYS,
   });
   return {
+    /** SHOP_TIME_ZONE: the zone every page and the console state an order's times in. */
+    shopTimeZone: options.shopTimeZone ?? "UTC",
     metrics,
     logger,
     database,

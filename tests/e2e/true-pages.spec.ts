@@ -74,15 +74,23 @@ test("a shopper's pages and five console pages run without one Content-Security-
   await page.getByRole("button", { name: "Add to Basket" }).first().click();
   await expect(page.getByRole("banner").getByRole("link", { name: /^Basket, 1 item/ })).toBeVisible();
   await visit("/checkout");
+  // The basket promises nothing the shop does not do: no gift checkbox (docs/decisions/025-no-gift-option.md).
+  await expect(page.getByLabel("This order contains a gift")).toHaveCount(0);
   await visit("/payment");
   await fillDeliveryAddress(page);
   await enterCard(page, "4242 4242 4242 4242");
   await page.getByRole("button", { name: "Buy Now" }).click();
   await expect(page).toHaveURL(/\/orders\?placed=SF-/);
+  // When it was placed, in the shop's zone (UTC here) with its short name; the console says the same.
+  const placedAt = (await page.locator(".order__date time").first().textContent()) ?? "";
+  expect(placedAt).toMatch(/^[A-Z][a-z]+ \d{1,2}(st|nd|rd|th) \d{4}, \d{1,2}:\d{2}(am|pm) UTC$/);
 
   await signInAsOperator(page);
   for (const path of ["/admin", "/admin/products", "/admin/products/12321341", "/admin/orders", "/admin/outbox"])
     await visit(path);
+  await visit("/admin/orders");
+  await expect(page.getByRole("table").getByText(placedAt).first()).toBeVisible();
+  await visit("/admin/outbox");
   // The order's confirmation, its HTML in the console's frame: the e-mail's own styles apply there.
   await page
     .getByRole("link", { name: /^Your Storefront order SF-/ })

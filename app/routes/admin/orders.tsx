@@ -37,7 +37,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     heldPayments: (held?.payments ?? []).map((payment) => ({
       id: payment.paymentIntentId,
       amount: formatCents(payment.paidAmountCents),
-      heldAt: formatConsoleTime(payment.heldAt),
+      heldAt: formatConsoleTime(payment.heldAt, services.shopTimeZone),
       email: payment.contactEmail ?? "–",
       reason: payment.reason ?? "",
       isTest: payment.isTest,
@@ -53,7 +53,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     next,
     orders: orders.map((order) => ({
       number: order.number,
-      paidAt: formatConsoleTime(order.paidAt),
+      paidAt: formatConsoleTime(order.paidAt, services.shopTimeZone),
       status: ORDER_STATUS_LABELS[order.status],
       statusKey: order.status,
       total: formatCents(order.amountCents),

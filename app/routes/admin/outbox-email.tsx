@@ -14,9 +14,10 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     subject: email.subject,
     status: email.status,
     attempts: email.attempts,
-    createdAt: formatConsoleTime(new Date(email.createdAt)),
-    sentAt: email.sentAt ? formatConsoleTime(new Date(email.sentAt)) : "–",
-    nextAttemptAt: email.status === "pending" ? formatConsoleTime(new Date(email.nextAttemptAt)) : null,
+    createdAt: formatConsoleTime(new Date(email.createdAt), services.shopTimeZone),
+    sentAt: email.sentAt ? formatConsoleTime(new Date(email.sentAt), services.shopTimeZone) : "–",
+    nextAttemptAt:
+      email.status === "pending" ? formatConsoleTime(new Date(email.nextAttemptAt), services.shopTimeZone) : null,
     lastError: email.lastError,
     messageId: email.messageId,
     textBody: email.textBody,

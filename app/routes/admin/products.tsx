@@ -29,7 +29,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       image: product.image,
       status: product.status,
       stock: product.stock === null ? "Not tracked" : String(product.stock),
-      updatedAt: formatConsoleTime(product.updatedAt),
+      updatedAt: formatConsoleTime(product.updatedAt, services.shopTimeZone),
     })),
   };
 }
