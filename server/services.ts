@@ -178,6 +178,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     testOnlySeconds: options.testOnlyRecoverySeconds,
   });
   return {
+    /** SHOP_TIME_ZONE: the zone every page and the console state an order's times in. */
+    shopTimeZone: options.shopTimeZone ?? "UTC",
     metrics,
     logger,
     database,

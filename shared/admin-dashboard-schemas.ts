@@ -1,3 +1,4 @@
+import "./zod-policy";
 import { z } from "zod";
 
 /** The dashboard's periods, as operators read them. */

@@ -1,3 +1,4 @@
+import "./zod-policy";
 import { isStorableText } from "./storable-text";
 import { z } from "zod";
 import { parseDollars } from "./admin-schemas";

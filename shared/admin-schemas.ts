@@ -1,3 +1,4 @@
+import "./zod-policy";
 import { isStorableText } from "./storable-text";
 import { z } from "zod";
 
@@ -42,9 +43,6 @@ export const adminProductSchema = z.strictObject({
       }
       return cents;
     }),
-  rating: z
-    .enum(["1", "2", "3", "4", "5"], { error: "Choose a rating from 1 to 5." })
-    .transform((rating) => Number(rating) as 1 | 2 | 3 | 4 | 5),
   featuredPosition: z
     .string()
     .trim()
@@ -116,7 +114,6 @@ export type AdminProductInput = {
   title: string;
   description: string;
   priceCents: number;
-  rating: 1 | 2 | 3 | 4 | 5;
   featuredPosition: number | null;
   status: "active" | "archived";
   departmentIds: string[];
@@ -128,7 +125,6 @@ export function toAdminProductInput(parsed: z.infer<typeof adminProductSchema>):
     title: parsed.title,
     description: parsed.description,
     priceCents: parsed.price,
-    rating: parsed.rating,
     featuredPosition: parsed.featuredPosition,
     status: parsed.status,
     departmentIds: parsed.departmentIds,
@@ -176,6 +172,8 @@ export interface VariantFormInput {
     continueSelling: boolean;
     /** undefined: the quantity is left as it is (an oversold variant's stays below zero). */
     onHand?: number;
+    /** "Low stock at": the console counts the variant low at or under this many available; undefined: left as is. */
+    lowStockAt?: number;
     /** For shipping rates by weight; 0 when left blank. */
     weightGrams: number;
     /** "Remove picture": back to the product's picture. A new picture travels beside the form, as a file. */
@@ -189,6 +187,7 @@ const VARIANT_INPUTS = [
   "price",
   "compareAt",
   "stock",
+  "lowStockAt",
   "stockWas",
   "track",
   "continue",
@@ -196,6 +195,9 @@ const VARIANT_INPUTS = [
   "picture",
   "removePicture",
 ] as const;
+/** "Low stock at" when the operator leaves it blank. */
+export const DEFAULT_LOW_STOCK_AT = 5;
+
 export type VariantInput = (typeof VARIANT_INPUTS)[number];
 
 /** The form field that names a variant row's input: v:{values joined by |}:{input}. */
@@ -324,6 +326,9 @@ export function parseVariantForm(
       else if (Number(typedStock) < 0) errors[variantField(key, "stock")] = "Stock can't be below zero.";
       else onHand = Number(typedStock);
     }
+    const typedLowStockAt = read("lowStockAt");
+    if (typedLowStockAt !== "" && !/^\d{1,6}$/.test(typedLowStockAt))
+      errors[variantField(key, "lowStockAt")] = "Enter low stock at as a whole number, like 5.";
     const weight = variantWeightSchema.safeParse(fields[variantField(key, "weight")] ?? "");
     if (!weight.success) errors[variantField(key, "weight")] = weight.error.issues[0]!.message;
     const removePicture = read("removePicture") === "on";
@@ -338,6 +343,7 @@ export function parseVariantForm(
       tracksStock: read("track") === "on",
       continueSelling: read("continue") === "on",
       ...(onHand === undefined ? {} : { onHand }),
+      lowStockAt: typedLowStockAt === "" ? DEFAULT_LOW_STOCK_AT : Number(typedLowStockAt),
       weightGrams: weight.success ? weight.data : 0,
       removePicture,
     });

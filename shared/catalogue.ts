@@ -5,8 +5,8 @@ export interface Product {
   id: string;
   title: string;
   priceCents: number;
-  /** The unrounded average of its visible reviews, else the catalogue's own rating (whole stars). */
-  rating: number;
+  /** The unrounded average of its visible reviews, else the rating it came with; null: nobody rated it (no stars). */
+  rating: number | null;
   /** srcSet: the picture's other widths ("url 200w, url 400w"), for pictures an operator uploaded. */
   image: { src: string; width: number; height: number; srcSet?: string };
 }
@@ -14,7 +14,7 @@ export interface Product {
 /** A product as the catalogue holds it today, with the address of its page: /products/{slug}. */
 export interface CatalogueProduct extends Product {
   slug: string;
-  /** Visible reviews behind `rating`; 0: the catalogue's rating, shown without a count. */
+  /** Visible reviews (else an import's ratings) behind `rating`; 0: the specification's rating, shown without a count. */
   ratingCount: number;
   /** Every variant is out of stock (cards say "Out of stock"); absent otherwise. */
   isOutOfStock?: boolean;

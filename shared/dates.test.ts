@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatOrderDate } from "./dates";
+import { formatOrderDate, formatShopTime } from "./dates";
 
 /** The text Intl writes for the same moment: what formatOrderDate is held to (month, ordinal day, year, 12-hour time). */
 function intlOrderDate(date: Date, timeZone: string | undefined): string {
@@ -61,5 +61,16 @@ describe("formatOrderDate", () => {
         { numRuns: 5_000 },
       );
     });
+  });
+});
+
+describe("formatShopTime", () => {
+  it("states a moment in the shop's zone with Intl's short name for it", () => {
+    const moment = new Date("2026-11-21T15:34:00Z");
+    expect(formatShopTime(moment, "UTC")).toBe("November 21st 2026, 3:34pm UTC");
+    expect(formatShopTime(moment, "America/New_York")).toBe("November 21st 2026, 10:34am EST");
+    expect(formatShopTime(moment, "Europe/Paris")).toBe("November 21st 2026, 4:34pm GMT+1");
+    // Past midnight in the zone: the zone's own date.
+    expect(formatShopTime(new Date("2026-07-01T03:05:00Z"), "America/Los_Angeles")).toBe("June 30th 2026, 8:05pm PDT");
   });
 });

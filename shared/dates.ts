@@ -33,6 +33,32 @@ export function formatOrderDate(date: Date, zone: ClockZone): string {
   return `${MONTHS[monthIndex]} ${day}${ordinalSuffix(day)} ${year}, ${hour}:${String(minutes).padStart(2, "0")}${hours < 12 ? "am" : "pm"}`;
 }
 
+/**
+ * "November 21st 2026, 3:34pm EST": when an order was placed (or changed), in the shop's time zone with Intl's short
+ * name for it (EST, GMT+1), the same on the order page and in the console. Called on the server only (loaders), so
+ * the browser never loads Intl's locale data for it.
+ */
+export function formatShopTime(date: Date, timeZone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "2-digit",
+      hourCycle: "h23",
+      timeZoneName: "short",
+    })
+      .formatToParts(date)
+      .map((part) => [part.type, part.value]),
+  );
+  const day = Number(parts.day);
+  const hours = Number(parts.hour) % 24;
+  const hour = hours % 12 === 0 ? 12 : hours % 12;
+  return `${MONTHS[Number(parts.month) - 1]} ${day}${ordinalSuffix(day)} ${parts.year}, ${hour}:${parts.minute}${hours < 12 ? "am" : "pm"} ${parts.timeZoneName}`;
+}
+
 /** English ordinals: 1st, 2nd, 3rd, 4th … 11th, 12th, 13th … 21st, 22nd, 23rd … 31st. */
 function ordinalSuffix(day: number): string {
   if (day % 100 >= 11 && day % 100 <= 13) return "th";

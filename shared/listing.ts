@@ -164,6 +164,18 @@ export function hasFilters(state: ListingState): boolean {
   );
 }
 
+/** How many filters are on: a price (a band or a typed range), a star level, a department, out-of-stock products and
+ * each chosen option value; what a phone's "Filters" disclosure names. */
+export function activeFilterCount(state: ListingState): number {
+  return (
+    (state.price !== null || state.minDollars !== null || state.maxDollars !== null ? 1 : 0) +
+    (state.stars !== null ? 1 : 0) +
+    (state.department !== null ? 1 : 0) +
+    (state.includeOutOfStock ? 1 : 0) +
+    Object.values(state.options).reduce((sum, values) => sum + values.length, 0)
+  );
+}
+
 /** The state with one option value added, or taken away when it is there. */
 export function toggleOptionValue(state: ListingState, param: string, value: string): ListingState {
   const current = state.options[param] ?? [];

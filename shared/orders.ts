@@ -14,7 +14,8 @@ export interface OrderItem {
   /** The price of one. */
   priceCents: number;
   quantity: number;
-  rating: number;
+  /** The product's stars when paid; null: it had none. */
+  rating: number | null;
   image: { src: string; width: number; height: number };
 }
 

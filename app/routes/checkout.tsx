@@ -101,7 +101,7 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
           </ul>
         )}
       </div>
-      {/* An empty basket offers no subtotal, gift box or checkout: there is nothing to pay for. */}
+      {/* An empty basket offers no subtotal or checkout: there is nothing to pay for. */}
       {items.length > 0 ? (
         <aside className="checkout__subtotal" aria-label="Subtotal">
           <SubtotalPanel

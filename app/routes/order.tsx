@@ -3,7 +3,7 @@ import { data } from "react-router";
 import type { Route } from "./+types/order";
 import { requestContext } from "#app/context";
 import { addressLines } from "#shared/address";
-import { formatOrderDate } from "#shared/dates";
+import { formatShopTime } from "#shared/dates";
 import { formatCents } from "#shared/money";
 import {
   cardBrandName,
@@ -12,7 +12,6 @@ import {
   type OrderHistoryEntry,
   describeItemOptions,
 } from "#shared/orders";
-import { LocalTime } from "#app/components/ui/local-time";
 import { PrintButton } from "#app/features/orders/print-button";
 import { isQualifyingOrderStatus } from "#shared/reviews";
 
@@ -26,8 +25,14 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   const order = await services.orders.getOrder(shopper.basketOwner, key);
   if (!order) throw data(null, { status: 404 });
   // The processor's intent id stays on the server: the shopper's page knows the order by its number.
+  const at = (iso: string) => formatShopTime(new Date(iso), services.shopTimeZone);
   return {
-    order: { ...order, id: undefined },
+    order: {
+      ...order,
+      id: undefined,
+      placedAt: at(order.createdAt),
+      history: order.history.map((entry) => ({ ...entry, atText: at(entry.at) })),
+    },
     canReview: shopper.user !== null && isQualifyingOrderStatus(order.status),
   };
 }
@@ -62,7 +67,7 @@ export default function Order({ loaderData }: Route.ComponentProps) {
         <div>
           <dt>Ordered</dt>
           <dd>
-            <LocalTime iso={order.createdAt} format={formatOrderDate} />
+            <time dateTime={order.createdAt}>{order.placedAt}</time>
           </dd>
         </div>
         <div>
@@ -187,7 +192,7 @@ export default function Order({ loaderData }: Route.ComponentProps) {
         <ol className="order-page__history">
           {order.history.map((entry, index) => (
             <li key={index}>
-              <LocalTime iso={entry.at} format={formatOrderDate} />: {describe(entry)}
+              <time dateTime={entry.at}>{entry.atText}</time>: {describe(entry)}
             </li>
           ))}
         </ol>

@@ -3,6 +3,7 @@ import { Link } from "react-router";
 import type { Route } from "./+types/orders";
 import { requestContext } from "#app/context";
 import { OrderCard } from "#app/features/orders/order-card";
+import { formatShopTime } from "#shared/dates";
 import { formatCents } from "#shared/money";
 import { signInPath } from "#shared/local-path";
 
@@ -27,6 +28,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       number,
       amountCents,
       createdAt,
+      placedAt: formatShopTime(new Date(createdAt), services.shopTimeZone),
       status,
       refundedCents,
       items,

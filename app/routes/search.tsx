@@ -2,7 +2,7 @@ import { data, Link } from "react-router";
 import type { Route } from "./+types/search";
 import { requestContext } from "#app/context";
 import { parseSearchParams } from "#shared/catalogue-schemas";
-import { MAX_LISTING_PAGE, parseListingState } from "#shared/listing";
+import { MAX_LISTING_PAGE, listingSearch, parseListingState } from "#shared/listing";
 import { BasketButton } from "#app/features/basket/components/basket-button";
 import {
   ListingFilters,
@@ -33,9 +33,16 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const departmentIds = chosen ? [chosen.department.id, ...chosen.children.map((child) => child.id)] : null;
   const results = await services.catalogue.search(q, asked, departmentIds);
   const state = { ...asked, options: results.appliedOptions };
-  // Nothing found: a mended query to try ("Did you mean: stand mixer?") and a few featured products.
+  // Nothing in stock: how many sold-out products match, so that the page offers them rather than another word.
+  const soldOut =
+    results.total === 0 && q !== "" && !asked.includeOutOfStock
+      ? (await services.catalogue.search(q, { ...asked, includeOutOfStock: true, page: 1 }, departmentIds)).total
+      : 0;
+  // Nothing found at all: a mended query to try ("Did you mean: stand mixer?") and a few featured products.
   const fallback =
-    results.total === 0 && q !== "" ? await services.catalogue.searchFallback(q) : { suggestion: null, featured: [] };
+    results.total === 0 && q !== "" && soldOut === 0
+      ? await services.catalogue.searchFallback(q)
+      : { suggestion: null, featured: [] };
   if (state.page > 1 && state.page > results.pageCount) throw data(null, { status: 404 });
   const facets = tree
     .map((department) => ({
@@ -44,11 +51,12 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       count: results.departmentCounts[department.id] ?? 0,
     }))
     .filter((facet) => facet.count > 0 || facet.slug === state.department);
-  return { ...results, state, facets, ...fallback };
+  return { ...results, state, facets, soldOut, ...fallback };
 }
 
 export default function Search({ loaderData }: Route.ComponentProps) {
-  const { query, products, total, page, pageCount, state, facets, optionFacets, suggestion, featured } = loaderData;
+  const { query, products, total, page, pageCount, state, facets, optionFacets, suggestion, featured, soldOut } =
+    loaderData;
   const links: ListingLinks = { base: "/search", state, extra: { q: query } };
   const quoted = `“${query}”`;
   const heading =
@@ -84,11 +92,22 @@ export default function Search({ loaderData }: Route.ComponentProps) {
                   <Link to={`/search?${new URLSearchParams({ q: suggestion }).toString()}`}>{suggestion}</Link>?
                 </p>
               ) : null}
-              <NoResults
-                links={links}
-                hint={suggestion ? undefined : "Try another word, or a shorter one."}
-                withoutFilters={{ to: "/", label: "Back to the shop" }}
-              />
+              {soldOut > 0 ? (
+                <NoResults
+                  links={links}
+                  hint={`No results in stock for ${quoted}.`}
+                  action={{
+                    to: `/search${listingSearch({ ...state, includeOutOfStock: true, page: 1 }, { q: query })}`,
+                    label: `Show ${soldOut} sold-out result${soldOut === 1 ? "" : "s"}`,
+                  }}
+                />
+              ) : (
+                <NoResults
+                  links={links}
+                  hint={suggestion ? undefined : "Try another word, or a shorter one."}
+                  withoutFilters={{ to: "/", label: "Back to the shop" }}
+                />
+              )}
               {featured.length > 0 ? (
                 <section className="search__featured" aria-labelledby="search-featured-title">
                   <h2 id="search-featured-title">Featured products</h2>

@@ -143,7 +143,6 @@ describeEachDatabase("the operator console", (getDatabase) => {
         const form = new URLSearchParams({
           title: "Hijacked",
           price: "1.00",
-          rating: "5",
           status: "active",
           featuredPosition: "",
           description: "",
@@ -330,7 +329,6 @@ describeEachDatabase("the operator console", (getDatabase) => {
         title: "Console Test Lamp",
         description: "A lamp.\n\nWith two paragraphs.",
         price: "$1,249.5",
-        rating: "4",
         featuredPosition: "",
         status: "active",
         ...fields,

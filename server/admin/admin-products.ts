@@ -1,8 +1,12 @@
 import { sql } from "kysely";
 import { AppError } from "#shared/errors";
 import { pictureUrl } from "#shared/shop-pictures";
-import { LOW_STOCK_THRESHOLD } from "#shared/stock";
-import { variantField, type AdminProductInput, type VariantFormInput } from "#shared/admin-schemas";
+import {
+  DEFAULT_LOW_STOCK_AT,
+  variantField,
+  type AdminProductInput,
+  type VariantFormInput,
+} from "#shared/admin-schemas";
 import type { InventoryService } from "#server/inventory/inventory-service";
 import type { CatalogueService, ProductValues } from "#server/catalogue/catalogue-service";
 import type { DB } from "#server/db/client";
@@ -17,7 +21,8 @@ export interface AdminProductRow {
   slug: string;
   title: string;
   priceCents: number;
-  rating: number;
+  /** The stars shoppers see (reviews' average, else the rating it came with); null: none. */
+  rating: number | null;
   status: "active" | "archived";
   featuredPosition: number | null;
   image: string;
@@ -29,6 +34,8 @@ export interface AdminProductRow {
 export interface AdminProductList {
   products: AdminProductRow[];
   total: number;
+  /** Low variants among the matching products ("Low stock at", per variant). */
+  lowVariants: number;
   page: number;
   pageCount: number;
   counts: { active: number; archived: number };
@@ -38,8 +45,15 @@ export interface AdminProductList {
 const stockSum = sql<
   number | null
 >`(select sum(v.on_hand)::int from product_variants v where v.product_id = products.id and v.tracks_stock)`;
-/** "Low stock": tracked, 1 to LOW_STOCK_THRESHOLD left (the products list's filter and the dashboard's count). */
-const isLowStock = sql<boolean>`${stockSum} between 1 and ${LOW_STOCK_THRESHOLD}`;
+/**
+ * A low variant: it tracks stock and what is available (on hand less live holds) is 1 to its own "Low stock at"
+ * (0 and below is out of stock). The products list's "Low stock" and the dashboard count these.
+ */
+const lowVariant = sql<boolean>`v.tracks_stock and (v.on_hand - coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) between 1 and v.low_stock_at`;
+/** How many of the product's variants are low. */
+const lowVariantCount = sql<number>`(select count(*)::int from product_variants v where v.product_id = products.id and ${lowVariant})`;
+/** A product with at least one low variant. */
+const isLowStock = sql<boolean>`exists (select 1 from product_variants v where v.product_id = products.id and ${lowVariant})`;
 
 /** The operator console's side of the catalogue: listing every product, and writes that leave an audit entry. */
 /** A variant as the audit log keeps it. */
@@ -113,6 +127,7 @@ export function createAdminProducts(
             {
               tracksStock: variant.tracksStock,
               continueSelling: variant.continueSelling,
+              lowStockAt: variant.lowStockAt,
               ...(variant.onHand === undefined ? {} : { onHand: variant.onHand }),
             },
             actor.email,
@@ -184,7 +199,7 @@ export function createAdminProducts(
             "slug",
             "title",
             "price_cents",
-            "rating",
+            "shown_rating",
             "status",
             "featured_position",
             "image",
@@ -196,7 +211,12 @@ export function createAdminProducts(
           .limit(ADMIN_PRODUCTS_PAGE_SIZE)
           .offset((page - 1) * ADMIN_PRODUCTS_PAGE_SIZE)
           .execute(),
-        matching.select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow(),
+        matching
+          .select((eb) => [
+            eb.fn.countAll<string>().as("count"),
+            sql<number>`coalesce(sum(${lowVariantCount}), 0)::int`.as("low_variants"),
+          ])
+          .executeTakeFirstOrThrow(),
         db
           .selectFrom("products")
           .select(["status", (eb) => eb.fn.countAll<string>().as("count")])
@@ -210,7 +230,7 @@ export function createAdminProducts(
           slug: row.slug,
           title: row.title,
           priceCents: row.price_cents,
-          rating: row.rating,
+          rating: row.shown_rating,
           status: row.status,
           featuredPosition: row.featured_position,
           image: pictureUrl(row.image),
@@ -218,6 +238,7 @@ export function createAdminProducts(
           stock: row.stock,
         })),
         total: totalCount,
+        lowVariants: total.low_variants,
         page,
         pageCount: Math.max(1, Math.ceil(totalCount / ADMIN_PRODUCTS_PAGE_SIZE)),
         counts: {
@@ -227,13 +248,12 @@ export function createAdminProducts(
       };
     },
 
-    /** Active products with low stock: what the products list's "Low stock" shows. */
+    /** Low variants of active products: what the products list's "Low stock" counts. */
     async countLowStock(): Promise<number> {
       const row = await db
         .selectFrom("products")
-        .select(sql<number>`count(*)::int`.as("count"))
+        .select(sql<number>`coalesce(sum(${lowVariantCount}), 0)::int`.as("count"))
         .where("status", "=", "active")
-        .where(isLowStock)
         .executeTakeFirstOrThrow();
       return row.count;
     },
@@ -248,7 +268,6 @@ export function createAdminProducts(
           "title",
           "description",
           "price_cents",
-          "rating",
           "status",
           "featured_position",
           "image",
@@ -303,13 +322,21 @@ export function createAdminProducts(
     async getVariantsAndLedger(id: string) {
       const [{ options, variants }, onHand, ledger] = await Promise.all([
         catalogue.readOptionsAndVariants(id),
-        db.selectFrom("product_variants").select(["id", "on_hand"]).where("product_id", "=", id).execute(),
+        db
+          .selectFrom("product_variants")
+          .select(["id", "on_hand", "low_stock_at"])
+          .where("product_id", "=", id)
+          .execute(),
         inventory.listLedger(id, 20),
       ]);
-      const onHandById = new Map(onHand.map((row) => [row.id, row.on_hand]));
+      const byId = new Map(onHand.map((row) => [row.id, row]));
       return {
         options,
-        variants: variants.map((variant) => ({ ...variant, onHand: onHandById.get(variant.id) ?? 0 })),
+        variants: variants.map((variant) => ({
+          ...variant,
+          onHand: byId.get(variant.id)?.on_hand ?? 0,
+          lowStockAt: byId.get(variant.id)?.low_stock_at ?? DEFAULT_LOW_STOCK_AT,
+        })),
         ledger,
       };
     },

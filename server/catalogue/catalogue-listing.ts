@@ -35,6 +35,7 @@ export const listingColumns = [
   "title",
   "price_cents",
   "shown_rating",
+  "rating_count",
   "review_count",
   "image",
   "image_width",
@@ -108,14 +109,14 @@ function sortTerms(request: ListingRequest): RawBuilder<unknown>[] {
     case "price-desc":
       return [sql`products.price_cents desc`, sql`products.id`];
     case "review":
-      return [sql`products.shown_rating desc`, sql`products.featured_position nulls last`, sql`products.id`];
+      return [sql`products.shown_rating desc nulls last`, sql`products.featured_position nulls last`, sql`products.id`];
     case "newest":
       return [sql`products.created_at desc`, sql`products.id`];
     case "featured":
       return [
         ...(request.match?.rank ? [sql`${request.match.rank} desc`] : []),
         sql`products.featured_position nulls last`,
-        sql`products.shown_rating desc`,
+        sql`products.shown_rating desc nulls last`,
         sql`products.id`,
       ];
   }

@@ -193,7 +193,6 @@ describeEachDatabase("catalogue", (getDatabase) => {
         title: `Explorer lamp ${n}`,
         description: "A lamp.",
         priceCents: 1_000 + n,
-        rating: 4,
         status: "active",
         featuredPosition: null,
         image: { src: "/images/lamp.webp", width: 400, height: 400, srcSet: "/images/lamp.webp 400w" },

@@ -55,6 +55,7 @@ const productColumns = [
   "price_cents",
   "shown_rating",
   "review_count",
+  "rating_count",
   "image",
   "image_width",
   "image_height",
@@ -70,7 +71,7 @@ function toProduct(row: ProductRow): CatalogueProduct {
     title: row.title,
     priceCents: row.price_cents,
     rating: row.shown_rating,
-    ratingCount: row.review_count,
+    ratingCount: row.review_count > 0 ? row.review_count : (row.rating_count ?? 0),
     image: {
       src: pictureUrl(row.image),
       width: row.image_width,
@@ -185,7 +186,6 @@ export interface ProductChanges {
   title?: string;
   description?: string;
   priceCents?: number;
-  rating?: 1 | 2 | 3 | 4 | 5;
   status?: "active" | "archived";
   featuredPosition?: number | null;
   slug?: string;
@@ -220,6 +220,7 @@ const editableColumns = [
   "description",
   "price_cents",
   "rating",
+  "rating_count",
   "image",
   "image_width",
   "image_height",
@@ -243,8 +244,9 @@ export interface ImportedProductValues {
   vendor: string;
   productType: string;
   tags: readonly string[];
-  /** The catalogue's rating (whole stars); undefined: left as it is (a new product's is the import's default). */
-  rating?: 1 | 2 | 3 | 4 | 5;
+  /** The file's rating (1 to 5, decimals kept) with how many ratings it stands for; undefined: left as it is (a new
+   * product has none). */
+  rating?: { value: number; count: number };
   image: { src: string; width: number; height: number; srcSet: string | null };
 }
 
@@ -273,7 +275,7 @@ function importedColumns(product: ImportedProductValues) {
     vendor: product.vendor,
     product_type: product.productType,
     tags: JSON.stringify(product.tags),
-    ...(product.rating !== undefined ? { rating: product.rating } : {}),
+    ...(product.rating !== undefined ? { rating: product.rating.value, rating_count: product.rating.count } : {}),
     image: product.image.src,
     image_width: product.image.width,
     image_height: product.image.height,
@@ -287,7 +289,6 @@ function columnsOf(changes: ProductChanges) {
     title: changes.title,
     description: changes.description,
     price_cents: changes.priceCents,
-    rating: changes.rating,
     status: changes.status,
     featured_position: changes.featuredPosition,
     ...(changes.image
@@ -466,6 +467,7 @@ export function createCatalogueService(
         "products.price_cents as product_price_cents",
         "products.shown_rating",
         "products.review_count",
+        "products.rating_count",
         "products.image as product_image",
         "products.image_width as product_image_width",
         "products.image_height as product_image_height",
@@ -492,6 +494,7 @@ export function createCatalogueService(
         price_cents: row.product_price_cents,
         shown_rating: row.shown_rating,
         review_count: row.review_count,
+        rating_count: row.rating_count,
         image: row.product_image,
         image_width: row.product_image_width,
         image_height: row.product_image_height,
@@ -839,7 +842,7 @@ export function createCatalogueService(
         created,
         updated,
       }: {
-        created: readonly (ImportedProductValues & { rating: 1 | 2 | 3 | 4 | 5 })[];
+        created: readonly ImportedProductValues[];
         updated: readonly (ImportedProductValues & { previousSlug: string })[];
       },
     ): Promise<void> {
@@ -858,7 +861,6 @@ export function createCatalogueService(
             batch.map((product) => ({
               id: product.id,
               ...importedColumns(product),
-              rating: product.rating,
               featured_position: null,
             })),
           )
@@ -1077,7 +1079,7 @@ export function createCatalogueService(
         await onWrite?.(trx, current, after);
         const figures = await trx
           .selectFrom("products")
-          .select(["shown_rating", "review_count"])
+          .select(["shown_rating", "review_count", "rating_count"])
           .where("id", "=", id)
           .executeTakeFirstOrThrow();
         return { ...after, ...figures };
@@ -1092,10 +1094,7 @@ export function createCatalogueService(
      */
     async createProduct(
       values: Required<
-        Pick<
-          ProductChanges,
-          "title" | "description" | "priceCents" | "rating" | "status" | "featuredPosition" | "image"
-        >
+        Pick<ProductChanges, "title" | "description" | "priceCents" | "status" | "featuredPosition" | "image">
       > & { id?: string },
       onWrite?: ProductWriteHook,
     ): Promise<ProductDetails> {
@@ -1116,7 +1115,6 @@ export function createCatalogueService(
             title: values.title,
             description: values.description,
             price_cents: values.priceCents,
-            rating: values.rating,
             status: values.status,
             featured_position: values.featuredPosition,
             image: values.image.src,

@@ -67,13 +67,16 @@ export interface ProductTable {
   description: Generated<string>;
   /** Integer cents (USD). */
   price_cents: number;
-  /** The catalogue's own rating, whole stars 1 to 5: shown until the product has a visible review. */
-  rating: number;
+  /** A rating the product came with (1 to 5, decimals kept): the specification's, or an import's with its count; shown
+   * until the product has a visible review. Null: no stars until someone reviews it. */
+  rating: number | null;
+  /** How many ratings `rating` stands for (an import's); null: shown without a count. */
+  rating_count: number | null;
   /** Visible reviews, and their unrounded average (null without any): kept by a trigger on reviews (migration 0020). */
   review_count: Generated<number>;
   review_average: Generated<number | null>;
   /** What a shopper is shown and what sorting uses: the reviews' average, else the catalogue's rating. Generated. */
-  shown_rating: ColumnType<number, never, never>;
+  shown_rating: ColumnType<number | null, never, never>;
   /** Path of the product's picture under /images. */
   image: string;
   image_width: number;
@@ -564,6 +567,8 @@ export interface ProductVariantTable {
   on_hand: Generated<number>;
   /** Back-orders: sell when available is 0 or below. */
   continue_selling: Generated<boolean>;
+  /** "Low stock at": the console counts the variant low when its available quantity is at or under this. */
+  low_stock_at: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -5,7 +5,10 @@ import { NONCE, secureHeaders, type SecureHeadersVariables } from "hono/secure-h
  * Headers every response carries, through Hono's secure-headers middleware. The Content-Security-Policy allows this
  * origin only (in the default mode the shop loads nothing from any other host; in Stripe mode, Stripe's hosts as
  * Stripe documents). React Router's inline hydration scripts and the inlined stylesheet run by a per-response nonce
- * (the middleware's NONCE), never by 'unsafe-inline'; it is handed on in `cspNonce` for the page renderer.
+ * (the middleware's NONCE), never by 'unsafe-inline'; it is handed on in `cspNonce` for the page renderer. A response
+ * that carries its own policy (an e-mail's HTML as sent, shown in the console's frame) keeps it: two policies would
+ * both apply, and the shop's would strip the e-mail of its styles. The console's pages may frame the shop's own
+ * documents (frame-src 'self'); the shop's pages frame nothing of their own.
  */
 export function securityHeaders({
   isHttps,
@@ -19,20 +22,29 @@ export function securityHeaders({
 }): MiddlewareHandler<{
   Variables: { cspNonce: string } & SecureHeadersVariables;
 }> {
-  const shared = {
-    contentSecurityPolicy: contentSecurityPolicy({ allowStripe, processorOrigin }),
-    referrerPolicy: "strict-origin-when-cross-origin",
-    xFrameOptions: "DENY",
+  const made = (console: boolean) => {
+    const shared = {
+      contentSecurityPolicy: contentSecurityPolicy({ allowStripe, processorOrigin, console }),
+      referrerPolicy: "strict-origin-when-cross-origin",
+      xFrameOptions: "DENY",
+      overwrite: false,
+    };
+    // HSTS only over HTTPS: browsers ignore it over plain HTTP, and pinning a LAN address to HTTPS would lock its
+    // shoppers out. The middleware's options are fixed when it is made, so there is one for each scheme.
+    return {
+      overHttps: secureHeaders({ ...shared, strictTransportSecurity: "max-age=63072000; includeSubDomains" }),
+      overHttp: secureHeaders({ ...shared, strictTransportSecurity: false }),
+    };
   };
-  // HSTS only over HTTPS: browsers ignore it over plain HTTP, and pinning a LAN address to HTTPS would lock its
-  // shoppers out. The middleware's options are fixed when it is made, so there is one for each scheme.
-  const overHttps = secureHeaders({ ...shared, strictTransportSecurity: "max-age=63072000; includeSubDomains" });
-  const overHttp = secureHeaders({ ...shared, strictTransportSecurity: false });
-  return (c, next) =>
-    (isHttps(c) ? overHttps : overHttp)(c, async () => {
+  const shop = made(false);
+  const consolePages = made(true);
+  return (c, next) => {
+    const chosen = c.req.path === "/admin" || c.req.path.startsWith("/admin/") ? consolePages : shop;
+    return (isHttps(c) ? chosen.overHttps : chosen.overHttp)(c, async () => {
       c.set("cspNonce", c.get("secureHeadersNonce") ?? "");
       await next();
     });
+  };
 }
 
 /**
@@ -49,9 +61,12 @@ const STRIPE_SOURCES = {
 export function contentSecurityPolicy({
   allowStripe,
   processorOrigin,
+  console = false,
 }: {
   allowStripe: boolean;
   processorOrigin?: string;
+  /** The operator console's pages, which show an e-mail's HTML in a sandboxed frame of this origin. */
+  console?: boolean;
 }) {
   const stripe = (kind: keyof typeof STRIPE_SOURCES) => (allowStripe ? STRIPE_SOURCES[kind] : []);
   return {
@@ -61,7 +76,9 @@ export function contentSecurityPolicy({
     imgSrc: ["'self'"],
     fontSrc: ["'self'"],
     connectSrc: ["'self'", ...stripe("connect"), ...(processorOrigin ? [processorOrigin] : [])],
-    frameSrc: allowStripe ? STRIPE_SOURCES.frame : ["'none'"],
+    frameSrc: [...(console ? ["'self'"] : []), ...(allowStripe ? STRIPE_SOURCES.frame : [])].concat(
+      console || allowStripe ? [] : ["'none'"],
+    ),
     frameAncestors: ["'none'"],
     baseUri: ["'self'"],
     formAction: ["'self'"],

@@ -23,6 +23,8 @@ export interface DemoProduct {
   description: string;
   priceCents: number;
   rating: 1 | 2 | 3 | 4 | 5;
+  /** How many (demo) ratings the rating stands for: the import keeps a rating only with its count. */
+  ratingCount: number;
   departmentSlugs: string[];
   shape: DemoShape;
   colour: string;
@@ -222,6 +224,7 @@ export const DEMO_PRODUCTS: readonly DemoProduct[] = GROUPS.flatMap((group) =>
     description: `${group.what} from the demo catalogue: ${title}.\n\nA made-up product for trying the shop's departments, sorting and filters; its picture was drawn for it.`,
     priceCents,
     rating,
+    ratingCount: 3 + (title.length % 40),
     departmentSlugs: [group.department],
     shape: group.shape,
     colour,

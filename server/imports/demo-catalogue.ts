@@ -14,8 +14,10 @@ import { colourPictureId, DEMO_PRODUCTS, demoColours, type DemoProduct } from ".
 
 /** Who the audit log says imported the demo catalogue. */
 const DEMO_ACTOR = { id: null, email: "npm run demo-catalogue" };
-/** The rating column of Shopify's product CSV (its standard metafield), which the import reads beside the layout. */
+/** The rating columns of Shopify's product CSV (its standard metafields), which the import reads beside the layout:
+ * a rating is kept only with its count. */
 const RATING_COLUMN = "Rating (product.metafields.reviews.rating)";
+const RATING_COUNT_COLUMN = "Rating count (product.metafields.reviews.rating_count)";
 /** The host the file names the stored pictures under: the import reads a picture the shop holds by its path alone. */
 const PICTURE_HOST = "http://demo-catalogue.invalid";
 
@@ -26,7 +28,7 @@ export function demoHandle(product: Pick<DemoProduct, "id">): string {
 
 /** The demo catalogue as a product CSV in Shopify's current layout: one row per variant, the product's fields first. */
 function demoCsv(pictureSrc: ReadonlyMap<string, string>, departmentPaths: ReadonlyMap<string, string>): string {
-  const header = [...PRODUCT_EXPORT_COLUMNS, RATING_COLUMN];
+  const header = [...PRODUCT_EXPORT_COLUMNS, RATING_COLUMN, RATING_COUNT_COLUMN];
   const rows = DEMO_PRODUCTS.flatMap((product) =>
     combinations(product.options ?? []).map((values, index) => {
       const cells: Record<string, string> = {
@@ -54,6 +56,7 @@ function demoCsv(pictureSrc: ReadonlyMap<string, string>, departmentPaths: Reado
           "Product image URL": `${PICTURE_HOST}${pictureSrc.get(product.id)}`,
           Departments: product.departmentSlugs.map((slug) => departmentPaths.get(slug) ?? slug).join(";"),
           [RATING_COLUMN]: String(product.rating),
+          [RATING_COUNT_COLUMN]: String(product.ratingCount),
         });
       }
       return header.map((column) => cells[column] ?? "");

@@ -62,10 +62,16 @@ export interface AppliedImport {
   pictures: ImportPicture[];
 }
 
-/** A new product's catalogue rating: the console's new-product form starts at 5 too. */
-const NEW_PRODUCT_RATING = 5;
 /** One import at a time: two at once could each create the same new product or department. */
 const IMPORT_LOCK = 7_240_001;
+
+/** "4.5 (12 ratings)", as the preview names a rating before and after; "" for none. */
+function describeRating(rating: { value: number; count: number | null } | null | undefined): string {
+  if (!rating) return "";
+  return rating.count === null
+    ? String(rating.value)
+    : `${rating.value} (${rating.count} rating${rating.count === 1 ? "" : "s"})`;
+}
 
 type Image = { src: string; width: number; height: number; srcSet: string | null };
 
@@ -92,7 +98,7 @@ interface ExistingProduct {
   vendor: string;
   productType: string;
   tags: string[];
-  rating: number;
+  rating: { value: number; count: number | null } | null;
   image: Image;
   options: { name: string; values: string[] }[];
   variants: ExistingVariant[];
@@ -114,7 +120,7 @@ interface StockChange {
 
 /** What applying the file writes, decided product by product. */
 interface PlannedWrites {
-  created: (ImportedProductValues & { rating: 1 | 2 | 3 | 4 | 5 })[];
+  created: ImportedProductValues[];
   updated: (ImportedProductValues & { previousSlug: string })[];
   variants: ImportedOptionsAndVariants[];
   stock: StockChange[];
@@ -167,6 +173,7 @@ async function readCatalogue(trx: Transaction<Database>, wanted: readonly Wanted
         "product_type",
         "tags",
         "rating",
+        "rating_count",
         "image",
         "image_width",
         "image_height",
@@ -216,7 +223,7 @@ async function readCatalogue(trx: Transaction<Database>, wanted: readonly Wanted
         vendor: row.vendor,
         productType: row.product_type,
         tags: row.tags,
-        rating: row.rating,
+        rating: row.rating === null ? null : { value: row.rating, count: row.rating_count },
         image: { src: row.image, width: row.image_width, height: row.image_height, srcSet: row.image_srcset },
         options: options
           .filter((option) => option.product_id === row.id)
@@ -486,7 +493,7 @@ async function planImport(
       vendor: wanted.vendor ?? existing?.vendor ?? "",
       productType: wanted.productType ?? existing?.productType ?? "",
       tags: wanted.tags ?? existing?.tags ?? [],
-      rating: wanted.rating,
+      ...(wanted.rating ? { rating: wanted.rating } : {}),
       image,
     };
 
@@ -513,7 +520,8 @@ async function planImport(
       describe("Tags", existing.tags.join(", "), values.tags.join(", "));
       describe("Status", existing.status, values.status);
       describe("Price", formatCents(existing.priceCents), formatCents(values.priceCents));
-      if (values.rating !== undefined) describe("Rating", String(existing.rating), String(values.rating));
+      if (values.rating !== undefined)
+        describe("Rating", describeRating(existing.rating), describeRating(values.rating));
       if (pictureChange) changes.push(pictureChange);
       if (placementChanged) {
         changes.push(
@@ -587,9 +595,9 @@ async function planImport(
         (key) => values[key] !== (key === "slug" ? existing.slug : existing[key]),
       ) ||
       values.tags.join("\u0000") !== existing.tags.join("\u0000") ||
-      (values.rating !== undefined && values.rating !== existing.rating) ||
+      (values.rating !== undefined && describeRating(values.rating) !== describeRating(existing.rating)) ||
       values.image.src !== existing.image.src;
-    if (!existing) writes.created.push({ ...values, rating: values.rating ?? NEW_PRODUCT_RATING });
+    if (!existing) writes.created.push(values);
     else if (productChanged) writes.updated.push({ ...values, previousSlug: existing.slug });
     const variantsChanged =
       !existing ||

@@ -61,6 +61,8 @@ const FIELD_HEADERS = {
   departments: ["Departments"],
   /** Shopify's standard product rating metafield, as its export names the column. */
   rating: ["Rating (product.metafields.reviews.rating)", "product.metafields.reviews.rating"],
+  /** How many ratings the rating stands for: a rating is kept only with its count. */
+  ratingCount: ["Rating count (product.metafields.reviews.rating_count)", "product.metafields.reviews.rating_count"],
 } as const;
 
 export type ProductCsvField = keyof typeof FIELD_HEADERS;

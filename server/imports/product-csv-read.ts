@@ -60,8 +60,9 @@ export interface WantedProduct {
   imageUrl: string | undefined;
   /** Each a path of one or two names; undefined: none given (the product stays where it is). */
   departments: string[][] | undefined;
-  /** The catalogue's rating, shown until the first review (whole stars); undefined: none given. */
-  rating: 1 | 2 | 3 | 4 | 5 | undefined;
+  /** The rating the product came with (1 to 5, decimals kept) and how many ratings it stands for, shown until the
+   * first review; undefined: none given (a rating without its count is not kept: nobody can tell who gave it). */
+  rating: { value: number; count: number } | undefined;
   /** "Line 12: …", one a problem. */
   errors: string[];
 }
@@ -247,11 +248,14 @@ function readProduct(
   product.status = readStatus(row, (sentence) => problem(first.line, sentence));
   product.departments = readDepartments(header, row, (sentence) => problem(first.line, sentence));
   const rating = cell(row, "rating");
-  if (rating !== "") {
-    product.rating = readRating(rating);
-    if (product.rating === undefined)
-      problem(first.line, `the rating “${rating.slice(0, 40)}” is not a number from 1 to 5.`);
-  }
+  const ratingCount = cell(row, "ratingCount");
+  const value = rating === "" ? undefined : readRating(rating);
+  if (rating !== "" && value === undefined)
+    problem(first.line, `the rating “${rating.slice(0, 40)}” is not a number from 1 to 5.`);
+  const count = ratingCount === "" ? undefined : readRatingCount(ratingCount);
+  if (ratingCount !== "" && count === undefined)
+    problem(first.line, `the rating count “${ratingCount.slice(0, 40)}” is not a whole number.`);
+  if (value !== undefined && count !== undefined && count > 0) product.rating = { value, count };
 
   const image = rows.map((entry) => cell(entry.row, "image")).find((url) => url !== "");
   if (image !== undefined) {
@@ -470,11 +474,16 @@ function readBoolean(typed: string): boolean | undefined {
   return undefined;
 }
 
+/** A rating count cell: a whole number (Shopify's rating_count metafield). */
+function readRatingCount(text: string): number | undefined {
+  return /^\d{1,9}$/.test(text.trim()) ? Number(text.trim()) : undefined;
+}
+
 /**
  * A rating cell: a number from 1 to 5, or Shopify's rating metafield as JSON ({"value": "4.5", "scale_min": "1.0",
- * "scale_max": "5.0"}); rounded to whole stars, as the catalogue keeps it until reviews come.
+ * "scale_max": "5.0"}); its decimals kept (cards draw it to the half star).
  */
-function readRating(text: string): 1 | 2 | 3 | 4 | 5 | undefined {
+function readRating(text: string): number | undefined {
   let value: unknown = text;
   if (text.startsWith("{")) {
     try {
@@ -492,5 +501,5 @@ function readRating(text: string): 1 | 2 | 3 | 4 | 5 | undefined {
         ? Number(value)
         : NaN;
   if (!(number >= 1 && number <= 5)) return undefined;
-  return Math.round(number) as 1 | 2 | 3 | 4 | 5;
+  return number;
 }

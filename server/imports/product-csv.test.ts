@@ -146,7 +146,7 @@ describeEachDatabase("products in and out as CSV", (getDatabase) => {
         tags: ["cotton", "summer"],
         status: "active",
         price_cents: 2000,
-        rating: 5,
+        rating: null,
         image: NO_PICTURE.src,
       });
       const options = await db()

@@ -434,7 +434,7 @@ export function createInventoryService(
     async setStock(
       trx: Writer,
       variantId: string,
-      settings: { tracksStock: boolean; continueSelling: boolean; onHand?: number },
+      settings: { tracksStock: boolean; continueSelling: boolean; onHand?: number; lowStockAt?: number },
       actor: string,
     ): Promise<void> {
       const before = await readLevels(trx, [variantId], { lock: true });
@@ -445,6 +445,7 @@ export function createInventoryService(
         .set({
           tracks_stock: settings.tracksStock,
           continue_selling: settings.continueSelling,
+          ...(settings.lowStockAt !== undefined ? { low_stock_at: settings.lowStockAt } : {}),
           ...(settings.onHand !== undefined ? { on_hand: settings.onHand } : {}),
           updated_at: sql`now()`,
         })

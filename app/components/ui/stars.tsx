@@ -2,10 +2,11 @@ import { toHalfStar } from "#shared/reviews";
 
 /**
  * A rating as star emojis, as the shop has always shown it, drawn to the nearest half star (a half is the emoji cut in two), read out as a
- * sentence rather than five "star" emoji names. With `count` (reviews behind an average) the count follows; a
- * catalogue rating has none.
+ * sentence rather than five "star" emoji names. With `count` (the reviews or imported ratings behind it) the count
+ * follows; the specification's own ratings have none. No rating, no stars: nothing is drawn.
  */
-export function Stars({ rating, count }: { rating: number; count?: number }) {
+export function Stars({ rating, count }: { rating: number | null; count?: number }) {
+  if (rating === null) return null;
   const shown = toHalfStar(rating);
   const whole = Math.floor(shown);
   const hasHalf = shown > whole;

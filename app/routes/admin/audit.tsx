@@ -14,7 +14,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     isFirstPage: !before,
     entries: entries.map((entry) => ({
       id: entry.id,
-      at: formatConsoleTime(entry.createdAt),
+      at: formatConsoleTime(entry.createdAt, services.shopTimeZone),
       who: entry.operatorEmail,
       action: entry.action,
       subject: entry.subject,

@@ -17,7 +17,7 @@ export async function loader({ context }: Route.LoaderArgs) {
     me: actor.email,
     operators: operators.map((operator) => ({
       email: operator.email,
-      grantedAt: formatConsoleTime(operator.grantedAt),
+      grantedAt: formatConsoleTime(operator.grantedAt, services.shopTimeZone),
       grantedBy: operator.grantedByEmail ?? "start-up (OPERATOR_EMAIL)",
     })),
   };

@@ -40,7 +40,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     total: formatCents(order.amountCents),
     refunded: formatCents(order.refundedCents),
     left: formatCents(left),
-    paidAt: formatConsoleTime(order.paidAt),
+    paidAt: formatConsoleTime(order.paidAt, services.shopTimeZone),
     email: order.contactEmail ?? "–",
     address: order.deliveryAddress ? addressLines(order.deliveryAddress) : [],
     items: order.items.map((item, index) => ({
@@ -71,7 +71,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     },
     history: order.history.map((entry, index) => ({
       key: index,
-      at: formatConsoleTime(entry.created_at),
+      at: formatConsoleTime(entry.created_at, services.shopTimeZone),
       status: ORDER_STATUS_LABELS[entry.status],
       who: entry.actor,
       detail: [

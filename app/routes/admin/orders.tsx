@@ -42,7 +42,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     heldPayments: (held?.payments ?? []).map((payment) => ({
       id: payment.paymentIntentId,
       amount: formatCents(payment.paidAmountCents),
-      heldAt: formatConsoleTime(payment.heldAt),
+      heldAt: formatConsoleTime(payment.heldAt, services.shopTimeZone),
       email: payment.contactEmail ?? "–",
       reason: payment.reason ?? "",
       isTest: payment.isTest,
@@ -58,7 +58,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     next,
     orders: orders.map((order) => ({
       number: order.number,
-      paidAt: formatConsoleTime(order.paidAt),
+      paidAt: formatConsoleTime(order.paidAt, services.shopTimeZone),
       payment: { key: order.paymentStatus, label: PAYMENT_STATUS_LABELS[order.paymentStatus] },
       fulfilment: { key: order.fulfilmentStatus, label: FULFILMENT_STATUS_LABELS[order.fulfilmentStatus] },
       total: formatCents(order.amountCents),

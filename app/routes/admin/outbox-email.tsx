@@ -14,9 +14,10 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     subject: email.subject,
     status: email.status,
     attempts: email.attempts,
-    createdAt: formatConsoleTime(new Date(email.createdAt)),
-    sentAt: email.sentAt ? formatConsoleTime(new Date(email.sentAt)) : "–",
-    nextAttemptAt: email.status === "pending" ? formatConsoleTime(new Date(email.nextAttemptAt)) : null,
+    createdAt: formatConsoleTime(new Date(email.createdAt), services.shopTimeZone),
+    sentAt: email.sentAt ? formatConsoleTime(new Date(email.sentAt), services.shopTimeZone) : "–",
+    nextAttemptAt:
+      email.status === "pending" ? formatConsoleTime(new Date(email.nextAttemptAt), services.shopTimeZone) : null,
     lastError: email.lastError,
     messageId: email.messageId,
     textBody: email.textBody,
@@ -24,7 +25,8 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   };
 }
 
-/** One e-mail as it was written and sent: its state and attempts, its text, and its HTML on a page of its own. */
+/** One e-mail as it was written and sent: its state and attempts, its text, and its HTML in a frame and on a page of
+ * its own. */
 export default function OutboxEmail({ loaderData: email }: Route.ComponentProps) {
   return (
     <main id="main" className="console-main">
@@ -80,6 +82,19 @@ export default function OutboxEmail({ loaderData: email }: Route.ComponentProps)
           {email.textBody}
         </pre>
       </section>
+      {email.hasHtml ? (
+        <section aria-labelledby="html-title">
+          <h2 id="html-title">HTML</h2>
+          {/* As a mail client shows it: the e-mail's own document, in a frame where nothing of it can run. */}
+          <iframe
+            className="console-email-frame"
+            src={`/admin/outbox/${email.id}/html`}
+            sandbox=""
+            title={`The e-mail “${email.subject}” as sent`}
+            loading="lazy"
+          />
+        </section>
+      ) : null}
     </main>
   );
 }

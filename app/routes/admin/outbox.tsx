@@ -12,13 +12,13 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     next: page.next,
     entries: page.entries.map((entry) => ({
       id: entry.id,
-      createdAt: formatConsoleTime(new Date(entry.createdAt)),
+      createdAt: formatConsoleTime(new Date(entry.createdAt), services.shopTimeZone),
       kind: entry.kind,
       recipient: entry.recipient,
       subject: entry.subject,
       status: entry.status,
       attempts: entry.attempts,
-      sentAt: entry.sentAt ? formatConsoleTime(new Date(entry.sentAt)) : "",
+      sentAt: entry.sentAt ? formatConsoleTime(new Date(entry.sentAt), services.shopTimeZone) : "",
       lastError: entry.lastError ?? "",
     })),
   };

@@ -3,6 +3,7 @@ import type { Route } from "./+types/product-edit";
 import {
   adminProductSchema,
   combinations,
+  DEFAULT_LOW_STOCK_AT,
   isVariantFormField,
   parseVariantForm,
   toAdminProductInput,
@@ -25,7 +26,6 @@ const LABELS: Record<string, string> = {
   title: "Title",
   description: "Description",
   price: "Price",
-  rating: "Rating",
   featuredPosition: "Featured position",
   status: "Status",
   departmentIds: "Departments",
@@ -64,7 +64,6 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
         title: product.title,
         description: product.description,
         price: decimalAmount(product.price_cents),
-        rating: String(product.rating),
         featuredPosition: product.featured_position === null ? "" : String(product.featured_position),
         status: product.status,
         departmentIds: product.departmentIds.join(","),
@@ -136,7 +135,7 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
   const { product, departments, stock } = loaderData;
   const navigation = useNavigation();
   const isSaving = navigation.state === "submitting";
-  const values: Partial<FormValues> = actionData?.values ?? product?.values ?? { rating: "5", status: "active" };
+  const values: Partial<FormValues> = actionData?.values ?? product?.values ?? { status: "active" };
   const errors: Record<string, string> | undefined = actionData?.errors;
   const isSaved = !actionData && loaderData.isSaved;
   const title = product ? `Edit “${product.values.title}”` : "New product";
@@ -189,6 +188,7 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
         compareAt: read("compareAt", saved?.compareAtCents ? decimalAmount(saved.compareAtCents) : ""),
         stock: read("stock", saved ? String(saved.onHand) : ""),
         stockWas: saved ? String(saved.onHand) : "",
+        lowStockAt: read("lowStockAt", String(saved?.lowStockAt ?? DEFAULT_LOW_STOCK_AT)),
         weight: read("weight", saved ? String(saved.weightGrams) : ""),
         // The variant's own picture; a row whose values changed is a new variant, with none yet.
         picture: saved?.image?.src ?? null,
@@ -271,17 +271,6 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
             <FieldError fieldId="field-price" message={errors?.price} />
           </div>
           <div className="console-field">
-            <label htmlFor="field-rating">Rating</label>
-            <select id="field-rating" name="rating" defaultValue={values.rating} {...aria("rating")}>
-              {["5", "4", "3", "2", "1"].map((stars) => (
-                <option key={stars} value={stars}>
-                  {stars} star{stars === "1" ? "" : "s"}
-                </option>
-              ))}
-            </select>
-            <FieldError fieldId="field-rating" message={errors?.rating} />
-          </div>
-          <div className="console-field">
             <label htmlFor="field-featuredPosition">Featured position</label>
             <p id="hint-featuredPosition" className="console-hint">
               Empty: not on the home page. A position another product holds moves that one and those after it down one
@@ -338,6 +327,19 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
               <FieldError
                 fieldId={`field-${variantField("", "stock")}`}
                 message={errors?.[variantField("", "stock")]}
+              />
+            </div>
+            <div className="console-field">
+              <label htmlFor={`field-${variantField("", "lowStockAt")}`}>Low stock at</label>
+              <input
+                {...fieldFor(variantField("", "lowStockAt"))}
+                inputMode="numeric"
+                defaultValue={rows[0].lowStockAt}
+                maxLength={6}
+              />
+              <FieldError
+                fieldId={`field-${variantField("", "lowStockAt")}`}
+                message={errors?.[variantField("", "lowStockAt")]}
               />
             </div>
             <div className="console-field console-field--check">
@@ -402,6 +404,9 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
                 <th scope="col" id="col-stock">
                   Stock
                 </th>
+                <th scope="col" id="col-lowStockAt">
+                  Low stock at
+                </th>
                 <th scope="col" id="col-track">
                   Track stock
                 </th>
@@ -413,13 +418,17 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
             </thead>
             <tbody>
               {rows.map((row, index) => {
-                const cell = (input: "sku" | "price" | "compareAt" | "stock" | "weight", value: string) => (
+                const cell = (
+                  input: "sku" | "price" | "compareAt" | "stock" | "lowStockAt" | "weight",
+                  value: string,
+                ) => (
                   <td>
                     <input
                       name={variantField(row.key, input)}
                       id={`field-${variantField(row.key, input)}`}
                       defaultValue={value}
                       {...(input === "weight" ? { inputMode: "numeric" as const, maxLength: 12 } : {})}
+                      {...(input === "lowStockAt" ? { inputMode: "numeric" as const, maxLength: 6 } : {})}
                       aria-labelledby={`col-${input} variant-${index}`}
                       {...aria(variantField(row.key, input))}
                       size={8}
@@ -440,6 +449,7 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
                     {cell("compareAt", row.compareAt)}
                     {cell("weight", row.weight)}
                     {cell("stock", row.stock)}
+                    {cell("lowStockAt", row.lowStockAt)}
                     <td>
                       <input type="hidden" name={variantField(row.key, "stockWas")} value={row.stockWas} />
                       <input

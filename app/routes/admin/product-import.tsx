@@ -22,7 +22,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   if (!id) return { applied: null };
   const applied = await services.productCsv.getImport(id);
   if (!applied) throw data(null, { status: 404 });
-  return { applied: { ...applied, createdAt: formatConsoleTime(applied.createdAt) } };
+  return { applied: { ...applied, createdAt: formatConsoleTime(applied.createdAt, services.shopTimeZone) } };
 }
 
 export async function action({ context, request }: Route.ActionArgs) {

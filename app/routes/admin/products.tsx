@@ -24,12 +24,12 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       slug: product.slug,
       title: product.title,
       price: formatCents(product.priceCents),
-      rating: product.rating,
+      rating: product.rating === null ? "–" : String(Math.round(product.rating * 10) / 10),
       featuredPosition: product.featuredPosition,
       image: product.image,
       status: product.status,
       stock: product.stock === null ? "Not tracked" : String(product.stock),
-      updatedAt: formatConsoleTime(product.updatedAt),
+      updatedAt: formatConsoleTime(product.updatedAt, services.shopTimeZone),
     })),
   };
 }
@@ -45,7 +45,7 @@ function listHref(status: string, query: string, page = 1, stock = "") {
 }
 
 export default function AdminProducts({ loaderData }: Route.ComponentProps) {
-  const { products, query, status, page, pageCount, total, counts, stockFilter } = loaderData;
+  const { products, query, status, page, pageCount, total, counts, stockFilter, lowVariants } = loaderData;
   return (
     <main id="main" className="console-main">
       <title>Products | Console</title>
@@ -107,6 +107,9 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
         {total === 0
           ? "No products match."
           : `${total} ${status} product${total === 1 ? "" : "s"}${query ? ` matching “${query}”` : ""}.`}
+        {stockFilter === "low" && total > 0
+          ? ` ${lowVariants} variant${lowVariants === 1 ? "" : "s"} at or under their “Low stock at”.`
+          : null}
       </p>
       {products.length > 0 ? (
         <table className="console-table" tabIndex={0}>

@@ -1,5 +1,6 @@
 import { data, type RouterContextProvider } from "react-router";
 import { requestContext } from "#app/context";
+import { formatShopTime } from "#shared/dates";
 
 /**
  * The signed-in operator, for a console loader or action (and the audit log's "who"). The HTTP guard
@@ -13,7 +14,7 @@ export function requireOperator(context: Readonly<RouterContextProvider>) {
   return { actor: { id: user.id, email: user.email }, services };
 }
 
-/** "2026-11-23 14:05 UTC": operators compare times across the log; one zone, no locale. */
-export function formatConsoleTime(date: Date): string {
-  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+/** "November 23rd 2026, 9:05am EST": the console states times in the shop's zone, as the order pages do. */
+export function formatConsoleTime(date: Date, timeZone: string): string {
+  return formatShopTime(date, timeZone);
 }

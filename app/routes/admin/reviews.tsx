@@ -22,7 +22,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     next: page.next,
     reviews: page.reviews.map((review) => ({
       ...review,
-      createdAt: formatConsoleTime(review.createdAt),
+      createdAt: formatConsoleTime(review.createdAt, services.shopTimeZone),
       productPath: productPath(review.productSlug),
     })),
   };

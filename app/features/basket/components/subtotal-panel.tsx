@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { formatCents } from "#shared/money";
 
-/** "Subtotal (N items): $total", the gift checkbox (no effect, as it has always been) and the way on to payment. */
+/** "Subtotal (N items): $total" and the way on to payment (no gift checkbox: docs/decisions/025-no-gift-option.md). */
 export function SubtotalPanel({
   count,
   subtotalCents,
@@ -23,9 +23,6 @@ export function SubtotalPanel({
       <p className="subtotal__line" data-testid="subtotal">
         Subtotal ({count} {count === 1 ? "item" : "items"}): <strong>{formatCents(subtotalCents)}</strong>
       </p>
-      <label className="subtotal__gift">
-        <input type="checkbox" name="gift" /> This order contains a gift
-      </label>
       {/* A line out of stock must go first: the way on is shown, but not followed. */}
       {isBlocked ? (
         <span className="button subtotal__proceed" role="link" aria-disabled="true">

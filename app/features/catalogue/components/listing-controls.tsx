@@ -4,6 +4,7 @@ import {
   PRICE_BUCKETS,
   SORT_OPTIONS,
   STAR_FILTERS,
+  activeFilterCount,
   hasFilters,
   listingSearch,
   resultRange,
@@ -81,7 +82,8 @@ export interface FacetLink {
 
 /**
  * The sidebar: departments (with counts), price, customer review, availability and the results' option values (with
- * counts); each a link that changes the URL's query.
+ * counts); each a link that changes the URL's query. On a phone it folds behind "Filters" (with how many are on), so
+ * that the first products show in the first screen; a wide screen always shows it (app.css).
  */
 export function ListingFilters({
   links,
@@ -99,141 +101,158 @@ export function ListingFilters({
 }) {
   const { state } = links;
   const isTypedRange = state.minDollars !== null || state.maxDollars !== null;
+  const active = activeFilterCount(state);
   return (
-    <aside className="listing__filters" aria-label="Filters">
-      {departments.length > 0 ? (
-        <section aria-labelledby="filter-department">
-          <h2 id="filter-department">{departmentHeading}</h2>
+    <details className="listing__disclosure">
+      <summary className="listing__disclosure-summary">
+        Filters
+        {active > 0 ? (
+          <>
+            {" "}
+            ({active}
+            <span className="visually-hidden"> active</span>)
+          </>
+        ) : null}
+      </summary>
+      <aside className="listing__filters" aria-label="Filters">
+        {departments.length > 0 ? (
+          <section aria-labelledby="filter-department">
+            <h2 id="filter-department">{departmentHeading}</h2>
+            <ul>
+              {departments.map((department) => {
+                const isCurrent = state.department === department.slug;
+                return (
+                  <li key={department.slug}>
+                    <Link
+                      to={
+                        departmentLink
+                          ? departmentLink(department.slug)
+                          : withChange(links, { department: isCurrent ? null : department.slug })
+                      }
+                      aria-current={isCurrent ? "true" : undefined}
+                    >
+                      {department.name}
+                    </Link>{" "}
+                    <span className="listing__count">{`(${department.count})`}</span>
+                  </li>
+                );
+              })}
+            </ul>
+          </section>
+        ) : null}
+        <section aria-labelledby="filter-price">
+          <h2 id="filter-price">Price</h2>
           <ul>
-            {departments.map((department) => {
-              const isCurrent = state.department === department.slug;
+            {PRICE_BUCKETS.map((bucket) => {
+              const isCurrent = !isTypedRange && state.price === bucket.value;
               return (
-                <li key={department.slug}>
+                <li key={bucket.value}>
                   <Link
-                    to={
-                      departmentLink
-                        ? departmentLink(department.slug)
-                        : withChange(links, { department: isCurrent ? null : department.slug })
-                    }
+                    to={withChange(links, {
+                      price: isCurrent ? null : bucket.value,
+                      minDollars: null,
+                      maxDollars: null,
+                    })}
                     aria-current={isCurrent ? "true" : undefined}
                   >
-                    {department.name}
-                  </Link>{" "}
-                  <span className="listing__count">{`(${department.count})`}</span>
+                    {bucket.label}
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+          <Form method="get" action={links.base} className="listing__price-range">
+            <HiddenFields links={links} omit={["price", "min", "max"]} />
+            <label>
+              <span>Min</span>
+              <input
+                name="min"
+                inputMode="numeric"
+                pattern="[0-9]*"
+                size={5}
+                defaultValue={state.minDollars ?? ""}
+                key={`min-${state.minDollars}`}
+                placeholder="$"
+              />
+            </label>
+            <label>
+              <span>Max</span>
+              <input
+                name="max"
+                inputMode="numeric"
+                pattern="[0-9]*"
+                size={5}
+                defaultValue={state.maxDollars ?? ""}
+                key={`max-${state.maxDollars}`}
+                placeholder="$"
+              />
+            </label>
+            <button type="submit" className="button button--small" aria-label="Go, price range">
+              Go
+            </button>
+          </Form>
+        </section>
+        <section aria-labelledby="filter-review">
+          <h2 id="filter-review">Customer Review</h2>
+          <ul>
+            {STAR_FILTERS.map((stars) => {
+              const isCurrent = state.stars === stars;
+              return (
+                <li key={stars}>
+                  <Link
+                    to={withChange(links, { stars: isCurrent ? null : stars })}
+                    aria-current={isCurrent ? "true" : undefined}
+                  >
+                    {starFilterLabel(stars)}
+                  </Link>
                 </li>
               );
             })}
           </ul>
         </section>
-      ) : null}
-      <section aria-labelledby="filter-price">
-        <h2 id="filter-price">Price</h2>
-        <ul>
-          {PRICE_BUCKETS.map((bucket) => {
-            const isCurrent = !isTypedRange && state.price === bucket.value;
-            return (
-              <li key={bucket.value}>
-                <Link
-                  to={withChange(links, { price: isCurrent ? null : bucket.value, minDollars: null, maxDollars: null })}
-                  aria-current={isCurrent ? "true" : undefined}
-                >
-                  {bucket.label}
-                </Link>
-              </li>
-            );
-          })}
-        </ul>
-        <Form method="get" action={links.base} className="listing__price-range">
-          <HiddenFields links={links} omit={["price", "min", "max"]} />
-          <label>
-            <span>Min</span>
-            <input
-              name="min"
-              inputMode="numeric"
-              pattern="[0-9]*"
-              size={5}
-              defaultValue={state.minDollars ?? ""}
-              key={`min-${state.minDollars}`}
-              placeholder="$"
-            />
-          </label>
-          <label>
-            <span>Max</span>
-            <input
-              name="max"
-              inputMode="numeric"
-              pattern="[0-9]*"
-              size={5}
-              defaultValue={state.maxDollars ?? ""}
-              key={`max-${state.maxDollars}`}
-              placeholder="$"
-            />
-          </label>
-          <button type="submit" className="button button--small" aria-label="Go, price range">
-            Go
-          </button>
-        </Form>
-      </section>
-      <section aria-labelledby="filter-review">
-        <h2 id="filter-review">Customer Review</h2>
-        <ul>
-          {STAR_FILTERS.map((stars) => {
-            const isCurrent = state.stars === stars;
-            return (
-              <li key={stars}>
-                <Link
-                  to={withChange(links, { stars: isCurrent ? null : stars })}
-                  aria-current={isCurrent ? "true" : undefined}
-                >
-                  {starFilterLabel(stars)}
-                </Link>
-              </li>
-            );
-          })}
-        </ul>
-      </section>
-      <section aria-labelledby="filter-availability">
-        <h2 id="filter-availability">Availability</h2>
-        <ul>
-          <li>
-            <Link
-              className="listing__check"
-              to={withChange(links, { includeOutOfStock: !state.includeOutOfStock })}
-              aria-current={state.includeOutOfStock ? "true" : undefined}
-            >
-              Include Out of Stock
-            </Link>
-          </li>
-        </ul>
-      </section>
-      {optionFacets.map((facet) => (
-        <section key={facet.param} aria-labelledby={`filter-option-${facet.param}`}>
-          <h2 id={`filter-option-${facet.param}`}>{facet.name}</h2>
+        <section aria-labelledby="filter-availability">
+          <h2 id="filter-availability">Availability</h2>
           <ul>
-            {facet.values.map(({ value, count }) => {
-              const isCurrent = state.options[facet.param]?.includes(value) ?? false;
-              return (
-                <li key={value}>
-                  <Link
-                    className="listing__check"
-                    to={href(links, { ...toggleOptionValue(state, facet.param, value), page: 1 })}
-                    aria-current={isCurrent ? "true" : undefined}
-                  >
-                    {value}
-                  </Link>{" "}
-                  <span className="listing__count">{`(${count})`}</span>
-                </li>
-              );
-            })}
+            <li>
+              <Link
+                className="listing__check"
+                to={withChange(links, { includeOutOfStock: !state.includeOutOfStock })}
+                aria-current={state.includeOutOfStock ? "true" : undefined}
+              >
+                Include Out of Stock
+              </Link>
+            </li>
           </ul>
         </section>
-      ))}
-      {hasFilters(state) ? (
-        <p>
-          <Link to={href(links, { ...DEFAULT_LISTING_STATE, sort: state.sort })}>Clear all filters</Link>
-        </p>
-      ) : null}
-    </aside>
+        {optionFacets.map((facet) => (
+          <section key={facet.param} aria-labelledby={`filter-option-${facet.param}`}>
+            <h2 id={`filter-option-${facet.param}`}>{facet.name}</h2>
+            <ul>
+              {facet.values.map(({ value, count }) => {
+                const isCurrent = state.options[facet.param]?.includes(value) ?? false;
+                return (
+                  <li key={value}>
+                    <Link
+                      className="listing__check"
+                      to={href(links, { ...toggleOptionValue(state, facet.param, value), page: 1 })}
+                      aria-current={isCurrent ? "true" : undefined}
+                    >
+                      {value}
+                    </Link>{" "}
+                    <span className="listing__count">{`(${count})`}</span>
+                  </li>
+                );
+              })}
+            </ul>
+          </section>
+        ))}
+        {hasFilters(state) ? (
+          <p>
+            <Link to={href(links, { ...DEFAULT_LISTING_STATE, sort: state.sort })}>Clear all filters</Link>
+          </p>
+        ) : null}
+      </aside>
+    </details>
   );
 }
 
@@ -269,21 +288,27 @@ export function ListingPages({ links, pageCount }: { links: ListingLinks; pageCo
   );
 }
 
-/** What an empty listing says, with the way back. */
+/** What an empty listing says, with the way back (`action`, when given, before any other). */
 export function NoResults({
   links,
   hint,
   withoutFilters,
+  action,
 }: {
   links: ListingLinks;
   hint?: string;
   withoutFilters?: { to: string; label: string };
+  action?: { to: string; label: string };
 }) {
   return (
     <div className="listing__empty">
       <h2>No results</h2>
       {hint ? <p>{hint}</p> : null}
-      {hasFilters(links.state) ? (
+      {action ? (
+        <Link className="button" to={action.to}>
+          {action.label}
+        </Link>
+      ) : hasFilters(links.state) ? (
         <Link className="button" to={href(links, { ...DEFAULT_LISTING_STATE })}>
           Clear all filters
         </Link>
