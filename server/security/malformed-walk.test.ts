@@ -102,12 +102,12 @@ describeEachDatabase("a malformed request to any route", (getDatabase) => {
     const browser = who[name];
     const isSignedIn = async () =>
       (await browser.send("/account", { headers: { accept: "text/html" } })).status === 200;
-    if (await isSignedIn()) return;
-    await browser.postForm(
-      "/login",
-      { intent: "sign-in", email: EMAILS[name], password: PASSWORD },
-      { accept: "text/html" },
-    );
+    if (!(await isSignedIn()))
+      await browser.postForm(
+        "/login",
+        { intent: "sign-in", email: EMAILS[name], password: PASSWORD },
+        { accept: "text/html" },
+      );
     expect(await isSignedIn()).toBe(true);
     signedInCookie[name] = browser.cookie;
   }
