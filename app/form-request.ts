@@ -2,6 +2,7 @@ import { data } from "react-router";
 import { AppError } from "#shared/errors";
 import { readFormFields, readFormWithFile, readFormWithFiles } from "#shared/form-fields";
 import { isUuid } from "#shared/ids";
+import { isStorableText } from "#shared/storable-text";
 
 /**
  * The one way a page action reads its form. A form that cannot be read (a JSON or text/plain body, a repeated field,
@@ -41,6 +42,15 @@ export async function readFormWithFilesOrRefuse(
 /** A page for an id in its address (`/admin/products/{id}`) that is no id at all: the 404 page, before any query. */
 export function requireIdParam(value: string | undefined): string {
   if (value === undefined || !isUuid(value)) throw data(null, { status: 404 });
+  return value;
+}
+
+/**
+ * A page for a catalogue id in its address (`/admin/products/{id}`: text, a UUID or a catalogue number) that no row
+ * could have (a NUL, a broken character, far too long): the 404 page, before any query.
+ */
+export function requireTextIdParam(value: string | undefined): string {
+  if (value === undefined || value.length > 200 || !isStorableText(value)) throw data(null, { status: 404 });
   return value;
 }
 

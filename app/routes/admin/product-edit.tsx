@@ -12,7 +12,7 @@ import {
 } from "#shared/admin-schemas";
 import { AppError } from "#shared/errors";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
-import { readFormWithFilesOrRefuse, requireIdParam } from "#app/form-request";
+import { readFormWithFilesOrRefuse, requireTextIdParam } from "#app/form-request";
 import { decimalAmount } from "#shared/money";
 import { productPath } from "#shared/catalogue";
 import { ErrorSummary } from "#app/components/form/error-summary";
@@ -48,7 +48,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
   const departments = await services.departments.listTree();
   if (params.id === "new") return { product: null, isSaved: false, departments, stock: null };
-  const product = await services.adminProducts.getProduct(requireIdParam(params.id));
+  const product = await services.adminProducts.getProduct(requireTextIdParam(params.id));
   if (!product) throw data(null, { status: 404 });
   const stock = await services.adminProducts.getVariantsAndLedger(params.id);
   return {
@@ -76,7 +76,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
 
 export async function action({ context, params, request }: Route.ActionArgs) {
   const { actor, services } = requireOperator(context);
-  const id = params.id === "new" ? "new" : requireIdParam(params.id);
+  const id = params.id === "new" ? "new" : requireTextIdParam(params.id);
   let values: FormValues | null = null;
   let variantValues: Record<string, string> = {};
   try {
