@@ -84,6 +84,32 @@ export default tseslint.config(
       message: "app/ reaches the server only through the request context (app/context.ts).",
     }),
   },
+  // A page action reads its form through app/form-request.ts, which answers a form it cannot read with a 400 that names
+  // the field: never the form reader beneath it, request.formData() or an empty form in place of an unreadable one.
+  {
+    files: ["app/routes/**"],
+    rules: {
+      ...restrict(
+        processorAnywhere,
+        {
+          group: ["**/server/**", "\\#server/**"],
+          message: "app/ reaches the server only through the request context (app/context.ts).",
+        },
+        { group: ["**/form-fields", "\\#shared/form-fields"], message: "Read a page's form with #app/form-request." },
+      ),
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.property.name='formData']",
+          message: "Read a page's form with #app/form-request (a 400 naming the field, never a 500).",
+        },
+        {
+          selector: "CallExpression[callee.property.name='catch'] > ArrowFunctionExpression > ObjectExpression.body",
+          message: "A body that cannot be read is refused (#app/form-request), never taken as empty.",
+        },
+      ],
+    },
+  },
   // Components never reach into the server: data comes from loaders, through the request context.
   { files: ["app/components/**", "app/features/**"], rules: restrict(processorAnywhere, ...componentPatterns) },
   { files: ["app/features/payment/card-entry.tsx"], rules: restrict(processorInternals, ...componentPatterns) },

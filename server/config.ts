@@ -54,6 +54,10 @@ const configSchema = z
       .min(1)
       .max(24 * 60)
       .default(15),
+    /** Units of one variant one session may hold while paying (server/holds/). */
+    HOLD_UNITS_PER_SESSION: z.coerce.number().int().min(1).max(1_000_000).default(10),
+    /** Units in all that payments from one client address may hold at once (server/holds/). */
+    HOLD_UNITS_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(50),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     /** Stripe mode: all three, or none for the built-in test-mode processor. */
     STRIPE_SECRET_KEY: z

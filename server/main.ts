@@ -67,6 +67,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     maxConnections: config.MAX_CONNECTIONS,
     newSessionsPerIp: config.NEW_SESSIONS_PER_IP,
     reservationMinutes: config.RESERVATION_MINUTES,
+    holdLimits: { unitsPerSession: config.HOLD_UNITS_PER_SESSION, unitsPerAddress: config.HOLD_UNITS_PER_ADDRESS },
     shopTimeZone: config.SHOP_TIME_ZONE,
     paymentLimits: {
       ...DEFAULT_PAYMENT_LIMITS,

@@ -31,7 +31,8 @@ import { createReminderConsent } from "./recovery/reminder-consent";
 import { createPaymentRateLimits, type PaymentLimits } from "./checkout/payment-rate-limits";
 import { createPaymentReturn } from "./checkout/payment-return";
 import { createOrderService } from "./orders/order-service";
-import { createInventoryService } from "./inventory/inventory-service";
+import { createInventoryService, DEFAULT_RESERVATION_MINUTES } from "./inventory/inventory-service";
+import { createHoldClaims, type HoldLimits } from "./holds/hold-claims";
 import { createPromotionService } from "./promotions/promotion-service";
 import type { PaymentProvider } from "./payments/payment-provider";
 import { createReviewService } from "./reviews/review-service";
@@ -61,6 +62,8 @@ export interface ServiceOptions {
   reviewRequestDays?: number;
   /** How long a payment holds the basket's tracked stock (RESERVATION_MINUTES; 15). */
   reservationMinutes?: number;
+  /** Units one session may hold of a variant, and one client address in all (HOLD_UNITS_PER_SESSION, HOLD_UNITS_PER_ADDRESS). */
+  holdLimits?: HoldLimits;
   /** TEST_ONLY_ALLOW_LOOPBACK_PICTURES: a CSV import may fetch pictures from the shop's own loopback (tests' picture servers). */
   allowLoopbackPictures?: boolean;
   /** SHOP_TIME_ZONE: where the sales dashboard's days start (UTC). */
@@ -89,13 +92,21 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const shipping = createShippingService(db);
   const emailPreferences = createEmailPreferences(db);
   // A back-in-stock alert is written in the transaction of the stock change that brings its variant back: once.
+  const holdClaims = createHoldClaims(db, {
+    reservationMinutes: options.reservationMinutes ?? DEFAULT_RESERVATION_MINUTES,
+    limits: options.holdLimits,
+  });
   const inventory = createInventoryService(db, logger, {
     reservationMinutes: options.reservationMinutes,
+    claims: holdClaims,
     onBackInStock: (trx, variantIds) => stockAlerts.notifyBackInStock(trx, variantIds),
   });
   const stockAlerts = createStockAlertService(db, { email, preferences: emailPreferences, rateLimiter, inventory });
   // The order confirmation is written in the transaction that records the order: exactly once, whoever records it.
-  const promotions = createPromotionService(db, { reservationMinutes: inventory.reservationMinutes });
+  const promotions = createPromotionService(db, {
+    reservationMinutes: inventory.reservationMinutes,
+    claims: holdClaims,
+  });
   const checkout = createCheckoutService({
     db,
     basket,
@@ -139,7 +150,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     help: "Age of the oldest e-mail not yet sent (0 when none waits).",
     collect: async () => (await email.backlog()).oldestPendingAgeSeconds,
   });
-  const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits);
+  const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits, holdClaims.liveHolds);
   const pictures = createPictureStore(db);
   const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory);
   const adminProducts = createAdminProducts(db, catalogue, pictures, departments, inventory);

@@ -11,6 +11,7 @@ import type { Logger } from "./logger";
 import { createStripeTestProcessor, migrateProcessor } from "@storefront/stripe-test-processor";
 import { createPaymentProvider, type PaymentProvider } from "./payments/payment-provider";
 import type { PaymentLimits } from "./checkout/payment-rate-limits";
+import type { HoldLimits } from "./holds/hold-claims";
 import { createRetentionSweep } from "./retention/retention-sweep";
 import { createEmailSender, createLogTransport, type EmailSenderOptions } from "./email/email-sender";
 import { createSmtpTransport } from "./email/email-transport";
@@ -60,6 +61,8 @@ export interface ShopOptions {
   reviewRequestDays?: number;
   /** How long a payment holds the basket's tracked stock (RESERVATION_MINUTES; 15). */
   reservationMinutes?: number;
+  /** Units one session may hold of a variant, one client address in all (HOLD_UNITS_PER_SESSION 10, HOLD_UNITS_PER_ADDRESS 50). */
+  holdLimits?: HoldLimits;
   /** SHOP_TIME_ZONE: where the sales dashboard's days start (UTC). */
   shopTimeZone?: string;
   /** RECOVERY_HOURS and TEST_ONLY_RECOVERY_SECONDS: when a basket reminder is due (server/recovery). */
@@ -133,6 +136,7 @@ export async function createShop(options: ShopOptions) {
     paymentLimits: options.paymentLimits,
     reviewRequestDays: options.reviewRequestDays,
     reservationMinutes: options.reservationMinutes,
+    holdLimits: options.holdLimits,
     allowLoopbackPictures: options.allowLoopbackPictures,
     shopTimeZone: options.shopTimeZone,
     recoveryHours: options.recoveryHours,

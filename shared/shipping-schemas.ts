@@ -2,6 +2,8 @@ import { z } from "zod";
 import { COUNTRIES, US_STATES } from "./address";
 import { MAX_PRICE_CENTS, parseDollars } from "./admin-schemas";
 import { RATE_UNITS_PER_PERCENT } from "./pricing";
+import { rowIdField } from "./ids";
+import { formatCents } from "./money";
 
 /**
  * The console's shipping and tax forms (/admin/shipping, /admin/taxes): what an operator types, checked field by
@@ -103,6 +105,14 @@ const weightTiersField = z
         });
         return z.NEVER;
       }
+      // The cap every other price has: a larger one would not fit the column.
+      if (priceCents > MAX_PRICE_CENTS) {
+        context.addIssue({
+          code: "custom",
+          message: `A tier's price is at most ${formatCents(MAX_PRICE_CENTS)} ("${line.slice(0, 40)}" is more).`,
+        });
+        return z.NEVER;
+      }
       tiers.push({ upToGrams: Number(match[1]), priceCents });
     }
     if (tiers.length > 20) {
@@ -120,7 +130,7 @@ const zoneName = z.string().trim().min(1, "Enter a zone name.").max(100, "A zone
 
 export const zoneFormSchema = z.strictObject({
   intent: z.enum(["add-zone", "save-zone"]),
-  zoneId: z.string().max(100).optional(),
+  zoneId: rowIdField.optional(),
   name: zoneName,
   countries: countriesField,
   states: statesField.prefault(""),
@@ -128,8 +138,8 @@ export const zoneFormSchema = z.strictObject({
 
 export const methodFormSchema = z.strictObject({
   intent: z.enum(["add-method", "save-method"]),
-  zoneId: z.string().max(100),
-  methodId: z.string().max(100).optional(),
+  zoneId: rowIdField,
+  methodId: rowIdField.optional(),
   name: z.string().trim().min(1, "Enter a method name.").max(100, "A method name is at most 100 characters."),
   estimate: z.string().trim().max(100, "A delivery estimate is at most 100 characters."),
   price: dollarsField("a price", false).pipe(z.number()),
@@ -139,7 +149,7 @@ export const methodFormSchema = z.strictObject({
 
 export const removeFormSchema = z.strictObject({
   intent: z.enum(["remove-zone", "remove-method", "remove-rate"]),
-  id: z.string().min(1).max(100),
+  id: rowIdField,
 });
 
 /** "7.25" -> 7250 thousandths of a percent; 0 to 100, up to 3 decimals, never through a float. */
@@ -153,7 +163,7 @@ export function parseRate(typed: string): number | null {
 export const taxRateFormSchema = z
   .strictObject({
     intent: z.enum(["add-rate", "save-rate"]),
-    rateId: z.string().max(100).optional(),
+    rateId: rowIdField.optional(),
     country: z
       .string()
       .trim()

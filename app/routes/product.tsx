@@ -27,7 +27,7 @@ import { ReviewList } from "#app/features/reviews/review-list";
 import { ReviewSummaryPanel } from "#app/features/reviews/review-summary";
 import { AppError } from "#shared/errors";
 import { fieldErrorsOf } from "#shared/form-errors";
-import { readFormFields } from "#shared/form-fields";
+import { readFormOrRefuse } from "#app/form-request";
 import { signInPath } from "#shared/local-path";
 import { reviewFormSchema } from "#shared/review-schemas";
 import { StockAlertForm } from "#app/features/catalogue/components/stock-alert-form";
@@ -96,7 +96,7 @@ export async function action({ context, params, request }: Route.ActionArgs) {
   if (!slug.success) throw data(null, { status: 404 });
   const found = await services.catalogue.findProductPage(slug.data);
   if (found.kind !== "product") throw data(null, { status: 404 });
-  const fields = await readFormFields(request);
+  const fields = await readFormOrRefuse(request);
   if (fields.intent === "stock-alert") {
     const shownId = chooseVariant(found.product, new URL(request.url).searchParams).id;
     return askForStockAlert(found.product, shownId, fields, { services, user: shopper.user, clientIp });

@@ -1,7 +1,7 @@
 import { Form } from "react-router";
 import type { Route } from "./+types/unsubscribe";
 import { requestContext } from "#app/context";
-import { readFormFields } from "#shared/form-fields";
+import { readFormOrRefuse } from "#app/form-request";
 
 const PURPOSE_NAMES = {
   "review-requests": "review requests",
@@ -23,7 +23,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 
 export async function action({ context, request }: Route.ActionArgs) {
   const { services } = context.get(requestContext);
-  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const fields = await readFormOrRefuse(request);
   const token = (new URL(request.url).searchParams.get("token") ?? fields.token ?? "").slice(0, 100);
   const done = await services.emailPreferences.unsubscribe(token);
   return { token, what: done ? PURPOSE_NAMES[done.purpose] : null, isDone: done !== null };

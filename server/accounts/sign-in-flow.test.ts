@@ -230,6 +230,28 @@ describeEachDatabase("accounts", (getDatabase) => {
     ).toBe("TOO_MANY_ATTEMPTS");
   }, 120_000);
 
+  // docs/decisions/025-registration-and-sign-in-answers.md: intended, and why.
+  it("after 35 failures from 35 addresses, an address where the owner only mistyped is held back (429) and a fresh one signs in", async () => {
+    const { signInFlow } = await services();
+    const email = uniqueEmail();
+    await signInFlow.signIn(credentials("register", email), { ip: `10.4.${counter % 250}.9`, current: null });
+    const cafe = `10.4.${counter % 250}.1`;
+    expect(
+      (await failureOf(signInFlow.signIn(credentials("sign-in", email, "a typo of mine"), { ip: cafe, current: null })))
+        .code,
+    ).toBe("WRONG_CREDENTIALS");
+    for (let i = 0; i < 35; i++)
+      await failureOf(
+        signInFlow.signIn(credentials("sign-in", email, `guess ${i}`), { ip: `10.3.${i}.1`, current: null }),
+      );
+    const heldBack = await failureOf(signInFlow.signIn(credentials("sign-in", email), { ip: cafe, current: null }));
+    expect([heldBack.code, heldBack.status, heldBack.retryAfterSeconds! > 0]).toEqual(["TOO_MANY_ATTEMPTS", 429, true]);
+    const fresh = `10.4.${counter % 250}.2`;
+    expect(
+      (await signInFlow.signIn(credentials("sign-in", email), { ip: fresh, current: null })).session.user?.email,
+    ).toBe(email);
+  }, 120_000);
+
   it("registration attempts share the sign-in limits: probing for existing e-mails from one address is stopped like guessing", async () => {
     const { signInFlow } = await services();
     const taken = uniqueEmail();

@@ -9,6 +9,7 @@ import type { AddressService, CheckoutAddress } from "#server/addresses/address-
 import { ownerColumn, ownerColumns, type BasketOwner } from "#server/basket/basket-owner";
 import type { BasketService } from "#server/basket/basket-service";
 import type { DB, Writer } from "#server/db/client";
+import type { Holder } from "#server/holds/hold-claims";
 import type { OrderProcessor } from "#server/db/schema";
 import { erasedDeliveryAddress, type OrderService } from "#server/orders/order-service";
 import type { InventoryService, StockLine } from "#server/inventory/inventory-service";
@@ -160,10 +161,11 @@ export function createCheckoutService({
     hold: string,
     pricing: PriceBreakdown,
     customer: PromotionCustomer,
+    holder: Holder | undefined,
     replaces: readonly string[] = [],
   ): Promise<void> {
     if (pricing.promotion) {
-      await promotions.reserve(hold, pricing.promotion.code, pricing.itemsCents, customer, { replaces });
+      await promotions.reserve(hold, pricing.promotion.code, pricing.itemsCents, customer, { replaces, holder });
     } else {
       for (const key of [hold, ...replaces]) await promotions.release(key);
     }
@@ -234,6 +236,7 @@ export function createCheckoutService({
     delivery: Delivery,
     pricing: PriceBreakdown,
     mustUpdateProcessor: boolean,
+    holder: Holder | undefined,
   ): Promise<{ clientSecret: string; amountCents: number } | null> {
     const customer: PromotionCustomer = { owner, email: delivery.contactEmail };
     const { items, fingerprint } = snapshot(view, delivery, pricing);
@@ -268,16 +271,17 @@ export function createCheckoutService({
 
     const isSettled = open?.pending_fingerprint === null;
     if (open && isSettled && open.basket_fingerprint === fingerprint && !mustUpdateProcessor) {
-      // The same intent again: its hold is taken afresh (another RESERVATION_MINUTES), or refused if the stock went.
-      await inventory.reserve(open.payment_intent_id, stockLines);
-      await holdPromotionUse(open.payment_intent_id, pricing, customer);
+      // The same intent again: its hold is taken again (until RESERVATION_MINUTES after it was first taken, not
+      // later), or refused if the stock went.
+      await inventory.reserve(open.payment_intent_id, stockLines, { holder });
+      await holdPromotionUse(open.payment_intent_id, pricing, customer, holder);
       return { clientSecret: open.client_secret, amountCents: open.amount_cents };
     }
 
     if (open) {
       // Before the intent changes: short stock, or a code used up meanwhile, is refused with the intent as it was.
-      await inventory.reserve(open.payment_intent_id, stockLines);
-      await holdPromotionUse(open.payment_intent_id, pricing, customer);
+      await inventory.reserve(open.payment_intent_id, stockLines, { holder });
+      await holdPromotionUse(open.payment_intent_id, pricing, customer, holder);
       const claimed = await db
         .updateTable("checkout_payments")
         .set({ pending_fingerprint: fingerprint, revision: open.revision + 1, updated_at: sql`now()` })
@@ -342,8 +346,8 @@ export function createCheckoutService({
     const hold = `new:${randomUUID()}`;
     const replaced = open ? [open.payment_intent_id] : [];
     try {
-      await inventory.reserve(hold, stockLines, { replaces: replaced });
-      await holdPromotionUse(hold, pricing, customer, replaced);
+      await inventory.reserve(hold, stockLines, { replaces: replaced, holder });
+      await holdPromotionUse(hold, pricing, customer, holder, replaced);
     } catch (error) {
       for (const id of [hold, ...replaced]) {
         await inventory.release(id);
@@ -399,6 +403,8 @@ export function createCheckoutService({
       owner: BasketOwner | null,
       expectedTotalCents: number,
       accountEmail: string | null = null,
+      /** The session and client address paying: their holds are bounded (server/holds/). */
+      holder?: Holder,
     ): Promise<{ clientSecret: string; amountCents: number }> {
       let view = await basket.getBasket(owner);
       if (!owner || view.count === 0)
@@ -419,7 +425,7 @@ export function createCheckoutService({
       if (pricing.isUndeliverable)
         throw new AppError("NOT_DELIVERABLE", noDeliveryMessage(countryName(delivery.address.country)));
       for (let pass = 1; ; pass++) {
-        const prepared = await preparePaymentOnce(owner, view, delivery, pricing, pass > 1);
+        const prepared = await preparePaymentOnce(owner, view, delivery, pricing, pass > 1, holder);
         if (prepared) return prepared;
         if (pass === PREPARE_PASSES) {
           throw new AppError(

@@ -23,7 +23,12 @@ export const DEFAULT_PAYMENT_LIMITS: PaymentLimits = {
  * Rate limits on the payment steps against card testing (trying many card numbers through the shop's intents),
  * counted in the database like sign-in's so they hold across instances, and answered with the same 429.
  */
-export function createPaymentRateLimits(rateLimiter: RateLimiter, limits: PaymentLimits = DEFAULT_PAYMENT_LIMITS) {
+export function createPaymentRateLimits(
+  rateLimiter: RateLimiter,
+  limits: PaymentLimits = DEFAULT_PAYMENT_LIMITS,
+  /** The live holds (payments holding stock or a code) of a session and an address: server/holds/. */
+  liveHolds?: (holder: { sessionId: string | null; ip: string }) => Promise<{ session: number; address: number }>,
+) {
   const rules = {
     create: [
       { name: "payment-create:session", limit: limits.createsPerSession, windowMs: TEN_MINUTES },
@@ -50,6 +55,12 @@ export function createPaymentRateLimits(rateLimiter: RateLimiter, limits: Paymen
           "Too many payment attempts.",
           Math.max(...refused.map((result) => result.retryAfterMs)),
         );
+      }
+      // Payments still holding stock or a code count too: attempts spread past the window cannot pile up holds.
+      if (step === "create" && liveHolds) {
+        const live = await liveHolds({ sessionId, ip });
+        if (live.session >= perSession.limit || live.address >= perIp.limit)
+          throw tooManyRequests("TOO_MANY_ATTEMPTS", "Too many payment attempts.", 60_000);
       }
     },
   };

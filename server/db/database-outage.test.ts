@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer as createHttpServer, request as httpRequest } from "node:http";
 import { createServer, connect, type AddressInfo, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { openDatabase } from "./client";
@@ -6,7 +10,12 @@ import { isDatabaseUnavailable } from "./database-errors";
 import { createApp } from "#server/http/app";
 import { createLogger } from "#server/logger";
 import { createServices } from "#server/services";
-import { createBrowser, createTestShop } from "#server/testing/test-app";
+import { addDeliveryAddress, createBrowser, createTestShop } from "#server/testing/test-app";
+import {
+  SEPARATE_PROCESSOR_KEYS,
+  startProcessorProcess,
+  stopProcessorProcess,
+} from "#server/testing/processor-process";
 import { testSchemaName } from "#server/testing/test-database";
 
 describe("isDatabaseUnavailable", () => {
@@ -314,6 +323,47 @@ describe.skipIf(!url)(`a PostgreSQL outage${url ? "" : ` (${SKIPPED_WITHOUT_POST
       await close();
     }
   });
+
+  it("answers POST /payments/create 503 with Retry-After, and logs it, when the database goes during the payment's own work", async () => {
+    const { proxy, database, close } = await openThroughProxy("payment-outage");
+    const dataDir = mkdtempSync(join(tmpdir(), "storefront-processor-"));
+    const processorPort = await unusedPort();
+    const processor = await startProcessorProcess(processorPort, "http://127.0.0.1:9/webhooks/stripe", dataDir);
+    // Between the shop and its processor: the moment the processor has made the intent, the database goes, so the
+    // shop's next statement (writing the payment down) is the one that fails.
+    const between = createHttpServer((request, response) => {
+      const forwarded = httpRequest(
+        { host: "127.0.0.1", port: processorPort, path: request.url, method: request.method, headers: request.headers },
+        async (answer) => {
+          if (request.method === "POST" && request.url === "/v1/payment_intents") await proxy.cut();
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      request.pipe(forwarded);
+    });
+    await new Promise<void>((resolve) => between.listen(0, "127.0.0.1", resolve));
+    const lines: string[] = [];
+    try {
+      const { app } = await createTestShop(database, {
+        stripe: SEPARATE_PROCESSOR_KEYS,
+        processorUrl: `http://127.0.0.1:${(between.address() as AddressInfo).port}`,
+        logger: createLogger("info", { write: (line: string) => void lines.push(line) }),
+      });
+      const browser = createBrowser(app);
+      expect((await browser.postJson("/basket/add", { productId: "12321341" })).status).toBe(201);
+      await addDeliveryAddress(browser);
+      const basket = (await (await browser.get("/basket")).json()) as { basket: { subtotalCents: number } };
+      const response = await browser.send(`/payments/create?total=${basket.basket.subtotalCents}`, { method: "POST" });
+      await expectTryAgain(response);
+      expect(lines.some((line) => /"level":40/.test(line) && line.includes("database unavailable"))).toBe(true);
+    } finally {
+      await new Promise((resolve) => between.close(resolve));
+      await stopProcessorProcess(processor);
+      rmSync(dataDir, { recursive: true, force: true });
+      await close();
+    }
+  }, 180_000);
 });
 
 /** Requests on a silent link must be answered within this: connect (3 s) or a query's read timeout (6 s), and margin. */

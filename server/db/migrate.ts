@@ -28,6 +28,7 @@ import * as stockAlertsByVariant from "./migrations/0025-stock-alerts-by-variant
 import * as listingStockAndOptions from "./migrations/0026-listing-stock-and-options";
 import * as listingCoveringIndex from "./migrations/0027-listing-covering-index";
 import * as refundLinesAndOrderStatuses from "./migrations/0028-refund-lines-and-order-statuses";
+import * as holdClaimsAndAlertConfirmations from "./migrations/0029-hold-claims-and-alert-confirmations";
 import * as trueRatingsAndVariantLowStock from "./migrations/0031-true-ratings-and-variant-low-stock";
 import * as basketRecovery from "./migrations/0036-basket-recovery";
 
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   "0026-listing-stock-and-options": listingStockAndOptions,
   "0027-listing-covering-index": listingCoveringIndex,
   "0028-refund-lines-and-order-statuses": refundLinesAndOrderStatuses,
+  "0029-hold-claims-and-alert-confirmations": holdClaimsAndAlertConfirmations,
   "0031-true-ratings-and-variant-low-stock": trueRatingsAndVariantLowStock,
   "0036-basket-recovery": basketRecovery,
 };

@@ -44,6 +44,7 @@ export interface Database {
   product_options: ProductOptionTable;
   product_variants: ProductVariantTable;
   stock_reservations: StockReservationTable;
+  hold_claims: HoldClaimTable;
   stock_ledger: StockLedgerTable;
   stock_alerts: StockAlertTable;
   promotions: PromotionTable;
@@ -470,6 +471,10 @@ export interface StockAlertTable {
   /** Set in the transaction that writes the back-in-stock e-mail: each alert is used once. */
   notified_at: Date | null;
   created_at: Generated<Date>;
+  /** The address as limits count it: lower-cased, without a +tag (shared/mailbox.ts); null on rows from before. */
+  mailbox: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When "Confirm your alert" was last sent for it. */
+  confirmation_sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** An address that asked for no more e-mails of a kind (lower-cased). */
@@ -582,6 +587,18 @@ export interface StockReservationTable {
   quantity: number;
   expires_at: Date;
   created_at: Generated<Date>;
+}
+
+/** A holder's (a session's, a client address's) claim on a variant or a code for one hold: server/holds/. */
+export interface HoldClaimTable {
+  /** "session:{id}" or "address:{client address}". */
+  holder: string;
+  /** "variant:{id}" or "promotion:{id}". */
+  item: string;
+  hold: string;
+  units: number;
+  first_reserved_at: ColumnType<Date, Date | undefined, never>;
+  expires_at: Date;
 }
 
 export type StockLedgerReason = "edit" | "sale" | "reserve" | "release" | "restock" | "import";

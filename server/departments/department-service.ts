@@ -6,6 +6,7 @@ import { AppError } from "#shared/errors";
 import type { Department, DepartmentBranch, DepartmentTrail } from "#shared/departments";
 import { recordAudit, type Actor } from "#server/admin/audit-log";
 import { inBatches } from "#server/db/in-batches";
+import { isUuid } from "#shared/ids";
 
 type DepartmentRow = Selectable<DepartmentTable>;
 
@@ -147,10 +148,6 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
       if (selfId) taken = taken.where("id", "<>", selfId);
       if (!(await taken.executeTakeFirst())) return slug;
     }
-  }
-
-  function isUuid(id: string): boolean {
-    return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
   }
 
   return {

@@ -356,9 +356,15 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     /** "Confirm your alert", with the single-use link that confirms a stock alert. */
     enqueueStockAlertConfirmation: (
       writer: Writer,
-      { recipient, productTitle, token }: { recipient: string; productTitle: string; token: string },
-    ) =>
-      enqueue(
+      {
+        recipient,
+        productTitle,
+        token,
+        unsubscribeToken,
+      }: { recipient: string; productTitle: string; token: string; unsubscribeToken: string },
+    ) => {
+      const unsubscribeUrl = link(`/unsubscribe?token=${unsubscribeToken}`);
+      return enqueue(
         writer,
         "stock-alert-confirmation",
         recipient,
@@ -366,8 +372,12 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
           shopUrl: shopUrl(),
           confirmUrl: link(`/stock-alerts/confirm?token=${token}`),
           productTitle,
+          unsubscribeUrl,
         }),
-      ),
+        null,
+        { "List-Unsubscribe": `<${unsubscribeUrl}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+      );
+    },
 
     /**
      * The back-in-stock e-mail of one alert (once per alert, by its id), with a link to the variant (`product.path`,

@@ -8,6 +8,7 @@ import { DELIVERY_ERROR_PARAM, deliveryOptionSchema } from "#shared/shipping-sch
 import { applyPromotionSchema } from "#shared/promotion-schemas";
 import { createPaymentQuerySchema, PAYMENT_PROCESSING_MESSAGE, recordOrderSchema } from "#shared/payments";
 import { toShopperError } from "#server/payments/processor-errors";
+import { isDatabaseUnavailable } from "#server/db/database-errors";
 import type { AppEnv } from "./app-env";
 import { answerFormOrJson } from "./form-or-json";
 import { readBody, readRawBody } from "./read-body";
@@ -101,9 +102,15 @@ export const paymentRoutes = new Hono<AppEnv>()
       throw new AppError("BAD_REQUEST", `The request was not understood. ${query.error.issues[0]?.message ?? ""}.`);
     await readBody(c.req.raw, noBody);
     const { checkout, paymentLimits } = c.get("services");
-    await paymentLimits.check("create", c.get("shopper").session?.id ?? null, c.get("clientIp"));
+    const holder = { sessionId: c.get("shopper").session?.id ?? null, ip: c.get("clientIp") };
+    await paymentLimits.check("create", holder.sessionId, holder.ip);
     const { clientSecret, amountCents } = await withProvider(() =>
-      checkout.preparePayment(c.get("shopper").basketOwner, query.data.total, c.get("shopper").user?.email ?? null),
+      checkout.preparePayment(
+        c.get("shopper").basketOwner,
+        query.data.total,
+        c.get("shopper").user?.email ?? null,
+        holder,
+      ),
     );
     // Two tabs pricing different baskets at once may leave the open intent at the other tab's amount: never hand
     // out a payment for an amount the page does not show.
@@ -141,11 +148,16 @@ function paymentHeldForReview(paidAmountCents: number): AppError {
   );
 }
 
-/** Anything the provider did not already turn into a sentence of ours (payments/processor-errors.ts) gets one. */
+/**
+ * Anything the provider did not already turn into a sentence of ours (payments/processor-errors.ts) gets one. A
+ * database that cannot be reached is not the processor's fault: it goes on as it is, to be answered 503 with
+ * Retry-After and logged as on every route (app.ts).
+ */
 async function withProvider<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
+    if (isDatabaseUnavailable(error)) throw error;
     throw toShopperError(error);
   }
 }

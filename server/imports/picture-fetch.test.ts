@@ -67,6 +67,8 @@ describeEachDatabase("a CSV import's pictures from a shop that admits only publi
       importFile([
         `by-number,By Number,5.00,${pictures.origin}/lamp.png`,
         `by-name,By Name,5.00,http://localhost:${pictures.port}/lamp.png`,
+        // IPv4-compatible IPv6 (::/96), as its IPv4 form.
+        `by-compatible,By Compatible,5.00,http://[::127.0.0.1]:${pictures.port}/lamp.png`,
       ]),
     );
     expect(outcome.ok).toBe(true);
@@ -75,6 +77,7 @@ describeEachDatabase("a CSV import's pictures from a shop that admits only publi
     expect(report?.pictures.map((picture) => [picture.slug, picture.status, picture.reason])).toEqual([
       ["by-number", "failed", NOT_PUBLIC],
       ["by-name", "failed", NOT_PUBLIC],
+      ["by-compatible", "failed", NOT_PUBLIC],
     ]);
     expect(pictures.hits).toEqual([]);
     // The products are there, without a picture.

@@ -56,7 +56,10 @@ export function createPictureFetcher({
   allowLoopback?: boolean;
   timeoutMs?: number;
 }) {
-  const filtering: RequestFilteringAgentOptions = allowLoopback ? { allowIPAddressList: ["127.0.0.0/8", "::1"] } : {};
+  // A name that resolves to an IPv4-compatible IPv6 address (::/96) is refused as its IPv4 form would be.
+  const filtering: RequestFilteringAgentOptions = allowLoopback
+    ? { allowIPAddressList: ["127.0.0.0/8", "::1"] }
+    : { denyIPAddressList: ["::/96"] };
   const agents = {
     "http:": new RequestFilteringHttpAgent(filtering),
     "https:": new RequestFilteringHttpsAgent(filtering),
@@ -69,7 +72,7 @@ export function createPictureFetcher({
   /** A host that is not an IP address passes (its lookup is judged by the agent); an IP address must be public. */
   function isPublicLiteral(host: string): boolean {
     if (isIP(host) === 0) return true;
-    const address = ipaddr.process(host);
+    const address = asIPv4IfCompatible(ipaddr.process(host));
     return address.range() === "unicast" || (allowLoopback && address.range() === "loopback");
   }
 
@@ -297,3 +300,16 @@ export function createPictureFetcher({
 }
 
 export type PictureFetcher = ReturnType<typeof createPictureFetcher>;
+
+/**
+ * An IPv4-compatible IPv6 address (::/96, as [::127.0.0.1]) judged as the IPv4 address it carries, as ipaddr.process
+ * already does for the mapped ::ffff:0:0/96; the unspecified :: and the loopback ::1 stay what they are.
+ */
+function asIPv4IfCompatible(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  if (address.kind() !== "ipv6") return address;
+  const bytes = address.toByteArray();
+  if (bytes.slice(0, 12).some((byte) => byte !== 0)) return address;
+  const carried = bytes.slice(12);
+  if (carried.slice(0, 3).every((byte) => byte === 0) && carried[3]! <= 1) return address;
+  return ipaddr.fromByteArray(carried);
+}

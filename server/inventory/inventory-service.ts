@@ -5,6 +5,7 @@ import type { DB, Writer } from "#server/db/client";
 import type { StockLedgerReason } from "#server/db/schema";
 import type { Logger } from "#server/logger";
 import { inBatches } from "#server/db/in-batches";
+import type { HoldClaims, Holder } from "#server/holds/hold-claims";
 
 /** Default: how long a payment holds the basket's tracked stock (RESERVATION_MINUTES). */
 export const DEFAULT_RESERVATION_MINUTES = 15;
@@ -78,7 +79,8 @@ export function createInventoryService(
   {
     reservationMinutes = DEFAULT_RESERVATION_MINUTES,
     onBackInStock,
-  }: { reservationMinutes?: number; onBackInStock?: BackInStockListener } = {},
+    claims,
+  }: { reservationMinutes?: number; onBackInStock?: BackInStockListener; claims?: HoldClaims } = {},
 ) {
   /** Locks the variants' rows until the transaction ends, in id order (two writers never wait on each other in a circle). */
   async function lockVariants(executor: Writer, variantIds: readonly string[]): Promise<void> {
@@ -257,12 +259,13 @@ export function createInventoryService(
     /**
      * Holds `lines` for `hold` until RESERVATION_MINUTES from now, in place of whatever `hold` and `replaces` held.
      * Refuses (STOCK_SHORT, 409) when a tracked variant without back-orders has fewer available than asked, counting
-     * everyone else's live reservations; then nothing changes.
+     * everyone else's live reservations; then nothing changes. A shopper's hold (`holder`) ends RESERVATION_MINUTES
+     * after its first reservation, however often it is taken again, within the caps of server/holds/.
      */
     async reserve(
       hold: string,
       lines: readonly StockLine[],
-      { replaces = [] as readonly string[] } = {},
+      { replaces = [], holder }: { replaces?: readonly string[]; holder?: Holder } = {},
     ): Promise<void> {
       const wanted = sumByVariant(lines);
       await db.transaction().execute(async (trx) => {
@@ -293,13 +296,25 @@ export function createInventoryService(
         const rows = [...wanted]
           .filter(([id]) => free.get(id)?.tracksStock)
           .map(([id, quantity]) => ({ hold, variant_id: id, quantity }));
+        const names = new Map(lines.map((line) => [line.variantId, nameOf(line)]));
+        const endsAt =
+          holder && claims
+            ? await claims.claim(
+                trx,
+                "variant",
+                holder,
+                hold,
+                replaces,
+                rows.map((row) => ({ item: row.variant_id, units: row.quantity, name: names.get(row.variant_id)! })),
+              )
+            : null;
         if (rows.length > 0) {
           await trx
             .insertInto("stock_reservations")
             .values(
               rows.map((row) => ({
                 ...row,
-                expires_at: sql<Date>`now() + make_interval(mins => ${reservationMinutes})`,
+                expires_at: endsAt ?? sql<Date>`now() + make_interval(mins => ${reservationMinutes})`,
               })),
             )
             .execute();
@@ -321,6 +336,7 @@ export function createInventoryService(
           .where("payment_intent_id", "=", to)
           .forUpdate()
           .execute();
+        await claims?.rename(trx, "variant", from, to);
         const moving = await trx.selectFrom("stock_reservations").select("id").where("hold", "=", from).execute();
         if (moving.length === 0) return;
         await trx.deleteFrom("stock_reservations").where("hold", "=", to).execute();
@@ -331,6 +347,7 @@ export function createInventoryService(
     /** Gives back what `hold` held (a cancelled or replaced intent, an intent never made). */
     async release(hold: string, actor = "shop"): Promise<void> {
       await db.transaction().execute(async (trx) => {
+        await claims?.finish(trx, "variant", hold);
         const held = await trx.selectFrom("stock_reservations").select("variant_id").where("hold", "=", hold).execute();
         if (held.length === 0) return;
         const before = await readLevels(
@@ -357,6 +374,7 @@ export function createInventoryService(
       reference: string,
     ): Promise<{ oversold: boolean }> {
       const sold = sumByVariant(lines);
+      await claims?.finish(trx, "variant", hold);
       // The hold may name variants no longer in the order (the basket changed after paying began): released here.
       const held = await trx.selectFrom("stock_reservations").select("variant_id").where("hold", "=", hold).execute();
       const touched = [...new Set([...sold.keys(), ...held.map((row) => row.variant_id)])];
@@ -625,6 +643,8 @@ export function createInventoryService(
       const timer = setInterval(() => {
         running = service
           .releaseExpired()
+          // Claims whose cool-down is over go with the same beat (server/holds/).
+          .then(() => claims?.prune())
           .catch((error: unknown) => logger.warn({ err: error }, "inventory: releasing expired reservations failed"));
       }, intervalMs);
       timer.unref();
@@ -640,3 +660,9 @@ export function createInventoryService(
 }
 
 export type InventoryService = ReturnType<typeof createInventoryService>;
+
+/** A line's variant as a sentence names it: "Classic Tee (M, Black)". */
+function nameOf(line: StockLine): string {
+  const values = line.optionValues ?? [];
+  return `${line.title ?? "This item"}${values.length > 0 ? ` (${values.join(", ")})` : ""}`;
+}

@@ -1,11 +1,13 @@
 import { sql } from "kysely";
 import { AppError } from "#shared/errors";
+import { mailboxOf } from "#shared/mailbox";
 import { CARD_MINIMUM_CENTS, PROMOTION_REFUSALS, spendMoreMessage, type PromotionView } from "#shared/promotions";
 import type { PromotionForm } from "#shared/promotion-schemas";
 import type { PriceBreakdown } from "#shared/pricing";
 import { recordAudit, type Actor } from "#server/admin/audit-log";
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import type { DB, Writer } from "#server/db/client";
+import type { HoldClaims, Holder } from "#server/holds/hold-claims";
 import type { PromotionKind } from "#server/db/schema";
 import type { PromotionInput } from "#server/pricing/price-order";
 
@@ -45,7 +47,10 @@ export function promotionRefusal(message: string): AppError {
  * uses" counts redemptions and live holds. A payment that succeeds after its hold lapsed, when the last use went to
  * someone else meanwhile, is still recorded at the discount the shopper was shown, and marked over the limit.
  */
-export function createPromotionService(db: DB, { reservationMinutes }: { reservationMinutes: number }) {
+export function createPromotionService(
+  db: DB,
+  { reservationMinutes, claims }: { reservationMinutes: number; claims?: HoldClaims },
+) {
   const findByCode = (executor: Writer, code: string, { lock = false } = {}) => {
     const query = executor.selectFrom("promotions").selectAll().where("code", "=", code.toUpperCase());
     return (lock ? query.forUpdate() : query).executeTakeFirst() as Promise<PromotionRow | undefined>;
@@ -74,25 +79,40 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
     return row.uses;
   }
 
-  /** Whether this customer has an order with the code already (by account, or by receipt e-mail). */
+  /**
+   * Whether this customer has used the code already (by account, or by receipt e-mail's mailbox: capitals and a +tag
+   * are the same customer). With `liveHolds`, a payment of another basket holding the code right now counts too: four
+   * sessions paying at once with one e-mail get one discount, not four. The customer's own basket's hold does not.
+   */
   async function hasUsedBefore(
     executor: Writer,
     promotionId: string,
     customer: PromotionCustomer,
-    exceptHold?: string,
+    { exceptHold, liveHolds = false }: { exceptHold?: string; liveHolds?: boolean } = {},
   ): Promise<boolean> {
     const userId = "userId" in customer.owner ? customer.owner.userId : null;
-    const email = customer.email?.toLowerCase() ?? null;
-    if (!userId && !email) return false;
+    const emails = customer.email ? [...new Set([customer.email.toLowerCase(), mailboxOf(customer.email)])] : [];
+    if (!userId && emails.length === 0) return false;
+    const { column, value } = ownerColumn(customer.owner);
     let query = executor
       .selectFrom("promotion_uses")
       .select("hold")
       .where("promotion_id", "=", promotionId)
-      .where("redeemed_at", "is not", null)
+      .where((where) =>
+        liveHolds
+          ? where.or([
+              where("redeemed_at", "is not", null),
+              where.and([
+                where("expires_at", ">", sql<Date>`now()`),
+                where.or([where(column, "is", null), where(column, "<>", value)]),
+              ]),
+            ])
+          : where("redeemed_at", "is not", null),
+      )
       .where((where) =>
         where.or([
           ...(userId ? [where("user_id", "=", userId)] : []),
-          ...(email ? [where("customer_email", "=", email)] : []),
+          ...(emails.length > 0 ? [where("customer_email", "in", emails)] : []),
         ]),
       );
     if (exceptHold) query = query.where("hold", "<>", exceptHold);
@@ -113,7 +133,8 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
     if (itemsCents < row.minimum_subtotal_cents) return spendMoreMessage(row.minimum_subtotal_cents - itemsCents);
     if (row.usage_limit !== null && (await usesOf(executor, row.id, { owner: customer.owner })) >= row.usage_limit)
       return PROMOTION_REFUSALS.used;
-    if (row.once_per_customer && (await hasUsedBefore(executor, row.id, customer))) return PROMOTION_REFUSALS.used;
+    if (row.once_per_customer && (await hasUsedBefore(executor, row.id, customer, { liveHolds: true })))
+      return PROMOTION_REFUSALS.used;
     return null;
   }
 
@@ -295,7 +316,7 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
       code: string,
       itemsCents: number,
       customer: PromotionCustomer,
-      { replaces = [] as readonly string[] } = {},
+      { replaces = [], holder }: { replaces?: readonly string[]; holder?: Holder } = {},
     ): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx
@@ -306,6 +327,13 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
         const row = await findByCode(trx, code, { lock: true });
         const refusal = await refusalOf(trx, row, itemsCents, customer);
         if (refusal || !row) throw promotionRefusal(refusal ?? PROMOTION_REFUSALS.invalid);
+        // A limited code is held as the stock is (server/holds/): at most RESERVATION_MINUTES from the first time.
+        const endsAt =
+          holder && claims
+            ? await claims.claim(trx, "promotion", holder, hold, replaces, [
+                { item: row.id, units: 0, name: `The code ${row.code}` },
+              ])
+            : null;
         const { column, value } = ownerColumn(customer.owner);
         await trx
           .insertInto("promotion_uses")
@@ -313,8 +341,8 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
             hold,
             promotion_id: row.id,
             [column]: value,
-            customer_email: customer.email?.toLowerCase() ?? null,
-            expires_at: sql<Date>`now() + make_interval(mins => ${reservationMinutes})`,
+            customer_email: customer.email ? mailboxOf(customer.email) : null,
+            expires_at: endsAt ?? sql<Date>`now() + make_interval(mins => ${reservationMinutes})`,
           })
           .execute();
       });
@@ -322,6 +350,7 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
 
     /** The hold's use becomes the intent's once its id is known. */
     async renameHold(hold: string, to: string): Promise<void> {
+      await claims?.rename(db, "promotion", hold, to);
       await db
         .updateTable("promotion_uses")
         .set({ hold: to })
@@ -332,6 +361,7 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
 
     /** A cancelled, replaced or refused payment lets its use go. */
     async release(hold: string, executor: Writer = db): Promise<void> {
+      await claims?.finish(executor, "promotion", hold);
       await executor.deleteFrom("promotion_uses").where("hold", "=", hold).where("redeemed_at", "is", null).execute();
     },
 
@@ -358,12 +388,13 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
         .where("hold", "=", hold)
         .executeTakeFirst();
       if (existing?.redeemed_at) return { overLimit: false };
+      await claims?.finish(trx, "promotion", hold);
       let overLimit = false;
       if (!existing?.is_live) {
         const others = await usesOf(trx, row.id, { hold });
         overLimit = row.usage_limit !== null && others >= row.usage_limit;
       }
-      if (row.once_per_customer && (await hasUsedBefore(trx, row.id, customer, hold))) overLimit = true;
+      if (row.once_per_customer && (await hasUsedBefore(trx, row.id, customer, { exceptHold: hold }))) overLimit = true;
       if (overLimit && strict) throw promotionRefusal(PROMOTION_REFUSALS.used);
       const { column, value } = ownerColumn(customer.owner);
       await trx
@@ -372,7 +403,7 @@ export function createPromotionService(db: DB, { reservationMinutes }: { reserva
           hold,
           promotion_id: row.id,
           [column]: value,
-          customer_email: customer.email?.toLowerCase() ?? null,
+          customer_email: customer.email ? mailboxOf(customer.email) : null,
           expires_at: sql<Date>`now()`,
           order_id: orderId,
           redeemed_at: sql<Date>`now()`,

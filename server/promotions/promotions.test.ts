@@ -2,7 +2,13 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promotionFormSchema } from "#shared/promotion-schemas";
 import type { BasketOwner } from "#server/basket/basket-owner";
-import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
+import {
+  addDeliveryAddress,
+  confirmCard,
+  createHttpBrowser,
+  createTestShop,
+  TEST_DELIVERY_ADDRESS,
+} from "#server/testing/test-app";
 import { describeEachDatabase } from "#server/testing/test-database";
 
 const BOOK = "12321341"; // $11.96
@@ -382,5 +388,23 @@ describeEachDatabase("promotion codes", (getDatabase) => {
     // Another browser, the same receipt e-mail (addDeliveryAddress's).
     const again = await shopperWith(BOOK);
     expect(await apply(again, "WELCOME")).toEqual({ status: 409, message: "This code has already been used." });
+  });
+
+  it("gives a once-per-customer code to one of four sessions paying at once with one e-mail, whatever its capitals or +tag", async () => {
+    await shop.services.promotions.create(form({ code: "ONCEEACH", oncePerCustomer: "on" }), OPERATOR);
+    const emails = ["grace@example.com", "Grace@Example.com", "grace+1@example.com", "GRACE+shop@example.com"];
+    const buyers = [];
+    for (const email of emails) {
+      const browser = createHttpBrowser(origin);
+      expect((await browser.postJson("/basket/add", { productId: BOOK })).status).toBe(201);
+      expect((await browser.postJson("/checkout/address", { ...TEST_DELIVERY_ADDRESS, email })).status).toBe(200);
+      expect(await apply(browser, "ONCEEACH")).toEqual({ status: 200, message: null });
+      buyers.push(browser);
+    }
+    const answers = await Promise.all(buyers.map((buyer) => create(buyer, 1076)));
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(1);
+    expect(answers.filter((answer) => answer.status !== 201).map((answer) => answer.body.error?.message)).toEqual(
+      Array(3).fill("This code has already been used."),
+    );
   });
 });

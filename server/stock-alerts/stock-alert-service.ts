@@ -11,9 +11,13 @@ import { AppError } from "#shared/errors";
 import { productPath, VARIANT_PARAM } from "#shared/catalogue";
 import { stockAlertFormSchema } from "#shared/stock-alert-schemas";
 import { BACK_IN_STOCK_ALREADY, NO_SUCH_VARIANT, type StockAlertOutcome } from "#shared/stock-alerts";
+import { mailboxOf } from "#shared/mailbox";
 
 const HOUR_MS = 60 * 60 * 1000;
-/** Against abuse: alerts one address may ask for per hour, and one client address (as sign-in counts both). */
+/**
+ * Against abuse: alerts one mailbox (an address without its +tag) may ask for per hour, and one client address (as
+ * sign-in counts both). And at most one "Confirm your alert" waits unconfirmed per mailbox and day.
+ */
 export const STOCK_ALERT_LIMITS = {
   perEmail: { name: "stock-alert:email", limit: 10, windowMs: HOUR_MS },
   perIp: { name: "stock-alert:ip", limit: 30, windowMs: HOUR_MS },
@@ -72,6 +76,14 @@ export function createStockAlertService(
   }
 
   /** Marks the alerts used and writes their e-mails (none to an address that unsubscribed); answers how many were written. */
+  /** Whether the address, or its mailbox, asked for no more stock e-mails. */
+  async function isOptedOutOfAlerts(trx: Writer, address: string): Promise<boolean> {
+    return (
+      (await preferences.isOptedOut(trx, mailboxOf(address), "stock-alerts")) ||
+      (await preferences.isOptedOut(trx, address, "stock-alerts"))
+    );
+  }
+
   async function sendAlerts(
     trx: Writer,
     variant: AlertedVariant,
@@ -79,7 +91,7 @@ export function createStockAlertService(
   ): Promise<number> {
     let written = 0;
     for (const alert of alerts) {
-      if (await preferences.isOptedOut(trx, alert.email, "stock-alerts")) continue;
+      if (await isOptedOutOfAlerts(trx, alert.email)) continue;
       const unsubscribeToken = await preferences.issueUnsubscribeToken(trx, alert.email, "stock-alerts");
       if (
         await email.enqueueBackInStock(trx, {
@@ -111,8 +123,10 @@ export function createStockAlertService(
     /**
      * An alert for the address and variant. A signed-in shopper asking for their own confirmed address is
      * subscribed at once; anybody else gets "Confirm your alert". The same address and variant are kept once.
-     * Refused: a malformed or too long address, too many alerts (per address and per client address), a variant not
-     * on sale, and one that is back in stock already.
+     * Refused: a malformed or too long address, too many alerts (per mailbox and per client address), a variant not
+     * on sale, and one that is back in stock already. An address that opted out of stock e-mails, or whose mailbox
+     * already has a confirmation waiting from the last day, gets no e-mail: the answer is the same ("check-email"),
+     * so the page tells a stranger nothing about the address.
      */
     async subscribe({
       variantId,
@@ -133,8 +147,9 @@ export function createStockAlertService(
           { details: { field: "email" } },
         );
       const recipient = parsed.data;
+      const mailbox = mailboxOf(recipient);
       const [perEmail, perIp] = await rateLimiter.hitAll([
-        { rule: STOCK_ALERT_LIMITS.perEmail, subject: recipient },
+        { rule: STOCK_ALERT_LIMITS.perEmail, subject: mailbox },
         { rule: STOCK_ALERT_LIMITS.perIp, subject: ip },
       ]);
       const refused = [perEmail, perIp].find((result) => !result!.allowed);
@@ -168,6 +183,7 @@ export function createStockAlertService(
               .values({
                 variant_id: variantId,
                 email: recipient,
+                mailbox,
                 confirm_token_hash: null,
                 confirmed_at: new Date(),
                 notified_at: null,
@@ -176,11 +192,20 @@ export function createStockAlertService(
               .execute();
           return "subscribed";
         }
+        if (await isOptedOutOfAlerts(trx, recipient)) return "check-email";
+        const waiting = await trx
+          .selectFrom("stock_alerts")
+          .select("id")
+          .where("mailbox", "=", mailbox)
+          .where("confirmed_at", "is", null)
+          .where("confirmation_sent_at", ">", sql<Date>`now() - interval '1 day'`)
+          .executeTakeFirst();
+        if (waiting) return "check-email";
         const token = newToken();
         if (existing)
           await trx
             .updateTable("stock_alerts")
-            .set({ confirm_token_hash: sha256Base64url(token) })
+            .set({ confirm_token_hash: sha256Base64url(token), mailbox, confirmation_sent_at: sql`now()` })
             .where("id", "=", existing.id)
             .execute();
         else
@@ -189,7 +214,9 @@ export function createStockAlertService(
             .values({
               variant_id: variantId,
               email: recipient,
+              mailbox,
               confirm_token_hash: sha256Base64url(token),
+              confirmation_sent_at: new Date(),
               confirmed_at: null,
               notified_at: null,
             })
@@ -199,6 +226,8 @@ export function createStockAlertService(
           recipient,
           productTitle: alertedVariant(variant).title,
           token,
+          // "Don't e-mail me about stock again" stops stock e-mails to the mailbox, whatever +tag comes next.
+          unsubscribeToken: await preferences.issueUnsubscribeToken(trx, mailbox, "stock-alerts"),
         });
         return "check-email";
       });

@@ -171,16 +171,14 @@ describeEachDatabase("back-in-stock alerts", (getDatabase) => {
           ip: "10.1.0.1",
         }),
       ).toBe("check-email");
+      // One confirmation waits per mailbox and day: asking again sends no second one.
       const messages = await mailTo(address);
-      expect(messages.map((message) => message.subject)).toEqual(["Confirm your alert", "Confirm your alert"]);
+      expect(messages.map((message) => message.subject)).toEqual(["Confirm your alert"]);
       expect(messages[0]!.body).toContain("Classic Tee (M, Black)");
-      // The newer link confirms; the older one was replaced (the two may arrive in either order).
-      const tokens = messages.map((message) =>
-        new URL(message.links.find((link) => link.includes("/stock-alerts/confirm"))!).searchParams.get("token")!,
-      );
-      const confirmed = [];
-      for (const token of tokens) confirmed.push(await alerts().confirm(token));
-      expect(confirmed.toSorted()).toEqual([false, true]);
+      const token = new URL(
+        messages[0]!.links.find((link) => link.includes("/stock-alerts/confirm"))!,
+      ).searchParams.get("token")!;
+      expect(await alerts().confirm(token)).toBe(true);
       expect(await alerts().confirm("x".repeat(43))).toBe(false);
       expect(
         await db()
@@ -470,4 +468,57 @@ describeEachDatabase("back-in-stock alerts", (getDatabase) => {
     ).rejects.toMatchObject({ code: "TOO_MANY_ATTEMPTS" });
     expect(await db().selectFrom("stock_alerts").select("id").where("email", "=", refused).execute()).toEqual([]);
   });
+
+  it(
+    'sends no confirmation to an address that opted out of stock e-mails, at most one a day per mailbox (+tags removed), and each carries "Don\'t e-mail me about stock again"',
+    SLOW,
+    async () => {
+      const tee = await createTee();
+      const name = unique("stranger");
+      const address = `${name}@example.com`;
+      const ask = (asked: string, ip = "10.4.0.1") =>
+        alerts().subscribe({ variantId: tee.medium, address: asked, user: null, ip });
+      expect(await ask(address)).toBe("check-email");
+      // The same mailbox under +tags and in capitals, and the other size: no second e-mail the same day.
+      expect(await ask(`${name}+1@example.com`, "10.4.0.2")).toBe("check-email");
+      expect(await ask(`${name.toUpperCase()}+2@EXAMPLE.COM`, "10.4.0.3")).toBe("check-email");
+      await expect(alerts().subscribe({ variantId: tee.small, address, user: null, ip: "10.4.0.4" })).resolves.toBe(
+        "check-email",
+      );
+      const messages = await mailTo(address);
+      expect(messages.map((message) => message.subject)).toEqual(["Confirm your alert"]);
+      expect(await mailTo(`${name}+1@example.com`)).toEqual([]);
+      expect(await mailTo(`${name}+2@example.com`)).toEqual([]);
+
+      // The e-mail says how to stop them, in its body and in its headers (one click, RFC 8058).
+      const confirmation = messages[0]!;
+      expect(confirmation.body).toContain("Don't e-mail me about stock again");
+      const stopLink = confirmation.links.find((link) => link.includes("/unsubscribe?token="))!;
+      expect(stopLink).toBeTruthy();
+      const sent = await db()
+        .selectFrom("email_outbox")
+        .select("headers")
+        .where("recipient", "=", address)
+        .where("kind", "=", "stock-alert-confirmation")
+        .executeTakeFirstOrThrow();
+      expect(sent.headers).toEqual({
+        "List-Unsubscribe": `<${stopLink}>`,
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+      });
+
+      // One click (the unsubscribe page's action, as the mail client's POST reaches it): no confirmation is sent
+      // again to the mailbox, under any +tag, a day later or not, and the answer stays the same.
+      const stopped = await shop.services.emailPreferences.unsubscribe(new URL(stopLink).searchParams.get("token")!);
+      expect(stopped).toEqual({ email: address, purpose: "stock-alerts" });
+      await db()
+        .updateTable("stock_alerts")
+        .set({ confirmation_sent_at: sql<Date>`now() - interval '2 days'` })
+        .where("mailbox", "=", address)
+        .execute();
+      expect(await ask(`${name}+3@example.com`, "10.4.0.5")).toBe("check-email");
+      expect(await ask(address, "10.4.0.6")).toBe("check-email");
+      expect(await mailTo(address)).toHaveLength(1);
+      expect(await mailTo(`${name}+3@example.com`)).toEqual([]);
+    },
+  );
 });

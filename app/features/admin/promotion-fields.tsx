@@ -102,8 +102,17 @@ export function PromotionFields({
       {text("usageLimit", "text", "numeric")}
       <div className="console-field console-field--check">
         <label>
-          <input type="checkbox" name="oncePerCustomer" defaultChecked={values.oncePerCustomer} /> Once per customer
+          <input
+            type="checkbox"
+            name="oncePerCustomer"
+            defaultChecked={values.oncePerCustomer}
+            aria-describedby="hint-oncePerCustomer"
+          />{" "}
+          Once per customer
         </label>
+        <p id="hint-oncePerCustomer" className="console-hint">
+          One order per account; for guests, once per e-mail address (capitals and a +tag count as the same address).
+        </p>
       </div>
       <div className="console-field">
         <label htmlFor="field-status">Status</label>

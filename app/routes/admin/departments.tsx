@@ -3,7 +3,7 @@ import type { Route } from "./+types/departments";
 import { adminDepartmentSchema } from "#shared/admin-schemas";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { AppError } from "#shared/errors";
-import { readFormFields } from "#shared/form-fields";
+import { readFormOrRefuse } from "#app/form-request";
 import { departmentPath } from "#shared/listing";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { requireOperator } from "./require-operator";
@@ -17,7 +17,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 /** Create, change (rename, describe, move: parent and position) or remove a department; each leaves an audit entry. */
 export async function action({ context, request }: Route.ActionArgs) {
   const { services, actor } = requireOperator(context);
-  const fields = await readFormFields(request);
+  const fields = await readFormOrRefuse(request);
   const formId = fields.id ?? "new";
   const parsed = adminDepartmentSchema.safeParse(fields);
   if (!parsed.success)

@@ -13,7 +13,7 @@ import {
 } from "#shared/admin-schemas";
 import { AppError } from "#shared/errors";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
-import { readFormWithFiles } from "#shared/form-fields";
+import { readFormWithFilesOrRefuse, requireTextIdParam } from "#app/form-request";
 import { decimalAmount } from "#shared/money";
 import { productPath } from "#shared/catalogue";
 import { ErrorSummary } from "#app/components/form/error-summary";
@@ -48,7 +48,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
   const departments = await services.departments.listTree();
   if (params.id === "new") return { product: null, isSaved: false, departments, stock: null };
-  const product = await services.adminProducts.getProduct(params.id);
+  const product = await services.adminProducts.getProduct(requireTextIdParam(params.id));
   if (!product) throw data(null, { status: 404 });
   const stock = await services.adminProducts.getVariantsAndLedger(params.id);
   return {
@@ -75,10 +75,11 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
 
 export async function action({ context, params, request }: Route.ActionArgs) {
   const { actor, services } = requireOperator(context);
+  const id = params.id === "new" ? "new" : requireTextIdParam(params.id);
   let values: FormValues | null = null;
   let variantValues: Record<string, string> = {};
   try {
-    const { fields, files } = await readFormWithFiles(
+    const { fields, files } = await readFormWithFilesOrRefuse(
       request,
       (name) => name === "picture" || variantPictureKey(name) !== null,
       { repeatable: ["departmentIds"] },
@@ -110,9 +111,9 @@ export async function action({ context, params, request }: Route.ActionArgs) {
     if (!parsed.success || !variants.ok) return data({ errors, values, variantValues }, { status: 400 });
     const input = toAdminProductInput(parsed.data);
     const product =
-      params.id === "new"
+      id === "new"
         ? await services.adminProducts.createProduct(actor, input, file, variants.input, variantPictures)
-        : await services.adminProducts.updateProduct(actor, params.id, input, file, variants.input, variantPictures);
+        : await services.adminProducts.updateProduct(actor, id, input, file, variants.input, variantPictures);
     return redirect(`/admin/products/${product.id}?saved`);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

@@ -2,7 +2,7 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/product-import";
 import { productImportFormSchema } from "#shared/admin-schemas";
 import { AppError } from "#shared/errors";
-import { readFormWithFile } from "#shared/form-fields";
+import { readFormWithFileOrRefuse } from "#app/form-request";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
@@ -28,7 +28,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 export async function action({ context, request }: Route.ActionArgs) {
   const { actor, services } = requireOperator(context);
   try {
-    const { fields, file, fileName } = await readFormWithFile(request, "file");
+    const { fields, file, fileName } = await readFormWithFileOrRefuse(request, "file");
     const parsed = productImportFormSchema.safeParse(fields);
     if (!parsed.success)
       return data(

@@ -2,7 +2,7 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/promotion-edit";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { AppError } from "#shared/errors";
-import { readFormFields } from "#shared/form-fields";
+import { readFormOrRefuse, requireIdParam } from "#app/form-request";
 import { decimalAmount } from "#shared/money";
 import { promotionFormSchema } from "#shared/promotion-schemas";
 import { PromotionFields, toFieldValues, type PromotionFieldValues } from "#app/features/admin/promotion-fields";
@@ -34,12 +34,13 @@ export async function loader({ context, params }: Route.LoaderArgs) {
 /** Save (every change in the audit log), or Delete for a code nobody has used; a used code can be paused instead. */
 export async function action({ context, request, params }: Route.ActionArgs) {
   const { actor, services } = requireOperator(context);
-  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const id = requireIdParam(params.id);
+  const fields = await readFormOrRefuse(request);
   const { intent, ...typed } = fields;
   const values = toFieldValues(typed);
   try {
     if (intent === "delete") {
-      await services.promotions.remove(params.id, actor);
+      await services.promotions.remove(id, actor);
       return redirect("/admin/promotions");
     }
     const parsed = promotionFormSchema.safeParse(typed);
@@ -48,7 +49,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
         { errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), values },
         { status: 400 },
       );
-    await services.promotions.update(params.id, parsed.data, actor);
+    await services.promotions.update(id, parsed.data, actor);
     return redirect(`/admin/promotions?saved=${encodeURIComponent(parsed.data.code)}`);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

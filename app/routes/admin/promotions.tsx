@@ -2,7 +2,7 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/promotions";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { AppError } from "#shared/errors";
-import { readFormFields } from "#shared/form-fields";
+import { readFormOrRefuse } from "#app/form-request";
 import { formatCents } from "#shared/money";
 import { promotionFormSchema } from "#shared/promotion-schemas";
 import { describePromotionValue, PROMOTION_KIND_LABELS } from "#shared/promotions";
@@ -31,7 +31,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 /** "New promotion": saved and listed, or drawn again with what was typed and an error under each refused field. */
 export async function action({ context, request }: Route.ActionArgs) {
   const { actor, services } = requireOperator(context);
-  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const fields = await readFormOrRefuse(request);
   // The submit button's name is not a field of the promotion.
   const typed = Object.fromEntries(Object.entries(fields).filter(([name]) => name !== "intent"));
   const values = toFieldValues(typed);

@@ -5,7 +5,7 @@ import { formatConsoleTime, requireOperator } from "./require-operator";
 import { productPath } from "#shared/catalogue";
 import { AppError } from "#shared/errors";
 import { fieldErrorsOf } from "#shared/form-errors";
-import { readFormFields } from "#shared/form-fields";
+import { readFormOrRefuse } from "#app/form-request";
 
 /** "Hide" or "Show" one review; unknown fields are refused. */
 const visibilitySchema = z.strictObject({
@@ -31,7 +31,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 /** Hides a review (not shown, not counted in the product's rating) or shows it again; the audit log records either. */
 export async function action({ context, request }: Route.ActionArgs) {
   const { services, actor } = requireOperator(context);
-  const parsed = visibilitySchema.safeParse(await readFormFields(request));
+  const parsed = visibilitySchema.safeParse(await readFormOrRefuse(request));
   if (!parsed.success) return { error: Object.values(fieldErrorsOf(parsed.error))[0] ?? "Please try again." };
   try {
     await services.reviews.setVisibility(actor, parsed.data.reviewId, parsed.data.intent === "show");

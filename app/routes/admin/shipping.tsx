@@ -2,7 +2,7 @@ import { data, Form, useNavigation } from "react-router";
 import type { Route } from "./+types/shipping";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { AppError } from "#shared/errors";
-import { readFormFields } from "#shared/form-fields";
+import { readFormOrRefuse } from "#app/form-request";
 import { decimalAmount, formatCents } from "#shared/money";
 import { methodFormSchema, removeFormSchema, zoneFormSchema } from "#shared/shipping-schemas";
 import { ConsoleField } from "#app/features/admin/console-field";
@@ -40,7 +40,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 /** Every form of the page posts here with its intent; each change is one service call, audited by the service. */
 export async function action({ context, request }: Route.ActionArgs) {
   const { actor, services } = requireOperator(context);
-  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const fields = await readFormOrRefuse(request);
   const values = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value.slice(0, 2000)]));
   const formKey =
     fields.intent === "add-zone"

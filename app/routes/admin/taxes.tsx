@@ -3,7 +3,7 @@ import type { Route } from "./+types/taxes";
 import { countryName, US_STATES } from "#shared/address";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { AppError } from "#shared/errors";
-import { readFormFields } from "#shared/form-fields";
+import { readFormOrRefuse } from "#app/form-request";
 import { formatRate } from "#shared/pricing";
 import { removeFormSchema, taxRateFormSchema } from "#shared/shipping-schemas";
 import { ConsoleField } from "#app/features/admin/console-field";
@@ -38,7 +38,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 export async function action({ context, request }: Route.ActionArgs) {
   const { actor, services } = requireOperator(context);
-  const fields = await readFormFields(request).catch(() => ({}) as Record<string, string>);
+  const fields = await readFormOrRefuse(request);
   const values = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value.slice(0, 200)]));
   const formKey = fields.intent === "save-rate" ? `rate-${fields.rateId ?? ""}` : "add-rate";
   const refuse = (errors: Record<string, string>, status: number) =>

@@ -1,15 +1,20 @@
 import { renderEmail } from "#server/email/render";
 import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
 
-/** "Confirm your alert": the link that turns an alert asked for by e-mail address into one that is sent. */
+/**
+ * "Confirm your alert": the link that turns an alert asked for by e-mail address into one that is sent, and the one
+ * that stops them all for an address somebody else typed.
+ */
 export function stockAlertConfirmationEmail({
   shopUrl,
   confirmUrl,
   productTitle,
+  unsubscribeUrl,
 }: {
   shopUrl: string;
   confirmUrl: string;
   productTitle: string;
+  unsubscribeUrl: string;
 }) {
   return renderEmail(
     "Confirm your alert",
@@ -18,6 +23,9 @@ export function stockAlertConfirmationEmail({
       <p>{`You asked us to e-mail you when ${productTitle} is back in stock. Please confirm that this address is yours:`}</p>
       <EmailButton href={confirmUrl}>Confirm my alert</EmailButton>
       <p>If you did not ask for it, you can ignore this e-mail: without confirmation nothing more is sent.</p>
+      <p style={{ fontSize: 12, color: "#565959" }}>
+        <a href={unsubscribeUrl}>Don't e-mail me about stock again</a>
+      </p>
     </EmailLayout>,
   );
 }
