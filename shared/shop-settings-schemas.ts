@@ -45,12 +45,15 @@ export const shopSettingsFormSchema = z.strictObject({
     .string()
     .trim()
     .max(254, "An e-mail address is at most 254 characters.")
-    .refine((value) => value === "" || z.email().safeParse(value).success, "Enter an e-mail address, like help@shop.example.")
+    .refine(
+      (value) => value === "" || z.email().safeParse(value).success,
+      "Enter an e-mail address, like help@shop.example.",
+    )
     .transform((value) => value.toLowerCase() || null),
-  emailFromName: optionalLine(MAX_FROM_NAME_LENGTH, `A sender name is at most ${MAX_FROM_NAME_LENGTH} characters.`).refine(
-    (value) => value === null || !/[<>"@]/.test(value),
-    'A sender name is a name only, without <, >, " or @.',
-  ),
+  emailFromName: optionalLine(
+    MAX_FROM_NAME_LENGTH,
+    `A sender name is at most ${MAX_FROM_NAME_LENGTH} characters.`,
+  ).refine((value) => value === null || !/[<>"@]/.test(value), 'A sender name is a name only, without <, >, " or @.'),
   postalAddress: optionalText(MAX_ADDRESS_LENGTH, `An address is at most ${MAX_ADDRESS_LENGTH} characters.`),
   returnAddress: optionalText(MAX_ADDRESS_LENGTH, `An address is at most ${MAX_ADDRESS_LENGTH} characters.`),
   returnWindowDays: z
@@ -70,7 +73,10 @@ export const shopSettingsFormSchema = z.strictObject({
     .transform((typed, context) => {
       const cents = parseDollars(typed);
       if (cents === null || cents > MAX_RETURN_FEE_CENTS) {
-        context.addIssue({ code: "custom", message: "Enter a fee in dollars and cents from 0.00 to 1,000.00, like 4.99." });
+        context.addIssue({
+          code: "custom",
+          message: "Enter a fee in dollars and cents from 0.00 to 1,000.00, like 4.99.",
+        });
         return z.NEVER;
       }
       return cents;
@@ -80,9 +86,18 @@ export const shopSettingsFormSchema = z.strictObject({
     .trim()
     .max(100, "Enter a time zone such as America/New_York or Europe/Paris.")
     .refine(isKnownTimeZone, "Unknown time zone. Enter one such as America/New_York or Europe/Paris."),
-  conditionsText: optionalText(MAX_LEGAL_TEXT_LENGTH, `The text is at most ${MAX_LEGAL_TEXT_LENGTH.toLocaleString("en-US")} characters.`),
-  privacyText: optionalText(MAX_LEGAL_TEXT_LENGTH, `The text is at most ${MAX_LEGAL_TEXT_LENGTH.toLocaleString("en-US")} characters.`),
-  returnsText: optionalText(MAX_LEGAL_TEXT_LENGTH, `The text is at most ${MAX_LEGAL_TEXT_LENGTH.toLocaleString("en-US")} characters.`),
+  conditionsText: optionalText(
+    MAX_LEGAL_TEXT_LENGTH,
+    `The text is at most ${MAX_LEGAL_TEXT_LENGTH.toLocaleString("en-US")} characters.`,
+  ),
+  privacyText: optionalText(
+    MAX_LEGAL_TEXT_LENGTH,
+    `The text is at most ${MAX_LEGAL_TEXT_LENGTH.toLocaleString("en-US")} characters.`,
+  ),
+  returnsText: optionalText(
+    MAX_LEGAL_TEXT_LENGTH,
+    `The text is at most ${MAX_LEGAL_TEXT_LENGTH.toLocaleString("en-US")} characters.`,
+  ),
   removeLogo: z.literal("on").optional(),
 });
 

@@ -107,6 +107,8 @@ export function legalTextBlocks(text: string): { heading: string | null; lines: 
     .filter(Boolean)
     .map((block) => {
       const [first = "", ...rest] = block.split(/\r?\n/);
-      return first.startsWith("# ") ? { heading: first.slice(2).trim(), lines: rest } : { heading: null, lines: [first, ...rest] };
+      return first.startsWith("# ")
+        ? { heading: first.slice(2).trim(), lines: rest }
+        : { heading: null, lines: [first, ...rest] };
     });
 }

@@ -30,8 +30,7 @@ export const PICTURE_FORM_MAX_BYTES = 30 * 1024 * 1024 + 64 * 1024;
 const CSV_TOO_LARGE =
   "The file is larger than 20 MB. Nothing was imported: go back and choose a smaller one, or split the file.";
 export const CSV_IMPORT_FORM_MAX_BYTES = 20 * 1024 * 1024 + 64 * 1024;
-const SETTINGS_TOO_LARGE =
-  "The logo is larger than 1 MB. Nothing was saved: go back and choose a smaller one.";
+const SETTINGS_TOO_LARGE = "The logo is larger than 1 MB. Nothing was saved: go back and choose a smaller one.";
 export const SETTINGS_FORM_MAX_BYTES = 2 * 1024 * 1024;
 const SETTINGS_FORM_PATH = /^\/admin\/settings(?:\.data)?\/?$/;
 const CSV_IMPORT_FORM_PATH = /^\/admin\/products\/import(?:\.data)?\/?$/;
