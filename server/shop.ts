@@ -13,7 +13,7 @@ import { createPaymentProvider, type PaymentProvider } from "./payments/payment-
 import type { PaymentLimits } from "./checkout/payment-rate-limits";
 import { createRetentionSweep } from "./retention/retention-sweep";
 import { createEmailSender, createLogTransport, type EmailSenderOptions } from "./email/email-sender";
-import { createSmtpTransport } from "./email/email-transport";
+import { createSmtpTransport, displayNameOf } from "./email/email-transport";
 import { createServices, prepareDatabase } from "./services";
 
 type NodeMiddleware = (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
@@ -128,12 +128,14 @@ export async function createShop(options: ShopOptions) {
     reservationMinutes: options.reservationMinutes,
     allowLoopbackPictures: options.allowLoopbackPictures,
     shopTimeZone: options.shopTimeZone,
+    mailFromName: options.smtp ? displayNameOf(options.smtp.from) : null,
   });
   const retention = createRetentionSweep({ db: database.db, logger });
   const emailSender = createEmailSender({
     db: database.db,
     logger,
     transport: options.smtp ? createSmtpTransport(options.smtp.url, options.smtp.from) : createLogTransport(),
+    fromName: async () => (await services.settings.current()).emailFromName,
     ...options.emailSender,
   });
   const readiness = createReadiness();

@@ -18,7 +18,7 @@ export function SiteFooter({ shopName }: { shopName: string }) {
           </li>
         </ul>
       </nav>
-      <p className="site-footer__name">© {shopName}</p>
+      <p className="site-footer__name">{`© ${shopName}`}</p>
     </footer>
   );
 }

@@ -71,7 +71,7 @@ export function SiteHeader({
         {/* A plain GET form, so it works without JavaScript; with it, React Router navigates without a reload. */}
         <Form role="search" className="site-header__search" method="get" action="/search">
           <label className="visually-hidden" htmlFor="site-search">
-            Search {shop.name}
+            {`Search ${shop.name}`}
           </label>
           <input
             key={searchedFor}
