@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { NONCE, secureHeaders, type SecureHeadersVariables } from "hono/secure-headers";
+import { PICTURE_PATH_PREFIX } from "#server/admin/picture-store";
 
 /**
  * Headers every response carries, through Hono's secure-headers middleware. The Content-Security-Policy allows this
@@ -28,11 +29,15 @@ export function securityHeaders({
   // shoppers out. The middleware's options are fixed when it is made, so there is one for each scheme.
   const overHttps = secureHeaders({ ...shared, strictTransportSecurity: "max-age=63072000; includeSubDomains" });
   const overHttp = secureHeaders({ ...shared, strictTransportSecurity: false });
-  return (c, next) =>
-    (isHttps(c) ? overHttps : overHttp)(c, async () => {
+  return async (c, next) => {
+    await (isHttps(c) ? overHttps : overHttp)(c, async () => {
       c.set("cspNonce", c.get("secureHeadersNonce") ?? "");
       await next();
     });
+    // The pictures operators upload (a product's, the shop's logo) are shown in e-mails, which a mail client opens
+    // from an origin of its own: same-origin would leave the logo blank there. They are public by nature.
+    if (c.req.path.startsWith(PICTURE_PATH_PREFIX)) c.res.headers.set("Cross-Origin-Resource-Policy", "cross-origin");
+  };
 }
 
 /**

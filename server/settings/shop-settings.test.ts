@@ -223,6 +223,9 @@ describeEachDatabase("the shop's own settings", (getDatabase) => {
     const picture = await html(guest, logoSrc!);
     expect(picture.status).toBe(200);
     expect(picture.headers.get("content-type")).toBe("image/webp");
+    // A mail client shows it from an origin of its own; the shop's pages stay same-origin.
+    expect(picture.headers.get("cross-origin-resource-policy")).toBe("cross-origin");
+    expect((await html(guest, "/")).headers.get("cross-origin-resource-policy")).toBe("same-origin");
     expect(home).toContain("© Lamplight Books");
 
     const product = await (await html(guest, "/products/the-lean-startup")).text();
