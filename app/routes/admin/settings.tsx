@@ -55,7 +55,6 @@ export async function loader({ context }: Route.LoaderArgs) {
   return {
     values,
     logo: settings.logo,
-    defaultFromName: settings.emailFromName,
     timeZones: Intl.supportedValuesOf("timeZone"),
   };
 }
@@ -172,7 +171,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
           type: "email",
         })}
         {field("emailFromName", {
-          hint: `The name e-mails come from; the address stays the server's. Empty: “${loaderData.defaultFromName}”.`,
+          hint: "The name e-mails come from; the address stays the server's. Empty: the server's own sender name, else the shop name.",
           maxLength: MAX_FROM_NAME_LENGTH,
         })}
         {field("postalAddress", {
