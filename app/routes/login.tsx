@@ -108,8 +108,7 @@ export default function Login({ actionData }: Route.ComponentProps) {
           </p>
           <p className="login__notice">
             By signing in or creating an account you agree to {shopName}&apos;s{" "}
-            <Link to="/conditions">Conditions of Use</Link>. Please see our{" "}
-            <Link to="/privacy">Privacy Notice</Link>.
+            <Link to="/conditions">Conditions of Use</Link>. Please see our <Link to="/privacy">Privacy Notice</Link>.
           </p>
           <button type="submit" name="intent" value="register" className="login__register" disabled={isSubmitting}>
             Create your account
