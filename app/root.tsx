@@ -10,14 +10,29 @@ import {
 } from "react-router";
 import type { Route } from "./+types/root";
 import { requestContext } from "./context";
+import { DEFAULT_SHOP_NAME } from "#shared/shop-settings";
 import { useServerDocument } from "./components/server-document";
 import { refusalMessage, StatusPage } from "./features/shell/status-page";
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
 
-/** Without Stripe keys the shop takes test cards only; every page says so (docs/stripe.md). */
+/**
+ * Without Stripe keys the shop takes test cards only; every page says so (docs/stripe.md). The shop's name is for the
+ * titles of pages without the header (sign-in, password): the shop layout's own is fresher.
+ */
 export async function loader({ context }: Route.LoaderArgs) {
-  return { isTestMode: context.get(requestContext).services.provider.mode === "built-in" };
+  const { services } = context.get(requestContext);
+  return {
+    isTestMode: services.provider.mode === "built-in",
+    // The page's own loaders say when the database is away; the title then names the shop by its default.
+    shopName: await services.settings.identity().then(
+      (shop) => shop.name,
+      (error: unknown) => {
+        services.logger.warn({ err: error }, "root: the shop's name could not be read, so the default is shown");
+        return DEFAULT_SHOP_NAME;
+      },
+    ),
+  };
 }
 
 /** The processor is chosen once at start: navigations need not ask again. */

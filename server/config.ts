@@ -123,7 +123,7 @@ const configSchema = z
     TEST_ONLY_RECOVERY_SECONDS: z.coerce.number().int().min(1).max(3600).optional(),
     /** Days after an order is marked shipped that the shopper is asked "How was your {product}?" (once per order). */
     REVIEW_REQUEST_DAYS: z.coerce.number().int().min(0).max(365).default(7),
-    /** The shop's time zone (an IANA name): the sales dashboard's days start at its midnight. */
+    /** The shop's time zone (an IANA name) until the console's Settings save one: the sales dashboard's days start at its midnight. */
     SHOP_TIME_ZONE: z
       .string()
       .max(100)

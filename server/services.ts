@@ -42,6 +42,7 @@ import { createStockAlertService } from "./stock-alerts/stock-alert-service";
 import { createPictureFetcher } from "./imports/picture-fetcher";
 import { createProductCsvImport } from "./imports/product-csv-import";
 import { createCsvExports } from "./imports/csv-exports";
+import { createShopSettingsService } from "./settings/shop-settings-service";
 
 /**
  * Everything a request handler may use, built once per process from one database handle.
@@ -66,12 +67,14 @@ export interface ServiceOptions {
   holdLimits?: HoldLimits;
   /** TEST_ONLY_ALLOW_LOOPBACK_PICTURES: a CSV import may fetch pictures from the shop's own loopback (tests' picture servers). */
   allowLoopbackPictures?: boolean;
-  /** SHOP_TIME_ZONE: where the sales dashboard's days start (UTC). */
+  /** SHOP_TIME_ZONE: the shop's time zone until the console saves one (UTC). */
   shopTimeZone?: string;
   /** RECOVERY_HOURS: hours after a basket's last change that its reminder is due, until the console saves its own (4). */
   recoveryHours?: number;
   /** TEST_ONLY_RECOVERY_SECONDS: basket reminders after seconds instead of hours (tests). */
   testOnlyRecoverySeconds?: number;
+  /** MAIL_FROM's display name: the e-mails' sender name until the console saves one. */
+  mailFromName?: string | null;
 }
 
 export const DEFAULT_REVIEW_REQUEST_DAYS = 7;
@@ -80,11 +83,18 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const { db } = database;
   const catalogue = createCatalogueService(db);
   const departments = createDepartmentService(db, catalogue);
+  const pictures = createPictureStore(db);
+  const settings = createShopSettingsService(db, {
+    catalogue,
+    pictures,
+    defaults: { timeZone: options.shopTimeZone, emailFromName: options.mailFromName },
+  });
   const rateLimiter = createRateLimiter(db);
   const sessions = createSessionService(db, { rateLimiter, newSessionsPerIp: options.newSessionsPerIp });
   const basket = createBasketService(db, catalogue, logger);
   const email = createEmailOutbox(db, {
     publicOrigin: options.publicOrigin ?? (() => new URL("http://localhost:3000/")),
+    settings,
   });
   const accounts = createAccountService(db, rateLimiter, email, { attemptsPerIp: options.authAttemptsPerIp });
   const orders = createOrderService(db);
@@ -151,13 +161,12 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     collect: async () => (await email.backlog()).oldestPendingAgeSeconds,
   });
   const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits, holdClaims.liveHolds);
-  const pictures = createPictureStore(db);
   const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory);
   const adminProducts = createAdminProducts(db, catalogue, pictures, departments, inventory);
   const recoveryReport = createRecoveryReport(db, { livemode: options.provider.identity.livemode });
   // The dashboard counts the orders of the mode the shop takes payments in: test orders while it takes test cards.
   const salesDashboard = createSalesDashboard(db, {
-    timeZone: options.shopTimeZone ?? "UTC",
+    timeZone: () => settings.timeZone(),
     livemode: options.provider.identity.livemode,
     countLowStock: () => adminProducts.countLowStock(),
     countHeldPayments: async (livemode) => (await checkout.listHeldPayments(livemode, 0)).count,
@@ -196,6 +205,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     database,
     catalogue,
     departments,
+    settings,
     inventory,
     promotions,
     sessions,

@@ -14,7 +14,7 @@ import type { PaymentLimits } from "./checkout/payment-rate-limits";
 import type { HoldLimits } from "./holds/hold-claims";
 import { createRetentionSweep } from "./retention/retention-sweep";
 import { createEmailSender, createLogTransport, type EmailSenderOptions } from "./email/email-sender";
-import { createSmtpTransport } from "./email/email-transport";
+import { createSmtpTransport, displayNameOf } from "./email/email-transport";
 import { createServices, prepareDatabase } from "./services";
 
 type NodeMiddleware = (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
@@ -141,12 +141,14 @@ export async function createShop(options: ShopOptions) {
     shopTimeZone: options.shopTimeZone,
     recoveryHours: options.recoveryHours,
     testOnlyRecoverySeconds: options.testOnlyRecoverySeconds,
+    mailFromName: options.smtp ? displayNameOf(options.smtp.from) : null,
   });
   const retention = createRetentionSweep({ db: database.db, logger });
   const emailSender = createEmailSender({
     db: database.db,
     logger,
     transport: options.smtp ? createSmtpTransport(options.smtp.url, options.smtp.from) : createLogTransport(),
+    fromName: async () => (await services.settings.current()).emailFromName,
     ...options.emailSender,
   });
   const readiness = createReadiness();

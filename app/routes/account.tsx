@@ -12,6 +12,7 @@ import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
 import { fieldErrorsOf, type FieldErrors } from "#shared/form-errors";
 import { signInPath } from "#shared/local-path";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 const NOTICES: ReadonlyMap<string, string> = new Map([
   ["password-reset", "Your new password is set, and you are signed in. Every other device was signed out."],
@@ -117,13 +118,14 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function Account({ loaderData, actionData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const navigation = useNavigation();
   const isSubmitting = navigation.state === "submitting";
   const { account, savedAddresses, basketReminders, notice } = loaderData;
   if (!account) {
     return (
       <main id="main" className="account">
-        <title>Account deleted | Storefront</title>
+        <title>{`Account deleted | ${shopName}`}</title>
         <h1>Account deleted</h1>
         <p role="status">{notice}</p>
         <Link className="button" to="/">
@@ -138,8 +140,8 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
   const resent = answerFor("resend-verification");
   return (
     <main id="main" className="account">
-      <title>Your Account | Storefront</title>
-      <meta name="description" content="Your Storefront account: e-mail, password, sign-out and deletion." />
+      <title>{`Your Account | ${shopName}`}</title>
+      <meta name="description" content={`Your ${shopName} account: e-mail, password, sign-out and deletion.`} />
       <h1>Your Account</h1>
       {notice ? (
         <p role="status" className="account__notice">

@@ -13,6 +13,7 @@ import { BasketLine } from "#app/features/basket/components/basket-line";
 import { PriceChanges } from "#app/features/basket/components/price-changes";
 import { QuantityForm } from "#app/features/basket/components/quantity-form";
 import { SubtotalPanel } from "#app/features/basket/components/subtotal-panel";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /** What the basket page says after a basket reminder's "Return to your basket" (server/recovery). */
 const BASKET_LINK_NOTICES: Record<string, string> = {
@@ -44,14 +45,15 @@ export async function action({ context, request }: Route.ActionArgs) {
 }
 
 export default function Checkout({ loaderData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const { basket, greetingName, reminders, linkNotice } = loaderData;
   const items = useOptimisticLines(basket.items, basket.revision);
   const subtotalCents = sumCents(items.map((item) => item.lineCents));
   const count = items.reduce((sum, item) => sum + item.quantity, 0);
   return (
     <main id="main" className="checkout">
-      <title>Your shopping Basket | Storefront</title>
-      <meta name="description" content="The items in your Storefront basket and their subtotal." />
+      <title>{`Your shopping Basket | ${shopName}`}</title>
+      <meta name="description" content={`The items in your ${shopName} basket and their subtotal.`} />
       <div className="checkout__basket">
         <p className="checkout__greeting">Hello, {greetingName ?? "Guest"}</p>
         <h1 className="checkout__title">Your shopping Basket</h1>
@@ -63,7 +65,7 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
         <PriceChanges lines={items} />
         {items.length === 0 ? (
           <div className="checkout__empty">
-            <h2 className="checkout__empty-title">Your Storefront Basket is empty</h2>
+            <h2 className="checkout__empty-title">Your {shopName} Basket is empty</h2>
             <p>
               <Link to="/">Shop today&apos;s deals</Link>
             </p>

@@ -1,6 +1,21 @@
-import source from "#app/content/conditions-of-use.txt?raw";
+import type { Route } from "./+types/conditions";
+import { requestContext } from "#app/context";
 import { PlainTextPage } from "#app/features/legal/plain-text-page";
+import { LEGAL_PAGE_TITLES } from "#shared/shop-settings";
 
-export default function Conditions() {
-  return <PlainTextPage source={source} description="Storefront's Conditions of Use & Sale." />;
+export async function loader({ context }: Route.LoaderArgs) {
+  const { services } = context.get(requestContext);
+  const settings = await services.settings.current();
+  return { text: settings.legalTexts.conditions, shopName: settings.name };
+}
+
+export default function Conditions({ loaderData }: Route.ComponentProps) {
+  return (
+    <PlainTextPage
+      title={LEGAL_PAGE_TITLES.conditions}
+      text={loaderData.text}
+      shopName={loaderData.shopName}
+      description={`${loaderData.shopName}'s conditions of use and sale.`}
+    />
+  );
 }

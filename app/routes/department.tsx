@@ -13,6 +13,7 @@ import {
   type ListingLinks,
 } from "#app/features/catalogue/components/listing-controls";
 import { ProductShelf } from "#app/features/catalogue/components/product-shelf";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 const ROW_SIZES = [4, 4, 4, 4, 4, 4] as const;
 
@@ -52,6 +53,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
 }
 
 export default function DepartmentPage({ loaderData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const { department, trail, subDepartments, results, state, origin } = loaderData;
   const base = departmentPath(department.slug);
   const links: ListingLinks = { base, state };
@@ -60,8 +62,8 @@ export default function DepartmentPage({ loaderData }: Route.ComponentProps) {
   const range = results.total > 0 ? ` (${resultRange(state.page, results.products.length, results.total)})` : "";
   return (
     <main id="main" className="listing">
-      <title>{`${department.name}${state.page > 1 ? `, page ${state.page}` : ""} | Storefront`}</title>
-      <meta name="description" content={department.description || `${department.name} at Storefront${range}.`} />
+      <title>{`${department.name}${state.page > 1 ? `, page ${state.page}` : ""} | ${shopName}`}</title>
+      <meta name="description" content={department.description || `${department.name} at ${shopName}${range}.`} />
       <link rel="canonical" href={new URL(base, origin).href} />
       {isPlain ? null : <meta name="robots" content="noindex, follow" />}
       <Breadcrumbs trail={trail} origin={origin} isLastThisPage />

@@ -2,6 +2,7 @@ import { Link } from "react-router";
 import type { Route } from "./+types/departments";
 import { requestContext } from "#app/context";
 import { departmentPath } from "#shared/listing";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /** Every department, top-level ones with their sub-departments: what the header's "All" opens without JavaScript. */
 export async function loader({ context }: Route.LoaderArgs) {
@@ -10,13 +11,14 @@ export async function loader({ context }: Route.LoaderArgs) {
 }
 
 export default function DepartmentsPage({ loaderData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const { departments, origin } = loaderData;
   return (
     <main id="main" className="departments-page">
-      <title>All departments | Storefront</title>
+      <title>{`All departments | ${shopName}`}</title>
       <meta
         name="description"
-        content={`Shop by department at Storefront: ${departments.map((department) => department.name).join(", ")}.`}
+        content={`Shop by department at ${shopName}: ${departments.map((department) => department.name).join(", ")}.`}
       />
       <link rel="canonical" href={new URL("/departments", origin).href} />
       <h1>All departments</h1>

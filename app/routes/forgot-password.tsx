@@ -8,6 +8,7 @@ import { forgotPasswordSchema } from "#shared/account";
 import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
 import { fieldErrorsOf, type FieldErrors } from "#shared/form-errors";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /**
  * "Forgot your password?": the same answer for every well-formed address, known or not, and in the same time (the
@@ -39,11 +40,12 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 }
 
 export default function ForgotPassword({ actionData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const navigation = useNavigation();
   const errors = actionData?.errors;
   if (actionData?.sentTo) {
     return (
-      <AuthPage title="Check your e-mail" description="A link to reset your Storefront password.">
+      <AuthPage title="Check your e-mail" description={`A link to reset your ${shopName} password.`}>
         <p role="status">
           If an account exists for {actionData.sentTo}, we have sent a link to reset its password. The link works once,
           for one hour.
@@ -55,7 +57,7 @@ export default function ForgotPassword({ actionData }: Route.ComponentProps) {
     );
   }
   return (
-    <AuthPage title="Password assistance" description="Reset your Storefront password.">
+    <AuthPage title="Password assistance" description={`Reset your ${shopName} password.`}>
       <p>Enter the e-mail address of your account, and we will send you a link to choose a new password.</p>
       <ErrorSummary errors={errors} fieldIds={{ email: "forgot-email" }} />
       <Form method="post" className="login__form" noValidate>

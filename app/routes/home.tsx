@@ -5,6 +5,7 @@ import { Carousel } from "#app/components/ui/carousel";
 import { bannerSlides } from "#shared/shop-pictures";
 import { BasketButton } from "#app/features/basket/components/basket-button";
 import { ProductShelf } from "#app/features/catalogue/components/product-shelf";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /** The shelf layout the shop has always shown: a row of 2, a row of 3, a row of 1. */
 const HOME_ROW_SIZES = [2, 3, 1] as const;
@@ -28,14 +29,15 @@ const cardAction = (product: CatalogueProduct) => (
 );
 
 export default function Home({ loaderData }: Route.ComponentProps) {
+  const shopName = useShopName();
   return (
     <main id="main" className="home">
-      <title>Storefront: books, kitchen, monitors and more</title>
+      <title>{`${shopName}: books, kitchen, monitors and more`}</title>
       <meta
         name="description"
-        content="Shop books, kitchen mixers, monitors, smart speakers and tablets at Storefront."
+        content={`Shop books, kitchen mixers, monitors, smart speakers and tablets at ${shopName}.`}
       />
-      <h1 className="visually-hidden">Storefront</h1>
+      <h1 className="visually-hidden">{shopName}</h1>
       <Carousel label="Featured offers" slides={loaderData.banners} intervalMs={BANNER_INTERVAL_MS} />
       <ProductShelf products={loaderData.products} rowSizes={HOME_ROW_SIZES} renderAction={cardAction} />
       {loaderData.moreToExplore.length > 0 ? (

@@ -7,6 +7,7 @@ import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
 import { isLocalPath, RETURN_TO_PARAM } from "#shared/local-path";
 import { BASKET_REMINDERS_LABEL } from "#shared/recovery-labels";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /**
  * "Sign In" and "Create your account" share one form. Success of either goes signed in to the page that sent the
@@ -57,6 +58,7 @@ export function headers({ actionHeaders }: Route.HeadersArgs) {
 }
 
 export default function Login({ actionData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const navigation = useNavigation();
   const isSubmitting = navigation.state === "submitting";
   // "Create your account" pressed (being sent, or come back with a reason): the page is about registering.
@@ -67,9 +69,9 @@ export default function Login({ actionData }: Route.ComponentProps) {
   const returnTo = asked !== null && isLocalPath(asked) ? asked : undefined;
   return (
     <main id="main" className="login">
-      <title>Sign in | Storefront</title>
-      <meta name="description" content="Sign in to Storefront or create an account with your e-mail address." />
-      <Link to="/" className="login__logo" aria-label="Storefront home">
+      <title>{`Sign in | ${shopName}`}</title>
+      <meta name="description" content={`Sign in to ${shopName} or create an account with your e-mail address.`} />
+      <Link to="/" className="login__logo" aria-label={`${shopName} home`}>
         <Wordmark />
       </Link>
       <div className="login__box">
@@ -107,9 +109,8 @@ export default function Login({ actionData }: Route.ComponentProps) {
             <Link to="/forgot-password">Forgot your password?</Link>
           </p>
           <p className="login__notice">
-            By signing in or creating an account you agree to Storefront&apos;s{" "}
-            <Link to="/conditions">Conditions of Use &amp; Sale</Link>. Please see our{" "}
-            <Link to="/privacy">Privacy Notice</Link>.
+            By signing in or creating an account you agree to {shopName}&apos;s{" "}
+            <Link to="/conditions">Conditions of Use</Link>. Please see our <Link to="/privacy">Privacy Notice</Link>.
           </p>
           <label className="consent login__consent">
             <input type="checkbox" name="basketReminders" />

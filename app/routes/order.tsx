@@ -14,6 +14,7 @@ import {
 } from "#shared/orders";
 import { PrintButton } from "#app/features/orders/print-button";
 import { isQualifyingOrderStatus } from "#shared/reviews";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /**
  * One order, by its number: only its owner sees it (a guest by their session, until it joins their account).
@@ -51,13 +52,14 @@ function describe(entry: OrderHistoryEntry): string {
 }
 
 export default function Order({ loaderData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const { order, canReview } = loaderData;
   return (
     <main id="main" className="order-page">
-      <title>{`Order ${order.number} | Storefront`}</title>
+      <title>{`Order ${order.number} | ${shopName}`}</title>
       <meta
         name="description"
-        content={`Your Storefront order ${order.number}: its items, delivery address and status.`}
+        content={`Your ${shopName} order ${order.number}: its items, delivery address and status.`}
       />
       <div className="order-page__top">
         <h1 className="order-page__title">{`Order ${order.number}`}</h1>

@@ -6,6 +6,7 @@ import { OrderCard } from "#app/features/orders/order-card";
 import { formatShopTime } from "#shared/dates";
 import { formatCents } from "#shared/money";
 import { signInPath } from "#shared/local-path";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /** "Your Orders", newest first, 20 a page. A guest sees the orders of this browser's session. */
 export async function loader({ context, request }: Route.LoaderArgs) {
@@ -41,11 +42,12 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 }
 
 export default function Orders({ loaderData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const { orders, next, underReview, isGuest, isFirstPage, placedNumber, isConfirming } = loaderData;
   return (
     <main id="main" className="orders">
-      <title>Your Orders | Storefront</title>
-      <meta name="description" content="Your Storefront orders, newest first." />
+      <title>{`Your Orders | ${shopName}`}</title>
+      <meta name="description" content={`Your ${shopName} orders, newest first.`} />
       <h1 className="orders__title">Your Orders</h1>
       <PlacedAnnouncement
         message={

@@ -2,6 +2,7 @@ import { data, Link, redirect } from "react-router";
 import type { Route } from "./+types/payment-return";
 import { requestContext } from "#app/context";
 import { paymentReturnQuerySchema } from "#shared/payments";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /**
  * Where a payment that left the page comes back (Stripe's return_url). The server asks the processor what became of
@@ -27,10 +28,11 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 }
 
 export default function PaymentReturn({ loaderData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const isProcessing = loaderData.kind === "processing";
   return (
     <main id="main" className="status-page">
-      <title>{`${isProcessing ? "Payment processing" : "Payment not completed"} | Storefront`}</title>
+      <title>{`${isProcessing ? "Payment processing" : "Payment not completed"} | ${shopName}`}</title>
       <h1>
         {isProcessing
           ? "Your payment is processing"

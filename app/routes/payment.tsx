@@ -24,6 +24,7 @@ import {
 import { useCheckoutPayment } from "#app/features/payment/use-checkout-payment";
 import { PromotionForm, RemovePromotionButton, type PromotionActionData } from "#app/features/payment/promotion-form";
 import { applyPromotionSchema } from "#shared/promotion-schemas";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: cardFieldStyles }];
 
@@ -160,6 +161,7 @@ type FreeOrderActionData = { freeOrder: { error: string } };
 const EMPTY_CARD: CardEntryState = { empty: true, complete: false, error: null };
 
 export default function Payment({ loaderData, actionData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const {
     basket,
     pricing,
@@ -219,7 +221,7 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
 
   return (
     <main id="main" className="payment">
-      <title>Checkout | Storefront</title>
+      <title>{`Checkout | ${shopName}`}</title>
       <meta name="description" content="Review your items and delivery address, and pay by card." />
       <h1 className="payment__title">
         Checkout (

@@ -33,6 +33,7 @@ import { reviewFormSchema } from "#shared/review-schemas";
 import { StockAlertForm } from "#app/features/catalogue/components/stock-alert-form";
 import { stockAlertFormSchema } from "#shared/stock-alert-schemas";
 import { NO_SUCH_VARIANT, type StockAlertAnswer } from "#shared/stock-alerts";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /** ?page=2…: a page of reviews; anything else is the first. */
 const reviewPageSchema = z.coerce.number().int().min(1).max(1000).catch(1);
@@ -186,14 +187,17 @@ export function shouldRevalidate({ formData, defaultShouldRevalidate }: ShouldRe
 const SUMMARY_LENGTH = 160;
 
 export default function ProductPage({ loaderData, actionData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const nonce = useServerDocument()?.nonce;
   if (loaderData.kind === "archived") {
     return (
       <main id="main" className="status-page">
-        <title>{`${loaderData.title} is no longer available | Storefront`}</title>
+        <title>{`${loaderData.title} is no longer available | ${shopName}`}</title>
         <meta name="robots" content="noindex" />
         <h1>This product is no longer available</h1>
-        <p>{loaderData.title} is no longer sold at Storefront.</p>
+        <p>
+          {loaderData.title} is no longer sold at {shopName}.
+        </p>
         <Link className="button" to="/">
           Go to the home page
         </Link>
@@ -221,6 +225,7 @@ function ProductDetailsPage({
   actionData: Route.ComponentProps["actionData"];
   nonce?: string;
 }) {
+  const shopName = useShopName();
   const navigate = useNavigate();
   // A choice shows at once; the address follows (replacing this entry), and a new answer from the server wins.
   const [choice, setChoice] = useState({ answeredWith: chosenId, id: chosenId });
@@ -241,11 +246,11 @@ function ProductDetailsPage({
       : firstParagraph;
   return (
     <main id="main" className="product-page">
-      <title>{`${product.title} | Storefront`}</title>
+      <title>{`${product.title} | ${shopName}`}</title>
       <meta name="description" content={description} />
       <link rel="canonical" href={pageUrl} />
       <meta property="og:type" content="product" />
-      <meta property="og:site_name" content="Storefront" />
+      <meta property="og:site_name" content={shopName} />
       <meta property="og:title" content={product.title} />
       <meta property="og:description" content={description} />
       <meta property="og:url" content={pageUrl} />
@@ -258,10 +263,17 @@ function ProductDetailsPage({
         suppressHydrationWarning
         dangerouslySetInnerHTML={{
           __html: jsonForScriptElement(
-            productStructuredData(product, pageUrl, imageUrl, description, {
-              summary,
-              latest: page === 1 ? reviews.reviews : [],
-            }),
+            productStructuredData(
+              product,
+              pageUrl,
+              imageUrl,
+              description,
+              {
+                summary,
+                latest: page === 1 ? reviews.reviews : [],
+              },
+              shopName,
+            ),
           ),
         }}
       />

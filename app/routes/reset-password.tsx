@@ -8,6 +8,7 @@ import { resetPasswordSchema } from "#shared/account";
 import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
 import { fieldErrorsOf, type FieldErrors } from "#shared/form-errors";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /** The page a reset link opens: the form while the link is live, else a clear page with a way to ask again. */
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -56,11 +57,12 @@ function DeadLink() {
 }
 
 export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const navigation = useNavigation();
   if (!loaderData.isLive || actionData?.isDead) return <DeadLink />;
   const errors = actionData?.errors;
   return (
-    <AuthPage title="Choose a new password" description="Set a new password for your Storefront account.">
+    <AuthPage title="Choose a new password" description={`Set a new password for your ${shopName} account.`}>
       <p>At least 12 characters; a few words that have nothing to do with each other make a strong password.</p>
       <ErrorSummary errors={errors} fieldIds={{ password: "reset-password", confirmPassword: "reset-confirm" }} />
       <Form method="post" className="login__form" noValidate>

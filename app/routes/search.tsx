@@ -13,6 +13,7 @@ import {
   type ListingLinks,
 } from "#app/features/catalogue/components/listing-controls";
 import { ProductShelf } from "#app/features/catalogue/components/product-shelf";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /** Results in rows of four (one column on a phone, as on the home page). */
 const RESULT_ROW_SIZES = [4, 4, 4, 4, 4, 4] as const;
@@ -55,6 +56,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 }
 
 export default function Search({ loaderData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const { query, products, total, page, pageCount, state, facets, optionFacets, suggestion, featured, soldOut } =
     loaderData;
   const links: ListingLinks = { base: "/search", state, extra: { q: query } };
@@ -67,10 +69,10 @@ export default function Search({ loaderData }: Route.ComponentProps) {
         : `${total} ${total === 1 ? "result" : "results"} for ${quoted}`;
   return (
     <main id="main" className="listing search">
-      <title>{query ? `${query} | Search | Storefront` : "All products | Storefront"}</title>
+      <title>{query ? `${query} | Search | ${shopName}` : `All products | ${shopName}`}</title>
       <meta
         name="description"
-        content={query ? `Storefront products matching ${query}.` : "Every product at Storefront."}
+        content={query ? `${shopName} products matching ${query}.` : `Every product at ${shopName}.`}
       />
       {/* Result pages are for shoppers; search engines find the products through the sitemap instead. */}
       <meta name="robots" content="noindex, follow" />

@@ -6,16 +6,22 @@ import { basketErrorMessage } from "#shared/basket-messages";
 import { BasketProvider } from "#app/features/basket/basket-context";
 import { BasketAnnouncer } from "#app/features/basket/components/basket-announcer";
 import { SiteHeader, type SiteHeaderProps } from "#app/features/shell/site-header";
+import { SiteFooter } from "#app/features/shell/site-footer";
+import { DEFAULT_SHOP_NAME } from "#shared/shop-settings";
 import { VerifyEmailNotice } from "#app/features/account/verify-email-notice";
 import { refusalMessage, StatusPage } from "#app/features/shell/status-page";
 import { useRevalidateOnFocus } from "#app/features/shell/use-revalidate-on-focus";
 
-/** What every screen with the header needs: the greeting, the basket count, the departments, and a basket error to show, if any. */
+/**
+ * What every screen with the header needs: the shop's name and logo, the greeting, the basket count, the departments,
+ * and a basket error to show, if any.
+ */
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
-  const [basket, tree] = await Promise.all([
+  const [basket, tree, shop] = await Promise.all([
     shopper.basketOnArrival ?? services.basket.countItems(shopper.basketOwner),
     services.departments.listTree(),
+    services.settings.identity(),
   ]);
   const params = new URL(request.url).searchParams;
   const errorCode = params.get(BASKET_ERROR_PARAM);
@@ -24,6 +30,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     ? { text: basketErrorMessage(errorCode), productId: params.get(BASKET_PRODUCT_PARAM) }
     : null;
   const header: SiteHeaderProps = {
+    shop,
     greetingName: shopper.user?.email ?? null,
     basketCount: basket.count,
     basketRevision: basket.revision,
@@ -37,7 +44,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   };
   // Only an account known to be unconfirmed sees the notice; shopping never waits for it.
   const isUnverified = shopper.user?.isEmailVerified === false;
-  return { header, basketError, isUnverified };
+  return { header, basketError, isUnverified, shop };
 }
 
 export default function ShopLayout({ loaderData }: Route.ComponentProps) {
@@ -51,6 +58,7 @@ export default function ShopLayout({ loaderData }: Route.ComponentProps) {
       {loaderData.isUnverified ? <VerifyEmailNotice /> : null}
       <BasketAnnouncer />
       <Outlet />
+      <SiteFooter shopName={loaderData.shop.name} />
     </BasketProvider>
   );
 }
@@ -76,6 +84,7 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
           message="Sorry, something went wrong on our side. Please try again in a moment."
         />
       )}
+      <SiteFooter shopName={data?.shop.name ?? DEFAULT_SHOP_NAME} />
     </BasketProvider>
   );
 }

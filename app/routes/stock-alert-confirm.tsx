@@ -1,6 +1,7 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/stock-alert-confirm";
 import { requestContext } from "#app/context";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /** The "Confirm your alert" e-mail's link. */
 export async function loader({ context, request }: Route.LoaderArgs) {
@@ -10,9 +11,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 }
 
 export default function StockAlertConfirm({ loaderData }: Route.ComponentProps) {
+  const shopName = useShopName();
   return (
     <main id="main" className="legal">
-      <title>Your alert | Storefront</title>
+      <title>{`Your alert | ${shopName}`}</title>
       <meta name="robots" content="noindex" />
       <h1>Your alert</h1>
       {loaderData.isConfirmed ? (

@@ -2,6 +2,7 @@ import { Form } from "react-router";
 import type { Route } from "./+types/unsubscribe";
 import { requestContext } from "#app/context";
 import { readFormOrRefuse } from "#app/form-request";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 const PURPOSE_NAMES = {
   "review-requests": "review requests",
@@ -30,10 +31,11 @@ export async function action({ context, request }: Route.ActionArgs) {
 }
 
 export default function Unsubscribe({ loaderData, actionData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const { token, what, isDone } = actionData ?? loaderData;
   return (
     <main id="main" className="legal">
-      <title>Unsubscribe | Storefront</title>
+      <title>{`Unsubscribe | ${shopName}`}</title>
       <meta name="robots" content="noindex" />
       <h1>Unsubscribe</h1>
       {what === null ? (

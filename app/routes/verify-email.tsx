@@ -4,6 +4,7 @@ import { requestContext } from "#app/context";
 import { AuthPage } from "#app/features/account/auth-page";
 import { AppError } from "#shared/errors";
 import { signInPath } from "#shared/local-path";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /** The welcome e-mail's link: following it confirms the address (a second visit finds the link used). */
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -29,9 +30,10 @@ export async function action({ context }: Route.ActionArgs) {
 }
 
 export default function VerifyEmail({ loaderData }: Route.ComponentProps) {
+  const shopName = useShopName();
   if (loaderData.isConfirmed || loaderData.isAlreadyVerified) {
     return (
-      <AuthPage title="E-mail confirmed" description="Your Storefront e-mail address is confirmed.">
+      <AuthPage title="E-mail confirmed" description={`Your ${shopName} e-mail address is confirmed.`}>
         <p role="status">Thank you: your e-mail address is confirmed.</p>
         <p>
           <Link className="button" to="/">

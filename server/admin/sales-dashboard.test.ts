@@ -188,7 +188,7 @@ describeEachDatabase("the sales dashboard's figures", (getDatabase) => {
 
   const dashboardIn = (timeZone: string, livemode: boolean, now = new Date()) =>
     createSalesDashboard(getDatabase().db, {
-      timeZone,
+      timeZone: async () => timeZone,
       livemode,
       now: () => now,
       countLowStock: async () => 0,

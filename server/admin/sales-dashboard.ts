@@ -44,8 +44,8 @@ export interface SalesDashboard {
 }
 
 interface DashboardDependencies {
-  /** SHOP_TIME_ZONE. */
-  timeZone: string;
+  /** The shop's time zone as its settings say now (saved in the console, else SHOP_TIME_ZONE). */
+  timeZone: () => Promise<string>;
   /** The mode the shop takes payments in: only its orders are counted. */
   livemode: boolean;
   countLowStock: () => Promise<number>;
@@ -62,7 +62,7 @@ interface DashboardDependencies {
 export function createSalesDashboard(
   db: DB,
   {
-    timeZone,
+    timeZone: timeZoneNow,
     livemode,
     countLowStock,
     countHeldPayments,
@@ -71,7 +71,7 @@ export function createSalesDashboard(
   }: DashboardDependencies,
 ) {
   /** The dates a period covers, in the shop's time zone. */
-  function datesOf(period: DashboardPeriod): { from: string; to: string } {
+  function datesOf(period: DashboardPeriod, timeZone: string): { from: string; to: string } {
     if (period.period === "custom") return { from: period.from, to: period.to };
     const today = dateInZone(now(), timeZone);
     const back = { today: 0, "last-7-days": 6, "last-30-days": 29 }[period.period];
@@ -168,11 +168,11 @@ export function createSalesDashboard(
   }
 
   return {
-    timeZone,
     livemode,
 
     async getDashboard(period: DashboardPeriod): Promise<SalesDashboard> {
-      const { from, to } = datesOf(period);
+      const timeZone = await timeZoneNow();
+      const { from, to } = datesOf(period, timeZone);
       const dates = datesFrom(from, to);
       const dayStarts = dates.map((date) => startOfDate(date, timeZone));
       const end = startOfDate(addDays(to, 1), timeZone);

@@ -12,6 +12,7 @@ export interface Database {
   products: ProductTable;
   product_slug_history: ProductSlugHistoryTable;
   catalogue_version: CatalogueVersionTable;
+  shop_settings: ShopSettingsTable;
   sessions: SessionTable;
   baskets: BasketTable;
   basket_items: BasketItemTable;
@@ -114,6 +115,27 @@ export interface CatalogueVersionTable {
   singleton: Generated<boolean>;
   /** bigint: read as a string. */
   version: ColumnType<string, never, never>;
+}
+
+/** The shop's own settings (server/settings): one row; a null column reads as its default. */
+export interface ShopSettingsTable {
+  singleton: Generated<boolean>;
+  shop_name: string | null;
+  logo_src: string | null;
+  logo_src_set: string | null;
+  logo_width: number | null;
+  logo_height: number | null;
+  support_email: string | null;
+  email_from_name: string | null;
+  postal_address: string | null;
+  return_address: string | null;
+  return_window_days: number | null;
+  return_fee_cents: number | null;
+  time_zone: string | null;
+  conditions_text: string | null;
+  privacy_text: string | null;
+  returns_text: string | null;
+  updated_at: Generated<Date>;
 }
 
 export interface SessionTable {

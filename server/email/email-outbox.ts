@@ -4,7 +4,9 @@ import { readOrderItem } from "#shared/orders";
 import type { DB, Writer } from "#server/db/client";
 import type { EmailOutboxTable, EmailStatus } from "#server/db/schema";
 import { keysetCursor } from "#server/db/keyset-cursor";
+import type { ShopSettings } from "#server/settings/shop-settings-service";
 import type { RenderedEmail } from "./render";
+import type { EmailShop } from "./templates/email-layout";
 import {
   accountDeletedEmail,
   passwordChangedEmail,
@@ -76,6 +78,8 @@ export interface OutboxBacklog {
 export interface EmailOutboxOptions {
   /** The shop's public origin for links in e-mails: PUBLIC_URL, else http://localhost:PORT. */
   publicOrigin: () => URL;
+  /** The shop's settings: its name, logo and postal address head and close every e-mail. */
+  settings: { readWith(writer: Writer): Promise<Pick<ShopSettings, "name" | "logo" | "postalAddress">> };
 }
 
 /** The columns of an outbox row the console lists (its bodies are read one e-mail at a time). */
@@ -118,10 +122,22 @@ const outboxCursor = keysetCursor(/^[0-9a-f-]{36}$/);
  * the reset token), renders the e-mail there and then and inserts its row, so the e-mail exists exactly when the fact
  * does. Delivery is email-sender.ts's. The read side (list, backlog) is for the operator console and metrics.
  */
-export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) {
+export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutboxOptions) {
   const link = (path: string) => new URL(path, publicOrigin()).toString();
-  const shopUrl = () => link("/");
   const enqueued = new Set<() => void>();
+  /**
+   * The shop as the e-mail names it, read in the e-mail's own transaction (on PGlite's one connection a read beside
+   * it would wait for it); the logo by its absolute address on the shop.
+   */
+  async function shop(writer: Writer): Promise<EmailShop> {
+    const { name, logo, postalAddress } = await settings.readWith(writer);
+    return {
+      url: link("/"),
+      name,
+      logo: logo ? { url: link(logo.src), width: logo.width, height: logo.height } : null,
+      postalAddress,
+    };
+  }
 
   async function enqueue(
     writer: Writer,
@@ -175,7 +191,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     return {
       email,
       data: {
-        shopUrl: shopUrl(),
+        shop: await shop(writer),
         orderUrl: link(`/orders/${encodeURIComponent(order.number)}`),
         orderNumber: order.number,
         items: order.items.map(readOrderItem),
@@ -250,7 +266,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
         "order-refunded",
         order.email,
         orderRefundedEmail({
-          shopUrl: order.data.shopUrl,
+          shop: order.data.shop,
           orderUrl: order.data.orderUrl,
           orderNumber: order.data.orderNumber,
           refundCents: amountCents,
@@ -281,7 +297,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
         writer,
         "payment-refunded",
         email,
-        heldPaymentRefundedEmail({ shopUrl: shopUrl(), ordersUrl: link("/orders"), refundCents: amountCents }),
+        heldPaymentRefundedEmail({ shop: await shop(writer), ordersUrl: link("/orders"), refundCents: amountCents }),
         `payment-refunded:${paymentIntentId}`,
       );
     },
@@ -301,7 +317,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     ): Promise<boolean> {
       const unsubscribeUrl = link(`/unsubscribe?token=${unsubscribeToken}`);
       const rendered = reviewRequestEmail({
-        shopUrl: shopUrl(),
+        shop: await shop(writer),
         unsubscribeUrl,
         products: products.map((product) => ({
           title: product.title,
@@ -340,7 +356,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     ): Promise<boolean> {
       const unsubscribeUrl = link(`/unsubscribe?token=${unsubscribeToken}`);
       const rendered = basketReminderEmail({
-        shopUrl: shopUrl(),
+        shop: await shop(writer),
         restoreUrl: link(`/basket/restore?token=${restoreToken}`),
         unsubscribeUrl,
         basket,
@@ -354,7 +370,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     },
 
     /** "Confirm your alert", with the single-use link that confirms a stock alert. */
-    enqueueStockAlertConfirmation: (
+    enqueueStockAlertConfirmation: async (
       writer: Writer,
       {
         recipient,
@@ -369,7 +385,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
         "stock-alert-confirmation",
         recipient,
         stockAlertConfirmationEmail({
-          shopUrl: shopUrl(),
+          shop: await shop(writer),
           confirmUrl: link(`/stock-alerts/confirm?token=${token}`),
           productTitle,
           unsubscribeUrl,
@@ -394,7 +410,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     ): Promise<boolean> {
       const unsubscribeUrl = link(`/unsubscribe?token=${unsubscribeToken}`);
       const rendered = backInStockEmail({
-        shopUrl: shopUrl(),
+        shop: await shop(writer),
         productUrl: link(product.path),
         productTitle: product.title,
         unsubscribeUrl,
@@ -405,40 +421,40 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
       });
     },
 
-    enqueueWelcome: (writer: Writer, email: string, token: string) =>
+    enqueueWelcome: async (writer: Writer, email: string, token: string) =>
       enqueue(
         writer,
         "welcome",
         email,
-        welcomeEmail({ shopUrl: shopUrl(), verifyUrl: link(`/verify-email?token=${token}`) }),
+        welcomeEmail({ shop: await shop(writer), verifyUrl: link(`/verify-email?token=${token}`) }),
       ),
 
-    enqueueVerification: (writer: Writer, email: string, token: string) =>
+    enqueueVerification: async (writer: Writer, email: string, token: string) =>
       enqueue(
         writer,
         "email-verification",
         email,
-        verificationEmail({ shopUrl: shopUrl(), verifyUrl: link(`/verify-email?token=${token}`) }),
+        verificationEmail({ shop: await shop(writer), verifyUrl: link(`/verify-email?token=${token}`) }),
       ),
 
-    enqueuePasswordReset: (writer: Writer, email: string, token: string) =>
+    enqueuePasswordReset: async (writer: Writer, email: string, token: string) =>
       enqueue(
         writer,
         "password-reset",
         email,
-        passwordResetEmail({ shopUrl: shopUrl(), resetUrl: link(`/reset-password?token=${token}`) }),
+        passwordResetEmail({ shop: await shop(writer), resetUrl: link(`/reset-password?token=${token}`) }),
       ),
 
-    enqueuePasswordChanged: (writer: Writer, email: string) =>
+    enqueuePasswordChanged: async (writer: Writer, email: string) =>
       enqueue(
         writer,
         "password-changed",
         email,
-        passwordChangedEmail({ shopUrl: shopUrl(), forgotUrl: link("/forgot-password") }),
+        passwordChangedEmail({ shop: await shop(writer), forgotUrl: link("/forgot-password") }),
       ),
 
-    enqueueAccountDeleted: (writer: Writer, email: string) =>
-      enqueue(writer, "account-deleted", email, accountDeletedEmail({ shopUrl: shopUrl() })),
+    enqueueAccountDeleted: async (writer: Writer, email: string) =>
+      enqueue(writer, "account-deleted", email, accountDeletedEmail({ shop: await shop(writer) })),
 
     /**
      * On account deletion: what the outbox holds for that address loses it. Unsent e-mails are cancelled; every row

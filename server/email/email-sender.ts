@@ -20,6 +20,8 @@ export interface EmailSenderOptions {
   leaseMs?: number;
   /** Attempts before giving up on an e-mail the server keeps deferring. */
   maxAttempts?: number;
+  /** The sender's name as the shop's settings say now (the console's "From" name, else MAIL_FROM's). */
+  fromName?: () => Promise<string>;
 }
 
 const BATCH = 20;
@@ -59,6 +61,7 @@ export function createEmailSender({
   retryBaseMs = MINUTE,
   leaseMs = 2 * MINUTE,
   maxAttempts = 16,
+  fromName,
 }: EmailSenderOptions) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
@@ -99,6 +102,7 @@ export function createEmailSender({
             text: email.text_body,
             html: email.html_body,
             ...(email.headers ? { headers: email.headers } : {}),
+            ...(fromName ? { fromName: await fromName() } : {}),
           });
         } catch (error) {
           const failure = deliveryFailure(email, error);

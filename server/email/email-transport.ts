@@ -1,4 +1,5 @@
 import { createTransport } from "nodemailer";
+import addressparser from "nodemailer/lib/addressparser";
 
 /** One message as the outbox hands it to a transport. */
 export interface OutgoingEmail {
@@ -9,6 +10,14 @@ export interface OutgoingEmail {
   html: string;
   /** Extra headers (List-Unsubscribe, List-Unsubscribe-Post). */
   headers?: Record<string, string>;
+  /** The sender's name as the shop's settings say now; the address stays MAIL_FROM's. */
+  fromName?: string;
+}
+
+/** MAIL_FROM's display name ("Storefront" of "Storefront <orders@shop.example>"), or null when it has none. */
+export function displayNameOf(from: string): string | null {
+  const [first] = addressparser(from, { flatten: true });
+  return first?.name || null;
 }
 
 /** Where e-mail goes: an SMTP server, or (without SMTP_URL) the log only. */
@@ -28,6 +37,7 @@ export class PermanentEmailFailure extends Error {}
  * holding its claim past the lease.
  */
 export function createSmtpTransport(url: string, from: string): EmailTransport {
+  const fromAddress = addressparser(from, { flatten: true })[0]?.address ?? from;
   const transporter = createTransport({
     url,
     connectionTimeout: 10_000,
@@ -39,7 +49,7 @@ export function createSmtpTransport(url: string, from: string): EmailTransport {
     async send(email) {
       try {
         await transporter.sendMail({
-          from,
+          from: email.fromName ? { name: email.fromName, address: fromAddress } : from,
           to: email.to,
           subject: email.subject,
           text: email.text,

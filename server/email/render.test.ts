@@ -7,7 +7,7 @@ import { passwordResetEmail } from "./templates/account-emails";
 describe("e-mail rendering", () => {
   it("gives the plain-text part the HTML's words, table rows on their lines and every link written out", () => {
     const email = orderConfirmationEmail({
-      shopUrl: "https://shop.example/",
+      shop: { url: "https://shop.example/", name: "Storefront", logo: null, postalAddress: null },
       orderUrl: "https://shop.example/orders/SF-2611-8K3Q",
       orderNumber: "SF-2611-8K3Q",
       deliveryAddress: {
@@ -87,7 +87,7 @@ describe("e-mail rendering", () => {
       },
     });
     const email = orderConfirmationEmail({
-      shopUrl: "https://shop.example/",
+      shop: { url: "https://shop.example/", name: "Storefront", logo: null, postalAddress: null },
       orderUrl: "https://shop.example/orders/SF-2611-8K3Q",
       orderNumber: "SF-2611-8K3Q",
       deliveryAddress: null,
@@ -109,7 +109,7 @@ describe("e-mail rendering", () => {
 
   it("puts the reset link in both parts", () => {
     const email = passwordResetEmail({
-      shopUrl: "https://shop.example/",
+      shop: { url: "https://shop.example/", name: "Storefront", logo: null, postalAddress: null },
       resetUrl: "https://shop.example/reset-password?token=abc",
     });
     expect(email.html).toContain('href="https://shop.example/reset-password?token=abc"');

@@ -28,6 +28,7 @@ export function htmlToText(html: string): string {
       const address = decodeEntities(href);
       return words && decodeEntities(words) !== address ? `${words}: ${href}` : href;
     })
+    .replace(/<img\s[^>]*alt="([^"]*)"[^>]*>/gi, "$1")
     .replace(/<br\s*\/?>/gi, "\n")
     .replace(/<hr[^>]*>/gi, "\n\n----\n\n")
     .replace(/<\/(td|th)>/gi, "  ")

@@ -19,9 +19,10 @@ export function isAdminPath(pathname: string): boolean {
 }
 
 /**
- * The console's two forms with files, the only request bodies above the shop's 32 KB limit: the product form's
- * pictures (the product's and its variants', 10 MB each, 30 MB together, and its fields) and the CSV import (20 MB
- * and its fields). A single picture above 10 MB within the form's limit is refused under its own field.
+ * The console's three forms with files, the only request bodies above the shop's 32 KB limit: the product form's
+ * pictures (the product's and its variants', 10 MB each, 30 MB together, and its fields), the CSV import (20 MB
+ * and its fields) and the shop's settings (a logo of 1 MB and the legal texts). A single picture above its own limit
+ * within the form's is refused under its own field.
  */
 const PICTURE_TOO_LARGE =
   "The pictures are larger than 30 MB together. Nothing was saved: go back and choose smaller ones, or save a few at a time.";
@@ -29,13 +30,17 @@ export const PICTURE_FORM_MAX_BYTES = 30 * 1024 * 1024 + 64 * 1024;
 const CSV_TOO_LARGE =
   "The file is larger than 20 MB. Nothing was imported: go back and choose a smaller one, or split the file.";
 export const CSV_IMPORT_FORM_MAX_BYTES = 20 * 1024 * 1024 + 64 * 1024;
+const SETTINGS_TOO_LARGE = "The logo is larger than 1 MB. Nothing was saved: go back and choose a smaller one.";
+export const SETTINGS_FORM_MAX_BYTES = 2 * 1024 * 1024;
+const SETTINGS_FORM_PATH = /^\/admin\/settings(?:\.data)?\/?$/;
 const CSV_IMPORT_FORM_PATH = /^\/admin\/products\/import(?:\.data)?\/?$/;
 const PICTURE_FORM_PATH = /^\/admin\/products\/(?!import(?:\.data)?\/?$)[^/]+\/?$/;
 const isPictureForm = (method: string, path: string) => method === "POST" && PICTURE_FORM_PATH.test(path);
 const isCsvImportForm = (method: string, path: string) => method === "POST" && CSV_IMPORT_FORM_PATH.test(path);
+const isSettingsForm = (method: string, path: string) => method === "POST" && SETTINGS_FORM_PATH.test(path);
 /** A console form allowed more than the shop's body limit (from an operator only: consoleRequestLimits). */
 export const isLargeConsoleForm = (method: string, path: string) =>
-  isPictureForm(method, path) || isCsvImportForm(method, path);
+  isPictureForm(method, path) || isCsvImportForm(method, path) || isSettingsForm(method, path);
 
 /**
  * The console's request limits: the picture form and the CSV import alone may carry a large body, and only from an operator; everyone
@@ -58,6 +63,7 @@ export function consoleRequestLimits({ maxBodyBytes }: { maxBodyBytes: number })
     });
   const pictureFormLimit = formLimit(PICTURE_FORM_MAX_BYTES, "Pictures too large", PICTURE_TOO_LARGE);
   const csvImportFormLimit = formLimit(CSV_IMPORT_FORM_MAX_BYTES, "File too large", CSV_TOO_LARGE);
+  const settingsFormLimit = formLimit(SETTINGS_FORM_MAX_BYTES, "Logo too large", SETTINGS_TOO_LARGE);
   const shopLimit = bodyLimit({ maxSize: maxBodyBytes, onError: tooLarge });
   return async (c, next) => {
     if (!isAdminPath(c.req.path)) return next();
@@ -68,7 +74,9 @@ export function consoleRequestLimits({ maxBodyBytes }: { maxBodyBytes: number })
       ? await pictureFormLimit(c, next)
       : isCsvImportForm(c.req.method, c.req.path)
         ? await csvImportFormLimit(c, next)
-        : await next();
+        : isSettingsForm(c.req.method, c.req.path)
+          ? await settingsFormLimit(c, next)
+          : await next();
     if (refusal instanceof Response) c.res = refusal;
     if (!c.res.headers.has("Cache-Control")) c.res.headers.set("Cache-Control", "private, no-store");
   };

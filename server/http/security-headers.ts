@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { NONCE, secureHeaders, type SecureHeadersVariables } from "hono/secure-headers";
+import { PICTURE_PATH_PREFIX } from "#server/admin/picture-store";
 
 /**
  * Headers every response carries, through Hono's secure-headers middleware. The Content-Security-Policy allows this
@@ -38,12 +39,15 @@ export function securityHeaders({
   };
   const shop = made(false);
   const consolePages = made(true);
-  return (c, next) => {
+  return async (c, next) => {
     const chosen = c.req.path === "/admin" || c.req.path.startsWith("/admin/") ? consolePages : shop;
-    return (isHttps(c) ? chosen.overHttps : chosen.overHttp)(c, async () => {
+    await (isHttps(c) ? chosen.overHttps : chosen.overHttp)(c, async () => {
       c.set("cspNonce", c.get("secureHeadersNonce") ?? "");
       await next();
     });
+    // The pictures operators upload (a product's, the shop's logo) are shown in e-mails, which a mail client opens
+    // from an origin of its own: same-origin would leave the logo blank there. They are public by nature.
+    if (c.req.path.startsWith(PICTURE_PATH_PREFIX)) c.res.headers.set("Cross-Origin-Resource-Policy", "cross-origin");
   };
 }
 

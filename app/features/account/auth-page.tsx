@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { Wordmark } from "#app/components/ui/icons";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /** The plain frame of the sign-in pages (no shop header): the wordmark, one box, a title. */
 export function AuthPage({
@@ -12,11 +13,12 @@ export function AuthPage({
   description: string;
   children: ReactNode;
 }) {
+  const shopName = useShopName();
   return (
     <main id="main" className="login">
-      <title>{`${title} | Storefront`}</title>
+      <title>{`${title} | ${shopName}`}</title>
       <meta name="description" content={description} />
-      <Link to="/" className="login__logo" aria-label="Storefront home">
+      <Link to="/" className="login__logo" aria-label={`${shopName} home`}>
         <Wordmark />
       </Link>
       <div className="login__box">

@@ -14,6 +14,7 @@ const SECTIONS: readonly { to: string; label: string }[] = [
   { to: "/admin/outbox", label: "Outbox" },
   { to: "/admin/operators", label: "Operators" },
   { to: "/admin/audit", label: "Audit log" },
+  { to: "/admin/settings", label: "Settings" },
 ];
 
 export function ConsoleNav() {

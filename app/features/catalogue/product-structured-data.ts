@@ -17,7 +17,7 @@ const STRUCTURED_REVIEWS = 5;
  * The product as schema.org's Product with one Offer per variant, for search engines' rich results. The price is a
  * decimal string, as schema.org asks ("1094.98"); availability is the variant's own. With visible reviews:
  * aggregateRating (their unrounded average and count) and the latest reviews; the catalogue's own rating is no
- * customer's and is left out.
+ * customer's and is left out. Each offer's seller is the shop, by the name its settings give.
  */
 export function productStructuredData(
   product: ProductDetails,
@@ -25,6 +25,7 @@ export function productStructuredData(
   imageUrl: string,
   description: string,
   reviews?: { summary: ReviewSummary; latest: readonly ReviewView[] },
+  shopName?: string,
 ) {
   const rated = reviews && reviews.summary.count > 0 && reviews.summary.average !== null ? reviews : null;
   return {
@@ -44,6 +45,7 @@ export function productStructuredData(
       priceCurrency: "USD",
       availability: SCHEMA_AVAILABILITY[availabilityOf(variant.stock).kind],
       itemCondition: "https://schema.org/NewCondition",
+      ...(shopName ? { seller: { "@type": "Organization", name: shopName } } : {}),
     })),
     ...(rated
       ? {

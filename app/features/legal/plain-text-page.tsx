@@ -1,33 +1,42 @@
+import type { ReactNode } from "react";
+import { legalTextBlocks } from "#shared/shop-settings";
+
 /**
- * A page from a plain-text file an operator edits: the first line is the title, blank lines separate paragraphs,
- * and a paragraph starting with "# " is a heading. Nothing else is interpreted, so the text cannot break the page.
+ * A page of plain text the shop writes in the console: blank lines separate paragraphs, and a paragraph starting
+ * with "# " is a heading. Nothing else is interpreted, so the text cannot break the page. `summary` goes above it
+ * (the Returns page's window, fee and address, from the settings).
  */
-export function PlainTextPage({ source, description }: { source: string; description: string }) {
-  const [title = "", ...rest] = source.trim().split(/\r?\n/);
-  const blocks = rest
-    .join("\n")
-    .split(/\n\s*\n/)
-    .map((block) => block.trim())
-    .filter(Boolean);
+export function PlainTextPage({
+  title,
+  text,
+  description,
+  shopName,
+  summary,
+}: {
+  title: string;
+  text: string;
+  description: string;
+  shopName: string;
+  summary?: ReactNode;
+}) {
   return (
     <main id="main" className="legal">
-      <title>{`${title} | Storefront`}</title>
+      <title>{`${title} | ${shopName}`}</title>
       <meta name="description" content={description} />
       <h1>{title}</h1>
-      {blocks.map((block, index) => {
-        const [first = "", ...lines] = block.split("\n");
-        if (first.startsWith("# ")) {
-          return (
-            <section key={index}>
-              <h2>{first.slice(2)}</h2>
-              {lines.map((line, lineIndex) => (
-                <p key={lineIndex}>{line}</p>
-              ))}
-            </section>
-          );
-        }
-        return block.split("\n").map((line, lineIndex) => <p key={`${index}-${lineIndex}`}>{line}</p>);
-      })}
+      {summary}
+      {legalTextBlocks(text).map((block, index) =>
+        block.heading !== null ? (
+          <section key={index}>
+            <h2>{block.heading}</h2>
+            {block.lines.map((line, lineIndex) => (
+              <p key={lineIndex}>{line}</p>
+            ))}
+          </section>
+        ) : (
+          block.lines.map((line, lineIndex) => <p key={`${index}-${lineIndex}`}>{line}</p>)
+        ),
+      )}
     </main>
   );
 }

@@ -4,6 +4,7 @@ import { SEARCH_QUERY_MAX_LENGTH } from "#shared/catalogue";
 import { signInPath } from "#shared/local-path";
 import { SignOutButton } from "#app/features/account/sign-out-button";
 import { useBasketSaving, useOptimisticCount } from "#app/features/basket/basket-context";
+import { DEFAULT_SHOP_NAME, type ShopIdentity } from "#shared/shop-settings";
 import { DepartmentMenu, type MenuDepartment } from "./department-menu";
 
 export interface SiteHeaderProps {
@@ -16,6 +17,29 @@ export interface SiteHeaderProps {
   isOperator?: boolean;
   /** The header's "All" menu. */
   departments?: readonly MenuDepartment[];
+  /** The shop's name and logo (its settings); the built-in wordmark when it set neither. */
+  shop?: ShopIdentity;
+}
+
+/** The logo's height in the header, in CSS pixels; its width follows its proportions. */
+const LOGO_HEIGHT = 32;
+
+/** The shop's logo, else its name, else (a shop that set neither) the built-in wordmark. */
+function ShopMark({ shop }: { shop: ShopIdentity }) {
+  if (shop.logo)
+    return (
+      <img
+        className="site-header__logo-picture"
+        src={shop.logo.src}
+        srcSet={shop.logo.srcSet}
+        sizes={`${Math.round((shop.logo.width * LOGO_HEIGHT) / shop.logo.height)}px`}
+        width={Math.round((shop.logo.width * LOGO_HEIGHT) / shop.logo.height)}
+        height={LOGO_HEIGHT}
+        alt=""
+      />
+    );
+  if (shop.name !== DEFAULT_SHOP_NAME) return <span className="site-header__shop-name">{shop.name}</span>;
+  return <Wordmark />;
 }
 
 /** The dark bar on every screen but /login: wordmark, departments, search, greeting, orders, basket. */
@@ -25,6 +49,7 @@ export function SiteHeader({
   basketRevision,
   isOperator = false,
   departments = [],
+  shop = { name: DEFAULT_SHOP_NAME, logo: null },
 }: SiteHeaderProps) {
   const basketCount = useOptimisticCount(serverCount, basketRevision);
   const isBasketSaving = useBasketSaving();
@@ -37,8 +62,8 @@ export function SiteHeader({
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <Link to="/" className="site-header__logo" aria-label="Storefront home">
-        <Wordmark />
+      <Link to="/" className="site-header__logo" aria-label={`${shop.name} home`}>
+        <ShopMark shop={shop} />
       </Link>
 
       <div className="site-header__find">
@@ -46,7 +71,7 @@ export function SiteHeader({
         {/* A plain GET form, so it works without JavaScript; with it, React Router navigates without a reload. */}
         <Form role="search" className="site-header__search" method="get" action="/search">
           <label className="visually-hidden" htmlFor="site-search">
-            Search Storefront
+            {`Search ${shop.name}`}
           </label>
           <input
             key={searchedFor}
@@ -54,7 +79,7 @@ export function SiteHeader({
             name="q"
             type="search"
             className="site-header__search-input"
-            placeholder="Search Storefront"
+            placeholder={`Search ${shop.name}`}
             defaultValue={searchedFor}
             maxLength={SEARCH_QUERY_MAX_LENGTH}
             enterKeyHint="search"

@@ -1,4 +1,5 @@
 import { isRouteErrorResponse, Link } from "react-router";
+import { useShopName } from "#app/features/shell/use-shop-name";
 
 /**
  * The sentence of a request refused with a 4xx other than 404 (app/form-request.ts: a form that could not be read),
@@ -14,9 +15,10 @@ export function refusalMessage(error: unknown): string | null {
 
 /** The body of the 404 and error pages: what happened, in a sentence, and a way home. */
 export function StatusPage({ title, message }: { title: string; message: string }) {
+  const shopName = useShopName();
   return (
     <main id="main" className="status-page">
-      <title>{`${title} | Storefront`}</title>
+      <title>{`${title} | ${shopName}`}</title>
       <h1>{title}</h1>
       <p>{message}</p>
       <Link className="button" to="/">

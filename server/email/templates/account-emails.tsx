@@ -1,20 +1,20 @@
 import { renderEmail } from "#server/email/render";
-import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
+import { EmailButton, EmailHeading, EmailLayout, type EmailShop } from "./email-layout";
 
 /** Links in e-mails are absolute, to the shop's public address (PUBLIC_URL). */
 export interface LinkContext {
-  shopUrl: string;
+  shop: EmailShop;
 }
 
 function ConfirmEmail({
-  shopUrl,
+  shop,
   verifyUrl,
   heading,
   intro,
   ignore,
 }: LinkContext & { verifyUrl: string; heading: string; intro: string; ignore: string }) {
   return (
-    <EmailLayout preview={heading} shopUrl={shopUrl}>
+    <EmailLayout preview={heading} shop={shop}>
       <EmailHeading>{heading}</EmailHeading>
       <p>{intro} Please confirm that this e-mail address is yours:</p>
       <EmailButton href={verifyUrl}>Confirm my e-mail</EmailButton>
@@ -25,10 +25,10 @@ function ConfirmEmail({
 
 export function welcomeEmail(links: LinkContext & { verifyUrl: string }) {
   return renderEmail(
-    "Welcome to Storefront: please confirm your e-mail",
+    `Welcome to ${links.shop.name}: please confirm your e-mail`,
     <ConfirmEmail
       {...links}
-      heading="Welcome to Storefront"
+      heading={`Welcome to ${links.shop.name}`}
       intro="Your account is ready, and you can shop straight away."
       ignore="If you did not create an account, you can ignore this e-mail."
     />,
@@ -37,7 +37,7 @@ export function welcomeEmail(links: LinkContext & { verifyUrl: string }) {
 
 export function verificationEmail(links: LinkContext & { verifyUrl: string }) {
   return renderEmail(
-    "Please confirm your e-mail for Storefront",
+    `Please confirm your e-mail for ${links.shop.name}`,
     <ConfirmEmail
       {...links}
       heading="Confirm your e-mail"
@@ -47,12 +47,12 @@ export function verificationEmail(links: LinkContext & { verifyUrl: string }) {
   );
 }
 
-export function passwordResetEmail({ shopUrl, resetUrl }: LinkContext & { resetUrl: string }) {
+export function passwordResetEmail({ shop, resetUrl }: LinkContext & { resetUrl: string }) {
   return renderEmail(
-    "Reset your Storefront password",
-    <EmailLayout preview="Reset your password" shopUrl={shopUrl}>
+    `Reset your ${shop.name} password`,
+    <EmailLayout preview="Reset your password" shop={shop}>
       <EmailHeading>Reset your password</EmailHeading>
-      <p>Someone, hopefully you, asked to reset the password of your Storefront account. Choose a new one here:</p>
+      <p>Someone, hopefully you, asked to reset the password of your {shop.name} account. Choose a new one here:</p>
       <EmailButton href={resetUrl}>Set a new password</EmailButton>
       <p>
         The link works once, for one hour. If you did not ask for it, ignore this e-mail: your password stays as it is.
@@ -61,12 +61,12 @@ export function passwordResetEmail({ shopUrl, resetUrl }: LinkContext & { resetU
   );
 }
 
-export function passwordChangedEmail({ shopUrl, forgotUrl }: LinkContext & { forgotUrl: string }) {
+export function passwordChangedEmail({ shop, forgotUrl }: LinkContext & { forgotUrl: string }) {
   return renderEmail(
-    "Your Storefront password was changed",
-    <EmailLayout preview="Your password was changed" shopUrl={shopUrl}>
+    `Your ${shop.name} password was changed`,
+    <EmailLayout preview="Your password was changed" shop={shop}>
       <EmailHeading>Your password was changed</EmailHeading>
-      <p>The password of your Storefront account has just been changed, and every other device was signed out.</p>
+      <p>The password of your {shop.name} account has just been changed, and every other device was signed out.</p>
       <p>
         If this was not you, reset your password now: <a href={forgotUrl}>{forgotUrl}</a>
       </p>
@@ -74,13 +74,13 @@ export function passwordChangedEmail({ shopUrl, forgotUrl }: LinkContext & { for
   );
 }
 
-export function accountDeletedEmail({ shopUrl }: LinkContext) {
+export function accountDeletedEmail({ shop }: LinkContext) {
   return renderEmail(
-    "Your Storefront account was deleted",
-    <EmailLayout preview="Your account was deleted" shopUrl={shopUrl}>
+    `Your ${shop.name} account was deleted`,
+    <EmailLayout preview="Your account was deleted" shop={shop}>
       <EmailHeading>Your account was deleted</EmailHeading>
       <p>
-        As you asked, your Storefront account, its sessions and its basket have been erased. Orders you placed are kept
+        As you asked, your {shop.name} account, its sessions and its basket have been erased. Orders you placed are kept
         for the shop&apos;s books, with your personal data removed.
       </p>
     </EmailLayout>,

@@ -1,10 +1,10 @@
 import type { BasketView } from "#shared/basket";
 import { formatCents } from "#shared/money";
 import { renderEmail } from "#server/email/render";
-import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
+import { EmailButton, EmailHeading, EmailLayout, type EmailShop } from "./email-layout";
 
 export interface BasketReminderData {
-  shopUrl: string;
+  shop: EmailShop;
   /** The "Return to your basket" link (7 days; it never signs anyone in). */
   restoreUrl: string;
   unsubscribeUrl: string;
@@ -25,7 +25,7 @@ function availabilityOf(line: BasketView["items"][number]): string {
  * and a one-click unsubscribe from basket reminders.
  */
 export function basketReminderEmail({
-  shopUrl,
+  shop,
   restoreUrl,
   unsubscribeUrl,
   basket,
@@ -35,7 +35,7 @@ export function basketReminderEmail({
   const subject = step === 1 ? "You left something in your basket" : "Your basket is still waiting";
   return renderEmail(
     subject,
-    <EmailLayout preview={subject} shopUrl={shopUrl}>
+    <EmailLayout preview={subject} shop={shop}>
       <EmailHeading>{subject}</EmailHeading>
       <p>These are still in your basket, at today&apos;s prices:</p>
       <table style={{ width: "100%", borderCollapse: "collapse" }}>

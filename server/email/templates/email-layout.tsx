@@ -1,7 +1,24 @@
 import type { ReactNode } from "react";
 
-/** The frame every e-mail shares: the shop's name, one column, a footer saying why it was sent. Inline styles: mail clients drop stylesheets. */
-export function EmailLayout({ preview, children, shopUrl }: { preview: string; children: ReactNode; shopUrl: string }) {
+/** The shop as its e-mails name it (its settings, read when the e-mail is written). */
+export interface EmailShop {
+  /** The shop's public address (PUBLIC_URL). */
+  url: string;
+  name: string;
+  /** The logo's absolute address on the shop (PUBLIC_URL): the e-mail carries no picture of its own. */
+  logo: { url: string; width: number; height: number } | null;
+  /** The shop's postal address, lines apart by "\n", for the footer. */
+  postalAddress: string | null;
+}
+
+/** The logo's height in an e-mail, in pixels. */
+const LOGO_HEIGHT = 40;
+
+/**
+ * The frame every e-mail shares: the shop's logo or name, one column, a footer saying why it was sent and where the
+ * shop is. Inline styles: mail clients drop stylesheets.
+ */
+export function EmailLayout({ preview, children, shop }: { preview: string; children: ReactNode; shop: EmailShop }) {
   return (
     <html lang="en">
       <head>
@@ -19,12 +36,35 @@ export function EmailLayout({ preview, children, shopUrl }: { preview: string; c
         }}
       >
         <div style={{ maxWidth: 560, margin: "0 auto", background: "#ffffff", padding: 24, borderRadius: 8 }}>
-          <p style={{ fontSize: 20, fontWeight: "bold", margin: "0 0 16px" }}>Storefront</p>
+          {shop.logo ? (
+            <p style={{ margin: "0 0 16px" }}>
+              <img
+                src={shop.logo.url}
+                alt={shop.name}
+                height={LOGO_HEIGHT}
+                width={Math.round((shop.logo.width * LOGO_HEIGHT) / shop.logo.height)}
+                style={{ display: "block", border: 0 }}
+              />
+            </p>
+          ) : (
+            <p style={{ fontSize: 20, fontWeight: "bold", margin: "0 0 16px" }}>{shop.name}</p>
+          )}
           {children}
           <hr style={{ border: 0, borderTop: "1px solid #ddd", margin: "24px 0 12px" }} />
           <p style={{ fontSize: 12, color: "#565959" }}>
-            You are receiving this e-mail because of your account at <a href={shopUrl}>{shopUrl}</a>.
+            You are receiving this e-mail because of your account at <a href={shop.url}>{shop.url}</a>.
           </p>
+          {shop.postalAddress ? (
+            <p style={{ fontSize: 12, color: "#565959" }}>
+              {shop.name}
+              {shop.postalAddress.split("\n").map((line, index) => (
+                <span key={index}>
+                  <br />
+                  {line}
+                </span>
+              ))}
+            </p>
+          ) : null}
         </div>
       </body>
     </html>

@@ -3,10 +3,10 @@ import { formatCents } from "#shared/money";
 import { describeItemOptions, type OrderItem } from "#shared/orders";
 import { breakdownLines, type PriceBreakdown } from "#shared/pricing";
 import { renderEmail } from "#server/email/render";
-import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
+import { EmailButton, EmailHeading, EmailLayout, type EmailShop } from "./email-layout";
 
 export interface OrderEmailData {
-  shopUrl: string;
+  shop: EmailShop;
   orderUrl: string;
   orderNumber: string;
   items: OrderItem[];
@@ -70,7 +70,7 @@ function OrderLines({
 }
 
 export function orderConfirmationEmail({
-  shopUrl,
+  shop,
   orderUrl,
   orderNumber,
   items,
@@ -79,8 +79,8 @@ export function orderConfirmationEmail({
   deliveryAddress,
 }: OrderEmailData) {
   return renderEmail(
-    `Your Storefront order ${orderNumber}: ${formatCents(totalCents)}`,
-    <EmailLayout preview="Thank you for your order" shopUrl={shopUrl}>
+    `Your ${shop.name} order ${orderNumber}: ${formatCents(totalCents)}`,
+    <EmailLayout preview="Thank you for your order" shop={shop}>
       <EmailHeading>Thank you for your order</EmailHeading>
       <p>We have received your payment and your order {orderNumber} is confirmed.</p>
       <OrderLines items={items} totalCents={totalCents} pricing={pricing} />
@@ -91,7 +91,7 @@ export function orderConfirmationEmail({
 }
 
 export function orderShippedEmail({
-  shopUrl,
+  shop,
   orderUrl,
   orderNumber,
   items,
@@ -102,8 +102,8 @@ export function orderShippedEmail({
   trackingNumber,
 }: OrderEmailData & { carrier: string; trackingNumber: string }) {
   return renderEmail(
-    `Your Storefront order ${orderNumber} has shipped`,
-    <EmailLayout preview="Your order has shipped" shopUrl={shopUrl}>
+    `Your ${shop.name} order ${orderNumber} has shipped`,
+    <EmailLayout preview="Your order has shipped" shop={shop}>
       <EmailHeading>Your order is on its way</EmailHeading>
       <p>
         Carrier: {carrier}
@@ -119,20 +119,20 @@ export function orderShippedEmail({
 
 /** A refund: "Your refund of $x", with the items and shipping it gives back (none for a refund by amount alone). */
 export function orderRefundedEmail({
-  shopUrl,
+  shop,
   orderUrl,
   orderNumber,
   refundCents,
   lines = [],
   includesShipping = false,
-}: Pick<OrderEmailData, "shopUrl" | "orderUrl" | "orderNumber"> & {
+}: Pick<OrderEmailData, "shop" | "orderUrl" | "orderNumber"> & {
   refundCents: number;
   lines?: { title: string; quantity: number }[];
   includesShipping?: boolean;
 }) {
   return renderEmail(
-    `Your Storefront refund for order ${orderNumber}: ${formatCents(refundCents)}`,
-    <EmailLayout preview="Your refund" shopUrl={shopUrl}>
+    `Your ${shop.name} refund for order ${orderNumber}: ${formatCents(refundCents)}`,
+    <EmailLayout preview="Your refund" shop={shop}>
       <EmailHeading>Your refund of {formatCents(refundCents)}</EmailHeading>
       {lines.length > 0 || includesShipping ? (
         <>
@@ -159,17 +159,17 @@ export function orderRefundedEmail({
 
 /** A payment held for review (it did not match the basket, so no order was placed), given back in full. */
 export function heldPaymentRefundedEmail({
-  shopUrl,
+  shop,
   ordersUrl,
   refundCents,
 }: {
-  shopUrl: string;
+  shop: EmailShop;
   ordersUrl: string;
   refundCents: number;
 }) {
   return renderEmail(
-    `Your Storefront payment of ${formatCents(refundCents)} has been refunded`,
-    <EmailLayout preview="Your refund" shopUrl={shopUrl}>
+    `Your ${shop.name} payment of ${formatCents(refundCents)} has been refunded`,
+    <EmailLayout preview="Your refund" shop={shop}>
       <EmailHeading>We have refunded {formatCents(refundCents)}</EmailHeading>
       <p>
         Your payment of {formatCents(refundCents)} went through, but it did not match your basket, so no order was

@@ -1,24 +1,24 @@
 import { renderEmail } from "#server/email/render";
-import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
+import { EmailButton, EmailHeading, EmailLayout, type EmailShop } from "./email-layout";
 
 /**
  * "Confirm your alert": the link that turns an alert asked for by e-mail address into one that is sent, and the one
  * that stops them all for an address somebody else typed.
  */
 export function stockAlertConfirmationEmail({
-  shopUrl,
+  shop,
   confirmUrl,
   productTitle,
   unsubscribeUrl,
 }: {
-  shopUrl: string;
+  shop: EmailShop;
   confirmUrl: string;
   productTitle: string;
   unsubscribeUrl: string;
 }) {
   return renderEmail(
     "Confirm your alert",
-    <EmailLayout preview="Confirm your alert" shopUrl={shopUrl}>
+    <EmailLayout preview="Confirm your alert" shop={shop}>
       <EmailHeading>Confirm your alert</EmailHeading>
       <p>{`You asked us to e-mail you when ${productTitle} is back in stock. Please confirm that this address is yours:`}</p>
       <EmailButton href={confirmUrl}>Confirm my alert</EmailButton>
@@ -32,19 +32,19 @@ export function stockAlertConfirmationEmail({
 
 /** The alert itself: once, with a link to the product and a one-click unsubscribe from stock alerts. */
 export function backInStockEmail({
-  shopUrl,
+  shop,
   productUrl,
   productTitle,
   unsubscribeUrl,
 }: {
-  shopUrl: string;
+  shop: EmailShop;
   productUrl: string;
   productTitle: string;
   unsubscribeUrl: string;
 }) {
   return renderEmail(
     `Back in stock: ${productTitle}`,
-    <EmailLayout preview={`Back in stock: ${productTitle}`} shopUrl={shopUrl}>
+    <EmailLayout preview={`Back in stock: ${productTitle}`} shop={shop}>
       <EmailHeading>{`${productTitle} is back in stock`}</EmailHeading>
       <p>You asked us to tell you. This is the only e-mail this alert sends.</p>
       <EmailButton href={productUrl}>See it in the shop</EmailButton>

@@ -1,0 +1,24 @@
+import { Link } from "react-router";
+import { LEGAL_PAGE_TITLES } from "#shared/shop-settings";
+
+/** The foot of every shop page: the shop's conditions, privacy notice and returns, where a shopper looks for them. */
+export function SiteFooter({ shopName }: { shopName: string }) {
+  return (
+    <footer className="site-footer">
+      <nav aria-label="Legal">
+        <ul className="site-footer__links">
+          <li>
+            <Link to="/conditions">{LEGAL_PAGE_TITLES.conditions}</Link>
+          </li>
+          <li>
+            <Link to="/privacy">{LEGAL_PAGE_TITLES.privacy}</Link>
+          </li>
+          <li>
+            <Link to="/returns">{LEGAL_PAGE_TITLES.returns}</Link>
+          </li>
+        </ul>
+      </nav>
+      <p className="site-footer__name">{`© ${shopName}`}</p>
+    </footer>
+  );
+}
