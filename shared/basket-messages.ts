@@ -1,4 +1,5 @@
 import { BASKET_ITEM_LIMIT, BASKET_LINE_LIMIT } from "./basket";
+import { NO_SUCH_COMBINATION_MESSAGE } from "./catalogue";
 import type { ErrorCode } from "./errors";
 
 export const BASKET_FULL_MESSAGE = `Your basket is full: it holds at most ${BASKET_ITEM_LIMIT} items.`;
@@ -12,6 +13,7 @@ export const basketErrorMessages: Partial<Record<ErrorCode, string>> = {
   BASKET_FULL: BASKET_FULL_MESSAGE,
   BASKET_LINE_FULL: BASKET_LINE_FULL_MESSAGE,
   UNKNOWN_PRODUCT: "That product is not in our catalogue, so it could not be added to your basket.",
+  NO_SUCH_COMBINATION: NO_SUCH_COMBINATION_MESSAGE,
   BAD_REQUEST: "Your basket could not be changed: the request was not understood. Please try again.",
   FORBIDDEN: "Your basket could not be changed: the request came from another site.",
   PAYLOAD_TOO_LARGE: "Your basket could not be changed: the request was too large.",

@@ -65,6 +65,8 @@ export type BasketAction = "add" | "remove" | "quantity" | "empty";
 export const BASKET_ERROR_PARAM = "basket-error";
 /** Beside it, the product whose form failed, so the page shows the sentence next to that product's button. */
 export const BASKET_PRODUCT_PARAM = "basket-product";
+/** With "Choose a {option}.": which of the product's options (1, 2, 3) was left unchosen; the page names it. */
+export const BASKET_OPTION_PARAM = "basket-option";
 
 /** The id of a product's card on a page, the fragment a form post without JavaScript comes back to. */
 export function productAnchorId(productId: string): string {

@@ -1,11 +1,14 @@
 import { Link } from "react-router";
-import { ORDER_STATUS_LABELS, type OrderView } from "#shared/orders";
+import { describeItemOptions, ORDER_STATUS_LABELS, type OrderView } from "#shared/orders";
 import { formatOrderDate } from "#shared/dates";
 import { formatCents } from "#shared/money";
 import { LocalTime } from "#app/components/ui/local-time";
 import { BasketLine } from "#app/features/basket/components/basket-line";
 
-/** One paid order: when, its number (a link to its page), its status, what was in it (as priced then), and what it cost. */
+/**
+ * One paid order: when, its number (a link to its page), its status, what was in it (as priced then, with each
+ * line's options: "Size: L, Colour: White"), and what it cost.
+ */
 export function OrderCard({ order }: { order: Omit<OrderView, "id"> }) {
   const headingId = `order-${order.number}`;
   return (
@@ -31,6 +34,7 @@ export function OrderCard({ order }: { order: Omit<OrderView, "id"> }) {
                 image: item.image,
               }}
               quantity={item.quantity}
+              options={describeItemOptions(item)}
             />
           </li>
         ))}
