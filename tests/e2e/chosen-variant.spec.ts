@@ -31,11 +31,7 @@ test.beforeAll(async ({ browser }) => {
   );
   // The operator sells out Black / M in the console.
   const page = await browser.newPage();
-  await page.goto(url("/login"));
-  await page.getByLabel("E-mail").fill(OPERATOR.email);
-  await page.getByLabel("Password").fill(OPERATOR.password);
-  await page.getByRole("button", { name: "Sign In" }).click();
-  await expect(page).toHaveURL(url("/"));
+  await signInAsOperator(page);
   await page.goto(url(`/admin/products?q=${encodeURIComponent("Wireless Mouse")}`));
   await page.getByRole("link", { name: MOUSE }).first().click();
   await page.getByRole("textbox", { name: "Stock Black / M", exact: true }).fill("0");
@@ -47,6 +43,15 @@ test.afterAll(async () => {
   if (shop) await killShop(shop, "SIGTERM");
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** Signs in as the operator this shop was started with, from the sign-in page (tests/e2e/support/operator.ts). */
+async function signInAsOperator(page: Page) {
+  await page.goto(url("/login"));
+  await page.getByLabel("E-mail").fill(OPERATOR.email);
+  await page.getByLabel("Password").fill(OPERATOR.password);
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await expect(page).toHaveURL(url("/"));
+}
 
 function url(path: string): string {
   return `${shop.origin}${path}`;
@@ -224,11 +229,7 @@ test.describe("choices made while a page starts", () => {
   });
 
   test("the console's product form keeps what was typed before the scripts run", async ({ page }) => {
-    await page.goto(url("/login"));
-    await page.getByLabel("E-mail").fill(OPERATOR.email);
-    await page.getByLabel("Password").fill(OPERATOR.password);
-    await page.getByRole("button", { name: "Sign In" }).click();
-    await expect(page).toHaveURL(url("/"));
+    await signInAsOperator(page);
     await early(page, "/admin/products/new", async () => {
       await page.getByLabel("Title").fill("Early Lamp");
       await page.getByLabel("Option name").first().fill("Size");
