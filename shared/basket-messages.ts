@@ -1,5 +1,7 @@
 import { BASKET_ITEM_LIMIT, BASKET_LINE_LIMIT } from "./basket";
+import { NO_SUCH_COMBINATION_MESSAGE } from "./catalogue";
 import type { ErrorCode } from "./errors";
+import { OUT_OF_STOCK_MESSAGE } from "./stock";
 
 export const BASKET_FULL_MESSAGE = `Your basket is full: it holds at most ${BASKET_ITEM_LIMIT} items.`;
 export const BASKET_LINE_FULL_MESSAGE = `You can have at most ${BASKET_LINE_LIMIT} of one product in your basket.`;
@@ -12,6 +14,8 @@ export const basketErrorMessages: Partial<Record<ErrorCode, string>> = {
   BASKET_FULL: BASKET_FULL_MESSAGE,
   BASKET_LINE_FULL: BASKET_LINE_FULL_MESSAGE,
   UNKNOWN_PRODUCT: "That product is not in our catalogue, so it could not be added to your basket.",
+  NO_SUCH_COMBINATION: NO_SUCH_COMBINATION_MESSAGE,
+  OUT_OF_STOCK: OUT_OF_STOCK_MESSAGE,
   BAD_REQUEST: "Your basket could not be changed: the request was not understood. Please try again.",
   FORBIDDEN: "Your basket could not be changed: the request came from another site.",
   PAYLOAD_TOO_LARGE: "Your basket could not be changed: the request was too large.",

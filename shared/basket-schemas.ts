@@ -22,6 +22,13 @@ const variantId = z
   .refine((id) => !hasControlCharacter(id), "variantId must not contain control characters")
   .optional();
 
+/** One option's chosen value (option1, option2, option3: a product page's radios), as the catalogue spells it. */
+const optionValue = z
+  .string({ error: "option values must be strings" })
+  .max(100, "an option value is too long")
+  .refine((value) => !hasControlCharacter(value), "option values must not contain control characters")
+  .optional();
+
 /** A form post sends the select's value as text ("3"); JSON sends a number. Whole numbers 1 to the line limit only. */
 const quantity = z
   .union(
@@ -44,7 +51,22 @@ const quantity = z
 
 /** Every basket request body, one strict shape per action: unknown fields are refused. */
 export const basketRequestSchemas = {
-  add: z.strictObject({ productId, variantId, returnTo: returnToSchema }),
+  // A variant by its id, or by its option values (the product page's form): one or the other.
+  add: z
+    .strictObject({
+      productId,
+      variantId,
+      option1: optionValue,
+      option2: optionValue,
+      option3: optionValue,
+      returnTo: returnToSchema,
+    })
+    .refine(
+      (body) =>
+        body.variantId === undefined ||
+        [body.option1, body.option2, body.option3].every((value) => value === undefined),
+      "send variantId or option values, not both",
+    ),
   remove: z.strictObject({ productId, variantId, returnTo: returnToSchema }),
   quantity: z.strictObject({ productId, variantId, quantity, returnTo: returnToSchema }),
   empty: z.strictObject({ returnTo: returnToSchema }),

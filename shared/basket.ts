@@ -65,6 +65,8 @@ export type BasketAction = "add" | "remove" | "quantity" | "empty";
 export const BASKET_ERROR_PARAM = "basket-error";
 /** Beside it, the product whose form failed, so the page shows the sentence next to that product's button. */
 export const BASKET_PRODUCT_PARAM = "basket-product";
+/** With "Choose a {option}.": which of the product's options (1, 2, 3) was left unchosen; the page names it. */
+export const BASKET_OPTION_PARAM = "basket-option";
 
 /** On /checkout after a basket reminder's link: "restored", "expired" or "gone" (server/recovery). */
 export const BASKET_LINK_PARAM = "basket-link";

@@ -1,4 +1,4 @@
-import type { VariantStock } from "./stock";
+import { canBeSold, type VariantStock } from "./stock";
 
 /** A product as the server hands it to pages: prices in integer cents, never a float. */
 export interface Product {
@@ -18,6 +18,8 @@ export interface CatalogueProduct extends Product {
   ratingCount: number;
   /** Every variant is out of stock (cards say "Out of stock"); absent otherwise. */
   isOutOfStock?: boolean;
+  /** Sold in options (sizes, colours): a card links to its page ("See options") instead of adding; absent otherwise. */
+  hasOptions?: boolean;
 }
 
 /** A product's option: a name and its values, in the order shoppers see them ("Size": S, M, L). */
@@ -112,7 +114,7 @@ export function optionParam(index: number): string {
 
 /**
  * The variant a product page shows: the one its address names (?variant=), else the one whose values the "Choose"
- * form sent (?option1=…&option2=…), else the first.
+ * button sent (?option1=…&option2=…), else the first that can be bought, else the first.
  */
 export function chooseVariant(
   product: Pick<ProductDetails, "options" | "variants">,
@@ -122,11 +124,46 @@ export function chooseVariant(
   if (!first) throw new Error("catalogue: a product without variants");
   const named = product.variants.find((variant) => variant.id === params.get(VARIANT_PARAM));
   if (named) return named;
-  const values = product.options.map((_, index) => params.get(optionParam(index)));
-  if (values.length > 0 && values.every((value) => value !== null)) {
-    return findVariantByValues(product.variants, values as string[]) ?? first;
-  }
-  return first;
+  const chosen = resolveChosenVariant(product, optionValuesOf(product, params));
+  if (chosen.kind === "variant") return chosen.variant;
+  return product.variants.find((variant) => canBeSold(variant.stock)) ?? first;
+}
+
+/** The option values a form sent (option1, option2, …), one per option of the product; undefined where none was. */
+export function optionValuesOf(
+  product: Pick<ProductDetails, "options">,
+  params: URLSearchParams | Readonly<Record<string, string | undefined>>,
+): (string | undefined)[] {
+  return product.options.map((_, index) => {
+    const name = optionParam(index);
+    const value = params instanceof URLSearchParams ? params.get(name) : params[name];
+    return value ?? undefined;
+  });
+}
+
+export const NO_SUCH_COMBINATION_MESSAGE = "This combination is not available.";
+
+/** What a shopper is told when an option was left unchosen: "Choose a Size." */
+export function chooseOptionMessage(optionName: string): string {
+  return `Choose a ${optionName}.`;
+}
+
+/** The variant chosen option values name, or what is wrong with the choice: an option left out, or no such variant. */
+export type ChosenVariant =
+  | { kind: "variant"; variant: ProductVariant }
+  /** position: the option's, from 1. */
+  | { kind: "missing"; option: string; position: number }
+  | { kind: "unavailable" };
+
+export function resolveChosenVariant(
+  product: Pick<ProductDetails, "options" | "variants">,
+  values: readonly (string | undefined)[],
+): ChosenVariant {
+  if (product.options.length === 0) return { kind: "variant", variant: product.variants[0]! };
+  const missing = product.options.findIndex((_, index) => !values[index]);
+  if (missing !== -1) return { kind: "missing", option: product.options[missing]!.name, position: missing + 1 };
+  const variant = findVariantByValues(product.variants, values.slice(0, product.options.length) as string[]);
+  return variant ? { kind: "variant", variant } : { kind: "unavailable" };
 }
 
 /** The variant with exactly these option values, if that combination exists. */

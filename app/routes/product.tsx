@@ -4,21 +4,24 @@ import { z } from "zod";
 import type { Route } from "./+types/product";
 import { requestContext, type RequestContext } from "#app/context";
 import {
+  chooseOptionMessage,
   chooseVariant,
   describeOptionValues,
   descriptionParagraphs,
+  NO_SUCH_COMBINATION_MESSAGE,
+  optionValuesOf,
   productPath,
+  resolveChosenVariant,
   VARIANT_PARAM,
   type ProductDetails,
 } from "#shared/catalogue";
-import { availabilityOf, availabilitySentence, canBeSold } from "#shared/stock";
-import { VariantPicker } from "#app/features/catalogue/components/variant-picker";
+import { canBeSold } from "#shared/stock";
+import { ProductForm } from "#app/features/catalogue/components/product-form";
 import { productAnchorId } from "#shared/basket";
 import { productSlugSchema } from "#shared/catalogue-schemas";
 import { Price } from "#app/components/ui/price";
 import { Stars } from "#app/components/ui/stars";
 import { useServerDocument } from "#app/components/server-document";
-import { BasketButton } from "#app/features/basket/components/basket-button";
 import { Breadcrumbs } from "#app/features/catalogue/components/breadcrumbs";
 import { ProductImage } from "#app/features/catalogue/components/product-image";
 import { jsonForScriptElement, productStructuredData } from "#app/features/catalogue/product-structured-data";
@@ -54,6 +57,11 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
     case "product": {
       const { product } = found;
       const search = new URL(request.url).searchParams;
+      // The "Choose" button sent option values (and the form's other fields): the chosen variant's own address.
+      const sent = optionValuesOf(product, search);
+      const choice = sent.some((value) => value !== undefined) ? resolveChosenVariant(product, sent) : undefined;
+      if (choice?.kind === "variant" && !search.has(VARIANT_PARAM))
+        throw redirect(`${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(choice.variant.id)}`);
       const page = reviewPageSchema.parse(search.get("page") ?? undefined);
       const user = shopper.user;
       const [summary, reviews, eligibility, trail] = await Promise.all([
@@ -82,6 +90,12 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
         alertEmail: user?.email ?? "",
         // ?variant= (a shared link, a choice with JavaScript) or the "Choose" form's values (without it).
         chosenId: chooseVariant(product, search).id,
+        choiceProblem:
+          choice?.kind === "missing"
+            ? chooseOptionMessage(choice.option)
+            : choice?.kind === "unavailable"
+              ? NO_SUCH_COMBINATION_MESSAGE
+              : undefined,
       };
     }
   }
@@ -212,6 +226,7 @@ function ProductDetailsPage({
   trail,
   origin,
   chosenId,
+  choiceProblem,
   summary,
   reviews,
   page,
@@ -310,37 +325,18 @@ function ProductDetailsPage({
             </s>
           </p>
         ) : null}
-        {hasOptions ? (
-          <VariantPicker
-            slug={product.slug}
-            options={product.options}
-            variants={product.variants}
-            chosen={variant}
-            onChoose={(next) => {
-              setChoice({ answeredWith: chosenId, id: next.id });
-              void navigate(`${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(next.id)}`, {
-                replace: true,
-                preventScrollReset: true,
-              });
-            }}
-          />
-        ) : null}
-        <p
-          className={
-            isSellable ? "product-page__availability" : "product-page__availability product-page__availability--out"
-          }
-          data-testid="availability"
-        >
-          {availabilitySentence(availabilityOf(variant.stock))}
-        </p>
-        <BasketButton
-          action="add"
-          productId={product.id}
-          {...(hasOptions ? { variantId: variant.id } : {})}
-          isDisabled={!isSellable}
-        >
-          Add to Basket
-        </BasketButton>
+        <ProductForm
+          product={product}
+          chosen={variant}
+          {...(choiceProblem ? { choiceProblem } : {})}
+          onChoose={(next) => {
+            setChoice({ answeredWith: chosenId, id: next.id });
+            void navigate(`${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(next.id)}`, {
+              replace: true,
+              preventScrollReset: true,
+            });
+          }}
+        />
         {/* Also after a plain post about a variant that came back meanwhile: the form says so under its field. */}
         {!isSellable || alertAnswer?.variantId === variant.id ? (
           <StockAlertForm

@@ -1,7 +1,10 @@
 import { isRouteErrorResponse, Outlet, useRouteLoaderData } from "react-router";
 import type { Route } from "./+types/shop-layout";
-import { requestContext } from "#app/context";
-import { BASKET_ERROR_PARAM, BASKET_PRODUCT_PARAM } from "#shared/basket";
+import { requestContext, type RequestContext } from "#app/context";
+import { BASKET_ERROR_PARAM, BASKET_OPTION_PARAM, BASKET_PRODUCT_PARAM } from "#shared/basket";
+import { chooseOptionMessage } from "#shared/catalogue";
+import { hasControlCharacter } from "#shared/local-path";
+import { isStorableText } from "#shared/storable-text";
 import { basketErrorMessage } from "#shared/basket-messages";
 import { BasketProvider } from "#app/features/basket/basket-context";
 import { BasketAnnouncer } from "#app/features/basket/components/basket-announcer";
@@ -26,8 +29,14 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const params = new URL(request.url).searchParams;
   const errorCode = params.get(BASKET_ERROR_PARAM);
   // The product whose form failed, so the sentence is shown next to it; any text will do, it only picks a form.
+  const productId = params.get(BASKET_PRODUCT_PARAM);
   const basketError = errorCode
-    ? { text: basketErrorMessage(errorCode), productId: params.get(BASKET_PRODUCT_PARAM) }
+    ? {
+        text:
+          (errorCode === "OPTION_REQUIRED" && (await unchosenOptionMessage(services, productId, params))) ||
+          basketErrorMessage(errorCode),
+        productId,
+      }
     : null;
   const header: SiteHeaderProps = {
     shop,
@@ -45,6 +54,20 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   // Only an account known to be unconfirmed sees the notice; shopping never waits for it.
   const isUnverified = shopper.user?.isEmailVerified === false;
   return { header, basketError, isUnverified, shop };
+}
+
+/** "Choose a Size.": the option named from the catalogue by its position, never from the address's text. */
+async function unchosenOptionMessage(
+  services: RequestContext["services"],
+  productId: string | null,
+  params: URLSearchParams,
+): Promise<string | undefined> {
+  const position = Number(params.get(BASKET_OPTION_PARAM));
+  const isId = productId && productId.length <= 64 && !hasControlCharacter(productId) && isStorableText(productId);
+  if (!isId || !Number.isInteger(position) || position < 1) return undefined;
+  const { options } = await services.catalogue.readOptionsAndVariants(productId);
+  const option = options[position - 1];
+  return option ? chooseOptionMessage(option.name) : undefined;
 }
 
 export default function ShopLayout({ loaderData }: Route.ComponentProps) {

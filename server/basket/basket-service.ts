@@ -1,6 +1,7 @@
 import { sql, type Transaction as KyselyTransaction } from "kysely";
 import { EMPTY_BASKET, type BasketCount, type BasketView } from "#shared/basket";
 import { BASKET_FULL_MESSAGE, BASKET_LINE_FULL_MESSAGE } from "#shared/basket-messages";
+import { chooseOptionMessage, NO_SUCH_COMBINATION_MESSAGE, resolveChosenVariant } from "#shared/catalogue";
 import { AppError } from "#shared/errors";
 import { canBeSold, onlyLeftInStockMessage, OUT_OF_STOCK_MESSAGE, sellableQuantity } from "#shared/stock";
 import type { CatalogueService, VariantForSale } from "#server/catalogue/catalogue-service";
@@ -80,6 +81,19 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
         "That product is not in our catalogue, so it could not be added to your basket.",
       );
     }
+    return found;
+  }
+
+  /**
+   * The variant of an add: the one named, or, with none named, the product's only one. A product sold in options is
+   * never added without a choice: a card, or a caller, that names none is asked for the first option ("Choose a
+   * Size.") rather than given the first variant.
+   */
+  async function findVariantToAdd(productId: string, variantId: string | undefined): Promise<VariantForSale> {
+    const found = await findVariant(productId, variantId);
+    const [firstOption] = found.optionNames;
+    if (variantId === undefined && firstOption !== undefined)
+      throw new AppError("OPTION_REQUIRED", chooseOptionMessage(firstOption), { details: { optionPosition: 1 } });
     return found;
   }
 
@@ -348,12 +362,33 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     },
 
     /**
-     * Adds one of a variant (or of the product's first variant): a new line, or one more on its line. Unknown products,
-     * a variant that is out of stock (409 "This item is out of stock.") and a full line or basket are refused and change
-     * nothing. A line already holding all that is available stays as it is and says "Only N left in stock".
+     * The variant that a product page's option values (one per option, in order; undefined: left unchosen) name: an
+     * option left out is "Choose a {option}.", values no variant has "This combination is not available.".
+     * Undefined for a product without options (its only variant), or one the catalogue does not hold (addItem says so).
+     */
+    async findVariantByOptions(
+      productId: string,
+      values: readonly (string | undefined)[],
+    ): Promise<string | undefined> {
+      const product = await catalogue.readOptionsAndVariants(productId);
+      if (product.options.length === 0) return undefined;
+      const chosen = resolveChosenVariant(product, values);
+      if (chosen.kind === "missing")
+        throw new AppError("OPTION_REQUIRED", chooseOptionMessage(chosen.option), {
+          details: { optionPosition: chosen.position },
+        });
+      if (chosen.kind === "unavailable") throw new AppError("NO_SUCH_COMBINATION", NO_SUCH_COMBINATION_MESSAGE);
+      return chosen.variant.id;
+    },
+
+    /**
+     * Adds one of a variant (or of the only variant of a product without options): a new line, or one more on its
+     * line. Unknown products, a product in options without a variant named, a variant that is out of stock (409 "This
+     * item is out of stock.") and a full line or basket are refused and change nothing. A line already holding all
+     * that is available stays as it is and says "Only N left in stock".
      */
     async addItem(owner: OwnerOnDemand, productId: string, variantId?: string): Promise<BasketView> {
-      const found = await findVariant(productId, variantId);
+      const found = await findVariantToAdd(productId, variantId);
       assertInStock(found);
       const sellable = sellableQuantity(found.variant.stock);
       const { id, priceCents } = found.variant;

@@ -55,6 +55,11 @@ const outOfStock = sql<boolean>`(case when products.limited_stock then not exist
 /** The column cards read to say "Out of stock". */
 export const isOutOfStock = outOfStock.as("is_out_of_stock");
 
+/** The column cards read to offer "See options" (the product's page) instead of adding the product. */
+export const hasOptions = sql<boolean>`exists (select 1 from product_options o where o.product_id = products.id)`.as(
+  "has_options",
+);
+
 /**
  * The products placed in any of these departments: the placements as the product's own column (kept from
  * product_departments by a trigger), so one indexed condition.
@@ -149,7 +154,12 @@ async function findListingPage(executor: Writer | DB, request: ListingRequest) {
     executor
       .selectFrom(picked.as("picked"))
       .innerJoin("products", "products.id", "picked.id")
-      .select([...listingColumns.map((column) => `products.${column}` as const), isOutOfStock, "picked.total"]),
+      .select([
+        ...listingColumns.map((column) => `products.${column}` as const),
+        isOutOfStock,
+        hasOptions,
+        "picked.total",
+      ]),
     terms,
   ).execute();
   let total = rows[0] ? Number(rows[0].total) : 0;

@@ -16,7 +16,7 @@ import type {
   SearchResults,
 } from "#shared/catalogue";
 import { DEFAULT_LISTING_STATE, LISTING_PAGE_SIZE, type ListingState } from "#shared/listing";
-import { countByDepartment, findListing, isOutOfStock, type ListingRequest } from "./catalogue-listing";
+import { countByDepartment, findListing, hasOptions, isOutOfStock, type ListingRequest } from "./catalogue-listing";
 import { pictureUrl } from "#shared/shop-pictures";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
 import { suggestQuery } from "./did-you-mean";
@@ -62,7 +62,10 @@ const productColumns = [
   "image_srcset",
 ] as const;
 
-type ProductRow = Pick<Selectable<ProductTable>, (typeof productColumns)[number]> & { is_out_of_stock?: boolean };
+type ProductRow = Pick<Selectable<ProductTable>, (typeof productColumns)[number]> & {
+  is_out_of_stock?: boolean;
+  has_options?: boolean;
+};
 
 function toProduct(row: ProductRow): CatalogueProduct {
   return {
@@ -79,6 +82,7 @@ function toProduct(row: ProductRow): CatalogueProduct {
       ...(row.image_srcset ? { srcSet: row.image_srcset } : {}),
     },
     ...(row.is_out_of_stock ? { isOutOfStock: true } : {}),
+    ...(row.has_options ? { hasOptions: true } : {}),
   };
 }
 
@@ -390,7 +394,7 @@ export function createCatalogueService(
   const activeProducts = () =>
     db
       .selectFrom("products")
-      .select([...productColumns, isOutOfStock, catalogueVersion])
+      .select([...productColumns, isOutOfStock, hasOptions, catalogueVersion])
       .where("status", "=", "active");
 
   async function cachedList(
@@ -428,7 +432,7 @@ export function createCatalogueService(
       if (byId.size + missing.length > MAX_CACHED_PRODUCTS) byId.clear();
       const read: Promise<ReadonlyMap<string, CatalogueProduct>> = db
         .selectFrom("products")
-        .select([...productColumns, isOutOfStock, catalogueVersion])
+        .select([...productColumns, isOutOfStock, hasOptions, catalogueVersion])
         .where("id", "in", missing)
         .where("status", "=", "active")
         .execute()
@@ -714,7 +718,14 @@ export function createCatalogueService(
     async findProductPage(slug: string): Promise<ProductPageLookup> {
       const row = await db
         .selectFrom("products")
-        .select((eb) => [...productColumns, isOutOfStock, "description", "status", ...optionsAndVariantsOf(eb)])
+        .select((eb) => [
+          ...productColumns,
+          isOutOfStock,
+          hasOptions,
+          "description",
+          "status",
+          ...optionsAndVariantsOf(eb),
+        ])
         .where("slug", "=", slug)
         .executeTakeFirst();
       if (row) {

@@ -67,7 +67,7 @@ test.describe("the shop's own settings", () => {
     await expect(page.getByRole("banner").getByRole("link", { name: "Storefront home" })).toBeVisible();
 
     await page.goto(url("/login"));
-    await page.getByLabel("E-mail").fill(OPERATOR.email);
+    await page.getByLabel("E-mail", { exact: true }).fill(OPERATOR.email);
     await page.getByLabel("Password").fill(OPERATOR.password);
     await page.getByRole("button", { name: "Sign In" }).click();
     await expect(page).toHaveURL(url("/"));
@@ -138,7 +138,7 @@ test.describe("the shop's own settings", () => {
     // shows its logo, from the shop's own address, as a mail client shows it.
     const email = `settings.${Date.now()}.${process.pid}@example.com`;
     await guest.goto(url("/login"));
-    await guest.getByLabel("E-mail").fill(email);
+    await guest.getByLabel("E-mail", { exact: true }).fill(email);
     await guest.getByLabel("Password").fill(PASSWORD);
     await guest.getByRole("button", { name: "Create your account" }).click();
     await expect.poll(() => catcher.to(email).length, { timeout: 15_000 }).toBe(1);

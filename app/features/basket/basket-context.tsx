@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { useRevalidator } from "react-router";
 import type { BasketView } from "#shared/basket";
+import { optionParam } from "#shared/catalogue";
 import type { ErrorBody } from "#shared/errors";
 
 /**
@@ -8,7 +9,11 @@ import type { ErrorBody } from "#shared/errors";
  * the header's count can move by the right number of items before the server answers.
  */
 export type BasketChange =
-  | { action: "add"; productId: string; variantId?: string }
+  /**
+   * optionValues: the product page's choice, sent as it is so the server finds the variant (variantId is then only
+   * the variant the page expects, for the count and the lines shown meanwhile).
+   */
+  | { action: "add"; productId: string; variantId?: string; optionValues?: readonly string[] }
   | { action: "remove"; productId: string; variantId?: string; shownQuantity: number }
   | { action: "quantity"; productId: string; variantId?: string; quantity: number; shownQuantity: number };
 
@@ -58,6 +63,11 @@ export function itemsDelta(change: BasketChange): number {
 
 /** The request body a change posts. */
 function requestBody(change: BasketChange): Record<string, unknown> {
+  if (change.action === "add" && change.optionValues)
+    return {
+      productId: change.productId,
+      ...Object.fromEntries(change.optionValues.map((value, index) => [optionParam(index), value])),
+    };
   const variant = change.variantId === undefined ? {} : { variantId: change.variantId };
   return change.action === "quantity"
     ? { productId: change.productId, ...variant, quantity: change.quantity }

@@ -1,9 +1,12 @@
 import { Link } from "react-router";
-import { ORDER_STATUS_LABELS, type OrderView } from "#shared/orders";
+import { describeItemOptions, ORDER_STATUS_LABELS, type OrderView } from "#shared/orders";
 import { formatCents } from "#shared/money";
 import { BasketLine } from "#app/features/basket/components/basket-line";
 
-/** One paid order: when, its number (a link to its page), its status, what was in it (as priced then), and what it cost. */
+/**
+ * One paid order: when, its number (a link to its page), its status, what was in it (as priced then, with each
+ * line's options: "Size: L, Colour: White"), and what it cost.
+ */
 export function OrderCard({
   order,
 }: {
@@ -33,6 +36,7 @@ export function OrderCard({
                 image: item.image,
               }}
               quantity={item.quantity}
+              options={describeItemOptions(item)}
             />
           </li>
         ))}

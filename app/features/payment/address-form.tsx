@@ -1,5 +1,6 @@
 import { useMemo, useState } from "react";
 import { useFetcher } from "react-router";
+import { useEarlyInput } from "#app/components/form/early-input";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import {
@@ -146,6 +147,12 @@ function AddressFields({
   const values = failed?.values ?? {};
   const valueOf = (field: AddressField, fallback: string | null | undefined) => values[field] ?? fallback ?? "";
   const [country, setCountry] = useState(valueOf("country", initial?.country ?? "US"));
+  // A country chosen while the page was starting is the form's (its state fields follow it); the other fields are
+  // the browser's own and keep what was typed.
+  useEarlyInput("address", (early) => {
+    const chosen = early.get("country");
+    if (chosen) setCountry(chosen);
+  });
   // One object per answer, listed in the form's order: the summary takes focus when it changes.
   const errors: AddressErrors = useMemo(() => {
     const answered: AddressErrors = failed?.errors ?? (redirectedError ? { form: redirectedError } : {});
@@ -167,7 +174,7 @@ function AddressFields({
 
   return (
     // noValidate: the shop's own rules and sentences apply, the same with or without JavaScript.
-    <fetcher.Form method="post" className="address__form" noValidate>
+    <fetcher.Form method="post" className="address__form" noValidate data-early="address">
       <input type="hidden" name="intent" value="address" />
       <ErrorSummary
         errors={errors}

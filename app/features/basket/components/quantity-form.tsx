@@ -1,7 +1,8 @@
-import { useEffect, useId, useRef, useSyncExternalStore, type FormEvent } from "react";
+import { useId, type FormEvent } from "react";
 import { BASKET_LINE_LIMIT } from "#shared/basket";
 import { useBasket } from "#app/features/basket/basket-context";
-import { takeEarlyChoice } from "#app/features/basket/early-choices";
+import { useEarlyInput } from "#app/components/form/early-input";
+import { useIsEnhanced } from "#app/components/ui/use-is-enhanced";
 import { basketErrorId } from "./basket-error";
 import { useReturnPath } from "./basket-button";
 
@@ -37,20 +38,17 @@ export function QuantityForm({
       });
   };
   // A choice made while the page was starting (the select shown, its script not yet running) is made now.
-  const chooseRef = useRef(choose);
-  useEffect(() => {
-    chooseRef.current = choose;
+  const earlyKey = `quantity-${variantId ?? productId}`;
+  useEarlyInput(earlyKey, (early) => {
+    const chosen = early.get("quantity");
+    if (chosen !== undefined) choose(Number(chosen));
   });
-  useEffect(() => {
-    const early = takeEarlyChoice(productId);
-    if (early !== undefined) chooseRef.current(early);
-  }, [productId]);
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     choose(Number(new FormData(event.currentTarget).get("quantity")));
   };
   return (
-    <form method="post" action="/basket/quantity" onSubmit={onSubmit} className="quantity-form">
+    <form method="post" action="/basket/quantity" onSubmit={onSubmit} className="quantity-form" data-early={earlyKey}>
       <input type="hidden" name="productId" value={productId} />
       {variantId ? <input type="hidden" name="variantId" value={variantId} /> : null}
       <input type="hidden" name="returnTo" value={returnTo} />
@@ -64,8 +62,6 @@ export function QuantityForm({
         aria-label={`Quantity of ${title}`}
         aria-describedby={basketErrorId(productId)}
         value={quantity}
-        data-product={productId}
-        data-quantity={quantity}
         onChange={(event) => choose(Number(event.currentTarget.value))}
       >
         {QUANTITIES.map((option) => (
@@ -79,17 +75,4 @@ export function QuantityForm({
       </button>
     </form>
   );
-}
-
-/** False on the server and until this page's JavaScript runs: a page without it keeps its plain-form controls. */
-function useIsEnhanced(): boolean {
-  return useSyncExternalStore(
-    subscribeToNothing,
-    () => true,
-    () => false,
-  );
-}
-
-function subscribeToNothing(): () => void {
-  return () => undefined;
 }
