@@ -6,6 +6,7 @@ import { keysetCursor } from "#server/db/keyset-cursor";
 import type { RenderedEmail } from "./render";
 import {
   accountDeletedEmail,
+  newConsoleSignInEmail,
   passwordChangedEmail,
   passwordResetEmail,
   verificationEmail,
@@ -34,7 +35,8 @@ export type EmailKind =
   | "email-verification"
   | "password-reset"
   | "password-changed"
-  | "account-deleted";
+  | "account-deleted"
+  | "new-console-sign-in";
 
 export interface OutboxEntry {
   id: string;
@@ -364,6 +366,14 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
 
     enqueueAccountDeleted: (writer: Writer, email: string) =>
       enqueue(writer, "account-deleted", email, accountDeletedEmail({ shopUrl: shopUrl() })),
+
+    enqueueNewConsoleSignIn: (writer: Writer, email: string, facts: { at: Date; ip: string; browser: string }) =>
+      enqueue(
+        writer,
+        "new-console-sign-in",
+        email,
+        newConsoleSignInEmail({ shopUrl: shopUrl(), accountUrl: link("/account"), ...facts }),
+      ),
 
     /**
      * On account deletion: what the outbox holds for that address loses it. Unsent e-mails are cancelled; every row

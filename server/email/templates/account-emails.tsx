@@ -86,3 +86,31 @@ export function accountDeletedEmail({ shopUrl }: LinkContext) {
     </EmailLayout>,
   );
 }
+
+/** An operator's console opened from a browser this account had not signed in from before. */
+export function newConsoleSignInEmail({
+  shopUrl,
+  accountUrl,
+  at,
+  ip,
+  browser,
+}: LinkContext & { accountUrl: string; at: Date; ip: string; browser: string }) {
+  return renderEmail(
+    "New sign-in to your Storefront console",
+    <EmailLayout preview="New sign-in to your Storefront console" shopUrl={shopUrl}>
+      <EmailHeading>New sign-in to your Storefront console</EmailHeading>
+      <p>Your operator account was just signed in to from a browser it had not used before.</p>
+      <p>
+        When: {at.toISOString().slice(0, 16).replace("T", " ")} UTC
+        <br />
+        Address: {ip}
+        <br />
+        Browser: {browser || "not given"}
+      </p>
+      <p>
+        If this was you, there is nothing to do. If it was not, change your password at once on{" "}
+        <a href={accountUrl}>your account page</a> and ask another operator to reset your two-step verification.
+      </p>
+    </EmailLayout>,
+  );
+}
