@@ -7,6 +7,7 @@ import type { EmailOutbox } from "#server/email/email-outbox";
 import type { SessionUser } from "#server/sessions/session-service";
 import { recordAudit, STARTUP_ACTOR, type Actor } from "#server/admin/audit-log";
 import { newToken, sha256Base64url, TOKEN_PATTERN } from "#server/tokens";
+import { qrCodePath } from "./qr-code";
 import { decodeBase32, matchingStep, newTotpSecret, otpauthUri } from "./totp";
 
 /**
@@ -54,12 +55,17 @@ export interface TwoStepStatus {
   isOn: boolean;
   recoveryCodesLeft: number;
   /** A setup begun and not yet confirmed: the secret to scan or type, and the address the QR code carries. */
-  pending: { secret: string; uri: string } | null;
+  pending: { secret: string; uri: string; qr: { size: number; path: string } } | null;
 }
 
 export interface NewSignInFacts {
   ip: string;
   userAgent: string;
+}
+
+function pendingSetup(secret: string, accountEmail: string) {
+  const uri = otpauthUri({ secret, account: accountEmail, issuer: ISSUER });
+  return { secret, uri, qr: qrCodePath(uri) };
 }
 
 export function createTwoStepService({ db, email, livemode }: { db: DB; email: EmailOutbox; livemode: boolean }) {
@@ -92,6 +98,8 @@ export function createTwoStepService({ db, email, livemode }: { db: DB; email: E
   }
 
   return {
+    mayManageTwoStep,
+
     async getStatus(userId: string, accountEmail: string): Promise<TwoStepStatus> {
       const [row, left] = await Promise.all([
         db
@@ -110,10 +118,7 @@ export function createTwoStepService({ db, email, livemode }: { db: DB; email: E
       return {
         isOn,
         recoveryCodesLeft: isOn ? Number(left.count) : 0,
-        pending:
-          row && !isOn
-            ? { secret: row.secret, uri: otpauthUri({ secret: row.secret, account: accountEmail, issuer: ISSUER }) }
-            : null,
+        pending: row && !isOn ? pendingSetup(row.secret, accountEmail) : null,
       };
     },
 
