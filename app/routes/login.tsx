@@ -4,6 +4,7 @@ import { requestContext, type RequestContext } from "#app/context";
 import { Wordmark } from "#app/components/ui/icons";
 import { signInFormSchema } from "#shared/account";
 import { TWO_STEP_INTENTS, twoStepSignInSchema } from "#shared/two-step";
+import { TwoStepCodeInput } from "#app/features/account/two-step-section";
 import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
 import { isLocalPath, RETURN_TO_PARAM } from "#shared/local-path";
@@ -243,18 +244,7 @@ function TwoStepStep({
           <p className="login__hint" id="two-step-code-hint">
             From the authenticator app on your phone.
           </p>
-          <input
-            id="two-step-code"
-            name="code"
-            type="text"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            pattern="[0-9 ]*"
-            maxLength={7}
-            aria-describedby="two-step-code-hint"
-            autoFocus
-            required
-          />
+          <TwoStepCodeInput aria-describedby="two-step-code-hint" autoFocus />
           <button
             type="submit"
             name="intent"

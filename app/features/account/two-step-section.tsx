@@ -68,15 +68,7 @@ export function TwoStepSection({
           </p>
           <Form method="post" className="account__form" noValidate>
             <label htmlFor="two-step-code">Enter the 6-digit code</label>
-            <input
-              id="two-step-code"
-              name="code"
-              type="text"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              maxLength={7}
-              {...invalidFieldProps("two-step-code", codeError)}
-            />
+            <TwoStepCodeInput {...invalidFieldProps("two-step-code", codeError)} />
             <FieldError fieldId="two-step-code" message={codeError} />
             <FieldError fieldId="two-step-form" message={answer?.errors.form} />
             <button type="submit" name="intent" value="two-step-confirm" className="button" disabled={isSubmitting}>
@@ -97,5 +89,22 @@ export function TwoStepSection({
         </Form>
       )}
     </section>
+  );
+}
+
+/** The code field, as the setup and the sign-in page share it: digits on a phone's keypad, the app's code offered. */
+export function TwoStepCodeInput(props: { "aria-describedby"?: string; "aria-invalid"?: true; autoFocus?: boolean }) {
+  return (
+    <input
+      id="two-step-code"
+      name="code"
+      type="text"
+      inputMode="numeric"
+      autoComplete="one-time-code"
+      pattern="[0-9 ]*"
+      maxLength={7}
+      required
+      {...props}
+    />
   );
 }
