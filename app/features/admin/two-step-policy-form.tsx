@@ -14,7 +14,7 @@ export function TwoStepPolicyForm({
   return (
     <section aria-labelledby="two-step-policy">
       <h2 id="two-step-policy">Two-step verification</h2>
-      <Form method="post" className="console-form console-form--inline">
+      <Form method="post" className="console-actions">
         <div className="console-field console-field--check">
           <label>
             <input type="checkbox" name="required" defaultChecked={policy.isRequired} key={String(policy.isRequired)} />{" "}
