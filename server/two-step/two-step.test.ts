@@ -105,6 +105,27 @@ describeEachDatabase("two-step sign-in", (getDatabase) => {
     expect((await shop.services.twoStep.getStatus(userId, email)).recoveryCodesLeft).toBe(9);
   });
 
+  it("a password reset link changes the password but signs in an account with two-step on only with its code", async () => {
+    const shop = await createTestShop(getDatabase());
+    const email = uniqueEmail("shopper");
+    await withTwoStep(shop, email);
+    await shop.services.accountFlows.requestPasswordReset(email, "10.2.0.9");
+    const mail = await getDatabase()
+      .db.selectFrom("email_outbox")
+      .select("text_body")
+      .where("recipient", "=", email)
+      .where("kind", "=", "password-reset")
+      .executeTakeFirstOrThrow();
+    const token = /reset-password\?token=([\w-]+)/.exec(mail.text_body)![1]!;
+    const newPassword = "amber walrus quietly juggles";
+    expect(await shop.services.accountFlows.resetPassword(token, newPassword, null)).toBeNull();
+    const outcome = await shop.services.signInFlow.beginSignIn(
+      credentialsSchema.parse({ intent: "sign-in", email, password: newPassword }),
+      { ip: "10.2.0.9", current: null },
+    );
+    expect("twoStepChallenge" in outcome).toBe(true);
+  });
+
   it("locks the account's sign-in for 15 minutes after 5 wrong codes, whichever sign-in they came from", async () => {
     const shop = await createTestShop(getDatabase());
     const email = uniqueEmail("shopper");
