@@ -1,8 +1,32 @@
+import { createRequire } from "node:module";
 import { expect, test, type Page } from "@playwright/test";
 import { signInAsOperator } from "./support/operator";
 import { authenticatorCode } from "./support/totp";
 
 const PASSWORD = "copper kettle meadow lantern";
+const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+// axe is injected as a script, which the shop's Content-Security-Policy would rightly refuse.
+test.use({ bypassCSP: true });
+
+/** Serious and critical accessibility violations on the page as it is now (axe-core). */
+async function seriousViolations(page: Page) {
+  await page.addScriptTag({ path: axeSource });
+  const results = await page.evaluate(async () =>
+    (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run(),
+  );
+  return results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => violation.id);
+}
+
+async function register(page: Page, email: string) {
+  await page.goto("/login");
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create your account" }).click();
+  await expect(page).toHaveURL("/");
+}
 
 async function enterPassword(page: Page, email: string) {
   await page.goto("/login");
@@ -30,11 +54,7 @@ test("an operator sets up two-step verification and signs in with a code, then w
 }) => {
   test.setTimeout(120_000);
   const email = `two-step.${Date.now()}@example.com`;
-  await page.goto("/login");
-  await page.getByLabel("E-mail").fill(email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Create your account" }).click();
-  await expect(page).toHaveURL("/");
+  await register(page, email);
 
   const owner = await browser.newPage();
   await signInAsOperator(owner);
@@ -51,6 +71,7 @@ test("an operator sets up two-step verification and signs in with a code, then w
   expect(await qr.evaluate((svg) => svg.tagName.toLowerCase())).toBe("svg");
   const secret = ((await page.locator(".two-step__secret").textContent()) ?? "").replace(/\s/g, "");
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+  expect(await seriousViolations(page)).toEqual([]);
   const firstCode = authenticatorCode(secret);
   await page.getByLabel("Enter the 6-digit code").fill("000000" === firstCode ? "111111" : "000000");
   await page.getByRole("button", { name: "Turn on two-step verification" }).click();
@@ -68,6 +89,7 @@ test("an operator sets up two-step verification and signs in with a code, then w
   // Signed out, the password alone does not sign in: a wrong code and the code already used are refused.
   await signOut(page);
   await enterPassword(page, email);
+  expect(await seriousViolations(page)).toEqual([]);
   await page.getByLabel("Enter the 6-digit code").fill(firstCode === "123456" ? "654321" : "123456");
   await page.getByRole("button", { name: "Verify" }).click();
   await expect(page.getByRole("alert")).toHaveText(
@@ -117,4 +139,27 @@ test("an operator sets up two-step verification and signs in with a code, then w
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign In" }).click();
   await expect(page).toHaveURL("/");
+});
+
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("two-step verification is set up and asked for with plain form posts", async ({ page }) => {
+    test.setTimeout(60_000);
+    const email = `two-step.nojs.${Date.now()}@example.com`;
+    await register(page, email);
+    await page.goto("/account");
+    await page.getByRole("button", { name: "Set up two-step verification" }).click();
+    const secret = ((await page.locator(".two-step__secret").textContent()) ?? "").replace(/\s/g, "");
+    await page.getByLabel("Enter the 6-digit code").fill(authenticatorCode(secret));
+    await page.getByRole("button", { name: "Turn on two-step verification" }).click();
+    await expect(page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem")).toHaveCount(10);
+    await page.context().clearCookies();
+    await enterPassword(page, email);
+    await page.getByLabel("Enter the 6-digit code").fill(authenticatorCode(secret, Date.now() + 30_000));
+    await page.getByRole("button", { name: "Verify" }).click();
+    await expect(page).toHaveURL("/");
+    await page.goto("/account");
+    await expect(page.getByRole("heading", { level: 1, name: "Your Account" })).toBeVisible();
+  });
 });
