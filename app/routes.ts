@@ -45,6 +45,7 @@ export default [
     route("outbox/:id/html", "routes/admin/outbox-email-html.ts"),
     route("reviews", "routes/admin/reviews.tsx"),
     route("audit", "routes/admin/audit.tsx"),
+    route("recovery", "routes/admin/recovery.tsx"),
   ]),
   route("write-a-review/:productId", "routes/write-a-review.ts"),
   route("robots.txt", "routes/robots-txt.ts"),

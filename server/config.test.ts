@@ -347,6 +347,24 @@ describe("TEST_ONLY_ALLOW_LOOPBACK_PICTURES", () => {
   });
 });
 
+describe("basket reminders", () => {
+  it("are due RECOVERY_HOURS after a change (4 by default); seconds instead only in tests, never with live keys", () => {
+    expect(parseConfig({}).RECOVERY_HOURS).toBe(4);
+    expect(parseConfig({ RECOVERY_HOURS: "12" }).RECOVERY_HOURS).toBe(12);
+    expect(() => parseConfig({ RECOVERY_HOURS: "0" })).toThrow(/RECOVERY_HOURS/);
+    expect(() => parseConfig({ RECOVERY_HOURS: "169" })).toThrow(/RECOVERY_HOURS/);
+    expect(parseConfig({ TEST_ONLY_RECOVERY_SECONDS: "2" }).TEST_ONLY_RECOVERY_SECONDS).toBe(2);
+    const live = {
+      STRIPE_SECRET_KEY: "sk_live_abc123",
+      STRIPE_PUBLISHABLE_KEY: "pk_live_abc123",
+      STRIPE_WEBHOOK_SECRET: "whsec_abc123",
+    };
+    expect(() => parseConfig({ ...live, TEST_ONLY_RECOVERY_SECONDS: "2" })).toThrow(
+      /TEST_ONLY_RECOVERY_SECONDS: is for tests only/,
+    );
+  });
+});
+
 describe("outgoing e-mail", () => {
   it("is off without SMTP_URL, and takes smtp:// or smtps:// with MAIL_FROM", () => {
     expect(parseConfig({}).SMTP_URL).toBeUndefined();

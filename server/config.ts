@@ -110,6 +110,13 @@ const configSchema = z
       .max(320)
       .regex(/@/, "must contain an e-mail address, e.g. Storefront <orders@shop.example>")
       .optional(),
+    /**
+     * Hours after a basket's last change that a shopper who agreed to it is e-mailed "You left something in your
+     * basket"; the console's setting wins once saved.
+     */
+    RECOVERY_HOURS: z.coerce.number().int().min(1).max(168).default(4),
+    /** Tests only: basket reminders after this many seconds instead of hours (and the second a day later likewise). */
+    TEST_ONLY_RECOVERY_SECONDS: z.coerce.number().int().min(1).max(3600).optional(),
     /** Days after an order is marked shipped that the shopper is asked "How was your {product}?" (once per order). */
     REVIEW_REQUEST_DAYS: z.coerce.number().int().min(0).max(365).default(7),
     /** The shop's time zone (an IANA name): the sales dashboard's days start at its midnight. */
@@ -259,6 +266,13 @@ const configSchema = z
       context.addIssue({
         code: "custom",
         path: ["TEST_ONLY_ALLOW_LOOPBACK_PICTURES"],
+        message: "is for tests only: it cannot be set with live Stripe keys",
+      });
+    }
+    if (config.TEST_ONLY_RECOVERY_SECONDS !== undefined && (secretMode === "live" || publishableMode === "live")) {
+      context.addIssue({
+        code: "custom",
+        path: ["TEST_ONLY_RECOVERY_SECONDS"],
         message: "is for tests only: it cannot be set with live Stripe keys",
       });
     }

@@ -24,6 +24,10 @@ import { createWebhookHandler } from "./checkout/webhook-handler";
 import { createEmailOutbox } from "./email/email-outbox";
 import { createEmailPreferences } from "./email/email-preferences";
 import { createReviewRequests } from "./reviews/review-requests";
+import { createBasketReminders } from "./recovery/basket-reminders";
+import { createRecoveryReport } from "./recovery/recovery-report";
+import { createRecoverySettings } from "./recovery/recovery-settings";
+import { createReminderConsent } from "./recovery/reminder-consent";
 import { createPaymentRateLimits, type PaymentLimits } from "./checkout/payment-rate-limits";
 import { createPaymentReturn } from "./checkout/payment-return";
 import { createOrderService } from "./orders/order-service";
@@ -62,6 +66,10 @@ export interface ServiceOptions {
   allowLoopbackPictures?: boolean;
   /** SHOP_TIME_ZONE: where the sales dashboard's days start (UTC). */
   shopTimeZone?: string;
+  /** RECOVERY_HOURS: hours after a basket's last change that its reminder is due, until the console saves its own (4). */
+  recoveryHours?: number;
+  /** TEST_ONLY_RECOVERY_SECONDS: basket reminders after seconds instead of hours (tests). */
+  testOnlyRecoverySeconds?: number;
 }
 
 export const DEFAULT_REVIEW_REQUEST_DAYS = 7;
@@ -137,12 +145,14 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const pictures = createPictureStore(db);
   const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory);
   const adminProducts = createAdminProducts(db, catalogue, pictures, departments, inventory);
+  const recoveryReport = createRecoveryReport(db, { livemode: options.provider.identity.livemode });
   // The dashboard counts the orders of the mode the shop takes payments in: test orders while it takes test cards.
   const salesDashboard = createSalesDashboard(db, {
     timeZone: options.shopTimeZone ?? "UTC",
     livemode: options.provider.identity.livemode,
     countLowStock: () => adminProducts.countLowStock(),
     countHeldPayments: async (livemode) => (await checkout.listHeldPayments(livemode, 0)).count,
+    recoveryFigures: (start, end) => recoveryReport.figures(start, end),
   });
   const reviews = createReviewService(db, { onCatalogueChanged: () => catalogue.noteCatalogueWrite() });
   const pictureFetcher = createPictureFetcher({
@@ -158,6 +168,16 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     preferences: emailPreferences,
     logger,
     days: options.reviewRequestDays ?? DEFAULT_REVIEW_REQUEST_DAYS,
+  });
+  const recoverySettings = createRecoverySettings(db, { defaultDelayHours: options.recoveryHours ?? 4 });
+  const basketReminders = createBasketReminders({
+    db,
+    basket,
+    email,
+    preferences: emailPreferences,
+    settings: recoverySettings,
+    logger,
+    testOnlySeconds: options.testOnlyRecoverySeconds,
   });
   return {
     metrics,
@@ -186,6 +206,11 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     emailPreferences,
     reviewRequests,
     stockAlerts,
+    // Basket reminders: consent where it is asked, the sweep and its link back, the console's settings and figures.
+    reminderConsent: createReminderConsent(db, { accounts, preferences: emailPreferences }),
+    basketReminders,
+    recoverySettings,
+    recoveryReport,
     accountFlows: createAccountFlows({
       db,
       accounts,

@@ -62,6 +62,9 @@ export interface ShopOptions {
   reservationMinutes?: number;
   /** SHOP_TIME_ZONE: where the sales dashboard's days start (UTC). */
   shopTimeZone?: string;
+  /** RECOVERY_HOURS and TEST_ONLY_RECOVERY_SECONDS: when a basket reminder is due (server/recovery). */
+  recoveryHours?: number;
+  testOnlyRecoverySeconds?: number;
   /** How often expired reservations are released (inventory-service.ts; tests shorten it). */
   reservationSweepMs?: number;
   /** OPERATOR_EMAIL and its password: the account is made an operator at start (server/admin/operator-service.ts). */
@@ -74,7 +77,11 @@ export interface ShopOptions {
 
 /** How long a stop waits for in-flight requests before closing their connections. */
 const DRAIN_TIMEOUT_MS = 10_000;
-const WEBHOOK_DELIVERY_INTERVAL_MS = 1_000;
+/**
+ * How often the built-in processor looks for webhook events left to deliver (retries, and another instance's): an
+ * event is delivered at once by the instance that records it (deliverSoon), so this is only the safety net.
+ */
+const WEBHOOK_DELIVERY_INTERVAL_MS = 5_000;
 
 /**
  * Assembles one shop instance from a database: prepare the schema, choose the card processor, build the services
@@ -130,6 +137,8 @@ export async function createShop(options: ShopOptions) {
     reservationMinutes: options.reservationMinutes,
     allowLoopbackPictures: options.allowLoopbackPictures,
     shopTimeZone: options.shopTimeZone,
+    recoveryHours: options.recoveryHours,
+    testOnlyRecoverySeconds: options.testOnlyRecoverySeconds,
   });
   const retention = createRetentionSweep({ db: database.db, logger });
   const emailSender = createEmailSender({
@@ -199,7 +208,9 @@ export async function createShop(options: ShopOptions) {
     builtIn?.start(WEBHOOK_DELIVERY_INTERVAL_MS);
     retention.start();
     emailSender.start();
+    const stopWaking = services.email.onEnqueued(() => emailSender.wake());
     services.reviewRequests.start();
+    services.basketReminders.start();
     // Pictures a CSV import named elsewhere, left pending by an instance that stopped, and every import's after it.
     services.pictureFetcher.start();
     // Reservations past their time go back on sale (and guest pages hear of it when that changes what they say).
@@ -218,6 +229,8 @@ export async function createShop(options: ShopOptions) {
         await builtIn?.stop();
         await retention.stop();
         await services.reviewRequests.stop();
+        await services.basketReminders.stop();
+        stopWaking();
         await emailSender.stop();
         await reservationSweep.stop();
         await services.pictureFetcher.stop();

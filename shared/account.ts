@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { basketRemindersFormSchema, checkboxField } from "./recovery-schemas";
 import { returnToSchema } from "./return-to-schema";
 import { twoStepCodeField } from "./two-step";
 
@@ -24,8 +25,11 @@ export const credentialsSchema = z.strictObject({
 
 export type Credentials = z.infer<typeof credentialsSchema>;
 
-/** The sign-in page's form: the credentials, and where to go once signed in (a path on this site; home if none). */
-export const signInFormSchema = credentialsSchema.extend({ returnTo: returnToSchema });
+/**
+ * The sign-in page's form: the credentials, where to go once signed in (a path on this site; home if none), and the
+ * consent to basket reminders (ticked, it turns the account's preference on; unticked, it changes nothing).
+ */
+export const signInFormSchema = credentialsSchema.extend({ returnTo: returnToSchema, basketReminders: checkboxField });
 
 /** The sign-out form: only where to come back to. */
 export const signOutSchema = z.strictObject({ returnTo: returnToSchema });
@@ -69,6 +73,7 @@ export const accountActionSchema = z.discriminatedUnion("intent", [
   z.strictObject({ intent: z.literal("delete-address"), addressId: z.uuid("That saved address does not exist.") }),
   z.strictObject({ intent: z.literal("two-step-begin") }),
   z.strictObject({ intent: z.literal("two-step-confirm"), code: twoStepCodeField }),
+  basketRemindersFormSchema,
 ]);
 
 export type AccountAction = z.infer<typeof accountActionSchema>;

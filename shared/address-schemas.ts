@@ -9,6 +9,7 @@ import {
   type CountryCode,
   type DeliveryAddress,
 } from "./address";
+import { checkboxField } from "./recovery-schemas";
 
 /**
  * The delivery address's one strict, bounded schema, which the payment page's form action and POST /checkout/address
@@ -119,7 +120,7 @@ export const deliveryAddressSchema = z.strictObject(addressFields).superRefine(c
  * shopper's saved addresses by id.
  */
 export const addressFormSchema = z
-  .strictObject({ ...addressFields, email: contactEmailSchema.optional() })
+  .strictObject({ ...addressFields, email: contactEmailSchema.optional(), basketReminders: checkboxField })
   .superRefine(checkCountryRules);
 export const chooseSavedAddressSchema = z.strictObject({
   savedAddressId: z.uuid({ error: "Choose one of your saved addresses." }),
@@ -146,7 +147,9 @@ export function toDeliveryAddress(input: AddressFormInput): DeliveryAddress {
 export function checkAddressForm(
   raw: unknown,
   { isGuest }: { isGuest: boolean },
-): { ok: true; address: DeliveryAddress; contactEmail: string | null } | { ok: false; errors: AddressErrors } {
+):
+  | { ok: true; address: DeliveryAddress; contactEmail: string | null; reminderConsent: boolean }
+  | { ok: false; errors: AddressErrors } {
   const parsed = addressFormSchema.safeParse(raw);
   const errors: AddressErrors = parsed.success
     ? {}
@@ -159,5 +162,10 @@ export function checkAddressForm(
     raw && typeof raw === "object" && "email" in raw && typeof raw.email === "string" && raw.email.trim() !== "";
   if (isGuest && !sentEmail && !errors.email) errors.email = "Enter the e-mail address for your receipt.";
   if (!parsed.success || Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, address: toDeliveryAddress(parsed.data), contactEmail: isGuest ? (email ?? null) : null };
+  return {
+    ok: true,
+    address: toDeliveryAddress(parsed.data),
+    contactEmail: isGuest ? (email ?? null) : null,
+    reminderConsent: parsed.data.basketReminders,
+  };
 }

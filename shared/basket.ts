@@ -66,6 +66,9 @@ export const BASKET_ERROR_PARAM = "basket-error";
 /** Beside it, the product whose form failed, so the page shows the sentence next to that product's button. */
 export const BASKET_PRODUCT_PARAM = "basket-product";
 
+/** On /checkout after a basket reminder's link: "restored", "expired" or "gone" (server/recovery). */
+export const BASKET_LINK_PARAM = "basket-link";
+
 /** The id of a product's card on a page, the fragment a form post without JavaScript comes back to. */
 export function productAnchorId(productId: string): string {
   return `product-${productId}`;

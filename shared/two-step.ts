@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checkboxField } from "./recovery-schemas";
 import { returnToSchema } from "./return-to-schema";
 
 /** The code an authenticator app shows: six digits, spaces (as some apps group them) ignored. */
@@ -17,6 +18,7 @@ export const twoStepSignInSchema = z.discriminatedUnion("intent", [
     challenge: challengeField,
     code: twoStepCodeField,
     returnTo: returnToSchema,
+    basketReminders: checkboxField,
   }),
   z.strictObject({
     intent: z.literal("recovery-code"),
@@ -27,6 +29,7 @@ export const twoStepSignInSchema = z.discriminatedUnion("intent", [
       .min(1, "Enter one of your recovery codes.")
       .max(40, "That is not one of your recovery codes."),
     returnTo: returnToSchema,
+    basketReminders: checkboxField,
   }),
 ]);
 

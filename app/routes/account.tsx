@@ -6,6 +6,7 @@ import { FieldError } from "#app/components/form/field-error";
 import { PasswordField } from "#app/features/account/password-field";
 import { TwoStepSection } from "#app/features/account/two-step-section";
 import { SignOutButton } from "#app/features/account/sign-out-button";
+import { ReminderConsentForm } from "#app/features/recovery/reminder-consent-form";
 import { accountActionSchema } from "#shared/account";
 import { addressLines } from "#shared/address";
 import { AppError } from "#shared/errors";
@@ -32,20 +33,28 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       return {
         account: null,
         savedAddresses: [],
+        basketReminders: false,
         notice: "Your account has been deleted. Thank you for shopping with us.",
       };
     throw redirect(signInPath("/account"));
   }
-  const [account, savedAddresses, twoStep] = await Promise.all([
+  const [account, savedAddresses, twoStep, basketReminders] = await Promise.all([
     services.accountFlows.getAccount(shopper.user.id),
     services.addresses.listSavedAddresses(shopper.user.id),
     services.twoStep.getStatus(shopper.user.id, shopper.user.email),
+    services.reminderConsent.forAccount(shopper.user.id),
   ]);
   if (!account) throw redirect(signInPath("/account"));
-  return { account, savedAddresses, twoStep, notice: NOTICES.get(notice) ?? null };
+  return { account, savedAddresses, twoStep, basketReminders, notice: NOTICES.get(notice) ?? null };
 }
 
-type Answer = { intent: string; errors: FieldErrors; done: string | null; recoveryCodes?: string[] };
+type Answer = {
+  intent: string;
+  errors: FieldErrors;
+  done: string | null;
+  recoveryCodes?: string[];
+  basketReminders?: boolean;
+};
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, shopper, clientIp } = context.get(requestContext);
@@ -91,6 +100,14 @@ export async function action({ request, context }: Route.ActionArgs) {
           done: "Two-step verification is on. From now on, signing in asks for a code from your app.",
           recoveryCodes: await services.twoStep.confirmSetup(session.user.id, form.code),
         } satisfies Answer;
+      case "basket-reminders":
+        await services.reminderConsent.setForAccount(session.user, form.basketReminders);
+        return {
+          intent,
+          errors: {} as FieldErrors,
+          done: null,
+          basketReminders: form.basketReminders,
+        } satisfies Answer;
       case "resend-verification":
         await services.accountFlows.resendVerification(session.user.id);
         return {
@@ -122,7 +139,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 export default function Account({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const isSubmitting = navigation.state === "submitting";
-  const { account, savedAddresses, twoStep, notice } = loaderData;
+  const { account, savedAddresses, twoStep, basketReminders, notice } = loaderData;
   if (!account) {
     return (
       <main id="main" className="account">
@@ -252,6 +269,11 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
             ))}
           </ul>
         )}
+      </section>
+
+      <section className="account__section" aria-labelledby="account-emails">
+        <h2 id="account-emails">E-mail preferences</h2>
+        <ReminderConsentForm isOn={basketReminders} />
       </section>
 
       <section className="account__section" aria-labelledby="account-sessions">

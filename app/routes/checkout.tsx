@@ -1,7 +1,10 @@
-import { Link } from "react-router";
+import { data, Link } from "react-router";
 import type { Route } from "./+types/checkout";
 import { requestContext } from "#app/context";
-import { productAnchorId } from "#shared/basket";
+import { readFormOrRefuse } from "#app/form-request";
+import { BASKET_LINK_PARAM, productAnchorId } from "#shared/basket";
+import { basketRemindersFormSchema } from "#shared/recovery-schemas";
+import { ReminderConsentForm } from "#app/features/recovery/reminder-consent-form";
 import { sumCents } from "#shared/money";
 import { useOptimisticLines } from "#app/features/basket/basket-context";
 import { BasketButton } from "#app/features/basket/components/basket-button";
@@ -11,13 +14,40 @@ import { PriceChanges } from "#app/features/basket/components/price-changes";
 import { QuantityForm } from "#app/features/basket/components/quantity-form";
 import { SubtotalPanel } from "#app/features/basket/components/subtotal-panel";
 
-export async function loader({ context }: Route.LoaderArgs) {
+/** What the basket page says after a basket reminder's "Return to your basket" (server/recovery). */
+const BASKET_LINK_NOTICES: Record<string, string> = {
+  restored: "Welcome back: the items from your e-mail are in your basket.",
+  expired: "That basket link has expired. Your basket is below.",
+  gone: "That basket is no longer there: it may have been bought already. Your basket is below.",
+};
+
+export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
-  return { basket: await services.basket.getBasket(shopper.basketOwner), greetingName: shopper.user?.email ?? null };
+  const [basket, reminders] = await Promise.all([
+    services.basket.getBasket(shopper.basketOwner),
+    shopper.user ? services.reminderConsent.forAccount(shopper.user.id) : Promise.resolve(null),
+  ]);
+  const link = new URL(request.url).searchParams.get(BASKET_LINK_PARAM);
+  return {
+    basket,
+    greetingName: shopper.user?.email ?? null,
+    reminders,
+    linkNotice: link ? (BASKET_LINK_NOTICES[link] ?? null) : null,
+  };
+}
+
+/** A signed-in shopper's "E-mail me about my basket and offers", kept as the account's preference. */
+export async function action({ context, request }: Route.ActionArgs) {
+  const { services, shopper } = context.get(requestContext);
+  const parsed = basketRemindersFormSchema.safeParse(await readFormOrRefuse(request));
+  if (!parsed.success) throw data({ message: "Please check the form and try again." }, { status: 400 });
+  if (!shopper.user) throw data({ message: "Sign in to keep your e-mail preferences." }, { status: 403 });
+  await services.reminderConsent.setForAccount(shopper.user, parsed.data.basketReminders);
+  return { basketReminders: parsed.data.basketReminders };
 }
 
 export default function Checkout({ loaderData }: Route.ComponentProps) {
-  const { basket, greetingName } = loaderData;
+  const { basket, greetingName, reminders, linkNotice } = loaderData;
   const items = useOptimisticLines(basket.items, basket.revision);
   const subtotalCents = sumCents(items.map((item) => item.lineCents));
   const count = items.reduce((sum, item) => sum + item.quantity, 0);
@@ -28,6 +58,11 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
       <div className="checkout__basket">
         <p className="checkout__greeting">Hello, {greetingName ?? "Guest"}</p>
         <h1 className="checkout__title">Your shopping Basket</h1>
+        {linkNotice ? (
+          <p className="checkout__notice" role="status">
+            {linkNotice}
+          </p>
+        ) : null}
         <PriceChanges lines={items} />
         {items.length === 0 ? (
           <div className="checkout__empty">
@@ -76,7 +111,9 @@ export default function Checkout({ loaderData }: Route.ComponentProps) {
             count={count}
             subtotalCents={subtotalCents}
             isBlocked={items.some((item) => item.isOutOfStock)}
-          />
+          >
+            {reminders !== null ? <ReminderConsentForm isOn={reminders} /> : null}
+          </SubtotalPanel>
         </aside>
       ) : null}
     </main>

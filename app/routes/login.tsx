@@ -8,13 +8,14 @@ import { TwoStepCodeInput } from "#app/features/account/two-step-section";
 import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
 import { isLocalPath, RETURN_TO_PARAM } from "#shared/local-path";
+import { BASKET_REMINDERS_LABEL } from "#shared/recovery-labels";
 
 type Answer = {
   error: string | null;
   email: string;
   intent: string;
   /** The password was right and the account's code is asked for: the waiting sign-in, carried by the form. */
-  twoStep: { challenge: string; returnTo: string | undefined } | null;
+  twoStep: { challenge: string; returnTo: string | undefined; basketReminders: boolean } | null;
 };
 
 /**
@@ -42,7 +43,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       { status: 400 },
     );
   }
-  const { returnTo, ...credentials } = parsed.data;
+  const { returnTo, basketReminders, ...credentials } = parsed.data;
   try {
     const outcome = await services.signInFlow.beginSignIn(credentials, { ip: clientIp, current: shopper.session });
     if ("twoStepChallenge" in outcome)
@@ -50,9 +51,9 @@ export async function action({ request, context }: Route.ActionArgs) {
         error: null,
         email,
         intent,
-        twoStep: { challenge: outcome.twoStepChallenge, returnTo },
+        twoStep: { challenge: outcome.twoStepChallenge, returnTo, basketReminders },
       });
-    return await signedIn(request, context, outcome, returnTo);
+    return await signedIn(request, context, outcome, { returnTo, basketReminders });
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const headers: HeadersInit = error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : {};
@@ -71,7 +72,11 @@ async function answerTwoStep(request: Request, context: Route.ActionArgs["contex
         error,
         email: "",
         intent: fields.intent ?? "",
-        twoStep: { challenge, returnTo: asked !== undefined && isLocalPath(asked) ? asked : undefined },
+        twoStep: {
+          challenge,
+          returnTo: asked !== undefined && isLocalPath(asked) ? asked : undefined,
+          basketReminders: fields.basketReminders === "on",
+        },
       },
       { status, headers },
     );
@@ -83,7 +88,7 @@ async function answerTwoStep(request: Request, context: Route.ActionArgs["contex
     const next = await services.signInFlow.completeTwoStep(parsed.data.challenge, answer, {
       current: shopper.session,
     });
-    return await signedIn(request, context, next, parsed.data.returnTo);
+    return await signedIn(request, context, next, parsed.data);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     if (error.code === "NOT_FOUND")
@@ -102,11 +107,12 @@ async function signedIn(
   request: Request,
   context: Route.ActionArgs["context"],
   next: Parameters<RequestContext["shopper"]["replaceSession"]>[0],
-  returnTo: string | undefined,
+  { returnTo, basketReminders }: { returnTo?: string; basketReminders: boolean },
 ) {
   const { services, shopper, clientIp, publicOrigin } = context.get(requestContext);
   shopper.replaceSession(next);
   const user = next.session.user;
+  if (basketReminders && user) await services.reminderConsent.setForAccount(user, true);
   if (!user?.isOperator) return redirect(returnTo ?? "/");
   const { setCookie } = await services.twoStep.noteConsoleSignIn(user, {
     cookieHeader: request.headers.get("Cookie"),
@@ -193,6 +199,10 @@ export default function Login({ actionData }: Route.ComponentProps) {
             <Link to="/conditions">Conditions of Use &amp; Sale</Link>. Please see our{" "}
             <Link to="/privacy">Privacy Notice</Link>.
           </p>
+          <label className="consent login__consent">
+            <input type="checkbox" name="basketReminders" />
+            {BASKET_REMINDERS_LABEL}
+          </label>
           <button type="submit" name="intent" value="register" className="login__register" disabled={isSubmitting}>
             Create your account
           </button>
@@ -212,10 +222,12 @@ const PASSWORD_RESET_NOTICE =
 function TwoStepStep({
   challenge,
   returnTo,
+  basketReminders,
   error,
 }: {
   challenge: string;
   returnTo: string | undefined;
+  basketReminders: boolean;
   error: string | null;
 }) {
   const navigation = useNavigation();
@@ -224,6 +236,7 @@ function TwoStepStep({
     <>
       <input type="hidden" name="challenge" value={challenge} />
       {returnTo ? <input type="hidden" name={RETURN_TO_PARAM} value={returnTo} /> : null}
+      {basketReminders ? <input type="hidden" name="basketReminders" value="on" /> : null}
     </>
   );
   return (

@@ -35,10 +35,12 @@ const ADDRESS_REFUSALS: ReadonlyMap<string, string> = new Map([
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
-  const [{ basket, checkoutAddress, pricing, byOption, removedPromotion, freeOrderToken }, saved] = await Promise.all([
-    services.checkout.priceCheckout(shopper.basketOwner, shopper.user?.email ?? null),
-    shopper.user ? services.addresses.listSavedAddresses(shopper.user.id) : Promise.resolve([]),
-  ]);
+  const [{ basket, checkoutAddress, pricing, byOption, removedPromotion, freeOrderToken }, saved, accountConsent] =
+    await Promise.all([
+      services.checkout.priceCheckout(shopper.basketOwner, shopper.user?.email ?? null),
+      shopper.user ? services.addresses.listSavedAddresses(shopper.user.id) : Promise.resolve([]),
+      shopper.user ? services.reminderConsent.forAccount(shopper.user.id) : Promise.resolve(false),
+    ]);
   // Nothing to pay for: the basket says so, with a way back to the shop.
   if (basket.items.length === 0) throw redirect("/checkout");
   const refusal = new URL(request.url).searchParams.get(ADDRESS_ERROR_PARAM);
@@ -55,6 +57,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     payment,
     address: checkoutAddress?.address ?? null,
     contactEmail: checkoutAddress?.contactEmail ?? null,
+    reminderConsent: shopper.user ? accountConsent : (checkoutAddress?.reminderConsent ?? false),
     saved: saved.map(({ id, address }) => ({ id, address })),
     addressRefusal: refusal ? (ADDRESS_REFUSALS.get(refusal) ?? "Please check the delivery address.") : null,
     removedPromotion,
@@ -94,7 +97,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     const checked = checkAddressForm(rest, { isGuest: !shopper.user });
     if (!checked.ok) return refused(checked.errors, 422);
     const owner = await shopper.ensureBasketOwner();
-    await services.addresses.setCheckoutAddress(owner, checked.address, checked.contactEmail);
+    await services.addresses.setCheckoutAddress(owner, checked.address, checked.contactEmail, checked.reminderConsent);
+    await services.reminderConsent.afterAddressForm(shopper.user, checked);
     return data<AddressActionData>({ ok: true });
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
@@ -164,6 +168,7 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
     payment,
     address,
     contactEmail,
+    reminderConsent,
     saved,
     addressRefusal,
     removedPromotion,
@@ -233,6 +238,7 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
           <AddressSection
             current={address}
             contactEmail={contactEmail}
+            reminderConsent={reminderConsent}
             isGuest={!email}
             saved={saved}
             actionData={actionData && "ok" in actionData ? actionData : undefined}

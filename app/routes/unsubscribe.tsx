@@ -3,7 +3,11 @@ import type { Route } from "./+types/unsubscribe";
 import { requestContext } from "#app/context";
 import { readFormFields } from "#shared/form-fields";
 
-const PURPOSE_NAMES = { "review-requests": "review requests", "stock-alerts": "stock alerts" } as const;
+const PURPOSE_NAMES = {
+  "review-requests": "review requests",
+  "stock-alerts": "stock alerts",
+  "basket-reminders": "basket reminders",
+} as const;
 
 /**
  * An e-mail's unsubscribe link. Opening it (a GET, which link scanners also make) only asks; the button, or a mail

@@ -1,6 +1,6 @@
 import { hash, verify } from "@node-rs/argon2";
 import { AppError } from "#shared/errors";
-import type { DB } from "#server/db/client";
+import type { DB, Writer } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import { issueToken } from "./account-tokens";
 import type { SessionUser } from "#server/sessions/session-service";
@@ -138,6 +138,17 @@ export function createAccountService(
           throw new AppError("EMAIL_TAKEN", "An account with this e-mail address already exists. Sign in instead.");
         return { ...row, isEmailVerified: false };
       });
+    },
+
+    /** The account's "E-mail me about my basket and offers" preference. */
+    async getBasketReminders(userId: string): Promise<boolean> {
+      const row = await db.selectFrom("users").select("basket_reminders").where("id", "=", userId).executeTakeFirst();
+      return row?.basket_reminders ?? false;
+    },
+
+    /** Sets the account's "E-mail me about my basket and offers" preference. */
+    async setBasketReminders(writer: Writer, userId: string, on: boolean): Promise<void> {
+      await writer.updateTable("users").set({ basket_reminders: on }).where("id", "=", userId).execute();
     },
 
     /** The account these credentials open, or the one wrong-credentials error. */

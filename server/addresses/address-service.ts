@@ -13,6 +13,8 @@ export interface CheckoutAddress {
   deliveryMethodId: string | null;
   /** The promotion code applied on /payment, upper case; judged again at every pricing. */
   promotionCode: string | null;
+  /** A guest ticked "E-mail me about my basket and offers" with the receipt e-mail (an account's is its preference). */
+  reminderConsent: boolean;
 }
 
 export interface SavedAddress {
@@ -70,25 +72,31 @@ export function createAddressService(db: DB) {
       .execute();
   }
 
+  /** Writes the address (and a guest's consent, when the form said); other choices beside it stay. */
   async function writeCheckoutAddress(
     owner: BasketOwner,
     address: DeliveryAddress,
     contactEmail: string | null,
+    reminderConsent?: boolean,
   ): Promise<CheckoutAddress> {
     const { column, value } = ownerColumn(owner);
+    const consent = reminderConsent === undefined ? {} : { reminder_consent: reminderConsent };
     await db
       .insertInto("checkout_addresses")
-      .values({ [column]: value, address: JSON.stringify(address), contact_email: contactEmail })
+      .values({ [column]: value, address: JSON.stringify(address), contact_email: contactEmail, ...consent })
       .onConflict((conflict) =>
-        conflict
-          .column(column)
-          .doUpdateSet({ address: JSON.stringify(address), contact_email: contactEmail, updated_at: sql`now()` }),
+        conflict.column(column).doUpdateSet({
+          address: JSON.stringify(address),
+          contact_email: contactEmail,
+          ...consent,
+          updated_at: sql`now()`,
+        }),
       )
       .execute();
     if ("userId" in owner) await rememberForAccount(owner.userId, address);
     const row = await db
       .selectFrom("checkout_addresses")
-      .select(["delivery_method_id", "promotion_code"])
+      .select(["delivery_method_id", "promotion_code", "reminder_consent"])
       .where(column, "=", value)
       .executeTakeFirst();
     return {
@@ -96,6 +104,7 @@ export function createAddressService(db: DB) {
       contactEmail,
       deliveryMethodId: row?.delivery_method_id ?? null,
       promotionCode: row?.promotion_code ?? null,
+      reminderConsent: row?.reminder_consent ?? false,
     };
   }
 
@@ -128,7 +137,7 @@ export function createAddressService(db: DB) {
       const { column, value } = ownerColumn(owner);
       const row = await db
         .selectFrom("checkout_addresses")
-        .select(["address", "contact_email", "delivery_method_id", "promotion_code"])
+        .select(["address", "contact_email", "delivery_method_id", "promotion_code", "reminder_consent"])
         .where(column, "=", value)
         .executeTakeFirst();
       if (row)
@@ -137,10 +146,19 @@ export function createAddressService(db: DB) {
           contactEmail: row.contact_email,
           deliveryMethodId: row.delivery_method_id,
           promotionCode: row.promotion_code,
+          reminderConsent: row.reminder_consent,
         };
       if (!("userId" in owner)) return null;
       const [last] = await service.listSavedAddresses(owner.userId, 1);
-      return last ? { address: last.address, contactEmail: null, deliveryMethodId: null, promotionCode: null } : null;
+      return last
+        ? {
+            address: last.address,
+            contactEmail: null,
+            deliveryMethodId: null,
+            promotionCode: null,
+            reminderConsent: false,
+          }
+        : null;
     },
 
     /**
@@ -160,13 +178,18 @@ export function createAddressService(db: DB) {
       return setBesideAddress(owner, { promotion_code: code });
     },
 
-    /** Sets the address (already validated at the edge); an account also keeps it among its saved addresses. */
+    /**
+     * Sets the address (already validated at the edge); an account also keeps it among its saved addresses. A guest's
+     * tick for basket reminders is kept with it (an account's is its own preference, server/recovery).
+     */
     async setCheckoutAddress(
       owner: BasketOwner,
       address: DeliveryAddress,
       contactEmail: string | null,
+      reminderConsent = false,
     ): Promise<CheckoutAddress> {
-      return writeCheckoutAddress(owner, address, "userId" in owner ? null : contactEmail);
+      const isGuest = !("userId" in owner);
+      return writeCheckoutAddress(owner, address, isGuest ? contactEmail : null, isGuest && reminderConsent);
     },
 
     /** Checks out with one of the account's saved addresses; another account's id is as unknown as a made-up one. */

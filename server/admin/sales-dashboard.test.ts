@@ -193,6 +193,7 @@ describeEachDatabase("the sales dashboard's figures", (getDatabase) => {
       now: () => now,
       countLowStock: async () => 0,
       countHeldPayments: async () => 0,
+      recoveryFigures: async () => ({ reminded: 0, returned: 0, recoveredOrders: 0, recoveredCents: 0 }),
     });
 
   /** The figures by a direct query over orders and refunds, days cut by PostgreSQL's own time zone rules. */

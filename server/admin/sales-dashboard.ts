@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { DB } from "#server/db/client";
 import type { DashboardPeriod } from "#shared/admin-dashboard-schemas";
+import type { RecoveryFigures } from "#server/recovery/recovery-report";
 import { addDays, dateInZone, datesFrom, startOfDate } from "./shop-calendar";
 import { orderNeedsAttention, ordersInMode } from "./needs-attention";
 
@@ -37,6 +38,8 @@ export interface SalesDashboard {
   /** The best sellers by net sales (a refund shared across its order's lines in proportion), at most TOP_PRODUCTS. */
   topProducts: { productId: string; title: string; quantity: number; netCents: number }[];
   counts: { toShip: number; needsAttention: number; lowStock: number };
+  /** Basket reminders of the period and what came of them (server/recovery). */
+  recovery: RecoveryFigures;
 }
 
 interface DashboardDependencies {
@@ -46,6 +49,7 @@ interface DashboardDependencies {
   livemode: boolean;
   countLowStock: () => Promise<number>;
   countHeldPayments: (livemode: boolean) => Promise<number>;
+  recoveryFigures: (start: Date, end: Date) => Promise<RecoveryFigures>;
   now?: () => Date;
 }
 
@@ -56,7 +60,14 @@ interface DashboardDependencies {
  */
 export function createSalesDashboard(
   db: DB,
-  { timeZone, livemode, countLowStock, countHeldPayments, now = () => new Date() }: DashboardDependencies,
+  {
+    timeZone,
+    livemode,
+    countLowStock,
+    countHeldPayments,
+    recoveryFigures,
+    now = () => new Date(),
+  }: DashboardDependencies,
 ) {
   /** The dates a period covers, in the shop's time zone. */
   function datesOf(period: DashboardPeriod): { from: string; to: string } {
@@ -164,13 +175,14 @@ export function createSalesDashboard(
       const dates = datesFrom(from, to);
       const dayStarts = dates.map((date) => startOfDate(date, timeZone));
       const end = startOfDate(addDays(to, 1), timeZone);
-      const [byDay, best, toShip, attentionOrders, heldPayments, lowStock] = await Promise.all([
+      const [byDay, best, toShip, attentionOrders, heldPayments, lowStock, recovery] = await Promise.all([
         salesByDay(dayStarts, end),
         topProducts(dayStarts[0] ?? end, end),
         countOrders(sql<boolean>`orders.status = 'paid'`),
         countOrders(orderNeedsAttention),
         countHeldPayments(livemode),
         countLowStock(),
+        recoveryFigures(dayStarts[0] ?? end, end),
       ]);
       const figures = {
         grossCents: 0,
@@ -200,6 +212,7 @@ export function createSalesDashboard(
         days: dates.map((date, index) => ({ date, netCents: netByDay[index] ?? 0 })),
         topProducts: best,
         counts: { toShip, needsAttention: attentionOrders + heldPayments, lowStock },
+        recovery,
       };
     },
   };

@@ -294,6 +294,38 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     return raced;
   }
 
+  /** Merges lines into the owner's basket (locked, created if need be) by the rule of sign-in; counts up once if it changed. */
+  async function mergeInto(
+    trx: Transaction,
+    owner: BasketOwner,
+    incoming: StoredLine[],
+  ): Promise<{ moved: number; dropped: number }> {
+    const { id: basketId } = await lockBasket(trx, owner);
+    const { changes, moved, dropped } = mergeLines(await readLines(trx, basketId), incoming);
+    for (const change of changes) {
+      if (change.lineId)
+        await trx
+          .updateTable("basket_items")
+          .set({ quantity: change.quantity })
+          .where("id", "=", change.lineId)
+          .execute();
+      else {
+        await trx
+          .insertInto("basket_items")
+          .values({
+            basket_id: basketId,
+            product_id: change.productId,
+            variant_id: change.variantId,
+            quantity: change.quantity,
+            added_price_cents: change.addedPriceCents,
+          })
+          .execute();
+      }
+    }
+    if (changes.length > 0) await countUp(trx, owner);
+    return { moved, dropped };
+  }
+
   return {
     /** The owner's basket, priced. Items and revision come from one statement, so they are one snapshot. */
     async getBasket(owner: BasketOwner | null): Promise<BasketView> {
@@ -393,34 +425,35 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       return db.transaction().execute(async (trx) => {
         const guestBasket = await countUp(trx, { sessionId });
         if (!guestBasket) return { moved: 0, dropped: 0 };
-        const { id: accountBasketId } = await lockBasket(trx, { userId });
-        const { changes, moved, dropped } = mergeLines(
-          await readLines(trx, accountBasketId),
-          await readLines(trx, guestBasket.id),
-        );
-        for (const change of changes) {
-          if (change.lineId)
-            await trx
-              .updateTable("basket_items")
-              .set({ quantity: change.quantity })
-              .where("id", "=", change.lineId)
-              .execute();
-          else {
-            await trx
-              .insertInto("basket_items")
-              .values({
-                basket_id: accountBasketId,
-                product_id: change.productId,
-                variant_id: change.variantId,
-                quantity: change.quantity,
-                added_price_cents: change.addedPriceCents,
-              })
-              .execute();
-          }
-        }
-        if (changes.length > 0) await countUp(trx, { userId });
+        const merged = await mergeInto(trx, { userId }, await readLines(trx, guestBasket.id));
         await trx.deleteFrom("baskets").where("id", "=", guestBasket.id).execute();
-        return { moved, dropped };
+        return merged;
+      });
+    },
+
+    /**
+     * A basket reminder's "Return to your basket": that basket's lines are merged into the owner's, by the rule of
+     * sign-in, and the basket they came from stays as it was (it may be another browser's). False when that basket
+     * is gone; nothing to do when it is the owner's own.
+     */
+    async restoreInto(sourceBasketId: string, owner: BasketOwner): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const source = await trx
+          .selectFrom("baskets")
+          .select("id")
+          .where("id", "=", sourceBasketId)
+          .forShare()
+          .executeTakeFirst();
+        if (!source) return false;
+        const { column, value } = ownerColumn(owner);
+        const own = await trx.selectFrom("baskets").select("id").where(column, "=", value).executeTakeFirst();
+        if (own?.id === sourceBasketId) return true;
+        const incoming = await readLines(trx, sourceBasketId);
+        // The same link followed again holds nothing new: the lines are there already, and are not doubled.
+        const present = own ? await readLines(trx, own.id) : [];
+        const isThere = incoming.every((line) => (findLine(present, line.variantId)?.quantity ?? 0) >= line.quantity);
+        if (!isThere) await mergeInto(trx, owner, incoming);
+        return true;
       });
     },
 

@@ -4,6 +4,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import {
   Kysely,
   PostgresDialect,
+  type KyselyPlugin,
   type LogEvent,
   type PostgresPool,
   type PostgresPoolClient,
@@ -45,8 +46,11 @@ export interface DatabaseHandle {
   db: DB;
   kind: DatabaseTarget["kind"];
   close(): Promise<void>;
-  /** Calls `observer` after every statement with its duration (for /metrics); returns a function that stops it. */
-  observeQueries(observer: QueryObserver): () => void;
+  /**
+   * Calls `observer` after every statement with its duration (for /metrics); returns a function that stops it. With
+   * `withAskedAt` it is told when each statement was asked for (tests of round trips; a little work per statement).
+   */
+  observeQueries(observer: QueryObserver, options?: { withAskedAt?: boolean }): () => void;
   /** The pool's connections now (open, idle, and statements waiting for one); PGlite's one connection counts as a pool of one. */
   poolStats?(): { total: number; idle: number; waiting: number };
   /**
@@ -56,18 +60,44 @@ export interface DatabaseHandle {
   openForStartup?(): { db: DB; close(): Promise<void> };
 }
 
-export type QueryObserver = (milliseconds: number, isError: boolean) => void;
+/**
+ * After each statement: how long it took (from being sent to its answer), whether it failed, its SQL, and when the
+ * code asked for it (performance.now(); before any wait for a connection) when the observer asked to know, where
+ * Kysely built it (not BEGIN, COMMIT or a statement compiled ahead, such as the session lookup).
+ */
+export type QueryObserver = (milliseconds: number, isError: boolean, sql: string, askedAt?: number) => void;
 
-/** Kysely's query log, handed to whoever observes this database; nothing is measured beyond what Kysely already does. */
+/**
+ * Kysely's query log, handed to whoever observes this database; nothing is measured beyond what Kysely already does,
+ * but for when each statement was asked for, noted by a plugin only while someone observes.
+ */
 function queryObservers() {
   const observers = new Set<QueryObserver>();
-  return {
-    log: (event: LogEvent) => {
-      for (const observer of observers) observer(event.queryDurationMillis, event.level === "error");
+  const askedAt = new Map<string, number>();
+  let askers = 0;
+  const plugin: KyselyPlugin = {
+    transformQuery({ node, queryId }) {
+      if (askers > 0) askedAt.set(queryId.queryId, performance.now());
+      return node;
     },
-    observeQueries(observer: QueryObserver) {
+    transformResult: async ({ result }) => result,
+  };
+  return {
+    plugin,
+    log: (event: LogEvent) => {
+      const asked = askedAt.get(event.query.queryId.queryId);
+      if (asked !== undefined) askedAt.delete(event.query.queryId.queryId);
+      for (const observer of observers)
+        observer(event.queryDurationMillis, event.level === "error", event.query.sql, asked);
+    },
+    observeQueries(observer: QueryObserver, { withAskedAt = false } = {}) {
       observers.add(observer);
-      return () => void observers.delete(observer);
+      if (withAskedAt) askers += 1;
+      return () => {
+        if (!observers.delete(observer) || !withAskedAt) return;
+        askers -= 1;
+        if (askers === 0) askedAt.clear();
+      };
     },
   };
 }
@@ -101,9 +131,13 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     // node-postgres re-emits the loss as an uncaught 'error' event.
     pool.on("error", () => {});
     pool.on("connect", (client) => client.on("error", () => {}));
-    const { log, observeQueries } = queryObservers();
+    const { log, observeQueries, plugin } = queryObservers();
     const turns = new OldestFirstQueue({ permits: poolSize, yieldAfterMs: YIELD_AFTER_MS });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: boundedPool(pool, turns) }), log });
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: boundedPool(pool, turns) }),
+      log,
+      plugins: [plugin],
+    });
     return {
       db,
       kind: "postgres",

@@ -56,6 +56,8 @@ export interface Database {
   two_step_challenges: TwoStepChallengeTable;
   console_devices: ConsoleDeviceTable;
   two_step_policy: TwoStepPolicyTable;
+  basket_reminders: BasketReminderTable;
+  recovery_settings: RecoverySettingsTable;
 }
 
 export interface ProductTable {
@@ -161,6 +163,8 @@ export interface UserTable {
   created_at: Generated<Date>;
   /** When the shopper followed the welcome e-mail's link; null while unconfirmed. */
   email_verified_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The account's preference "E-mail me about my basket and offers" (off until the shopper turns it on). */
+  basket_reminders: Generated<boolean>;
 }
 
 export interface RateLimitTable {
@@ -265,6 +269,8 @@ export interface CheckoutAddressTable {
   delivery_method_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The promotion code applied on /payment (upper case), checked again at every pricing. */
   promotion_code: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A guest ticked "E-mail me about my basket and offers" with this address's receipt e-mail. */
+  reminder_consent: Generated<boolean>;
   updated_at: Generated<Date>;
 }
 
@@ -419,7 +425,7 @@ export interface ReviewRequestTable {
   decided_at: Generated<Date>;
 }
 
-export type EmailPurpose = "review-requests" | "stock-alerts";
+export type EmailPurpose = "review-requests" | "stock-alerts" | "basket-reminders";
 
 /** "Notify me when available": one per address and product until it is used. server/stock-alerts/ writes it. */
 export interface StockAlertTable {
@@ -718,5 +724,39 @@ export interface ConsoleDeviceTable {
 export interface TwoStepPolicyTable {
   id: Generated<boolean>;
   required_for_staff: boolean | null;
+  updated_at: Generated<Date>;
+}
+
+/**
+ * A basket reminder decided: sent, or skipped (no consent, opted out, reminded lately, paid meanwhile), once per
+ * basket revision and step (1: RECOVERY_HOURS after the last change; 2: a day after the first). server/recovery/
+ * writes it.
+ */
+export interface BasketReminderTable {
+  id: Generated<string>;
+  /** Null once the basket is gone (its session expired, or it joined an account's at sign-in). */
+  basket_id: string | null;
+  basket_revision: number;
+  step: 1 | 2;
+  outcome: "sent" | "skipped";
+  /** Lower-cased; null when skipped for want of one. */
+  email: string | null;
+  /** The basket's owner when reminded: a recovered order is one paid by them (or to the same address). */
+  user_id: string | null;
+  session_id: string | null;
+  /** SHA-256 of the "Return to your basket" link's token (7 days). */
+  restore_token_hash: string | null;
+  decided_at: Date;
+  /** When the link was first followed. */
+  returned_at: Date | null;
+}
+
+/** The console's basket reminder settings: one row, written when an operator saves them. */
+export interface RecoverySettingsTable {
+  singleton: Generated<boolean>;
+  enabled: boolean;
+  delay_hours: number;
+  second_reminder: boolean;
+  second_promotion_code: string | null;
   updated_at: Generated<Date>;
 }

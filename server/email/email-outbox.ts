@@ -1,4 +1,5 @@
 import { sql, type Selectable } from "kysely";
+import type { BasketView } from "#shared/basket";
 import { readOrderItem } from "#shared/orders";
 import type { DB, Writer } from "#server/db/client";
 import type { EmailOutboxTable, EmailStatus } from "#server/db/schema";
@@ -12,6 +13,7 @@ import {
   verificationEmail,
   welcomeEmail,
 } from "./templates/account-emails";
+import { basketReminderEmail } from "./templates/basket-emails";
 import {
   heldPaymentRefundedEmail,
   orderConfirmationEmail,
@@ -24,6 +26,7 @@ import { backInStockEmail, stockAlertConfirmationEmail } from "./templates/stock
 export type { Writer };
 
 export type EmailKind =
+  | "basket-reminder"
   | "review-request"
   | "stock-alert-confirmation"
   | "back-in-stock"
@@ -120,6 +123,7 @@ const outboxCursor = keysetCursor(/^[0-9a-f-]{36}$/);
 export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) {
   const link = (path: string) => new URL(path, publicOrigin()).toString();
   const shopUrl = () => link("/");
+  const enqueued = new Set<() => void>();
 
   async function enqueue(
     writer: Writer,
@@ -147,6 +151,7 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
       .onConflict((conflict) => conflict.column("dedupe_key").doNothing())
       .returning("id")
       .executeTakeFirst();
+    if (inserted) for (const listener of enqueued) listener();
     return inserted !== undefined;
   }
 
@@ -184,6 +189,12 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
   }
 
   return {
+    /** Calls `listener` after each e-mail this instance writes (the sender's wake); returns how to stop. */
+    onEnqueued(listener: () => void): () => void {
+      enqueued.add(listener);
+      return () => void enqueued.delete(listener);
+    },
+
     /**
      * The confirmation of a recorded order, written in the transaction that recorded it; at most once per order
      * whoever calls (the page, the webhook, the start-up sweep). False when the order has no account to write to.
@@ -285,6 +296,45 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
         })),
       });
       return enqueue(writer, "review-request", recipient, rendered, `review-request:${orderId}`, {
+        "List-Unsubscribe": `<${unsubscribeUrl}>`,
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+      });
+    },
+
+    /**
+     * "You left something in your basket" (or, a day later, "Your basket is still waiting"), once per reminder, with
+     * the link back to the basket and a one-click unsubscribe from basket reminders.
+     */
+    async enqueueBasketReminder(
+      writer: Writer,
+      {
+        reminderId,
+        recipient,
+        step,
+        basket,
+        restoreToken,
+        unsubscribeToken,
+        promotionCode,
+      }: {
+        reminderId: string;
+        recipient: string;
+        step: 1 | 2;
+        basket: BasketView;
+        restoreToken: string;
+        unsubscribeToken: string;
+        promotionCode: string | null;
+      },
+    ): Promise<boolean> {
+      const unsubscribeUrl = link(`/unsubscribe?token=${unsubscribeToken}`);
+      const rendered = basketReminderEmail({
+        shopUrl: shopUrl(),
+        restoreUrl: link(`/basket/restore?token=${restoreToken}`),
+        unsubscribeUrl,
+        basket,
+        step,
+        promotionCode,
+      });
+      return enqueue(writer, "basket-reminder", recipient, rendered, `basket-reminder:${reminderId}`, {
         "List-Unsubscribe": `<${unsubscribeUrl}>`,
         "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
       });

@@ -29,6 +29,18 @@ export function createEmailPreferences(db: DB) {
       return row !== undefined;
     },
 
+    /**
+     * Consent given again where it is asked (the basket reminders' tick): an earlier unsubscribe from that kind of
+     * e-mail no longer holds for the address. In the caller's transaction, with the consent itself.
+     */
+    async optIn(writer: Writer, email: string, purpose: EmailPurpose): Promise<void> {
+      await writer
+        .deleteFrom("email_opt_outs")
+        .where("email", "=", email.trim().toLowerCase())
+        .where("purpose", "=", purpose)
+        .execute();
+    },
+
     /** What a token would stop, without stopping it (the page a link opens asks first: link scanners follow links). */
     async findUnsubscribe(token: string): Promise<{ email: string; purpose: EmailPurpose } | null> {
       if (!TOKEN_PATTERN.test(token)) return null;

@@ -10,8 +10,10 @@ export interface EmailSenderOptions {
   db: DB;
   transport: EmailTransport;
   logger: Logger;
-  /** How often the outbox is looked at. */
+  /** How often the outbox is looked at while there is work (and right after a pass that found some). */
   pollIntervalMs?: number;
+  /** The longest wait between passes that find nothing (5 × pollIntervalMs): an idle shop asks rarely. */
+  idlePollMs?: number;
   /** The first retry's wait; each next one doubles, up to a day. */
   retryBaseMs?: number;
   /** How long a claimed e-mail is this sender's: past it (a crash mid-send) another sender sends it again, with the same Message-ID. */
@@ -21,6 +23,8 @@ export interface EmailSenderOptions {
 }
 
 const BATCH = 20;
+/** After an e-mail is written here: long enough for its transaction to commit, short enough not to be noticed. */
+const WAKE_DELAY_MS = 100;
 /** E-mails whose link signs someone in or proves an address: once an SMTP server has them, the outbox keeps no copy of the link. */
 const LINK_BEARING_KINDS = new Set(["password-reset", "welcome", "email-verification"]);
 const LINK_REMOVED = "(Removed after delivery: this e-mail held a single-use link.)";
@@ -51,6 +55,7 @@ export function createEmailSender({
   transport,
   logger,
   pollIntervalMs = 1_000,
+  idlePollMs = 5 * pollIntervalMs,
   retryBaseMs = MINUTE,
   leaseMs = 2 * MINUTE,
   maxAttempts = 16,
@@ -159,19 +164,43 @@ export function createEmailSender({
       .execute();
   }
 
+  // While passes find nothing the wait between them doubles, up to idlePollMs: an idle shop asks rarely, and an
+  // e-mail this instance writes wakes it (wake), so only another instance's e-mail waits for the slower pass.
+  let waitMs = pollIntervalMs;
+  let isPassing = false;
+  let wokenMeanwhile = false;
+
+  function schedule(ms: number) {
+    clearTimeout(timer);
+    if (!stopped) timer = setTimeout(tick, ms);
+  }
+
   function tick() {
+    isPassing = true;
     running = deliverDue().catch((error: unknown) => {
       // A database outage: the next tick tries again.
       logger.error({ err: error }, "email: outbox pass failed");
       return 0;
     });
-    void running.finally(() => {
-      if (!stopped) timer = setTimeout(tick, pollIntervalMs);
+    void running.then((delivered) => {
+      isPassing = false;
+      waitMs = delivered > 0 || wokenMeanwhile ? pollIntervalMs : Math.min(waitMs * 2, idlePollMs);
+      schedule(wokenMeanwhile ? WAKE_DELAY_MS : waitMs);
+      wokenMeanwhile = false;
     });
   }
 
   return {
     deliverDue,
+    /**
+     * An e-mail was just written here: a pass soon (its transaction may still be committing; a pass that finds nothing
+     * tries again after pollIntervalMs, then backs off as usual).
+     */
+    wake() {
+      waitMs = pollIntervalMs;
+      if (isPassing) wokenMeanwhile = true;
+      else schedule(WAKE_DELAY_MS);
+    },
     start() {
       stopped = false;
       timer = setTimeout(tick, 0);

@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { BASKET_ERROR_PARAM, BASKET_PRODUCT_PARAM, productAnchorId } from "#shared/basket";
+import { BASKET_ERROR_PARAM, BASKET_LINK_PARAM, BASKET_PRODUCT_PARAM, productAnchorId } from "#shared/basket";
 import { basketRequestSchemas } from "#shared/basket-schemas";
 import type { AppEnv } from "./app-env";
 import { answerFormOrJson, type FormReturn } from "./form-or-json";
@@ -16,11 +16,19 @@ import { readBody } from "./read-body";
  *   POST /basket/remove    { productId, variantId? }             take its whole line out ({ removed: false } if absent)
  *   (no variantId: the product's first variant, the only one of a product without options)
  *   POST /basket/empty     {}                        clear it
+ *   GET  /basket/restore?token=   a basket reminder's "Return to your basket": its lines join this browser's basket
+ *                                 (never signing anyone in), then 303 to /checkout, which says how it went
  *
  * A form post about one product comes back to that product on its page (#product-{id}), and a refusal names it, so
  * the page shows the sentence next to that product's form.
  */
 export const basketRoutes = new Hono<AppEnv>()
+  .get("/basket/restore", async (c) => {
+    const token = (c.req.query("token") ?? "").slice(0, 100);
+    const outcome = await c.get("services").basketReminders.restore(token, () => c.get("shopper").ensureBasketOwner());
+    c.header("Cache-Control", "private, no-store");
+    return c.redirect(`/checkout?${BASKET_LINK_PARAM}=${outcome}`, 303);
+  })
   .get("/basket", async (c) => {
     const { basket } = c.get("services");
     return c.json({ basket: await basket.getBasket(c.get("shopper").basketOwner) }, 200, {

@@ -59,7 +59,13 @@ export const paymentRoutes = new Hono<AppEnv>()
         );
       }
       const owner = await shopper.ensureBasketOwner();
-      const saved = await addresses.setCheckoutAddress(owner, checked.address, checked.contactEmail);
+      const saved = await addresses.setCheckoutAddress(
+        owner,
+        checked.address,
+        checked.contactEmail,
+        checked.reminderConsent,
+      );
+      await c.get("services").reminderConsent.afterAddressForm(shopper.user, checked);
       return { json: { ...saved }, status: 200, returnTo: "/payment" };
     }),
   )

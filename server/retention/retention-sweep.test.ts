@@ -67,7 +67,8 @@ const countOf = async (
     | "rate_limits"
     | "processed_webhook_events"
     | "account_tokens"
-    | "promotion_uses",
+    | "promotion_uses"
+    | "basket_reminders",
   column: string,
   values: string[],
 ) =>
@@ -228,6 +229,25 @@ describeEachDatabase("retention sweep", (getDatabase) => {
     await createRetentionSweep({ db, logger }).runOnce();
     expect(await countOf(db, "promotion_uses", "hold", [lapsed!])).toBe(0);
     expect(await countOf(db, "promotion_uses", "hold", [justLapsed!, live!, redeemed!])).toBe(3);
+  });
+
+  it("deletes basket reminders 400 days on, past the dashboard's longest range, and keeps younger ones", async () => {
+    const { db } = getDatabase();
+    const reminder = (decidedAt: Date) => ({
+      basket_revision: 1,
+      step: 1 as const,
+      outcome: "sent" as const,
+      email: `${unique("reminded")}@retention.test`,
+      decided_at: decidedAt,
+    });
+    const rows = await db
+      .insertInto("basket_reminders")
+      .values([reminder(ago(401 * DAY)), reminder(ago(399 * DAY))])
+      .returning("id")
+      .execute();
+    await createRetentionSweep({ db, logger }).runOnce();
+    expect(await countOf(db, "basket_reminders", "id", [rows[0]!.id])).toBe(0);
+    expect(await countOf(db, "basket_reminders", "id", [rows[1]!.id])).toBe(1);
   });
 
   it("a listening shop sweeps at start, and close waits for the sweep", async () => {

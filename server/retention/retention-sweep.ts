@@ -24,6 +24,11 @@ export const RETENTION = {
    * it lapsed, and a payment that succeeds later redeems without it (as over the limit, if the last use went).
    */
   lapsedPromotionHoldMs: 24 * 60 * 60 * 1000,
+  /**
+   * A basket reminder, 400 days on: the dashboard's longest range (366 days) plus the week after a reminder in which
+   * an order counts as recovered, with room to spare.
+   */
+  basketReminderMs: 400 * 24 * 60 * 60 * 1000,
 } as const;
 
 /** One batch of one kind of row: deletes at most `limit` rows and says how many went. */
@@ -72,6 +77,7 @@ const SHOP_BATCHES: Record<string, BatchDelete> = {
     RETENTION.lapsedPromotionHoldMs,
     sql<boolean>`redeemed_at is null`,
   ),
+  basketReminders: deleteOlderThan("basket_reminders", "id", "decided_at", RETENTION.basketReminderMs),
 };
 
 export interface RetentionSweepOptions {
@@ -82,7 +88,7 @@ export interface RetentionSweepOptions {
 
 /**
  * Deletes what the shop no longer needs: expired sessions (with their baskets), stale rate-limit windows, old
- * processed webhook events, dead account links, lapsed promotion holds. (The built-in processor purges its own expired idempotency keys.) `runOnce` sweeps everything now; `start` sweeps at
+ * processed webhook events, dead account links, lapsed promotion holds, basket reminders past the dashboard's reach. (The built-in processor purges its own expired idempotency keys.) `runOnce` sweeps everything now; `start` sweeps at
  * once and then every interval; `stop` ends the timer and waits for a sweep in progress.
  */
 export function createRetentionSweep({ db, logger, batchSize = RETENTION_BATCH_SIZE }: RetentionSweepOptions) {

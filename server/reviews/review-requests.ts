@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { DB } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import type { EmailPreferences } from "#server/email/email-preferences";
+import { every } from "#server/background/every";
 import type { Logger } from "#server/logger";
 import { readOrderItem } from "#shared/orders";
 
@@ -40,10 +41,6 @@ export function createReviewRequests({
   days,
   now = () => new Date(),
 }: ReviewRequestOptions) {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = false;
-
   async function dueOrders(): Promise<string[]> {
     const latest = new Date(now().getTime() - days * DAY_MS);
     const earliest = new Date(latest.getTime() - REVIEW_REQUEST_LATEST_DAYS * DAY_MS);
@@ -126,31 +123,12 @@ export function createReviewRequests({
     }
   }
 
-  function tick() {
-    running = runOnce()
-      .then((counts) => {
-        if (counts.sent + counts.skipped > 0) logger.info(counts, "reviews: review requests decided");
-      })
-      .catch((error: unknown) => logger.error({ err: error }, "reviews: review request sweep failed"))
-      .finally(() => {
-        if (stopped) return;
-        timer = setTimeout(tick, REVIEW_REQUEST_SWEEP_INTERVAL_MS);
-        timer.unref?.();
-      });
-  }
+  const sweep = every(REVIEW_REQUEST_SWEEP_INTERVAL_MS, runOnce, { logger, name: "reviews: review requests" });
 
   return {
     runOnce,
-    start() {
-      stopped = false;
-      timer = setTimeout(tick, 0);
-      timer.unref?.();
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
+    start: sweep.start,
+    stop: sweep.stop,
   };
 }
 

@@ -60,7 +60,7 @@ test.describe("the account's e-mails", () => {
   }) => {
     const email = `story.${Date.now()}.${process.pid}@example.com`;
     await page.goto(`${shop.origin}/login`);
-    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("E-mail", { exact: true }).fill(email);
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Create your account" }).click();
     await expect(page.getByText("Please confirm your e-mail")).toBeVisible();
@@ -81,7 +81,7 @@ test.describe("the account's e-mails", () => {
     await page.getByRole("link", { name: "Forgot your password?" }).click();
     // The sign-in page has an "E-mail" field too: fill the one on the page the link opened.
     await expect(page.getByRole("heading", { name: "Password assistance" })).toBeVisible();
-    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("E-mail", { exact: true }).fill(email);
     const before = catcher.to(email).length;
     await page.getByRole("button", { name: "Send reset link" }).click();
     await expect(page.getByText(`If an account exists for ${email}, we have sent a link`)).toBeVisible();
@@ -117,7 +117,7 @@ test.describe("the account's e-mails", () => {
     const email = `phone.${Date.now()}.${process.pid}@example.com`;
     await page.setViewportSize({ width: 375, height: 812 });
     await page.goto(`${shop.origin}/login`);
-    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("E-mail", { exact: true }).fill(email);
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Create your account" }).click();
     await expect(page.getByText("Please confirm your e-mail")).toBeVisible();

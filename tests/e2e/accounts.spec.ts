@@ -9,7 +9,7 @@ const basketLink = (page: Page) => header(page).getByRole("link", { name: /^Bask
 
 async function submitLogin(page: Page, email: string, password: string, button: "Sign In" | "Create your account") {
   await page.goto("/login");
-  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("E-mail", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: button }).click();
 }
@@ -21,7 +21,7 @@ test("a shopper registers, sees the greeting, signs out and signs in again", asy
   await expect(page.getByRole("banner")).toHaveCount(0);
   await expect(page.getByRole("heading", { name: "Sign-in" })).toBeVisible();
   await expect(page.getByText(/Conditions of Use/)).toBeVisible();
-  await expect(page.getByLabel("E-mail")).toHaveAttribute("autocomplete", "username");
+  await expect(page.getByLabel("E-mail", { exact: true })).toHaveAttribute("autocomplete", "username");
   await expect(page.getByLabel("Password")).toHaveAttribute("autocomplete", "current-password");
 
   await submitLogin(page, email, PASSWORD, "Create your account");
@@ -41,7 +41,7 @@ test("a shopper registers, sees the greeting, signs out and signs in again", asy
     .getByRole("link", { name: /Hello Guest\s*Sign In/ })
     .click();
   await expect(page).toHaveURL("/login?returnTo=%2Fcheckout");
-  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("E-mail", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign In" }).click();
   await expect(page).toHaveURL("/checkout");
@@ -69,7 +69,7 @@ test("each failure shows its message in an alert and stays on /login with the e-
     await submitLogin(page, address, password, button);
     await expect(page.getByRole("alert")).toContainText(message);
     await expect(page).toHaveURL("/login");
-    await expect(page.getByLabel("E-mail")).toHaveValue(address);
+    await expect(page.getByLabel("E-mail", { exact: true })).toHaveValue(address);
   }
 });
 
@@ -127,7 +127,7 @@ test.describe("without JavaScript", () => {
     await expect(header(page).getByText("Hello Guest")).toBeVisible();
     await submitLogin(page, email, "wrong password!", "Sign In");
     await expect(page.getByRole("alert")).toContainText("The e-mail address or password is not right.");
-    await expect(page.getByLabel("E-mail")).toHaveValue(email);
+    await expect(page.getByLabel("E-mail", { exact: true })).toHaveValue(email);
   });
 });
 

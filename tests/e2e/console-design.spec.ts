@@ -88,7 +88,7 @@ test("the outbox opens each e-mail as it was written: its status and attempts, i
   const email = `outbox.${Date.now()}@example.com`;
   const shopper = await browser.newPage();
   await shopper.goto("/login");
-  await shopper.getByLabel("E-mail").fill(email);
+  await shopper.getByLabel("E-mail", { exact: true }).fill(email);
   await shopper.getByLabel("Password").fill("correct horse battery staple");
   await shopper.getByRole("button", { name: "Create your account" }).click();
   await expect(shopper).toHaveURL("/");
@@ -156,7 +156,7 @@ test.describe("featured positions", () => {
     const firstBefore = (await page.getByRole("article").first().getByRole("heading").textContent()) ?? "";
 
     await page.goto(url("/login"));
-    await page.getByLabel("E-mail").fill(OPERATOR.email);
+    await page.getByLabel("E-mail", { exact: true }).fill(OPERATOR.email);
     await page.getByLabel("Password").fill(OPERATOR.password);
     await page.getByRole("button", { name: "Sign In" }).click();
     await expect(page).toHaveURL(url("/"));

@@ -47,7 +47,7 @@ test("the operator finds a shopper's order, ships it, refunds part of it; the sh
 
   const page = await browser.newPage();
   await page.goto("/login");
-  await page.getByLabel("E-mail").fill(OPERATOR.email);
+  await page.getByLabel("E-mail", { exact: true }).fill(OPERATOR.email);
   await page.getByLabel("Password").fill(OPERATOR.password);
   await page.getByRole("button", { name: "Sign In" }).click();
   await expect(page).toHaveURL("/");
@@ -118,7 +118,7 @@ test.describe("without JavaScript", () => {
     const number = await guestBuysTheBook(await shopperContext.newPage(), `console.confirm.${Date.now()}@example.com`);
     const page = await browser.newPage({ javaScriptEnabled: false });
     await page.goto("/login?returnTo=%2Fadmin%2Forders%2F" + number);
-    await page.getByLabel("E-mail").fill(OPERATOR.email);
+    await page.getByLabel("E-mail", { exact: true }).fill(OPERATOR.email);
     await page.getByLabel("Password").fill(OPERATOR.password);
     await page.getByRole("button", { name: "Sign In" }).click();
     await expect(page.getByRole("heading", { name: `Order ${number}` })).toBeVisible();

@@ -17,7 +17,7 @@ async function signIn(
   button: "Sign In" | "Create your account" = "Sign In",
 ) {
   await page.goto("/login");
-  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("E-mail", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: button }).click();
   await expect(page).toHaveURL("/");

@@ -73,7 +73,7 @@ test("the dashboard after two purchases and a refund shows what was sold, refund
 
   const page = await browser.newPage();
   await page.goto(url("/login"));
-  await page.getByLabel("E-mail").fill(OPERATOR.email);
+  await page.getByLabel("E-mail", { exact: true }).fill(OPERATOR.email);
   await page.getByLabel("Password").fill(OPERATOR.password);
   await page.getByRole("button", { name: "Sign In" }).click();
   await expect(page).toHaveURL(url("/"));

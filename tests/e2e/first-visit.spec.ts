@@ -13,7 +13,7 @@ const ECHO = "Amazon Echo (3rd generation), Smart speaker with Alexa, Charcoal F
 const basketLink = (page: Page) => page.getByRole("banner").getByRole("link", { name: /^Basket,/ });
 
 async function fillSignIn(page: Page, email: string, password: string) {
-  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("E-mail", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(password);
 }
 

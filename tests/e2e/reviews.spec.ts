@@ -13,7 +13,7 @@ test.describe.configure({ mode: "serial", timeout: 120_000 });
 
 async function register(page: Page, label: string): Promise<void> {
   await page.goto("/login");
-  await page.getByLabel("E-mail").fill(`${label}.${Date.now()}@example.com`);
+  await page.getByLabel("E-mail", { exact: true }).fill(`${label}.${Date.now()}@example.com`);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Create your account" }).click();
   await expect(page).toHaveURL("/");
@@ -109,7 +109,7 @@ test("the operator hides the review and the Echo's card goes back to the catalog
   page,
 }) => {
   await page.goto("/login");
-  await page.getByLabel("E-mail").fill(OPERATOR.email);
+  await page.getByLabel("E-mail", { exact: true }).fill(OPERATOR.email);
   await page.getByLabel("Password").fill(OPERATOR.password);
   await page.getByRole("button", { name: "Sign In" }).click();
   await expect(page).toHaveURL("/");

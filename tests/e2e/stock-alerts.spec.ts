@@ -62,7 +62,7 @@ test.describe("back-in-stock alerts", () => {
   async function operatorPage(browser: Browser): Promise<Page> {
     const page = await browser.newPage();
     await page.goto(url("/login"));
-    await page.getByLabel("E-mail").fill(OPERATOR.email);
+    await page.getByLabel("E-mail", { exact: true }).fill(OPERATOR.email);
     await page.getByLabel("Password").fill(OPERATOR.password);
     await page.getByRole("button", { name: "Sign In" }).click();
     await expect(page).toHaveURL(url("/"));

@@ -22,7 +22,7 @@ async function seriousViolations(page: Page) {
 
 async function register(page: Page, email: string) {
   await page.goto("/login");
-  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("E-mail", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Create your account" }).click();
   await expect(page).toHaveURL("/");
@@ -30,7 +30,7 @@ async function register(page: Page, email: string) {
 
 async function enterPassword(page: Page, email: string) {
   await page.goto("/login");
-  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("E-mail", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign In" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Two-step verification" })).toBeVisible();
@@ -135,7 +135,7 @@ test("an operator sets up two-step verification and signs in with a code, then w
   await owner.getByRole("button", { name: `Reset two-step of ${email}` }).click();
   await expect(owner.getByRole("status")).toContainText(`Two-step verification of ${email} is reset`);
   await page.goto("/login");
-  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("E-mail", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign In" }).click();
   await expect(page).toHaveURL("/");

@@ -10,6 +10,7 @@ const SECTIONS: readonly { to: string; label: string }[] = [
   { to: "/admin/shipping", label: "Shipping" },
   { to: "/admin/taxes", label: "Taxes" },
   { to: "/admin/promotions", label: "Promotions" },
+  { to: "/admin/recovery", label: "Basket reminders" },
   { to: "/admin/outbox", label: "Outbox" },
   { to: "/admin/operators", label: "Operators" },
   { to: "/admin/audit", label: "Audit log" },

@@ -12,6 +12,7 @@ import {
   type AddressField,
   type DeliveryAddress,
 } from "#shared/address";
+import { BASKET_REMINDERS_LABEL } from "#shared/recovery-labels";
 
 export interface SavedAddressChoice {
   id: string;
@@ -24,6 +25,8 @@ export type AddressActionData = { ok: true } | { ok: false; errors: AddressError
 interface AddressSectionProps {
   current: DeliveryAddress | null;
   contactEmail: string | null;
+  /** "E-mail me about my basket and offers" as it stands: a guest's tick, or the account's preference. */
+  reminderConsent: boolean;
   isGuest: boolean;
   saved: SavedAddressChoice[];
   /** The action's answer when the form was posted without JavaScript (the page was rendered from it). */
@@ -58,6 +61,7 @@ function labelOf(field: AddressField | "form", country: string): string {
 export function AddressSection({
   current,
   contactEmail,
+  reminderConsent,
   isGuest,
   saved,
   actionData,
@@ -111,6 +115,7 @@ export function AddressSection({
           redirectedError={redirectedError}
           initial={current}
           initialEmail={contactEmail}
+          initialConsent={reminderConsent}
           isGuest={isGuest}
           isSaving={isSaving}
         />
@@ -125,6 +130,7 @@ function AddressFields({
   redirectedError,
   initial,
   initialEmail,
+  initialConsent,
   isGuest,
   isSaving,
 }: {
@@ -133,6 +139,7 @@ function AddressFields({
   redirectedError: string | null;
   initial: DeliveryAddress | null;
   initialEmail: string | null;
+  initialConsent: boolean;
   isGuest: boolean;
   isSaving: boolean;
 }) {
@@ -263,6 +270,14 @@ function AddressFields({
           {errorOf("email")}
         </>
       ) : null}
+      <label className="consent">
+        <input
+          type="checkbox"
+          name="basketReminders"
+          defaultChecked={failed ? values.basketReminders === "on" : initialConsent}
+        />
+        {BASKET_REMINDERS_LABEL}
+      </label>
       <button type="submit" className="button address__save" disabled={isSaving}>
         {isSaving ? "Saving" : "Deliver to this address"}
       </button>

@@ -51,6 +51,12 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       { label: "Average order value", value: formatCents(figures.averageOrderValueCents) },
       { label: "Items sold", value: formatCount(figures.itemsSold) },
     ],
+    recovery: [
+      { label: "Baskets reminded", value: formatCount(dashboard.recovery.reminded) },
+      { label: "Returned from the e-mail", value: formatCount(dashboard.recovery.returned) },
+      { label: "Recovered orders", value: formatCount(dashboard.recovery.recoveredOrders) },
+      { label: "Recovered sales", value: formatCents(dashboard.recovery.recoveredCents) },
+    ],
     days: dashboard.days.map((day) => ({
       date: day.date,
       label: day.date.slice(5),
@@ -76,7 +82,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 }
 
 export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
-  const { period, errors, typed, heading, dates, timeZone, isTest, figures, days, topProducts, counts } = loaderData;
+  const { period, errors, typed, heading, dates, timeZone, isTest, figures, recovery, days, topProducts, counts } =
+    loaderData;
   return (
     <main id="main" className="console-main">
       <title>Dashboard | Console</title>
@@ -181,6 +188,22 @@ export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
             ))}
           </tbody>
         </table>
+      </section>
+
+      <section aria-labelledby="recovery-heading">
+        <h2 id="recovery-heading">Basket recovery</h2>
+        <dl className="console-figures">
+          {recovery.map((figure) => (
+            <div key={figure.label}>
+              <dt>{figure.label}</dt>
+              <dd>{figure.value}</dd>
+            </div>
+          ))}
+        </dl>
+        <p className="console-hint">
+          Reminders go only to shoppers who asked for them. A recovered order is paid within 7 days of a reminder.{" "}
+          <Link to="/admin/recovery">Basket reminder settings</Link>
+        </p>
       </section>
 
       <section aria-labelledby="top-heading">

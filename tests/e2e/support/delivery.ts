@@ -8,7 +8,11 @@ const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 /** Fills the delivery address on /payment by its labels, as a shopper (or the browser's autofill) does, and saves it. */
 export async function fillDeliveryAddress(
   page: Page,
-  { name = "Ada Lovelace", email = "ada@example.com" }: { name?: string; email?: string | null } = {},
+  {
+    name = "Ada Lovelace",
+    email = "ada@example.com",
+    basketReminders = false,
+  }: { name?: string; email?: string | null; basketReminders?: boolean } = {},
 ) {
   await page.getByLabel("Full name").fill(name);
   await page.getByLabel("Address line 1").fill("1 Main Street");
@@ -18,6 +22,7 @@ export async function fillDeliveryAddress(
   await page.getByLabel("State").selectOption("CA");
   await page.getByLabel("ZIP code").fill("90001");
   if (email !== null) await page.getByLabel("E-mail for your receipt").fill(email);
+  if (basketReminders) await page.getByLabel("E-mail me about my basket and offers").check();
   await page.getByRole("button", { name: "Deliver to this address" }).click();
   await expect(page.getByTestId("delivery-address")).toContainText("Los Angeles, CA 90001");
 }

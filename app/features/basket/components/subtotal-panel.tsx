@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { formatCents } from "#shared/money";
 
@@ -6,10 +7,13 @@ export function SubtotalPanel({
   count,
   subtotalCents,
   isBlocked = false,
+  children,
 }: {
   count: number;
   subtotalCents: number;
   isBlocked?: boolean;
+  /** What else the panel offers under the way on (a signed-in shopper's basket reminders). */
+  children?: ReactNode;
 }) {
   return (
     <section className="subtotal" aria-labelledby="subtotal-heading">
@@ -32,6 +36,7 @@ export function SubtotalPanel({
           Proceed to Checkout
         </Link>
       )}
+      {children}
     </section>
   );
 }

@@ -1,0 +1,105 @@
+import { data, Form, Link, useNavigation } from "react-router";
+import type { Route } from "./+types/recovery";
+import { AppError } from "#shared/errors";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
+import { recoverySettingsSchema } from "#shared/recovery-schemas";
+import { readFormOrRefuse } from "#app/form-request";
+import { PageHeader } from "#app/features/admin/console-ui";
+import { ConsoleField } from "#app/features/admin/console-field";
+import { requireOperator } from "./require-operator";
+
+type Answer = { errors: Record<string, string>; values: Record<string, string> } | { done: string };
+
+/** /admin/recovery: the basket reminders' settings (the dashboard shows what they brought back). */
+export async function loader({ context }: Route.LoaderArgs) {
+  const { services } = requireOperator(context);
+  return { settings: await services.recoverySettings.read() };
+}
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const { actor, services } = requireOperator(context);
+  const fields = await readFormOrRefuse(request);
+  const values = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value.slice(0, 200)]));
+  const parsed = recoverySettingsSchema.safeParse(fields);
+  if (!parsed.success)
+    return data<Answer>(
+      { errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), values },
+      { status: 400 },
+    );
+  try {
+    await services.recoverySettings.save(parsed.data, actor);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const errors = (error.details?.errors as Record<string, string> | undefined) ?? { form: error.message };
+    return data<Answer>({ errors, values }, { status: error.status });
+  }
+  return { done: "Basket reminder settings saved." } satisfies Answer;
+}
+
+export default function Recovery({ loaderData, actionData }: Route.ComponentProps) {
+  const { settings } = loaderData;
+  const isBusy = useNavigation().state !== "idle";
+  const refused = actionData && "errors" in actionData ? actionData : null;
+  const typed = (name: string, saved: string) => (refused ? (refused.values[name] ?? "") : saved);
+  const ticked = (name: string, saved: boolean) => (refused ? refused.values[name] === "on" : saved);
+  return (
+    <main id="main" className="console-main">
+      <title>Basket reminders | Console</title>
+      <PageHeader title="Basket reminders">
+        <p>
+          &quot;You left something in your basket&quot; goes to shoppers who ticked &quot;E-mail me about my basket and
+          offers&quot; (or turned it on in their account), once per address in 7 days, never after they paid, emptied or
+          changed the basket, and never to an address that unsubscribed. What they brought back is on the{" "}
+          <Link to="/admin">dashboard</Link>.
+        </p>
+      </PageHeader>
+      <p className="console-notice" role="status">
+        {actionData && "done" in actionData ? actionData.done : ""}
+      </p>
+      <Form method="post" className="console-form" noValidate>
+        {refused?.errors.form ? (
+          <p className="console-field__error" role="alert">
+            {refused.errors.form}
+          </p>
+        ) : null}
+        <div className="console-field console-field--check">
+          <label>
+            <input type="checkbox" name="enabled" defaultChecked={ticked("enabled", settings.enabled)} /> Send basket
+            reminders
+          </label>
+        </div>
+        <ConsoleField
+          form="recovery"
+          name="delayHours"
+          label="Hours after the basket's last change"
+          hint={settings.isSaved ? undefined : "Until saved here, RECOVERY_HOURS applies."}
+          defaultValue={typed("delayHours", String(settings.delayHours))}
+          error={refused?.errors.delayHours}
+        />
+        <div className="console-field console-field--check">
+          <label>
+            <input
+              type="checkbox"
+              name="secondReminder"
+              defaultChecked={ticked("secondReminder", settings.secondReminder)}
+            />{" "}
+            Send a second reminder 24 hours later
+          </label>
+        </div>
+        <ConsoleField
+          form="recovery"
+          name="secondPromotionCode"
+          label="Promotion code in the second reminder (optional)"
+          hint="A code from Promotions; its own limits and dates still apply at checkout."
+          defaultValue={typed("secondPromotionCode", settings.secondPromotionCode ?? "")}
+          error={refused?.errors.secondPromotionCode}
+        />
+        <div>
+          <button type="submit" className="console-button console-button--primary" disabled={isBusy}>
+            Save
+          </button>
+        </div>
+      </Form>
+    </main>
+  );
+}
