@@ -2,10 +2,13 @@
 // shop's database; `npm run demo-catalogue -- --remove` takes it away. With PGlite, stop the server first (one
 // process per data directory). It runs the server build's own code (server/imports/demo-catalogue.ts), building first
 // when the build is missing or older than the source, as `npm start` does.
-import { existsSync } from "node:fs";
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { sourceNewerThanBuild } from "./build-freshness.js";
+import { requireNode24 } from "./node-24.js";
+
+requireNode24("npm run demo-catalogue");
+const { existsSync } = await import("node:fs");
+const { spawnSync } = await import("node:child_process");
+const { fileURLToPath } = await import("node:url");
+const { sourceNewerThanBuild } = await import("./build-freshness.js");
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const serverEntry = `${root}build/server/index.js`;

@@ -1,5 +1,8 @@
 // `npm run dev`: the same server as production, with Vite's middleware in front for hot reload.
-import { createServer } from "vite";
+import { requireNode24 } from "./node-24.js";
+
+requireNode24("npm run dev");
+const { createServer } = await import("vite");
 
 process.env.NODE_ENV ??= "development";
 const vite = await createServer({ server: { middlewareMode: true } });

@@ -2,7 +2,13 @@
 // shapes in SVG, rendered to WebP by sharp. No network, no stock photos: what is committed is what this draws.
 import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import sharp from "sharp";
-import { DEMO_PRODUCTS, type DemoShape } from "../server/imports/demo-catalogue-data.ts";
+import {
+  colourPictureId,
+  DEMO_COLOURS,
+  DEMO_PRODUCTS,
+  demoColours,
+  type DemoShape,
+} from "../server/imports/demo-catalogue-data.ts";
 
 const OUT = new URL("../images/demo/", import.meta.url);
 /** Each picture stays under this (the issue's budget for a demo picture). */
@@ -35,22 +41,33 @@ const shapes: Record<DemoShape, (colour: string) => string> = {
     `<path d="M140 120 l120 0 l40 90 l-200 0z" fill="${c}"/><rect x="193" y="210" width="14" height="90" fill="#333"/><rect x="140" y="296" width="120" height="16" rx="6" fill="#333"/><circle cx="200" cy="225" r="12" fill="#ffd" opacity=".9"/>`,
 };
 
-function drawing(shape: DemoShape, colour: string): string {
+/** `outlined`: a colour's own picture, drawn with an edge so that a white product stands out from the background. */
+function drawing(shape: DemoShape, colour: string, outlined = false): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="400" height="400" viewBox="0 0 400 400">
   <defs><linearGradient id="bg" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#f7f7f7"/><stop offset="1" stop-color="#e6e6e6"/></linearGradient></defs>
   <rect width="400" height="400" fill="url(#bg)"/>
   <ellipse cx="200" cy="345" rx="150" ry="14" fill="#000" opacity=".08"/>
-  ${shapes[shape](colour)}
+  ${outlined ? `<filter id="edge"><feMorphology in="SourceAlpha" operator="dilate" radius="2" result="grown"/><feFlood flood-color="#000" flood-opacity=".3"/><feComposite in2="grown" operator="in" result="rim"/><feMerge><feMergeNode in="rim"/><feMergeNode in="SourceGraphic"/></feMerge></filter><g filter="url(#edge)">${shapes[shape](colour)}</g>` : shapes[shape](colour)}
 </svg>`;
 }
 
+async function draw(id: string, svg: string): Promise<void> {
+  const webp = await sharp(Buffer.from(svg)).webp({ quality: 80 }).toBuffer();
+  if (webp.byteLength >= MAX_BYTES) throw new Error(`${id}: ${webp.byteLength} bytes, over ${MAX_BYTES}`);
+  writeFileSync(new URL(`${id}.webp`, OUT), webp);
+}
+
 mkdirSync(OUT, { recursive: true });
+let drawn = 0;
 for (const product of DEMO_PRODUCTS) {
-  const webp = await sharp(Buffer.from(drawing(product.shape, product.colour)))
-    .webp({ quality: 80 })
-    .toBuffer();
-  if (webp.byteLength >= MAX_BYTES) throw new Error(`${product.id}: ${webp.byteLength} bytes, over ${MAX_BYTES}`);
-  writeFileSync(new URL(`${product.id}.webp`, OUT), webp);
+  await draw(product.id, drawing(product.shape, product.colour));
+  drawn++;
+  for (const colour of demoColours(product)?.values ?? []) {
+    const fill = DEMO_COLOURS[colour];
+    if (!fill) throw new Error(`${product.id}: no drawing colour for "${colour}" in DEMO_COLOURS`);
+    await draw(colourPictureId(product, colour), drawing(product.shape, fill, true));
+    drawn++;
+  }
 }
 const sizes = readdirSync(OUT).map((name) => statSync(new URL(name, OUT)).size);
-console.log(`drew ${DEMO_PRODUCTS.length} pictures into images/demo (largest ${Math.max(...sizes)} bytes)`);
+console.log(`drew ${drawn} pictures into images/demo (largest ${Math.max(...sizes)} bytes)`);

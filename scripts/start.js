@@ -2,17 +2,13 @@
 // so a fresh clone needs only `npm ci && npm start` and a changed checkout is never served from an old build.
 // `npm start` runs `exec node scripts/start.js`: the shell npm starts is replaced by this process, so the SIGTERM
 // npm passes on (from a process manager or a container stop) reaches the server, which drains and exits.
-import { existsSync } from "node:fs";
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { sourceNewerThanBuild } from "./build-freshness.js";
+import { requireNode24 } from "./node-24.js";
 
-// Before anything that needs Node 24: one clear line instead of a syntax error or an engine warning.
-const nodeMajor = Number(process.versions.node.split(".")[0]);
-if (nodeMajor < 24) {
-  console.error(`Storefront needs Node.js 24 or later; this is Node.js ${process.versions.node}.`);
-  process.exit(1);
-}
+requireNode24("npm start");
+const { existsSync } = await import("node:fs");
+const { spawnSync } = await import("node:child_process");
+const { fileURLToPath } = await import("node:url");
+const { sourceNewerThanBuild } = await import("./build-freshness.js");
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const serverEntry = `${root}build/server/index.js`;

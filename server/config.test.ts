@@ -230,12 +230,12 @@ describe("the start-up operator", () => {
 });
 
 describe("every variable", () => {
-  it("is listed in .env.example and in the README's configuration table", () => {
+  it("is listed in .env.example and in docs/configuration.md's table", () => {
     const example = readFileSync(".env.example", "utf8");
-    const readme = readFileSync("README.md", "utf8");
+    const table = readFileSync("docs/configuration.md", "utf8");
     for (const name of configVariables) {
       expect(example, name).toMatch(new RegExp(`^#? ?${name}=`, "m"));
-      expect(readme, name).toContain(`\`${name}\``);
+      expect(table, name).toContain(`\`${name}\``);
     }
   });
 });

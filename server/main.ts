@@ -12,6 +12,13 @@ import { prepareDatabase } from "./services";
 
 type NodeMiddleware = NonNullable<Parameters<typeof createShop>[0]["devMiddleware"]>;
 
+/** The ready line's second half: where the console is and, while nobody can sign in to it, how to make somebody. */
+async function consoleDirections(url: string, operators: { hasOperators(): Promise<boolean> }): Promise<string> {
+  const where = `the operator console is at ${url}/admin`;
+  if (await operators.hasOperators()) return where;
+  return `${where}, with no operator account yet: set OPERATOR_EMAIL and OPERATOR_PASSWORD (in .env or the environment) and start again`;
+}
+
 /** After the shutdown delay: the drain's own 10 s for in-flight requests, then closing the database. */
 const SHUTDOWN_LIMIT_MS = 15_000;
 
@@ -84,7 +91,10 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
   const { url, close } = await shop.listen(config.PORT, config.HOST).catch((error: unknown) => {
     throw listenFailure(error, config.PORT, config.HOST);
   });
-  logger.info({ url, database: database.kind, payments: shop.services.provider.mode }, `Storefront is ready at ${url}`);
+  logger.info(
+    { url, database: database.kind, payments: shop.services.provider.mode },
+    `Storefront is ready at ${url}; ${await consoleDirections(url, shop.services.operators)}`,
+  );
   if (!config.SMTP_URL)
     logger.warn(
       "E-mail: no SMTP_URL, so e-mails are not sent: each is kept in the database and logged with its links (docs/email.md)",

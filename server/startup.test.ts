@@ -170,16 +170,37 @@ describe("a start that cannot work stops with one line naming the variable", () 
     ]);
   });
 
-  it.runIf(
-    existsSync("/usr/bin/node") &&
-      Number(spawnSync("/usr/bin/node", ["-p", "process.versions.node.split('.')[0]"]).stdout?.toString()) < 24,
-  )("a Node.js older than 24", async () => {
-    const result = await runUntilExit({ DATA_DIR: dataDir("old-node") }, "/usr/bin/node");
-    expect(result.code).toBe(1);
-    expect(result.lines).toEqual([
-      expect.stringMatching(/^Storefront needs Node\.js 24 or later; this is Node\.js \d+\./),
-    ]);
+  // What a machine's own older Node does with each entry point started directly: one line naming npm's way instead.
+  const olderNode = "/usr/bin/node";
+  const olderVersion = existsSync(olderNode)
+    ? spawnSync(olderNode, ["-p", "process.versions.node"]).stdout.toString().trim()
+    : "";
+  const scripts = Object.entries(
+    (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts,
+  ).flatMap(([name, command]) => {
+    const entry = /^(?:exec )?node (scripts\/\S+\.js)$/.exec(command)?.[1];
+    return entry ? [{ name, entry }] : [];
   });
+
+  it("lists every entry point that needs Node 24", () => {
+    expect(scripts.map(({ name }) => name).sort()).toEqual(
+      ["bench", "demo-catalogue", "demo-pictures", "dev", "images", "processor", "start"].sort(),
+    );
+  });
+
+  it.runIf(olderVersion !== "" && Number(olderVersion.split(".")[0]) < 24).each(scripts)(
+    "a Node.js older than 24 running $entry directly",
+    ({ name, entry }) => {
+      const result = spawnSync(olderNode, [entry], { cwd: root, encoding: "utf8", timeout: 30_000 });
+      const npmCommand = name === "start" ? "npm start" : `npm run ${name}`;
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.trim().split("\n")).toEqual([
+        `Storefront needs Node.js 24 or later; this is Node.js ${olderVersion}. ` +
+          `Run \`${npmCommand}\` instead (after \`npm ci\`): npm scripts use the Node 24 that \`npm ci\` puts in node_modules/.bin.`,
+      ]);
+    },
+  );
 });
 
 describe("the build npm start serves", () => {
@@ -237,4 +258,34 @@ describe("test mode", () => {
     await killShop(shop, "SIGTERM");
     expect(shop.log()).toContain("Test mode: no real payments");
   }, 60_000);
+});
+
+describe("the ready line", () => {
+  it("names the operator console and, while there is no operator account, how to make one", async () => {
+    const directory = dataDir("ready-line");
+    const readyLine = async (env: Record<string, string>) => {
+      const port = await freePort();
+      const shop = await startShopProcess({ DATA_DIR: directory, LOG_LEVEL: "info", ...env }, port);
+      onTestFinished(() => stopIfRunning(shop));
+      await killShop(shop, "SIGTERM");
+      const line = shop
+        .log()
+        .split("\n")
+        .find((entry) => entry.includes("Storefront is ready"));
+      return { port, message: (JSON.parse(line ?? "{}") as { msg?: string }).msg };
+    };
+
+    const first = await readyLine({});
+    expect(first.message).toBe(
+      `Storefront is ready at http://localhost:${first.port}; the operator console is at http://localhost:${first.port}/admin, ` +
+        "with no operator account yet: set OPERATOR_EMAIL and OPERATOR_PASSWORD (in .env or the environment) and start again",
+    );
+    const withOperator = await readyLine({
+      OPERATOR_EMAIL: "owner@example.com",
+      OPERATOR_PASSWORD: "harbour-lantern-quietly-87",
+    });
+    expect(withOperator.message).toBe(
+      `Storefront is ready at http://localhost:${withOperator.port}; the operator console is at http://localhost:${withOperator.port}/admin`,
+    );
+  }, 120_000);
 });

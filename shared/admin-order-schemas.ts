@@ -1,16 +1,12 @@
 import { isStorableText } from "./storable-text";
 import { z } from "zod";
 import { parseDollars } from "./admin-schemas";
-import type { OrderStatus } from "./orders";
+import { ORDER_LIST_FILTERS, type OrderListFilter } from "./orders";
 
-const STATUSES = [
-  "paid",
-  "shipped",
-  "cancelled",
-  "refunded",
-  "partially_refunded",
-  "disputed",
-] as const satisfies readonly OrderStatus[];
+const STATUSES = Object.keys(ORDER_LIST_FILTERS) as [OrderListFilter, ...OrderListFilter[]];
+
+/** The most lines a refund form carries (a basket holds at most 100 items). */
+export const REFUND_FORM_LINES = 100;
 
 const calendarDay = z
   .string()
@@ -49,6 +45,87 @@ const requestKey = z
  */
 const confirmed = z.literal("yes").optional();
 
+/** A checkbox sends "on" when ticked, nothing otherwise. */
+const checkbox = z
+  .literal("on", { error: "Tick the box or leave it." })
+  .optional()
+  .transform((ticked) => ticked === "on");
+
+/** A line's "Quantity to refund": empty or a whole number of units, 0 to 1000. */
+const lineQuantity = z
+  .string()
+  .max(6, "Enter a whole number of items.")
+  .optional()
+  .transform((typed, context) => {
+    const text = (typed ?? "").trim();
+    if (text === "") return 0;
+    if (!/^\d{1,4}$/.test(text)) {
+      context.addIssue({ code: "custom", message: "Enter a whole number of items." });
+      return z.NEVER;
+    }
+    return Number(text);
+  });
+
+/**
+ * The order page's refund: per line (`quantity-N`, "Put the items back in stock" `restock-N`, N the line's index),
+ * "Include shipping", an amount (empty: what the lines come to, or without lines everything left; editable down,
+ * never up) and a reason.
+ */
+const refundFields = {
+  intent: z.literal("refund"),
+  key: requestKey,
+  confirmed,
+  amount: z
+    .string()
+    .max(20, "Enter an amount like 12.99.")
+    .optional()
+    .transform((typed, context) => {
+      // Empty: what the lines come to, or everything that is left.
+      if ((typed ?? "").trim() === "") return null;
+      const cents = parseDollars(typed ?? "");
+      if (cents === null || cents < 1) {
+        context.addIssue({
+          code: "custom",
+          message: "Enter an amount in dollars and cents, like 12.99, at least $0.01.",
+        });
+        return z.NEVER;
+      }
+      return cents;
+    }),
+  includeShipping: checkbox,
+  reason: z
+    .string()
+    .trim()
+    .max(200, "A reason is at most 200 characters.")
+    .refine(isStorableText, "Enter the reason without control characters.")
+    .optional()
+    .transform((reason) => reason || null),
+};
+const lineFields: Record<string, typeof lineQuantity | typeof checkbox> = Object.fromEntries(
+  Array.from({ length: REFUND_FORM_LINES }, (_, index) => [
+    [`quantity-${index}`, lineQuantity],
+    [`restock-${index}`, checkbox],
+  ]).flat(),
+);
+const refundSchema = z.strictObject({ ...refundFields, ...lineFields }).transform((parsed) => {
+  const form = parsed as unknown as z.output<z.ZodObject<typeof refundFields>>;
+  const fields = parsed as unknown as Record<string, unknown>;
+  const lines = Array.from({ length: REFUND_FORM_LINES }, (_, index) => ({
+    index,
+    quantity: (fields[`quantity-${index}`] as number | undefined) ?? 0,
+    restock: fields[`restock-${index}`] === true,
+  })).filter((line) => line.quantity > 0);
+  return {
+    intent: form.intent,
+    key: form.key,
+    confirmed: form.confirmed,
+    amount: form.amount,
+    includeShipping: form.includeShipping,
+    reason: form.reason,
+    lines,
+  };
+});
+
 /** The order page's three forms, told apart by `intent`. Unknown fields are refused. */
 export const adminOrderActionSchema = z.discriminatedUnion("intent", [
   z.strictObject({
@@ -60,33 +137,8 @@ export const adminOrderActionSchema = z.discriminatedUnion("intent", [
       .min(1, "Enter the tracking number.")
       .max(100, "A tracking number is at most 100 characters."),
   }),
-  z.strictObject({
-    intent: z.literal("refund"),
-    key: requestKey,
-    confirmed,
-    amount: z
-      .string()
-      .max(20, "Enter an amount like 12.99.")
-      .transform((typed, context) => {
-        // Empty: everything that is left.
-        if (typed.trim() === "") return null;
-        const cents = parseDollars(typed);
-        if (cents === null || cents < 1) {
-          context.addIssue({
-            code: "custom",
-            message: "Enter an amount in dollars and cents, like 12.99, at least $0.01.",
-          });
-          return z.NEVER;
-        }
-        return cents;
-      }),
-    /** "Put the items back in stock" (off by default): a checkbox sends "on" when ticked, nothing otherwise. */
-    restock: z
-      .literal("on", { error: "Tick the box or leave it." })
-      .optional()
-      .transform((ticked) => ticked === "on"),
-  }),
-  z.strictObject({ intent: z.literal("cancel-and-refund"), key: requestKey, confirmed }),
+  refundSchema,
+  z.strictObject({ intent: z.literal("cancel-and-refund"), key: requestKey, confirmed, restock: checkbox }),
 ]);
 
 /** Said when a held payment's Refund comes after it was refunded (by another operator, another tab). */

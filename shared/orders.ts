@@ -31,26 +31,99 @@ export function readOrderItem(item: StoredOrderItem): OrderItem {
   return { ...item, quantity: item.quantity ?? 1 };
 }
 
-/** Where an order is in its life. Refunds and disputes are recorded from the processor's word or an operator's. */
+/**
+ * A step of an order's history: what happened (paid, shipped, cancelled, refunded in part or in full, disputed). What
+ * an order is now is its two statuses below; its `status` is the last step, kept for the history and the e-mails.
+ */
 export type OrderStatus = "paid" | "shipped" | "cancelled" | "refunded" | "partially_refunded" | "disputed";
 
+/** Where the order's money is: taken, given back in part or whole, or disputed by the card's holder. */
+export type PaymentStatus = "paid" | "partially_refunded" | "refunded" | "disputed";
+
+/** Where the order's goods are: not yet sent, sent, sent and (some) back, or never to be sent. */
+export type FulfilmentStatus = "unfulfilled" | "shipped" | "partially_returned" | "returned" | "cancelled";
+
+export const PAYMENT_STATUSES = [
+  "paid",
+  "partially_refunded",
+  "refunded",
+  "disputed",
+] as const satisfies readonly PaymentStatus[];
+export const FULFILMENT_STATUSES = [
+  "unfulfilled",
+  "shipped",
+  "partially_returned",
+  "returned",
+  "cancelled",
+] as const satisfies readonly FulfilmentStatus[];
+
+export const PAYMENT_STATUS_LABELS: Record<PaymentStatus, string> = {
+  paid: "Paid",
+  partially_refunded: "Partially refunded",
+  refunded: "Refunded",
+  disputed: "Disputed",
+};
+
+export const FULFILMENT_STATUS_LABELS: Record<FulfilmentStatus, string> = {
+  unfulfilled: "Unfulfilled",
+  shipped: "Shipped",
+  partially_returned: "Partially returned",
+  returned: "Returned",
+  cancelled: "Cancelled",
+};
+
+/** An order's two statuses, apart: money and goods. */
+export interface OrderState {
+  paymentStatus: PaymentStatus;
+  fulfilmentStatus: FulfilmentStatus;
+}
+
+/** The payment status money given back leaves: refunded once all of what was paid is, partially before. */
+export function paymentStatusAfterRefund(amountCents: number, refundedCents: number): PaymentStatus {
+  return refundedCents >= amountCents ? "refunded" : "partially_refunded";
+}
+
 /**
- * What may be done to an order, by its status: the one definition the order service enforces, the console's service
- * checks before calling the processor, and the console's order page reads to offer its buttons. Anything else is
- * refused with a sentence saying why.
+ * What may be done to an order, by its two statuses: the one definition the order service enforces, the console's
+ * service checks before calling the processor, and the console's order page reads to offer its buttons. An order is
+ * to be shipped while unfulfilled, whatever its refunds, until all of its money went back; it can be cancelled until
+ * it is sent; its money can be refunded until all of it is. Anything else is refused with a sentence saying why.
  */
 export const ORDER_ACTIONS = {
-  ship: ["paid", "partially_refunded"],
-  cancel: ["paid", "partially_refunded"],
-  refund: ["paid", "shipped", "cancelled", "partially_refunded", "disputed"],
-} as const satisfies Record<string, readonly OrderStatus[]>;
+  ship: (state) => state.fulfilmentStatus === "unfulfilled" && state.paymentStatus !== "refunded",
+  cancel: (state) => state.fulfilmentStatus === "unfulfilled",
+  refund: (state) => state.paymentStatus !== "refunded",
+} as const satisfies Record<string, (state: OrderState) => boolean>;
 
 export type OrderAction = keyof typeof ORDER_ACTIONS;
 
-/** Whether an order in `status` may be shipped, cancelled or refunded. */
-export function orderAllows(status: OrderStatus, action: OrderAction): boolean {
-  return (ORDER_ACTIONS[action] as readonly OrderStatus[]).includes(status);
+/** Whether an order may be shipped, cancelled or refunded. */
+export function orderAllows(state: OrderState, action: OrderAction): boolean {
+  return ORDER_ACTIONS[action](state);
 }
+
+/**
+ * "To ship": every order not yet sent nor cancelled, whatever its refunds (the console's Paid filter and the
+ * dashboard's count). The SQL condition the list, its export and the dashboard share.
+ */
+export const TO_SHIP: FulfilmentStatus = "unfulfilled";
+
+/**
+ * The console's status filters: "Paid" is every order to ship; the others are one payment or fulfilment status.
+ * The keys are the list's `status` values.
+ */
+export const ORDER_LIST_FILTERS = {
+  paid: { label: "Paid", fulfilment: TO_SHIP },
+  shipped: { label: "Shipped", fulfilment: "shipped" },
+  partially_returned: { label: "Partially returned", fulfilment: "partially_returned" },
+  returned: { label: "Returned", fulfilment: "returned" },
+  cancelled: { label: "Cancelled", fulfilment: "cancelled" },
+  partially_refunded: { label: "Partially refunded", payment: "partially_refunded" },
+  refunded: { label: "Refunded", payment: "refunded" },
+  disputed: { label: "Disputed", payment: "disputed" },
+} as const satisfies Record<string, { label: string; fulfilment?: FulfilmentStatus; payment?: PaymentStatus }>;
+
+export type OrderListFilter = keyof typeof ORDER_LIST_FILTERS;
 
 export const ORDER_STATUS_LABELS: Record<OrderStatus, string> = {
   paid: "Paid",
@@ -71,6 +144,8 @@ export interface OrderView {
   /** ISO 8601: when it was paid (what orders are dated and listed by). */
   createdAt: string;
   status: OrderStatus;
+  paymentStatus: PaymentStatus;
+  fulfilmentStatus: FulfilmentStatus;
   refundedCents: number;
   items: OrderItem[];
 }

@@ -38,14 +38,19 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       };
     throw redirect(signInPath("/account"));
   }
-  const [account, savedAddresses, twoStep, basketReminders] = await Promise.all([
+  const [account, savedAddresses, twoStep] = await Promise.all([
     services.accountFlows.getAccount(shopper.user.id),
     services.addresses.listSavedAddresses(shopper.user.id),
     services.twoStep.getStatus(shopper.user.id, shopper.user.email),
-    services.reminderConsent.forAccount(shopper.user.id),
   ]);
   if (!account) throw redirect(signInPath("/account"));
-  return { account, savedAddresses, twoStep, basketReminders, notice: NOTICES.get(notice) ?? null };
+  return {
+    account,
+    savedAddresses,
+    twoStep,
+    basketReminders: shopper.user.basketReminders ?? false,
+    notice: NOTICES.get(notice) ?? null,
+  };
 }
 
 type Answer = {

@@ -23,15 +23,12 @@ const BASKET_LINK_NOTICES: Record<string, string> = {
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
-  const [basket, reminders] = await Promise.all([
-    services.basket.getBasket(shopper.basketOwner),
-    shopper.user ? services.reminderConsent.forAccount(shopper.user.id) : Promise.resolve(null),
-  ]);
+  const basket = await services.basket.getBasket(shopper.basketOwner);
   const link = new URL(request.url).searchParams.get(BASKET_LINK_PARAM);
   return {
     basket,
     greetingName: shopper.user?.email ?? null,
-    reminders,
+    reminders: shopper.user ? (shopper.user.basketReminders ?? false) : null,
     linkNotice: link ? (BASKET_LINK_NOTICES[link] ?? null) : null,
   };
 }

@@ -1,4 +1,5 @@
 import type { Route } from "./+types/home";
+import type { CatalogueProduct } from "#shared/catalogue";
 import { requestContext } from "#app/context";
 import { Carousel } from "#app/components/ui/carousel";
 import { bannerSlides } from "#shared/shop-pictures";
@@ -12,8 +13,19 @@ const BANNER_INTERVAL_MS = 3_000;
 export async function loader({ context }: Route.LoaderArgs) {
   const { services } = context.get(requestContext);
   // The banners come with the data, not the script: their addresses are the build's, named by content.
-  return { products: await services.catalogue.listProducts(), banners: bannerSlides };
+  const [products, moreToExplore] = await Promise.all([
+    services.catalogue.listProducts(),
+    services.catalogue.listMoreToExplore(),
+  ]);
+  return { products, moreToExplore, banners: bannerSlides };
 }
+
+/** Both shelves' cards offer what every card in the shop offers. */
+const cardAction = (product: CatalogueProduct) => (
+  <BasketButton action="add" productId={product.id}>
+    Add to Basket
+  </BasketButton>
+);
 
 export default function Home({ loaderData }: Route.ComponentProps) {
   return (
@@ -25,15 +37,19 @@ export default function Home({ loaderData }: Route.ComponentProps) {
       />
       <h1 className="visually-hidden">Storefront</h1>
       <Carousel label="Featured offers" slides={loaderData.banners} intervalMs={BANNER_INTERVAL_MS} />
-      <ProductShelf
-        products={loaderData.products}
-        rowSizes={HOME_ROW_SIZES}
-        renderAction={(product) => (
-          <BasketButton action="add" productId={product.id}>
-            Add to Basket
-          </BasketButton>
-        )}
-      />
+      <ProductShelf products={loaderData.products} rowSizes={HOME_ROW_SIZES} renderAction={cardAction} />
+      {loaderData.moreToExplore.length > 0 ? (
+        <section className="home__more" aria-labelledby="more-to-explore-title">
+          <h2 id="more-to-explore-title">More to explore</h2>
+          {/* One row that scrolls sideways; below the fold, so its pictures load lazily. */}
+          <ProductShelf
+            products={loaderData.moreToExplore}
+            rowSizes={[loaderData.moreToExplore.length]}
+            renderAction={cardAction}
+            isBelowTheFold
+          />
+        </section>
+      ) : null}
     </main>
   );
 }

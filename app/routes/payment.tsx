@@ -35,12 +35,10 @@ const ADDRESS_REFUSALS: ReadonlyMap<string, string> = new Map([
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
-  const [{ basket, checkoutAddress, pricing, byOption, removedPromotion, freeOrderToken }, saved, accountConsent] =
-    await Promise.all([
-      services.checkout.priceCheckout(shopper.basketOwner, shopper.user?.email ?? null),
-      shopper.user ? services.addresses.listSavedAddresses(shopper.user.id) : Promise.resolve([]),
-      shopper.user ? services.reminderConsent.forAccount(shopper.user.id) : Promise.resolve(false),
-    ]);
+  const [{ basket, checkoutAddress, pricing, byOption, removedPromotion, freeOrderToken }, saved] = await Promise.all([
+    services.checkout.priceCheckout(shopper.basketOwner, shopper.user?.email ?? null),
+    shopper.user ? services.addresses.listSavedAddresses(shopper.user.id) : Promise.resolve([]),
+  ]);
   // Nothing to pay for: the basket says so, with a way back to the shop.
   if (basket.items.length === 0) throw redirect("/checkout");
   const refusal = new URL(request.url).searchParams.get(ADDRESS_ERROR_PARAM);
@@ -57,7 +55,9 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     payment,
     address: checkoutAddress?.address ?? null,
     contactEmail: checkoutAddress?.contactEmail ?? null,
-    reminderConsent: shopper.user ? accountConsent : (checkoutAddress?.reminderConsent ?? false),
+    reminderConsent: shopper.user
+      ? (shopper.user.basketReminders ?? false)
+      : (checkoutAddress?.reminderConsent ?? false),
     saved: saved.map(({ id, address }) => ({ id, address })),
     addressRefusal: refusal ? (ADDRESS_REFUSALS.get(refusal) ?? "Please check the delivery address.") : null,
     removedPromotion,

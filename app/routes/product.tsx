@@ -5,6 +5,7 @@ import type { Route } from "./+types/product";
 import { requestContext, type RequestContext } from "#app/context";
 import {
   chooseVariant,
+  describeOptionValues,
   descriptionParagraphs,
   productPath,
   VARIANT_PARAM,
@@ -268,6 +269,14 @@ function ProductDetailsPage({
       {/* Every product picture is drawn at one size (400 × 400 WebP), so there is no srcset to choose from. */}
       <ProductImage
         product={{ ...product, image: variant.image ?? product.image }}
+        alt={
+          variant.image
+            ? `${product.title} (${describeOptionValues(
+                product.options.map((option) => option.name),
+                variant.optionValues,
+              )})`
+            : product.title
+        }
         className="product-page__image"
         load="first"
         sizes="(max-width: 440px) calc(100vw - 40px), 400px"

@@ -140,12 +140,6 @@ export function createAccountService(
       });
     },
 
-    /** The account's "E-mail me about my basket and offers" preference. */
-    async getBasketReminders(userId: string): Promise<boolean> {
-      const row = await db.selectFrom("users").select("basket_reminders").where("id", "=", userId).executeTakeFirst();
-      return row?.basket_reminders ?? false;
-    },
-
     /** Sets the account's "E-mail me about my basket and offers" preference. */
     async setBasketReminders(writer: Writer, userId: string, on: boolean): Promise<void> {
       await writer.updateTable("users").set({ basket_reminders: on }).where("id", "=", userId).execute();

@@ -1,4 +1,5 @@
 import { sql, type SelectQueryBuilder } from "kysely";
+import { z } from "zod";
 import type { DB, Writer } from "#server/db/client";
 import type { Database } from "#server/db/schema";
 import { keysetCursor } from "#server/db/keyset-cursor";
@@ -9,7 +10,19 @@ import type { OrderService } from "#server/orders/order-service";
 import type { PaymentProvider, ProviderRefund } from "#server/payments/payment-provider";
 import { AppError } from "#shared/errors";
 import { formatCents } from "#shared/money";
-import { ORDER_NUMBER_PATTERN, orderAllows, readOrderItem, type OrderStatus } from "#shared/orders";
+import { chargedOrder, quoteRefund, type RefundQuote } from "#server/pricing/refund";
+import { shareByLargestRemainder } from "#server/pricing/price-order";
+import {
+  ORDER_LIST_FILTERS,
+  ORDER_NUMBER_PATTERN,
+  orderAllows,
+  readOrderItem,
+  type FulfilmentStatus,
+  type OrderItem,
+  type OrderListFilter,
+  type OrderStatus,
+  type PaymentStatus,
+} from "#shared/orders";
 import { recordAudit, type Actor } from "./audit-log";
 import { orderNeedsAttention, ordersInMode } from "./needs-attention";
 
@@ -19,8 +32,17 @@ export const ADMIN_ORDERS_PAGE_SIZE = 50;
 const OPERATOR_ID_KEY = "shop_operator_id";
 const OPERATOR_EMAIL_KEY = "shop_operator_email";
 const CONSOLE_KEY_KEY = "shop_request_key";
-/** "Put the items back in stock", carried by the refund so whichever path records it (call or webhook) restocks. */
-const RESTOCK_KEY = "shop_restock";
+/**
+ * The refund's lines ([line index, quantity, amount, units to restock], JSON), its shipping and its reason, carried by
+ * the refund so whichever path records it (call or webhook) records them and restocks. Stripe keeps values of up to
+ * 500 characters, so the lines are cut into numbered keys.
+ */
+const LINES_KEY = "shop_lines";
+const SHIPPING_KEY = "shop_shipping";
+const REASON_KEY = "shop_reason";
+const METADATA_VALUE_LIMIT = 500;
+/** Metadata keys a refund's lines may take (Stripe allows 50 keys in all). */
+const LINE_KEYS_LIMIT = 40;
 export const ALREADY_REFUNDED = "This order has already been refunded.";
 
 /** Who a refund made outside the console (the processor's dashboard) is recorded as. */
@@ -31,6 +53,8 @@ export interface AdminOrderRow {
   number: string;
   paidAt: Date;
   status: OrderStatus;
+  paymentStatus: PaymentStatus;
+  fulfilmentStatus: FulfilmentStatus;
   amountCents: number;
   refundedCents: number;
   contactEmail: string | null;
@@ -43,7 +67,8 @@ export interface AdminOrderRow {
 
 /** What the console's orders list (and its CSV export) is narrowed to: a status, a search, paid on or between two days (UTC). */
 export interface AdminOrderFilter {
-  status?: OrderStatus;
+  /** A payment or fulfilment status, or "paid": every order to ship (ORDER_LIST_FILTERS). */
+  status?: OrderListFilter;
   /** Only the orders that need attention (needs-attention.ts). */
   needsAttention?: boolean;
   /** Only live (true) or test (false) orders. */
@@ -61,7 +86,11 @@ export function filterOrders<Query extends SelectQueryBuilder<Database, "orders"
   filter: AdminOrderFilter,
 ): Query {
   let filtered = query;
-  if (filter.status) filtered = filtered.where("status", "=", filter.status) as Query;
+  if (filter.status) {
+    const wanted: { fulfilment?: FulfilmentStatus; payment?: PaymentStatus } = ORDER_LIST_FILTERS[filter.status];
+    if (wanted.fulfilment) filtered = filtered.where("fulfilment_status", "=", wanted.fulfilment) as Query;
+    if (wanted.payment) filtered = filtered.where("payment_status", "=", wanted.payment) as Query;
+  }
   if (filter.needsAttention) filtered = filtered.where(orderNeedsAttention) as Query;
   if (filter.livemode !== undefined) filtered = filtered.where(ordersInMode(filter.livemode)) as Query;
   const search = filter.search?.trim();
@@ -83,6 +112,81 @@ export function filterOrders<Query extends SelectQueryBuilder<Database, "orders"
       sql<Date>`(${filter.paidTo}::date + 1)::timestamp at time zone 'UTC'`,
     ) as Query;
   return filtered;
+}
+
+/** A line of a refund request: units of an order line (by its index), and whether they go back in stock. */
+export interface RefundLineRequest {
+  index: number;
+  quantity: number;
+  restock: boolean;
+}
+
+/**
+ * The console's refund: lines (with shipping when included) worked out by the refund function, or, without lines, an
+ * amount alone (goodwill, never restocked). `amountCents` null: all the lines come to (or all that is left); else
+ * an amount up to that.
+ */
+export interface RefundRequest {
+  idempotencyKey: string;
+  amountCents: number | null;
+  lines?: RefundLineRequest[];
+  includeShipping?: boolean;
+  reason?: string | null;
+}
+
+/** A refund's line as its metadata carries it to whichever path records it. */
+interface CarriedLine {
+  index: number;
+  quantity: number;
+  amountCents: number;
+  /** Units to put back in stock (at most what was sold and not yet restocked when recorded). */
+  restock: number;
+}
+
+/** The refund's lines, shipping and reason as processor metadata. */
+function refundMetadata(lines: CarriedLine[], shippingCents: number, reason: string | null): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  const json = JSON.stringify(lines.map((line) => [line.index, line.quantity, line.amountCents, line.restock]));
+  if (lines.length > 0) {
+    const chunks = Math.ceil(json.length / METADATA_VALUE_LIMIT);
+    if (chunks > LINE_KEYS_LIMIT) throw new AppError("BAD_REQUEST", "Refund at most 100 lines at a time.");
+    for (let chunk = 0; chunk < chunks; chunk++)
+      metadata[`${LINES_KEY}_${chunk}`] = json.slice(chunk * METADATA_VALUE_LIMIT, (chunk + 1) * METADATA_VALUE_LIMIT);
+  }
+  if (shippingCents > 0) metadata[SHIPPING_KEY] = String(shippingCents);
+  if (reason) metadata[REASON_KEY] = reason.slice(0, METADATA_VALUE_LIMIT);
+  return metadata;
+}
+
+const carriedLinesSchema = z
+  .array(z.tuple([z.number().int().min(0), z.number().int().min(0), z.number().int().min(0), z.number().int().min(0)]))
+  .max(1000);
+
+/**
+ * A refund's lines, shipping and reason from its metadata; a refund made elsewhere (the processor's dashboard), or
+ * metadata that does not read, is a refund by amount alone.
+ */
+function readRefundMetadata(metadata: Record<string, string>, amountCents: number) {
+  let json = "";
+  for (let chunk = 0; metadata[`${LINES_KEY}_${chunk}`] !== undefined; chunk++)
+    json += metadata[`${LINES_KEY}_${chunk}`];
+  let lines: CarriedLine[] = [];
+  try {
+    const parsed = carriedLinesSchema.safeParse(json ? JSON.parse(json) : []);
+    if (parsed.success)
+      lines = parsed.data.map(([index, quantity, lineCents, restock]) => ({
+        index,
+        quantity,
+        amountCents: lineCents,
+        restock,
+      }));
+  } catch {
+    lines = [];
+  }
+  const shipping = Number(metadata[SHIPPING_KEY] ?? 0);
+  const shippingCents = Number.isSafeInteger(shipping) && shipping > 0 ? Math.min(shipping, amountCents) : 0;
+  const reason = metadata[REASON_KEY]?.trim() || null;
+  return { lines, shippingCents, reason };
 }
 
 /** The console's pages of all orders: (paid_at, intent id) of the previous page's last order. */
@@ -107,10 +211,87 @@ export function createAdminOrders(
   }
 
   /**
+   * What earlier refunds and cancellations took from an order: units refunded and restocked per line, and whether its
+   * shipping went back. Read under the order's row lock by the recording transaction, so two refunds never both count
+   * the same units as still there.
+   */
+  async function refundHistory(executor: DB | Writer, orderId: string, lineCount: number) {
+    const [refunded, restocked, shipping] = await Promise.all([
+      executor
+        .selectFrom("order_refund_lines")
+        .select(["line_index", sql<number>`sum(quantity)::int`.as("quantity")])
+        .where("order_id", "=", orderId)
+        .groupBy("line_index")
+        .execute(),
+      executor
+        .selectFrom("order_restocks")
+        .select(["line_index", sql<number>`sum(quantity)::int`.as("quantity")])
+        .where("order_id", "=", orderId)
+        .groupBy("line_index")
+        .execute(),
+      executor
+        .selectFrom("order_refunds")
+        .select(sql<boolean>`coalesce(bool_or(shipping_cents > 0), false)`.as("refunded"))
+        .where("order_id", "=", orderId)
+        .executeTakeFirstOrThrow(),
+    ]);
+    const perLine = (rows: { line_index: number; quantity: number }[]) => {
+      const counts = Array.from({ length: lineCount }, () => 0);
+      for (const row of rows) if (row.line_index < lineCount) counts[row.line_index] = row.quantity;
+      return counts;
+    };
+    return { refunded: perLine(refunded), restocked: perLine(restocked), shippingRefunded: shipping.refunded };
+  }
+
+  /**
+   * Puts units of an order's lines back in stock, in the caller's transaction (which holds the order's row lock): each
+   * line at most what was sold and not yet restocked, all rows together. Answers what went back, per line.
+   */
+  async function restockLines(
+    trx: Writer,
+    order: { id: string; items: OrderItem[] },
+    wanted: { index: number; quantity: number }[],
+    cause: { refundId: string | null; actor: string },
+  ): Promise<{ index: number; quantity: number }[]> {
+    if (wanted.every((line) => line.quantity <= 0)) return [];
+    const { restocked } = await refundHistory(trx, order.id, order.items.length);
+    const lines = wanted
+      .map((line) => ({
+        index: line.index,
+        quantity: Math.min(line.quantity, (order.items[line.index]?.quantity ?? 0) - (restocked[line.index] ?? 0)),
+      }))
+      .filter((line) => line.quantity > 0);
+    if (lines.length === 0) return [];
+    await trx
+      .insertInto("order_restocks")
+      .values(
+        lines.map((line) => ({
+          order_id: order.id,
+          line_index: line.index,
+          quantity: line.quantity,
+          refund_id: cause.refundId,
+          cause: cause.refundId ? ("refund" as const) : ("cancel" as const),
+          actor: cause.actor,
+        })),
+      )
+      .execute();
+    await inventory?.restock(
+      trx,
+      lines.map((line) => {
+        const item = order.items[line.index]!;
+        return { variantId: item.variantId ?? item.productId, quantity: line.quantity };
+      }),
+      order.id,
+      cause.actor,
+    );
+    return lines;
+  }
+
+  /**
    * Records a refund the processor made, exactly once per refund id: the row keyed by that id is inserted first,
    * so a second caller (the webhook, the other instance, a repeated form) waits on it and then finds it. The order's
-   * refunded amount, status, history, the shopper's e-mail, the audit entry and, when the refund asked for it, the
-   * items put back in stock (and any back-in-stock alerts that brings) are written in the same transaction.
+   * refunded amount, status, history, the refund's lines, the shopper's e-mail, the audit entry and the units it asked
+   * to put back in stock (and any back-in-stock alerts that brings) are written in the same transaction.
    */
   async function recordProcessorRefund(
     refund: ProviderRefund,
@@ -122,16 +303,28 @@ export function createAdminOrders(
     const actor: Actor = operatorEmail
       ? { id: refund.metadata[OPERATOR_ID_KEY] || null, email: operatorEmail }
       : PROCESSOR_ACTOR;
+    const carried = readRefundMetadata(refund.metadata, refund.amountCents);
     return db.transaction().execute(async (trx) => {
       // The order's row lock first: the refund row's foreign key would otherwise share-lock it, and two refunds of one
-      // order each waiting to upgrade that lock would deadlock. Locked, the audit entry's "before" is what this refund changed.
+      // order each waiting to upgrade that lock would deadlock. Locked, the audit entry's "before" is what this refund
+      // changed, and the units restocked so far are what other refunds left.
       const order = await trx
         .selectFrom("orders")
-        .select(["number", "status", "refunded_cents", "items"])
+        .select(["number", "status", "payment_status", "refunded_cents", "items"])
         .where("id", "=", orderId)
         .forUpdate()
         .executeTakeFirst();
       if (!order) return "not-ours";
+      const items = order.items.map(readOrderItem);
+      // Two different refunds of the same unit, made at once, each passed the check before the processor: under the
+      // lock, a line's refunded units never exceed what was sold (the money is the processor's to cap).
+      const { refunded } = await refundHistory(trx, orderId, items.length);
+      const lines = carried.lines
+        .filter((line) => line.index < items.length)
+        .map((line) => ({
+          ...line,
+          quantity: Math.min(line.quantity, items[line.index]!.quantity - (refunded[line.index] ?? 0)),
+        }));
       const inserted = await trx
         .insertInto("order_refunds")
         .values({
@@ -140,31 +333,58 @@ export function createAdminOrders(
           amount_cents: refund.amountCents,
           idempotency_key: idempotencyKey ?? refund.metadata[CONSOLE_KEY_KEY] ?? null,
           actor: actor.email,
+          shipping_cents: carried.shippingCents,
+          reason: carried.reason,
         })
         .onConflict((conflict) => conflict.doNothing())
         .returning("id")
         .executeTakeFirst();
       if (!inserted) return "already-recorded";
+      const refundedLines = lines.filter((line) => line.quantity > 0);
+      if (refundedLines.length > 0)
+        await trx
+          .insertInto("order_refund_lines")
+          .values(
+            refundedLines.map((line) => ({
+              refund_id: refund.id,
+              order_id: orderId,
+              line_index: line.index,
+              quantity: line.quantity,
+              amount_cents: line.amountCents,
+            })),
+          )
+          .execute();
       const status = await orders.recordRefund(orderId, refund.amountCents, actor.email, undefined, trx);
-      await email.enqueueOrderRefunded(trx, { orderId, refundId: refund.id, amountCents: refund.amountCents });
-      if (refund.metadata[RESTOCK_KEY] === "true" && inventory) {
-        const items = order.items.map(readOrderItem);
-        await inventory.restock(
-          trx,
-          items.map((item) => ({ variantId: item.variantId ?? item.productId, quantity: item.quantity })),
-          orderId,
-          actor.email,
-        );
-      }
+      const restocked = await restockLines(
+        trx,
+        { id: orderId, items },
+        lines.map((line) => ({ index: line.index, quantity: line.restock })),
+        { refundId: refund.id, actor: actor.email },
+      );
+      await email.enqueueOrderRefunded(trx, {
+        orderId,
+        refundId: refund.id,
+        amountCents: refund.amountCents,
+        lines: refundedLines.map((line) => ({ title: items[line.index]!.title, quantity: line.quantity })),
+        includesShipping: carried.shippingCents > 0,
+      });
       await recordAudit(trx, actor, {
         action: "order.refund",
         subject: order.number,
-        before: { status: order.status, refunded: formatCents(order.refunded_cents) },
+        before: { status: order.payment_status, refunded: formatCents(order.refunded_cents) },
         after: {
-          status,
+          status: status === "refunded" ? "refunded" : order.payment_status === "disputed" ? "disputed" : status,
           refunded: formatCents(order.refunded_cents + refund.amountCents),
           refund: refund.id,
           amount: formatCents(refund.amountCents),
+          lines: refundedLines.map((line) => ({
+            item: items[line.index]!.title,
+            quantity: line.quantity,
+            amount: formatCents(line.amountCents),
+          })),
+          shipping: formatCents(carried.shippingCents),
+          restocked: restocked.map((line) => ({ item: items[line.index]!.title, quantity: line.quantity })),
+          ...(carried.reason ? { reason: carried.reason } : {}),
         },
       });
       return "recorded";
@@ -182,13 +402,56 @@ export function createAdminOrders(
     );
   }
 
-  /** The console's refund: checked against what is left, made by the processor, recorded from its answer. */
-  async function refund(
-    actor: Actor,
-    number: string,
-    input: { amountCents: number | null; idempotencyKey: string; restock?: boolean },
-    within?: { afterCancel: true },
-  ) {
+  /**
+   * What a refund of these lines (and shipping) comes to, by the refund function, with each line's units to restock
+   * (at most what was sold and not yet restocked); without lines, a refund by amount alone of what is left.
+   */
+  async function planRefund(order: NonNullable<Awaited<ReturnType<typeof orderByNumber>>>, input: RefundRequest) {
+    const items = order.items.map(readOrderItem);
+    const history = await refundHistory(db, order.id, items.length);
+    const asked = (input.lines ?? []).filter((line) => line.quantity > 0);
+    for (const line of asked) {
+      const item = items[line.index];
+      const left = item ? item.quantity - (history.refunded[line.index] ?? 0) : 0;
+      if (!item || line.quantity > left)
+        throw new AppError(
+          "BAD_REQUEST",
+          left > 0
+            ? `You can refund at most ${left} of ${item?.title ?? "this line"}.`
+            : `${item?.title ?? "This line"} has been refunded already.`,
+          { details: { field: `quantity-${line.index}` } },
+        );
+    }
+    const quote: RefundQuote = quoteRefund(
+      chargedOrder(items, order.pricing, order.amount_cents),
+      {
+        refundedCents: order.refunded_cents,
+        quantities: history.refunded,
+        shippingRefunded: history.shippingRefunded,
+      },
+      {
+        quantities: items.map((_, index) => asked.find((line) => line.index === index)?.quantity ?? 0),
+        includeShipping: input.includeShipping === true,
+        returnFeeCents: 0,
+      },
+    );
+    const byLines = asked.length > 0 || quote.shippingCents > 0;
+    const restock = asked
+      .filter((line) => line.restock)
+      .map((line) => ({
+        index: line.index,
+        quantity: Math.min(line.quantity, items[line.index]!.quantity - (history.restocked[line.index] ?? 0)),
+      }));
+    return { items, quote, byLines, restock, leftCents: quote.leftCents };
+  }
+
+  /** The most a refund request may give back: what its lines come to, or without lines all that is left. */
+  function ceilingOf(plan: Awaited<ReturnType<typeof planRefund>>): number {
+    return plan.byLines ? plan.quote.totalCents : plan.leftCents;
+  }
+
+  /** The console's refund: worked out by the refund function, made by the processor, recorded from its answer. */
+  async function refund(actor: Actor, number: string, input: RefundRequest, within?: { afterCancel: true }) {
     const order = await orderByNumber(number);
     if (!order) throw new AppError("NOT_FOUND", "There is no such order.");
     // The same form sent again (a double click, a reload): the refund it made, not another one.
@@ -201,16 +464,33 @@ export function createAdminOrders(
     if (earlier) return { refundId: earlier.id, amountCents: earlier.amount_cents };
     const left = order.amount_cents - order.refunded_cents;
     if (left <= 0) throw new AppError("BAD_REQUEST", ALREADY_REFUNDED, { details: { field: "amount" } });
-    if (!within && !orderAllows(order.status, "refund")) {
+    if (
+      !within &&
+      !orderAllows({ paymentStatus: order.payment_status, fulfilmentStatus: order.fulfilment_status }, "refund")
+    ) {
       throw new AppError("ORDER_TRANSITION_REFUSED", `Order ${order.number} cannot be refunded.`);
     }
-    const amountCents = input.amountCents ?? left;
+    const plan = await planRefund(order, input);
+    // After a cancellation everything left goes back, whatever earlier refunds of fewer cents left on the lines.
+    const ceiling = within ? plan.leftCents : ceilingOf(plan);
+    const amountCents = input.amountCents ?? ceiling;
     if (amountCents < 1)
       throw new AppError("BAD_REQUEST", "Enter an amount of at least $0.01.", { details: { field: "amount" } });
-    if (amountCents > left)
-      throw new AppError("BAD_REQUEST", `You can refund at most ${formatCents(left)}.`, {
+    if (amountCents > ceiling)
+      throw new AppError("BAD_REQUEST", `You can refund at most ${formatCents(ceiling)}.`, {
         details: { field: "amount" },
       });
+    // An amount edited down shares itself over the lines and shipping in proportion, so they add up to it exactly.
+    const parts = shareByLargestRemainder(amountCents, [
+      ...plan.quote.lines.map((line) => line.amountCents),
+      plan.quote.shippingCents,
+    ]);
+    const lines: CarriedLine[] = plan.quote.lines.map((line, position) => ({
+      index: line.index,
+      quantity: line.quantity,
+      amountCents: plan.byLines ? parts[position]! : 0,
+      restock: plan.restock.find((wanted) => wanted.index === line.index)?.quantity ?? 0,
+    }));
     const made = await provider
       .createRefund({
         paymentIntentId: order.id,
@@ -220,7 +500,7 @@ export function createAdminOrders(
           [OPERATOR_EMAIL_KEY]: actor.email,
           [OPERATOR_ID_KEY]: actor.id ?? "",
           [CONSOLE_KEY_KEY]: input.idempotencyKey,
-          ...(input.restock ? { [RESTOCK_KEY]: "true" } : {}),
+          ...refundMetadata(lines, plan.byLines ? parts[parts.length - 1]! : 0, input.reason ?? null),
         },
       })
       .catch(async (error: unknown) => {
@@ -290,6 +570,8 @@ export function createAdminOrders(
             "number",
             "paid_at",
             "status",
+            "payment_status",
+            "fulfilment_status",
             "amount_cents",
             "refunded_cents",
             "contact_email",
@@ -312,6 +594,8 @@ export function createAdminOrders(
           number: row.number,
           paidAt: row.paid_at,
           status: row.status,
+          paymentStatus: row.payment_status,
+          fulfilmentStatus: row.fulfilment_status,
           amountCents: row.amount_cents,
           refundedCents: row.refunded_cents,
           contactEmail: row.contact_email,
@@ -327,7 +611,8 @@ export function createAdminOrders(
     async getOrder(number: string) {
       const row = await orderByNumber(number);
       if (!row) return null;
-      const [history, refunds] = await Promise.all([
+      const items = row.items.map(readOrderItem);
+      const [history, refunds, taken] = await Promise.all([
         db
           .selectFrom("order_status_history")
           .select(["status", "created_at", "carrier", "tracking_number", "amount_cents", "note", "actor"])
@@ -336,20 +621,32 @@ export function createAdminOrders(
           .execute(),
         db
           .selectFrom("order_refunds")
-          .select(["id", "amount_cents", "actor", "created_at"])
+          .select(["id", "amount_cents", "shipping_cents", "reason", "actor", "created_at"])
           .where("order_id", "=", row.id)
           .orderBy("created_at")
           .execute(),
+        refundHistory(db, row.id, items.length),
       ]);
       return {
         id: row.id,
         number: row.number,
         status: row.status,
+        paymentStatus: row.payment_status,
+        fulfilmentStatus: row.fulfilment_status,
         amountCents: row.amount_cents,
         refundedCents: row.refunded_cents,
         currency: row.currency,
         paidAt: row.paid_at,
-        items: row.items.map(readOrderItem),
+        /** Each line with the units refunded and put back in stock so far. */
+        items: items.map((item, index) => ({
+          ...item,
+          refundedQuantity: taken.refunded[index] ?? 0,
+          restockedQuantity: taken.restocked[index] ?? 0,
+        })),
+        /** Shipping with its tax as charged, while not yet given back: what "Include shipping" adds. */
+        refundableShippingCents: taken.shippingRefunded
+          ? 0
+          : chargedOrder(items, row.pricing, row.amount_cents).shippingCents,
         pricing: row.pricing,
         contactEmail: row.contact_email,
         deliveryAddress: row.delivery_address,
@@ -392,25 +689,66 @@ export function createAdminOrders(
       });
     },
 
-    refund: (
-      actor: Actor,
-      number: string,
-      input: { amountCents: number | null; idempotencyKey: string; restock?: boolean },
-    ) => refund(actor, number, input),
+    refund: (actor: Actor, number: string, input: RefundRequest) => refund(actor, number, input),
 
-    /** "Cancel and refund": cancelled (with its audit entry), then everything left given back. */
-    async cancelAndRefund(actor: Actor, number: string, idempotencyKey: string) {
+    /**
+     * What a refund request would give back, for the confirmation ("Refund $x to Visa ending in 4242?"): the refund
+     * function's figure (the most the operator may send) and the amount asked, refused above it.
+     */
+    async quoteRefund(number: string, input: Omit<RefundRequest, "idempotencyKey">) {
       const order = await orderByNumber(number);
       if (!order) throw new AppError("NOT_FOUND", "There is no such order.");
-      if (order.status !== "cancelled") {
+      const plan = await planRefund(order, { ...input, idempotencyKey: "" });
+      const ceiling = ceilingOf(plan);
+      const amountCents = input.amountCents ?? ceiling;
+      if (ceiling <= 0)
+        throw new AppError("BAD_REQUEST", plan.leftCents <= 0 ? ALREADY_REFUNDED : "Choose what to refund.", {
+          details: { field: plan.leftCents <= 0 ? "amount" : "form" },
+        });
+      if (amountCents > ceiling)
+        throw new AppError("BAD_REQUEST", `You can refund at most ${formatCents(ceiling)}.`, {
+          details: { field: "amount" },
+        });
+      return {
+        amountCents,
+        ceilingCents: ceiling,
+        lines: plan.quote.lines.map((line) => ({
+          title: plan.items[line.index]!.title,
+          quantity: line.quantity,
+          restock: plan.restock.find((wanted) => wanted.index === line.index)?.quantity ?? 0,
+        })),
+        shippingCents: plan.quote.shippingCents,
+      };
+    },
+
+    /**
+     * "Cancel and refund": cancelled (with its audit entry) and, when asked, every unit not yet back put back in stock,
+     * once, in the cancellation's transaction; then everything left given back, line by line with the shipping.
+     */
+    async cancelAndRefund(actor: Actor, number: string, idempotencyKey: string, options: { restock?: boolean } = {}) {
+      const order = await orderByNumber(number);
+      if (!order) throw new AppError("NOT_FOUND", "There is no such order.");
+      const items = order.items.map(readOrderItem);
+      if (order.fulfilment_status !== "cancelled") {
         try {
           await db.transaction().execute(async (trx: Writer) => {
             await orders.cancel(order.id, actor.email, undefined, trx);
+            const restocked = options.restock
+              ? await restockLines(
+                  trx,
+                  { id: order.id, items },
+                  items.map((item, index) => ({ index, quantity: item.quantity })),
+                  { refundId: null, actor: actor.email },
+                )
+              : [];
             await recordAudit(trx, actor, {
               action: "order.cancel",
               subject: order.number,
-              before: { status: order.status },
-              after: { status: "cancelled" },
+              before: { status: order.fulfilment_status },
+              after: {
+                status: "cancelled",
+                restocked: restocked.map((line) => ({ item: items[line.index]!.title, quantity: line.quantity })),
+              },
             });
           });
         } catch (error) {
@@ -419,7 +757,22 @@ export function createAdminOrders(
         }
       }
       if (order.amount_cents - order.refunded_cents <= 0) return { refundId: null, amountCents: 0 };
-      return refund(actor, number, { amountCents: null, idempotencyKey }, { afterCancel: true });
+      const { refunded } = await refundHistory(db, order.id, items.length);
+      return refund(
+        actor,
+        number,
+        {
+          amountCents: null,
+          idempotencyKey,
+          lines: items.map((item, index) => ({
+            index,
+            quantity: item.quantity - (refunded[index] ?? 0),
+            restock: false,
+          })),
+          includeShipping: true,
+        },
+        { afterCancel: true },
+      );
     },
   };
 }

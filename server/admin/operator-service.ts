@@ -92,6 +92,11 @@ export function createOperatorService(db: DB) {
       }));
     },
 
+    /** Whether anybody can sign in to the console yet (the start-up log says how to make the first operator). */
+    async hasOperators(): Promise<boolean> {
+      return (await db.selectFrom("operators").select("user_id").limit(1).executeTakeFirst()) !== undefined;
+    },
+
     /** Gives the role to an existing account, by its e-mail address. */
     async grantRole(actor: Actor, email: string): Promise<void> {
       await db.transaction().execute(async (trx) => {

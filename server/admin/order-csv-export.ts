@@ -66,7 +66,7 @@ export async function* orderCsvRows(db: DB, filter: AdminOrderFilter): AsyncGene
           "id",
           "number",
           "contact_email",
-          "status",
+          "fulfilment_status",
           "paid_at",
           "amount_cents",
           "refunded_cents",
@@ -95,7 +95,11 @@ export async function* orderCsvRows(db: DB, filter: AdminOrderFilter): AsyncGene
           Name: order.number,
           Email: order.contact_email ?? "",
           "Financial Status": orderCell(financialStatus(order.amount_cents, order.refunded_cents)),
-          "Fulfillment Status": orderCell(order.status === "shipped" ? "fulfilled" : "unfulfilled"),
+          "Fulfillment Status": orderCell(
+            order.fulfilment_status === "unfulfilled" || order.fulfilment_status === "cancelled"
+              ? "unfulfilled"
+              : "fulfilled",
+          ),
           "Paid at": orderCell(exportTime(order.paid_at)),
           Subtotal: orderCell(csvMoney(pricing ? pricing.itemsCents - pricing.discountCents : order.amount_cents)),
           Shipping: orderCell(csvMoney(pricing?.shippingCents ?? 0)),

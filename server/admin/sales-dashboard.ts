@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { DB } from "#server/db/client";
 import type { DashboardPeriod } from "#shared/admin-dashboard-schemas";
 import type { RecoveryFigures } from "#server/recovery/recovery-report";
+import { TO_SHIP } from "#shared/orders";
 import { addDays, dateInZone, datesFrom, startOfDate } from "./shop-calendar";
 import { orderNeedsAttention, ordersInMode } from "./needs-attention";
 
@@ -178,7 +179,7 @@ export function createSalesDashboard(
       const [byDay, best, toShip, attentionOrders, heldPayments, lowStock, recovery] = await Promise.all([
         salesByDay(dayStarts, end),
         topProducts(dayStarts[0] ?? end, end),
-        countOrders(sql<boolean>`orders.status = 'paid'`),
+        countOrders(sql<boolean>`orders.fulfilment_status = ${sql.lit(TO_SHIP)}`),
         countOrders(orderNeedsAttention),
         countHeldPayments(livemode),
         countLowStock(),

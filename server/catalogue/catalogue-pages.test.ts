@@ -1,8 +1,13 @@
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createPageShop } from "#server/testing/page-shop";
 import { createBrowser } from "#server/testing/test-app";
 import { describeEachDatabase } from "#server/testing/test-database";
+import { applyDemoCatalogue, demoHandle } from "#server/imports/demo-catalogue";
+import { DEMO_PRODUCTS, demoColours } from "#server/imports/demo-catalogue-data";
+import { describeOptionValues } from "#shared/catalogue";
 import { catalogue as specProducts } from "./catalogue-data";
+import { createCatalogueService } from "./catalogue-service";
 
 const ECHO = specProducts.find((product) => product.id === "23445930")!;
 
@@ -81,6 +86,55 @@ describeEachDatabase("catalogue pages", (getDatabase) => {
       ],
     });
   });
+
+  it("after the demo catalogue: the home page's second row, and a picture of each colour named by it on the product page", async () => {
+    const { db } = getDatabase();
+    const picturesDir = fileURLToPath(new URL("../../images/demo", import.meta.url));
+    await applyDemoCatalogue(db, { remove: false, picturesDir });
+    try {
+      // The shop sees the import with its next version check (within a second), like any other catalogue change.
+      let home = "";
+      await expect
+        .poll(async () => (home = await (await get("/")).text()), { timeout: 5_000 })
+        .toContain(">More to explore</h2>");
+      const row = home.slice(home.indexOf(">More to explore</h2>"));
+      expect(row.split('class="product-card"').length - 1).toBe(12);
+      const shown = DEMO_PRODUCTS.filter((product) => row.includes(`href="/products/${demoHandle(product)}"`));
+      expect(shown).toHaveLength(12);
+      for (const featured of specProducts) expect(row).not.toContain(`href="/products/${featured.slug}"`);
+
+      const catalogue = createCatalogueService(db);
+      const coloured = DEMO_PRODUCTS.filter((product) => demoColours(product));
+      expect(coloured.length).toBeGreaterThanOrEqual(3);
+      for (const demo of coloured) {
+        const page = await catalogue.findProductPage(demoHandle(demo));
+        if (page.kind !== "product") throw new Error(`${demo.title}: ${page.kind}`);
+        const { product } = page;
+        const pictureOf = new Map<string, string>();
+        for (const variant of product.variants) {
+          const colour = variant.optionValues[demoColours(demo)!.index]!;
+          expect(variant.image?.src, `${demo.title} ${colour}`).toMatch(/^\/pictures\/[a-f0-9]{32}\.webp$/);
+          expect(pictureOf.get(colour) ?? variant.image!.src, "one picture per colour").toBe(variant.image!.src);
+          pictureOf.set(colour, variant.image!.src);
+          const alt = `${product.title} (${describeOptionValues(
+            product.options.map((option) => option.name),
+            variant.optionValues,
+          )})`;
+          expect(alt).toContain(`Colour: ${colour}`);
+          const html = await (await get(`/products/${product.slug}?variant=${variant.id}`)).text();
+          const picture = /<img class="product-page__image"[^>]*>/.exec(html)?.[0];
+          expect(picture).toContain(` src="${variant.image!.src}"`);
+          expect(picture).toContain(` alt="${alt}"`);
+        }
+        expect(new Set(pictureOf.values()).size, `${demo.title}: a different picture for each colour`).toBe(
+          pictureOf.size,
+        );
+        expect(pictureOf.size).toBe(demoColours(demo)!.values.length);
+      }
+    } finally {
+      await applyDemoCatalogue(db, { remove: true, picturesDir });
+    }
+  }, 120_000);
 
   it("keeps a title that closes the script element inside its JSON-LD", async () => {
     const title = 'Echo </script><script>alert("x")</script> & more';

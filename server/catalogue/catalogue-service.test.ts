@@ -181,6 +181,48 @@ describeEachDatabase("catalogue", (getDatabase) => {
     expect(migrations.rows.map((row) => row.name)).toEqual(migrationNames);
   });
 
+  it("lists the newest unfeatured products for the home page's second row, at most 12, until the catalogue changes", async () => {
+    const { db } = getDatabase();
+    let clock = 0;
+    const catalogue = createCatalogueService(db, { now: () => clock });
+    const other = createCatalogueService(db, { now: () => clock });
+    expect(await catalogue.listMoreToExplore()).toEqual([]);
+    const made: string[] = [];
+    const make = async (n: number, changes: { status?: "active" | "archived"; featuredPosition?: number | null }) => {
+      const { id } = await catalogue.createProduct({
+        title: `Explorer lamp ${n}`,
+        description: "A lamp.",
+        priceCents: 1_000 + n,
+        rating: 4,
+        status: "active",
+        featuredPosition: null,
+        image: { src: "/images/lamp.webp", width: 400, height: 400, srcSet: "/images/lamp.webp 400w" },
+        ...changes,
+      });
+      made.push(id);
+    };
+    try {
+      for (let n = 1; n <= 14; n++) await make(n, {});
+      await make(15, { status: "archived" });
+      await make(16, { featuredPosition: 7 });
+      const titles = (await catalogue.listMoreToExplore()).map((product) => product.title);
+      expect(titles).toEqual(Array.from({ length: 12 }, (_, i) => `Explorer lamp ${14 - i}`));
+      expect((await catalogue.listProducts()).map((product) => product.title)).toContain("Explorer lamp 16");
+
+      // Kept until the catalogue changes: another instance's addition reaches this one's row with its version check.
+      expect((await other.listMoreToExplore())[0]?.title).toBe("Explorer lamp 14");
+      await make(17, {});
+      expect((await catalogue.listMoreToExplore())[0]?.title).toBe("Explorer lamp 17");
+      expect((await other.listMoreToExplore())[0]?.title).toBe("Explorer lamp 14");
+      clock += CATALOGUE_VERSION_CHECK_MS;
+      expect((await other.listMoreToExplore())[0]?.title).toBe("Explorer lamp 17");
+    } finally {
+      await catalogue.deleteProducts(made);
+      clock += CATALOGUE_VERSION_CHECK_MS;
+    }
+    expect(await catalogue.listMoreToExplore()).toEqual([]);
+  });
+
   it("refuses a product that breaks the table's rules", async () => {
     const { db } = getDatabase();
     const valid = {

@@ -165,6 +165,9 @@ const catalogueVersion = sql<string>`(select version from catalogue_version)`.as
 export const CATALOGUE_VERSION_CHECK_MS = 1_000;
 /** Products kept by id for baskets and payments; past this the cache starts over (a catalogue may be 100,000). */
 const MAX_CACHED_PRODUCTS = 10_000;
+/** How many products the home page's second row ("More to explore") shows at most. */
+export const MORE_TO_EXPLORE = 12;
+type HomeList = "featured" | "more-to-explore";
 /** A shopper's typo still finds the product: "ipda" is 0.4 similar to "iPad" (pg_trgm word_similarity). */
 const TYPO_SIMILARITY = 0.4;
 /** A sitemap holds at most 50,000 addresses (sitemaps.org); the home page is one of them. */
@@ -347,14 +350,15 @@ export function createCatalogueService(
   let knownVersion = -1n;
   let checkedAt = -Infinity;
   let versionCheck: Promise<void> | undefined;
-  let featured: Promise<readonly CatalogueProduct[]> | undefined;
+  /** The home page's lists (its featured shelf, "More to explore"), each read once per version. */
+  const lists = new Map<HomeList, Promise<readonly CatalogueProduct[]>>();
   /** Each product by id: the read that brought it (one read answers every id it was asked for). */
   const byId = new Map<string, Promise<ReadonlyMap<string, CatalogueProduct>>>();
 
   function learnVersion(version: bigint): void {
     if (version <= knownVersion) return;
     knownVersion = version;
-    featured = undefined;
+    lists.clear();
     byId.clear();
   }
 
@@ -382,29 +386,39 @@ export function createCatalogueService(
     return version === knownVersion;
   }
 
-  async function listFeatured(): Promise<readonly CatalogueProduct[]> {
-    await dropStaleReads();
-    if (featured) return featured;
-    const read: Promise<readonly CatalogueProduct[]> = db
+  const activeProducts = () =>
+    db
       .selectFrom("products")
       .select([...productColumns, isOutOfStock, catalogueVersion])
-      .where("status", "=", "active")
-      .where("featured_position", "is not", null)
-      .orderBy("featured_position")
-      .orderBy("id")
-      .execute()
+      .where("status", "=", "active");
+
+  async function cachedList(
+    name: HomeList,
+    query: () => Promise<(ProductRow & { catalogue_version: string })[]>,
+  ): Promise<readonly CatalogueProduct[]> {
+    await dropStaleReads();
+    const cached = lists.get(name);
+    if (cached) return cached;
+    const read: Promise<readonly CatalogueProduct[]> = query()
       .then((rows) => {
-        if (!isCurrent(rows) || rows.length === 0) featured = undefined;
+        // An empty answer carries no version; it is kept all the same: this read began after the version it is kept
+        // under was learnt (a newer one clears the entry, in flight or not), so it can only be newer than that.
+        if (!isCurrent(rows) && lists.get(name) === read) lists.delete(name);
         return Object.freeze(rows.map((row) => Object.freeze(toProduct(row))));
       })
       .catch((error: unknown) => {
         // A failed read (the database is down) is not kept: the next request asks again. Whoever awaits it gets the error.
-        if (featured === read) featured = undefined;
+        if (lists.get(name) === read) lists.delete(name);
         throw error;
       });
-    featured = read;
+    lists.set(name, read);
     return read;
   }
+
+  const listFeatured = () =>
+    cachedList("featured", () =>
+      activeProducts().where("featured_position", "is not", null).orderBy("featured_position").orderBy("id").execute(),
+    );
 
   async function findProducts(ids: readonly string[]): Promise<Map<string, CatalogueProduct>> {
     await dropStaleReads();
@@ -657,6 +671,17 @@ export function createCatalogueService(
 
     /** The home page's products: the active featured ones, in their shelf order. */
     listProducts: listFeatured,
+
+    /** The home page's "More to explore": the newest active products that are not featured, at most MORE_TO_EXPLORE. */
+    listMoreToExplore: () =>
+      cachedList("more-to-explore", () =>
+        activeProducts()
+          .where("featured_position", "is", null)
+          .orderBy("created_at", "desc")
+          .orderBy("id")
+          .limit(MORE_TO_EXPLORE)
+          .execute(),
+      ),
 
     /** A write elsewhere (a review) changed products: this instance asks for the version at its next read. */
     noteCatalogueWrite(): void {
@@ -926,6 +951,36 @@ export function createCatalogueService(
       }
       if (products.length > 0) await sql`update catalogue_version set version = version + 1`.execute(trx);
       checkedAt = -Infinity;
+    },
+
+    /**
+     * Gives variants pictures of their own (the demo catalogue's colours; the console's form sets them with the rest of
+     * a product). Only the ones that change are written; their ids are returned.
+     */
+    async setVariantPictures(
+      pictures: readonly { variantId: string; image: NonNullable<ProductChanges["image"]> }[],
+    ): Promise<string[]> {
+      const changed: string[] = [];
+      await db.transaction().execute(async (trx) => {
+        for (const { variantId, image } of pictures) {
+          const updated = await trx
+            .updateTable("product_variants")
+            .set({
+              image: image.src,
+              image_width: image.width,
+              image_height: image.height,
+              image_srcset: image.srcSet,
+              updated_at: sql`now()`,
+            })
+            .where("id", "=", variantId)
+            .where((eb) => eb("image", "is", null).or("image", "<>", image.src))
+            .executeTakeFirst();
+          if (updated.numUpdatedRows > 0n) changed.push(variantId);
+        }
+        if (changed.length > 0) await sql`update catalogue_version set version = version + 1`.execute(trx);
+      });
+      checkedAt = -Infinity;
+      return changed;
     },
 
     /** Deletes products (an import taken back): their departments go with them; orders keep their own copies. */

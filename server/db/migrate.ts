@@ -27,8 +27,9 @@ import * as productCsv from "./migrations/0024-product-csv";
 import * as stockAlertsByVariant from "./migrations/0025-stock-alerts-by-variant";
 import * as listingStockAndOptions from "./migrations/0026-listing-stock-and-options";
 import * as listingCoveringIndex from "./migrations/0027-listing-covering-index";
+import * as refundLinesAndOrderStatuses from "./migrations/0028-refund-lines-and-order-statuses";
 import * as twoStepSignIn from "./migrations/0030-two-step-sign-in";
-import * as basketRecovery from "./migrations/0035-basket-recovery";
+import * as basketRecovery from "./migrations/0036-basket-recovery";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -61,8 +62,9 @@ const migrations: Record<string, Migration> = {
   "0025-stock-alerts-by-variant": stockAlertsByVariant,
   "0026-listing-stock-and-options": listingStockAndOptions,
   "0027-listing-covering-index": listingCoveringIndex,
+  "0028-refund-lines-and-order-statuses": refundLinesAndOrderStatuses,
   "0030-two-step-sign-in": twoStepSignIn,
-  "0035-basket-recovery": basketRecovery,
+  "0036-basket-recovery": basketRecovery,
 };
 
 export const migrationNames = Object.keys(migrations);

@@ -2,7 +2,7 @@ import type { PriceBreakdown } from "#shared/pricing";
 import type { ColumnType, Generated, JSONColumnType } from "kysely";
 import type { DeliveryAddress } from "#shared/address";
 import type { PromotionKindName } from "#shared/promotions";
-import type { OrderStatus, StoredOrderItem } from "#shared/orders";
+import type { FulfilmentStatus, OrderStatus, PaymentStatus, StoredOrderItem } from "#shared/orders";
 
 /**
  * The database as Kysely sees it. One interface per table; migrations in ./migrations create them. The built-in
@@ -29,6 +29,8 @@ export interface Database {
   audit_log: AuditLogTable;
   pictures: PictureTable;
   order_refunds: OrderRefundTable;
+  order_refund_lines: OrderRefundLineTable;
+  order_restocks: OrderRestockTable;
   reviews: ReviewTable;
   review_requests: ReviewRequestTable;
   email_opt_outs: EmailOptOutTable;
@@ -236,7 +238,10 @@ export interface OrderTable {
   /** From the PaymentMethod as the processor reports it: never more of the card. */
   card_brand: string | null;
   card_last4: string | null;
+  /** The last step of its history. What the order is now: payment_status and fulfilment_status. */
   status: Generated<OrderStatus>;
+  payment_status: Generated<PaymentStatus>;
+  fulfilment_status: Generated<FulfilmentStatus>;
   refunded_cents: Generated<number>;
   /** When the payment succeeded, as the shop learnt it: orders are dated and listed by it. */
   paid_at: Generated<Date>;
@@ -380,6 +385,33 @@ export interface OrderRefundTable {
   amount_cents: number;
   /** The console's key for the request that made it; null when the refund was made elsewhere (the processor's dashboard). */
   idempotency_key: string | null;
+  actor: string;
+  created_at: Generated<Date>;
+  /** Of the amount, what was for shipping (with its tax); 0 when shipping was not given back. */
+  shipping_cents: Generated<number>;
+  reason: string | null;
+  /** Where the money went: the card it was paid with, or the shopper's store credit. */
+  destination: Generated<"card" | "store_credit">;
+}
+
+/** Which units of which order line a refund gave back, and for how much (a refund by amount alone has none). */
+export interface OrderRefundLineTable {
+  refund_id: string;
+  order_id: string;
+  /** The line's index in the order's items. */
+  line_index: number;
+  quantity: number;
+  amount_cents: number;
+}
+
+/** Units of an order line put back in stock, by a refund or a cancellation: never more, all rows together, than sold. */
+export interface OrderRestockTable {
+  id: ColumnType<string, never, never>;
+  order_id: string;
+  line_index: number;
+  quantity: number;
+  refund_id: string | null;
+  cause: "refund" | "cancel";
   actor: string;
   created_at: Generated<Date>;
 }

@@ -230,7 +230,20 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
     /** A refund notice for an amount; `refundId` (the processor's) makes it once per refund. */
     async enqueueOrderRefunded(
       writer: Writer,
-      { orderId, refundId, amountCents }: { orderId: string; refundId: string; amountCents: number },
+      {
+        orderId,
+        refundId,
+        amountCents,
+        lines,
+        includesShipping,
+      }: {
+        orderId: string;
+        refundId: string;
+        amountCents: number;
+        /** The units given back, by the items' titles; none for a refund by amount alone. */
+        lines?: { title: string; quantity: number }[];
+        includesShipping?: boolean;
+      },
     ): Promise<boolean> {
       const order = await orderFor(writer, orderId);
       if (!order) return false;
@@ -243,6 +256,8 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
           orderUrl: order.data.orderUrl,
           orderNumber: order.data.orderNumber,
           refundCents: amountCents,
+          lines,
+          includesShipping,
         }),
         `order-refunded:${refundId}`,
       );

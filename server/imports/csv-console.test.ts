@@ -195,6 +195,7 @@ describeEachDatabase("the console's CSV import and exports", (getDatabase) => {
       created_at: new Date(paidAt),
       paid_at: new Date(paidAt),
       status,
+      fulfilment_status: status === "shipped" ? ("shipped" as const) : ("unfulfilled" as const),
       contact_email: "buyer@console.test",
       delivery_address: JSON.stringify({
         name: "Ada Lovelace",

@@ -48,6 +48,20 @@ const VARIANTS: Record<string, Pick<DemoProduct, "options" | "stock">> = {
   },
 };
 
+/** How the demo's colour values are drawn: each colour a product is sold in has a picture of its own in that colour. */
+export const DEMO_COLOURS: Readonly<Record<string, string>> = { Black: "#262626", Grey: "#8c8c8c", White: "#fbfbfb" };
+
+/** The values of a demo product's "Colour" option, with their place among its options; none for the others. */
+export function demoColours(product: DemoProduct): { index: number; values: string[] } | undefined {
+  const index = (product.options ?? []).findIndex((option) => option.name === "Colour");
+  return index === -1 ? undefined : { index, values: product.options![index]!.values };
+}
+
+/** The file (images/demo/{id}.webp) of a demo product's picture in one of its colours. */
+export function colourPictureId(product: Pick<DemoProduct, "id">, colour: string): string {
+  return `${product.id}--${colour.toLowerCase()}`;
+}
+
 type Row = [title: string, priceCents: number, rating: 1 | 2 | 3 | 4 | 5, colour: string];
 
 const GROUPS: { department: string; shape: DemoShape; what: string; rows: Row[] }[] = [

@@ -6,7 +6,8 @@ import { createDepartmentService } from "#server/departments/department-service"
 import { describeEachDatabase } from "#server/testing/test-database";
 import { DEFAULT_LISTING_STATE } from "#shared/listing";
 import { applyDemoCatalogue, demoHandle } from "./demo-catalogue";
-import { DEMO_PRODUCTS } from "./demo-catalogue-data";
+import { combinations } from "#shared/admin-schemas";
+import { colourPictureId, DEMO_PRODUCTS, demoColours } from "./demo-catalogue-data";
 
 const picturesDir = fileURLToPath(new URL("../../images/demo", import.meta.url));
 
@@ -17,8 +18,12 @@ describeEachDatabase("demo catalogue", (getDatabase) => {
     const departments = createDepartmentService(db, catalogue);
     const featuredBefore = (await catalogue.listProducts()).map((product) => product.id);
 
+    const colourVariants = DEMO_PRODUCTS.reduce(
+      (sum, product) => sum + (demoColours(product) ? combinations(product.options!).length : 0),
+      0,
+    );
     expect(await applyDemoCatalogue(db, { remove: false, picturesDir })).toBe(
-      `Demo catalogue: ${DEMO_PRODUCTS.length} products added, 0 already there (0 updated).`,
+      `Demo catalogue: ${DEMO_PRODUCTS.length} products added, 0 already there (0 updated); ${colourVariants} colour variants given their pictures.`,
     );
     expect(await applyDemoCatalogue(db, { remove: false, picturesDir })).toBe(
       `Demo catalogue: 0 products added, ${DEMO_PRODUCTS.length} already there (0 updated).`,
@@ -65,11 +70,15 @@ describeEachDatabase("demo catalogue", (getDatabase) => {
       `Removed ${DEMO_PRODUCTS.length} demo products.`,
     );
     expect((await createCatalogueService(db).search("", DEFAULT_LISTING_STATE)).total).toBe(6);
-  }, 120_000);
+  }, 180_000);
 
-  it("ships a picture for every demo product, each a WebP under 40 KB", () => {
+  it("ships a picture for every demo product and each colour it is sold in, each a WebP under 40 KB", () => {
     const files = readdirSync(picturesDir);
-    for (const product of DEMO_PRODUCTS) expect(files).toContain(`${product.id}.webp`);
+    for (const product of DEMO_PRODUCTS) {
+      expect(files).toContain(`${product.id}.webp`);
+      for (const colour of demoColours(product)?.values ?? [])
+        expect(files).toContain(`${colourPictureId(product, colour)}.webp`);
+    }
     for (const file of files) expect(statSync(`${picturesDir}/${file}`).size, file).toBeLessThan(40_000);
   });
 });

@@ -10,7 +10,7 @@ import { createLogger } from "#server/logger";
 import { combinations } from "#shared/admin-schemas";
 import { PRODUCT_EXPORT_COLUMNS } from "./product-csv-layout";
 import { createProductCsvImport } from "./product-csv-import";
-import { DEMO_PRODUCTS, type DemoProduct } from "./demo-catalogue-data";
+import { colourPictureId, DEMO_PRODUCTS, demoColours, type DemoProduct } from "./demo-catalogue-data";
 
 /** Who the audit log says imported the demo catalogue. */
 const DEMO_ACTOR = { id: null, email: "npm run demo-catalogue" };
@@ -115,6 +115,51 @@ export async function applyDemoCatalogue(
       `The demo catalogue could not be imported: ${[applied.report.fileError, ...problems].filter(Boolean).join(" ")}`,
     );
   }
+  const coloured = await giveColoursTheirPictures(db, catalogue, picturesDir);
   const { created, updated, unchanged } = applied.report.counts;
-  return `Demo catalogue: ${created} products added, ${updated + unchanged} already there (${updated} updated).`;
+  return (
+    `Demo catalogue: ${created} products added, ${updated + unchanged} already there (${updated} updated)` +
+    (coloured > 0 ? `; ${coloured} colour variants given their pictures.` : ".")
+  );
+}
+
+/**
+ * Each demo product sold in colours shows a picture of that colour while it is chosen: the variant's own picture, as
+ * an operator sets one in the console's product form (a product CSV carries one picture per product). Each change
+ * is in the audit log as the console's would be. Returns how many variants changed.
+ */
+async function giveColoursTheirPictures(
+  db: DB,
+  catalogue: ReturnType<typeof createCatalogueService>,
+  picturesDir: string,
+): Promise<number> {
+  const pictures = createPictureStore(db);
+  let changed = 0;
+  for (const product of DEMO_PRODUCTS) {
+    const colours = demoColours(product);
+    if (!colours) continue;
+    const page = await catalogue.findProductPage(demoHandle(product));
+    if (page.kind !== "product") continue;
+    const wanted: { variantId: string; image: Awaited<ReturnType<typeof pictures.storePicture>>; colour: string }[] =
+      [];
+    for (const colour of colours.values) {
+      const image = await pictures.storePicture(
+        readFileSync(`${picturesDir}/${colourPictureId(product, colour)}.webp`),
+      );
+      for (const variant of page.product.variants)
+        if (variant.optionValues[colours.index] === colour) wanted.push({ variantId: variant.id, image, colour });
+    }
+    const ids = new Set(await catalogue.setVariantPictures(wanted));
+    for (const { variantId, image } of wanted.filter((entry) => ids.has(entry.variantId))) {
+      const variant = page.product.variants.find((candidate) => candidate.id === variantId)!;
+      await recordAudit(db, DEMO_ACTOR, {
+        action: "product.update",
+        subject: page.product.id,
+        before: { [`variant ${variant.optionValues.join(" / ")}`]: { picture: variant.image?.src ?? null } },
+        after: { [`variant ${variant.optionValues.join(" / ")}`]: { picture: image.src } },
+      });
+    }
+    changed += ids.size;
+  }
+  return changed;
 }

@@ -87,7 +87,7 @@ export function createMetrics(logger: Logger) {
 export type Metrics = ReturnType<typeof createMetrics>;
 
 /**
- * Headers a reverse proxy or CDN adds to what it forwards (README, "Metrics"): a request carrying any of them came
+ * Headers a reverse proxy or CDN adds to what it forwards (docs/configuration.md, "Metrics"): a request carrying any of them came
  * through one, whatever its connection's address.
  */
 export const PROXY_HEADERS = [

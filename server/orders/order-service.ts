@@ -9,14 +9,19 @@ import { keysetCursor } from "#server/db/keyset-cursor";
 import { AppError } from "#shared/errors";
 import { formatCents } from "#shared/money";
 import {
+  FULFILMENT_STATUS_LABELS,
   ORDER_NUMBER_PATTERN,
-  ORDER_STATUS_LABELS,
   ORDERS_PAGE_SIZE,
+  PAYMENT_STATUS_LABELS,
   orderAllows,
+  paymentStatusAfterRefund,
   readOrderItem,
+  type FulfilmentStatus,
   type OrderDetail,
+  type OrderState,
   type OrderStatus,
   type OrderView,
+  type PaymentStatus,
   type StoredOrderItem,
 } from "#shared/orders";
 
@@ -113,12 +118,19 @@ export function createOrderService(db: DB) {
     await trx.updateTable("orders").set(set).where("id", "=", orderId).execute();
   }
 
-  /** Locks the order, lets `decide` refuse or choose the change, applies it and appends it to the history. */
+  /**
+   * Locks the order, lets `decide` refuse or choose the change, applies it and appends it to the history: `status` is
+   * the history's step, and the payment or fulfilment status it moves.
+   */
   async function transition(
     orderId: string,
     actor: Actor,
-    decide: (order: { status: OrderStatus; amount_cents: number; refunded_cents: number; number: string }) => {
+    decide: (
+      order: OrderState & { status: OrderStatus; amount_cents: number; refunded_cents: number; number: string },
+    ) => {
       status: OrderStatus;
+      payment?: PaymentStatus;
+      fulfilment?: FulfilmentStatus;
       refundedCents?: number;
       history: { carrier?: string; trackingNumber?: string; amountCents?: number; note?: string };
     },
@@ -132,16 +144,22 @@ export function createOrderService(db: DB) {
     return inTransaction(async (trx) => {
       const order = await trx
         .selectFrom("orders")
-        .select(["status", "amount_cents", "refunded_cents", "number"])
+        .select(["status", "amount_cents", "refunded_cents", "number", "payment_status", "fulfilment_status"])
         .where("id", "=", orderId)
         .forUpdate()
         .executeTakeFirst();
       if (!order) throw new AppError("NOT_FOUND", "There is no such order.");
-      const change = decide(order);
+      const change = decide({
+        ...order,
+        paymentStatus: order.payment_status,
+        fulfilmentStatus: order.fulfilment_status,
+      });
       await trx
         .updateTable("orders")
         .set({
           status: change.status,
+          ...(change.payment ? { payment_status: change.payment } : {}),
+          ...(change.fulfilment ? { fulfilment_status: change.fulfilment } : {}),
           ...(change.refundedCents === undefined ? {} : { refunded_cents: change.refundedCents }),
         })
         .where("id", "=", orderId)
@@ -162,12 +180,23 @@ export function createOrderService(db: DB) {
     });
   }
 
-  function refuse(number: string, status: OrderStatus, what: string): never {
+  /** "Order SF-… is shipped, so it cannot be cancelled.": named by the status that stands in the way. */
+  function refuse(
+    order: OrderState & { number: string },
+    what: string,
+    by: "payment" | "fulfilment" = "fulfilment",
+  ): never {
+    const label =
+      by === "payment" ? PAYMENT_STATUS_LABELS[order.paymentStatus] : FULFILMENT_STATUS_LABELS[order.fulfilmentStatus];
     throw new AppError(
       "ORDER_TRANSITION_REFUSED",
-      `Order ${number} is ${ORDER_STATUS_LABELS[status].toLowerCase()}, so it cannot be ${what}.`,
+      `Order ${order.number} is ${label.toLowerCase()}, so it cannot be ${what}.`,
       {
-        details: { status },
+        details: {
+          status: by === "payment" ? order.paymentStatus : order.fulfilmentStatus,
+          paymentStatus: order.paymentStatus,
+          fulfilmentStatus: order.fulfilmentStatus,
+        },
       },
     );
   }
@@ -199,7 +228,17 @@ export function createOrderService(db: DB) {
       const { column, value } = ownerColumn(owner);
       let query = db
         .selectFrom("orders")
-        .select(["id", "number", "amount_cents", "paid_at", "items", "status", "refunded_cents"])
+        .select([
+          "id",
+          "number",
+          "amount_cents",
+          "paid_at",
+          "items",
+          "status",
+          "payment_status",
+          "fulfilment_status",
+          "refunded_cents",
+        ])
         .where(column, "=", value)
         .orderBy("paid_at", "desc")
         .orderBy("id", "desc")
@@ -214,6 +253,8 @@ export function createOrderService(db: DB) {
           amountCents: row.amount_cents,
           createdAt: row.paid_at.toISOString(),
           status: row.status,
+          paymentStatus: row.payment_status,
+          fulfilmentStatus: row.fulfilment_status,
           refundedCents: row.refunded_cents,
           items: row.items.map(readOrderItem),
         })),
@@ -249,6 +290,8 @@ export function createOrderService(db: DB) {
         currency: row.currency,
         createdAt: row.paid_at.toISOString(),
         status: row.status,
+        paymentStatus: row.payment_status,
+        fulfilmentStatus: row.fulfilment_status,
         refundedCents: row.refunded_cents,
         items: row.items.map(readOrderItem),
         contactEmail: row.contact_email,
@@ -286,8 +329,9 @@ export function createOrderService(db: DB) {
         orderId,
         actor,
         (order) => {
-          if (!orderAllows(order.status, "ship")) refuse(order.number, order.status, "shipped");
-          return { status: "shipped", history: { carrier, trackingNumber } };
+          if (!orderAllows(order, "ship"))
+            refuse(order, "shipped", order.fulfilmentStatus === "unfulfilled" ? "payment" : "fulfilment");
+          return { status: "shipped", fulfilment: "shipped", history: { carrier, trackingNumber } };
         },
         within,
       );
@@ -300,8 +344,8 @@ export function createOrderService(db: DB) {
         orderId,
         actor,
         (order) => {
-          if (!orderAllows(order.status, "cancel")) refuse(order.number, order.status, "cancelled");
-          return { status: "cancelled", history: { note } };
+          if (!orderAllows(order, "cancel")) refuse(order, "cancelled");
+          return { status: "cancelled", fulfilment: "cancelled", history: { note } };
         },
         within,
       );
@@ -325,7 +369,7 @@ export function createOrderService(db: DB) {
         orderId,
         actor,
         (order) => {
-          if (!orderAllows(order.status, "refund")) refuse(order.number, order.status, "refunded");
+          if (!orderAllows(order, "refund")) refuse(order, "refunded", "payment");
           const refunded = order.refunded_cents + amountCents;
           if (refunded > order.amount_cents) {
             throw new AppError(
@@ -334,8 +378,11 @@ export function createOrderService(db: DB) {
               { details: { refundableCents: order.amount_cents - order.refunded_cents } },
             );
           }
+          const payment = paymentStatusAfterRefund(order.amount_cents, refunded);
           return {
-            status: refunded === order.amount_cents ? "refunded" : "partially_refunded",
+            status: payment,
+            // A disputed payment stays disputed until all of it is given back.
+            payment: order.paymentStatus === "disputed" && payment !== "refunded" ? "disputed" : payment,
             refundedCents: refunded,
             history: { amountCents, note },
           };
@@ -352,7 +399,8 @@ export function createOrderService(db: DB) {
     ): Promise<OrderStatus> {
       const note = dispute.reason ? boundedText(dispute.reason, TRACKING_LIMITS.note, "reason") : undefined;
       return transition(orderId, actor, (order) => {
-        if (order.status === "refunded" || order.status === "disputed") refuse(order.number, order.status, "disputed");
+        if (order.paymentStatus === "refunded" || order.paymentStatus === "disputed")
+          refuse(order, "disputed", "payment");
         if (
           !Number.isSafeInteger(dispute.amountCents) ||
           dispute.amountCents < 1 ||
@@ -363,7 +411,7 @@ export function createOrderService(db: DB) {
             `A dispute is for between 1 cent and the ${formatCents(order.amount_cents)} paid.`,
           );
         }
-        return { status: "disputed", history: { amountCents: dispute.amountCents, note } };
+        return { status: "disputed", payment: "disputed", history: { amountCents: dispute.amountCents, note } };
       });
     },
 

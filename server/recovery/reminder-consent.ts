@@ -12,9 +12,6 @@ export function createReminderConsent(
   { accounts, preferences }: { accounts: AccountService; preferences: EmailPreferences },
 ) {
   return {
-    /** The account's preference, as a form shows it. */
-    forAccount: (userId: string) => accounts.getBasketReminders(userId),
-
     async setForAccount(user: { id: string; email: string }, on: boolean): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await accounts.setBasketReminders(trx, user.id, on);

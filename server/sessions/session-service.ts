@@ -19,6 +19,8 @@ export interface SessionUser {
   isEmailVerified?: boolean;
   /** Holds the operator role (may use /admin); read with the session on every request, so a revoke takes effect at once. */
   isOperator?: boolean;
+  /** "E-mail me about my basket and offers" (server/recovery), read with the session for the pages that offer it. */
+  basketReminders?: boolean;
 }
 
 export interface Session {
@@ -75,6 +77,7 @@ export function createSessionService(
             "users.id as user_id",
             "users.email",
             "users.email_verified_at",
+            "users.basket_reminders",
             "operators.user_id as operator_id",
           ])
           .$if(withBasket, (query) =>
@@ -128,6 +131,7 @@ export function createSessionService(
               email: row.email,
               isEmailVerified: row.email_verified_at !== null,
               isOperator: row.operator_id !== null,
+              basketReminders: row.basket_reminders === true,
             }
           : null;
       if (Date.now() - row.last_seen_at.getTime() > TOUCH_AFTER_MS) {

@@ -419,7 +419,11 @@ describeEachDatabase("back-in-stock alerts", (getDatabase) => {
       const key = unique("restock-");
       const sent = await Promise.allSettled(
         [1, 2, 3].map(() =>
-          shop.services.adminOrders.refund(OPERATOR, number, { amountCents: null, idempotencyKey: key, restock: true }),
+          shop.services.adminOrders.refund(OPERATOR, number, {
+            amountCents: null,
+            idempotencyKey: key,
+            lines: [{ index: 0, quantity: 1, restock: true }],
+          }),
         ),
       );
       expect(sent.some((outcome) => outcome.status === "fulfilled")).toBe(true);

@@ -1,10 +1,8 @@
 import { createRequire } from "node:module";
 import { expect, test, type Page } from "@playwright/test";
-import { enterCard } from "./support/card";
-import { fillDeliveryAddress } from "./support/delivery";
+import { guestBuysTheBook } from "./support/guest-buys";
 import { OPERATOR } from "./support/operator";
 
-const BOOK = "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses";
 const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 // axe is injected as a script, which the shop's Content-Security-Policy would rightly refuse.
@@ -18,23 +16,6 @@ async function seriousViolations(page: Page) {
   return results.violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
     .map((violation) => violation.id);
-}
-
-/** A guest buys the book with 4242… and lands on their orders; the order's number. */
-async function guestBuysTheBook(page: Page, email: string): Promise<string> {
-  await page.goto("/");
-  await page.getByRole("article", { name: BOOK, exact: true }).getByRole("button", { name: "Add to Basket" }).click();
-  const basket = page.getByRole("banner").getByRole("link", { name: /^Basket,/ });
-  await expect(basket).toHaveAccessibleName("Basket, 1 item");
-  await expect(basket).toHaveAttribute("aria-busy", "false");
-  await page.goto("/checkout");
-  await page.getByRole("link", { name: "Proceed to Checkout" }).click();
-  await expect(page).toHaveURL("/payment");
-  await fillDeliveryAddress(page, { email });
-  await enterCard(page, "4242424242424242");
-  await page.getByRole("button", { name: "Buy Now" }).click();
-  await expect(page).toHaveURL(/\/orders\?placed=SF-\d{4}-[A-Z0-9]{4}$/);
-  return new URL(page.url()).searchParams.get("placed") ?? "";
 }
 
 test("the operator finds a shopper's order, ships it, refunds part of it; the shopper sees both and both e-mails are written", async ({

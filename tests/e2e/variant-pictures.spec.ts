@@ -68,16 +68,18 @@ test("the operator gives one colour a weight and a picture of its own; the produ
   expect(productPicture).not.toBe(redPicture);
   await shopper.getByRole("group", { name: "Colour" }).getByRole("radio", { name: "Red" }).check();
   await expect(picture).toHaveAttribute("src", redPicture!);
+  await expect(picture).toHaveAccessibleName(`${title} (Colour: Red)`);
   await expect(shopper).toHaveURL(/\?variant=/);
   const redAddress = new URL(shopper.url()).pathname + new URL(shopper.url()).search;
   await shopper.getByRole("group", { name: "Colour" }).getByRole("radio", { name: "White" }).check();
   await expect(picture).toHaveAttribute("src", productPicture!);
+  await expect(picture).toHaveAccessibleName(title);
 
   // Without JavaScript: the shared link, and the "Choose" button, answer with Red's picture.
   const plain = await browser.newContext({ javaScriptEnabled: false });
   const plainPage = await plain.newPage();
   await plainPage.goto(redAddress);
-  await expect(plainPage.getByRole("img", { name: title })).toHaveAttribute("src", redPicture!);
+  await expect(plainPage.getByRole("img", { name: `${title} (Colour: Red)` })).toHaveAttribute("src", redPicture!);
   await plainPage.goto(productPage);
   await expect(plainPage.getByRole("img", { name: title })).toHaveAttribute("src", productPicture!);
   await plainPage.getByRole("radio", { name: "Red" }).check();

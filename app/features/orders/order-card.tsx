@@ -6,7 +6,7 @@ import { LocalTime } from "#app/components/ui/local-time";
 import { BasketLine } from "#app/features/basket/components/basket-line";
 
 /** One paid order: when, its number (a link to its page), its status, what was in it (as priced then), and what it cost. */
-export function OrderCard({ order }: { order: Omit<OrderView, "id"> }) {
+export function OrderCard({ order }: { order: Omit<OrderView, "id" | "paymentStatus" | "fulfilmentStatus"> }) {
   const headingId = `order-${order.number}`;
   return (
     <article className="order" aria-labelledby={headingId} data-testid="order">

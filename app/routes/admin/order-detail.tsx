@@ -10,7 +10,9 @@ import {
   cardBrandName,
   PAYMENT_BY_PROMOTION,
   describeItemOptions,
+  FULFILMENT_STATUS_LABELS,
   ORDER_STATUS_LABELS,
+  PAYMENT_STATUS_LABELS,
   orderAllows,
 } from "#shared/orders";
 import { breakdownLines } from "#shared/pricing";
@@ -25,21 +27,29 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   const order = await services.adminOrders.getOrder(params.number);
   if (!order) throw data(null, { status: 404 });
   const left = order.amountCents - order.refundedCents;
+  const state = { paymentStatus: order.paymentStatus, fulfilmentStatus: order.fulfilmentStatus };
   return {
     number: order.number,
-    status: ORDER_STATUS_LABELS[order.status],
-    statusKey: order.status,
-    canShip: orderAllows(order.status, "ship"),
-    canCancel: orderAllows(order.status, "cancel"),
-    canRefund: left > 0 && orderAllows(order.status, "refund"),
+    payment: { key: order.paymentStatus, label: PAYMENT_STATUS_LABELS[order.paymentStatus] },
+    fulfilment: { key: order.fulfilmentStatus, label: FULFILMENT_STATUS_LABELS[order.fulfilmentStatus] },
+    canShip: orderAllows(state, "ship"),
+    canCancel: orderAllows(state, "cancel"),
+    canRefund: left > 0 && orderAllows(state, "refund"),
+    /** Shipping with its tax, as charged, while it has not been given back (a refund's "Include shipping"). */
+    shippingLeft: order.refundableShippingCents > 0 ? formatCents(order.refundableShippingCents) : null,
     total: formatCents(order.amountCents),
     refunded: formatCents(order.refundedCents),
     left: formatCents(left),
     paidAt: formatConsoleTime(order.paidAt),
     email: order.contactEmail ?? "–",
     address: order.deliveryAddress ? addressLines(order.deliveryAddress) : [],
-    items: order.items.map((item) => ({
-      id: item.variantId ?? item.productId,
+    items: order.items.map((item, index) => ({
+      index,
+      id: `${index}-${item.variantId ?? item.productId}`,
+      refundable: item.quantity - item.refundedQuantity,
+      restockable: item.quantity - item.restockedQuantity,
+      refunded: item.refundedQuantity,
+      restocked: item.restockedQuantity,
       title: describeItemOptions(item)
         ? `${item.title} (${describeItemOptions(item)})${item.sku ? `, SKU ${item.sku}` : ""}`
         : item.title,
@@ -48,7 +58,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
       line: formatCents(item.priceCents * item.quantity),
     })),
     breakdown: order.pricing ? breakdownLines(order.pricing, formatCents) : [],
-    payment: {
+    paidWith: {
       card:
         order.processor === "none"
           ? PAYMENT_BY_PROMOTION
@@ -79,15 +89,40 @@ export async function loader({ context, params }: Route.LoaderArgs) {
 
 /**
  * `key`: a refused refund form is drawn again with its key, so sending it again cannot make a second refund.
- * `confirm`: a refund form's first sending only asks, naming the amount and the card; the answer carries it on.
+ * `confirm`: a refund form's first sending only asks, naming the amount and the card; the answer carries the form's
+ * fields on (`fields`), and the amount can be changed there, down only.
  */
 type ActionAnswer = {
   form: "ship" | "refund" | "cancel-and-refund" | null;
   errors: Record<string, string> | undefined;
   done: string | null;
   key?: string;
-  confirm?: { question: string; button: string; amount: string };
+  confirm?: {
+    question: string;
+    button: string;
+    /** What the refund gives back, in words ("1 × Cotton tee, put back in stock"). */
+    details: string[];
+    fields: [string, string][];
+    /** The amount as typed in the confirmation's own field; null for Cancel and refund. */
+    amount: string | null;
+  };
 };
+
+/** The refund form's fields, as the confirmation carries them on. */
+function refundFields(input: {
+  lines: { index: number; quantity: number; restock: boolean }[];
+  includeShipping: boolean;
+  reason: string | null;
+}): [string, string][] {
+  return [
+    ...input.lines.flatMap((line): [string, string][] => [
+      [`quantity-${line.index}`, String(line.quantity)],
+      ...(line.restock ? [[`restock-${line.index}`, "on"] as [string, string]] : []),
+    ]),
+    ...(input.includeShipping ? [["includeShipping", "on"] as [string, string]] : []),
+    ...(input.reason ? [["reason", input.reason] as [string, string]] : []),
+  ];
+}
 
 /** Ship, refund, or cancel and refund: each one service call; a refusal reads as a sentence by its field. */
 export async function action({ context, request, params }: Route.ActionArgs) {
@@ -100,34 +135,65 @@ export async function action({ context, request, params }: Route.ActionArgs) {
   const parsed = adminOrderActionSchema.safeParse(fields);
   if (!parsed.success)
     return data<ActionAnswer>(
-      { form: intent, errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), done: null },
+      {
+        form: intent,
+        errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }),
+        done: null,
+        key: typeof fields.key === "string" ? fields.key : undefined,
+      },
       { status: 400 },
     );
   const input = parsed.data;
-  if (input.intent !== "ship" && input.confirmed !== "yes") {
-    const order = await services.adminOrders.getOrder(params.number);
-    if (!order) throw data(null, { status: 404 });
-    const left = order.amountCents - order.refundedCents;
-    const cents = input.intent === "refund" ? (input.amount ?? left) : left;
-    if (cents > left) {
-      const errors = { amount: `You can refund at most ${formatCents(left)}.` };
-      return data<ActionAnswer>({ form: input.intent, errors, done: null, key: input.key }, { status: 400 });
-    }
-    const card = order.card
-      ? `${cardBrandName(order.card.brand)} ending in ${order.card.last4}`
-      : "the card it was paid with";
-    const amount = formatCents(cents);
-    const confirm =
-      input.intent === "refund"
-        ? { question: `Refund ${amount} to ${card}?`, button: `Refund ${amount}`, amount: (cents / 100).toFixed(2) }
-        : {
-            question: `Cancel order ${order.number} and refund ${amount} to ${card}?`,
-            button: `Cancel and refund ${amount}`,
-            amount: "",
-          };
-    return { form: input.intent, errors: undefined, done: null, key: input.key, confirm } satisfies ActionAnswer;
-  }
   try {
+    if (input.intent !== "ship" && input.confirmed !== "yes") {
+      const order = await services.adminOrders.getOrder(params.number);
+      if (!order) throw data(null, { status: 404 });
+      const card = order.card
+        ? `${cardBrandName(order.card.brand)} ending in ${order.card.last4}`
+        : "the card it was paid with";
+      if (input.intent === "refund") {
+        const quote = await services.adminOrders.quoteRefund(params.number, {
+          amountCents: input.amount,
+          lines: input.lines,
+          includeShipping: input.includeShipping,
+          reason: input.reason,
+        });
+        const amount = formatCents(quote.amountCents);
+        const confirm = {
+          question: `Refund ${amount} to ${card}?`,
+          button: `Refund ${amount}`,
+          details: [
+            ...quote.lines.map(
+              (line) =>
+                `${line.quantity} × ${line.title}${line.restock > 0 ? `, ${line.restock} put back in stock` : ""}`,
+            ),
+            ...(quote.shippingCents > 0 ? [`Shipping, ${formatCents(quote.shippingCents)}`] : []),
+            ...(quote.lines.length === 0 && quote.shippingCents === 0
+              ? ["An amount alone: no items go back in stock."]
+              : []),
+            ...(quote.amountCents < quote.ceilingCents
+              ? [`Less than the ${formatCents(quote.ceilingCents)} worked out.`]
+              : []),
+          ],
+          fields: refundFields(input),
+          amount: (quote.amountCents / 100).toFixed(2),
+        };
+        return { form: input.intent, errors: undefined, done: null, key: input.key, confirm } satisfies ActionAnswer;
+      }
+      const leftCents = order.amountCents - order.refundedCents;
+      const amount = formatCents(leftCents);
+      const confirm = {
+        question:
+          leftCents > 0
+            ? `Cancel order ${order.number} and refund ${amount} to ${card}?`
+            : `Cancel order ${order.number}?`,
+        button: leftCents > 0 ? `Cancel and refund ${amount}` : "Cancel the order",
+        details: input.restock ? ["Every item not yet back goes back in stock."] : [],
+        fields: input.restock ? ([["restock", "on"]] as [string, string][]) : [],
+        amount: null,
+      };
+      return { form: input.intent, errors: undefined, done: null, key: input.key, confirm } satisfies ActionAnswer;
+    }
     if (input.intent === "ship") {
       await services.adminOrders.markShipped(actor, params.number, {
         carrier: input.carrier,
@@ -143,7 +209,9 @@ export async function action({ context, request, params }: Route.ActionArgs) {
       const refund = await services.adminOrders.refund(actor, params.number, {
         amountCents: input.amount,
         idempotencyKey: input.key,
-        restock: input.restock,
+        lines: input.lines,
+        includeShipping: input.includeShipping,
+        reason: input.reason,
       });
       const done =
         refund.amountCents > 0
@@ -151,7 +219,9 @@ export async function action({ context, request, params }: Route.ActionArgs) {
           : "The refund is pending at the processor.";
       return { form: input.intent, errors: undefined, done } satisfies ActionAnswer;
     }
-    const refund = await services.adminOrders.cancelAndRefund(actor, params.number, input.key);
+    const refund = await services.adminOrders.cancelAndRefund(actor, params.number, input.key, {
+      restock: input.restock,
+    });
     return {
       form: input.intent,
       errors: undefined,
@@ -160,7 +230,8 @@ export async function action({ context, request, params }: Route.ActionArgs) {
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     if (error.code === "NOT_FOUND") throw data(null, { status: 404 });
-    const field = error.details?.field === "amount" ? "amount" : "form";
+    const named = typeof error.details?.field === "string" ? error.details.field : "form";
+    const field = named === "amount" || /^quantity-\d+$/.test(named) ? named : "form";
     return data<ActionAnswer>(
       {
         form: input.intent,
@@ -171,6 +242,11 @@ export async function action({ context, request, params }: Route.ActionArgs) {
       { status: error.status },
     );
   }
+}
+
+/** The refund form's fields, carried on by the confirmation's forms as hidden inputs. */
+function CarriedFields({ fields }: { fields: [string, string][] }) {
+  return fields.map(([name, value]) => <input key={name} type="hidden" name={name} value={value} />);
 }
 
 export default function AdminOrder({ loaderData, actionData }: Route.ComponentProps) {
@@ -198,11 +274,19 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
         </p>
         <section className="console-confirm" aria-labelledby="confirm-title">
           <h1 id="confirm-title">{confirm.question}</h1>
+          {confirm.details.length > 0 ? (
+            <ul>
+              {confirm.details.map((detail) => (
+                <li key={detail}>{detail}</li>
+              ))}
+            </ul>
+          ) : null}
           <p>The money goes back to the shopper at once and cannot be taken back; the shopper is sent an e-mail.</p>
           <Form method="post" className="console-actions">
             <input type="hidden" name="intent" value={confirm.form ?? ""} />
             <input type="hidden" name="key" value={confirm.key} />
-            {confirm.form === "refund" ? <input type="hidden" name="amount" value={confirm.amount} /> : null}
+            <CarriedFields fields={confirm.fields} />
+            {confirm.amount !== null ? <input type="hidden" name="amount" value={confirm.amount} /> : null}
             <input type="hidden" name="confirmed" value="yes" />
             <button type="submit" className="console-button console-button--danger" disabled={isBusy}>
               {confirm.button}
@@ -211,6 +295,30 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
               Keep the money, go back
             </Link>
           </Form>
+          {confirm.amount !== null ? (
+            <Form method="post" className="console-form console-form--inline" noValidate>
+              <input type="hidden" name="intent" value="refund" />
+              <input type="hidden" name="key" value={confirm.key} />
+              <CarriedFields fields={confirm.fields} />
+              <div className="console-field">
+                <label htmlFor="field-confirm-amount">Refund less</label>
+                <input
+                  id="field-confirm-amount"
+                  name="amount"
+                  inputMode="decimal"
+                  maxLength={20}
+                  defaultValue={confirm.amount}
+                  aria-describedby="hint-confirm-amount"
+                />
+                <p id="hint-confirm-amount" className="console-hint">
+                  At most what is worked out; you are asked again with the new amount.
+                </p>
+              </div>
+              <button type="submit" className="console-button" disabled={isBusy}>
+                Change the amount
+              </button>
+            </Form>
+          ) : null}
         </section>
       </main>
     );
@@ -226,9 +334,13 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
         {actionData?.done ?? ""}
       </p>
       <dl className="console-facts">
-        <dt>Status</dt>
+        <dt>Payment</dt>
         <dd>
-          <StatusBadge status={order.statusKey} label={order.status} />
+          <StatusBadge status={order.payment.key} label={order.payment.label} />
+        </dd>
+        <dt>Fulfilment</dt>
+        <dd>
+          <StatusBadge status={order.fulfilment.key} label={order.fulfilment.label} />
         </dd>
         <dt>Paid</dt>
         <dd>{order.paidAt}</dd>
@@ -241,10 +353,10 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
         <dt>Deliver to</dt>
         <dd>{order.address.length ? order.address.join(", ") : "–"}</dd>
         <dt>Card</dt>
-        <dd>{order.payment.card}</dd>
-        <dt>Payment</dt>
+        <dd>{order.paidWith.card}</dd>
+        <dt>Payment intent</dt>
         <dd>
-          <code>{order.payment.intentId}</code> · {order.payment.processor} · {order.payment.mode}
+          <code>{order.paidWith.intentId}</code> · {order.paidWith.processor} · {order.paidWith.mode}
         </dd>
       </dl>
 
@@ -356,10 +468,79 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
       {order.canRefund ? (
         <section aria-labelledby="refund-title">
           <h2 id="refund-title">Refund</h2>
-          <ErrorSummary errors={refundErrors} fieldIds={fieldIdsOf(["amount"])} title={CONSOLE_SUMMARY_TITLE} />
-          <Form method="post" className="console-form console-form--inline" noValidate>
+          <ErrorSummary
+            errors={refundErrors}
+            fieldIds={fieldIdsOf(["amount", "reason", ...order.items.map((item) => `quantity-${item.index}`)])}
+            title={CONSOLE_SUMMARY_TITLE}
+          />
+          <Form method="post" className="console-form" noValidate>
             <input type="hidden" name="intent" value="refund" />
             <input type="hidden" name="key" value={refundKey} />
+            <table className="console-table console-refund-lines" tabIndex={0}>
+              <caption className="console-hint">
+                A quantity per line works out the amount; leave every quantity empty to refund an amount alone.
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Item</th>
+                  <th scope="col">Quantity to refund</th>
+                  <th scope="col">Stock</th>
+                </tr>
+              </thead>
+              <tbody>
+                {order.items.map((item) => (
+                  <tr key={item.id}>
+                    <td>
+                      {item.title}
+                      <p className="console-hint">
+                        {`${item.refunded} of ${item.quantity} refunded, ${item.restocked} back in stock`}
+                      </p>
+                    </td>
+                    <td>
+                      <label htmlFor={`field-quantity-${item.index}`} className="visually-hidden">
+                        {`Quantity to refund of ${item.title}`}
+                      </label>
+                      <input
+                        id={`field-quantity-${item.index}`}
+                        name={`quantity-${item.index}`}
+                        type="number"
+                        inputMode="numeric"
+                        min={0}
+                        max={item.refundable}
+                        disabled={item.refundable === 0}
+                        className="console-input--narrow"
+                        {...invalidFieldProps(`field-quantity-${item.index}`, refundErrors?.[`quantity-${item.index}`])}
+                      />
+                      <FieldError
+                        fieldId={`field-quantity-${item.index}`}
+                        message={refundErrors?.[`quantity-${item.index}`]}
+                      />
+                    </td>
+                    <td>
+                      {item.restockable > 0 ? (
+                        <label>
+                          <input
+                            type="checkbox"
+                            name={`restock-${item.index}`}
+                            aria-label={`Put the items back in stock, ${item.title}`}
+                          />{" "}
+                          Put the items back in stock
+                        </label>
+                      ) : (
+                        "All back in stock"
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {order.shippingLeft ? (
+              <div className="console-field console-field--check">
+                <label>
+                  <input type="checkbox" name="includeShipping" /> Include shipping ({order.shippingLeft})
+                </label>
+              </div>
+            ) : null}
             <div className="console-field">
               <label htmlFor="field-amount">Amount</label>
               <input
@@ -371,14 +552,20 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
                 {...invalidFieldProps("field-amount", refundErrors?.amount, "hint-amount")}
               />
               <p id="hint-amount" className="console-hint">
-                Empty: everything left, {order.left}. You are asked to confirm the amount next.
+                Empty: what the lines come to, or without lines everything left, {order.left}. Less, never more. You are
+                asked to confirm the amount next.
               </p>
               <FieldError fieldId="field-amount" message={refundErrors?.amount} />
             </div>
-            <div className="console-field console-field--check">
-              <label>
-                <input type="checkbox" name="restock" /> Put the items back in stock
-              </label>
+            <div className="console-field">
+              <label htmlFor="field-reason">Reason (optional)</label>
+              <input
+                id="field-reason"
+                name="reason"
+                maxLength={200}
+                {...invalidFieldProps("field-reason", refundErrors?.reason)}
+              />
+              <FieldError fieldId="field-reason" message={refundErrors?.reason} />
             </div>
             <button type="submit" className="console-button" disabled={isBusy}>
               Refund
@@ -395,6 +582,13 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
             <input type="hidden" name="intent" value="cancel-and-refund" />
             <input type="hidden" name="key" value={cancelKey} />
             <p className="console-hint">Cancels the order and refunds everything left, {order.left}.</p>
+            {order.items.some((item) => item.restockable > 0) ? (
+              <div className="console-field console-field--check">
+                <label>
+                  <input type="checkbox" name="restock" /> Put the items back in stock
+                </label>
+              </div>
+            ) : null}
             <button type="submit" className="console-button" disabled={isBusy}>
               Cancel and refund
             </button>

@@ -4,7 +4,12 @@ import { adminOrderListSchema, heldPaymentRefundSchema, NO_LONGER_HELD } from "#
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { AppError } from "#shared/errors";
 import { formatCents } from "#shared/money";
-import { ORDER_STATUS_LABELS, type OrderStatus } from "#shared/orders";
+import {
+  FULFILMENT_STATUS_LABELS,
+  ORDER_LIST_FILTERS,
+  PAYMENT_STATUS_LABELS,
+  type OrderListFilter,
+} from "#shared/orders";
 import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { CONSOLE_SUMMARY_TITLE } from "#app/features/admin/console-field";
@@ -54,8 +59,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     orders: orders.map((order) => ({
       number: order.number,
       paidAt: formatConsoleTime(order.paidAt),
-      status: ORDER_STATUS_LABELS[order.status],
-      statusKey: order.status,
+      payment: { key: order.paymentStatus, label: PAYMENT_STATUS_LABELS[order.paymentStatus] },
+      fulfilment: { key: order.fulfilmentStatus, label: FULFILMENT_STATUS_LABELS[order.fulfilmentStatus] },
       total: formatCents(order.amountCents),
       refunded: order.refundedCents > 0 ? formatCents(order.refundedCents) : "",
       email: order.contactEmail ?? "–",
@@ -225,13 +230,13 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
             Needs attention
           </Link>
         </li>
-        {(Object.keys(ORDER_STATUS_LABELS) as OrderStatus[]).map((key) => (
+        {(Object.keys(ORDER_LIST_FILTERS) as OrderListFilter[]).map((key) => (
           <li key={key}>
             <Link
               to={listHref({ status: key, mode, query, from, to })}
               aria-current={status === key ? "page" : undefined}
             >
-              {ORDER_STATUS_LABELS[key]}
+              {ORDER_LIST_FILTERS[key].label}
             </Link>
           </li>
         ))}
@@ -308,7 +313,8 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
             <tr>
               <th scope="col">Order</th>
               <th scope="col">Paid</th>
-              <th scope="col">Status</th>
+              <th scope="col">Payment</th>
+              <th scope="col">Fulfilment</th>
               <th scope="col" className="console-number">
                 Total
               </th>
@@ -328,7 +334,10 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
                 </td>
                 <td>{order.paidAt}</td>
                 <td>
-                  <StatusBadge status={order.statusKey} label={order.status} />
+                  <StatusBadge status={order.payment.key} label={order.payment.label} />
+                </td>
+                <td>
+                  <StatusBadge status={order.fulfilment.key} label={order.fulfilment.label} />
                 </td>
                 <td className="console-number">{order.total}</td>
                 <td className="console-number">{order.refunded}</td>

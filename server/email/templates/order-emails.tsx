@@ -117,16 +117,40 @@ export function orderShippedEmail({
   );
 }
 
+/** A refund: "Your refund of $x", with the items and shipping it gives back (none for a refund by amount alone). */
 export function orderRefundedEmail({
   shopUrl,
   orderUrl,
   orderNumber,
   refundCents,
-}: Pick<OrderEmailData, "shopUrl" | "orderUrl" | "orderNumber"> & { refundCents: number }) {
+  lines = [],
+  includesShipping = false,
+}: Pick<OrderEmailData, "shopUrl" | "orderUrl" | "orderNumber"> & {
+  refundCents: number;
+  lines?: { title: string; quantity: number }[];
+  includesShipping?: boolean;
+}) {
   return renderEmail(
     `Your Storefront refund for order ${orderNumber}: ${formatCents(refundCents)}`,
     <EmailLayout preview="Your refund" shopUrl={shopUrl}>
-      <EmailHeading>We have refunded {formatCents(refundCents)}</EmailHeading>
+      <EmailHeading>Your refund of {formatCents(refundCents)}</EmailHeading>
+      {lines.length > 0 || includesShipping ? (
+        <>
+          <p>For order {orderNumber}, we have refunded:</p>
+          <ul>
+            {lines.map((line, index) => (
+              <li key={index}>
+                {line.quantity} × {line.title}
+              </li>
+            ))}
+            {includesShipping ? <li>Shipping</li> : null}
+          </ul>
+        </>
+      ) : (
+        <p>
+          We have refunded {formatCents(refundCents)} of order {orderNumber}.
+        </p>
+      )}
       <p>The refund goes back to the card you paid with. Banks usually show it within 5 to 10 days.</p>
       <EmailButton href={orderUrl}>View your order</EmailButton>
     </EmailLayout>,

@@ -9,12 +9,15 @@ export function ProductImage({
   className,
   load,
   sizes = "200px",
+  alt = product.title,
 }: {
   product: Product;
   className: string;
   load: "first" | "eager" | "lazy";
   /** How wide the picture is drawn, for choosing from its srcset (an uploaded picture's widths). */
   sizes?: string;
+  /** What the picture shows, when it is more than the product (a variant's own picture names its values). */
+  alt?: string;
 }) {
   const loading =
     load === "lazy" ? { loading: "lazy" as const } : load === "first" ? { fetchPriority: "high" as const } : {};
@@ -25,7 +28,7 @@ export function ProductImage({
       {...(product.image.srcSet ? { srcSet: product.image.srcSet, sizes } : {})}
       width={product.image.width}
       height={product.image.height}
-      alt={product.title}
+      alt={alt}
       {...loading}
       decoding="async"
     />

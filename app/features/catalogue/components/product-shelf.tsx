@@ -2,15 +2,20 @@ import type { ReactNode } from "react";
 import type { CatalogueProduct } from "#shared/catalogue";
 import { ProductCard } from "./product-card";
 
-/** The products in rows of the given sizes (the home page's 2, 3, 1); any left over form a last row. */
+/**
+ * The products in rows of the given sizes (the home page's 2, 3, 1); any left over form a last row. The first row's
+ * pictures load at once unless the whole shelf is below the fold.
+ */
 export function ProductShelf({
   products,
   rowSizes,
   renderAction,
+  isBelowTheFold = false,
 }: {
   products: readonly CatalogueProduct[];
   rowSizes: readonly number[];
   renderAction: (product: CatalogueProduct) => ReactNode;
+  isBelowTheFold?: boolean;
 }) {
   const rows: CatalogueProduct[][] = [];
   let start = 0;
@@ -29,7 +34,7 @@ export function ProductShelf({
             <ProductCard
               key={product.id}
               product={product}
-              isPriority={rowIndex === 0}
+              isPriority={rowIndex === 0 && !isBelowTheFold}
               action={renderAction(product)}
             />
           ))}
