@@ -195,6 +195,18 @@ describe("the start-up operator", () => {
     expect(() => parseConfig({ OPERATOR_EMAIL: "not an address", OPERATOR_PASSWORD: "x" })).toThrow(/OPERATOR_EMAIL/);
   });
 
+  it("takes OPERATOR_RESET_TWO_STEP as true or false, only with OPERATOR_EMAIL", () => {
+    const operator = { OPERATOR_EMAIL: "owner@shop.example", OPERATOR_PASSWORD: "violet tractor harbour pickle" };
+    expect(parseConfig(operator).OPERATOR_RESET_TWO_STEP).toBe(false);
+    expect(parseConfig({ ...operator, OPERATOR_RESET_TWO_STEP: "true" }).OPERATOR_RESET_TWO_STEP).toBe(true);
+    expect(() => parseConfig({ ...operator, OPERATOR_RESET_TWO_STEP: "yes" })).toThrow(
+      /OPERATOR_RESET_TWO_STEP: must be true or false/,
+    );
+    expect(() => parseConfig({ OPERATOR_RESET_TWO_STEP: "true" })).toThrow(
+      /OPERATOR_RESET_TWO_STEP: needs OPERATOR_EMAIL/,
+    );
+  });
+
   it("reads the password from its file without the trailing newline, and names the variable, not the content, when it cannot", () => {
     const directory = mkdtempSync(join(tmpdir(), "storefront-operator-"));
     const path = join(directory, "password");

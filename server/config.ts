@@ -174,6 +174,14 @@ const configSchema = z
     OPERATOR_PASSWORD: z.string().max(128, "must be at most 128 characters").optional(),
     /** A file holding the operator's password (a container secret), instead of OPERATOR_PASSWORD. */
     OPERATOR_PASSWORD_FILE: z.string().max(4096).optional(),
+    /**
+     * A lost phone with no recovery code left: true turns off two-step verification of OPERATOR_EMAIL's account at
+     * this start (audit-logged). Remove it again once the operator has signed in and set it up anew.
+     */
+    OPERATOR_RESET_TWO_STEP: z
+      .enum(["true", "false", "1", "0"], { error: "must be true or false (or 1 or 0)" })
+      .transform((value) => value === "true" || value === "1")
+      .default(false),
   })
   .superRefine((config, context) => {
     const stripeKeys = ["STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const;
@@ -228,6 +236,13 @@ const configSchema = z
         code: "custom",
         path: ["OPERATOR_PASSWORD"],
         message: "set OPERATOR_PASSWORD or OPERATOR_PASSWORD_FILE (one of them) with OPERATOR_EMAIL",
+      });
+    }
+    if (config.OPERATOR_RESET_TWO_STEP && !config.OPERATOR_EMAIL) {
+      context.addIssue({
+        code: "custom",
+        path: ["OPERATOR_RESET_TWO_STEP"],
+        message: "needs OPERATOR_EMAIL: the account whose two-step verification is reset",
       });
     }
     if (!config.OPERATOR_EMAIL && (config.OPERATOR_PASSWORD || config.OPERATOR_PASSWORD_FILE)) {

@@ -83,6 +83,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
     metricsAllow: config.METRICS_ALLOW,
     allowedHosts: config.ALLOWED_HOSTS,
     operator,
+    resetOperatorTwoStep: config.OPERATOR_RESET_TWO_STEP,
     allowLoopbackPictures: config.TEST_ONLY_ALLOW_LOOPBACK_PICTURES,
     clientBuildDir,
     devMiddleware,

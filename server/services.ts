@@ -37,6 +37,7 @@ import { createPromotionService } from "./promotions/promotion-service";
 import type { PaymentProvider } from "./payments/payment-provider";
 import { createReviewService } from "./reviews/review-service";
 import { createSessionService } from "./sessions/session-service";
+import { createTwoStepService } from "./two-step/two-step-service";
 import { createShippingService } from "./shipping/shipping-service";
 import { createStockAlertService } from "./stock-alerts/stock-alert-service";
 import { createPictureFetcher } from "./imports/picture-fetcher";
@@ -129,7 +130,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     promotions,
     onOrderRecorded: (trx, orderId) => email.enqueueOrderConfirmation(trx, orderId),
   });
-  const signInFlow = createSignInFlow(accounts, sessions, basket, orders, checkout, addresses);
+  const twoStep = createTwoStepService({ db, email, livemode: options.provider.identity.livemode });
+  const signInFlow = createSignInFlow(accounts, sessions, basket, orders, checkout, addresses, twoStep);
   const metrics = createMetrics(logger);
   database.observeQueries(metrics.observeQuery);
   const poolStats = database.poolStats;
@@ -221,6 +223,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     /** The processor's webhook events (POST /webhooks/stripe), turned into the shop's few actions. */
     webhooks: createWebhookHandler(db, options.provider, checkout, orders, logger, adminOrders),
     signInFlow,
+    twoStep,
     email,
     reviews,
     emailPreferences,

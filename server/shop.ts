@@ -72,6 +72,8 @@ export interface ShopOptions {
   reservationSweepMs?: number;
   /** OPERATOR_EMAIL and its password: the account is made an operator at start (server/admin/operator-service.ts). */
   operator?: { email: string; password: string };
+  /** OPERATOR_RESET_TWO_STEP: that operator's two-step verification is turned off at start (a lost phone). */
+  resetOperatorTwoStep?: boolean;
   /** TEST_ONLY_ALLOW_LOOPBACK_PICTURES: a CSV import may fetch pictures from the shop's own loopback (tests only). */
   allowLoopbackPictures?: boolean;
 }
@@ -163,6 +165,15 @@ export async function createShop(options: ShopOptions) {
     const result = await services.operators.bootstrapOperator(options.operator.email, options.operator.password);
     // The e-mail address, never the password.
     logger.info({ operator: options.operator.email, result }, "operator from OPERATOR_EMAIL is ready");
+    if (options.resetOperatorTwoStep) {
+      const wasOn = await services.twoStep.resetAtStartup(options.operator.email);
+      logger.warn(
+        { operator: options.operator.email, reset: wasOn },
+        wasOn
+          ? "OPERATOR_RESET_TWO_STEP: two-step verification of the operator is off; remove the variable once it is set up again"
+          : "OPERATOR_RESET_TWO_STEP: the operator had no two-step verification to reset; remove the variable",
+      );
+    }
   }
 
   const app = createApp({

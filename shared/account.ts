@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { basketRemindersFormSchema, checkboxField } from "./recovery-schemas";
 import { returnToSchema } from "./return-to-schema";
+import { twoStepCodeField } from "./two-step";
 
 /** For a new password (OWASP ASVS level 2); signing in accepts any length an older account may have. */
 export const PASSWORD_MIN_LENGTH = 12;
@@ -70,6 +71,8 @@ export const accountActionSchema = z.discriminatedUnion("intent", [
   z.strictObject({ intent: z.literal("delete-account"), deletePassword: currentPasswordField }),
   z.strictObject({ intent: z.literal("resend-verification") }),
   z.strictObject({ intent: z.literal("delete-address"), addressId: z.uuid("That saved address does not exist.") }),
+  z.strictObject({ intent: z.literal("two-step-begin") }),
+  z.strictObject({ intent: z.literal("two-step-confirm"), code: twoStepCodeField }),
   basketRemindersFormSchema,
 ]);
 

@@ -4,6 +4,7 @@ import { requestContext } from "#app/context";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError } from "#app/components/form/field-error";
 import { PasswordField } from "#app/features/account/password-field";
+import { TwoStepSection } from "#app/features/account/two-step-section";
 import { SignOutButton } from "#app/features/account/sign-out-button";
 import { ReminderConsentForm } from "#app/features/recovery/reminder-consent-form";
 import { accountActionSchema } from "#shared/account";
@@ -18,6 +19,10 @@ const NOTICES: ReadonlyMap<string, string> = new Map([
   ["password-reset", "Your new password is set, and you are signed in. Every other device was signed out."],
   ["verification-sent", "We have sent a new confirmation link. It works for 7 days."],
   ["verification-limit", "We have sent several links in the last hour. Please use the newest one, or try again later."],
+  [
+    "two-step-required",
+    "The shop requires two-step verification for staff. Set it up below, then the console opens again.",
+  ],
 ]);
 
 /** "Your Account": the e-mail and its state, the password, sessions, and deleting the account. Signed-in shoppers only. */
@@ -34,20 +39,28 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       };
     throw redirect(signInPath("/account"));
   }
-  const [account, savedAddresses] = await Promise.all([
+  const [account, savedAddresses, twoStep] = await Promise.all([
     services.accountFlows.getAccount(shopper.user.id),
     services.addresses.listSavedAddresses(shopper.user.id),
+    services.twoStep.getStatus(shopper.user.id, shopper.user.email),
   ]);
   if (!account) throw redirect(signInPath("/account"));
   return {
     account,
     savedAddresses,
+    twoStep,
     basketReminders: shopper.user.basketReminders ?? false,
     notice: NOTICES.get(notice) ?? null,
   };
 }
 
-type Answer = { intent: string; errors: FieldErrors; done: string | null; basketReminders?: boolean };
+type Answer = {
+  intent: string;
+  errors: FieldErrors;
+  done: string | null;
+  recoveryCodes?: string[];
+  basketReminders?: boolean;
+};
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, shopper, clientIp } = context.get(requestContext);
@@ -83,6 +96,16 @@ export async function action({ request, context }: Route.ActionArgs) {
           errors: {} as FieldErrors,
           done: "The address is removed from your account.",
         } satisfies Answer;
+      case "two-step-begin":
+        await services.twoStep.beginSetup(session.user.id);
+        return { intent, errors: {} as FieldErrors, done: null } satisfies Answer;
+      case "two-step-confirm":
+        return {
+          intent,
+          errors: {} as FieldErrors,
+          done: "Two-step verification is on. From now on, signing in asks for a code from your app.",
+          recoveryCodes: await services.twoStep.confirmSetup(session.user.id, form.code),
+        } satisfies Answer;
       case "basket-reminders":
         await services.reminderConsent.setForAccount(session.user, form.basketReminders);
         return {
@@ -108,9 +131,11 @@ export async function action({ request, context }: Route.ActionArgs) {
           : "currentPassword"
         : error.code === "INVALID_PASSWORD"
           ? "password"
-          : form.intent === "delete-account"
-            ? "deletePassword"
-            : "form";
+          : form.intent === "two-step-confirm" && error.details?.field === "code"
+            ? "code"
+            : form.intent === "delete-account"
+              ? "deletePassword"
+              : "form";
     const message = error.code === "WRONG_CREDENTIALS" ? "That is not your current password." : error.message;
     const headers: HeadersInit = error.retryAfterSeconds ? { "Retry-After": String(error.retryAfterSeconds) } : {};
     return data<Answer>({ intent, errors: { [field]: message }, done: null }, { status: error.status, headers });
@@ -121,7 +146,7 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
   const shopName = useShopName();
   const navigation = useNavigation();
   const isSubmitting = navigation.state === "submitting";
-  const { account, savedAddresses, basketReminders, notice } = loaderData;
+  const { account, savedAddresses, twoStep, basketReminders, notice } = loaderData;
   if (!account) {
     return (
       <main id="main" className="account">
@@ -209,6 +234,12 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
           </button>
         </Form>
       </section>
+
+      <TwoStepSection
+        status={twoStep}
+        answer={answerFor("two-step-confirm") ?? answerFor("two-step-begin")}
+        isSubmitting={isSubmitting}
+      />
 
       <section className="account__section" aria-labelledby="account-addresses">
         <h2 id="account-addresses">Saved delivery addresses</h2>

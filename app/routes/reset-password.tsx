@@ -26,6 +26,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     return data({ errors: fieldErrorsOf(parsed.error) as FieldErrors, isDead: false }, { status: 400 });
   try {
     const next = await services.accountFlows.resetPassword(parsed.data.token, parsed.data.password, shopper.session);
+    // With two-step verification on, the new password signs in only with its code, on the sign-in page.
+    if (!next) return redirect("/login?notice=password-reset");
     shopper.replaceSession(next);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

@@ -98,7 +98,8 @@ export function createAccountFlows(deps: {
 
     /**
      * "Set new password" from a reset link: the link is used up, the password replaced, every session of the account
-     * ended and a "password changed" e-mail written, in one transaction; then this browser is signed in.
+     * ended and a "password changed" e-mail written, in one transaction; then this browser is signed in (null: two-step
+     * verification is on, and the sign-in page asks for the code).
      */
     async resetPassword(token: string, newPassword: string, current: Session | null) {
       const holder = await findLiveToken(db, token, "password-reset");
@@ -119,6 +120,8 @@ export function createAccountFlows(deps: {
         await email.enqueuePasswordChanged(trx, row.email);
         return row;
       });
+      // The link proves the mailbox, not the phone: with two-step verification on, signing in still asks for the code.
+      if (await signInFlow.isTwoStepOn(user.id)) return null;
       return signInFlow.startAccountSession({ ...user, isEmailVerified: true }, current);
     },
 

@@ -29,6 +29,7 @@ import * as listingStockAndOptions from "./migrations/0026-listing-stock-and-opt
 import * as listingCoveringIndex from "./migrations/0027-listing-covering-index";
 import * as refundLinesAndOrderStatuses from "./migrations/0028-refund-lines-and-order-statuses";
 import * as holdClaimsAndAlertConfirmations from "./migrations/0029-hold-claims-and-alert-confirmations";
+import * as twoStepSignIn from "./migrations/0030-two-step-sign-in";
 import * as trueRatingsAndVariantLowStock from "./migrations/0031-true-ratings-and-variant-low-stock";
 import * as shopSettings from "./migrations/0032-shop-settings";
 import * as basketRecovery from "./migrations/0036-basket-recovery";
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   "0027-listing-covering-index": listingCoveringIndex,
   "0028-refund-lines-and-order-statuses": refundLinesAndOrderStatuses,
   "0029-hold-claims-and-alert-confirmations": holdClaimsAndAlertConfirmations,
+  "0030-two-step-sign-in": twoStepSignIn,
   "0031-true-ratings-and-variant-low-stock": trueRatingsAndVariantLowStock,
   "0032-shop-settings": shopSettings,
   "0036-basket-recovery": basketRecovery,

@@ -55,6 +55,11 @@ export interface Database {
   sales_totals: SalesTotalsTable;
   product_sales_totals: ProductSalesTotalsTable;
   product_sales_by_day: ProductSalesByDayTable;
+  two_step_accounts: TwoStepAccountTable;
+  two_step_recovery_codes: TwoStepRecoveryCodeTable;
+  two_step_challenges: TwoStepChallengeTable;
+  console_devices: ConsoleDeviceTable;
+  two_step_policy: TwoStepPolicyTable;
   basket_reminders: BasketReminderTable;
   recovery_settings: RecoverySettingsTable;
 }
@@ -752,6 +757,50 @@ export interface ProductSalesByDayTable {
   discount_cents: ColumnType<string, never, never>;
   refund_cents: ColumnType<string, never, never>;
   title: ColumnType<string, never, never>;
+}
+
+/** An account's authenticator (TOTP) secret: confirmed once a first code matched; a code's time step is used once. */
+export interface TwoStepAccountTable {
+  user_id: string;
+  /** RFC 4648 base32, as authenticator apps read it. */
+  secret: string;
+  confirmed_at: Date | null;
+  /** The last 30-second step whose code was accepted: a code of that step or earlier is refused (no replay). */
+  last_used_step: ColumnType<string, string | number | undefined, string | number>;
+  /** Wrong codes in a row; the fifth locks the account's sign-in until locked_until. */
+  failed_codes: Generated<number>;
+  locked_until: Date | null;
+  created_at: Generated<Date>;
+}
+
+/** One-time recovery codes, by their SHA-256 only. */
+export interface TwoStepRecoveryCodeTable {
+  user_id: string;
+  code_hash: string;
+  used_at: Date | null;
+}
+
+/** A sign-in whose password was right and that waits for its code: not a session, only the right to ask for one. */
+export interface TwoStepChallengeTable {
+  token_hash: string;
+  user_id: string;
+  expires_at: Date;
+  created_at: Generated<Date>;
+}
+
+/** The browsers (their device cookie's SHA-256) an operator has signed in to the console from. */
+export interface ConsoleDeviceTable {
+  user_id: string;
+  device_hash: string;
+  first_seen_at: Generated<Date>;
+  last_seen_at: Generated<Date>;
+}
+
+/** The shop's one row: whether staff must use two-step verification (null: on exactly when live Stripe keys are set). */
+export interface TwoStepPolicyTable {
+  id: Generated<boolean>;
+  required_for_staff: boolean | null;
+  updated_at: Generated<Date>;
 }
 
 /**

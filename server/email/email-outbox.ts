@@ -9,6 +9,7 @@ import type { RenderedEmail } from "./render";
 import type { EmailShop } from "./templates/email-layout";
 import {
   accountDeletedEmail,
+  newConsoleSignInEmail,
   passwordChangedEmail,
   passwordResetEmail,
   verificationEmail,
@@ -39,7 +40,8 @@ export type EmailKind =
   | "email-verification"
   | "password-reset"
   | "password-changed"
-  | "account-deleted";
+  | "account-deleted"
+  | "new-console-sign-in";
 
 export interface OutboxEntry {
   id: string;
@@ -455,6 +457,14 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
 
     enqueueAccountDeleted: async (writer: Writer, email: string) =>
       enqueue(writer, "account-deleted", email, accountDeletedEmail({ shop: await shop(writer) })),
+
+    enqueueNewConsoleSignIn: async (writer: Writer, email: string, facts: { at: Date; ip: string; browser: string }) =>
+      enqueue(
+        writer,
+        "new-console-sign-in",
+        email,
+        newConsoleSignInEmail({ shop: await shop(writer), accountUrl: link("/account"), ...facts }),
+      ),
 
     /**
      * On account deletion: what the outbox holds for that address loses it. Unsent e-mails are cancelled; every row

@@ -12,6 +12,7 @@ import type { Services } from "#server/services";
 import { accountRoutes } from "./account-routes";
 import type { AppEnv } from "./app-env";
 import { consoleRequestLimits, isLargeConsoleForm } from "./admin-guard";
+import { requireTwoStepForConsole } from "./two-step-gate";
 import { allowedHostsOnly } from "./allowed-hosts";
 import { basketRoutes } from "./basket-routes";
 import { clientIp } from "./client-ip";
@@ -157,6 +158,7 @@ export function createApp({
   app.use(limitRefusedMethods());
   app.use(shopperMiddleware(services.sessions, { isHttps }));
   app.use(consoleRequestLimits({ maxBodyBytes: MAX_BODY_BYTES }));
+  app.use(requireTwoStepForConsole(services.twoStep));
   app.route("/", basketRoutes);
   app.route("/", accountRoutes);
   app.route("/", paymentRoutes);

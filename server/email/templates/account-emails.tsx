@@ -86,3 +86,32 @@ export function accountDeletedEmail({ shop }: LinkContext) {
     </EmailLayout>,
   );
 }
+
+/** An operator's console opened from a browser this account had not signed in from before. */
+export function newConsoleSignInEmail({
+  shop,
+  accountUrl,
+  at,
+  ip,
+  browser,
+}: LinkContext & { accountUrl: string; at: Date; ip: string; browser: string }) {
+  const subject = `New sign-in to your ${shop.name} console`;
+  return renderEmail(
+    subject,
+    <EmailLayout preview={subject} shop={shop}>
+      <EmailHeading>{subject}</EmailHeading>
+      <p>Your operator account was just signed in to from a browser it had not used before.</p>
+      <p>
+        When: {at.toISOString().slice(0, 16).replace("T", " ")} UTC
+        <br />
+        Address: {ip}
+        <br />
+        Browser: {browser || "not given"}
+      </p>
+      <p>
+        If this was you, there is nothing to do. If it was not, change your password at once on{" "}
+        <a href={accountUrl}>your account page</a> and ask another operator to reset your two-step verification.
+      </p>
+    </EmailLayout>,
+  );
+}
