@@ -230,7 +230,7 @@ describeEachDatabase("accounts", (getDatabase) => {
     ).toBe("TOO_MANY_ATTEMPTS");
   }, 120_000);
 
-  // docs/decisions/025-registration-and-sign-in-answers.md: intended, and why.
+  // docs/decisions/027-registration-and-sign-in-answers.md: intended, and why.
   it("after 35 failures from 35 addresses, an address where the owner only mistyped is held back (429) and a fresh one signs in", async () => {
     const { signInFlow } = await services();
     const email = uniqueEmail();

@@ -74,7 +74,7 @@ test("a shopper's pages and five console pages run without one Content-Security-
   await page.getByRole("button", { name: "Add to Basket" }).first().click();
   await expect(page.getByRole("banner").getByRole("link", { name: /^Basket, 1 item/ })).toBeVisible();
   await visit("/checkout");
-  // The basket promises nothing the shop does not do: no gift checkbox (docs/decisions/025-no-gift-option.md).
+  // The basket promises nothing the shop does not do: no gift checkbox (docs/decisions/028-no-gift-option.md).
   await expect(page.getByLabel("This order contains a gift")).toHaveCount(0);
   await visit("/payment");
   await fillDeliveryAddress(page);

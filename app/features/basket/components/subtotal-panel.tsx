@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { formatCents } from "#shared/money";
 
-/** "Subtotal (N items): $total" and the way on to payment (no gift checkbox: docs/decisions/025-no-gift-option.md). */
+/** "Subtotal (N items): $total" and the way on to payment (no gift checkbox: docs/decisions/028-no-gift-option.md). */
 export function SubtotalPanel({
   count,
   subtotalCents,
