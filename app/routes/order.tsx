@@ -22,11 +22,13 @@ import { useShopName } from "#app/features/shell/use-shop-name";
  */
 export async function loader({ context, params }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
+  // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
+  const timeZone = await services.settings.timeZone();
   const key = params.number.slice(0, 80);
   const order = await services.orders.getOrder(shopper.basketOwner, key);
   if (!order) throw data(null, { status: 404 });
   // The processor's intent id stays on the server: the shopper's page knows the order by its number.
-  const at = (iso: string) => formatShopTime(new Date(iso), services.shopTimeZone);
+  const at = (iso: string) => formatShopTime(new Date(iso), timeZone);
   return {
     order: {
       ...order,

@@ -11,6 +11,8 @@ import { useShopName } from "#app/features/shell/use-shop-name";
 /** "Your Orders", newest first, 20 a page. A guest sees the orders of this browser's session. */
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
+  // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
+  const timeZone = await services.settings.timeZone();
   const url = new URL(request.url);
   const before = url.searchParams.get("before");
   const [page, underReview] = await Promise.all([
@@ -29,7 +31,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       number,
       amountCents,
       createdAt,
-      placedAt: formatShopTime(new Date(createdAt), services.shopTimeZone),
+      placedAt: formatShopTime(new Date(createdAt), timeZone),
       status,
       refundedCents,
       items,

@@ -5,6 +5,8 @@ import { PageHeader } from "#app/features/admin/console-ui";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
+  // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
+  const timeZone = await services.settings.timeZone();
   const before = new URL(request.url).searchParams.get("before");
   const { entries, nextBefore } = await services.auditLog.listEntries({
     before: before && /^\d{1,19}$/.test(before) ? before : undefined,
@@ -14,7 +16,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     isFirstPage: !before,
     entries: entries.map((entry) => ({
       id: entry.id,
-      at: formatConsoleTime(entry.createdAt, services.shopTimeZone),
+      at: formatConsoleTime(entry.createdAt, timeZone),
       who: entry.operatorEmail,
       action: entry.action,
       subject: entry.subject,

@@ -15,6 +15,8 @@ import { twoStepConsoleSchema } from "#shared/two-step";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, actor } = requireOperator(context);
+  // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
+  const timeZone = await services.settings.timeZone();
   const operators = await services.operators.listOperators();
   const [withTwoStep, policy] = await Promise.all([
     services.twoStep.listAccountsWithTwoStep(operators.map((operator) => operator.userId)),
@@ -25,7 +27,7 @@ export async function loader({ context }: Route.LoaderArgs) {
     twoStepPolicy: policy,
     operators: operators.map((operator) => ({
       email: operator.email,
-      grantedAt: formatConsoleTime(operator.grantedAt, services.shopTimeZone),
+      grantedAt: formatConsoleTime(operator.grantedAt, timeZone),
       grantedBy: operator.grantedByEmail ?? "start-up (OPERATOR_EMAIL)",
       hasTwoStep: withTwoStep.has(operator.userId),
     })),

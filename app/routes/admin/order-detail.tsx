@@ -24,6 +24,8 @@ import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
 
 export async function loader({ context, params }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
+  // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
+  const timeZone = await services.settings.timeZone();
   const order = await services.adminOrders.getOrder(params.number);
   if (!order) throw data(null, { status: 404 });
   const left = order.amountCents - order.refundedCents;
@@ -40,7 +42,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     total: formatCents(order.amountCents),
     refunded: formatCents(order.refundedCents),
     left: formatCents(left),
-    paidAt: formatConsoleTime(order.paidAt, services.shopTimeZone),
+    paidAt: formatConsoleTime(order.paidAt, timeZone),
     email: order.contactEmail ?? "–",
     address: order.deliveryAddress ? addressLines(order.deliveryAddress) : [],
     items: order.items.map((item, index) => ({
@@ -71,7 +73,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     },
     history: order.history.map((entry, index) => ({
       key: index,
-      at: formatConsoleTime(entry.created_at, services.shopTimeZone),
+      at: formatConsoleTime(entry.created_at, timeZone),
       status: ORDER_STATUS_LABELS[entry.status],
       who: entry.actor,
       detail: [

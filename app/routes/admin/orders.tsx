@@ -21,6 +21,8 @@ const HELD_PAYMENTS_SHOWN = 50;
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
+  // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
+  const timeZone = await services.settings.timeZone();
   const params = adminOrderListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
   const isNeedsAttention = params.show === "attention";
   const livemode = params.mode === undefined ? undefined : params.mode === "live";
@@ -42,7 +44,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     heldPayments: (held?.payments ?? []).map((payment) => ({
       id: payment.paymentIntentId,
       amount: formatCents(payment.paidAmountCents),
-      heldAt: formatConsoleTime(payment.heldAt, services.shopTimeZone),
+      heldAt: formatConsoleTime(payment.heldAt, timeZone),
       email: payment.contactEmail ?? "–",
       reason: payment.reason ?? "",
       isTest: payment.isTest,
@@ -58,7 +60,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     next,
     orders: orders.map((order) => ({
       number: order.number,
-      paidAt: formatConsoleTime(order.paidAt, services.shopTimeZone),
+      paidAt: formatConsoleTime(order.paidAt, timeZone),
       payment: { key: order.paymentStatus, label: PAYMENT_STATUS_LABELS[order.paymentStatus] },
       fulfilment: { key: order.fulfilmentStatus, label: FULFILMENT_STATUS_LABELS[order.fulfilmentStatus] },
       total: formatCents(order.amountCents),

@@ -5,6 +5,8 @@ import { formatConsoleTime, requireOperator } from "./require-operator";
 
 export async function loader({ context, params }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
+  // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
+  const timeZone = await services.settings.timeZone();
   const email = await services.email.getOutboxEmail(params.id);
   if (!email) throw data(null, { status: 404 });
   return {
@@ -14,10 +16,9 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     subject: email.subject,
     status: email.status,
     attempts: email.attempts,
-    createdAt: formatConsoleTime(new Date(email.createdAt), services.shopTimeZone),
-    sentAt: email.sentAt ? formatConsoleTime(new Date(email.sentAt), services.shopTimeZone) : "–",
-    nextAttemptAt:
-      email.status === "pending" ? formatConsoleTime(new Date(email.nextAttemptAt), services.shopTimeZone) : null,
+    createdAt: formatConsoleTime(new Date(email.createdAt), timeZone),
+    sentAt: email.sentAt ? formatConsoleTime(new Date(email.sentAt), timeZone) : "–",
+    nextAttemptAt: email.status === "pending" ? formatConsoleTime(new Date(email.nextAttemptAt), timeZone) : null,
     lastError: email.lastError,
     messageId: email.messageId,
     textBody: email.textBody,

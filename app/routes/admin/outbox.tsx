@@ -5,6 +5,8 @@ import { formatConsoleTime, requireOperator } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
+  // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
+  const timeZone = await services.settings.timeZone();
   const before = new URL(request.url).searchParams.get("before");
   const page = await services.email.listOutbox({ before: before && before.length <= 200 ? before : null, limit: 50 });
   return {
@@ -12,13 +14,13 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     next: page.next,
     entries: page.entries.map((entry) => ({
       id: entry.id,
-      createdAt: formatConsoleTime(new Date(entry.createdAt), services.shopTimeZone),
+      createdAt: formatConsoleTime(new Date(entry.createdAt), timeZone),
       kind: entry.kind,
       recipient: entry.recipient,
       subject: entry.subject,
       status: entry.status,
       attempts: entry.attempts,
-      sentAt: entry.sentAt ? formatConsoleTime(new Date(entry.sentAt), services.shopTimeZone) : "",
+      sentAt: entry.sentAt ? formatConsoleTime(new Date(entry.sentAt), timeZone) : "",
       lastError: entry.lastError ?? "",
     })),
   };

@@ -18,11 +18,13 @@ const OUTCOME_WORDS = { created: "created", updated: "updated", unchanged: "unch
 /** /admin/products/import: the form; ?import={id}: an applied import's report, its pictures as they arrive. */
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
+  // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
+  const timeZone = await services.settings.timeZone();
   const id = new URL(request.url).searchParams.get("import");
   if (!id) return { applied: null };
   const applied = await services.productCsv.getImport(id);
   if (!applied) throw data(null, { status: 404 });
-  return { applied: { ...applied, createdAt: formatConsoleTime(applied.createdAt, services.shopTimeZone) } };
+  return { applied: { ...applied, createdAt: formatConsoleTime(applied.createdAt, timeZone) } };
 }
 
 export async function action({ context, request }: Route.ActionArgs) {

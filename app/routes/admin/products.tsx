@@ -7,6 +7,8 @@ import { formatConsoleTime, requireOperator } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
+  // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
+  const timeZone = await services.settings.timeZone();
   const params = adminProductListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
   const list = await services.adminProducts.listProducts({
     query: params.q,
@@ -29,7 +31,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       image: product.image,
       status: product.status,
       stock: product.stock === null ? "Not tracked" : String(product.stock),
-      updatedAt: formatConsoleTime(product.updatedAt, services.shopTimeZone),
+      updatedAt: formatConsoleTime(product.updatedAt, timeZone),
     })),
   };
 }

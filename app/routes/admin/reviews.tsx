@@ -15,6 +15,8 @@ const visibilitySchema = z.strictObject({
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireOperator(context);
+  // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
+  const timeZone = await services.settings.timeZone();
   const before = new URL(request.url).searchParams.get("before");
   const page = await services.reviews.listForConsole(before && before.length <= 200 ? before : null);
   return {
@@ -22,7 +24,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     next: page.next,
     reviews: page.reviews.map((review) => ({
       ...review,
-      createdAt: formatConsoleTime(review.createdAt, services.shopTimeZone),
+      createdAt: formatConsoleTime(review.createdAt, timeZone),
       productPath: productPath(review.productSlug),
     })),
   };
