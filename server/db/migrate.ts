@@ -27,6 +27,7 @@ import * as productCsv from "./migrations/0024-product-csv";
 import * as stockAlertsByVariant from "./migrations/0025-stock-alerts-by-variant";
 import * as listingStockAndOptions from "./migrations/0026-listing-stock-and-options";
 import * as listingCoveringIndex from "./migrations/0027-listing-covering-index";
+import * as staffRoles from "./migrations/0033-staff-roles";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   "0025-stock-alerts-by-variant": stockAlertsByVariant,
   "0026-listing-stock-and-options": listingStockAndOptions,
   "0027-listing-covering-index": listingCoveringIndex,
+  "0033-staff-roles": staffRoles,
 };
 
 export const migrationNames = Object.keys(migrations);

@@ -8,6 +8,7 @@ import {
   accountDeletedEmail,
   passwordChangedEmail,
   passwordResetEmail,
+  staffInvitationEmail,
   verificationEmail,
   welcomeEmail,
 } from "./templates/account-emails";
@@ -34,7 +35,8 @@ export type EmailKind =
   | "email-verification"
   | "password-reset"
   | "password-changed"
-  | "account-deleted";
+  | "account-deleted"
+  | "staff-invitation";
 
 export interface OutboxEntry {
   id: string;
@@ -352,6 +354,23 @@ export function createEmailOutbox(db: DB, { publicOrigin }: EmailOutboxOptions) 
         "password-reset",
         email,
         passwordResetEmail({ shopUrl: shopUrl(), resetUrl: link(`/reset-password?token=${token}`) }),
+      ),
+
+    enqueueStaffInvitation: (
+      writer: Writer,
+      email: string,
+      token: string,
+      invite: { role: string; invitedBy: string },
+    ) =>
+      enqueue(
+        writer,
+        "staff-invitation",
+        email,
+        staffInvitationEmail({
+          shopUrl: shopUrl(),
+          invitationUrl: link(`/staff-invitation?token=${token}`),
+          ...invite,
+        }),
       ),
 
     enqueuePasswordChanged: (writer: Writer, email: string) =>

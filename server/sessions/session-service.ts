@@ -1,4 +1,5 @@
 import type { BasketCount } from "#shared/basket";
+import type { ConsoleAccess } from "#shared/console-access";
 import { basketItemCount } from "#server/basket/basket-service";
 import type { DB, Writer } from "#server/db/client";
 import { preparedStatement } from "#server/db/prepared";
@@ -19,6 +20,8 @@ export interface SessionUser {
   isEmailVerified?: boolean;
   /** Holds the operator role (may use /admin); read with the session on every request, so a revoke takes effect at once. */
   isOperator?: boolean;
+  /** An operator's role and areas (read with the session too, so a change or a removal takes effect at once). */
+  console?: ConsoleAccess;
 }
 
 export interface Session {
@@ -76,6 +79,8 @@ export function createSessionService(
             "users.email",
             "users.email_verified_at",
             "operators.user_id as operator_id",
+            "operators.role as staff_role",
+            "operators.areas as staff_areas",
           ])
           .$if(withBasket, (query) =>
             query
@@ -128,6 +133,7 @@ export function createSessionService(
               email: row.email,
               isEmailVerified: row.email_verified_at !== null,
               isOperator: row.operator_id !== null,
+              ...(row.staff_role ? { console: { role: row.staff_role, areas: row.staff_areas ?? [] } } : {}),
             }
           : null;
       if (Date.now() - row.last_seen_at.getTime() > TOUCH_AFTER_MS) {

@@ -1,10 +1,10 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/audit";
-import { formatConsoleTime, requireOperator } from "./require-operator";
+import { formatConsoleTime, requireConsole } from "./require-operator";
 import { PageHeader } from "#app/features/admin/console-ui";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/audit");
   const before = new URL(request.url).searchParams.get("before");
   const { entries, nextBefore } = await services.auditLog.listEntries({
     before: before && /^\d{1,19}$/.test(before) ? before : undefined,

@@ -17,11 +17,11 @@ import { breakdownLines } from "#shared/pricing";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
-import { formatConsoleTime, requireOperator } from "./require-operator";
+import { formatConsoleTime, requireConsole } from "./require-operator";
 import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
 
 export async function loader({ context, params }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/order-detail");
   const order = await services.adminOrders.getOrder(params.number);
   if (!order) throw data(null, { status: 404 });
   const left = order.amountCents - order.refundedCents;
@@ -91,8 +91,10 @@ type ActionAnswer = {
 
 /** Ship, refund, or cancel and refund: each one service call; a refusal reads as a sentence by its field. */
 export async function action({ context, request, params }: Route.ActionArgs) {
-  const { services, actor } = requireOperator(context);
+  // Nobody who may not open the page gets their form read; the button pressed decides the rest.
+  requireConsole(context, "routes/admin/order-detail");
   const fields = await readFormOrRefuse(request);
+  const { services, actor } = requireConsole(context, "routes/admin/order-detail", fields.intent ?? null);
   const intent =
     fields.intent === "ship" || fields.intent === "refund" || fields.intent === "cancel-and-refund"
       ? fields.intent

@@ -9,13 +9,13 @@ import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { CONSOLE_SUMMARY_TITLE } from "#app/features/admin/console-field";
 import { readFormOrRefuse } from "#app/form-request";
-import { formatConsoleTime, requireOperator } from "./require-operator";
+import { formatConsoleTime, requireConsole } from "./require-operator";
 
 /** Payments held for review shown at once under "Needs attention" (they are few: each is a mistake to put right). */
 const HELD_PAYMENTS_SHOWN = 50;
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/orders");
   const params = adminOrderListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
   const isNeedsAttention = params.show === "attention";
   const livemode = params.mode === undefined ? undefined : params.mode === "live";
@@ -76,8 +76,11 @@ type ActionAnswer = {
 
 /** "Needs attention"'s Refund of a held payment: the first sending asks, naming the amount; the second refunds. */
 export async function action({ context, request }: Route.ActionArgs) {
-  const { services, actor } = requireOperator(context);
-  const parsed = heldPaymentRefundSchema.safeParse(await readFormOrRefuse(request));
+  // Nobody who may not open the page gets their form read; the button pressed decides the rest.
+  requireConsole(context, "routes/admin/orders");
+  const fields = await readFormOrRefuse(request);
+  const { services, actor } = requireConsole(context, "routes/admin/orders", fields.intent ?? null);
+  const parsed = heldPaymentRefundSchema.safeParse(fields);
   if (!parsed.success)
     return data<ActionAnswer>(
       { errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), done: null },

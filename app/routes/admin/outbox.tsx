@@ -1,10 +1,10 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/outbox";
 import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
-import { formatConsoleTime, requireOperator } from "./require-operator";
+import { formatConsoleTime, requireConsole } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/outbox");
   const before = new URL(request.url).searchParams.get("before");
   const page = await services.email.listOutbox({ before: before && before.length <= 200 ? before : null, limit: 50 });
   return {

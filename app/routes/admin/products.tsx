@@ -3,10 +3,10 @@ import type { Route } from "./+types/products";
 import { adminProductListSchema } from "#shared/admin-schemas";
 import { formatCents } from "#shared/money";
 import { PageHeader, StatusBadge, Thumbnail } from "#app/features/admin/console-ui";
-import { formatConsoleTime, requireOperator } from "./require-operator";
+import { formatConsoleTime, requireConsole } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/products");
   const params = adminProductListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
   const list = await services.adminProducts.listProducts({
     query: params.q,

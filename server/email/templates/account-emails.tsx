@@ -61,6 +61,26 @@ export function passwordResetEmail({ shopUrl, resetUrl }: LinkContext & { resetU
   );
 }
 
+/** "Invite staff": the link sets the invitee's password once, within 72 hours, and opens the console to them. */
+export function staffInvitationEmail({
+  shopUrl,
+  invitationUrl,
+  role,
+  invitedBy,
+}: LinkContext & { invitationUrl: string; role: string; invitedBy: string }) {
+  return renderEmail(
+    "You are invited to run Storefront",
+    <EmailLayout preview="You are invited to run Storefront" shopUrl={shopUrl}>
+      <EmailHeading>You are invited to run Storefront</EmailHeading>
+      <p>
+        {invitedBy} has invited you to the shop's console as {role}. Choose a password to accept:
+      </p>
+      <EmailButton href={invitationUrl}>Set my password</EmailButton>
+      <p>The link works once, for 72 hours. If you were not expecting it, you can ignore this e-mail.</p>
+    </EmailLayout>,
+  );
+}
+
 export function passwordChangedEmail({ shopUrl, forgotUrl }: LinkContext & { forgotUrl: string }) {
   return renderEmail(
     "Your Storefront password was changed",
