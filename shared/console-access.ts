@@ -37,11 +37,11 @@ export interface ConsoleAccess {
 }
 
 /**
- * A route's needs: its page (loader), and its action's, either one need for every button or one per `intent` (the
- * form's button). An intent the map does not name needs every area it names.
+ * A route's needs: its page (loader), one need or a list of which any opens it; and its action's, either one need
+ * for every button or one per `intent` (the form's button). An intent the map does not name needs every area it names.
  */
 export interface RouteNeeds {
-  page: ConsoleNeed;
+  page: ConsoleNeed | readonly ConsoleNeed[];
   action?: ConsoleNeed | Readonly<Record<string, ConsoleNeed>>;
 }
 
@@ -52,10 +52,11 @@ export interface RouteNeeds {
 export const CONSOLE_ROUTES = {
   "routes/admin/admin-layout": { page: "console" },
   "routes/admin/admin-index": { page: "reports" },
-  "routes/admin/orders": { page: "orders", action: { "refund-held-payment": "refunds" } },
+  // Refunds are made from the orders' pages: either area opens them, and each button asks for its own.
+  "routes/admin/orders": { page: ["orders", "refunds"], action: { "refund-held-payment": "refunds" } },
   "routes/admin/orders-export": { page: "reports" },
   "routes/admin/order-detail": {
-    page: "orders",
+    page: ["orders", "refunds"],
     action: { ship: "orders", refund: "refunds", "cancel-and-refund": "refunds" },
   },
   "routes/admin/products": { page: "products" },
@@ -87,20 +88,18 @@ export function allows(access: ConsoleAccess | null | undefined, need: ConsoleNe
   return access.areas.includes(need);
 }
 
-/** The needs of a route's page (no intent given) or of its action's button. */
-export function needsOf(route: ConsoleRouteId, intent?: string | null): ConsoleNeed[] {
-  const needs: RouteNeeds = CONSOLE_ROUTES[route];
-  if (intent === undefined) return [needs.page];
-  const action = needs.action;
-  if (action === undefined) return ["owner"];
-  if (typeof action === "string") return [action];
-  const named = intent === null ? undefined : action[intent];
-  return named ? [named] : [...new Set(Object.values(action))];
-}
-
-/** Whether the account may open a route's page (no intent) or press its action's button. */
+/** Whether the account may open a route's page (no intent given) or press its action's button. */
 export function mayUse(access: ConsoleAccess | null | undefined, route: ConsoleRouteId, intent?: string | null) {
-  return needsOf(route, intent).every((need) => allows(access, need));
+  const needs: RouteNeeds = CONSOLE_ROUTES[route];
+  if (intent === undefined) {
+    const page: readonly ConsoleNeed[] = typeof needs.page === "string" ? [needs.page] : needs.page;
+    return page.some((need) => allows(access, need));
+  }
+  const action = needs.action;
+  if (action === undefined) return allows(access, "owner");
+  if (typeof action === "string") return allows(access, action);
+  const named = intent === null ? undefined : action[intent];
+  return named ? allows(access, named) : Object.values(action).every((need) => allows(access, need));
 }
 
 /** The console's sections in its navigation, each shown to those who may open it. */

@@ -18,10 +18,13 @@ import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
 import { formatConsoleTime, requireConsole } from "./require-operator";
+import { mayUse } from "#shared/console-access";
 import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
 
 export async function loader({ context, params }: Route.LoaderArgs) {
-  const { services } = requireConsole(context, "routes/admin/order-detail");
+  const { services, access } = requireConsole(context, "routes/admin/order-detail");
+  // Each form is drawn for those whose role lets them press its button (the action asks again).
+  const may = (intent: string) => mayUse(access, "routes/admin/order-detail", intent);
   const order = await services.adminOrders.getOrder(params.number);
   if (!order) throw data(null, { status: 404 });
   const left = order.amountCents - order.refundedCents;
@@ -29,9 +32,9 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     number: order.number,
     status: ORDER_STATUS_LABELS[order.status],
     statusKey: order.status,
-    canShip: orderAllows(order.status, "ship"),
-    canCancel: orderAllows(order.status, "cancel"),
-    canRefund: left > 0 && orderAllows(order.status, "refund"),
+    canShip: orderAllows(order.status, "ship") && may("ship"),
+    canCancel: orderAllows(order.status, "cancel") && may("cancel-and-refund"),
+    canRefund: left > 0 && orderAllows(order.status, "refund") && may("refund"),
     total: formatCents(order.amountCents),
     refunded: formatCents(order.refundedCents),
     left: formatCents(left),
