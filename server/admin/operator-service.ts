@@ -133,7 +133,7 @@ export function createOperatorService(db: DB, emailOutbox: Pick<EmailOutbox, "en
           });
         const token = await issueToken(trx, user.id, "staff-invitation", INVITATION_VALID_MS);
         await emailOutbox.enqueueStaffInvitation(trx, email, token, {
-          role: `${articleFor(role)} ${ROLE_LABELS[role]}`,
+          role: role === "staff" ? "Staff" : `${role === "owner" ? "an" : "a"} ${ROLE_LABELS[role]}`,
           invitedBy: actor.email,
         });
         await recordAudit(trx, actor, {
@@ -213,8 +213,6 @@ const areasFor = (role: StaffRole, areas: readonly ConsoleArea[]): ConsoleArea[]
 /** The areas as a text[] value: one text parameter split in SQL (the shop's PGlite driver takes no array parameters). */
 const areasValue = (role: StaffRole, areas: readonly ConsoleArea[]) =>
   sql<ConsoleArea[]>`string_to_array(${areasFor(role, areas).join(",")}::text, ',')`;
-
-const articleFor = (role: StaffRole) => (role === "owner" ? "an" : "a");
 
 /** The audit log's view of a role: Owners and Managers have every area, so only Staff list theirs. */
 const describe = (role: StaffRole, areas: readonly ConsoleArea[]) => ({

@@ -12,11 +12,6 @@ import { formatConsoleTime, requireConsole } from "./require-operator";
 import { PageHeader } from "#app/features/admin/console-ui";
 
 const ROLES: readonly StaffRole[] = ["owner", "manager", "staff"];
-const ROLE_HINTS: Record<StaffRole, string> = {
-  owner: "everything, including staff and settings",
-  manager: "everything but staff and settings",
-  staff: "the areas ticked below",
-};
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, actor } = requireConsole(context, "routes/admin/staff");
@@ -38,11 +33,17 @@ export async function loader({ context }: Route.LoaderArgs) {
 export async function action({ context, request }: Route.ActionArgs) {
   const { services, actor } = requireConsole(context, "routes/admin/staff", null);
   const fields = await readFormOrRefuse(request);
+  const typed = (fields.email ?? "").slice(0, 254);
   const form = fields.intent === "change-role" || fields.intent === "remove" ? `${fields.email ?? ""}` : "invite";
   const parsed = fields.intent === "remove" ? staffRemovalSchema.safeParse(fields) : staffRoleSchema.safeParse(fields);
   if (!parsed.success)
     return data(
-      { form, errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), done: null },
+      {
+        form,
+        errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }),
+        email: typed,
+        done: null,
+      },
       { status: 400 },
     );
   const change = parsed.data;
@@ -52,7 +53,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     else await services.operators.changeRole(actor, change);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    return data({ form, errors: { email: error.message }, done: null }, { status: error.status });
+    return data({ form, errors: { email: error.message }, email: typed, done: null }, { status: error.status });
   }
   const done =
     change.intent === "remove"
@@ -60,7 +61,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       : change.intent === "invite"
         ? `An invitation was sent to ${change.email}.`
         : `${change.email} is now ${ROLE_LABELS[change.role]}.`;
-  return { form: null, errors: undefined, done };
+  return { form: null, errors: undefined, email: "", done };
 }
 
 /** The role select and, for Staff, the areas: the same fields in the invitation and in each member's "Change role". */
@@ -79,13 +80,17 @@ function RoleFields({
     <>
       <div className="console-field">
         <label htmlFor={`${idPrefix}-role`}>Role</label>
-        <select id={`${idPrefix}-role`} name="role" defaultValue={role}>
+        <select id={`${idPrefix}-role`} name="role" defaultValue={role} aria-describedby={`${idPrefix}-role-hint`}>
           {ROLES.map((option) => (
             <option key={option} value={option}>
-              {ROLE_LABELS[option]}: {ROLE_HINTS[option]}
+              {ROLE_LABELS[option]}
             </option>
           ))}
         </select>
+        <p id={`${idPrefix}-role-hint`} className="console-hint">
+          Owner: everything, including staff and settings. Manager: everything but staff and settings. Staff: the areas
+          ticked below.
+        </p>
       </div>
       <fieldset
         className="console-field console-field--check"
@@ -188,6 +193,7 @@ export default function Staff({ loaderData, actionData }: Route.ComponentProps) 
             type="email"
             autoComplete="off"
             maxLength={254}
+            defaultValue={actionData?.form === "invite" ? actionData.email : ""}
             {...invalidFieldProps("field-email", inviteErrors?.email)}
           />
           <FieldError fieldId="field-email" message={inviteErrors?.email} />
