@@ -131,6 +131,15 @@ describeEachDatabase("operators", (getDatabase) => {
 
     const link = await invitationToken(clerkEmail);
     expect(await accountFlows.findLiveInvitation(link)).toEqual({ email: clerkEmail });
+    // The console's outbox shows the invitation without its link's token: whoever reads the outbox cannot take it.
+    const { id: mailId } = await db
+      .selectFrom("email_outbox")
+      .select("id")
+      .where("recipient", "=", clerkEmail)
+      .executeTakeFirstOrThrow();
+    const shown = await shop.services.email.getOutboxEmail(mailId);
+    expect(shown?.textBody).toContain("/staff-invitation?token=(hidden)");
+    expect(`${shown?.textBody} ${shown?.htmlBody}`).not.toContain(link);
     const joined = await accountFlows.acceptStaffInvitation(link, NEW_PASSWORD, null);
     expect((await sessions.findSession(joined.token))?.user?.console).toEqual({
       role: "staff",
