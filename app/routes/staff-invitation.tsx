@@ -1,9 +1,8 @@
-import { data, Form, Link, redirectDocument, useNavigation } from "react-router";
+import { data, Link, redirectDocument, useNavigation } from "react-router";
 import type { Route } from "./+types/staff-invitation";
 import { requestContext } from "#app/context";
 import { AuthPage } from "#app/features/account/auth-page";
-import { ErrorSummary } from "#app/components/form/error-summary";
-import { PasswordField } from "#app/features/account/password-field";
+import { NewPasswordForm } from "#app/features/account/new-password-form";
 import { resetPasswordSchema } from "#shared/account";
 import { consoleHomeOf } from "#shared/console-access";
 import { AppError } from "#shared/errors";
@@ -68,27 +67,15 @@ export default function StaffInvitation({ loaderData, actionData }: Route.Compon
         You are invited to the shop's console as <strong>{loaderData.email}</strong>. Choose a password of at least 12
         characters; a few words that have nothing to do with each other make a strong password.
       </p>
-      <ErrorSummary errors={errors} fieldIds={{ password: "invite-password", confirmPassword: "invite-confirm" }} />
-      <Form method="post" className="login__form" noValidate>
-        <input type="hidden" name="token" value={loaderData.token} />
-        <PasswordField
-          id="invite-password"
-          name="password"
-          label="Password"
-          autoComplete="new-password"
-          error={errors?.password}
-        />
-        <PasswordField
-          id="invite-confirm"
-          name="confirmPassword"
-          label="Confirm password"
-          autoComplete="new-password"
-          error={errors?.confirmPassword}
-        />
-        <button type="submit" className="button login__sign-in" disabled={navigation.state === "submitting"}>
-          Set password
-        </button>
-      </Form>
+      <NewPasswordForm
+        token={loaderData.token}
+        errors={errors}
+        idPrefix="invite"
+        label="Password"
+        confirmLabel="Confirm password"
+        button="Set password"
+        isBusy={navigation.state === "submitting"}
+      />
     </AuthPage>
   );
 }

@@ -82,11 +82,11 @@ describeEachDatabase("console access by role", (getDatabase) => {
   const browsers = new Map<string, Browser>();
   const standIns: Record<string, string> = {};
 
-  const html = (browser: Browser, path: string, init: RequestInit = {}) =>
-    browser.send(path, {
-      ...init,
-      headers: { accept: "text/html", origin: "http://shop.test", ...Object.fromEntries(new Headers(init.headers)) },
-    });
+  const html = (
+    browser: Browser,
+    path: string,
+    init: { method?: string; body?: BodyInit; headers?: Record<string, string> } = {},
+  ) => browser.send(path, { ...init, headers: { accept: "text/html", origin: "http://shop.test", ...init.headers } });
   const auditCount = async () =>
     Number(
       (
@@ -99,11 +99,7 @@ describeEachDatabase("console access by role", (getDatabase) => {
 
   async function signedIn(email: string, intent: "sign-in" | "register") {
     const browser = createBrowser(shop.app);
-    const response = await html(browser, "/login", {
-      method: "POST",
-      body: new URLSearchParams({ intent, email, password: PASSWORD }),
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-    });
+    const response = await browser.postForm("/login", { intent, email, password: PASSWORD }, { accept: "text/html" });
     expect(response.status, `${intent} ${email}`).toBe(302);
     return browser;
   }
