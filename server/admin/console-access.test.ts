@@ -253,6 +253,10 @@ describeEachDatabase("console access by role", (getDatabase) => {
     expect(await navOf(browsers.get("Staff (orders)")!, "/admin/orders")).toEqual(["Orders"]);
     expect(await navOf(browsers.get("Staff (products)")!, "/admin/products")).toEqual(["Products", "Departments"]);
     expect(await navOf(browsers.get("Staff (reports)")!, "/admin")).toEqual(["Dashboard", "Outbox", "Audit log"]);
+    // A page draws only the buttons the role may press: no CSV export without Reports and exports.
+    const ordersPage = async (name: string) => (await html(browsers.get(name)!, "/admin/orders")).text();
+    expect(await ordersPage("Staff (orders)")).not.toContain("Export CSV");
+    expect(await ordersPage("Manager")).toContain("Export CSV");
     // The shop's header links each to the first page they may open.
     const header = await (await html(browsers.get("Staff (orders)")!, "/")).text();
     expect(header).toMatch(/<a[^>]*href="\/admin\/orders"[^>]*>.*Admin/);

@@ -10,12 +10,13 @@ import { ErrorSummary } from "#app/components/form/error-summary";
 import { CONSOLE_SUMMARY_TITLE } from "#app/features/admin/console-field";
 import { readFormOrRefuse } from "#app/form-request";
 import { formatConsoleTime, requireConsole } from "./require-operator";
+import { mayUse } from "#shared/console-access";
 
 /** Payments held for review shown at once under "Needs attention" (they are few: each is a mistake to put right). */
 const HELD_PAYMENTS_SHOWN = 50;
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireConsole(context, "routes/admin/orders");
+  const { services, access } = requireConsole(context, "routes/admin/orders");
   const params = adminOrderListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
   const isNeedsAttention = params.show === "attention";
   const livemode = params.mode === undefined ? undefined : params.mode === "live";
@@ -43,6 +44,9 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       isTest: payment.isTest,
     })),
     heldCount: held?.count ?? 0,
+    // The buttons drawn for this role (the routes ask again).
+    mayRefund: mayUse(access, "routes/admin/orders", "refund-held-payment"),
+    mayExport: mayUse(access, "routes/admin/orders-export"),
     isNeedsAttention,
     status: isNeedsAttention ? null : (params.status ?? null),
     mode: params.mode ?? null,
@@ -151,6 +155,7 @@ function listHref({
 export default function AdminOrders({ loaderData, actionData }: Route.ComponentProps) {
   const { orders, status, mode, query, from, to, next, isFirstPage, isNeedsAttention, heldPayments, heldCount } =
     loaderData;
+  const { mayRefund, mayExport } = loaderData;
   const navigation = useNavigation();
   const isBusy = navigation.state === "submitting";
   const here = { status, isNeedsAttention, mode, query, from, to };
@@ -188,9 +193,11 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
         title="Orders"
         action={
           // A download of what the filter shows, every page of it: the browser saves the file.
-          <a href={listHref({ ...here, path: "/admin/orders/export" })} className="console-button" download>
-            Export CSV
-          </a>
+          mayExport ? (
+            <a href={listHref({ ...here, path: "/admin/orders/export" })} className="console-button" download>
+              Export CSV
+            </a>
+          ) : null
         }
       />
       <p className="console-notice" role="status">
@@ -274,18 +281,22 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
                     <td>{payment.reason}</td>
                     <td>{payment.isTest ? <span className="console-test-badge">Test</span> : "Live"}</td>
                     <td>
-                      <Form method="post">
-                        <input type="hidden" name="intent" value="refund-held-payment" />
-                        <input type="hidden" name="payment" value={payment.id} />
-                        <button
-                          type="submit"
-                          className="console-button"
-                          disabled={isBusy}
-                          aria-label={`Refund ${payment.amount} held ${payment.heldAt}`}
-                        >
-                          Refund
-                        </button>
-                      </Form>
+                      {mayRefund ? (
+                        <Form method="post">
+                          <input type="hidden" name="intent" value="refund-held-payment" />
+                          <input type="hidden" name="payment" value={payment.id} />
+                          <button
+                            type="submit"
+                            className="console-button"
+                            disabled={isBusy}
+                            aria-label={`Refund ${payment.amount} held ${payment.heldAt}`}
+                          >
+                            Refund
+                          </button>
+                        </Form>
+                      ) : (
+                        "–"
+                      )}
                     </td>
                   </tr>
                 ))}

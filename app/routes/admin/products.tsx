@@ -4,9 +4,10 @@ import { adminProductListSchema } from "#shared/admin-schemas";
 import { formatCents } from "#shared/money";
 import { PageHeader, StatusBadge, Thumbnail } from "#app/features/admin/console-ui";
 import { formatConsoleTime, requireConsole } from "./require-operator";
+import { mayUse } from "#shared/console-access";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireConsole(context, "routes/admin/products");
+  const { services, access } = requireConsole(context, "routes/admin/products");
   const params = adminProductListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
   const list = await services.adminProducts.listProducts({
     query: params.q,
@@ -15,6 +16,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     stock: params.stock,
   });
   return {
+    mayExport: mayUse(access, "routes/admin/products-export"),
     ...list,
     query: params.q,
     status: params.status,
@@ -54,9 +56,11 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
         action={
           <>
             {/* A download, not a page: the browser saves the file. */}
-            <a href="/admin/products/export" className="console-button" download>
-              Export CSV
-            </a>
+            {loaderData.mayExport ? (
+              <a href="/admin/products/export" className="console-button" download>
+                Export CSV
+              </a>
+            ) : null}
             <Link to="/admin/products/import" className="console-button">
               Import CSV
             </Link>
