@@ -25,6 +25,7 @@ export default [
   route("forgot-password", "routes/forgot-password.tsx"),
   route("reset-password", "routes/reset-password.tsx"),
   route("verify-email", "routes/verify-email.tsx"),
+  route("staff-invitation", "routes/staff-invitation.tsx"),
   // The operator console: its own layout and modules; to anybody not an operator it is the 404 page (server/http/page-handlers.ts).
   route("admin", "routes/admin/admin-layout.tsx", [
     index("routes/admin/admin-index.tsx"),
@@ -33,7 +34,8 @@ export default [
     route("products/export", "routes/admin/products-export.ts"),
     route("products/:id", "routes/admin/product-edit.tsx"),
     route("departments", "routes/admin/departments.tsx"),
-    route("operators", "routes/admin/operators.tsx"),
+    route("staff", "routes/admin/staff.tsx"),
+    route("operators", "routes/admin/operators.ts"),
     route("orders", "routes/admin/orders.tsx"),
     route("orders/export", "routes/admin/orders-export.ts"),
     route("orders/:number", "routes/admin/order-detail.tsx"),

@@ -247,7 +247,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     }),
     // The operator console (/admin).
     pictures,
-    operators: createOperatorService(db),
+    operators: createOperatorService(db, email),
     auditLog: createAuditLog(db),
     adminProducts,
     adminOrders,

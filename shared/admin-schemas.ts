@@ -1,6 +1,7 @@
 import "./zod-policy";
 import { isStorableText } from "./storable-text";
 import { z } from "zod";
+import { CONSOLE_AREA_IDS, type ConsoleArea } from "./console-access";
 
 /**
  * A price as an operator types it, in dollars: "12", "12.5", "12.50", "$1,299.00". Read digit by digit into integer
@@ -136,17 +137,40 @@ export const productImportFormSchema = z.strictObject({
   intent: z.enum(["preview", "import"], { error: "The form was not understood. Reload the page and try again." }),
 });
 
-/** The role form: an account's e-mail address. */
-export const operatorEmailSchema = z.strictObject({
-  intent: z.enum(["grant", "revoke"]),
-  email: z
-    .string()
-    .trim()
-    .min(1, "Enter an e-mail address.")
-    .max(254, "That e-mail address is too long.")
-    .pipe(z.email({ error: "Enter a valid e-mail address, like name@example.com." }))
-    .transform((email) => email.toLowerCase()),
-});
+const staffEmail = z
+  .string()
+  .trim()
+  .min(1, "Enter an e-mail address.")
+  .max(254, "That e-mail address is too long.")
+  .pipe(z.email({ error: "Enter a valid e-mail address, like name@example.com." }))
+  .transform((email) => email.toLowerCase());
+
+/** A staff form's area boxes ("area-orders": "on"), ticked or absent. */
+const areaFields = Object.fromEntries(
+  CONSOLE_AREA_IDS.map((area) => [`area-${area}`, z.literal("on").optional()]),
+) as Record<`area-${ConsoleArea}`, z.ZodOptional<z.ZodLiteral<"on">>>;
+
+/** "Invite staff" and "Change role": an address, a role and, for Staff, at least one area. */
+export const staffRoleSchema = z
+  .strictObject({
+    intent: z.enum(["invite", "change-role"]),
+    email: staffEmail,
+    role: z.enum(["owner", "manager", "staff"], { error: "Choose a role." }),
+    ...areaFields,
+  })
+  .transform(({ intent, email, role, ...ticked }) => ({
+    intent,
+    email,
+    role,
+    areas: CONSOLE_AREA_IDS.filter((area) => ticked[`area-${area}`] === "on"),
+  }))
+  .refine((change) => change.role !== "staff" || change.areas.length > 0, {
+    message: "Tick at least one area for Staff.",
+    path: ["areas"],
+  });
+
+/** "Remove access". */
+export const staffRemovalSchema = z.strictObject({ intent: z.literal("remove"), email: staffEmail });
 
 /** The list's query string: search, active or archived, page. Anything odd falls back to the first page of all. */
 export const adminProductListSchema = z.object({

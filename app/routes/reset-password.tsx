@@ -1,9 +1,8 @@
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { data, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/reset-password";
 import { requestContext } from "#app/context";
 import { AuthPage } from "#app/features/account/auth-page";
-import { ErrorSummary } from "#app/components/form/error-summary";
-import { PasswordField } from "#app/features/account/password-field";
+import { NewPasswordForm } from "#app/features/account/new-password-form";
 import { resetPasswordSchema } from "#shared/account";
 import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
@@ -66,27 +65,15 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
   return (
     <AuthPage title="Choose a new password" description={`Set a new password for your ${shopName} account.`}>
       <p>At least 12 characters; a few words that have nothing to do with each other make a strong password.</p>
-      <ErrorSummary errors={errors} fieldIds={{ password: "reset-password", confirmPassword: "reset-confirm" }} />
-      <Form method="post" className="login__form" noValidate>
-        <input type="hidden" name="token" value={loaderData.token} />
-        <PasswordField
-          id="reset-password"
-          name="password"
-          label="New password"
-          autoComplete="new-password"
-          error={errors?.password}
-        />
-        <PasswordField
-          id="reset-confirm"
-          name="confirmPassword"
-          label="Confirm new password"
-          autoComplete="new-password"
-          error={errors?.confirmPassword}
-        />
-        <button type="submit" className="button login__sign-in" disabled={navigation.state === "submitting"}>
-          Set new password
-        </button>
-      </Form>
+      <NewPasswordForm
+        token={loaderData.token}
+        errors={errors}
+        idPrefix="reset"
+        label="New password"
+        confirmLabel="Confirm new password"
+        button="Set new password"
+        isBusy={navigation.state === "submitting"}
+      />
     </AuthPage>
   );
 }

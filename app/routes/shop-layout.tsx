@@ -6,6 +6,7 @@ import { chooseOptionMessage } from "#shared/catalogue";
 import { hasControlCharacter } from "#shared/local-path";
 import { isStorableText } from "#shared/storable-text";
 import { basketErrorMessage } from "#shared/basket-messages";
+import { consoleHomeOf } from "#shared/console-access";
 import { BasketProvider } from "#app/features/basket/basket-context";
 import { BasketAnnouncer } from "#app/features/basket/components/basket-announcer";
 import { SiteHeader, type SiteHeaderProps } from "#app/features/shell/site-header";
@@ -48,8 +49,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       slug: top.slug,
       children: top.children.map((child) => ({ name: child.name, slug: child.slug })),
     })),
-    // Only an operator's pages carry the flag: nobody else's data says the console exists.
-    ...(shopper.user?.isOperator ? { isOperator: true } : {}),
+    // Only staff's pages carry the link: nobody else's data says the console exists.
+    ...(shopper.user?.console ? { consoleHome: consoleHomeOf(shopper.user.console) } : {}),
   };
   // Only an account known to be unconfirmed sees the notice; shopping never waits for it.
   const isUnverified = shopper.user?.isEmailVerified === false;

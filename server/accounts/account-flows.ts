@@ -1,4 +1,6 @@
-import { sql } from "kysely";
+import { sql, type Transaction } from "kysely";
+import type { Database } from "#server/db/schema";
+import { recordAudit } from "#server/admin/audit-log";
 import { AppError } from "#shared/errors";
 import type { DB } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
@@ -58,6 +60,42 @@ export function createAccountFlows(deps: {
     }
   }
 
+  /**
+   * A password set from an e-mailed link (reset or invitation): the link is used up, the password replaced, the
+   * address confirmed, every session of the account ended and `andThen` done, in one transaction; then this browser
+   * is signed in.
+   */
+  async function passwordFromLink(
+    purpose: "password-reset" | "staff-invitation",
+    token: string,
+    newPassword: string,
+    current: Session | null,
+    andThen: (trx: Transaction<Database>, user: { id: string; email: string }) => Promise<unknown>,
+  ) {
+    const dead = purpose === "password-reset" ? RESET_LINK_DEAD : INVITATION_LINK_DEAD;
+    const holder = await findLiveToken(db, token, purpose);
+    if (!holder) throw new AppError("NOT_FOUND", dead);
+    await assertAcceptablePassword(newPassword, holder.email);
+    const passwordHash = await hashPassword(newPassword);
+    const user = await db.transaction().execute(async (trx) => {
+      const userId = await consumeToken(trx, token, purpose);
+      if (!userId) throw new AppError("NOT_FOUND", dead);
+      // Following the link proves the address as well as the welcome link would.
+      const row = await trx
+        .updateTable("users")
+        .set({ password_hash: passwordHash, email_verified_at: sql`coalesce(email_verified_at, now())` })
+        .where("id", "=", userId)
+        .returning(["id", "email"])
+        .executeTakeFirstOrThrow();
+      await endAccountSessions(trx, userId);
+      await andThen(trx, row);
+      return row;
+    });
+    // The link proves the mailbox, not the phone: with two-step verification on, signing in still asks for the code.
+    if (await signInFlow.isTwoStepOn(user.id)) return null;
+    return signInFlow.startAccountSession({ ...user, isEmailVerified: true }, current);
+  }
+
   return {
     /**
      * "Send reset link": a link to a known account's address, nothing for an unknown one, and the same answer and
@@ -102,27 +140,30 @@ export function createAccountFlows(deps: {
      * verification is on, and the sign-in page asks for the code).
      */
     async resetPassword(token: string, newPassword: string, current: Session | null) {
-      const holder = await findLiveToken(db, token, "password-reset");
-      if (!holder) throw new AppError("NOT_FOUND", RESET_LINK_DEAD);
-      await assertAcceptablePassword(newPassword, holder.email);
-      const passwordHash = await hashPassword(newPassword);
-      const user = await db.transaction().execute(async (trx) => {
-        const userId = await consumeToken(trx, token, "password-reset");
-        if (!userId) throw new AppError("NOT_FOUND", RESET_LINK_DEAD);
-        // Following the link proves the address as well as the welcome link would.
-        const row = await trx
-          .updateTable("users")
-          .set({ password_hash: passwordHash, email_verified_at: sql`coalesce(email_verified_at, now())` })
-          .where("id", "=", userId)
-          .returning(["id", "email"])
-          .executeTakeFirstOrThrow();
-        await endAccountSessions(trx, userId);
-        await email.enqueuePasswordChanged(trx, row.email);
-        return row;
-      });
-      // The link proves the mailbox, not the phone: with two-step verification on, signing in still asks for the code.
-      if (await signInFlow.isTwoStepOn(user.id)) return null;
-      return signInFlow.startAccountSession({ ...user, isEmailVerified: true }, current);
+      return passwordFromLink("password-reset", token, newPassword, current, (trx, user) =>
+        email.enqueuePasswordChanged(trx, user.email),
+      );
+    },
+
+    /** Whether a staff invitation's link can still be used, and for whom. */
+    async findLiveInvitation(token: string): Promise<{ email: string } | null> {
+      const holder = await findLiveToken(db, token, "staff-invitation");
+      return holder ? { email: holder.email } : null;
+    },
+
+    /**
+     * "Set my password" from a staff invitation: as a reset link (once, the account's other sessions ended), with
+     * the acceptance in the audit log, by the invitee; then this browser is signed in.
+     */
+    async acceptStaffInvitation(token: string, newPassword: string, current: Session | null) {
+      return passwordFromLink("staff-invitation", token, newPassword, current, (trx, user) =>
+        recordAudit(trx, user, {
+          action: "staff.join",
+          subject: user.email,
+          before: { password: "not set" },
+          after: { password: "set from the invitation" },
+        }),
+      );
     },
 
     /** The welcome e-mail's link: true when it confirmed the address (now or before, by a link that was already used). */
@@ -212,6 +253,9 @@ export function createAccountFlows(deps: {
 }
 
 export type AccountFlows = ReturnType<typeof createAccountFlows>;
+
+export const INVITATION_LINK_DEAD =
+  "This invitation link has already been used, has expired or is not complete. Ask the shop's owner for a new one.";
 
 export const RESET_LINK_DEAD =
   "This password reset link has already been used, has expired or is not complete. Please ask for a new one.";

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Writer } from "#server/db/client";
 import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "#server/tokens";
 
-export type TokenPurpose = "password-reset" | "email-verification";
+export type TokenPurpose = "password-reset" | "email-verification" | "staff-invitation";
 
 /** A new single-use token for the account; any older unused one for the same purpose is void from now on. */
 export async function issueToken(

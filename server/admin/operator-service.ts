@@ -1,22 +1,19 @@
-import { sql } from "kysely";
+import { sql, type Transaction } from "kysely";
 import { AppError } from "#shared/errors";
+import { CONSOLE_AREA_IDS, ROLE_LABELS, type ConsoleArea, type StaffRole } from "#shared/console-access";
+import { issueToken, voidTokens } from "#server/accounts/account-tokens";
+import type { Database } from "#server/db/schema";
+import type { EmailOutbox } from "#server/email/email-outbox";
 import { hashPassword, passwordMatches } from "#server/accounts/account-service";
 import { assertAcceptablePassword } from "#server/accounts/password-policy";
 import type { DB } from "#server/db/client";
 import { endAccountSessions } from "#server/sessions/session-service";
 import { recordAudit, STARTUP_ACTOR, type Actor } from "./audit-log";
 
-export interface OperatorListing {
-  userId: string;
-  email: string;
-  grantedAt: Date;
-  grantedByEmail: string | null;
-}
-
 /** What bootstrapping did, for the start-up log (which never names the password). */
 export type BootstrapResult = "created" | "password-changed" | "role-granted" | "unchanged";
 
-export function createOperatorService(db: DB) {
+export function createOperatorService(db: DB, emailOutbox: Pick<EmailOutbox, "enqueueStaffInvitation">) {
   return {
     /**
      * The operator named by OPERATOR_EMAIL and OPERATOR_PASSWORD: the account is created, or its password set, and
@@ -53,10 +50,16 @@ export function createOperatorService(db: DB) {
           await endAccountSessions(trx, user.id);
           result = "password-changed";
         }
+        // The account named by the machine's environment owns the shop, whatever role it had been given.
         const granted = await trx
           .insertInto("operators")
-          .values({ user_id: user.id, granted_by: null })
-          .onConflict((conflict) => conflict.column("user_id").doNothing())
+          .values({ user_id: user.id, granted_by: null, role: "owner" })
+          .onConflict((conflict) =>
+            conflict
+              .column("user_id")
+              .doUpdateSet({ role: "owner", areas: areasValue("owner", []) })
+              .where("operators.role", "<>", "owner"),
+          )
           .returning("user_id")
           .executeTakeFirst();
         if (granted && result === "unchanged") result = "role-granted";
@@ -67,6 +70,7 @@ export function createOperatorService(db: DB) {
             before: null,
             after: {
               operator: true,
+              role: "Owner",
               ...(result === "created" ? { account: "created" } : {}),
               ...(result === "password-changed" ? { password: "changed, sessions signed out" } : {}),
             },
@@ -76,19 +80,32 @@ export function createOperatorService(db: DB) {
       });
     },
 
-    async listOperators(): Promise<OperatorListing[]> {
+    /** Everyone with console access, Owners first, with who gave it and whether their invitation is still open. */
+    async listStaff(): Promise<StaffListing[]> {
       const rows = await db
         .selectFrom("operators")
         .innerJoin("users", "users.id", "operators.user_id")
         .leftJoin("users as granter", "granter.id", "operators.granted_by")
-        .select(["operators.user_id", "users.email", "operators.granted_at", "granter.email as granted_by_email"])
+        .select([
+          "operators.user_id",
+          "operators.role",
+          "operators.areas",
+          "users.email",
+          "users.password_hash",
+          "operators.granted_at",
+          "granter.email as granted_by_email",
+        ])
+        .orderBy(sql`case operators.role when 'owner' then 0 when 'manager' then 1 else 2 end`)
         .orderBy("users.email")
         .execute();
       return rows.map((row) => ({
         userId: row.user_id,
         email: row.email,
+        role: row.role,
+        areas: CONSOLE_AREA_IDS.filter((area) => row.areas.includes(area)),
         grantedAt: row.granted_at,
         grantedByEmail: row.granted_by_email,
+        isInvitationOpen: row.password_hash === NO_PASSWORD_YET,
       }));
     },
 
@@ -97,67 +114,144 @@ export function createOperatorService(db: DB) {
       return (await db.selectFrom("operators").select("user_id").limit(1).executeTakeFirst()) !== undefined;
     },
 
-    /** Gives the role to an existing account, by its e-mail address. */
-    async grantRole(actor: Actor, email: string): Promise<void> {
+    /**
+     * "Invite staff": the address gets an account if it has none (with no password until the invitation's link
+     * sets one), the role, and an e-mail whose link sets the password once, within 72 hours.
+     */
+    async invite(actor: Actor, { email, role, areas }: StaffChange): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        const user = await trx.selectFrom("users").select("id").where("email", "=", email).executeTakeFirst();
-        if (!user)
-          throw new AppError(
-            "NOT_FOUND",
-            "There is no account with that e-mail address. Ask them to create one first.",
-            { details: { field: "email" } },
-          );
+        await trx
+          .insertInto("users")
+          .values({ email, password_hash: NO_PASSWORD_YET })
+          .onConflict((conflict) => conflict.column("email").doNothing())
+          .execute();
+        const user = await trx.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow();
         const granted = await trx
           .insertInto("operators")
-          .values({ user_id: user.id, granted_by: actor.id })
+          .values({ user_id: user.id, granted_by: actor.id, role, areas: areasValue(role, areas) })
           .onConflict((conflict) => conflict.column("user_id").doNothing())
           .returning("user_id")
           .executeTakeFirst();
         if (!granted)
-          throw new AppError("BAD_REQUEST", `${email} is already an operator.`, { details: { field: "email" } });
+          throw new AppError("BAD_REQUEST", `${email} already has access to the console.`, {
+            details: { field: "email" },
+          });
+        const token = await issueToken(trx, user.id, "staff-invitation", INVITATION_VALID_MS);
+        await emailOutbox.enqueueStaffInvitation(trx, email, token, {
+          role: role === "staff" ? "Staff" : `${role === "owner" ? "an" : "a"} ${ROLE_LABELS[role]}`,
+          invitedBy: actor.email,
+        });
         await recordAudit(trx, actor, {
-          action: "operator.grant",
+          action: "staff.invite",
           subject: email,
-          before: { operator: false },
-          after: { operator: true },
+          before: null,
+          after: describe(role, areas),
         });
       });
     },
 
-    /**
-     * Takes the role from an account. The last operator cannot give up the role: the shop would have nobody left to
-     * run it. Concurrent revokes take a lock on the role table, so two operators cannot revoke each other at once.
-     */
-    async revokeRole(actor: Actor, email: string): Promise<void> {
+    /** "Change role": a new role (and areas), in effect on their next request; never the last Owner's. */
+    async changeRole(actor: Actor, { email, role, areas }: StaffChange): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        await sql`lock table operators in share row exclusive mode`.execute(trx);
-        const operator = await trx
-          .selectFrom("operators")
-          .innerJoin("users", "users.id", "operators.user_id")
-          .select("operators.user_id")
-          .where("users.email", "=", email)
-          .executeTakeFirst();
-        if (!operator) throw new AppError("NOT_FOUND", `${email} is not an operator.`, { details: { field: "email" } });
-        const { count } = await trx
-          .selectFrom("operators")
-          .select((eb) => eb.fn.countAll<string>().as("count"))
-          .executeTakeFirstOrThrow();
-        if (Number(count) <= 1)
-          throw new AppError(
-            "FORBIDDEN",
-            "The last operator cannot be removed: grant the role to someone else first.",
-            { details: { field: "email" } },
-          );
-        await trx.deleteFrom("operators").where("user_id", "=", operator.user_id).execute();
+        const member = await lockedMember(trx, email);
+        if (member.role === "owner" && role !== "owner") await assertAnotherOwner(trx);
+        const before = describe(member.role, member.areas);
+        const after = describe(role, areas);
+        if (JSON.stringify(before) === JSON.stringify(after)) return;
+        await trx
+          .updateTable("operators")
+          .set({ role, areas: areasValue(role, areas) })
+          .where("user_id", "=", member.user_id)
+          .execute();
+        await recordAudit(trx, actor, { action: "staff.role", subject: email, before, after });
+      });
+    },
+
+    /**
+     * "Remove access": the role goes, and every session of the account ends with it, so each instance's next request
+     * from any of their browsers finds no session. Never the last Owner.
+     */
+    async removeAccess(actor: Actor, email: string): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        const member = await lockedMember(trx, email);
+        if (member.role === "owner") await assertAnotherOwner(trx);
+        await trx.deleteFrom("operators").where("user_id", "=", member.user_id).execute();
+        await endAccountSessions(trx, member.user_id);
+        await voidTokens(trx, member.user_id, "staff-invitation");
         await recordAudit(trx, actor, {
-          action: "operator.revoke",
+          action: "staff.remove",
           subject: email,
-          before: { operator: true },
-          after: { operator: false },
+          before: describe(member.role, member.areas),
+          after: { access: "none", sessions: "signed out" },
         });
       });
     },
   };
+}
+
+/** An invited account's password until the invitation's link sets one: argon2 reads it as no hash, so it opens nothing. */
+const NO_PASSWORD_YET = "!invited";
+
+/** An invitation's link works for 72 hours. */
+export const INVITATION_VALID_MS = 72 * 60 * 60 * 1000;
+
+export interface StaffChange {
+  email: string;
+  role: StaffRole;
+  areas: readonly ConsoleArea[];
+}
+
+export interface StaffListing {
+  userId: string;
+  email: string;
+  role: StaffRole;
+  areas: ConsoleArea[];
+  grantedAt: Date;
+  grantedByEmail: string | null;
+  /** Invited, and the link has not yet set a password. */
+  isInvitationOpen: boolean;
+}
+
+const areasFor = (role: StaffRole, areas: readonly ConsoleArea[]): ConsoleArea[] =>
+  role === "staff" ? CONSOLE_AREA_IDS.filter((area) => areas.includes(area)) : [];
+
+/** The areas as a text[] value: one text parameter split in SQL (the shop's PGlite driver takes no array parameters). */
+const areasValue = (role: StaffRole, areas: readonly ConsoleArea[]) =>
+  sql<ConsoleArea[]>`string_to_array(${areasFor(role, areas).join(",")}::text, ',')`;
+
+/** The audit log's view of a role: Owners and Managers have every area, so only Staff list theirs. */
+const describe = (role: StaffRole, areas: readonly ConsoleArea[]) => ({
+  role: ROLE_LABELS[role],
+  ...(role === "staff" ? { areas: areasFor(role, areas).join(", ") } : {}),
+});
+
+/**
+ * The member by e-mail, with the role table locked against other changes of role until the transaction ends: two
+ * Owners demoting or removing each other at once cannot leave the shop with none.
+ */
+async function lockedMember(trx: Transaction<Database>, email: string) {
+  await sql`lock table operators in share row exclusive mode`.execute(trx);
+  const member = await trx
+    .selectFrom("operators")
+    .innerJoin("users", "users.id", "operators.user_id")
+    .select(["operators.user_id", "operators.role", "operators.areas"])
+    .where("users.email", "=", email)
+    .executeTakeFirst();
+  if (!member)
+    throw new AppError("NOT_FOUND", `${email} has no access to the console.`, { details: { field: "email" } });
+  return member;
+}
+
+async function assertAnotherOwner(trx: Transaction<Database>) {
+  const { count } = await trx
+    .selectFrom("operators")
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .where("role", "=", "owner")
+    .executeTakeFirstOrThrow();
+  if (Number(count) <= 1)
+    throw new AppError("FORBIDDEN", "The shop must keep at least one Owner: make someone else an Owner first.", {
+      details: { field: "email" },
+    });
 }
 
 export type OperatorService = ReturnType<typeof createOperatorService>;

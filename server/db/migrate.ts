@@ -32,6 +32,7 @@ import * as holdClaimsAndAlertConfirmations from "./migrations/0029-hold-claims-
 import * as twoStepSignIn from "./migrations/0030-two-step-sign-in";
 import * as trueRatingsAndVariantLowStock from "./migrations/0031-true-ratings-and-variant-low-stock";
 import * as shopSettings from "./migrations/0032-shop-settings";
+import * as staffRoles from "./migrations/0033-staff-roles";
 import * as basketRecovery from "./migrations/0036-basket-recovery";
 
 /**
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   "0030-two-step-sign-in": twoStepSignIn,
   "0031-true-ratings-and-variant-low-stock": trueRatingsAndVariantLowStock,
   "0032-shop-settings": shopSettings,
+  "0033-staff-roles": staffRoles,
   "0036-basket-recovery": basketRecovery,
 };
 

@@ -3,6 +3,7 @@ import type { ColumnType, Generated, JSONColumnType } from "kysely";
 import type { DeliveryAddress } from "#shared/address";
 import type { PromotionKindName } from "#shared/promotions";
 import type { FulfilmentStatus, OrderStatus, PaymentStatus, StoredOrderItem } from "#shared/orders";
+import type { ConsoleArea, StaffRole } from "#shared/console-access";
 
 /**
  * The database as Kysely sees it. One interface per table; migrations in ./migrations create them. The built-in
@@ -339,7 +340,7 @@ export interface ProcessedWebhookEventTable {
 export interface AccountTokenTable {
   token_hash: string;
   user_id: string;
-  purpose: "password-reset" | "email-verification";
+  purpose: "password-reset" | "email-verification" | "staff-invitation";
   expires_at: Date;
   /** Set when followed, or when a newer token for the same purpose voids it. */
   used_at: Date | null;
@@ -378,6 +379,10 @@ export interface OperatorTable {
   granted_at: Generated<Date>;
   /** The operator who granted it; null when start-up did (OPERATOR_EMAIL) or that account is gone. */
   granted_by: string | null;
+  /** What they may do in the console (shared/console-access.ts); existing operators became Managers. */
+  role: ColumnType<StaffRole, StaffRole | undefined, StaffRole>;
+  /** A Staff member's areas; empty for Owners and Managers, who have them all. */
+  areas: ColumnType<ConsoleArea[], ConsoleArea[] | undefined, ConsoleArea[]>;
 }
 
 /** Every operator action, kept: who, what, when, and the values before and after. */

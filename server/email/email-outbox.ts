@@ -12,6 +12,7 @@ import {
   newConsoleSignInEmail,
   passwordChangedEmail,
   passwordResetEmail,
+  staffInvitationEmail,
   verificationEmail,
   welcomeEmail,
 } from "./templates/account-emails";
@@ -41,7 +42,11 @@ export type EmailKind =
   | "password-reset"
   | "password-changed"
   | "account-deleted"
-  | "new-console-sign-in";
+  | "new-console-sign-in"
+  | "staff-invitation";
+
+/** The e-mails whose link sets a password: the console shows them without the link's token. */
+const KINDS_WITH_PASSWORD_LINKS: ReadonlySet<string> = new Set<EmailKind>(["password-reset", "staff-invitation"]);
 
 export interface OutboxEntry {
   id: string;
@@ -447,6 +452,23 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
         passwordResetEmail({ shop: await shop(writer), resetUrl: link(`/reset-password?token=${token}`) }),
       ),
 
+    enqueueStaffInvitation: async (
+      writer: Writer,
+      email: string,
+      token: string,
+      invite: { role: string; invitedBy: string },
+    ) =>
+      enqueue(
+        writer,
+        "staff-invitation",
+        email,
+        staffInvitationEmail({
+          shop: await shop(writer),
+          invitationUrl: link(`/staff-invitation?token=${token}`),
+          ...invite,
+        }),
+      ),
+
     enqueuePasswordChanged: async (writer: Writer, email: string) =>
       enqueue(
         writer,
@@ -489,7 +511,11 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
       if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
       const row = await db.selectFrom("email_outbox").selectAll().where("id", "=", id).executeTakeFirst();
       if (!row) return null;
-      return { ...toOutboxEntry(row), textBody: row.text_body, htmlBody: row.html_body };
+      // A link that sets an account's password is the account: nobody reading the outbox may follow it (Staff with
+      // Reports and exports read it, and an invitation may be an Owner's).
+      const hide = (body: string) =>
+        KINDS_WITH_PASSWORD_LINKS.has(row.kind) ? body.replace(/token=[A-Za-z0-9_-]{43}/g, "token=(hidden)") : body;
+      return { ...toOutboxEntry(row), textBody: hide(row.text_body), htmlBody: hide(row.html_body) };
     },
 
     /** The operator console's list: newest first, optionally one state, a page at a time (keyset on created_at, id). */

@@ -24,6 +24,7 @@ export const PAGE_SECTIONS: ReadonlySet<string> = new Set([
   "forgot-password",
   "reset-password",
   "verify-email",
+  "staff-invitation",
   "unsubscribe",
   "write-a-review",
   "stock-alerts",

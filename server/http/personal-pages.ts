@@ -10,6 +10,7 @@ const PERSONAL_PAGES = [
   "/forgot-password",
   "/reset-password",
   "/verify-email",
+  "/staff-invitation",
   "/unsubscribe",
   "/stock-alerts",
 ];

@@ -1158,9 +1158,9 @@ describeEachDatabase("inherited words and unstorable characters in every field o
       form: true,
     },
     {
-      path: "/admin/operators",
+      path: "/admin/staff",
       who: () => operator,
-      fields: { intent: "grant", email: "nobody-here@example.com" },
+      fields: { intent: "remove", email: "nobody-here@example.com" },
       json: false,
       form: true,
     },

@@ -1,4 +1,5 @@
 import type { BasketCount } from "#shared/basket";
+import type { ConsoleAccess } from "#shared/console-access";
 import { basketItemCount } from "#server/basket/basket-service";
 import type { DB, Writer } from "#server/db/client";
 import { preparedStatement } from "#server/db/prepared";
@@ -21,6 +22,8 @@ export interface SessionUser {
   isOperator?: boolean;
   /** "E-mail me about my basket and offers" (server/recovery), read with the session for the pages that offer it. */
   basketReminders?: boolean;
+  /** An operator's role and areas (read with the session too, so a change or a removal takes effect at once). */
+  console?: ConsoleAccess;
 }
 
 export interface Session {
@@ -79,6 +82,8 @@ export function createSessionService(
             "users.email_verified_at",
             "users.basket_reminders",
             "operators.user_id as operator_id",
+            "operators.role as staff_role",
+            "operators.areas as staff_areas",
           ])
           .$if(withBasket, (query) =>
             query
@@ -132,6 +137,7 @@ export function createSessionService(
               isEmailVerified: row.email_verified_at !== null,
               isOperator: row.operator_id !== null,
               basketReminders: row.basket_reminders === true,
+              ...(row.staff_role ? { console: { role: row.staff_role, areas: row.staff_areas ?? [] } } : {}),
             }
           : null;
       if (Date.now() - row.last_seen_at.getTime() > TOUCH_AFTER_MS) {

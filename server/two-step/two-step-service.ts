@@ -34,9 +34,9 @@ const USED_CODE = "That code has already been used. Wait for the next one in you
 const WRONG_RECOVERY_CODE = "That recovery code is not right, or has already been used.";
 const LOCKED = `Too many wrong codes. Sign-in is locked for ${LOCK_MINUTES} minutes.`;
 
-/** The one check of who may change the staff rule and reset another operator's two-step: the shop's operators. */
-export function mayManageTwoStep(user: Pick<SessionUser, "isOperator"> | null | undefined): boolean {
-  return user?.isOperator === true;
+/** The one check of who may change the staff rule and reset another operator's two-step: the shop's Owners. */
+export function mayManageTwoStep(user: Pick<SessionUser, "isOperator" | "console"> | null | undefined): boolean {
+  return user?.isOperator === true && user.console?.role === "owner";
 }
 
 /** A recovery code as shown: ten characters in two groups, without look-alikes (0/o, 1/l). About 50 bits. */

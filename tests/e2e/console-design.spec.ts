@@ -34,7 +34,7 @@ const PAGES = [
   { address: "/admin/products/new", section: "Products", heading: "New product" },
   { address: "/admin/products/import", section: "Products", heading: "Import products" },
   { address: "/admin/outbox", section: "Outbox", heading: "Outbox" },
-  { address: "/admin/operators", section: "Operators", heading: "Operators" },
+  { address: "/admin/staff", section: "Staff", heading: "Staff" },
   { address: "/admin/audit", section: "Audit log", heading: "Audit log" },
 ];
 

@@ -123,14 +123,14 @@ test("the start-up operator creates a product with a picture, finds it on the sh
 test("the console's pages fit a 375 px screen and work from the keyboard", async ({ page }) => {
   await page.setViewportSize({ width: 375, height: 800 });
   await signIn(page, OPERATOR.email, OPERATOR.password);
-  for (const address of ["/admin/products", "/admin/products/new", "/admin/operators", "/admin/audit"]) {
+  for (const address of ["/admin/products", "/admin/products/new", "/admin/staff", "/admin/audit"]) {
     await gotoHydrated(page, address);
     const overflow = await page.evaluate(
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     );
     expect(overflow, address).toBeLessThanOrEqual(0);
   }
-  await page.goto("/admin/operators");
+  await page.goto("/admin/staff");
   expect(await seriousViolations(page)).toEqual([]);
   await page.keyboard.press("Tab");
   await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();

@@ -58,10 +58,12 @@ test("an operator sets up two-step verification and signs in with a code, then w
 
   const owner = await browser.newPage();
   await signInAsOperator(owner);
-  await owner.goto("/admin/operators");
-  await owner.getByLabel("E-mail of an existing account").fill(email);
-  await owner.getByRole("button", { name: "Grant" }).click();
-  await expect(owner.getByRole("status")).toHaveText(`${email} is now an operator.`);
+  await owner.goto("/admin/staff");
+  // An existing account invited as a Manager keeps its password and has the console at once.
+  await owner.locator("#field-email").fill(email);
+  await owner.locator("#invite-role").selectOption("manager");
+  await owner.getByRole("button", { name: "Invite staff" }).click();
+  await expect(owner.getByRole("status")).toHaveText(`An invitation was sent to ${email}.`);
 
   // Set up: the QR code is drawn by the shop, the key is there as text, a first code confirms it.
   await page.goto("/account");
@@ -131,7 +133,7 @@ test("an operator sets up two-step verification and signs in with a code, then w
   await expect(rows.filter({ hasText: "New sign-in to your Storefront console" })).toHaveCount(1);
 
   // The owner sees it on and resets it (a lost phone): the operator signs in with the password alone again.
-  await owner.goto("/admin/operators");
+  await owner.goto("/admin/staff");
   await owner.getByRole("button", { name: `Reset two-step of ${email}` }).click();
   await expect(owner.getByRole("status")).toContainText(`Two-step verification of ${email} is reset`);
   await page.goto("/login");

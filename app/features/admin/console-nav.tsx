@@ -1,27 +1,11 @@
 import { NavLink } from "react-router";
 
-/** The console's sections, in the side navigation; the current one is marked with aria-current="page". */
-const SECTIONS: readonly { to: string; label: string }[] = [
-  { to: "/admin", label: "Dashboard" },
-  { to: "/admin/orders", label: "Orders" },
-  { to: "/admin/products", label: "Products" },
-  { to: "/admin/reviews", label: "Reviews" },
-  { to: "/admin/departments", label: "Departments" },
-  { to: "/admin/shipping", label: "Shipping" },
-  { to: "/admin/taxes", label: "Taxes" },
-  { to: "/admin/promotions", label: "Promotions" },
-  { to: "/admin/recovery", label: "Basket reminders" },
-  { to: "/admin/outbox", label: "Outbox" },
-  { to: "/admin/operators", label: "Operators" },
-  { to: "/admin/audit", label: "Audit log" },
-  { to: "/admin/settings", label: "Settings" },
-];
-
-export function ConsoleNav() {
+/** The console's sections the signed-in member of staff may open; the current one is marked with aria-current="page". */
+export function ConsoleNav({ sections }: { sections: readonly { to: string; label: string }[] }) {
   return (
     <nav className="console-nav" aria-label="Console">
       <ul>
-        {SECTIONS.map((section) => (
+        {sections.map((section) => (
           <li key={section.to}>
             {/* `end`: the dashboard (/admin) is not current on every page under it. */}
             <NavLink to={section.to} className="console-nav__link" end={section.to === "/admin"}>

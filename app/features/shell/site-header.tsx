@@ -13,8 +13,8 @@ export interface SiteHeaderProps {
   basketCount: number;
   /** The basket's revision the count was read at (see BasketView.revision). */
   basketRevision: number;
-  /** Operators get a link to the console (/admin); nobody else sees that it exists. */
-  isOperator?: boolean;
+  /** Staff get a link to the console (its first page they may open); nobody else sees that it exists. */
+  consoleHome?: string;
   /** The header's "All" menu. */
   departments?: readonly MenuDepartment[];
   /** The shop's name and logo (its settings); the built-in wordmark when it set neither. */
@@ -47,7 +47,7 @@ export function SiteHeader({
   greetingName,
   basketCount: serverCount,
   basketRevision,
-  isOperator = false,
+  consoleHome,
   departments = [],
   shop = { name: DEFAULT_SHOP_NAME, logo: null },
 }: SiteHeaderProps) {
@@ -108,10 +108,10 @@ export function SiteHeader({
             <span className="site-header__line-two">Sign In</span>
           </Link>
         )}
-        {isOperator ? (
+        {consoleHome ? (
           // A document load: the console's routes come with the operator's own route manifest, which the page
           // in hand may predate (it was loaded before signing in).
-          <Link to="/admin" reloadDocument className="site-header__option site-header__option--admin">
+          <Link to={consoleHome} reloadDocument className="site-header__option site-header__option--admin">
             <span className="site-header__line-two">Admin</span>
           </Link>
         ) : null}

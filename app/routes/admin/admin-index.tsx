@@ -8,7 +8,7 @@ import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
 import { NetSalesChart } from "#app/features/admin/net-sales-chart";
-import { requireOperator } from "./require-operator";
+import { requireConsole } from "./require-operator";
 
 /** "12,345": a count with thousands separators (no Intl: the same on the server and in the browser). */
 function formatCount(count: number): string {
@@ -17,7 +17,7 @@ function formatCount(count: number): string {
 
 /** /admin: the sales dashboard of a period in the shop's time zone, and the counts that lead to work. */
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/admin-index");
   const params = new URL(request.url).searchParams;
   const parsed = dashboardQuerySchema.safeParse({
     period: params.get("period") ?? undefined,

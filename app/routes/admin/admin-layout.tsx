@@ -1,16 +1,24 @@
-import { isRouteErrorResponse, Link, Outlet } from "react-router";
+import { isRouteErrorResponse, Link, Outlet, useRouteLoaderData } from "react-router";
+import { CONSOLE_SECTIONS, consoleHomeOf, mayUse } from "#shared/console-access";
 import { refusalMessage } from "#app/features/shell/status-page";
 import type { Route } from "./+types/admin-layout";
 import consoleStyles from "#app/styles/console.css?url";
 import { ConsoleNav } from "#app/features/admin/console-nav";
-import { requireOperator } from "./require-operator";
+import { requireConsole } from "./require-operator";
 
 /** The console's own stylesheet, loaded by its pages only: the shop's inlined stylesheet stays as it is. */
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: consoleStyles }];
 
 export function loader({ context }: Route.LoaderArgs) {
-  const { actor } = requireOperator(context);
-  return { operatorEmail: actor.email };
+  const { actor, access } = requireConsole(context, "routes/admin/admin-layout");
+  return {
+    operatorEmail: actor.email,
+    sections: CONSOLE_SECTIONS.filter((section) => mayUse(access, section.route)).map(({ to, label }) => ({
+      to,
+      label,
+    })),
+    home: consoleHomeOf(access),
+  };
 }
 
 export function meta() {
@@ -28,7 +36,7 @@ export default function AdminLayout({ loaderData }: Route.ComponentProps) {
         Skip to content
       </a>
       <header className="console-bar">
-        <Link to="/admin" className="console-bar__title">
+        <Link to={loaderData.home} className="console-bar__title">
           Storefront console
         </Link>
         <span className="console-bar__who">{loaderData.operatorEmail}</span>
@@ -43,7 +51,7 @@ export default function AdminLayout({ loaderData }: Route.ComponentProps) {
         </form>
       </header>
       <div className="console-frame">
-        <ConsoleNav />
+        <ConsoleNav sections={loaderData.sections} />
         <Outlet />
       </div>
     </div>
@@ -52,6 +60,7 @@ export default function AdminLayout({ loaderData }: Route.ComponentProps) {
 
 /** A product that does not exist, or a failure: said plainly, with a way back to the list. */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  const home = useRouteLoaderData<typeof loader>("routes/admin/admin-layout")?.home ?? "/admin";
   const isNotFound = isRouteErrorResponse(error) && error.status === 404;
   const refused = refusalMessage(error);
   return (
@@ -64,7 +73,7 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
           : (refused ?? "Sorry, something went wrong. Please try again in a moment.")}
       </p>
       <p>
-        <Link to="/admin/products">Back to products</Link>
+        <Link to={home}>Back to the console</Link>
       </p>
     </main>
   );

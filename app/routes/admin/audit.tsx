@@ -1,10 +1,10 @@
 import { Link } from "react-router";
 import type { Route } from "./+types/audit";
-import { formatConsoleTime, requireOperator } from "./require-operator";
+import { formatConsoleTime, requireConsole } from "./require-operator";
 import { PageHeader } from "#app/features/admin/console-ui";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/audit");
   // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
   const timeZone = await services.settings.timeZone();
   const before = new URL(request.url).searchParams.get("before");

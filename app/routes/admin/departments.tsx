@@ -6,17 +6,17 @@ import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
 import { departmentPath } from "#shared/listing";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
-import { requireOperator } from "./require-operator";
+import { requireConsole } from "./require-operator";
 
 export async function loader({ context }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/departments");
   const [tree, counts] = await Promise.all([services.departments.listTree(), services.departments.productCounts()]);
   return { tree, counts: Object.fromEntries(counts) };
 }
 
 /** Create, change (rename, describe, move: parent and position) or remove a department; each leaves an audit entry. */
 export async function action({ context, request }: Route.ActionArgs) {
-  const { services, actor } = requireOperator(context);
+  const { services, actor } = requireConsole(context, "routes/admin/departments", null);
   const fields = await readFormOrRefuse(request);
   const formId = fields.id ?? "new";
   const parsed = adminDepartmentSchema.safeParse(fields);

@@ -19,11 +19,13 @@ import { breakdownLines } from "#shared/pricing";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
-import { formatConsoleTime, requireOperator } from "./require-operator";
+import { formatConsoleTime, requireConsole } from "./require-operator";
+import { mayUse } from "#shared/console-access";
 import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
 
 export async function loader({ context, params }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services, access } = requireConsole(context, "routes/admin/order-detail");
+  const may = (intent: string) => mayUse(access, "routes/admin/order-detail", intent);
   // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
   const timeZone = await services.settings.timeZone();
   const order = await services.adminOrders.getOrder(params.number);
@@ -34,9 +36,9 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     number: order.number,
     payment: { key: order.paymentStatus, label: PAYMENT_STATUS_LABELS[order.paymentStatus] },
     fulfilment: { key: order.fulfilmentStatus, label: FULFILMENT_STATUS_LABELS[order.fulfilmentStatus] },
-    canShip: orderAllows(state, "ship"),
-    canCancel: orderAllows(state, "cancel"),
-    canRefund: left > 0 && orderAllows(state, "refund"),
+    canShip: orderAllows(state, "ship") && may("ship"),
+    canCancel: orderAllows(state, "cancel") && may("cancel-and-refund"),
+    canRefund: left > 0 && orderAllows(state, "refund") && may("refund"),
     /** Shipping with its tax, as charged, while it has not been given back (a refund's "Include shipping"). */
     shippingLeft: order.refundableShippingCents > 0 ? formatCents(order.refundableShippingCents) : null,
     total: formatCents(order.amountCents),
@@ -128,8 +130,10 @@ function refundFields(input: {
 
 /** Ship, refund, or cancel and refund: each one service call; a refusal reads as a sentence by its field. */
 export async function action({ context, request, params }: Route.ActionArgs) {
-  const { services, actor } = requireOperator(context);
+  // Nobody who may not open the page gets their form read; the button pressed decides the rest.
+  requireConsole(context, "routes/admin/order-detail");
   const fields = await readFormOrRefuse(request);
+  const { services, actor } = requireConsole(context, "routes/admin/order-detail", fields.intent ?? null);
   const intent =
     fields.intent === "ship" || fields.intent === "refund" || fields.intent === "cancel-and-refund"
       ? fields.intent

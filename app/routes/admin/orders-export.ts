@@ -1,5 +1,5 @@
 import { adminOrderListSchema } from "#shared/admin-order-schemas";
-import { requireOperator } from "./require-operator";
+import { requireConsole } from "./require-operator";
 import type { Route } from "./+types/orders-export";
 
 /**
@@ -7,7 +7,7 @@ import type { Route } from "./+types/orders-export";
  * days, a search), one row per line, streamed.
  */
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/orders-export");
   const params = adminOrderListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
   const needsAttention = params.show === "attention";
   return services.csvExports.orders(request, {

@@ -14,13 +14,14 @@ import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { CONSOLE_SUMMARY_TITLE } from "#app/features/admin/console-field";
 import { readFormOrRefuse } from "#app/form-request";
-import { formatConsoleTime, requireOperator } from "./require-operator";
+import { formatConsoleTime, requireConsole } from "./require-operator";
+import { mayUse } from "#shared/console-access";
 
 /** Payments held for review shown at once under "Needs attention" (they are few: each is a mistake to put right). */
 const HELD_PAYMENTS_SHOWN = 50;
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services, access } = requireConsole(context, "routes/admin/orders");
   // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
   const timeZone = await services.settings.timeZone();
   const params = adminOrderListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
@@ -50,6 +51,9 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       isTest: payment.isTest,
     })),
     heldCount: held?.count ?? 0,
+    // The buttons drawn for this role (the routes ask again).
+    mayRefund: mayUse(access, "routes/admin/orders", "refund-held-payment"),
+    mayExport: mayUse(access, "routes/admin/orders-export"),
     isNeedsAttention,
     status: isNeedsAttention ? null : (params.status ?? null),
     mode: params.mode ?? null,
@@ -83,8 +87,11 @@ type ActionAnswer = {
 
 /** "Needs attention"'s Refund of a held payment: the first sending asks, naming the amount; the second refunds. */
 export async function action({ context, request }: Route.ActionArgs) {
-  const { services, actor } = requireOperator(context);
-  const parsed = heldPaymentRefundSchema.safeParse(await readFormOrRefuse(request));
+  // Nobody who may not open the page gets their form read; the button pressed decides the rest.
+  requireConsole(context, "routes/admin/orders");
+  const fields = await readFormOrRefuse(request);
+  const { services, actor } = requireConsole(context, "routes/admin/orders", fields.intent ?? null);
+  const parsed = heldPaymentRefundSchema.safeParse(fields);
   if (!parsed.success)
     return data<ActionAnswer>(
       { errors: fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), done: null },
@@ -155,6 +162,7 @@ function listHref({
 export default function AdminOrders({ loaderData, actionData }: Route.ComponentProps) {
   const { orders, status, mode, query, from, to, next, isFirstPage, isNeedsAttention, heldPayments, heldCount } =
     loaderData;
+  const { mayRefund, mayExport } = loaderData;
   const navigation = useNavigation();
   const isBusy = navigation.state === "submitting";
   const here = { status, isNeedsAttention, mode, query, from, to };
@@ -192,9 +200,11 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
         title="Orders"
         action={
           // A download of what the filter shows, every page of it: the browser saves the file.
-          <a href={listHref({ ...here, path: "/admin/orders/export" })} className="console-button" download>
-            Export CSV
-          </a>
+          mayExport ? (
+            <a href={listHref({ ...here, path: "/admin/orders/export" })} className="console-button" download>
+              Export CSV
+            </a>
+          ) : null
         }
       />
       <p className="console-notice" role="status">
@@ -278,18 +288,22 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
                     <td>{payment.reason}</td>
                     <td>{payment.isTest ? <span className="console-test-badge">Test</span> : "Live"}</td>
                     <td>
-                      <Form method="post">
-                        <input type="hidden" name="intent" value="refund-held-payment" />
-                        <input type="hidden" name="payment" value={payment.id} />
-                        <button
-                          type="submit"
-                          className="console-button"
-                          disabled={isBusy}
-                          aria-label={`Refund ${payment.amount} held ${payment.heldAt}`}
-                        >
-                          Refund
-                        </button>
-                      </Form>
+                      {mayRefund ? (
+                        <Form method="post">
+                          <input type="hidden" name="intent" value="refund-held-payment" />
+                          <input type="hidden" name="payment" value={payment.id} />
+                          <button
+                            type="submit"
+                            className="console-button"
+                            disabled={isBusy}
+                            aria-label={`Refund ${payment.amount} held ${payment.heldAt}`}
+                          >
+                            Refund
+                          </button>
+                        </Form>
+                      ) : (
+                        "–"
+                      )}
                     </td>
                   </tr>
                 ))}

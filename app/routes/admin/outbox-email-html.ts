@@ -1,4 +1,4 @@
-import { requireOperator } from "./require-operator";
+import { requireConsole } from "./require-operator";
 import type { Route } from "./+types/outbox-email-html";
 
 /**
@@ -7,7 +7,7 @@ import type { Route } from "./+types/outbox-email-html";
  * shop's pictures, whatever the e-mail holds; the console's own pages may frame it, as a mail client shows it.
  */
 export async function loader({ context, params }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/outbox-email-html");
   const email = await services.email.getOutboxEmail(params.id);
   if (!email || email.htmlBody.length === 0)
     return new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });

@@ -1,10 +1,10 @@
 import { data, Link } from "react-router";
 import type { Route } from "./+types/outbox-email";
 import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
-import { formatConsoleTime, requireOperator } from "./require-operator";
+import { formatConsoleTime, requireConsole } from "./require-operator";
 
 export async function loader({ context, params }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/outbox-email");
   // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
   const timeZone = await services.settings.timeZone();
   const email = await services.email.getOutboxEmail(params.id);

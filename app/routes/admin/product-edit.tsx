@@ -19,7 +19,7 @@ import { productPath } from "#shared/catalogue";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
-import { requireOperator } from "./require-operator";
+import { requireConsole } from "./require-operator";
 import { PageHeader } from "#app/features/admin/console-ui";
 
 const LABELS: Record<string, string> = {
@@ -45,7 +45,7 @@ const LEDGER_REASONS = {
 
 /** /admin/products/new is the empty form; /admin/products/{id} edits that product. */
 export async function loader({ context, params, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/product-edit");
   const departments = await services.departments.listTree();
   if (params.id === "new") return { product: null, isSaved: false, departments, stock: null };
   const product = await services.adminProducts.getProduct(requireTextIdParam(params.id));
@@ -74,7 +74,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
 }
 
 export async function action({ context, params, request }: Route.ActionArgs) {
-  const { actor, services } = requireOperator(context);
+  const { actor, services } = requireConsole(context, "routes/admin/product-edit", null);
   const id = params.id === "new" ? "new" : requireTextIdParam(params.id);
   let values: FormValues | null = null;
   let variantValues: Record<string, string> = {};

@@ -7,7 +7,7 @@ import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
 import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
-import { formatConsoleTime, requireOperator } from "./require-operator";
+import { formatConsoleTime, requireConsole } from "./require-operator";
 
 const LABELS = { file: "CSV file" };
 /** The products a report lists; the counts above it cover all of them. */
@@ -17,7 +17,7 @@ const OUTCOME_WORDS = { created: "created", updated: "updated", unchanged: "unch
 
 /** /admin/products/import: the form; ?import={id}: an applied import's report, its pictures as they arrive. */
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/product-import");
   // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
   const timeZone = await services.settings.timeZone();
   const id = new URL(request.url).searchParams.get("import");
@@ -28,7 +28,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const { actor, services } = requireOperator(context);
+  const { actor, services } = requireConsole(context, "routes/admin/product-import", null);
   try {
     const { fields, file, fileName } = await readFormWithFileOrRefuse(request, "file");
     const parsed = productImportFormSchema.safeParse(fields);

@@ -1,5 +1,5 @@
 import { requestContext } from "#app/context";
-import { requireOperator } from "./require-operator";
+import { requireConsole } from "./require-operator";
 import type { Route } from "./+types/products-export";
 
 /**
@@ -7,6 +7,6 @@ import type { Route } from "./+types/products-export";
  * as a stream) as it is read. Pictures are named by their address at the shop's public origin.
  */
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/products-export");
   return services.csvExports.products(request, context.get(requestContext).publicOrigin);
 }

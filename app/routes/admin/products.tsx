@@ -3,10 +3,11 @@ import type { Route } from "./+types/products";
 import { adminProductListSchema } from "#shared/admin-schemas";
 import { formatCents } from "#shared/money";
 import { PageHeader, StatusBadge, Thumbnail } from "#app/features/admin/console-ui";
-import { formatConsoleTime, requireOperator } from "./require-operator";
+import { formatConsoleTime, requireConsole } from "./require-operator";
+import { mayUse } from "#shared/console-access";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services, access } = requireConsole(context, "routes/admin/products");
   // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
   const timeZone = await services.settings.timeZone();
   const params = adminProductListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
@@ -17,6 +18,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     stock: params.stock,
   });
   return {
+    mayExport: mayUse(access, "routes/admin/products-export"),
     ...list,
     query: params.q,
     status: params.status,
@@ -56,9 +58,11 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
         action={
           <>
             {/* A download, not a page: the browser saves the file. */}
-            <a href="/admin/products/export" className="console-button" download>
-              Export CSV
-            </a>
+            {loaderData.mayExport ? (
+              <a href="/admin/products/export" className="console-button" download>
+                Export CSV
+              </a>
+            ) : null}
             <Link to="/admin/products/import" className="console-button">
               Import CSV
             </Link>

@@ -6,10 +6,10 @@ import { readFormOrRefuse, requireIdParam } from "#app/form-request";
 import { decimalAmount } from "#shared/money";
 import { promotionFormSchema } from "#shared/promotion-schemas";
 import { PromotionFields, toFieldValues, type PromotionFieldValues } from "#app/features/admin/promotion-fields";
-import { requireOperator } from "./require-operator";
+import { requireConsole } from "./require-operator";
 
 export async function loader({ context, params }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/promotion-edit");
   const promotion = /^[0-9a-f-]{36}$/.test(params.id) ? await services.promotions.get(params.id) : null;
   if (!promotion) throw data("Not found", { status: 404 });
   const values: PromotionFieldValues = {
@@ -33,7 +33,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
 
 /** Save (every change in the audit log), or Delete for a code nobody has used; a used code can be paused instead. */
 export async function action({ context, request, params }: Route.ActionArgs) {
-  const { actor, services } = requireOperator(context);
+  const { actor, services } = requireConsole(context, "routes/admin/promotion-edit", null);
   const id = requireIdParam(params.id);
   const fields = await readFormOrRefuse(request);
   const { intent, ...typed } = fields;

@@ -8,10 +8,10 @@ import { promotionFormSchema } from "#shared/promotion-schemas";
 import { describePromotionValue, PROMOTION_KIND_LABELS } from "#shared/promotions";
 import { StatusBadge } from "#app/features/admin/console-ui";
 import { datesOf, EMPTY_PROMOTION, PromotionFields, toFieldValues } from "#app/features/admin/promotion-fields";
-import { requireOperator } from "./require-operator";
+import { requireConsole } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/promotions");
   const promotions = await services.promotions.list();
   return {
     saved: new URL(request.url).searchParams.get("saved")?.slice(0, 32) ?? null,
@@ -30,7 +30,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 
 /** "New promotion": saved and listed, or drawn again with what was typed and an error under each refused field. */
 export async function action({ context, request }: Route.ActionArgs) {
-  const { actor, services } = requireOperator(context);
+  const { actor, services } = requireConsole(context, "routes/admin/promotions", null);
   const fields = await readFormOrRefuse(request);
   // The submit button's name is not a field of the promotion.
   const typed = Object.fromEntries(Object.entries(fields).filter(([name]) => name !== "intent"));

@@ -6,18 +6,18 @@ import { recoverySettingsSchema } from "#shared/recovery-schemas";
 import { readFormOrRefuse } from "#app/form-request";
 import { PageHeader } from "#app/features/admin/console-ui";
 import { ConsoleField } from "#app/features/admin/console-field";
-import { requireOperator } from "./require-operator";
+import { requireConsole } from "./require-operator";
 
 type Answer = { errors: Record<string, string>; values: Record<string, string> } | { done: string };
 
 /** /admin/recovery: the basket reminders' settings (the dashboard shows what they brought back). */
 export async function loader({ context }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/recovery");
   return { settings: await services.recoverySettings.read() };
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const { actor, services } = requireOperator(context);
+  const { actor, services } = requireConsole(context, "routes/admin/recovery", null);
   const fields = await readFormOrRefuse(request);
   const values = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value.slice(0, 200)]));
   const parsed = recoverySettingsSchema.safeParse(fields);

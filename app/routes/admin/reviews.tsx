@@ -1,7 +1,7 @@
 import { Form, Link } from "react-router";
 import { z } from "zod";
 import type { Route } from "./+types/reviews";
-import { formatConsoleTime, requireOperator } from "./require-operator";
+import { formatConsoleTime, requireConsole } from "./require-operator";
 import { productPath } from "#shared/catalogue";
 import { AppError } from "#shared/errors";
 import { fieldErrorsOf } from "#shared/form-errors";
@@ -14,7 +14,7 @@ const visibilitySchema = z.strictObject({
 });
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/reviews");
   // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
   const timeZone = await services.settings.timeZone();
   const before = new URL(request.url).searchParams.get("before");
@@ -32,7 +32,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 
 /** Hides a review (not shown, not counted in the product's rating) or shows it again; the audit log records either. */
 export async function action({ context, request }: Route.ActionArgs) {
-  const { services, actor } = requireOperator(context);
+  const { services, actor } = requireConsole(context, "routes/admin/reviews", null);
   const parsed = visibilitySchema.safeParse(await readFormOrRefuse(request));
   if (!parsed.success) return { error: Object.values(fieldErrorsOf(parsed.error))[0] ?? "Please try again." };
   try {

@@ -5,7 +5,7 @@ import { FieldError, invalidFieldProps } from "#app/components/form/field-error"
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
 import { AppError } from "#shared/errors";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
-import { readFormWithFile } from "#shared/form-fields";
+import { readFormWithFileOrRefuse } from "#app/form-request";
 import { formatCents } from "#shared/money";
 import {
   LEGAL_PAGE_TITLES,
@@ -15,7 +15,7 @@ import {
   MAX_SHOP_NAME_LENGTH,
 } from "#shared/shop-settings";
 import { shopSettingsFormSchema } from "#shared/shop-settings-schemas";
-import { requireShopSettingsEditor } from "./require-operator";
+import { requireConsole } from "./require-operator";
 
 /** The form's fields, in the order of the page, with their labels (the error summary's too). */
 const LABELS = {
@@ -37,7 +37,7 @@ type FieldName = Exclude<keyof typeof LABELS, "logo">;
 type FormValues = Record<FieldName, string>;
 
 export async function loader({ context }: Route.LoaderArgs) {
-  const { services } = requireShopSettingsEditor(context);
+  const { services } = requireConsole(context, "routes/admin/settings");
   const settings = await services.settings.current();
   const values: FormValues = {
     shopName: settings.saved.name ?? "",
@@ -60,10 +60,10 @@ export async function loader({ context }: Route.LoaderArgs) {
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const { actor, services } = requireShopSettingsEditor(context);
+  const { actor, services } = requireConsole(context, "routes/admin/settings", null);
   let values: FormValues | null = null;
   try {
-    const { fields, file } = await readFormWithFile(request, "logo");
+    const { fields, file } = await readFormWithFileOrRefuse(request, "logo");
     values = Object.fromEntries(
       (Object.keys(LABELS) as (keyof typeof LABELS)[])
         .filter((name): name is FieldName => name !== "logo")

@@ -6,7 +6,7 @@ import { readFormOrRefuse } from "#app/form-request";
 import { decimalAmount, formatCents } from "#shared/money";
 import { methodFormSchema, removeFormSchema, zoneFormSchema } from "#shared/shipping-schemas";
 import { ConsoleField } from "#app/features/admin/console-field";
-import { requireOperator } from "./require-operator";
+import { requireConsole } from "./require-operator";
 
 /** Which form on the page an answer belongs to: "add-zone", "zone-{id}", "add-method-{zoneId}", "method-{id}". */
 type ActionAnswer =
@@ -14,7 +14,7 @@ type ActionAnswer =
   | { form: string; errors?: undefined; done: string };
 
 export async function loader({ context }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/shipping");
   const zones = await services.shipping.listZones();
   return {
     zones: zones.map((zone) => ({
@@ -39,7 +39,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 /** Every form of the page posts here with its intent; each change is one service call, audited by the service. */
 export async function action({ context, request }: Route.ActionArgs) {
-  const { actor, services } = requireOperator(context);
+  const { actor, services } = requireConsole(context, "routes/admin/shipping", null);
   const fields = await readFormOrRefuse(request);
   const values = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value.slice(0, 2000)]));
   const formKey =

@@ -7,7 +7,7 @@ import { readFormOrRefuse } from "#app/form-request";
 import { formatRate } from "#shared/pricing";
 import { removeFormSchema, taxRateFormSchema } from "#shared/shipping-schemas";
 import { ConsoleField } from "#app/features/admin/console-field";
-import { requireOperator } from "./require-operator";
+import { requireConsole } from "./require-operator";
 
 /** Which form an answer belongs to: "add-rate" or "rate-{id}". */
 type ActionAnswer =
@@ -20,7 +20,7 @@ function rateField(rate: number): string {
 }
 
 export async function loader({ context }: Route.LoaderArgs) {
-  const { services } = requireOperator(context);
+  const { services } = requireConsole(context, "routes/admin/taxes");
   const rates = await services.shipping.listTaxRates();
   return {
     rates: rates.map((rate) => ({
@@ -37,7 +37,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const { actor, services } = requireOperator(context);
+  const { actor, services } = requireConsole(context, "routes/admin/taxes", null);
   const fields = await readFormOrRefuse(request);
   const values = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value.slice(0, 200)]));
   const formKey = fields.intent === "save-rate" ? `rate-${fields.rateId ?? ""}` : "add-rate";

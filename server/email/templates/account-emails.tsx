@@ -61,6 +61,27 @@ export function passwordResetEmail({ shop, resetUrl }: LinkContext & { resetUrl:
   );
 }
 
+/** "Invite staff": the link sets the invitee's password once, within 72 hours, and opens the console to them. */
+export function staffInvitationEmail({
+  shop,
+  invitationUrl,
+  role,
+  invitedBy,
+}: LinkContext & { invitationUrl: string; role: string; invitedBy: string }) {
+  const subject = `You are invited to run ${shop.name}`;
+  return renderEmail(
+    subject,
+    <EmailLayout preview={subject} shop={shop}>
+      <EmailHeading>{subject}</EmailHeading>
+      <p>
+        {invitedBy} has invited you to the shop's console as {role}. Choose a password to accept:
+      </p>
+      <EmailButton href={invitationUrl}>Set my password</EmailButton>
+      <p>The link works once, for 72 hours. If you were not expecting it, you can ignore this e-mail.</p>
+    </EmailLayout>,
+  );
+}
+
 export function passwordChangedEmail({ shop, forgotUrl }: LinkContext & { forgotUrl: string }) {
   return renderEmail(
     `Your ${shop.name} password was changed`,
