@@ -180,7 +180,9 @@ function readRefundMetadata(metadata: Record<string, string>, amountCents: numbe
         amountCents: lineCents,
         restock,
       }));
-  } catch {
+  } catch (error) {
+    // Metadata that is not JSON (written by hand at the processor): a refund by amount alone, as said above.
+    if (!(error instanceof SyntaxError)) throw error;
     lines = [];
   }
   const shipping = Number(metadata[SHIPPING_KEY] ?? 0);

@@ -249,11 +249,18 @@ describeEachDatabase("console access by role", (getDatabase) => {
       "Shipping",
       "Taxes",
       "Promotions",
+      "Basket reminders",
       "Outbox",
       "Staff",
+      "Settings",
       "Audit log",
     ]);
     expect(await navOf(browsers.get("Manager")!, "/admin")).not.toContain("Staff");
+    expect(await navOf(browsers.get("Manager")!, "/admin")).not.toContain("Settings");
+    expect(await navOf(browsers.get("Staff (promotions)")!, "/admin/promotions")).toEqual([
+      "Promotions",
+      "Basket reminders",
+    ]);
     expect(await navOf(browsers.get("Staff (orders)")!, "/admin/orders")).toEqual(["Orders"]);
     expect(await navOf(browsers.get("Staff (products)")!, "/admin/products")).toEqual(["Products", "Departments"]);
     expect(await navOf(browsers.get("Staff (reports)")!, "/admin")).toEqual(["Dashboard", "Outbox", "Audit log"]);

@@ -65,7 +65,7 @@ describeEachDatabase("catalogue pages", (getDatabase) => {
     expect(html).toMatch(/<img[^>]*src="\/images\/products\/12321341.webp"[^>]*width="400"[^>]*height="400"/);
     expect(html).toContain("Paperback, 336 pages.");
     expect(html).toMatch(
-      /action="\/basket\/add" method="post"><input type="hidden" name="productId" value="12321341"\/><input type="hidden" name="returnTo" value="\/products\/the-lean-startup"\/><button type="submit" class="button"[^>]*>Add to Basket/,
+      /action="\/basket\/add"[^>]*><input type="hidden" name="productId" value="12321341"\/><input type="hidden" name="returnTo" value="\/products\/the-lean-startup"\/>.*?<button type="submit" class="button"[^>]*>Add to Basket/s,
     );
     expect(html).toContain('<link rel="canonical" href="http://shop.test/products/the-lean-startup"/>');
     expect(html).toContain(

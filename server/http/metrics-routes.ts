@@ -20,6 +20,8 @@ export const PAGE_SECTIONS: ReadonlySet<string> = new Set([
   "account",
   "conditions",
   "privacy",
+  "returns",
+  "basket",
   "login",
   "forgot-password",
   "reset-password",

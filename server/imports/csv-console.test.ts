@@ -114,7 +114,7 @@ describeEachDatabase("the console's CSV import and exports", (getDatabase) => {
     const reportAddress = imported.headers.get("location") ?? "";
     expect(reportAddress).toMatch(/^\/admin\/products\/import\?import=[0-9a-f-]{36}$/);
     expect(mainText(await (await html(operator, reportAddress)).text())).toMatch(
-      /Imported 4 rows at [\d-]+ [\d:]+ UTC: 3 created, 0 updated, 0 unchanged\./,
+      /Imported 4 rows at [A-Z][a-z]+ \d+[a-z]{2} \d{4}, \d+:\d\d[ap]m UTC: 3 created, 0 updated, 0 unchanged\./,
     );
     expect(mainText(await (await html(operator, "/search?q=console+tee")).text())).toContain("Console Tee");
 

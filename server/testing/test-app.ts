@@ -34,19 +34,32 @@ export function createBrowser(
   app: { request: (url: string, init?: RequestInit) => Response | Promise<Response> },
   initialCookie?: string,
 ) {
-  let cookie: string | undefined = initialCookie;
+  // Every cookie the server sets, by name, as a browser keeps them (an operator's sign-in sets the session's and the
+  // device's); one cleared (empty) is dropped.
+  const jar = new Map<string, string>();
+  const keep = (pair: string) => {
+    const at = pair.indexOf("=");
+    if (at <= 0) return;
+    const [name, value] = [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+    if (value === "") jar.delete(name);
+    else jar.set(name, value);
+  };
+  for (const pair of initialCookie?.split(";") ?? []) keep(pair);
+  const cookieHeader = () =>
+    jar.size > 0 ? [...jar].map(([name, value]) => `${name}=${value}`).join("; ") : undefined;
   async function send(path: string, init: RequestInit = {}) {
     const headers = new Headers(init.headers);
     headers.set("host", "shop.test");
+    const cookie = cookieHeader();
     if (cookie && !headers.has("cookie")) headers.set("cookie", cookie);
     const response = await app.request(`http://shop.test${path}`, { ...init, headers });
-    const setCookie = response.headers.get("set-cookie");
-    if (setCookie) cookie = setCookie.split(";")[0];
+    for (const setCookie of response.headers.getSetCookie()) keep(setCookie.split(";")[0] ?? "");
     return response;
   }
   return {
+    /** The Cookie header this browser sends: the session's cookie first. */
     get cookie() {
-      return cookie;
+      return cookieHeader();
     },
     get: (path: string) => send(path),
     postJson: (path: string, body: unknown, headers: Record<string, string> = {}) =>
