@@ -20,7 +20,7 @@ const ORDER_NUMBER = "SF-2611-AC7Q";
 type Who = ConsoleArea | readonly ConsoleArea[] | "owner";
 
 /**
- * Every console page and action, and who may use it: the issue's roles, written out. A console route the route table
+ * Every console page and action, and who may use it: the roles of docs/staff.md, written out. A console route the route table
  * has and this table lacks fails the first test, so a new page or button cannot ship without saying who may use it.
  * "POST <path> <intent>": the action's button; "POST <path>": an action with one need for all its buttons.
  */
