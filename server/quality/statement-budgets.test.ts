@@ -144,13 +144,19 @@ describeEachDatabase("statement budgets per page", (getDatabase) => {
     it(`keeps every page within its budget for a ${shopper}`, async () => {
       const over: string[] = [];
       for (const [name, path] of Object.entries(pages)) {
-        // Once to warm what is kept between requests (the guest page cache, the catalogue), then the one measured.
+        // Once to warm what is kept between requests (the guest page cache, the catalogue), then the ones measured.
+        // Statements are counted on one request; round trips are read from timings, which a busy machine stretches
+        // (a statement sent with others can be answered before the last of them is asked for), so the best of three.
         await measure(shopper, path());
-        const { status, sent: all } = await measure(shopper, path());
+        const measured = [];
+        for (let run = 0; run < 3; run += 1) measured.push(await measure(shopper, path()));
+        const { status, sent: all } = measured[0]!;
         const sent = all.filter((statement) => !VERSION_CHECK.test(statement.sql));
         expect(status, `${name} ${path()}`).toBeLessThan(500);
         const budget = BUDGETS[name]![shopper];
-        const trips = roundTrips(sent);
+        const trips = Math.min(
+          ...measured.map((run) => roundTrips(run.sent.filter((statement) => !VERSION_CHECK.test(statement.sql)))),
+        );
         const isOver = sent.length > budget.statements || (isServer() && trips > budget.roundTrips);
         if (isOver)
           over.push(
