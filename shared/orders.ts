@@ -1,5 +1,5 @@
 import type { DeliveryAddress } from "./address";
-import type { PriceBreakdown } from "./pricing";
+import { lineAmountCents, type PriceBreakdown } from "./pricing";
 
 /** A line as it was priced and paid for: a snapshot, so later catalogue changes never rewrite an order. */
 export interface OrderItem {
@@ -26,6 +26,19 @@ export function describeItemOptions(item: Pick<OrderItem, "options">): string {
 
 /** A line as orders and payments stored it: those written before quantities existed hold one item each. */
 export type StoredOrderItem = Omit<OrderItem, "quantity"> & { quantity?: number };
+
+/**
+ * What each of an order's lines came to, as the order stored it: the amounts of its price breakdown (the pricing
+ * function's, server/pricing/quote.ts), line by line. Orders kept from before the breakdown was stored were priced at
+ * price x quantity. Pages, e-mails, the console and exports read line amounts here, never by multiplying.
+ */
+export function orderLineAmounts(
+  items: readonly { priceCents: number; quantity?: number }[],
+  pricing: Pick<PriceBreakdown, "lines"> | null | undefined,
+): number[] {
+  if (pricing && pricing.lines.length === items.length) return pricing.lines.map((line) => line.amountCents);
+  return items.map((item) => lineAmountCents(item.priceCents, item.quantity ?? 1));
+}
 
 /** Reads a stored line: no quantity means one. */
 export function readOrderItem(item: StoredOrderItem): OrderItem {
@@ -149,6 +162,8 @@ export interface OrderView {
   fulfilmentStatus: FulfilmentStatus;
   refundedCents: number;
   items: OrderItem[];
+  /** What each line came to, in `items`' order, as the order stored it (orderLineAmounts). */
+  lineAmountsCents: number[];
 }
 
 /** One step of an order's history, oldest first. */

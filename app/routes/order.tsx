@@ -147,7 +147,7 @@ export default function Order({ loaderData }: Route.ComponentProps) {
                 {/* data-label: the column's name, shown beside the figure when the row is stacked on a phone. */}
                 <td data-label="Quantity">{item.quantity}</td>
                 <td data-label="Unit price">{formatCents(item.priceCents)}</td>
-                <td data-label="Line total">{formatCents(item.priceCents * item.quantity)}</td>
+                <td data-label="Line total">{formatCents(order.lineAmountsCents[index] ?? 0)}</td>
               </tr>
             ))}
           </tbody>

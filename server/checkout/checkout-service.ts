@@ -19,11 +19,10 @@ import { sha256Base64url } from "#server/tokens";
 import type { PaymentProvider, ProviderIntent } from "#server/payments/payment-provider";
 import { countryName } from "#shared/address";
 import { noDeliveryMessage, type PriceBreakdown } from "#shared/pricing";
-import { priceOrder, type PricingAddress, type ShopRates } from "#server/pricing/price-order";
+import { createQuote } from "#server/pricing/quote";
 import type { ShippingService } from "#server/shipping/shipping-service";
 import { isIntentStateRefusal } from "#server/payments/processor-errors";
 import { promotionRefusal, type PromotionCustomer, type PromotionService } from "#server/promotions/promotion-service";
-import type { PromotionInput } from "#server/pricing/price-order";
 
 /** Marks the intents this shop created; webhook events for any other intent are acknowledged and ignored. */
 export const SHOP_METADATA_KEY = "storefront_checkout";
@@ -89,61 +88,10 @@ export function createCheckoutService({
   const isOtherProcessors = (payment: { processor: string | null; livemode: boolean | null }) =>
     payment.processor !== null && (payment.processor !== processor || payment.livemode !== livemode);
 
-  /**
-   * What the basket costs delivered to the address with the chosen option, by the one pricing function. Rates are
-   * read at every pricing: an operator's change reaches the next page view and the next Buy Now.
-   */
-  async function priceView(
-    view: BasketView,
-    checkoutAddress: CheckoutAddress | null,
-    promotion: PromotionInput,
-    knownRates?: ShopRates,
-  ): Promise<PriceBreakdown> {
-    const rates = knownRates ?? (await shipping.loadRates());
-    const address: PricingAddress | null = checkoutAddress
-      ? { country: checkoutAddress.address.country, state: checkoutAddress.address.region }
-      : null;
-    return priceOrder({
-      lines: view.items.map((line) => ({
-        key: line.itemId,
-        title: line.product.title,
-        unitPriceCents: line.variant.priceCents,
-        quantity: line.quantity,
-        weightGrams: line.variant.weightGrams,
-        taxable: line.variant.chargeTax,
-      })),
-      address,
-      methodId: checkoutAddress?.deliveryMethodId ?? null,
-      promotion,
-      rates,
-    });
-  }
-
-  /**
-   * The basket priced with the code applied on /payment, when the code can be used on it now (judged on the items
-   * before any discount); otherwise priced without it, with the sentence saying why (`refusal`).
-   */
-  async function priceWithPromotion(
-    view: BasketView,
-    checkoutAddress: CheckoutAddress | null,
-    customer: PromotionCustomer | null,
-    rates: ShopRates,
-  ): Promise<{
-    pricing: PriceBreakdown;
-    promotion: PromotionInput;
-    refusal: { code: string; message: string } | null;
-  }> {
-    const none: PromotionInput = { kind: "none" };
-    const withoutCode = await priceView(view, checkoutAddress, none, rates);
-    const code = checkoutAddress?.promotionCode ?? null;
-    if (!code || !customer) return { pricing: withoutCode, promotion: none, refusal: null };
-    const verdict = await promotions.judge(code, withoutCode.itemsCents, customer);
-    if (!verdict.ok) return { pricing: withoutCode, promotion: none, refusal: { code, message: verdict.message } };
-    const pricing = await priceView(view, checkoutAddress, verdict.promotion, rates);
-    const tooSmall = promotions.refusalForTotal(pricing);
-    if (tooSmall) return { pricing: withoutCode, promotion: none, refusal: { code, message: tooSmall } };
-    return { pricing, promotion: verdict.promotion, refusal: null };
-  }
+  // Every figure comes from the one quote (server/pricing/quote.ts) around the pure pricing function.
+  const quote = createQuote({ shipping, promotions });
+  const priceView = quote.quoteBasket;
+  const priceWithPromotion = quote.quoteWithPromotion;
 
   /** What preparing a payment (or placing a $0.00 order) charges: a code that cannot be used now is refused. */
   async function priceToPay(

@@ -23,6 +23,7 @@ import {
   type OrderView,
   type PaymentStatus,
   type StoredOrderItem,
+  orderLineAmounts,
 } from "#shared/orders";
 
 /** Pages of an owner's orders: (paid_at, intent id) of the previous page's last order. */
@@ -238,6 +239,7 @@ export function createOrderService(db: DB) {
           "payment_status",
           "fulfilment_status",
           "refunded_cents",
+          "pricing",
         ])
         .where(column, "=", value)
         .orderBy("paid_at", "desc")
@@ -257,6 +259,7 @@ export function createOrderService(db: DB) {
           fulfilmentStatus: row.fulfilment_status,
           refundedCents: row.refunded_cents,
           items: row.items.map(readOrderItem),
+          lineAmountsCents: orderLineAmounts(row.items, row.pricing),
         })),
         next: page.next,
         isFirstPage,
@@ -294,6 +297,7 @@ export function createOrderService(db: DB) {
         fulfilmentStatus: row.fulfilment_status,
         refundedCents: row.refunded_cents,
         items: row.items.map(readOrderItem),
+        lineAmountsCents: orderLineAmounts(row.items, row.pricing),
         contactEmail: row.contact_email,
         deliveryAddress: row.delivery_address,
         card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
