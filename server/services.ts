@@ -33,6 +33,8 @@ import { createPaymentReturn } from "./checkout/payment-return";
 import { createOrderService } from "./orders/order-service";
 import { createInventoryService, DEFAULT_RESERVATION_MINUTES } from "./inventory/inventory-service";
 import { createHoldClaims, type HoldLimits } from "./holds/hold-claims";
+import { createCheckoutHold } from "./holds/checkout-hold";
+import { defaultHoldAdapters } from "./holds/hold-adapters";
 import { createPromotionService } from "./promotions/promotion-service";
 import type { PaymentProvider } from "./payments/payment-provider";
 import { createReviewService } from "./reviews/review-service";
@@ -128,6 +130,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     orders,
     inventory,
     promotions,
+    // What a payment holds while it is paid for, reserved, released and settled together: one adapter per kind.
+    holds: createCheckoutHold(defaultHoldAdapters({ inventory, promotions, logger })),
     onOrderRecorded: (trx, orderId) => email.enqueueOrderConfirmation(trx, orderId),
   });
   const twoStep = createTwoStepService({ db, email, livemode: options.provider.identity.livemode });
