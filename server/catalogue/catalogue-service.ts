@@ -19,6 +19,7 @@ import { DEFAULT_LISTING_STATE, LISTING_PAGE_SIZE, type ListingState } from "#sh
 import { countByDepartment, findListing, hasOptions, isOutOfStock, type ListingRequest } from "./catalogue-listing";
 import { pictureUrl } from "#shared/shop-pictures";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
+import { availableOf, reservedOfVariant } from "#server/inventory/available-stock";
 import { suggestQuery } from "./did-you-mean";
 
 /**
@@ -89,9 +90,6 @@ function toProduct(row: ProductRow): CatalogueProduct {
 /** A variant's picture columns when it shows its product's picture. */
 const noPicture = { image: null, image_width: null, image_height: null, image_srcset: null };
 
-/** Live reservations of the variant `v` (not expired): what on hand is short of available. */
-const reservedOfVariant = sql<number>`coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)::int`;
-
 /** A variant as baskets and payments price it, with its product and its stock now. */
 export interface VariantForSale {
   product: CatalogueProduct;
@@ -138,7 +136,7 @@ function toVariant(row: {
     stock: {
       tracksStock: row.tracks_stock,
       continueSelling: row.continue_selling,
-      available: row.tracks_stock ? row.on_hand - row.reserved : null,
+      available: availableOf(row),
     },
   };
 }
