@@ -23,8 +23,8 @@ import {
   type OrderStatus,
   type PaymentStatus,
 } from "#shared/orders";
-import { recordAudit, type Actor } from "./audit-log";
-import { orderNeedsAttention, ordersInMode } from "./needs-attention";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
+import { orderNeedsAttention, ordersInMode } from "#server/orders/needs-attention";
 
 export const ADMIN_ORDERS_PAGE_SIZE = 50;
 

@@ -8,7 +8,7 @@ import { hashPassword, passwordMatches } from "#server/accounts/account-service"
 import { assertAcceptablePassword } from "#server/accounts/password-policy";
 import type { DB } from "#server/db/client";
 import { endAccountSessions } from "#server/sessions/session-service";
-import { recordAudit, STARTUP_ACTOR, type Actor } from "./audit-log";
+import { recordAudit, STARTUP_ACTOR, type Actor } from "#server/audit/audit-log";
 
 /** What bootstrapping did, for the start-up log (which never names the password). */
 export type BootstrapResult = "created" | "password-changed" | "role-granted" | "unchanged";

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { DB, Writer } from "#server/db/client";
 import { keysetCursor } from "#server/db/keyset-cursor";
-import { recordAudit, type Actor } from "#server/admin/audit-log";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
 import { AppError } from "#shared/errors";
 import {
   QUALIFYING_ORDER_STATUSES,
