@@ -15,7 +15,7 @@ import { createAuditLog } from "#server/audit/audit-log";
 import { createOperatorService } from "./admin/operator-service";
 import { createPictureStore } from "#server/pictures/picture-store";
 import { createHeldPaymentRefunds } from "./admin/held-payments";
-import { createSalesDashboard } from "./admin/sales-dashboard";
+import { createSalesDashboard } from "#server/sales/sales-dashboard";
 import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-service";
 import { createDepartmentService } from "./departments/department-service";
 import { seedDepartments } from "./departments/department-seed";

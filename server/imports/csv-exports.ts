@@ -1,5 +1,5 @@
 import type { DB } from "#server/db/client";
-import { ORDER_EXPORT_COLUMNS, orderCsvRows } from "#server/admin/order-csv-export";
+import { ORDER_EXPORT_COLUMNS, orderCsvRows } from "#server/imports/order-csv-export";
 import type { AdminOrderFilter } from "#server/admin/admin-orders";
 import { csvDownload } from "./csv-download";
 import { productCsvRows } from "./product-csv-export";
