@@ -6,7 +6,12 @@ import type { Database } from "#server/db/schema";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import { hashPassword, passwordMatches } from "#server/accounts/account-service";
 import { assertAcceptablePassword } from "#server/accounts/password-policy";
-import { accountForInvitation, lockConfirmedAccount, NO_PASSWORD_YET, setPasswordHash } from "#server/accounts/staff-accounts";
+import {
+  accountForInvitation,
+  lockConfirmedAccount,
+  NO_PASSWORD_YET,
+  setPasswordHash,
+} from "#server/accounts/staff-accounts";
 import type { DB } from "#server/db/client";
 import { endAccountSessions } from "#server/sessions/session-service";
 import { recordAudit, STARTUP_ACTOR, type Actor } from "#server/audit/audit-log";
