@@ -5,7 +5,7 @@
  * the test harness and the migrations (which make the tables and their triggers) are not read.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
