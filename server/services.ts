@@ -10,7 +10,7 @@ import { createRateLimiter } from "#server/rate-limits/rate-limiter";
 import { createSignInFlow } from "./accounts/sign-in-flow";
 import { createBasketService } from "./basket/basket-service";
 import { createAdminProducts } from "./admin/admin-products";
-import { createAdminOrders } from "#server/refunds/order-refunds";
+import { createAdminOrders } from "#server/admin/console-orders";
 import { createAuditLog } from "#server/audit/audit-log";
 import { createOperatorService } from "./admin/operator-service";
 import { createPictureStore } from "#server/pictures/picture-store";
