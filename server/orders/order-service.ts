@@ -15,6 +15,7 @@ import {
   PAYMENT_STATUS_LABELS,
   orderAllows,
   paymentStatusAfterRefund,
+  canBeDisputed,
   readOrderItem,
   type FulfilmentStatus,
   type OrderDetail,
@@ -381,8 +382,7 @@ export function createOrderService(db: DB) {
           const payment = paymentStatusAfterRefund(order.amount_cents, refunded);
           return {
             status: payment,
-            // A disputed payment stays disputed until all of it is given back.
-            payment: order.paymentStatus === "disputed" && payment !== "refunded" ? "disputed" : payment,
+            payment: paymentStatusAfterRefund(order.amount_cents, refunded, order.paymentStatus),
             refundedCents: refunded,
             history: { amountCents, note },
           };
@@ -399,8 +399,7 @@ export function createOrderService(db: DB) {
     ): Promise<OrderStatus> {
       const note = dispute.reason ? boundedText(dispute.reason, TRACKING_LIMITS.note, "reason") : undefined;
       return transition(orderId, actor, (order) => {
-        if (order.paymentStatus === "refunded" || order.paymentStatus === "disputed")
-          refuse(order, "disputed", "payment");
+        if (!canBeDisputed(order.paymentStatus)) refuse(order, "disputed", "payment");
         if (
           !Number.isSafeInteger(dispute.amountCents) ||
           dispute.amountCents < 1 ||

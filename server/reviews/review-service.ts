@@ -3,8 +3,8 @@ import type { DB, Writer } from "#server/db/client";
 import { keysetCursor } from "#server/db/keyset-cursor";
 import { recordAudit, type Actor } from "#server/audit/audit-log";
 import { AppError } from "#shared/errors";
+import { REVIEWABLE_ORDER_STATUSES } from "#shared/orders";
 import {
-  QUALIFYING_ORDER_STATUSES,
   REVIEWS_PAGE_SIZE,
   reviewerNameFrom,
   type ReviewInput,
@@ -54,7 +54,7 @@ export function createReviewService(
       .selectFrom("orders")
       .select(["id", sql<string | null>`delivery_address->>'name'`.as("delivery_name")])
       .where("user_id", "=", userId)
-      .where("status", "in", QUALIFYING_ORDER_STATUSES)
+      .where("status", "in", REVIEWABLE_ORDER_STATUSES)
       .where(sql<boolean>`items @> ${JSON.stringify([{ productId }])}::jsonb`)
       .orderBy("paid_at", "desc")
       .limit(1)
