@@ -123,7 +123,7 @@ export function createAdminOrders(
     async listOrders(
       filter: AdminOrderFilter & { after?: string | null },
     ): Promise<{ orders: AdminOrderRow[]; next: string | null }> {
-      let query = filterOrders(
+      const query = filterOrders(
         db
           .selectFrom("orders")
           .select([
@@ -139,16 +139,15 @@ export function createAdminOrders(
             "livemode",
             "oversold",
             "promotion_over_limit",
-          ])
-          .orderBy("paid_at", "desc")
-          .orderBy("id", "desc")
-          .limit(ADMIN_ORDERS_PAGE_SIZE + 1),
+          ]),
         filter,
       );
-      const after = ordersCursor.decode(filter.after);
-      if (after) query = query.where(sql<boolean>`(paid_at, id) < (${after.at}, ${after.id})`);
-      const rows = await query.execute();
-      const page = ordersCursor.page(rows, ADMIN_ORDERS_PAGE_SIZE, (row) => ({ at: row.paid_at, id: row.id }));
+      const page = await ordersCursor.readPage(query, {
+        after: filter.after,
+        pageSize: ADMIN_ORDERS_PAGE_SIZE,
+        order: { at: "paid_at", id: "id" },
+        keyOf: (row) => ({ at: row.paid_at, id: row.id }),
+      });
       return {
         orders: page.rows.map((row) => ({
           id: row.id,

@@ -222,12 +222,10 @@ export function createOrderService(db: DB) {
       owner: BasketOwner | null,
       beforeCursor: string | null,
     ): Promise<{ orders: OrderView[]; next: string | null; isFirstPage: boolean }> {
-      const before = ordersCursor.decode(beforeCursor);
       // A cursor that does not parse shows the first page, and says so.
-      const isFirstPage = before === null;
-      if (!owner) return { orders: [], next: null, isFirstPage };
+      if (!owner) return { orders: [], next: null, isFirstPage: ordersCursor.decode(beforeCursor) === null };
       const { column, value } = ownerColumn(owner);
-      let query = db
+      const query = db
         .selectFrom("orders")
         .select([
           "id",
@@ -240,13 +238,14 @@ export function createOrderService(db: DB) {
           "fulfilment_status",
           "refunded_cents",
         ])
-        .where(column, "=", value)
-        .orderBy("paid_at", "desc")
-        .orderBy("id", "desc")
-        .limit(ORDERS_PAGE_SIZE + 1);
-      if (before) query = query.where(sql<boolean>`(paid_at, id) < (${before.at}, ${before.id})`);
-      const rows = await query.execute();
-      const page = ordersCursor.page(rows, ORDERS_PAGE_SIZE, (row) => ({ at: row.paid_at, id: row.id }));
+        .where(column, "=", value);
+      const page = await ordersCursor.readPage(query, {
+        after: beforeCursor,
+        pageSize: ORDERS_PAGE_SIZE,
+        order: { at: "paid_at", id: "id" },
+        keyOf: (row) => ({ at: row.paid_at, id: row.id }),
+      });
+      const { isFirstPage } = page;
       return {
         orders: page.rows.map((row) => ({
           id: row.id,
