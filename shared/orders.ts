@@ -92,9 +92,45 @@ export interface OrderState {
   fulfilmentStatus: FulfilmentStatus;
 }
 
-/** The payment status money given back leaves: refunded once all of what was paid is, partially before. */
-export function paymentStatusAfterRefund(amountCents: number, refundedCents: number): PaymentStatus {
-  return refundedCents >= amountCents ? "refunded" : "partially_refunded";
+/**
+ * The payment status money given back leaves: refunded once all of what was paid is, partially before. A disputed
+ * payment (given as `current`) stays disputed until all of it is given back.
+ */
+export function paymentStatusAfterRefund(
+  amountCents: number,
+  refundedCents: number,
+  current?: PaymentStatus,
+): PaymentStatus {
+  if (refundedCents >= amountCents) return "refunded";
+  return current === "disputed" ? "disputed" : "partially_refunded";
+}
+
+/** Whether the card's holder can dispute the payment: not once all of it is given back, nor twice. */
+export function canBeDisputed(paymentStatus: PaymentStatus): boolean {
+  return paymentStatus !== "refunded" && paymentStatus !== "disputed";
+}
+
+/** The goods have left the shop: sent, and perhaps (some) back since. */
+export const SENT_FULFILMENT_STATUSES = [
+  "shipped",
+  "partially_returned",
+  "returned",
+] as const satisfies readonly FulfilmentStatus[];
+
+/**
+ * What makes an account's order count for a review (its last step): paid and not taken back. A cancelled or wholly
+ * refunded order, and one under dispute, does not (the shopper has not kept and paid for the product); a partly
+ * refunded one does.
+ */
+export const REVIEWABLE_ORDER_STATUSES = [
+  "paid",
+  "shipped",
+  "partially_refunded",
+] as const satisfies readonly OrderStatus[];
+
+/** Whether an order in this status lets its account review what it holds. */
+export function isReviewableOrderStatus(status: string): boolean {
+  return (REVIEWABLE_ORDER_STATUSES as readonly string[]).includes(status);
 }
 
 /**
@@ -138,6 +174,9 @@ export const ORDER_LIST_FILTERS = {
 } as const satisfies Record<string, { label: string; fulfilment?: FulfilmentStatus; payment?: PaymentStatus }>;
 
 export type OrderListFilter = keyof typeof ORDER_LIST_FILTERS;
+
+/** The console's status filters by their keys, as a list (the orders list's `status` values). */
+export const ORDER_LIST_FILTER_KEYS = Object.keys(ORDER_LIST_FILTERS) as [OrderListFilter, ...OrderListFilter[]];
 
 export const ORDER_STATUS_LABELS: Record<OrderStatus, string> = {
   paid: "Paid",

@@ -11,8 +11,8 @@ import type { InventoryService } from "#server/inventory/inventory-service";
 import { availableOfVariant } from "#server/inventory/available-stock";
 import type { CatalogueService, ProductValues } from "#server/catalogue/catalogue-service";
 import type { DB } from "#server/db/client";
-import { recordAudit, type Actor } from "./audit-log";
-import { encodePicture, type EncodedPicture, type PictureStore } from "./picture-store";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
+import { encodePicture, type EncodedPicture, type PictureStore } from "#server/pictures/picture-store";
 import type { DepartmentService } from "#server/departments/department-service";
 
 export const ADMIN_PRODUCTS_PAGE_SIZE = 50;

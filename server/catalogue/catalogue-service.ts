@@ -191,7 +191,7 @@ export interface ProductChanges {
   status?: "active" | "archived";
   featuredPosition?: number | null;
   slug?: string;
-  /** A stored picture (server/admin/picture-store.ts). */
+  /** A stored picture (server/pictures/picture-store.ts). */
   image?: { src: string; width: number; height: number; srcSet: string };
 }
 
@@ -561,7 +561,7 @@ export function createCatalogueService(
      * one variant per combination (an existing one keeps its id, and so its baskets and stock, when its values are
      * the same), variants of combinations no longer offered removed. A SKU another product's variant holds is refused
      * under its field. A row's weight is written; its picture is the one in `pictures` (by the row's key, stored
-     * already: server/admin/picture-store.ts), none when the row says "Remove picture", else the one it had. Answers
+     * already: server/pictures/picture-store.ts), none when the row says "Remove picture", else the one it had. Answers
      * each row's variant id, for the stock to be set (server/inventory/).
      */
     async saveOptionsAndVariants(
