@@ -54,6 +54,7 @@ export const SERVER_LAYERS = [
   "reviews",
   "stock-alerts",
   "two-step",
+  "pricing/quote.ts",
   "addresses",
   "email",
   "orders",
@@ -61,12 +62,12 @@ export const SERVER_LAYERS = [
   "sessions",
   "basket",
   "departments",
-  "inventory",
   "retention",
   "settings",
   "shipping",
   "audit",
   "catalogue",
+  "inventory",
   "data-dir-lock.ts",
   "holds",
   "pictures",
@@ -94,7 +95,12 @@ function layerSpecifier(layer) {
 function layerFiles(layer) {
   if (layer === "db/migrate") return { files: ["server/db/migrate.ts", "server/db/migrations/**"] };
   if (layer.endsWith(".ts")) return { files: [`server/${layer}`] };
-  const ignores = ["**/*.test.ts", "**/*.test.tsx"];
+  // A file given a layer of its own (pricing/quote.ts, the I/O shell above the pure pricing) is judged by that layer.
+  const ignores = [
+    "**/*.test.ts",
+    "**/*.test.tsx",
+    ...SERVER_LAYERS.filter((own) => own.startsWith(`${layer}/`)).map((own) => `server/${own}`),
+  ];
   if (layer === "db") ignores.push("server/db/migrate.ts", "server/db/migrations/**");
   return { files: [`server/${layer}/**`], ignores };
 }

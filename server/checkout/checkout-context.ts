@@ -8,7 +8,7 @@ import type { AddressService, CheckoutAddress } from "#server/addresses/address-
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import type { BasketService } from "#server/basket/basket-service";
 import type { DB, Writer } from "#server/db/client";
-import type { CheckoutHold } from "#server/holds/checkout-hold";
+import type { CheckoutHold } from "./checkout-hold";
 import type { InventoryService, StockLine } from "#server/inventory/inventory-service";
 import type { Logger } from "#server/logger";
 import type { OrderService } from "#server/orders/order-service";
@@ -47,7 +47,7 @@ export interface CheckoutDependencies {
   /** Writes the paid order and its first status, in the transaction that settles the payment. */
   orders: Pick<OrderService, "recordPaidOrder" | "flagPaidOrder">;
   /**
-   * What a payment holds while it is paid for (server/holds/checkout-hold.ts); by default its stock and its code's
+   * What a payment holds while it is paid for (server/checkout/checkout-hold.ts); by default its stock and its code's
    * use. A new kind of hold is one more adapter here.
    */
   holds?: CheckoutHold;

@@ -2,9 +2,9 @@ import { AppError } from "#shared/errors";
 import { countryName } from "#shared/address";
 import { noDeliveryMessage } from "#shared/pricing";
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
-import { createCheckoutHold } from "#server/holds/checkout-hold";
+import { createCheckoutHold } from "./checkout-hold";
 import type { Holder } from "#server/holds/hold-claims";
-import { defaultHoldAdapters } from "#server/holds/hold-adapters";
+import { defaultHoldAdapters } from "./hold-adapters";
 import { createQuote } from "#server/pricing/quote";
 import type { PromotionCustomer } from "#server/promotions/promotion-service";
 import {
@@ -43,7 +43,7 @@ const PREPARE_PASSES = 3;
  * processor (the built-in one answers over HTTP from this same process and database).
  *
  * 1. quote (quote-step.ts): price the basket on the server by the one quote (server/pricing/quote.ts). Nothing to undo.
- * 2. hold (hold-step.ts): the payment's stock, code's use and any other kind, together (server/holds/). Undone by 5.
+ * 2. hold (hold-step.ts): the payment's stock, code's use and any other kind, together (checkout-hold.ts). Undone by 5.
  * 3. create intent (create-intent-step.ts): reuse, update or replace the owner's open intent. A replaced intent is
  *    cancelled; a failed creation releases the hold of step 2.
  * 4. (the browser confirms the card with the processor)

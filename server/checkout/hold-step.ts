@@ -1,7 +1,7 @@
 import type { BasketView } from "#shared/basket";
 import type { PriceBreakdown } from "#shared/pricing";
 import type { Holder } from "#server/holds/hold-claims";
-import type { HoldRequest } from "#server/holds/checkout-hold";
+import type { HoldRequest } from "./checkout-hold";
 import type { PromotionCustomer } from "#server/promotions/promotion-service";
 import { toStockLines, type CheckoutContext } from "./checkout-context";
 
@@ -18,7 +18,7 @@ export interface PaymentHold {
 
 /**
  * Step 2 of checkout, hold: everything the payment must keep while the shopper pays (its stock, its code's use, and
- * whatever other adapters the one hold has, server/holds/checkout-hold.ts), taken together under the payment's key.
+ * whatever other adapters the one hold has, server/checkout/checkout-hold.ts), taken together under the payment's key.
  * Undone by the release step (`release`), or by settling when the order is recorded; a hold nobody settles or
  * releases lapses at RESERVATION_MINUTES.
  */

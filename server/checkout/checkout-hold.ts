@@ -3,7 +3,7 @@ import type { OrderItem } from "#shared/orders";
 import type { Writer } from "#server/db/client";
 import type { PromotionCustomer } from "#server/promotions/promotion-service";
 import type { StockLine } from "#server/inventory/inventory-service";
-import type { Holder } from "./hold-claims";
+import type { Holder } from "#server/holds/hold-claims";
 
 /**
  * What one checkout payment holds while the shopper pays: its stock, its promotion code's use and (with more adapters)
