@@ -23,6 +23,12 @@ export interface HoldRequest {
   /** What the payment is for, from the one quote: its promotion, and any amount a balance pays. */
   pricing: PriceBreakdown;
   customer: PromotionCustomer;
+  /**
+   * The order is written at once, in the same call, with nothing to wait for (a $0.00 order, no intent): a kind whose
+   * strict `settle` refuses by itself what cannot be had may hold nothing here. Stock still holds, so short stock is
+   * refused with its sentence before anything is written.
+   */
+  settlesAtOnce?: boolean;
 }
 
 /** A paid (or $0.00) order settling its hold, in the transaction that writes the order. */

@@ -141,8 +141,9 @@ export function createCheckoutService(dependencies: CheckoutDependencies) {
     if (token !== freeOrderToken(owner, view.revision, fingerprint)) {
       throw new AppError("TOTAL_MISMATCH", "Your basket has changed. Please check it and place your order again.");
     }
-    // Short stock (or a code used up) is refused with its sentence before anything is written.
-    await hold.take({ key: orderId, view, pricing, customer });
+    // Short stock is refused with its sentence before anything is written; the code's use is redeemed strictly in the
+    // order's transaction (a double click's two calls must not both hold it under the one key).
+    await hold.take({ key: orderId, view, pricing, customer, settlesAtOnce: true });
     const { column, value } = ownerColumn(owner);
     try {
       const written = await record.writeOrder({

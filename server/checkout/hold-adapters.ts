@@ -33,7 +33,9 @@ export function stockHold(inventory: InventoryService): HoldAdapter {
 export function promotionUseHold(promotions: PromotionService, logger: Logger): HoldAdapter {
   return {
     kind: "promotion",
-    async reserve({ hold, replaces, pricing, customer, holder }) {
+    async reserve({ hold, replaces, pricing, customer, holder, settlesAtOnce }) {
+      // Redeemed strictly in the order's own transaction right after: a used-up code refuses the order there.
+      if (settlesAtOnce) return;
       // A pricing without a code holds none: whatever these keys held of a code before is let go.
       if (pricing.promotion) {
         await promotions.reserve(hold, pricing.promotion.code, pricing.itemsCents, customer, { replaces, holder });

@@ -14,6 +14,8 @@ export interface PaymentHold {
   holder?: Holder;
   /** Earlier keys of the same payment that this hold takes over (a replaced intent's). */
   replaces?: readonly string[];
+  /** A $0.00 order, written in the same call (HoldRequest's settlesAtOnce). */
+  settlesAtOnce?: boolean;
 }
 
 /**
@@ -23,10 +25,19 @@ export interface PaymentHold {
  * releases lapses at RESERVATION_MINUTES.
  */
 export function createHoldStep({ holds }: CheckoutContext) {
-  const request = ({ key, view, pricing, customer, holder, replaces = [] }: PaymentHold): HoldRequest => ({
+  const request = ({
+    key,
+    view,
+    pricing,
+    customer,
+    holder,
+    replaces = [],
+    settlesAtOnce,
+  }: PaymentHold): HoldRequest => ({
     hold: key,
     replaces,
     holder,
+    settlesAtOnce,
     stock: toStockLines(view),
     pricing,
     customer,

@@ -4,13 +4,7 @@ import type { PriceBreakdown } from "#shared/pricing";
 import type { CheckoutAddress } from "#server/addresses/address-service";
 import type { BasketOwner } from "#server/basket/basket-owner";
 import { promotionRefusal, type PromotionCustomer } from "#server/promotions/promotion-service";
-import {
-  deliveryFor,
-  freeOrderToken,
-  snapshot,
-  type CheckoutContext,
-  type CheckoutPricing,
-} from "./checkout-context";
+import { deliveryFor, freeOrderToken, snapshot, type CheckoutContext, type CheckoutPricing } from "./checkout-context";
 
 /**
  * Step 1 of checkout, quote: what the basket costs, by the one quote (server/pricing/quote.ts). It holds nothing and
