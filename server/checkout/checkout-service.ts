@@ -75,7 +75,7 @@ export function createCheckoutService(dependencies: CheckoutDependencies) {
     owner: BasketOwner | null,
     expectedTotalCents: number,
     accountEmail: string | null = null,
-    /** The session and client address paying: their holds are bounded (server/holds/). */
+    /** The session and client address paying: their holds are bounded (server/holds/hold-claims.ts). */
     holder?: Holder,
   ): Promise<PreparedPayment> {
     let view = await basket.getBasket(owner);
