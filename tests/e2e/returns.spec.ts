@@ -166,7 +166,7 @@ test.describe("returns", () => {
     await operator.goto(`/admin/returns/${number}-R1`);
     await operator.getByLabel("Message to the shopper").fill("Books cannot be returned once opened.");
     await operator.getByRole("button", { name: "Decline" }).click();
-    await expect(operator.getByRole("status").filter({ hasText: "Declined." })).toBeVisible();
+    await expect(operator.getByRole("status").filter({ hasText: "Declined." })).toBeVisible({ timeout: 20_000 });
     const [declined] = await emailsTo(email, "Your return was declined");
     expect(declined!.body).toContain("Books cannot be returned once opened.");
   });
