@@ -3,7 +3,8 @@ import type { EmailOutbox } from "#server/email/email-outbox";
 import { hasAvailableStock, type InventoryService } from "#server/inventory/inventory-service";
 import type { ReturnPolicy } from "#server/settings/shop-settings-service";
 import { AppError } from "#shared/errors";
-import { describeItemOptions, readOrderItem } from "#shared/orders";
+import type { readOrderItem } from "#shared/orders";
+import { describeItemOptions } from "#shared/orders";
 import {
   RETURN_STATUS_LABELS,
   returnReasonLabel,
