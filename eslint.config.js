@@ -47,6 +47,7 @@ export const SERVER_LAYERS = [
   "imports",
   "sales",
   "admin",
+  "returns",
   "refunds",
   "recovery",
   "accounts",

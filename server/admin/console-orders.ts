@@ -112,6 +112,7 @@ export function createAdminOrders(
     recordProcessorRefund: refunds.recordProcessorRefund,
     reconcileRefunds: refunds.reconcileRefunds,
     refund: refunds.refund,
+    restockReturn: refunds.restockReturn,
     quoteRefund: refunds.quoteRefund,
     cancelAndRefund: refunds.cancelAndRefund,
 

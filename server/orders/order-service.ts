@@ -1,7 +1,9 @@
-import { sql } from "kysely";
+import { sql, type Selectable } from "kysely";
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import type { DB, Writer } from "#server/db/client";
-import type { OrderProcessor } from "#server/db/schema";
+import type { OrderProcessor, OrderTable } from "#server/db/schema";
+import { isOrderAccessSignature, signedOrderPath } from "./order-access";
+import { newOrderNumber } from "./order-number";
 import type { DeliveryAddress } from "#shared/address";
 import type { PriceBreakdown } from "#shared/pricing";
 import type { PromotionKindName } from "#shared/promotions";
@@ -210,9 +212,102 @@ export function createOrderService(db: DB) {
     return text;
   }
 
+  /**
+   * A replacement order: the units a return is replaced with, at $0.00 (nothing is charged: processor "none"), to the
+   * returned order's owner, receipt address and delivery address, linked to its return, in the return's transaction.
+   * Then it is an order like any other: to ship, on the console's list, with its own number. Once per return (its id
+   * is the return's, and `replaces_return_id` is unique): a second call answers the order the first wrote.
+   */
+  async function recordReplacementOrder(
+    trx: Writer,
+    replacement: {
+      returnId: string;
+      original: {
+        userId: string | null;
+        sessionId: string | null;
+        currency: string;
+        livemode: boolean | null;
+        deliveryAddress: DeliveryAddress | null;
+        contactEmail: string | null;
+      };
+      items: StoredOrderItem[];
+    },
+  ): Promise<{ orderId: string; orderNumber: string; isNew: boolean }> {
+    const id = `rp_${replacement.returnId.replace(/-/g, "")}`;
+    for (let draw = 1; draw <= 8; draw++) {
+      const now = new Date();
+      const written = await recordPaidOrder(trx, {
+        id,
+        number: newOrderNumber(now),
+        userId: replacement.original.userId,
+        sessionId: replacement.original.sessionId,
+        amountCents: 0,
+        currency: replacement.original.currency,
+        items: replacement.items,
+        pricing: null,
+        processor: "none",
+        livemode: replacement.original.livemode,
+        createdAt: now,
+        deliveryAddress: replacement.original.deliveryAddress,
+        contactEmail: replacement.original.contactEmail,
+        card: null,
+        promotion: null,
+        discountCents: 0,
+      });
+      if (written) {
+        await trx
+          .updateTable("orders")
+          .set({ replaces_return_id: replacement.returnId })
+          .where("id", "=", id)
+          .execute();
+        return { ...written, isNew: true };
+      }
+      const existing = await trx.selectFrom("orders").select("number").where("id", "=", id).executeTakeFirst();
+      if (existing) return { orderId: id, orderNumber: existing.number, isNew: false };
+    }
+    throw new Error("orders: no free order number for a replacement after several draws");
+  }
+
+  /** An order's row as its own page shows it, with its history. */
+  async function detailOf(row: Selectable<OrderTable>): Promise<OrderDetail> {
+    const history = await db
+      .selectFrom("order_status_history")
+      .select(["status", "created_at", "carrier", "tracking_number", "amount_cents", "note"])
+      .where("order_id", "=", row.id)
+      .orderBy("id")
+      .execute();
+    return {
+      id: row.id,
+      number: row.number,
+      amountCents: row.amount_cents,
+      currency: row.currency,
+      createdAt: row.paid_at.toISOString(),
+      status: row.status,
+      paymentStatus: row.payment_status,
+      fulfilmentStatus: row.fulfilment_status,
+      refundedCents: row.refunded_cents,
+      items: row.items.map(readOrderItem),
+      lineAmountsCents: orderLineAmounts(row.items, row.pricing),
+      contactEmail: row.contact_email,
+      deliveryAddress: row.delivery_address,
+      card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
+      isPaidByPromotion: row.processor === "none",
+      pricing: row.pricing,
+      history: history.map((entry) => ({
+        status: entry.status,
+        at: entry.created_at.toISOString(),
+        carrier: entry.carrier,
+        trackingNumber: entry.tracking_number,
+        amountCents: entry.amount_cents,
+        note: entry.note,
+      })),
+    };
+  }
+
   return {
     recordPaidOrder,
     flagPaidOrder,
+    recordReplacementOrder,
 
     /**
      * One page of the owner's orders, newest paid first, after the cursor of the previous page's last order. Keyset
@@ -279,39 +374,37 @@ export function createOrderService(db: DB) {
       else if (/^pi_[A-Za-z0-9]{1,64}$/.test(numberOrId)) query = query.where("id", "=", numberOrId);
       else return null;
       const row = await query.executeTakeFirst();
-      if (!row) return null;
-      const history = await db
-        .selectFrom("order_status_history")
-        .select(["status", "created_at", "carrier", "tracking_number", "amount_cents", "note"])
-        .where("order_id", "=", row.id)
-        .orderBy("id")
-        .execute();
-      return {
-        id: row.id,
-        number: row.number,
-        amountCents: row.amount_cents,
-        currency: row.currency,
-        createdAt: row.paid_at.toISOString(),
-        status: row.status,
-        paymentStatus: row.payment_status,
-        fulfilmentStatus: row.fulfilment_status,
-        refundedCents: row.refunded_cents,
-        items: row.items.map(readOrderItem),
-        lineAmountsCents: orderLineAmounts(row.items, row.pricing),
-        contactEmail: row.contact_email,
-        deliveryAddress: row.delivery_address,
-        card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
-        isPaidByPromotion: row.processor === "none",
-        pricing: row.pricing,
-        history: history.map((entry) => ({
-          status: entry.status,
-          at: entry.created_at.toISOString(),
-          carrier: entry.carrier,
-          trackingNumber: entry.tracking_number,
-          amountCents: entry.amount_cents,
-          note: entry.note,
-        })),
-      };
+      return row ? detailOf(row) : null;
+    },
+
+    /**
+     * One order by its number and the signature of the guest's signed link (order-access.ts): whoever holds the link.
+     * A wrong signature, like a number that does not exist, is null: the page answers 404 to both.
+     */
+    async getOrderByAccess(numberOrId: string, signature: string | null): Promise<OrderDetail | null> {
+      const key = numberOrId.toUpperCase();
+      if (!signature || !ORDER_NUMBER_PATTERN.test(key)) return null;
+      const row = await db.selectFrom("orders").selectAll().where("number", "=", key).executeTakeFirst();
+      if (!row || !isOrderAccessSignature(row.access_key, row.number, signature)) return null;
+      return detailOf(row);
+    },
+
+    /**
+     * "Find an order": the signed path of the order with this number whose receipt went to this e-mail (any case), or
+     * null when there is none (the same answer whichever of the two is wrong).
+     */
+    async findGuestOrderPath(orderNumber: string, email: string): Promise<string | null> {
+      const key = orderNumber.trim().toUpperCase();
+      if (!ORDER_NUMBER_PATTERN.test(key)) return null;
+      const row = await db
+        .selectFrom("orders")
+        .leftJoin("users", "users.id", "orders.user_id")
+        .select(["orders.number", "orders.access_key", "orders.contact_email", "users.email"])
+        .where("orders.number", "=", key)
+        .executeTakeFirst();
+      const receipt = (row?.contact_email ?? row?.email ?? "").toLowerCase();
+      if (!row || !receipt || receipt !== email.trim().toLowerCase()) return null;
+      return signedOrderPath({ number: row.number, accessKey: row.access_key });
     },
 
     /** The order's number by its intent id, for callers that hold the id (the console, the record call). */
