@@ -44,6 +44,7 @@ import { createPictureFetcher } from "./imports/picture-fetcher";
 import { createProductCsvImport } from "./imports/product-csv-import";
 import { createCsvExports } from "./imports/csv-exports";
 import { createShopSettingsService } from "./settings/shop-settings-service";
+import { createWithdrawalService } from "./withdrawals/withdrawal-service";
 
 /**
  * Everything a request handler may use, built once per process from one database handle.
@@ -62,6 +63,8 @@ export interface ServiceOptions {
   paymentLimits?: PaymentLimits;
   /** REVIEW_REQUEST_DAYS: days after shipping that the review request is sent (default 7). */
   reviewRequestDays?: number;
+  /** DELIVERY_DAYS: days an order takes to arrive after shipping; the EU withdrawal period ends 14 days after (7). */
+  deliveryDays?: number;
   /** How long a payment holds the basket's tracked stock (RESERVATION_MINUTES; 15). */
   reservationMinutes?: number;
   /** Units one session may hold of a variant, and one client address in all (HOLD_UNITS_PER_SESSION, HOLD_UNITS_PER_ADDRESS). */
@@ -229,6 +232,12 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     emailPreferences,
     reviewRequests,
     stockAlerts,
+    // "Withdraw from contract here" (EU and EEA orders): its acknowledgement through the outbox, its return.
+    withdrawals: createWithdrawalService(db, {
+      email,
+      timeZone: () => settings.timeZone(),
+      deliveryDays: options.deliveryDays,
+    }),
     // Basket reminders: consent where it is asked, the sweep and its link back, the console's settings and figures.
     reminderConsent: createReminderConsent(db, { accounts, preferences: emailPreferences }),
     basketReminders,
