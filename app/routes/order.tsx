@@ -29,6 +29,10 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   if (!order) throw data(null, { status: 404 });
   // The processor's intent id stays on the server: the shopper's page knows the order by its number.
   const at = (iso: string) => formatShopTime(new Date(iso), timeZone);
+  const [withdrawalOffer, withdrawals] = await Promise.all([
+    services.withdrawals.offer(order.id),
+    services.withdrawals.listForOrder(order.id),
+  ]);
   return {
     order: {
       ...order,
@@ -37,6 +41,13 @@ export async function loader({ context, params }: Route.LoaderArgs) {
       history: order.history.map((entry) => ({ ...entry, atText: at(entry.at) })),
     },
     canReview: shopper.user !== null && isQualifyingOrderStatus(order.status),
+    canWithdraw: withdrawalOffer !== null,
+    withdrawals: withdrawals.map((withdrawal) => ({
+      id: withdrawal.id,
+      at: withdrawal.receivedAt.toISOString(),
+      atText: formatShopTime(withdrawal.receivedAt, timeZone),
+      lines: withdrawal.lines,
+    })),
   };
 }
 
@@ -55,7 +66,7 @@ function describe(entry: OrderHistoryEntry): string {
 
 export default function Order({ loaderData }: Route.ComponentProps) {
   const shopName = useShopName();
-  const { order, canReview } = loaderData;
+  const { order, canReview, canWithdraw, withdrawals } = loaderData;
   return (
     <main id="main" className="order-page">
       <title>{`Order ${order.number} | ${shopName}`}</title>
@@ -99,6 +110,14 @@ export default function Order({ loaderData }: Route.ComponentProps) {
           </div>
         ) : null}
       </dl>
+      {canWithdraw ? (
+        <p>
+          {/* The EU's online withdrawal function: one click from the order to its one page, no questions first. */}
+          <a className="order-page__withdraw" href={`/orders/${encodeURIComponent(order.number)}/withdraw`}>
+            Withdraw from contract here
+          </a>
+        </p>
+      ) : null}
 
       <section className="order-page__section" aria-labelledby="order-items-heading">
         <h2 id="order-items-heading">Items</h2>
@@ -188,6 +207,22 @@ export default function Order({ loaderData }: Route.ComponentProps) {
               <span key={index}>{line}</span>
             ))}
           </address>
+        </section>
+      ) : null}
+
+      {withdrawals.length > 0 ? (
+        <section className="order-page__section" aria-labelledby="order-withdrawals-heading">
+          <h2 id="order-withdrawals-heading">Withdrawals</h2>
+          <ul className="order-page__history" data-testid="order-withdrawals">
+            {withdrawals.map((withdrawal) => (
+              <li key={withdrawal.id}>
+                <time dateTime={withdrawal.at}>{withdrawal.atText}</time>:{" "}
+                {withdrawal.lines
+                  .map((line) => `${line.quantity} × ${line.title}${line.options ? ` (${line.options})` : ""}`)
+                  .join(", ")}
+              </li>
+            ))}
+          </ul>
         </section>
       ) : null}
 

@@ -1,0 +1,155 @@
+import { data, Form, Link, useNavigation } from "react-router";
+import type { Route } from "./+types/order-withdrawal";
+import { requestContext } from "#app/context";
+import { readFormOrRefuse } from "#app/form-request";
+import { useShopName } from "#app/features/shell/use-shop-name";
+import { formatShopTime } from "#shared/dates";
+import { AppError } from "#shared/errors";
+import { withdrawalFormSchema } from "#shared/withdrawal-schemas";
+
+/**
+ * "Withdraw from contract here": one page with the order, its lines (all ticked), the shopper's name and e-mail and
+ * "Confirm withdrawal". No reason is asked. Only the order's owner reaches it, as the order's own page; an order that
+ * cannot be withdrawn from (outside the EU and EEA, after its period) is the 404 page.
+ */
+export async function loader({ context, params }: Route.LoaderArgs) {
+  const { services, shopper } = context.get(requestContext);
+  const order = await services.orders.getOrder(shopper.basketOwner, params.number.slice(0, 80));
+  if (!order) throw data(null, { status: 404 });
+  const offer = await services.withdrawals.offer(order.id);
+  if (!offer) throw data(null, { status: 404 });
+  const timeZone = await services.settings.timeZone();
+  return {
+    number: order.number,
+    placedAt: formatShopTime(new Date(order.createdAt), timeZone),
+    createdAt: order.createdAt,
+    offer: { ...offer, periodEndsAtText: offer.periodEndsAt && formatShopTime(new Date(offer.periodEndsAt), timeZone) },
+    // Drawn with the page: a second submission of this form is the same withdrawal.
+    key: crypto.randomUUID(),
+  };
+}
+
+export async function action({ context, params, request }: Route.ActionArgs) {
+  const { services, shopper } = context.get(requestContext);
+  const parsed = withdrawalFormSchema.safeParse(await readFormOrRefuse(request));
+  if (!parsed.success) {
+    return data({ error: parsed.error.issues[0]?.message ?? "Reload the page and try again.", received: null }, 400);
+  }
+  const order = await services.orders.getOrder(shopper.basketOwner, params.number.slice(0, 80));
+  if (!order) throw data(null, { status: 404 });
+  try {
+    const withdrawal = await services.withdrawals.withdraw(order.id, {
+      idempotencyKey: parsed.data.key,
+      lines: parsed.data.lines.map((index) => ({ index, quantity: Number.MAX_SAFE_INTEGER })),
+    });
+    const timeZone = await services.settings.timeZone();
+    return {
+      error: null,
+      received: {
+        at: withdrawal.receivedAt.toISOString(),
+        atText: formatShopTime(withdrawal.receivedAt, timeZone),
+        lines: withdrawal.lines,
+        isFull: withdrawal.isFull,
+      },
+    };
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return data({ error: error.message, received: null }, error.status);
+  }
+}
+
+export default function OrderWithdrawal({ loaderData, actionData }: Route.ComponentProps) {
+  const shopName = useShopName();
+  const navigation = useNavigation();
+  const { number, offer, key } = loaderData;
+  const title = `Withdraw from order ${number}`;
+  if (actionData?.received) {
+    const { received } = actionData;
+    return (
+      <main id="main" className="order-page withdrawal-page">
+        <title>{`We received your withdrawal | ${shopName}`}</title>
+        <h1 className="order-page__title">We received your withdrawal</h1>
+        <p role="status">
+          We received your withdrawal from order {number} on <time dateTime={received.at}>{received.atText}</time>. We
+          have e-mailed a confirmation to {offer.email}.
+        </p>
+        <ul data-testid="withdrawn-lines">
+          {received.lines.map((line) => (
+            <li key={line.index}>
+              {line.quantity} × {line.title}
+              {line.options ? ` (${line.options})` : ""}
+            </li>
+          ))}
+        </ul>
+        <p>
+          <Link to={`/orders/${encodeURIComponent(number)}`}>Back to your order</Link>
+        </p>
+      </main>
+    );
+  }
+  const errorId = "withdrawal-error";
+  return (
+    <main id="main" className="order-page withdrawal-page">
+      <title>{`${title} | ${shopName}`}</title>
+      <meta name="description" content={`Withdraw from your ${shopName} order ${number}.`} />
+      <h1 className="order-page__title">{title}</h1>
+      <dl className="order-page__facts">
+        <div>
+          <dt>Order</dt>
+          <dd>{number}</dd>
+        </div>
+        <div>
+          <dt>Ordered</dt>
+          <dd>
+            <time dateTime={loaderData.createdAt}>{loaderData.placedAt}</time>
+          </dd>
+        </div>
+        {offer.periodEndsAtText ? (
+          <div>
+            <dt>You may withdraw until</dt>
+            <dd>{offer.periodEndsAtText}</dd>
+          </div>
+        ) : null}
+      </dl>
+      <Form method="post" className="withdrawal-page__form" aria-describedby={actionData?.error ? errorId : undefined}>
+        <input type="hidden" name="key" value={key} />
+        <fieldset className="withdrawal-page__lines">
+          <legend>Items you withdraw from</legend>
+          {offer.lines.map((line) => (
+            <div key={line.index} className="withdrawal-page__line">
+              <input
+                type="checkbox"
+                id={`line-${line.index}`}
+                name={`line-${line.index}`}
+                defaultChecked
+                aria-describedby={actionData?.error ? errorId : undefined}
+              />
+              <label htmlFor={`line-${line.index}`}>
+                {line.quantity} × {line.title}
+                {line.options ? ` (${line.options})` : ""}
+              </label>
+            </div>
+          ))}
+        </fieldset>
+        <dl className="order-page__facts">
+          <div>
+            <dt>Name</dt>
+            <dd>{offer.name}</dd>
+          </div>
+          <div>
+            <dt>E-mail</dt>
+            <dd className="order-page__email">{offer.email}</dd>
+          </div>
+        </dl>
+        {actionData?.error ? (
+          <p id={errorId} className="field-error" role="alert">
+            {actionData.error}
+          </p>
+        ) : null}
+        <button type="submit" className="button" disabled={navigation.state === "submitting"}>
+          Confirm withdrawal
+        </button>
+      </Form>
+    </main>
+  );
+}
