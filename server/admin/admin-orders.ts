@@ -543,8 +543,60 @@ export function createAdminOrders(
     return { refundId: made.id, amountCents: made.amountCents };
   }
 
+  /**
+   * Puts a return's received, undamaged units back in stock, in the return's transaction: once per return and line
+   * (a unique key on order_restocks), each line at most what was sold and not yet restocked. Answers what went back.
+   */
+  async function restockReturn(
+    trx: Writer,
+    input: { orderId: string; returnId: string; lines: { index: number; quantity: number }[]; actor: string },
+  ): Promise<{ index: number; quantity: number }[]> {
+    const order = await trx
+      .selectFrom("orders")
+      .select(["id", "items"])
+      .where("id", "=", input.orderId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!order) return [];
+    const items = order.items.map(readOrderItem);
+    const { restocked } = await refundHistory(trx, order.id, items.length);
+    const done = [];
+    for (const line of input.lines) {
+      const quantity = Math.min(line.quantity, (items[line.index]?.quantity ?? 0) - (restocked[line.index] ?? 0));
+      if (quantity <= 0) continue;
+      const inserted = await trx
+        .insertInto("order_restocks")
+        .values({
+          order_id: order.id,
+          line_index: line.index,
+          quantity,
+          return_id: input.returnId,
+          cause: "return",
+          actor: input.actor,
+        })
+        .onConflict((conflict) =>
+          conflict.columns(["return_id", "line_index"]).where("return_id", "is not", null).doNothing(),
+        )
+        .returning("id")
+        .executeTakeFirst();
+      if (inserted) done.push({ index: line.index, quantity });
+    }
+    if (done.length > 0)
+      await inventory?.restock(
+        trx,
+        done.map((line) => {
+          const item = items[line.index]!;
+          return { variantId: item.variantId ?? item.productId, quantity: line.quantity };
+        }),
+        order.id,
+        input.actor,
+      );
+    return done;
+  }
+
   return {
     recordProcessorRefund,
+    restockReturn,
 
     /** What a charge.refunded event means: every succeeded refund of the intent, each recorded once. */
     async reconcileRefunds(paymentIntentId: string): Promise<number> {

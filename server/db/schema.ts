@@ -33,6 +33,8 @@ export interface Database {
   order_refunds: OrderRefundTable;
   order_refund_lines: OrderRefundLineTable;
   order_restocks: OrderRestockTable;
+  returns: ReturnTable;
+  return_lines: ReturnLineTable;
   reviews: ReviewTable;
   review_requests: ReviewRequestTable;
   email_opt_outs: EmailOptOutTable;
@@ -283,6 +285,10 @@ export interface OrderTable {
   discount_cents: Generated<number>;
   /** Paid after its code's use lapsed, when the last use had gone to someone else: on "Needs attention". */
   promotion_over_limit: Generated<boolean>;
+  /** Random, 64 hex digits: what the guest's signed order link is signed with (server/orders/order-access.ts). */
+  access_key: Generated<string>;
+  /** A replacement order: the return it replaces items of (server/returns/). */
+  replaces_return_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 type PricingColumn = ColumnType<PriceBreakdown | null, string | null | undefined, string | null>;
@@ -443,7 +449,9 @@ export interface OrderRestockTable {
   line_index: number;
   quantity: number;
   refund_id: string | null;
-  cause: "refund" | "cancel";
+  cause: "refund" | "cancel" | "return";
+  /** The return whose received units these are (once per return and line). */
+  return_id: ColumnType<string | null, string | null | undefined, never>;
   actor: string;
   created_at: Generated<Date>;
 }
@@ -866,4 +874,48 @@ export interface WithdrawalTable {
   /** The return it opened (the returns service's id). */
   return_id: string | null;
   received_at: Generated<Date>;
+}
+
+export type ReturnKind = "return" | "withdrawal";
+export type ReturnStatus = "requested" | "approved" | "declined" | "received" | "refunded" | "cancelled";
+export type ReturnReasonCode = "changed_mind" | "arrived_damaged" | "wrong_item" | "doesnt_fit" | "other";
+
+/** A return (or a withdrawal's return) of some units of an order: server/returns/ writes it. */
+export interface ReturnTable {
+  id: Generated<string>;
+  /** SF-YYMM-XXXX-R1: the order's number and the return's place among its returns. */
+  number: string;
+  order_id: string;
+  kind: Generated<ReturnKind>;
+  status: Generated<ReturnStatus>;
+  request_key: string | null;
+  requested_by: string;
+  return_fee_cents: Generated<number>;
+  include_shipping: Generated<boolean>;
+  decision_message: string | null;
+  decided_by: string | null;
+  refund_id: string | null;
+  refund_cents: number | null;
+  replacement_order_id: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  decided_at: Date | null;
+  received_at: Date | null;
+  refunded_at: Date | null;
+  cancelled_at: Date | null;
+}
+
+/** One order line's units in a return: asked for, received, damaged; its reason and resolution. server/returns/ writes it. */
+export interface ReturnLineTable {
+  return_id: string;
+  line_index: number;
+  quantity: number;
+  /** Null for a withdrawal (no reason is asked). */
+  reason: ReturnReasonCode | null;
+  resolution: Generated<"refund" | "replace">;
+  replacement_variant_id: string | null;
+  received_quantity: number | null;
+  damaged_quantity: number | null;
+  received_at: Date | null;
+  received_by: string | null;
 }

@@ -5,6 +5,7 @@ import type { DB, Writer } from "#server/db/client";
 import type { EmailOutboxTable, EmailStatus } from "#server/db/schema";
 import { keysetCursor } from "#server/db/keyset-cursor";
 import type { ShopSettings } from "#server/settings/shop-settings-service";
+import { signedOrderPath } from "#server/orders/order-access";
 import type { RenderedEmail } from "./render";
 import type { EmailShop } from "./templates/email-layout";
 import {
@@ -22,6 +23,7 @@ import {
   orderConfirmationEmail,
   orderRefundedEmail,
   orderShippedEmail,
+  type OrderEmailData,
 } from "./templates/order-emails";
 import { reviewRequestEmail } from "./templates/review-emails";
 import { withdrawalReceivedEmail, type WithdrawalEmailData } from "./templates/withdrawal-emails";
@@ -45,7 +47,10 @@ export type EmailKind =
   | "password-changed"
   | "account-deleted"
   | "new-console-sign-in"
-  | "staff-invitation";
+  | "staff-invitation"
+  | "return-requested"
+  | "return-approved"
+  | "return-declined";
 
 /** The e-mails whose link sets a password: the console shows them without the link's token. */
 const KINDS_WITH_PASSWORD_LINKS: ReadonlySet<string> = new Set<EmailKind>(["password-reset", "staff-invitation"]);
@@ -191,6 +196,8 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
         "orders.pricing",
         "orders.delivery_address",
         "orders.contact_email",
+        "orders.user_id",
+        "orders.access_key",
         "users.email",
       ])
       .where("orders.id", "=", orderId)
@@ -201,7 +208,12 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
       email,
       data: {
         shop: await shop(writer),
-        orderUrl: link(`/orders/${encodeURIComponent(order.number)}`),
+        // A guest's order opens from the e-mail on any device: its signed link (an account's asks to sign in).
+        orderUrl: link(
+          order.user_id
+            ? `/orders/${encodeURIComponent(order.number)}`
+            : signedOrderPath({ number: order.number, accessKey: order.access_key }),
+        ),
         orderNumber: order.number,
         items: order.items.map(readOrderItem),
         totalCents: order.amount_cents,
@@ -248,6 +260,29 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
         orderShippedEmail({ ...order.data, carrier, trackingNumber }),
         `order-shipped:${orderId}:${trackingNumber}`,
       );
+    },
+
+    /**
+     * An e-mail about an order (a return's: requested, approved, declined; a withdrawal's acknowledgement), rendered
+     * from the order as its e-mails show it, to its receipt address; once per `dedupeKey`. False when it names nobody.
+     */
+    async enqueueOrderEmail(
+      writer: Writer,
+      {
+        orderId,
+        kind,
+        dedupeKey,
+        render,
+      }: {
+        orderId: string;
+        kind: Extract<EmailKind, "return-requested" | "return-approved" | "return-declined"> | (string & {});
+        dedupeKey: string;
+        render: (order: OrderEmailData) => RenderedEmail;
+      },
+    ): Promise<boolean> {
+      const order = await orderFor(writer, orderId);
+      if (!order) return false;
+      return enqueue(writer, kind as EmailKind, order.email, render(order.data), dedupeKey);
     },
 
     /** A refund notice for an amount; `refundId` (the processor's) makes it once per refund. */

@@ -1,7 +1,8 @@
-import { sql } from "kysely";
+import { sql, type Selectable } from "kysely";
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import type { DB, Writer } from "#server/db/client";
-import type { OrderProcessor } from "#server/db/schema";
+import type { OrderProcessor, OrderTable } from "#server/db/schema";
+import { isOrderAccessSignature, signedOrderPath } from "./order-access";
 import type { DeliveryAddress } from "#shared/address";
 import type { PriceBreakdown } from "#shared/pricing";
 import type { PromotionKindName } from "#shared/promotions";
@@ -208,6 +209,41 @@ export function createOrderService(db: DB) {
     return text;
   }
 
+  /** An order's row as its own page shows it, with its history. */
+  async function detailOf(row: Selectable<OrderTable>): Promise<OrderDetail> {
+    const history = await db
+      .selectFrom("order_status_history")
+      .select(["status", "created_at", "carrier", "tracking_number", "amount_cents", "note"])
+      .where("order_id", "=", row.id)
+      .orderBy("id")
+      .execute();
+    return {
+      id: row.id,
+      number: row.number,
+      amountCents: row.amount_cents,
+      currency: row.currency,
+      createdAt: row.paid_at.toISOString(),
+      status: row.status,
+      paymentStatus: row.payment_status,
+      fulfilmentStatus: row.fulfilment_status,
+      refundedCents: row.refunded_cents,
+      items: row.items.map(readOrderItem),
+      contactEmail: row.contact_email,
+      deliveryAddress: row.delivery_address,
+      card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
+      isPaidByPromotion: row.processor === "none",
+      pricing: row.pricing,
+      history: history.map((entry) => ({
+        status: entry.status,
+        at: entry.created_at.toISOString(),
+        carrier: entry.carrier,
+        trackingNumber: entry.tracking_number,
+        amountCents: entry.amount_cents,
+        note: entry.note,
+      })),
+    };
+  }
+
   return {
     recordPaidOrder,
     flagPaidOrder,
@@ -276,38 +312,37 @@ export function createOrderService(db: DB) {
       else if (/^pi_[A-Za-z0-9]{1,64}$/.test(numberOrId)) query = query.where("id", "=", numberOrId);
       else return null;
       const row = await query.executeTakeFirst();
-      if (!row) return null;
-      const history = await db
-        .selectFrom("order_status_history")
-        .select(["status", "created_at", "carrier", "tracking_number", "amount_cents", "note"])
-        .where("order_id", "=", row.id)
-        .orderBy("id")
-        .execute();
-      return {
-        id: row.id,
-        number: row.number,
-        amountCents: row.amount_cents,
-        currency: row.currency,
-        createdAt: row.paid_at.toISOString(),
-        status: row.status,
-        paymentStatus: row.payment_status,
-        fulfilmentStatus: row.fulfilment_status,
-        refundedCents: row.refunded_cents,
-        items: row.items.map(readOrderItem),
-        contactEmail: row.contact_email,
-        deliveryAddress: row.delivery_address,
-        card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
-        isPaidByPromotion: row.processor === "none",
-        pricing: row.pricing,
-        history: history.map((entry) => ({
-          status: entry.status,
-          at: entry.created_at.toISOString(),
-          carrier: entry.carrier,
-          trackingNumber: entry.tracking_number,
-          amountCents: entry.amount_cents,
-          note: entry.note,
-        })),
-      };
+      return row ? detailOf(row) : null;
+    },
+
+    /**
+     * One order by its number and the signature of the guest's signed link (order-access.ts): whoever holds the link.
+     * A wrong signature, like a number that does not exist, is null: the page answers 404 to both.
+     */
+    async getOrderByAccess(numberOrId: string, signature: string | null): Promise<OrderDetail | null> {
+      const key = numberOrId.toUpperCase();
+      if (!signature || !ORDER_NUMBER_PATTERN.test(key)) return null;
+      const row = await db.selectFrom("orders").selectAll().where("number", "=", key).executeTakeFirst();
+      if (!row || !isOrderAccessSignature(row.access_key, row.number, signature)) return null;
+      return detailOf(row);
+    },
+
+    /**
+     * "Find an order": the signed path of the order with this number whose receipt went to this e-mail (any case), or
+     * null when there is none (the same answer whichever of the two is wrong).
+     */
+    async findGuestOrderPath(orderNumber: string, email: string): Promise<string | null> {
+      const key = orderNumber.trim().toUpperCase();
+      if (!ORDER_NUMBER_PATTERN.test(key)) return null;
+      const row = await db
+        .selectFrom("orders")
+        .leftJoin("users", "users.id", "orders.user_id")
+        .select(["orders.number", "orders.access_key", "orders.contact_email", "users.email"])
+        .where("orders.number", "=", key)
+        .executeTakeFirst();
+      const receipt = (row?.contact_email ?? row?.email ?? "").toLowerCase();
+      if (!row || !receipt || receipt !== email.trim().toLowerCase()) return null;
+      return signedOrderPath({ number: row.number, accessKey: row.access_key });
     },
 
     /** The order's number by its intent id, for callers that hold the id (the console, the record call). */
