@@ -45,6 +45,7 @@ import { createProductCsvImport } from "./imports/product-csv-import";
 import { createCsvExports } from "./imports/csv-exports";
 import { createShopSettingsService } from "./settings/shop-settings-service";
 import { createWithdrawalService } from "./withdrawals/withdrawal-service";
+import { openReturn } from "./returns/open-return";
 
 /**
  * Everything a request handler may use, built once per process from one database handle.
@@ -237,6 +238,19 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
       email,
       timeZone: () => settings.timeZone(),
       deliveryDays: options.deliveryDays,
+      // A withdrawal's return: no reason, no fee, refunded; with the delivery charge when every unit is withdrawn.
+      openReturn: async (trx, request) =>
+        (
+          await openReturn(trx, email, {
+            orderId: request.orderId,
+            kind: "withdrawal",
+            lines: request.lines.map((line) => ({ ...line, reason: null, resolution: "refund" })),
+            requestedBy: "shopper",
+            requestKey: `withdrawal:${request.withdrawalId}`,
+            returnFeeCents: 0,
+            includeShipping: request.includeShipping,
+          })
+        ).returnId,
     }),
     // Basket reminders: consent where it is asked, the sweep and its link back, the console's settings and figures.
     reminderConsent: createReminderConsent(db, { accounts, preferences: emailPreferences }),

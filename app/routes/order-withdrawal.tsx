@@ -12,10 +12,27 @@ import { withdrawalFormSchema } from "#shared/withdrawal-schemas";
  * "Confirm withdrawal". No reason is asked. Only the order's owner reaches it, as the order's own page; an order that
  * cannot be withdrawn from (outside the EU and EEA, after its period) is the 404 page.
  */
-export async function loader({ context, params }: Route.LoaderArgs) {
+/** The order as its page finds it: its owner's (by session), or anybody's holding the guest's signed link. */
+async function findOrder(context: Route.LoaderArgs["context"], request: Request, number: string) {
   const { services, shopper } = context.get(requestContext);
-  const order = await services.orders.getOrder(shopper.basketOwner, params.number.slice(0, 80));
+  const key = number.slice(0, 80);
+  const access = new URL(request.url).searchParams.get("access")?.slice(0, 100) ?? null;
+  const order =
+    (await services.orders.getOrder(shopper.basketOwner, key)) ??
+    (await services.orders.getOrderByAccess(key, access));
   if (!order) throw data(null, { status: 404 });
+  return order;
+}
+
+/** "?access=…" when the page was opened with the guest's signed link, else "". */
+function accessQuery(request: Request): string {
+  const access = new URL(request.url).searchParams.get("access")?.slice(0, 100);
+  return access ? `?access=${encodeURIComponent(access)}` : "";
+}
+
+export async function loader({ context, params, request }: Route.LoaderArgs) {
+  const { services } = context.get(requestContext);
+  const order = await findOrder(context, request, params.number);
   const offer = await services.withdrawals.offer(order.id);
   if (!offer) throw data(null, { status: 404 });
   const timeZone = await services.settings.timeZone();
@@ -26,17 +43,18 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     offer: { ...offer, periodEndsAtText: offer.periodEndsAt && formatShopTime(new Date(offer.periodEndsAt), timeZone) },
     // Drawn with the page: a second submission of this form is the same withdrawal.
     key: crypto.randomUUID(),
+    // The guest's signed link, kept on the way back to the order.
+    access: accessQuery(request),
   };
 }
 
 export async function action({ context, params, request }: Route.ActionArgs) {
-  const { services, shopper } = context.get(requestContext);
+  const { services } = context.get(requestContext);
+  const order = await findOrder(context, request, params.number);
   const parsed = withdrawalFormSchema.safeParse(await readFormOrRefuse(request));
   if (!parsed.success) {
     return data({ error: parsed.error.issues[0]?.message ?? "Reload the page and try again.", received: null }, 400);
   }
-  const order = await services.orders.getOrder(shopper.basketOwner, params.number.slice(0, 80));
-  if (!order) throw data(null, { status: 404 });
   try {
     const withdrawal = await services.withdrawals.withdraw(order.id, {
       idempotencyKey: parsed.data.key,
@@ -82,7 +100,7 @@ export default function OrderWithdrawal({ loaderData, actionData }: Route.Compon
           ))}
         </ul>
         <p>
-          <Link to={`/orders/${encodeURIComponent(number)}`}>Back to your order</Link>
+          <Link to={`/orders/${encodeURIComponent(number)}${loaderData.access}`}>Back to your order</Link>
         </p>
       </main>
     );

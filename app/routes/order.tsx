@@ -1,5 +1,5 @@
 import { breakdownLines } from "#shared/pricing";
-import { data } from "react-router";
+import { data, Link } from "react-router";
 import type { Route } from "./+types/order";
 import { requestContext } from "#app/context";
 import { addressLines } from "#shared/address";
@@ -20,7 +20,7 @@ import { useShopName } from "#app/features/shell/use-shop-name";
  * One order, by its number: only its owner sees it (a guest by their session, until it joins their account).
  * Anybody else, like a number that does not exist, gets the 404 page: order numbers leak nothing.
  */
-export async function loader({ context, params }: Route.LoaderArgs) {
+export async function loader({ context, params, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
   // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
   const timeZone = await services.settings.timeZone();
@@ -41,7 +41,10 @@ export async function loader({ context, params }: Route.LoaderArgs) {
       history: order.history.map((entry) => ({ ...entry, atText: at(entry.at) })),
     },
     canReview: shopper.user !== null && isQualifyingOrderStatus(order.status),
-    canWithdraw: withdrawalOffer !== null,
+    // "Withdraw from contract here" keeps the guest's signed link the page was opened with.
+    withdrawPath: withdrawalOffer
+      ? `/orders/${encodeURIComponent(order.number)}/withdraw${signedLinkQuery(request)}`
+      : null,
     withdrawals: withdrawals.map((withdrawal) => ({
       id: withdrawal.id,
       at: withdrawal.receivedAt.toISOString(),
@@ -49,6 +52,12 @@ export async function loader({ context, params }: Route.LoaderArgs) {
       lines: withdrawal.lines,
     })),
   };
+}
+
+/** "?access=…" when the page was opened with the guest's signed link, else "". */
+function signedLinkQuery(request: Request): string {
+  const access = new URL(request.url).searchParams.get("access")?.slice(0, 100);
+  return access ? `?access=${encodeURIComponent(access)}` : "";
 }
 
 function describe(entry: OrderHistoryEntry): string {
@@ -66,7 +75,7 @@ function describe(entry: OrderHistoryEntry): string {
 
 export default function Order({ loaderData }: Route.ComponentProps) {
   const shopName = useShopName();
-  const { order, canReview, canWithdraw, withdrawals } = loaderData;
+  const { order, canReview, withdrawPath, withdrawals } = loaderData;
   return (
     <main id="main" className="order-page">
       <title>{`Order ${order.number} | ${shopName}`}</title>
@@ -110,12 +119,12 @@ export default function Order({ loaderData }: Route.ComponentProps) {
           </div>
         ) : null}
       </dl>
-      {canWithdraw ? (
+      {withdrawPath ? (
         <p>
           {/* The EU's online withdrawal function: one click from the order to its one page, no questions first. */}
-          <a className="order-page__withdraw" href={`/orders/${encodeURIComponent(order.number)}/withdraw`}>
+          <Link className="order-page__withdraw" to={withdrawPath}>
             Withdraw from contract here
-          </a>
+          </Link>
         </p>
       ) : null}
 

@@ -26,7 +26,6 @@ import {
   type OrderEmailData,
 } from "./templates/order-emails";
 import { reviewRequestEmail } from "./templates/review-emails";
-import { withdrawalReceivedEmail, type WithdrawalEmailData } from "./templates/withdrawal-emails";
 import { backInStockEmail, stockAlertConfirmationEmail } from "./templates/stock-alert-emails";
 
 export type { Writer };
@@ -40,7 +39,6 @@ export type EmailKind =
   | "order-shipped"
   | "order-refunded"
   | "payment-refunded"
-  | "withdrawal-received"
   | "welcome"
   | "email-verification"
   | "password-reset"
@@ -318,35 +316,6 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
           includesShipping,
         }),
         `order-refunded:${refundId}`,
-      );
-    },
-
-    /**
-     * "We received your withdrawal", written in the transaction that records the withdrawal: once per withdrawal, to
-     * the address the withdrawal names.
-     */
-    async enqueueWithdrawalReceived(
-      writer: Writer,
-      withdrawal: { id: string; orderId: string } & Omit<WithdrawalEmailData, "shop" | "orderUrl" | "orderNumber">,
-    ): Promise<boolean> {
-      const order = await orderFor(writer, withdrawal.orderId);
-      if (!order) return false;
-      return enqueue(
-        writer,
-        "withdrawal-received",
-        withdrawal.email,
-        withdrawalReceivedEmail({
-          lines: withdrawal.lines,
-          isFull: withdrawal.isFull,
-          name: withdrawal.name,
-          email: withdrawal.email,
-          receivedAt: withdrawal.receivedAt,
-          receivedAtText: withdrawal.receivedAtText,
-          shop: order.data.shop,
-          orderUrl: order.data.orderUrl,
-          orderNumber: order.data.orderNumber,
-        }),
-        `withdrawal-received:${withdrawal.id}`,
       );
     },
 

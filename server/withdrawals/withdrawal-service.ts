@@ -2,9 +2,11 @@ import { sql } from "kysely";
 import type { DB, Writer } from "#server/db/client";
 import type { WithdrawnLine } from "#server/db/schema";
 import type { EmailOutbox } from "#server/email/email-outbox";
+import { withdrawalReceivedEmail } from "#server/email/templates/withdrawal-emails";
 import { AppError } from "#shared/errors";
 import { formatShopTime } from "#shared/dates";
 import { describeItemOptions, readOrderItem } from "#shared/orders";
+import { returnableQuantities, toReturnableOrder } from "#server/returns/return-lines";
 import { canWithdraw, withdrawalPeriodEnd } from "./withdrawal-period";
 
 /** DELIVERY_DAYS' default: days an order takes to arrive after it is marked shipped. */
@@ -21,7 +23,7 @@ export interface WithdrawalReturnRequest {
 }
 
 export interface WithdrawalServiceOptions {
-  email: Pick<EmailOutbox, "enqueueWithdrawalReceived">;
+  email: Pick<EmailOutbox, "enqueueOrderEmail">;
   /** The shop's time zone, read before a withdrawal's transaction (the acknowledgement states its time in it). */
   timeZone: () => Promise<string>;
   deliveryDays?: number;
@@ -66,6 +68,9 @@ export function createWithdrawalService(db: DB, options: WithdrawalServiceOption
         "orders.id",
         "orders.number",
         "orders.items",
+        "orders.pricing",
+        "orders.amount_cents",
+        "orders.refunded_cents",
         "orders.delivery_address",
         "orders.contact_email",
         "orders.payment_status",
@@ -76,7 +81,7 @@ export function createWithdrawalService(db: DB, options: WithdrawalServiceOption
     if (lock) query = query.forUpdate("orders");
     const order = await query.executeTakeFirst();
     if (!order) return null;
-    const [shipped, earlier] = await Promise.all([
+    const [shipped, earlier, returnable] = await Promise.all([
       executor
         .selectFrom("order_status_history")
         .select((eb) => eb.fn.min("created_at").as("at"))
@@ -84,11 +89,15 @@ export function createWithdrawalService(db: DB, options: WithdrawalServiceOption
         .where("status", "=", "shipped")
         .executeTakeFirst(),
       executor.selectFrom("withdrawals").select("lines").where("order_id", "=", orderId).execute(),
+      // Units already on their way back (returns, earlier withdrawals' returns) or refunded are not withdrawn twice.
+      returnableQuantities(executor, toReturnableOrder(order)),
     ]);
     const items = order.items.map(readOrderItem);
     const withdrawn = items.map(() => 0);
     for (const row of earlier) for (const line of row.lines) withdrawn[line.index] = (withdrawn[line.index] ?? 0) + line.quantity;
-    const left = items.map((item, index) => Math.max(0, item.quantity - (withdrawn[index] ?? 0)));
+    const left = items.map((item, index) =>
+      Math.max(0, Math.min(item.quantity - (withdrawn[index] ?? 0), returnable[index] ?? 0)),
+    );
     const shippedAt = shipped?.at ? new Date(shipped.at) : null;
     const facts = {
       country: order.delivery_address?.country ?? null,
@@ -167,18 +176,24 @@ export function createWithdrawalService(db: DB, options: WithdrawalServiceOption
           })
           .returning(["id", "received_at"])
           .executeTakeFirstOrThrow();
-        if (read.email) {
-          await options.email.enqueueWithdrawalReceived(trx, {
-            id: row.id,
-            orderId,
-            lines,
-            isFull,
-            name: read.name,
-            email: read.email,
-            receivedAt: row.received_at.toISOString(),
-            receivedAtText: formatShopTime(row.received_at, timeZone),
-          });
-        }
+        // The acknowledgement on a durable medium: once per withdrawal, with what, who and when.
+        await options.email.enqueueOrderEmail(trx, {
+          orderId,
+          kind: "withdrawal-received",
+          dedupeKey: `withdrawal-received:${row.id}`,
+          render: (order) =>
+            withdrawalReceivedEmail({
+              shop: order.shop,
+              orderUrl: order.orderUrl,
+              orderNumber: order.orderNumber,
+              lines,
+              isFull,
+              name: read.name,
+              email: read.email,
+              receivedAt: row.received_at.toISOString(),
+              receivedAtText: formatShopTime(row.received_at, timeZone),
+            }),
+        });
         const returnId = await options.openReturn?.(trx, {
           orderId,
           lines: lines.map(({ index, quantity }) => ({ index, quantity })),
