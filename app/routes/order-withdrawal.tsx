@@ -1,4 +1,4 @@
-import { data, Form, Link, useNavigation } from "react-router";
+import { data, Form, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/order-withdrawal";
 import { requestContext } from "#app/context";
 import { readFormOrRefuse } from "#app/form-request";
@@ -18,16 +18,9 @@ async function findOrder(context: Route.LoaderArgs["context"], request: Request,
   const key = number.slice(0, 80);
   const access = new URL(request.url).searchParams.get("access")?.slice(0, 100) ?? null;
   const order =
-    (await services.orders.getOrder(shopper.basketOwner, key)) ??
-    (await services.orders.getOrderByAccess(key, access));
+    (await services.orders.getOrder(shopper.basketOwner, key)) ?? (await services.orders.getOrderByAccess(key, access));
   if (!order) throw data(null, { status: 404 });
   return order;
-}
-
-/** "?access=…" when the page was opened with the guest's signed link, else "". */
-function accessQuery(request: Request): string {
-  const access = new URL(request.url).searchParams.get("access")?.slice(0, 100);
-  return access ? `?access=${encodeURIComponent(access)}` : "";
 }
 
 export async function loader({ context, params, request }: Route.LoaderArgs) {
@@ -43,8 +36,6 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
     offer: { ...offer, periodEndsAtText: offer.periodEndsAt && formatShopTime(new Date(offer.periodEndsAt), timeZone) },
     // Drawn with the page: a second submission of this form is the same withdrawal.
     key: crypto.randomUUID(),
-    // The guest's signed link, kept on the way back to the order.
-    access: accessQuery(request),
   };
 }
 
@@ -53,26 +44,21 @@ export async function action({ context, params, request }: Route.ActionArgs) {
   const order = await findOrder(context, request, params.number);
   const parsed = withdrawalFormSchema.safeParse(await readFormOrRefuse(request));
   if (!parsed.success) {
-    return data({ error: parsed.error.issues[0]?.message ?? "Reload the page and try again.", received: null }, 400);
+    return data({ error: parsed.error.issues[0]?.message ?? "Reload the page and try again." }, 400);
   }
   try {
     const withdrawal = await services.withdrawals.withdraw(order.id, {
       idempotencyKey: parsed.data.key,
       lines: parsed.data.lines.map((index) => ({ index, quantity: Number.MAX_SAFE_INTEGER })),
     });
-    const timeZone = await services.settings.timeZone();
-    return {
-      error: null,
-      received: {
-        at: withdrawal.receivedAt.toISOString(),
-        atText: formatShopTime(withdrawal.receivedAt, timeZone),
-        lines: withdrawal.lines,
-        isFull: withdrawal.isFull,
-      },
-    };
+    // To the order's page, which states the withdrawal with its date and time: a reload asks nothing again.
+    const query = new URLSearchParams({ withdrawn: withdrawal.id });
+    const access = new URL(request.url).searchParams.get("access")?.slice(0, 100);
+    if (access) query.set("access", access);
+    return redirect(`/orders/${encodeURIComponent(order.number)}?${query}`);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    return data({ error: error.message, received: null }, error.status);
+    return data({ error: error.message }, error.status);
   }
 }
 
@@ -81,30 +67,6 @@ export default function OrderWithdrawal({ loaderData, actionData }: Route.Compon
   const navigation = useNavigation();
   const { number, offer, key } = loaderData;
   const title = `Withdraw from order ${number}`;
-  if (actionData?.received) {
-    const { received } = actionData;
-    return (
-      <main id="main" className="order-page withdrawal-page">
-        <title>{`We received your withdrawal | ${shopName}`}</title>
-        <h1 className="order-page__title">We received your withdrawal</h1>
-        <p role="status">
-          We received your withdrawal from order {number} on <time dateTime={received.at}>{received.atText}</time>. We
-          have e-mailed a confirmation to {offer.email}.
-        </p>
-        <ul data-testid="withdrawn-lines">
-          {received.lines.map((line) => (
-            <li key={line.index}>
-              {line.quantity} × {line.title}
-              {line.options ? ` (${line.options})` : ""}
-            </li>
-          ))}
-        </ul>
-        <p>
-          <Link to={`/orders/${encodeURIComponent(number)}${loaderData.access}`}>Back to your order</Link>
-        </p>
-      </main>
-    );
-  }
   const errorId = "withdrawal-error";
   return (
     <main id="main" className="order-page withdrawal-page">

@@ -45,6 +45,8 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
     withdrawPath: withdrawalOffer
       ? `/orders/${encodeURIComponent(order.number)}/withdraw${signedLinkQuery(request)}`
       : null,
+    // Just withdrawn (the withdrawal page's answer): the page says it was received, and when.
+    withdrawnNow: new URL(request.url).searchParams.get("withdrawn")?.slice(0, 40) ?? null,
     withdrawals: withdrawals.map((withdrawal) => ({
       id: withdrawal.id,
       at: withdrawal.receivedAt.toISOString(),
@@ -76,6 +78,7 @@ function describe(entry: OrderHistoryEntry): string {
 export default function Order({ loaderData }: Route.ComponentProps) {
   const shopName = useShopName();
   const { order, canReview, withdrawPath, withdrawals } = loaderData;
+  const justWithdrawn = withdrawals.find((withdrawal) => withdrawal.id === loaderData.withdrawnNow);
   return (
     <main id="main" className="order-page">
       <title>{`Order ${order.number} | ${shopName}`}</title>
@@ -87,6 +90,12 @@ export default function Order({ loaderData }: Route.ComponentProps) {
         <h1 className="order-page__title">{`Order ${order.number}`}</h1>
         <PrintButton />
       </div>
+      {justWithdrawn ? (
+        <p className="order-page__notice" role="status">
+          We received your withdrawal on <time dateTime={justWithdrawn.at}>{justWithdrawn.atText}</time>
+          {order.contactEmail ? ` and e-mailed a confirmation to ${order.contactEmail}` : ""}.
+        </p>
+      ) : null}
       <dl className="order-page__facts">
         <div>
           <dt>Ordered</dt>

@@ -94,7 +94,8 @@ export function createWithdrawalService(db: DB, options: WithdrawalServiceOption
     ]);
     const items = order.items.map(readOrderItem);
     const withdrawn = items.map(() => 0);
-    for (const row of earlier) for (const line of row.lines) withdrawn[line.index] = (withdrawn[line.index] ?? 0) + line.quantity;
+    for (const row of earlier)
+      for (const line of row.lines) withdrawn[line.index] = (withdrawn[line.index] ?? 0) + line.quantity;
     const left = items.map((item, index) =>
       Math.max(0, Math.min(item.quantity - (withdrawn[index] ?? 0), returnable[index] ?? 0)),
     );
@@ -200,7 +201,8 @@ export function createWithdrawalService(db: DB, options: WithdrawalServiceOption
           includeShipping: isFull,
           withdrawalId: row.id,
         });
-        if (returnId) await trx.updateTable("withdrawals").set({ return_id: returnId }).where("id", "=", row.id).execute();
+        if (returnId)
+          await trx.updateTable("withdrawals").set({ return_id: returnId }).where("id", "=", row.id).execute();
         return { id: row.id, receivedAt: row.received_at, lines, isFull, isNew: true };
       });
     },

@@ -57,9 +57,9 @@ export function withdrawalReceivedEmail({
         E-mail: {email}
       </p>
       <p>
-        We will refund what you paid for {isFull ? "them, with the original delivery charge," : "them"} to your
-        original payment method within 14 days. Please send the items back within 14 days; we may wait to refund until
-        they are back or you show us you sent them.
+        We will refund what you paid for {isFull ? "them, with the original delivery charge," : "them"} to your original
+        payment method within 14 days. Please send the items back within 14 days; we may wait to refund until they are
+        back or you show us you sent them.
       </p>
       <EmailButton href={orderUrl}>View your order</EmailButton>
     </EmailLayout>,
