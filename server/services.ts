@@ -1,3 +1,4 @@
+import { createReturnsService } from "#server/returns/returns-service";
 import type { DatabaseHandle, DB } from "./db/client";
 import { migrateToLatest } from "./db/migrate";
 import { withStartupLock } from "./db/startup-lock";
@@ -274,6 +275,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     auditLog: createAuditLog(db),
     adminProducts,
     adminOrders,
+    // Returns and replacements: the shopper's request (and the EU withdrawal's openReturn), the console's steps.
+    returns: createReturnsService({ db, email, orders, adminOrders, inventory, settings }),
     pictureFetcher,
     productCsv: createProductCsvImport({
       db,

@@ -51,3 +51,6 @@ export function returnAllows(status: ReturnStatus, action: ReturnAction): boolea
 
 /** Open returns waiting on the shop longer than this are on Needs attention. */
 export const RETURN_ATTENTION_DAYS = 3;
+
+/** The query parameter (and form field) the guest's signed order link carries its signature in. */
+export const ORDER_ACCESS_PARAM = "access";

@@ -5,6 +5,7 @@ import { readFormOrRefuse } from "#app/form-request";
 import { useShopName } from "#app/features/shell/use-shop-name";
 import { formatShopTime } from "#shared/dates";
 import { AppError } from "#shared/errors";
+import { ORDER_ACCESS_PARAM } from "#shared/returns";
 import { withdrawalFormSchema } from "#shared/withdrawal-schemas";
 
 /**
@@ -16,7 +17,7 @@ import { withdrawalFormSchema } from "#shared/withdrawal-schemas";
 async function findOrder(context: Route.LoaderArgs["context"], request: Request, number: string) {
   const { services, shopper } = context.get(requestContext);
   const key = number.slice(0, 80);
-  const access = new URL(request.url).searchParams.get("access")?.slice(0, 100) ?? null;
+  const access = new URL(request.url).searchParams.get(ORDER_ACCESS_PARAM)?.slice(0, 100) ?? null;
   const order =
     (await services.orders.getOrder(shopper.basketOwner, key)) ?? (await services.orders.getOrderByAccess(key, access));
   if (!order) throw data(null, { status: 404 });
@@ -53,8 +54,8 @@ export async function action({ context, params, request }: Route.ActionArgs) {
     });
     // To the order's page, which states the withdrawal with its date and time: a reload asks nothing again.
     const query = new URLSearchParams({ withdrawn: withdrawal.id });
-    const access = new URL(request.url).searchParams.get("access")?.slice(0, 100);
-    if (access) query.set("access", access);
+    const access = new URL(request.url).searchParams.get(ORDER_ACCESS_PARAM)?.slice(0, 100);
+    if (access) query.set(ORDER_ACCESS_PARAM, access);
     return redirect(`/orders/${encodeURIComponent(order.number)}?${query}`);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

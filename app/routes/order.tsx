@@ -1,7 +1,14 @@
 import { breakdownLines } from "#shared/pricing";
 import { data, Link } from "react-router";
 import type { Route } from "./+types/order";
-import { requestContext } from "#app/context";
+import { requestContext, type RequestContext } from "#app/context";
+import { readFormOrRefuse } from "#app/form-request";
+import { AppError } from "#shared/errors";
+import { fieldErrorsOf } from "#shared/form-errors";
+import { returnRequestSchema } from "#shared/return-schemas";
+import { ORDER_ACCESS_PARAM } from "#shared/returns";
+import { ReturnForm, type ReturnFormAnswer } from "#app/features/orders/return-form";
+import { ReturnsList } from "#app/features/orders/returns-list";
 import { addressLines } from "#shared/address";
 import { formatShopTime } from "#shared/dates";
 import { formatCents } from "#shared/money";
@@ -25,8 +32,10 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
   // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
   const timeZone = await services.settings.timeZone();
   const key = params.number.slice(0, 80);
-  const order = await services.orders.getOrder(shopper.basketOwner, key);
+  const access = new URL(request.url).searchParams.get(ORDER_ACCESS_PARAM)?.slice(0, 64) ?? null;
+  const { order, byLink } = await findOrder(services, shopper.basketOwner, key, access);
   if (!order) throw data(null, { status: 404 });
+  const returns = await services.returns.shopperReturns(order.id);
   // The processor's intent id stays on the server: the shopper's page knows the order by its number.
   const at = (iso: string) => formatShopTime(new Date(iso), timeZone);
   const [withdrawalOffer, withdrawals] = await Promise.all([
@@ -43,7 +52,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
     canReview: shopper.user !== null && isQualifyingOrderStatus(order.status),
     // "Withdraw from contract here" keeps the guest's signed link the page was opened with.
     withdrawPath: withdrawalOffer
-      ? `/orders/${encodeURIComponent(order.number)}/withdraw${signedLinkQuery(request)}`
+      ? `/orders/${encodeURIComponent(order.number)}/withdraw${byLink && access ? `?${ORDER_ACCESS_PARAM}=${encodeURIComponent(access)}` : ""}`
       : null,
     // Just withdrawn (the withdrawal page's answer): the page says it was received, and when.
     withdrawnNow: new URL(request.url).searchParams.get("withdrawn")?.slice(0, 40) ?? null,
@@ -53,13 +62,50 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
       atText: formatShopTime(withdrawal.receivedAt, timeZone),
       lines: withdrawal.lines,
     })),
+    returns,
+    // The signed link's signature, carried by the return form, when the page was opened by it.
+    access: byLink ? access : null,
+    // A fresh key each time the form is drawn: the same request sent twice opens one return.
+    returnKey: crypto.randomUUID(),
   };
 }
 
-/** "?access=…" when the page was opened with the guest's signed link, else "". */
-function signedLinkQuery(request: Request): string {
-  const access = new URL(request.url).searchParams.get("access")?.slice(0, 100);
-  return access ? `?access=${encodeURIComponent(access)}` : "";
+/** The order by its owner (signed in, or the guest's session), else by the signed link's signature. */
+async function findOrder(
+  services: RequestContext["services"],
+  owner: RequestContext["shopper"]["basketOwner"],
+  key: string,
+  access: string | null,
+) {
+  const owned = await services.orders.getOrder(owner, key);
+  if (owned) return { order: owned, byLink: false };
+  const linked = access ? await services.orders.getOrderByAccess(key, access) : null;
+  return { order: linked, byLink: linked !== null };
+}
+
+/** "Show refund" (the figure without JavaScript) and "Request return". */
+export async function action({ context, params, request }: Route.ActionArgs) {
+  const { services, shopper } = context.get(requestContext);
+  const fields = await readFormOrRefuse(request);
+  const parsed = returnRequestSchema.safeParse(fields);
+  if (!parsed.success)
+    return data<ReturnFormAnswer>({ errors: fieldErrorsOf(parsed.error), values: fields }, { status: 400 });
+  const input = parsed.data;
+  const { order } = await findOrder(services, shopper.basketOwner, params.number.slice(0, 80), input.access);
+  if (!order) throw data(null, { status: 404 });
+  try {
+    if (input.intent === "quote")
+      return {
+        quoteCents: await services.returns.quoteReturnRequest(order.id, input.lines),
+        values: fields,
+      } satisfies ReturnFormAnswer;
+    const opened = await services.returns.requestReturn(order.id, input.lines, input.key);
+    return { opened: { number: opened.number, refundCents: opened.refundCents } } satisfies ReturnFormAnswer;
+  } catch (error) {
+    if (!(error instanceof AppError) || error.status >= 500) throw error;
+    const field = typeof error.details?.field === "string" ? error.details.field : "form";
+    return data<ReturnFormAnswer>({ errors: { [field]: error.message }, values: fields }, { status: error.status });
+  }
 }
 
 function describe(entry: OrderHistoryEntry): string {
@@ -75,10 +121,11 @@ function describe(entry: OrderHistoryEntry): string {
   return label;
 }
 
-export default function Order({ loaderData }: Route.ComponentProps) {
+export default function Order({ loaderData, actionData }: Route.ComponentProps) {
   const shopName = useShopName();
-  const { order, canReview, withdrawPath, withdrawals } = loaderData;
+  const { order, canReview, returns, access, returnKey, withdrawPath, withdrawals } = loaderData;
   const justWithdrawn = withdrawals.find((withdrawal) => withdrawal.id === loaderData.withdrawnNow);
+  const answer = actionData as ReturnFormAnswer | undefined;
   return (
     <main id="main" className="order-page">
       <title>{`Order ${order.number} | ${shopName}`}</title>
@@ -243,6 +290,27 @@ export default function Order({ loaderData }: Route.ComponentProps) {
           </ul>
         </section>
       ) : null}
+      {answer?.opened ? (
+        <section className="order-page__section" aria-labelledby="return-requested-heading" role="status">
+          <h2 id="return-requested-heading">We received your return request</h2>
+          <p>
+            {`Return ${answer.opened.number}. Refund: ${formatCents(answer.opened.refundCents)}. We will e-mail you when it is approved.`}
+          </p>
+        </section>
+      ) : returns.canRequest ? (
+        <section className="order-page__section" aria-labelledby="order-return-heading">
+          <h2 id="order-return-heading">Return or replace items</h2>
+          <ReturnForm
+            key={returnKey}
+            lines={returns.lines}
+            feeCents={returns.feeCents}
+            formKey={returnKey}
+            access={access}
+            answer={answer}
+          />
+        </section>
+      ) : null}
+      {returns.returns.length > 0 ? <ReturnsList returns={returns.returns} /> : null}
 
       <section className="order-page__section" aria-labelledby="order-history-heading">
         <h2 id="order-history-heading">History</h2>

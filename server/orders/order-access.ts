@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { ORDER_ACCESS_PARAM } from "#shared/returns";
 
 /**
  * The guest's signed order link: `/orders/SF-2611-8K3Q?access=…`, where the signature is an HMAC-SHA256 of the order's
@@ -7,8 +8,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  * device, without an account or the session that paid. Nothing else opens with it, and the key never leaves the server.
  */
 
-/** The query parameter the signature travels in. */
-export const ORDER_ACCESS_PARAM = "access";
+export { ORDER_ACCESS_PARAM };
 
 /** base64url of 32 bytes: 43 characters. */
 const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{43}$/;

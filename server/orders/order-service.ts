@@ -3,6 +3,7 @@ import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import type { DB, Writer } from "#server/db/client";
 import type { OrderProcessor, OrderTable } from "#server/db/schema";
 import { isOrderAccessSignature, signedOrderPath } from "./order-access";
+import { newOrderNumber } from "./order-number";
 import type { DeliveryAddress } from "#shared/address";
 import type { PriceBreakdown } from "#shared/pricing";
 import type { PromotionKindName } from "#shared/promotions";
@@ -209,6 +210,62 @@ export function createOrderService(db: DB) {
     return text;
   }
 
+  /**
+   * A replacement order: the units a return is replaced with, at $0.00 (nothing is charged: processor "none"), to the
+   * returned order's owner, receipt address and delivery address, linked to its return, in the return's transaction.
+   * Then it is an order like any other: to ship, on the console's list, with its own number. Once per return (its id
+   * is the return's, and `replaces_return_id` is unique): a second call answers the order the first wrote.
+   */
+  async function recordReplacementOrder(
+    trx: Writer,
+    replacement: {
+      returnId: string;
+      original: {
+        userId: string | null;
+        sessionId: string | null;
+        currency: string;
+        livemode: boolean | null;
+        deliveryAddress: DeliveryAddress | null;
+        contactEmail: string | null;
+      };
+      items: StoredOrderItem[];
+    },
+  ): Promise<{ orderId: string; orderNumber: string; isNew: boolean }> {
+    const id = `rp_${replacement.returnId.replace(/-/g, "")}`;
+    for (let draw = 1; draw <= 8; draw++) {
+      const now = new Date();
+      const written = await recordPaidOrder(trx, {
+        id,
+        number: newOrderNumber(now),
+        userId: replacement.original.userId,
+        sessionId: replacement.original.sessionId,
+        amountCents: 0,
+        currency: replacement.original.currency,
+        items: replacement.items,
+        pricing: null,
+        processor: "none",
+        livemode: replacement.original.livemode,
+        createdAt: now,
+        deliveryAddress: replacement.original.deliveryAddress,
+        contactEmail: replacement.original.contactEmail,
+        card: null,
+        promotion: null,
+        discountCents: 0,
+      });
+      if (written) {
+        await trx
+          .updateTable("orders")
+          .set({ replaces_return_id: replacement.returnId })
+          .where("id", "=", id)
+          .execute();
+        return { ...written, isNew: true };
+      }
+      const existing = await trx.selectFrom("orders").select("number").where("id", "=", id).executeTakeFirst();
+      if (existing) return { orderId: id, orderNumber: existing.number, isNew: false };
+    }
+    throw new Error("orders: no free order number for a replacement after several draws");
+  }
+
   /** An order's row as its own page shows it, with its history. */
   async function detailOf(row: Selectable<OrderTable>): Promise<OrderDetail> {
     const history = await db
@@ -247,6 +304,7 @@ export function createOrderService(db: DB) {
   return {
     recordPaidOrder,
     flagPaidOrder,
+    recordReplacementOrder,
 
     /**
      * One page of the owner's orders, newest paid first, after the cursor of the previous page's last order. Keyset

@@ -5,7 +5,13 @@ import { AppError } from "#shared/errors";
 import { formatCents } from "#shared/money";
 import type { ReturnKind, ReturnReason, ReturnResolution } from "#shared/returns";
 import { describeReturnLines } from "./return-view";
-import { earlierRefunds, quoteReturn, returnableQuantities, toReturnableOrder } from "./return-lines";
+import {
+  earlierRefunds,
+  figureReturn,
+  returnableQuantities,
+  toReturnableOrder,
+  type ReturnableOrder,
+} from "./return-lines";
 
 /** A line of a return being opened: units of an order line (by its index in the order's items). */
 export interface OpenReturnLine {
@@ -71,7 +77,8 @@ export async function openReturn(
       .select(["id", "number", "refund_cents"])
       .where("request_key", "=", input.requestKey)
       .executeTakeFirst();
-    if (earlier) return { returnId: earlier.id, number: earlier.number, refundCents: earlier.refund_cents ?? 0, isNew: false };
+    if (earlier)
+      return { returnId: earlier.id, number: earlier.number, refundCents: earlier.refund_cents ?? 0, isNew: false };
   }
   if (row.fulfilment_status === "cancelled")
     throw new AppError("BAD_REQUEST", `Order ${row.number} was cancelled, so there is nothing to return.`);
@@ -98,9 +105,10 @@ export async function openReturn(
         details: { field: `replacement-${line.index}` },
       });
   }
+  const replacementPrices = await replacementPricesFor(trx, order, lines);
   const includeShipping = input.includeShipping === true;
-  const quote = quoteReturn(order, await earlierRefunds(trx, order), {
-    lines: lines.filter((line) => line.resolution === "refund"),
+  const figure = figureReturn(order, await earlierRefunds(trx, order), {
+    lines: lines.map((line) => ({ ...line, replacementPriceCents: replacementPrices.get(line.index) })),
     includeShipping,
     returnFeeCents: input.returnFeeCents,
   });
@@ -120,7 +128,7 @@ export async function openReturn(
       requested_by: input.requestedBy.slice(0, 254),
       return_fee_cents: Math.max(0, input.returnFeeCents),
       include_shipping: includeShipping,
-      refund_cents: quote.totalCents,
+      refund_cents: figure.totalCents,
     })
     .returning("id")
     .executeTakeFirstOrThrow();
@@ -148,13 +156,53 @@ export async function openReturn(
           ...data,
           returnNumber: number,
           lines: described,
-          refundCents: quote.totalCents,
+          refundCents: figure.totalCents,
           refundText:
-            quote.totalCents > 0 || lines.some((line) => line.resolution === "refund")
-              ? `Refund: ${formatCents(quote.totalCents)}`
+            figure.totalCents > 0 || lines.some((line) => line.resolution === "refund")
+              ? `Refund: ${formatCents(figure.totalCents)}`
               : "We send the replacement once the items arrive.",
         }),
     });
   }
-  return { returnId: inserted.id, number, refundCents: quote.totalCents, isNew: true };
+  return { returnId: inserted.id, number, refundCents: figure.totalCents, isNew: true };
+}
+
+/**
+ * The price of one unit of each replacement (by the line's index), refused unless it is another variant of the line's
+ * own product at the same price or lower. Whether it is in stock is asked when the shopper chooses (the order page's
+ * options) and again when the replacement order is made.
+ */
+async function replacementPricesFor(
+  trx: Writer,
+  order: ReturnableOrder,
+  lines: OpenReturnLine[],
+): Promise<Map<number, number>> {
+  const wanted = lines.filter((line) => line.resolution === "replace");
+  const prices = new Map<number, number>();
+  if (wanted.length === 0) return prices;
+  const variants = await trx
+    .selectFrom("product_variants")
+    .select(["id", "product_id", "price_cents"])
+    .where(
+      "id",
+      "in",
+      wanted.map((line) => line.replacementVariantId!),
+    )
+    .execute();
+  for (const line of wanted) {
+    const item = order.items[line.index]!;
+    const variant = variants.find((candidate) => candidate.id === line.replacementVariantId);
+    const sold = item.variantId ?? item.productId;
+    if (
+      !variant ||
+      variant.product_id !== item.productId ||
+      variant.id === sold ||
+      variant.price_cents > item.priceCents
+    )
+      throw new AppError("BAD_REQUEST", `That option cannot replace ${item.title}: choose another.`, {
+        details: { field: `replacement-${line.index}` },
+      });
+    prices.set(line.index, variant.price_cents);
+  }
+  return prices;
 }

@@ -112,3 +112,54 @@ export function quoteReturn(
     returnFeeCents: request.returnFeeCents,
   });
 }
+
+/** A return's line for its figure: units, and for a replacement the price of one of the variant sent instead. */
+export interface FiguredLine {
+  index: number;
+  quantity: number;
+  resolution: "refund" | "replace";
+  replacementPriceCents?: number;
+}
+
+export interface ReturnFigure {
+  /** What the refund-resolved lines (and shipping, when included) give back, the fee taken off them first. */
+  refundCents: number;
+  /** What replacements give back: each replaced unit's worth less the price of its replacement, after the fee's rest. */
+  differenceCents: number;
+  /** Both: the "Refund: $x" a shopper and an operator read. */
+  totalCents: number;
+  feeCents: number;
+  /** What each line is worth by the refund function (index → cents). */
+  lineCents: Map<number, number>;
+}
+
+/**
+ * A return's figure, by the refund function: every line's units are worth what the refund function says (their share
+ * of what was paid, tax included); a refunded line gives that back, a replaced line gives back what it was worth above
+ * its replacement's price. The shop's return fee is kept back once, from the refund first, then from the difference;
+ * nothing gives back more than is left of the payment.
+ */
+export function figureReturn(
+  order: ReturnableOrder,
+  earlier: Awaited<ReturnType<typeof earlierRefunds>>,
+  request: { lines: FiguredLine[]; includeShipping: boolean; returnFeeCents: number },
+): ReturnFigure {
+  const quote = quoteReturn(order, earlier, {
+    lines: request.lines,
+    includeShipping: request.includeShipping,
+    returnFeeCents: 0,
+  });
+  const lineCents = new Map(quote.lines.map((line) => [line.index, line.amountCents]));
+  let refund = quote.shippingCents;
+  let difference = 0;
+  for (const line of request.lines) {
+    const worth = lineCents.get(line.index) ?? 0;
+    if (line.resolution === "refund") refund += worth;
+    else difference += Math.max(0, worth - (line.replacementPriceCents ?? 0) * line.quantity);
+  }
+  const feeCents = Math.min(refund + difference, Math.max(0, request.returnFeeCents));
+  const fromRefund = Math.min(feeCents, refund);
+  const refundCents = Math.min(refund - fromRefund, quote.leftCents);
+  const differenceCents = Math.min(difference - (feeCents - fromRefund), quote.leftCents - refundCents);
+  return { refundCents, differenceCents, totalCents: refundCents + differenceCents, feeCents, lineCents };
+}

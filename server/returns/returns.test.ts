@@ -1,0 +1,242 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DB } from "#server/db/client";
+import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { startTwoInstances } from "#server/testing/two-instances";
+import { ORDER_ACCESS_PARAM } from "#server/orders/order-access";
+
+/**
+ * Returns through the real checkout, the built-in processor and the outbox: a shopper returns some units, the operator
+ * decides, receives (the undamaged units back in stock, once) and refunds by the refund function's figure; a
+ * replacement is a $0.00 order linked to its return; a guest reaches the order by its signed link.
+ */
+
+const BOOK = "12321341"; // $11.96, its only variant's id is the product's
+const OPERATOR = { id: null, email: "owner@returns.test" };
+let counter = 0;
+const newKey = () => `returns-${Date.now()}-${++counter}`;
+
+/** A guest buys books through the real checkout; the order's id (its intent's). */
+async function buy(origin: string, publishableKey: string, quantity: number) {
+  const browser = createHttpBrowser(origin);
+  expect((await browser.postJson("/basket/add", { productId: BOOK })).status).toBe(201);
+  if (quantity > 1)
+    expect((await browser.postJson("/basket/quantity", { productId: BOOK, quantity })).status).toBeLessThan(300);
+  await addDeliveryAddress(browser);
+  const created = await browser.send(`/payments/create?total=${1196 * quantity}`, { method: "POST" });
+  expect(created.status).toBe(201);
+  const { clientSecret } = (await created.json()) as { clientSecret: string };
+  const confirmed = await confirmCard(origin, clientSecret, publishableKey, "4242424242424242");
+  const paymentIntentId = confirmed.body.id ?? "";
+  expect((await browser.postJson("/orders/record", { paymentIntentId })).status).toBeLessThan(300);
+  return paymentIntentId;
+}
+
+async function onHand(db: DB, variantId = BOOK): Promise<number> {
+  const row = await db
+    .selectFrom("product_variants")
+    .select("on_hand")
+    .where("id", "=", variantId)
+    .executeTakeFirstOrThrow();
+  return row.on_hand;
+}
+
+async function subjects(db: DB, orderId: string): Promise<string[]> {
+  const order = await db
+    .selectFrom("orders")
+    .select("contact_email")
+    .where("id", "=", orderId)
+    .executeTakeFirstOrThrow();
+  const rows = await db
+    .selectFrom("email_outbox")
+    .select(["subject", "created_at"])
+    .where("recipient", "=", order.contact_email!)
+    .orderBy("created_at")
+    .execute();
+  return rows.map((row) => row.subject);
+}
+
+type Shop = Awaited<ReturnType<typeof createTestShop>>;
+
+async function setStock(shop: Shop, db: DB, variantId: string, quantity: number) {
+  await db
+    .transaction()
+    .execute((trx) =>
+      shop.services.inventory.setStock(
+        trx,
+        variantId,
+        { tracksStock: true, continueSelling: false, onHand: quantity },
+        OPERATOR.email,
+      ),
+    );
+}
+
+async function ship(shop: Shop, orderId: string) {
+  const number = (await shop.services.orders.findOrderNumber(orderId))!;
+  await shop.services.adminOrders.markShipped(OPERATOR, number, { carrier: "UPS", trackingNumber: newKey() });
+  return number;
+}
+
+describeEachDatabase("returns", (getDatabase) => {
+  let shop: Shop;
+  let origin = "";
+  let close: () => Promise<void> = async () => {};
+  const db = () => getDatabase().db;
+
+  beforeAll(async () => {
+    shop = await createTestShop(getDatabase());
+    const running = await shop.listen(0);
+    origin = `http://127.0.0.1:${running.port}`;
+    close = running.close;
+  });
+  afterAll(() => close());
+
+  it("returns 1 of 2: asked, approved, received, refunded by the same figure, each e-mail once", async () => {
+    await setStock(shop, db(), BOOK, 2);
+    const orderId = await buy(origin, shop.processorKeys!.publishableKey, 2);
+    const { returns } = shop.services;
+    expect((await returns.shopperReturns(orderId)).canRequest).toBe(false);
+    const number = await ship(shop, orderId);
+    const view = await returns.shopperReturns(orderId);
+    expect(view.canRequest).toBe(true);
+    expect(view.lines[0]).toMatchObject({ returnable: 2, replacements: [] });
+
+    const line = {
+      index: 0,
+      quantity: 1,
+      reason: "changed_mind" as const,
+      resolution: "refund" as const,
+      replacementVariantId: null,
+    };
+    const figure = await returns.quoteReturnRequest(orderId, [line]);
+    expect(figure).toBeGreaterThan(0);
+    const key = newKey();
+    const opened = await returns.requestReturn(orderId, [line], key);
+    expect(opened).toMatchObject({ number: `${number}-R1`, refundCents: figure, isNew: true });
+    // The same form again (a double submit): the same return, no second e-mail.
+    expect(await returns.requestReturn(orderId, [line], key)).toMatchObject({ number: `${number}-R1`, isNew: false });
+    expect((await returns.shopperReturns(orderId)).lines[0]!.returnable).toBe(1);
+    await expect(returns.requestReturn(orderId, [{ ...line, quantity: 2 }], newKey())).rejects.toMatchObject({
+      message: expect.stringMatching(/^You can return at most 1 of The Lean Startup/),
+    });
+
+    const listed = await returns.listReturns();
+    expect(listed[0]).toMatchObject({ number: opened.number, status: "requested" });
+    await returns.approve(OPERATOR, opened.number);
+    await expect(returns.approve(OPERATOR, opened.number)).rejects.toMatchObject({
+      message: `Return ${opened.number} is approved, so it cannot be approved.`,
+    });
+    expect(await onHand(db())).toBe(0);
+    await returns.markReceived(OPERATOR, opened.number, 0, { received: 1, damaged: 0 });
+    expect(await onHand(db())).toBe(1);
+    await expect(returns.markReceived(OPERATOR, opened.number, 0, { received: 1, damaged: 0 })).rejects.toThrow();
+    expect(await onHand(db())).toBe(1);
+    // A return can be cancelled at any status before Received, and nothing else.
+    await expect(returns.cancel(OPERATOR, opened.number)).rejects.toMatchObject({
+      message: `Return ${opened.number} is received, so it cannot be cancelled.`,
+    });
+
+    const detail = await returns.getReturn(opened.number);
+    expect(detail?.figure.totalCents).toBe(figure);
+    expect(await returns.refund(OPERATOR, opened.number)).toEqual({ amountCents: figure });
+    expect(await returns.refund(OPERATOR, opened.number).catch((error: Error) => error.message)).toBe(
+      `Return ${opened.number} is refunded, so it cannot be refunded.`,
+    );
+    const order = await db()
+      .selectFrom("orders")
+      .select(["refunded_cents", "payment_status"])
+      .where("id", "=", orderId)
+      .executeTakeFirstOrThrow();
+    expect(order).toEqual({ refunded_cents: figure, payment_status: "partially_refunded" });
+    expect((await returns.getReturn(opened.number))?.status).toBe("refunded");
+    const sent = await subjects(db(), orderId);
+    expect(sent.filter((subject) => subject === "We received your return request")).toHaveLength(1);
+    expect(sent.filter((subject) => subject === "Your return is approved")).toHaveLength(1);
+    expect(sent.filter((subject) => subject.includes("refund for order"))).toHaveLength(1);
+  });
+
+  it("declines with a message, and cancels before Received", async () => {
+    await setStock(shop, db(), BOOK, 2);
+    const orderId = await buy(origin, shop.processorKeys!.publishableKey, 2);
+    await ship(shop, orderId);
+    const { returns } = shop.services;
+    const line = {
+      index: 0,
+      quantity: 1,
+      reason: "other" as const,
+      resolution: "refund" as const,
+      replacementVariantId: null,
+    };
+    const first = await returns.requestReturn(orderId, [line], newKey());
+    await expect(returns.decline(OPERATOR, first.number, "  ")).rejects.toMatchObject({
+      message: "Write a message to the shopper saying why.",
+    });
+    await returns.decline(OPERATOR, first.number, "This item was sold as final sale.");
+    const declined = await db()
+      .selectFrom("email_outbox")
+      .select("text_body")
+      .where("subject", "=", "Your return was declined")
+      .orderBy("created_at", "desc")
+      .executeTakeFirstOrThrow();
+    expect(declined.text_body).toContain("This item was sold as final sale.");
+    // Declined units may be asked for again.
+    const second = await returns.requestReturn(orderId, [{ ...line, quantity: 2 }], newKey());
+    await returns.approve(OPERATOR, second.number);
+    await returns.cancel(OPERATOR, second.number);
+    expect((await returns.getReturn(second.number))?.status).toBe("cancelled");
+    expect((await returns.shopperReturns(orderId)).lines[0]!.returnable).toBe(2);
+  });
+
+  it("a guest reaches the order by its signed link, or by its number and e-mail", async () => {
+    await setStock(shop, db(), BOOK, 1);
+    const orderId = await buy(origin, shop.processorKeys!.publishableKey, 1);
+    const row = await db()
+      .selectFrom("orders")
+      .select(["number", "contact_email"])
+      .where("id", "=", orderId)
+      .executeTakeFirstOrThrow();
+    const { orders } = shop.services;
+    const path = await orders.findGuestOrderPath(row.number.toLowerCase(), row.contact_email!.toUpperCase());
+    expect(path).toMatch(new RegExp(`^/orders/${row.number}\\?${ORDER_ACCESS_PARAM}=[A-Za-z0-9_-]{43}$`));
+    expect(await orders.findGuestOrderPath(row.number, "someone@else.test")).toBeNull();
+    const signature = new URL(path!, "http://shop.test").searchParams.get(ORDER_ACCESS_PARAM);
+    expect((await orders.getOrderByAccess(row.number, signature))?.number).toBe(row.number);
+    expect(await orders.getOrderByAccess(row.number, `${signature!.slice(0, 42)}A`)).toBeNull();
+    const confirmation = await db()
+      .selectFrom("email_outbox")
+      .select("text_body")
+      .where("subject", "like", `%${row.number}%`)
+      .executeTakeFirstOrThrow();
+    expect(confirmation.text_body).toContain(path!);
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)("a return marked received on two instances at once", () => {
+  let instances: Awaited<ReturnType<typeof startTwoInstances>>;
+  beforeAll(async () => {
+    instances = await startTwoInstances("returns-received");
+  }, 60_000);
+  afterAll(() => instances.close());
+
+  it("restocks once", async () => {
+    const [first] = instances.origins;
+    const shops = instances.shops;
+    await setStock(shops[0]!, instances.db, BOOK, 2);
+    const orderId = await buy(first, instances.keys.publishableKey, 2);
+    await ship(shops[0]!, orderId);
+    const opened = await shops[1]!.services.returns.requestReturn(
+      orderId,
+      [{ index: 0, quantity: 2, reason: "wrong_item", resolution: "refund", replacementVariantId: null }],
+      newKey(),
+    );
+    await shops[0]!.services.returns.approve(OPERATOR, opened.number);
+    expect(await onHand(instances.db)).toBe(0);
+    const outcomes = await Promise.allSettled(
+      [0, 1, 0, 1, 0, 1].map((instance) =>
+        shops[instance]!.services.returns.markReceived(OPERATOR, opened.number, 0, { received: 2, damaged: 1 }),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
+    expect(await onHand(instances.db)).toBe(1);
+  });
+});
