@@ -40,6 +40,8 @@ export default [
     route("orders", "routes/admin/orders.tsx"),
     route("orders/export", "routes/admin/orders-export.ts"),
     route("orders/:number", "routes/admin/order-detail.tsx"),
+    route("returns", "routes/admin/returns.tsx"),
+    route("returns/:number", "routes/admin/return-detail.tsx"),
     route("shipping", "routes/admin/shipping.tsx"),
     route("taxes", "routes/admin/taxes.tsx"),
     route("promotions", "routes/admin/promotions.tsx"),

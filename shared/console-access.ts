@@ -59,6 +59,19 @@ export const CONSOLE_ROUTES = {
     page: ["orders", "refunds"],
     action: { ship: "orders", refund: "refunds", "cancel-and-refund": "refunds" },
   },
+  // Returns are decided and received by the orders' people; their refund is the refunds' people's.
+  "routes/admin/returns": { page: ["orders", "refunds"] },
+  "routes/admin/return-detail": {
+    page: ["orders", "refunds"],
+    action: {
+      approve: "orders",
+      decline: "orders",
+      cancel: "orders",
+      receive: "orders",
+      replace: "orders",
+      refund: "refunds",
+    },
+  },
   "routes/admin/products": { page: "products" },
   "routes/admin/product-import": { page: "products", action: "products" },
   "routes/admin/products-export": { page: "reports" },
@@ -109,6 +122,7 @@ export function mayUse(access: ConsoleAccess | null | undefined, route: ConsoleR
 export const CONSOLE_SECTIONS: readonly { to: string; label: string; route: ConsoleRouteId }[] = [
   { to: "/admin", label: "Dashboard", route: "routes/admin/admin-index" },
   { to: "/admin/orders", label: "Orders", route: "routes/admin/orders" },
+  { to: "/admin/returns", label: "Returns", route: "routes/admin/returns" },
   { to: "/admin/products", label: "Products", route: "routes/admin/products" },
   { to: "/admin/reviews", label: "Reviews", route: "routes/admin/reviews" },
   { to: "/admin/departments", label: "Departments", route: "routes/admin/departments" },

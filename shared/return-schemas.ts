@@ -91,11 +91,20 @@ export const findOrderSchema = z.strictObject({
     .refine((email) => /^[^\s@]+@[^\s@]+$/.test(email), "Enter an e-mail address like name@example.com."),
 });
 
+/**
+ * The status the operator saw when the page was drawn: a step on a return that changed since (another operator, another
+ * tab) is refused with a sentence rather than done on what they did not see.
+ */
+const seen = z.enum(["requested", "approved", "declined", "received", "refunded", "cancelled"], {
+  error: "The form was not understood. Reload the page and try again.",
+});
+
 /** The console's return page: its decisions and steps, told apart by `intent`. */
 export const adminReturnActionSchema = z.discriminatedUnion("intent", [
-  z.strictObject({ intent: z.literal("approve") }),
+  z.strictObject({ intent: z.literal("approve"), seen }),
   z.strictObject({
     intent: z.literal("decline"),
+    seen,
     message: z
       .string()
       .trim()
@@ -103,9 +112,10 @@ export const adminReturnActionSchema = z.discriminatedUnion("intent", [
       .max(2000, "A message is at most 2000 characters.")
       .refine(isStorableText, "Write the message without control characters."),
   }),
-  z.strictObject({ intent: z.literal("cancel") }),
+  z.strictObject({ intent: z.literal("cancel"), seen }),
   z.strictObject({
     intent: z.literal("receive"),
+    seen,
     line: z
       .string()
       .regex(/^\d{1,3}$/, "The form was not understood. Reload the page and try again.")
@@ -121,6 +131,6 @@ export const adminReturnActionSchema = z.discriminatedUnion("intent", [
       .regex(/^\d{1,4}$/, "Enter how many are damaged, as a whole number (0 for none).")
       .transform(Number),
   }),
-  z.strictObject({ intent: z.literal("refund") }),
-  z.strictObject({ intent: z.literal("replace") }),
+  z.strictObject({ intent: z.literal("refund"), seen }),
+  z.strictObject({ intent: z.literal("replace"), seen }),
 ]);

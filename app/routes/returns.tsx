@@ -3,6 +3,25 @@ import { requestContext } from "#app/context";
 import { PlainTextPage } from "#app/features/legal/plain-text-page";
 import { formatCents } from "#shared/money";
 import { LEGAL_PAGE_TITLES } from "#shared/shop-settings";
+import { data, redirect } from "react-router";
+import { readFormOrRefuse } from "#app/form-request";
+import { fieldErrorsOf } from "#shared/form-errors";
+import { findOrderSchema } from "#shared/return-schemas";
+import { FindOrderForm } from "#app/features/orders/find-order-form";
+
+/** Said whichever of the number and the e-mail is wrong: the form tells nobody which orders exist. */
+const NOT_FOUND = "We could not find an order with that number and e-mail. Check both and try again.";
+
+/** "Find an order": to the order's page by its signed link, where its returns are asked for. */
+export async function action({ context, request }: Route.ActionArgs) {
+  const { services } = context.get(requestContext);
+  const fields = await readFormOrRefuse(request);
+  const parsed = findOrderSchema.safeParse(fields);
+  if (!parsed.success) return data({ errors: fieldErrorsOf(parsed.error), values: fields }, { status: 400 });
+  const path = await services.orders.findGuestOrderPath(parsed.data.orderNumber, parsed.data.email);
+  if (!path) return data({ errors: { form: NOT_FOUND }, values: fields }, { status: 404 });
+  return redirect(path);
+}
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services } = context.get(requestContext);
@@ -11,7 +30,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 }
 
 /** The returns page: the window, fee and address the settings hold, then the shop's own words. */
-export default function Returns({ loaderData }: Route.ComponentProps) {
+export default function Returns({ loaderData, actionData }: Route.ComponentProps) {
   const { policy, shopName } = loaderData;
   const days = `${policy.windowDays} ${policy.windowDays === 1 ? "day" : "days"}`;
   return (
@@ -21,24 +40,30 @@ export default function Returns({ loaderData }: Route.ComponentProps) {
       shopName={shopName}
       description={`How to return an item to ${shopName}: within ${days} of delivery.`}
       summary={
-        <dl className="legal__facts">
-          <dt>Return window</dt>
-          <dd>{policy.windowDays === 0 ? "We do not take returns." : `${days} from delivery`}</dd>
-          <dt>Return fee</dt>
-          <dd>{policy.feeCents === 0 ? "Free" : formatCents(policy.feeCents)}</dd>
-          {policy.address ? (
-            <>
-              <dt>Send returns to</dt>
-              <dd>
-                {policy.address.split("\n").map((line, index) => (
-                  <span key={index} className="legal__address-line">
-                    {line}
-                  </span>
-                ))}
-              </dd>
-            </>
-          ) : null}
-        </dl>
+        <>
+          <dl className="legal__facts">
+            <dt>Return window</dt>
+            <dd>{policy.windowDays === 0 ? "We do not take returns." : `${days} from delivery`}</dd>
+            <dt>Return fee</dt>
+            <dd>{policy.feeCents === 0 ? "Free" : formatCents(policy.feeCents)}</dd>
+            {policy.address ? (
+              <>
+                <dt>Send returns to</dt>
+                <dd>
+                  {policy.address.split("\n").map((line, index) => (
+                    <span key={index} className="legal__address-line">
+                      {line}
+                    </span>
+                  ))}
+                </dd>
+              </>
+            ) : null}
+          </dl>
+          <p>
+            To return an item, open your order from its e-mail or your account and choose "Return or replace items".
+          </p>
+          <FindOrderForm errors={actionData?.errors} values={actionData?.values} />
+        </>
       }
     />
   );

@@ -33,6 +33,14 @@ const TABLE: Record<string, Who> = {
   "POST /admin/orders/:number ship": "orders",
   "POST /admin/orders/:number refund": "refunds",
   "POST /admin/orders/:number cancel-and-refund": "refunds",
+  "GET /admin/returns": ["orders", "refunds"],
+  "GET /admin/returns/:number": ["orders", "refunds"],
+  "POST /admin/returns/:number approve": "orders",
+  "POST /admin/returns/:number decline": "orders",
+  "POST /admin/returns/:number cancel": "orders",
+  "POST /admin/returns/:number receive": "orders",
+  "POST /admin/returns/:number replace": "orders",
+  "POST /admin/returns/:number refund": "refunds",
   "GET /admin/products": "products",
   "GET /admin/products/import": "products",
   "POST /admin/products/import": "products",
@@ -150,6 +158,19 @@ describeEachDatabase("console access by role", (getDatabase) => {
       })
       .execute();
     standIns[":number"] = ORDER_NUMBER;
+    standIns["returns/:number"] = (
+      await getDatabase()
+        .db.transaction()
+        .execute((trx) =>
+          shop.services.returns.openReturn(trx, {
+            orderId: "pi_accesstest1",
+            kind: "return",
+            lines: [{ index: 0, quantity: 1, reason: "other", resolution: "refund" }],
+            requestedBy: "shopper",
+            returnFeeCents: 0,
+          }),
+        )
+    ).number;
     standIns[":id"] = BOOK;
     standIns["outbox/:id"] = (
       await getDatabase().db.selectFrom("email_outbox").select("id").orderBy("created_at").executeTakeFirstOrThrow()
@@ -175,6 +196,7 @@ describeEachDatabase("console access by role", (getDatabase) => {
     path
       .replace("outbox/:id", `outbox/${standIns["outbox/:id"]}`)
       .replace("promotions/:id", `promotions/${standIns["promotions/:id"]}`)
+      .replace("returns/:number", `returns/${standIns["returns/:number"]}`)
       .replace(":id", standIns[":id"]!)
       .replace(":number", standIns[":number"]!);
 

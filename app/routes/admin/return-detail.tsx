@@ -1,0 +1,333 @@
+import { data, Form, Link, useNavigation } from "react-router";
+import type { Route } from "./+types/return-detail";
+import { adminReturnActionSchema } from "#shared/return-schemas";
+import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
+import { AppError } from "#shared/errors";
+import { formatCents } from "#shared/money";
+import { mayUse } from "#shared/console-access";
+import {
+  RETURN_KIND_LABELS,
+  RETURN_STATUS_LABELS,
+  returnAllows,
+  returnReasonLabel,
+  type ReturnStatus,
+} from "#shared/returns";
+import { readFormOrRefuse } from "#app/form-request";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
+import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
+import { formatConsoleTime, requireConsole } from "./require-operator";
+
+const ROUTE = "routes/admin/return-detail";
+
+export async function loader({ context, params }: Route.LoaderArgs) {
+  const { services, access } = requireConsole(context, ROUTE);
+  const may = (intent: string) => mayUse(access, ROUTE, intent);
+  const timeZone = await services.settings.timeZone();
+  const found = await services.returns.getReturn(params.number.slice(0, 40));
+  if (!found) throw data(null, { status: 404 });
+  const status: ReturnStatus = found.status;
+  const isReplaced = found.replacementOrderNumber !== null;
+  return {
+    number: found.number,
+    kind: RETURN_KIND_LABELS[found.kind],
+    status: { key: status, label: RETURN_STATUS_LABELS[status] },
+    orderNumber: found.orderNumber,
+    email: found.contactEmail ?? "–",
+    requestedAt: formatConsoleTime(found.createdAt, timeZone),
+    decision: found.decidedAt
+      ? `${formatConsoleTime(found.decidedAt, timeZone)} by ${found.decidedBy ?? "–"}${found.decisionMessage ? `: ${found.decisionMessage}` : ""}`
+      : null,
+    fee: formatCents(found.returnFeeCents),
+    figure: formatCents(found.figure.totalCents),
+    refund: formatCents(found.figure.refundCents),
+    refunded: found.refundedAt ? formatCents(found.refundCents ?? 0) : null,
+    replacementOrderNumber: found.replacementOrderNumber,
+    canApprove: returnAllows(status, "approve") && may("approve"),
+    canDecline: returnAllows(status, "decline") && may("decline"),
+    canCancel: returnAllows(status, "cancel") && may("cancel"),
+    canReceive: returnAllows(status, "receive") && may("receive"),
+    canRefund:
+      returnAllows(status, "refund") &&
+      may("refund") &&
+      found.refundedAt === null &&
+      found.figure.refundCents > 0 &&
+      found.hasRefundLines,
+    canReplace: returnAllows(status, "replace") && may("replace") && found.hasReplaceLines && !isReplaced,
+    lines: found.lines.map((line) => ({
+      index: line.index,
+      title: line.options ? `${line.title} (${line.options})` : line.title,
+      quantity: line.quantity,
+      reason: returnReasonLabel(line.reason),
+      resolution: line.resolution === "replace" ? `Replace with ${line.replacement || "another option"}` : "Refund",
+      received: line.receivedQuantity,
+      damaged: line.damagedQuantity,
+    })),
+  };
+}
+
+type ActionAnswer = { errors?: Record<string, string>; done?: string; line?: number };
+
+const DONE: Record<string, string> = {
+  approve: "Approved. The shopper is sent what to send and where.",
+  decline: "Declined. The shopper is sent your message.",
+  cancel: "Cancelled.",
+};
+
+/** One step on the return: each one service call; a refusal reads as a sentence by its field. */
+export async function action({ context, request, params }: Route.ActionArgs) {
+  requireConsole(context, ROUTE);
+  const fields = await readFormOrRefuse(request);
+  const { services, actor } = requireConsole(context, ROUTE, fields.intent ?? null);
+  const parsed = adminReturnActionSchema.safeParse(fields);
+  if (!parsed.success) {
+    const errors = fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE });
+    // A line's counts are named by their line, as the service names them.
+    const line = /^\d{1,3}$/.test(fields.line ?? "") ? fields.line : null;
+    for (const name of ["received", "damaged"])
+      if (errors[name] && line !== null) {
+        errors[`${name}-${line}`] = errors[name];
+        delete errors[name];
+      }
+    return data<ActionAnswer>({ errors }, { status: 400 });
+  }
+  const input = parsed.data;
+  const number = params.number.slice(0, 40);
+  try {
+    const current = await services.returns.getReturn(number);
+    if (!current) throw data(null, { status: 404 });
+    if (current.status !== input.seen)
+      return data<ActionAnswer>(
+        { errors: { form: "This return changed since the page was drawn. Reload the page and try again." } },
+        { status: 409 },
+      );
+    switch (input.intent) {
+      case "approve":
+        await services.returns.approve(actor, number);
+        break;
+      case "decline":
+        await services.returns.decline(actor, number, input.message);
+        break;
+      case "cancel":
+        await services.returns.cancel(actor, number);
+        break;
+      case "receive": {
+        const received = await services.returns.markReceived(actor, number, input.line, {
+          received: input.received,
+          damaged: input.damaged,
+        });
+        return {
+          done: `Marked received. ${received.restocked} put back in stock.`,
+        } satisfies ActionAnswer;
+      }
+      case "refund": {
+        const refund = await services.returns.refund(actor, number);
+        return {
+          done: `Refunded ${formatCents(refund.amountCents)}. The shopper is sent the refund e-mail.`,
+        } satisfies ActionAnswer;
+      }
+      case "replace": {
+        const made = await services.returns.replace(actor, number);
+        return {
+          done: `Replacement order ${made.orderNumber} made at $0.00${made.differenceCents > 0 ? `; ${formatCents(made.differenceCents)} refunded` : ""}.`,
+        } satisfies ActionAnswer;
+      }
+    }
+    return { done: DONE[input.intent] } satisfies ActionAnswer;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    if (error.code === "NOT_FOUND") throw data(null, { status: 404 });
+    const field = typeof error.details?.field === "string" ? error.details.field : "form";
+    return data<ActionAnswer>({ errors: { [field]: error.message } }, { status: error.status });
+  }
+}
+
+export default function AdminReturn({ loaderData, actionData }: Route.ComponentProps) {
+  const found = loaderData;
+  const busy = useNavigation().state === "submitting";
+  const answer = actionData as ActionAnswer | undefined;
+  const errors = answer?.errors;
+  const seen = <input type="hidden" name="seen" value={found.status.key} />;
+  return (
+    <main id="main" className="console-main">
+      <title>{`Return ${found.number} | Console`}</title>
+      <p className="console-breadcrumb">
+        <Link to="/admin/returns">Returns</Link>
+      </p>
+      <PageHeader title={`${found.kind} ${found.number}`} />
+      <p className="console-notice" role="status">
+        {answer?.done ?? ""}
+      </p>
+      <FieldError fieldId="return-form" message={errors?.form} role="alert" />
+      <dl className="console-facts">
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge status={found.status.key} label={found.status.label} />
+        </dd>
+        <dt>Order</dt>
+        <dd>
+          <Link to={`/admin/orders/${found.orderNumber}`}>{found.orderNumber}</Link>
+        </dd>
+        <dt>E-mail</dt>
+        <dd>{found.email}</dd>
+        <dt>Requested</dt>
+        <dd>{found.requestedAt}</dd>
+        {found.decision ? (
+          <>
+            <dt>Decided</dt>
+            <dd>{found.decision}</dd>
+          </>
+        ) : null}
+        <dt>Return fee</dt>
+        <dd>{found.fee}</dd>
+        <dt>Refund</dt>
+        <dd data-testid="return-figure">{found.refunded ?? found.figure}</dd>
+        {found.replacementOrderNumber ? (
+          <>
+            <dt>Replacement order</dt>
+            <dd>
+              <Link to={`/admin/orders/${found.replacementOrderNumber}`}>{found.replacementOrderNumber}</Link>
+            </dd>
+          </>
+        ) : null}
+      </dl>
+
+      <h2>Items</h2>
+      <table className="console-table" tabIndex={0}>
+        <thead>
+          <tr>
+            <th scope="col">Item</th>
+            <th scope="col" className="console-number">
+              Quantity
+            </th>
+            <th scope="col">Reason</th>
+            <th scope="col">Resolution</th>
+            <th scope="col">Received</th>
+          </tr>
+        </thead>
+        <tbody>
+          {found.lines.map((line) => {
+            const receivedId = `received-${line.index}`;
+            const damagedId = `damaged-${line.index}`;
+            return (
+              <tr key={line.index} data-testid="return-line">
+                <td>{line.title}</td>
+                <td className="console-number">{line.quantity}</td>
+                <td>{line.reason}</td>
+                <td>{line.resolution}</td>
+                <td>
+                  {line.received !== null ? (
+                    `${line.received} received, ${line.damaged ?? 0} damaged`
+                  ) : found.canReceive ? (
+                    <Form method="post" className="console-form console-form--inline">
+                      {seen}
+                      <input type="hidden" name="line" value={line.index} />
+                      <div className="console-field">
+                        <label htmlFor={receivedId}>Received</label>
+                        <input
+                          id={receivedId}
+                          name="received"
+                          inputMode="numeric"
+                          size={4}
+                          defaultValue={line.quantity}
+                          {...invalidFieldProps(receivedId, errors?.[receivedId])}
+                        />
+                        <FieldError fieldId={receivedId} message={errors?.[receivedId]} />
+                      </div>
+                      <div className="console-field">
+                        <label htmlFor={damagedId}>Damaged</label>
+                        <input
+                          id={damagedId}
+                          name="damaged"
+                          inputMode="numeric"
+                          size={4}
+                          defaultValue={0}
+                          {...invalidFieldProps(damagedId, errors?.[damagedId])}
+                        />
+                        <FieldError fieldId={damagedId} message={errors?.[damagedId]} />
+                      </div>
+                      <button
+                        type="submit"
+                        name="intent"
+                        value="receive"
+                        className="console-button"
+                        disabled={busy}
+                        aria-label={`Mark received: ${line.title}`}
+                      >
+                        Mark received
+                      </button>
+                    </Form>
+                  ) : (
+                    "–"
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+
+      <div className="console-actions">
+        {found.canApprove ? (
+          <Form method="post">
+            {seen}
+            <button type="submit" name="intent" value="approve" className="console-button" disabled={busy}>
+              Approve
+            </button>
+          </Form>
+        ) : null}
+        {found.canRefund ? (
+          <Form method="post">
+            {seen}
+            <button type="submit" name="intent" value="refund" className="console-button" disabled={busy}>
+              {`Refund ${found.refund}`}
+            </button>
+          </Form>
+        ) : null}
+        {found.canReplace ? (
+          <Form method="post">
+            {seen}
+            <button type="submit" name="intent" value="replace" className="console-button" disabled={busy}>
+              Replace
+            </button>
+          </Form>
+        ) : null}
+        {found.canCancel ? (
+          <Form method="post">
+            {seen}
+            <button
+              type="submit"
+              name="intent"
+              value="cancel"
+              className="console-button console-button--danger"
+              disabled={busy}
+            >
+              Cancel the return
+            </button>
+          </Form>
+        ) : null}
+      </div>
+      {found.canDecline ? (
+        <Form method="post" className="console-form">
+          {seen}
+          <div className="console-field">
+            <label htmlFor="message">Message to the shopper</label>
+            <textarea
+              id="message"
+              name="message"
+              rows={3}
+              maxLength={2000}
+              {...invalidFieldProps("message", errors?.message, "message-hint")}
+            />
+            <p id="message-hint" className="console-hint">
+              Sent with the decline: say why.
+            </p>
+            <FieldError fieldId="message" message={errors?.message} />
+          </div>
+          <button type="submit" name="intent" value="decline" className="console-button" disabled={busy}>
+            Decline
+          </button>
+        </Form>
+      ) : null}
+    </main>
+  );
+}
