@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { DB, Writer } from "#server/db/client";
 import type { WithdrawnLine } from "#server/db/schema";
 import type { EmailOutbox } from "#server/email/email-outbox";
@@ -218,56 +217,18 @@ export function createWithdrawalService(db: DB, options: WithdrawalServiceOption
       return rows.map(toRecorded);
     },
 
-    /**
-     * The console's list, newest first, each with its order and whether its money has been given back since (a
-     * refund recorded after it was received, or the order refunded in full).
-     */
-    async listForConsole(limit = 100) {
-      const rows = await db
-        .selectFrom("withdrawals")
-        .innerJoin("orders", "orders.id", "withdrawals.order_id")
-        .select([
-          "withdrawals.id",
-          "withdrawals.lines",
-          "withdrawals.is_full",
-          "withdrawals.name",
-          "withdrawals.email",
-          "withdrawals.received_at",
-          "withdrawals.return_id",
-          "orders.number",
-          sql<boolean>`${isRefunded}`.as("is_refunded"),
-        ])
-        .orderBy("withdrawals.received_at", "desc")
-        .limit(limit)
-        .execute();
-      return rows.map((row) => ({
-        id: row.id,
-        orderNumber: row.number,
-        lines: row.lines,
-        isFull: row.is_full,
-        name: row.name,
-        email: row.email,
-        receivedAt: row.received_at,
-        returnId: row.return_id,
-        isRefunded: row.is_refunded,
-      }));
-    },
-
-    /** Withdrawals whose money has not been given back yet: the console's "Needs attention". */
-    async countAwaitingRefund(): Promise<number> {
+    /** The withdrawal that opened a return (the console's page of that return): when, by whom, and how much. */
+    async forReturn(returnNumber: string) {
       const row = await db
         .selectFrom("withdrawals")
-        .innerJoin("orders", "orders.id", "withdrawals.order_id")
-        .select((eb) => eb.fn.countAll<string>().as("count"))
-        .where(sql<boolean>`not ${isRefunded}`)
-        .executeTakeFirstOrThrow();
-      return Number(row.count);
+        .innerJoin("returns", "returns.id", "withdrawals.return_id")
+        .select(["withdrawals.received_at", "withdrawals.name", "withdrawals.email", "withdrawals.is_full"])
+        .where("returns.number", "=", returnNumber.toUpperCase())
+        .executeTakeFirst();
+      return row ? { receivedAt: row.received_at, name: row.name, email: row.email, isFull: row.is_full } : null;
     },
   };
 }
-
-/** A withdrawal's money is back: the order refunded in full, or a refund recorded since it was received. */
-const isRefunded = sql<boolean>`(orders.payment_status = 'refunded' or exists (select 1 from order_refunds where order_refunds.order_id = withdrawals.order_id and order_refunds.created_at >= withdrawals.received_at))`;
 
 async function findByKey(trx: Writer, key: string) {
   return trx.selectFrom("withdrawals").selectAll().where("idempotency_key", "=", key).executeTakeFirst();

@@ -10,13 +10,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create table withdrawals (
       id uuid primary key default gen_random_uuid(),
-      order_id text not null references orders (id),
+      order_id text not null references orders (id) on delete cascade,
       idempotency_key text not null unique,
       lines jsonb not null,
       is_full boolean not null,
       name text not null,
       email text not null,
-      return_id text,
+      return_id uuid references returns (id) on delete set null,
       received_at timestamptz not null default now()
     )`.execute(db);
   await sql`create index withdrawals_by_order on withdrawals (order_id)`.execute(db);
