@@ -58,7 +58,7 @@ test.describe("withdrawing from a contract", () => {
     await page.getByLabel("Address line 1").fill("Hauptstraße 1");
     await page.getByLabel("City").fill("Berlin");
     await page.getByLabel("Country").selectOption("DE");
-    await page.getByLabel("Postal code").fill("10115");
+    await page.getByLabel("Postal code", { exact: true }).fill("10115");
     await page.getByLabel("E-mail for your receipt").fill(email);
     await page.getByRole("button", { name: "Deliver to this address" }).click();
     await expect(page.getByTestId("delivery-address")).toContainText("Berlin");
