@@ -54,3 +54,6 @@ export const RETURN_ATTENTION_DAYS = 3;
 
 /** The query parameter (and form field) the guest's signed order link carries its signature in. */
 export const ORDER_ACCESS_PARAM = "access";
+
+/** SF-2611-8K3Q-R1: a return's number, its order's and its place among the order's returns. */
+export const RETURN_NUMBER_PATTERN = /^SF-\d{4}-[2-9A-HJKMNP-Z]{4}-R\d{1,4}$/;

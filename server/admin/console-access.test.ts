@@ -265,6 +265,7 @@ describeEachDatabase("console access by role", (getDatabase) => {
     expect(await navOf(browsers.get("Owner")!, "/admin")).toEqual([
       "Dashboard",
       "Orders",
+      "Returns",
       "Products",
       "Reviews",
       "Departments",
@@ -283,7 +284,7 @@ describeEachDatabase("console access by role", (getDatabase) => {
       "Promotions",
       "Basket reminders",
     ]);
-    expect(await navOf(browsers.get("Staff (orders)")!, "/admin/orders")).toEqual(["Orders"]);
+    expect(await navOf(browsers.get("Staff (orders)")!, "/admin/orders")).toEqual(["Orders", "Returns"]);
     expect(await navOf(browsers.get("Staff (products)")!, "/admin/products")).toEqual(["Products", "Departments"]);
     expect(await navOf(browsers.get("Staff (reports)")!, "/admin")).toEqual(["Dashboard", "Outbox", "Audit log"]);
     // A page draws only the buttons the role may press: no CSV export without Reports and exports.

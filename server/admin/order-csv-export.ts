@@ -26,6 +26,7 @@ export const ORDER_EXPORT_COLUMNS = [
   "Lineitem name",
   "Lineitem price",
   "Lineitem sku",
+  "Lineitem returned quantity",
   "Shipping Name",
   "Shipping Address1",
   "Shipping City",
@@ -83,6 +84,23 @@ export async function* orderCsvRows(db: DB, filter: AdminOrderFilter): AsyncGene
     if (after) page = page.where(sql<boolean>`(paid_at, id) < (${after.paidAt}::timestamptz, ${after.id})`);
     const orders = await page.execute();
     if (orders.length === 0) return;
+    // Units of each line received back by returns (what the shop has in hand again), by order and line.
+    const returned = await db
+      .selectFrom("return_lines")
+      .innerJoin("returns", "returns.id", "return_lines.return_id")
+      .select([
+        "returns.order_id",
+        "return_lines.line_index",
+        sql<number>`sum(return_lines.received_quantity)::int`.as("units"),
+      ])
+      .where(
+        "returns.order_id",
+        "in",
+        orders.map((order) => order.id),
+      )
+      .where("return_lines.received_quantity", "is not", null)
+      .groupBy(["returns.order_id", "return_lines.line_index"])
+      .execute();
     for (const order of orders) {
       const pricing = order.pricing;
       const address = order.delivery_address;
@@ -112,6 +130,9 @@ export async function* orderCsvRows(db: DB, filter: AdminOrderFilter): AsyncGene
           "Lineitem name": optionValues.length > 0 ? `${item.title} - ${optionValues.join(" / ")}` : item.title,
           "Lineitem price": csvMoney(item.priceCents),
           "Lineitem sku": item.sku ?? "",
+          "Lineitem returned quantity": String(
+            returned.find((row) => row.order_id === order.id && row.line_index === index)?.units ?? 0,
+          ),
           "Shipping Name": orderCell(address?.name ?? ""),
           "Shipping Address1": orderCell(address?.line1 ?? ""),
           "Shipping City": orderCell(address?.city ?? ""),

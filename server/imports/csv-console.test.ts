@@ -236,9 +236,9 @@ describeEachDatabase("the console's CSV import and exports", (getDatabase) => {
     );
     const lines = (await response.text()).trim().split("\n");
     expect(lines).toEqual([
-      "Name,Email,Financial Status,Fulfillment Status,Paid at,Subtotal,Shipping,Taxes,Total,Discount Code,Discount Amount,Refunded Amount,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Province,Shipping Country",
-      `SF-2611-CSV2,buyer@console.test,paid,fulfilled,2026-11-20 10:00:00 +0000,38.92,0.00,0.00,38.92,SPRING,3.00,0.00,2,"'=HYPERLINK(""http://x"")",11.96,BOOK-1,Ada Lovelace,1 Main Street,Los Angeles,90001,CA,US`,
-      "SF-2611-CSV2,buyer@console.test,,,,,,,,,,,1,Console Tee - M,18.00,CT-M-RED,,,,,,",
+      "Name,Email,Financial Status,Fulfillment Status,Paid at,Subtotal,Shipping,Taxes,Total,Discount Code,Discount Amount,Refunded Amount,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem returned quantity,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Province,Shipping Country",
+      `SF-2611-CSV2,buyer@console.test,paid,fulfilled,2026-11-20 10:00:00 +0000,38.92,0.00,0.00,38.92,SPRING,3.00,0.00,2,"'=HYPERLINK(""http://x"")",11.96,BOOK-1,0,Ada Lovelace,1 Main Street,Los Angeles,90001,CA,US`,
+      "SF-2611-CSV2,buyer@console.test,,,,,,,,,,,1,Console Tee - M,18.00,CT-M-RED,0,,,,,,",
     ]);
     // The page's own filter leads to the same download.
     const ordersPage = await (

@@ -29,7 +29,9 @@ export function createReturnQueries(db: DB) {
 
   return {
     /** Every return, Requested first, then by status and newest first; a kind narrows it (withdrawals apart). */
-    async listReturns(filter: { status?: ReturnStatus; kind?: ReturnKind } = {}): Promise<AdminReturnRow[]> {
+    async listReturns(
+      filter: { status?: ReturnStatus; kind?: ReturnKind; needsAttention?: boolean } = {},
+    ): Promise<AdminReturnRow[]> {
       let query = db
         .selectFrom("returns")
         .innerJoin("orders", "orders.id", "returns.order_id")
@@ -55,6 +57,10 @@ export function createReturnQueries(db: DB) {
         .limit(ADMIN_RETURNS_PAGE_SIZE);
       if (filter.status) query = query.where("returns.status", "=", filter.status);
       if (filter.kind) query = query.where("returns.kind", "=", filter.kind);
+      if (filter.needsAttention)
+        query = query
+          .where("returns.status", "in", WAITING)
+          .where(sql<boolean>`coalesce(returns.decided_at, returns.created_at) < ${attentionCutoff}`);
       const rows = await query.execute();
       return rows.map((row) => ({
         number: row.number,
@@ -175,7 +181,9 @@ export function createReturnQueries(db: DB) {
      * The dashboard's returns by reason between two instants: units asked to be returned (returns not declined nor
      * cancelled), and what their refunds gave back, per reason (a return's refund shared by its lines' units).
      */
-    async returnsByReason(start: Date, end: Date) {
+    async returnsByReason(days: { from: string; to: string; timeZone: string }) {
+      const start = sql<Date>`(${days.from}::date)::timestamp at time zone ${days.timeZone}`;
+      const end = sql<Date>`(${days.to}::date + 1)::timestamp at time zone ${days.timeZone}`;
       const rows = await db
         .selectFrom("return_lines")
         .innerJoin("returns", "returns.id", "return_lines.return_id")

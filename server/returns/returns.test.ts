@@ -187,6 +187,90 @@ describeEachDatabase("returns", (getDatabase) => {
     expect((await returns.shopperReturns(orderId)).lines[0]!.returnable).toBe(2);
   });
 
+  it("replaces a unit with another option of the same product by a $0.00 order linked to the return", async () => {
+    const ECHO = "23445930"; // $98.99
+    const variant = (key: string, priceCents: number | null) => ({
+      key,
+      optionValues: [key],
+      sku: null,
+      priceCents,
+      compareAtCents: null,
+      tracksStock: true,
+      continueSelling: false,
+      onHand: 3,
+      weightGrams: 0,
+      removePicture: false,
+    });
+    const ids = await db()
+      .transaction()
+      .execute((trx) =>
+        shop.services.catalogue.saveOptionsAndVariants(trx, ECHO, 9899, {
+          options: [{ name: "Colour", values: ["Black", "White", "Gold"] }],
+          variants: [variant("Black", null), variant("White", 8999), variant("Gold", 12999)],
+        }),
+      );
+    for (const id of ids.values()) await setStock(shop, db(), id, 3);
+    const black = ids.get("Black")!;
+    const white = ids.get("White")!;
+    const browser = createHttpBrowser(origin);
+    expect((await browser.postJson("/basket/add", { productId: ECHO, variantId: black })).status).toBe(201);
+    await addDeliveryAddress(browser);
+    const created = await browser.send("/payments/create?total=9899", { method: "POST" });
+    expect(created.status).toBe(201);
+    const { clientSecret } = (await created.json()) as { clientSecret: string };
+    const confirmed = await confirmCard(origin, clientSecret, shop.processorKeys!.publishableKey, "4242424242424242");
+    const orderId = confirmed.body.id ?? "";
+    expect((await browser.postJson("/orders/record", { paymentIntentId: orderId })).status).toBeLessThan(300);
+    await ship(shop, orderId);
+
+    const { returns } = shop.services;
+    // Another option in stock at the same price or lower: White, not Gold.
+    expect((await returns.shopperReturns(orderId)).lines[0]!.replacements).toEqual([
+      { variantId: white, label: "Colour: White", priceCents: 8999 },
+    ]);
+    const line = {
+      index: 0,
+      quantity: 1,
+      reason: "wrong_item" as const,
+      resolution: "replace" as const,
+      replacementVariantId: white,
+    };
+    // The difference is refunded: $98.99 paid, $89.99 sent instead: $9.00.
+    expect(await returns.quoteReturnRequest(orderId, [line])).toBe(900);
+    await expect(
+      returns.requestReturn(orderId, [{ ...line, replacementVariantId: ids.get("Gold")! }], newKey()),
+    ).rejects.toMatchObject({ message: expect.stringMatching(/^Choose the option to replace Amazon Echo/) });
+    const opened = await returns.requestReturn(orderId, [line], newKey());
+    await returns.approve(OPERATOR, opened.number);
+    await returns.markReceived(OPERATOR, opened.number, 0, { received: 1, damaged: 1 });
+    expect(await onHand(db(), black)).toBe(2);
+    const made = await returns.replace(OPERATOR, opened.number);
+    expect(made.differenceCents).toBe(900);
+    expect(await returns.replace(OPERATOR, opened.number).catch((error: Error) => error.message)).toBe(
+      `Return ${opened.number} is refunded, so it cannot be replaced.`,
+    );
+    const replacement = await db()
+      .selectFrom("orders")
+      .select(["amount_cents", "processor", "items", "fulfilment_status", "replaces_return_id", "contact_email"])
+      .where("number", "=", made.orderNumber)
+      .executeTakeFirstOrThrow();
+    expect(replacement).toMatchObject({
+      amount_cents: 0,
+      processor: "none",
+      fulfilment_status: "unfulfilled",
+      items: [expect.objectContaining({ variantId: white, quantity: 1, priceCents: 0 })],
+    });
+    expect(await onHand(db(), white)).toBe(2);
+    const detail = await returns.getReturn(opened.number);
+    expect(detail).toMatchObject({ status: "refunded", replacementOrderNumber: made.orderNumber });
+    const paid = await db()
+      .selectFrom("orders")
+      .select("refunded_cents")
+      .where("id", "=", orderId)
+      .executeTakeFirstOrThrow();
+    expect(paid.refunded_cents).toBe(900);
+  });
+
   it("a guest reaches the order by its signed link, or by its number and e-mail", async () => {
     await setStock(shop, db(), BOOK, 1);
     const orderId = await buy(origin, shop.processorKeys!.publishableKey, 1);

@@ -143,14 +143,14 @@ test("the operator exports the orders of a search as CSV, and the file holds tha
     .trimEnd()
     .split("\n");
   expect(lines[0]).toBe(
-    "Name,Email,Financial Status,Fulfillment Status,Paid at,Subtotal,Shipping,Taxes,Total,Discount Code,Discount Amount,Refunded Amount,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Province,Shipping Country",
+    "Name,Email,Financial Status,Fulfillment Status,Paid at,Subtotal,Shipping,Taxes,Total,Discount Code,Discount Amount,Refunded Amount,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem returned quantity,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Province,Shipping Country",
   );
   expect(lines).toHaveLength(2);
   // (Shipping and tax are whatever the shop's zones and rates make them; the items are the story's.)
   const money = "\\d+\\.\\d{2}";
   expect(lines[1]).toMatch(
     new RegExp(
-      `^${number},${email.replaceAll(".", "\\.")},paid,unfulfilled,\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\+0000,15\\.00,${money},${money},${money},,0\\.00,0\\.00,2,Story Mug ${run},7\\.50,MUG-${run},Ada Lovelace,1 Main Street,Los Angeles,90001,CA,US$`,
+      `^${number},${email.replaceAll(".", "\\.")},paid,unfulfilled,\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\+0000,15\\.00,${money},${money},${money},,0\\.00,0\\.00,2,Story Mug ${run},7\\.50,MUG-${run},0,Ada Lovelace,1 Main Street,Los Angeles,90001,CA,US$`,
     ),
   );
 });

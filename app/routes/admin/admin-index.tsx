@@ -9,6 +9,7 @@ import { FieldError, invalidFieldProps } from "#app/components/form/field-error"
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
 import { NetSalesChart } from "#app/features/admin/net-sales-chart";
 import { requireConsole } from "./require-operator";
+import { returnReasonLabel } from "#shared/returns";
 
 /** "12,345": a count with thousands separators (no Intl: the same on the server and in the browser). */
 function formatCount(count: number): string {
@@ -28,6 +29,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const period: DashboardPeriod = parsed.success ? parsed.data : { period: "today" };
   const dashboard = await services.salesDashboard.getDashboard(period);
   const { figures, counts } = dashboard;
+  const [byReason, waitingReturns] = await Promise.all([
+    services.returns.returnsByReason({ from: dashboard.from, to: dashboard.to, timeZone: dashboard.timeZone }),
+    services.returns.countReturnsNeedingAttention(),
+  ]);
   const mode = dashboard.isTest ? "test" : "live";
   return {
     period: period.period,
@@ -77,13 +82,37 @@ export async function loader({ context, request }: Route.LoaderArgs) {
         href: `/admin/orders?show=attention&mode=${mode}`,
       },
       { label: "Low stock", count: formatCount(counts.lowStock), href: "/admin/products?stock=low" },
+      {
+        label: "Returns waiting over 3 days",
+        count: formatCount(waitingReturns.returns + waitingReturns.withdrawals),
+        href: `/admin/orders?show=attention&mode=${mode}`,
+      },
     ],
+    returnsByReason: byReason.map((row) => ({
+      reason: returnReasonLabel(row.reason),
+      returns: formatCount(row.returns),
+      units: formatCount(row.units),
+      refunded: formatCents(row.refundCents),
+    })),
   };
 }
 
 export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
-  const { period, errors, typed, heading, dates, timeZone, isTest, figures, recovery, days, topProducts, counts } =
-    loaderData;
+  const {
+    period,
+    errors,
+    typed,
+    heading,
+    dates,
+    timeZone,
+    isTest,
+    figures,
+    recovery,
+    days,
+    topProducts,
+    counts,
+    returnsByReason,
+  } = loaderData;
   return (
     <main id="main" className="console-main">
       <title>Dashboard | Console</title>
@@ -184,6 +213,36 @@ export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
               <tr key={day.date}>
                 <th scope="row">{day.date}</th>
                 <td>{day.net}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section aria-labelledby="returns-heading">
+        <h2 id="returns-heading">Returns by reason</h2>
+        <table className="console-table" tabIndex={0} aria-labelledby="returns-heading">
+          <thead>
+            <tr>
+              <th scope="col">Reason</th>
+              <th scope="col" className="console-number">
+                Returns
+              </th>
+              <th scope="col" className="console-number">
+                Items
+              </th>
+              <th scope="col" className="console-number">
+                Refunded
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {returnsByReason.map((row) => (
+              <tr key={row.reason} data-testid="returns-by-reason">
+                <th scope="row">{row.reason}</th>
+                <td className="console-number">{row.returns}</td>
+                <td className="console-number">{row.units}</td>
+                <td className="console-number">{row.refunded}</td>
               </tr>
             ))}
           </tbody>

@@ -16,6 +16,8 @@ import { CONSOLE_SUMMARY_TITLE } from "#app/features/admin/console-field";
 import { readFormOrRefuse } from "#app/form-request";
 import { formatConsoleTime, requireConsole } from "./require-operator";
 import { mayUse } from "#shared/console-access";
+import { RETURN_STATUS_LABELS } from "#shared/returns";
+import { WaitingReturns } from "#app/features/admin/waiting-returns";
 
 /** Payments held for review shown at once under "Needs attention" (they are few: each is a mistake to put right). */
 const HELD_PAYMENTS_SHOWN = 50;
@@ -27,7 +29,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const params = adminOrderListSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
   const isNeedsAttention = params.show === "attention";
   const livemode = params.mode === undefined ? undefined : params.mode === "live";
-  const [{ orders, next }, held] = await Promise.all([
+  const [{ orders, next }, held, waitingReturns] = await Promise.all([
     services.adminOrders.listOrders({
       status: isNeedsAttention ? undefined : params.status,
       needsAttention: isNeedsAttention,
@@ -40,6 +42,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     isNeedsAttention && !params.after
       ? services.checkout.listHeldPayments(livemode ?? null, HELD_PAYMENTS_SHOWN)
       : null,
+    isNeedsAttention && !params.after ? services.returns.listReturns({ needsAttention: true }) : [],
   ]);
   return {
     heldPayments: (held?.payments ?? []).map((payment) => ({
@@ -51,6 +54,14 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       isTest: payment.isTest,
     })),
     heldCount: held?.count ?? 0,
+    // Returns and withdrawals waiting on the shop (a decision or the parcel) for more than 3 days, apart.
+    waitingReturns: waitingReturns.map((row) => ({
+      number: row.number,
+      kind: row.kind,
+      status: RETURN_STATUS_LABELS[row.status],
+      requestedAt: formatConsoleTime(row.createdAt, timeZone),
+      email: row.contactEmail ?? "–",
+    })),
     // The buttons drawn for this role (the routes ask again).
     mayRefund: mayUse(access, "routes/admin/orders", "refund-held-payment"),
     mayExport: mayUse(access, "routes/admin/orders-export"),
@@ -313,6 +324,11 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
           {heldCount > heldPayments.length ? (
             <p className="console-count">{`The newest ${heldPayments.length} of ${heldCount}.`}</p>
           ) : null}
+          <WaitingReturns rows={loaderData.waitingReturns.filter((row) => row.kind === "return")} kind="return" />
+          <WaitingReturns
+            rows={loaderData.waitingReturns.filter((row) => row.kind === "withdrawal")}
+            kind="withdrawal"
+          />
           <h2>Orders</h2>
         </section>
       ) : null}

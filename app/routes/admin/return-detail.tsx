@@ -10,6 +10,7 @@ import {
   RETURN_STATUS_LABELS,
   returnAllows,
   returnReasonLabel,
+  RETURN_NUMBER_PATTERN,
   type ReturnStatus,
 } from "#shared/returns";
 import { readFormOrRefuse } from "#app/form-request";
@@ -19,11 +20,18 @@ import { formatConsoleTime, requireConsole } from "./require-operator";
 
 const ROUTE = "routes/admin/return-detail";
 
+/** The return's number from the address; anything no return could have is the 404 page, before any query. */
+function returnNumberOf(param: string | undefined): string {
+  const number = (param ?? "").slice(0, 40).toUpperCase();
+  if (!RETURN_NUMBER_PATTERN.test(number)) throw data(null, { status: 404 });
+  return number;
+}
+
 export async function loader({ context, params }: Route.LoaderArgs) {
   const { services, access } = requireConsole(context, ROUTE);
   const may = (intent: string) => mayUse(access, ROUTE, intent);
   const timeZone = await services.settings.timeZone();
-  const found = await services.returns.getReturn(params.number.slice(0, 40));
+  const found = await services.returns.getReturn(returnNumberOf(params.number));
   if (!found) throw data(null, { status: 404 });
   const status: ReturnStatus = found.status;
   const withdrawal = found.kind === "withdrawal" ? await services.withdrawals.forReturn(found.number) : null;
@@ -97,7 +105,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
     return data<ActionAnswer>({ errors }, { status: 400 });
   }
   const input = parsed.data;
-  const number = params.number.slice(0, 40);
+  const number = returnNumberOf(params.number);
   try {
     const current = await services.returns.getReturn(number);
     if (!current) throw data(null, { status: 404 });
