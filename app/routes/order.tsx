@@ -1,5 +1,5 @@
 import { breakdownLines } from "#shared/pricing";
-import { data, Link } from "react-router";
+import { data, Link, type ShouldRevalidateFunctionArgs } from "react-router";
 import type { Route } from "./+types/order";
 import { requestContext, type RequestContext } from "#app/context";
 import { readFormOrRefuse } from "#app/form-request";
@@ -81,6 +81,12 @@ async function findOrder(
   if (owned) return { order: owned, byLink: false };
   const linked = access ? await services.orders.getOrderByAccess(key, access) : null;
   return { order: linked, byLink: linked !== null };
+}
+
+/** Asking for the figure changes nothing: the page's data is not read again for it. */
+export function shouldRevalidate({ formData, defaultShouldRevalidate }: ShouldRevalidateFunctionArgs) {
+  if (formData?.get("intent") === "quote") return false;
+  return defaultShouldRevalidate;
 }
 
 /** "Show refund" (the figure without JavaScript) and "Request return". */
@@ -301,7 +307,6 @@ export default function Order({ loaderData, actionData }: Route.ComponentProps) 
         <section className="order-page__section" aria-labelledby="order-return-heading">
           <h2 id="order-return-heading">Return or replace items</h2>
           <ReturnForm
-            key={returnKey}
             lines={returns.lines}
             feeCents={returns.feeCents}
             formKey={returnKey}

@@ -89,6 +89,8 @@ export function createReturnsService(deps: ReturnsDependencies) {
     action: "approve" | "decline" | "cancel",
     message: string | null,
   ): Promise<void> {
+    // Read before the transaction: on PGlite's one connection, a read beside an open transaction waits for it.
+    const policy = await settings.returnPolicy();
     await db.transaction().execute(async (trx) => {
       const row = await lockReturn(trx, number, action);
       const status: ReturnStatus = action === "approve" ? "approved" : action === "decline" ? "declined" : "cancelled";
@@ -112,7 +114,6 @@ export function createReturnsService(deps: ReturnsDependencies) {
           replacementVariantId: line.replacement_variant_id,
         }));
         const described = await describeReturnLines(trx, order.items, lines);
-        const policy = await settings.returnPolicy();
         await email.enqueueOrderEmail(trx, {
           orderId: order.id,
           kind: action === "approve" ? "return-approved" : "return-declined",

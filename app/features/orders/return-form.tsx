@@ -1,4 +1,4 @@
-import { useRef } from "react";
+import { useRef, useState } from "react";
 import { Form, useFetcher } from "react-router";
 import { FieldError, invalidFieldProps, type FormErrors } from "#app/components/form/field-error";
 import { ErrorSummary } from "#app/components/form/error-summary";
@@ -41,6 +41,8 @@ export function ReturnForm({
   answer: ReturnFormAnswer | undefined;
 }) {
   const quoter = useFetcher<ReturnFormAnswer>();
+  // The key the form was first drawn with, kept while its figure is asked for (each answer draws the page again).
+  const [requestKey] = useState(formKey);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = answer?.errors;
   const values = answer?.values ?? {};
@@ -71,7 +73,7 @@ export function ReturnForm({
       <p id="return-form-hint" className="return-form__hint">
         {feeCents > 0 ? `A return fee of ${formatCents(feeCents)} is kept from the refund.` : "Returns are free."}
       </p>
-      <input type="hidden" name="key" value={formKey} />
+      <input type="hidden" name="key" value={requestKey} />
       {access ? <input type="hidden" name={ORDER_ACCESS_PARAM} value={access} /> : null}
       {lines
         .filter((line) => line.returnable > 0)
