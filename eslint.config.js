@@ -47,6 +47,7 @@ export const SERVER_LAYERS = [
   "imports",
   "sales",
   "admin",
+  "withdrawals",
   "returns",
   "refunds",
   "recovery",

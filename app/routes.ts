@@ -9,6 +9,7 @@ export default [
     route("payment/return", "routes/payment-return.tsx"),
     route("orders", "routes/orders.tsx"),
     route("orders/:number", "routes/order.tsx"),
+    route("orders/:number/withdraw", "routes/order-withdrawal.tsx"),
     route("products/:slug", "routes/product.tsx"),
     route("search", "routes/search.tsx"),
     route("departments", "routes/departments.tsx"),

@@ -123,6 +123,11 @@ const configSchema = z
     TEST_ONLY_RECOVERY_SECONDS: z.coerce.number().int().min(1).max(3600).optional(),
     /** Days after an order is marked shipped that the shopper is asked "How was your {product}?" (once per order). */
     REVIEW_REQUEST_DAYS: z.coerce.number().int().min(0).max(365).default(7),
+    /**
+     * Days an order takes to arrive after it is marked shipped: an EU or EEA shopper may withdraw until 14 days after
+     * that ("Withdraw from contract here"). Generous rather than short: the law counts from receipt.
+     */
+    DELIVERY_DAYS: z.coerce.number().int().min(0).max(90).default(7),
     /** The shop's time zone (an IANA name) until the console's Settings save one: the sales dashboard's days start at its midnight. */
     SHOP_TIME_ZONE: z
       .string()

@@ -75,6 +75,7 @@ export async function startServer({ clientBuildDir, devMiddleware }: StartOption
       recordsPerIp: config.PAYMENT_ATTEMPTS_PER_IP,
     },
     reviewRequestDays: config.REVIEW_REQUEST_DAYS,
+    deliveryDays: config.DELIVERY_DAYS,
     recoveryHours: config.RECOVERY_HOURS,
     testOnlyRecoverySeconds: config.TEST_ONLY_RECOVERY_SECONDS,
     smtp: config.SMTP_URL && config.MAIL_FROM ? { url: config.SMTP_URL, from: config.MAIL_FROM } : undefined,

@@ -47,6 +47,8 @@ import { createPictureFetcher } from "./imports/picture-fetcher";
 import { createProductCsvImport } from "./imports/product-csv-import";
 import { createCsvExports } from "./imports/csv-exports";
 import { createShopSettingsService } from "./settings/shop-settings-service";
+import { createWithdrawalService } from "./withdrawals/withdrawal-service";
+import { openReturn } from "./returns/open-return";
 
 /**
  * Everything a request handler may use, built once per process from one database handle.
@@ -65,6 +67,8 @@ export interface ServiceOptions {
   paymentLimits?: PaymentLimits;
   /** REVIEW_REQUEST_DAYS: days after shipping that the review request is sent (default 7). */
   reviewRequestDays?: number;
+  /** DELIVERY_DAYS: days an order takes to arrive after shipping; the EU withdrawal period ends 14 days after (7). */
+  deliveryDays?: number;
   /** How long a payment holds the basket's tracked stock (RESERVATION_MINUTES; 15). */
   reservationMinutes?: number;
   /** Units one session may hold of a variant, and one client address in all (HOLD_UNITS_PER_SESSION, HOLD_UNITS_PER_ADDRESS). */
@@ -234,6 +238,25 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     emailPreferences,
     reviewRequests,
     stockAlerts,
+    // "Withdraw from contract here" (EU and EEA orders): its acknowledgement through the outbox, its return.
+    withdrawals: createWithdrawalService(db, {
+      email,
+      timeZone: () => settings.timeZone(),
+      deliveryDays: options.deliveryDays,
+      // A withdrawal's return: no reason, no fee, refunded; with the delivery charge when every unit is withdrawn.
+      openReturn: async (trx, request) =>
+        (
+          await openReturn(trx, email, {
+            orderId: request.orderId,
+            kind: "withdrawal",
+            lines: request.lines.map((line) => ({ ...line, reason: null, resolution: "refund" })),
+            requestedBy: "shopper",
+            requestKey: `withdrawal:${request.withdrawalId}`,
+            returnFeeCents: 0,
+            includeShipping: request.includeShipping,
+          })
+        ).returnId,
+    }),
     // Basket reminders: consent where it is asked, the sweep and its link back, the console's settings and figures.
     reminderConsent: createReminderConsent(db, { accounts, preferences: emailPreferences }),
     basketReminders,

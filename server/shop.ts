@@ -59,6 +59,8 @@ export interface ShopOptions {
   paymentLimits?: PaymentLimits;
   /** REVIEW_REQUEST_DAYS: days after an order is marked shipped that its review request is e-mailed. */
   reviewRequestDays?: number;
+  /** DELIVERY_DAYS: days an order takes to arrive after shipping; the EU withdrawal period ends 14 days after that. */
+  deliveryDays?: number;
   /** How long a payment holds the basket's tracked stock (RESERVATION_MINUTES; 15). */
   reservationMinutes?: number;
   /** Units one session may hold of a variant, one client address in all (HOLD_UNITS_PER_SESSION 10, HOLD_UNITS_PER_ADDRESS 50). */
@@ -137,6 +139,7 @@ export async function createShop(options: ShopOptions) {
     publicOrigin,
     paymentLimits: options.paymentLimits,
     reviewRequestDays: options.reviewRequestDays,
+    deliveryDays: options.deliveryDays,
     reservationMinutes: options.reservationMinutes,
     holdLimits: options.holdLimits,
     allowLoopbackPictures: options.allowLoopbackPictures,

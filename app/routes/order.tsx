@@ -1,5 +1,5 @@
 import { breakdownLines } from "#shared/pricing";
-import { data, type ShouldRevalidateFunctionArgs } from "react-router";
+import { data, Link, type ShouldRevalidateFunctionArgs } from "react-router";
 import type { Route } from "./+types/order";
 import { requestContext, type RequestContext } from "#app/context";
 import { readFormOrRefuse } from "#app/form-request";
@@ -38,6 +38,10 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
   const returns = await services.returns.shopperReturns(order.id);
   // The processor's intent id stays on the server: the shopper's page knows the order by its number.
   const at = (iso: string) => formatShopTime(new Date(iso), timeZone);
+  const [withdrawalOffer, withdrawals] = await Promise.all([
+    services.withdrawals.offer(order.id),
+    services.withdrawals.listForOrder(order.id),
+  ]);
   return {
     order: {
       ...order,
@@ -46,6 +50,18 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
       history: order.history.map((entry) => ({ ...entry, atText: at(entry.at) })),
     },
     canReview: shopper.user !== null && isReviewableOrderStatus(order.status),
+    // "Withdraw from contract here" keeps the guest's signed link the page was opened with.
+    withdrawPath: withdrawalOffer
+      ? `/orders/${encodeURIComponent(order.number)}/withdraw${byLink && access ? `?${ORDER_ACCESS_PARAM}=${encodeURIComponent(access)}` : ""}`
+      : null,
+    // Just withdrawn (the withdrawal page's answer): the page says it was received, and when.
+    withdrawnNow: new URL(request.url).searchParams.get("withdrawn")?.slice(0, 40) ?? null,
+    withdrawals: withdrawals.map((withdrawal) => ({
+      id: withdrawal.id,
+      at: withdrawal.receivedAt.toISOString(),
+      atText: formatShopTime(withdrawal.receivedAt, timeZone),
+      lines: withdrawal.lines,
+    })),
     returns,
     // The signed link's signature, carried by the return form, when the page was opened by it.
     access: byLink ? access : null,
@@ -113,7 +129,8 @@ function describe(entry: OrderHistoryEntry): string {
 
 export default function Order({ loaderData, actionData }: Route.ComponentProps) {
   const shopName = useShopName();
-  const { order, canReview, returns, access, returnKey } = loaderData;
+  const { order, canReview, returns, access, returnKey, withdrawPath, withdrawals } = loaderData;
+  const justWithdrawn = withdrawals.find((withdrawal) => withdrawal.id === loaderData.withdrawnNow);
   const answer = actionData as ReturnFormAnswer | undefined;
   return (
     <main id="main" className="order-page">
@@ -126,6 +143,12 @@ export default function Order({ loaderData, actionData }: Route.ComponentProps) 
         <h1 className="order-page__title">{`Order ${order.number}`}</h1>
         <PrintButton />
       </div>
+      {justWithdrawn ? (
+        <p className="order-page__notice" role="status">
+          We received your withdrawal on <time dateTime={justWithdrawn.at}>{justWithdrawn.atText}</time>
+          {order.contactEmail ? ` and e-mailed a confirmation to ${order.contactEmail}` : ""}.
+        </p>
+      ) : null}
       <dl className="order-page__facts">
         <div>
           <dt>Ordered</dt>
@@ -158,6 +181,14 @@ export default function Order({ loaderData, actionData }: Route.ComponentProps) 
           </div>
         ) : null}
       </dl>
+      {withdrawPath ? (
+        <p>
+          {/* The EU's online withdrawal function: one click from the order to its one page, no questions first. */}
+          <Link className="order-page__withdraw" to={withdrawPath}>
+            Withdraw from contract here
+          </Link>
+        </p>
+      ) : null}
 
       <section className="order-page__section" aria-labelledby="order-items-heading">
         <h2 id="order-items-heading">Items</h2>
@@ -250,6 +281,21 @@ export default function Order({ loaderData, actionData }: Route.ComponentProps) 
         </section>
       ) : null}
 
+      {withdrawals.length > 0 ? (
+        <section className="order-page__section" aria-labelledby="order-withdrawals-heading">
+          <h2 id="order-withdrawals-heading">Withdrawals</h2>
+          <ul className="order-page__history" data-testid="order-withdrawals">
+            {withdrawals.map((withdrawal) => (
+              <li key={withdrawal.id}>
+                <time dateTime={withdrawal.at}>{withdrawal.atText}</time>:{" "}
+                {withdrawal.lines
+                  .map((line) => `${line.quantity} × ${line.title}${line.options ? ` (${line.options})` : ""}`)
+                  .join(", ")}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       {answer?.opened ? (
         <section className="order-page__section" aria-labelledby="return-requested-heading" role="status">
           <h2 id="return-requested-heading">We received your return request</h2>

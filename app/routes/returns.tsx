@@ -8,6 +8,7 @@ import { readFormOrRefuse } from "#app/form-request";
 import { fieldErrorsOf } from "#shared/form-errors";
 import { findOrderSchema } from "#shared/return-schemas";
 import { FindOrderForm } from "#app/features/orders/find-order-form";
+import { WithdrawalHowTo } from "#app/features/orders/withdrawal-how-to";
 
 /** Said whichever of the number and the e-mail is wrong: the form tells nobody which orders exist. */
 const NOT_FOUND = "We could not find an order with that number and e-mail. Check both and try again.";
@@ -62,6 +63,7 @@ export default function Returns({ loaderData, actionData }: Route.ComponentProps
           <p>
             To return an item, open your order from its e-mail or your account and choose "Return or replace items".
           </p>
+          <WithdrawalHowTo />
           <FindOrderForm errors={actionData?.errors} values={actionData?.values} />
         </>
       }

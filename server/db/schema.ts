@@ -65,6 +65,7 @@ export interface Database {
   two_step_policy: TwoStepPolicyTable;
   basket_reminders: BasketReminderTable;
   recovery_settings: RecoverySettingsTable;
+  withdrawals: WithdrawalTable;
 }
 
 export interface ProductTable {
@@ -848,6 +849,31 @@ export interface RecoverySettingsTable {
   second_reminder: boolean;
   second_promotion_code: string | null;
   updated_at: Generated<Date>;
+}
+
+/** A line withdrawn from, as the withdrawal names it: the order's line by its index, and the units withdrawn. */
+export interface WithdrawnLine {
+  index: number;
+  quantity: number;
+  title: string;
+  /** "Size: M", or "" for a product without options. */
+  options: string;
+}
+
+/** One withdrawal from an order's contract (server/withdrawals/ writes it). */
+export interface WithdrawalTable {
+  id: Generated<string>;
+  order_id: string;
+  /** Drawn with the form: a second submission of the same form is the same withdrawal. */
+  idempotency_key: string;
+  lines: JSONColumnType<WithdrawnLine[], string, string>;
+  /** Every unit of the order: its refund gives the delivery charge back too. */
+  is_full: boolean;
+  name: string;
+  email: string;
+  /** The return it opened (the returns service's id). */
+  return_id: string | null;
+  received_at: Generated<Date>;
 }
 
 export type ReturnKind = "return" | "withdrawal";

@@ -34,6 +34,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   const found = await services.returns.getReturn(returnNumberOf(params.number));
   if (!found) throw data(null, { status: 404 });
   const status: ReturnStatus = found.status;
+  const withdrawal = found.kind === "withdrawal" ? await services.withdrawals.forReturn(found.number) : null;
   const isReplaced = found.replacementOrderNumber !== null;
   return {
     number: found.number,
@@ -42,6 +43,11 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     orderNumber: found.orderNumber,
     email: found.contactEmail ?? "–",
     requestedAt: formatConsoleTime(found.createdAt, timeZone),
+    // The withdrawal as the shopper confirmed it, apart from the return it opened.
+    withdrawal: withdrawal && {
+      receivedAt: formatConsoleTime(withdrawal.receivedAt, timeZone),
+      by: `${withdrawal.name} (${withdrawal.email})${withdrawal.isFull ? ", the whole order" : ""}`,
+    },
     decision: found.decidedAt
       ? `${formatConsoleTime(found.decidedAt, timeZone)} by ${found.decidedBy ?? "–"}${found.decisionMessage ? `: ${found.decisionMessage}` : ""}`
       : null,
@@ -179,6 +185,12 @@ export default function AdminReturn({ loaderData, actionData }: Route.ComponentP
         <dd>{found.email}</dd>
         <dt>Requested</dt>
         <dd>{found.requestedAt}</dd>
+        {found.withdrawal ? (
+          <>
+            <dt>Withdrawal received</dt>
+            <dd>{`${found.withdrawal.receivedAt} from ${found.withdrawal.by}`}</dd>
+          </>
+        ) : null}
         {found.decision ? (
           <>
             <dt>Decided</dt>
