@@ -1,6 +1,13 @@
 import { randomBytes } from "node:crypto";
 import slugify from "@sindresorhus/slugify";
-import { sql, type ExpressionBuilder, type InferResult, type Selectable, type Transaction } from "kysely";
+import {
+  sql,
+  type ExpressionBuilder,
+  type InferResult,
+  type RawBuilder,
+  type Selectable,
+  type Transaction,
+} from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { DB, Writer } from "#server/db/client";
 import { inBatches } from "#server/db/in-batches";
@@ -180,7 +187,14 @@ export const SITEMAP_MAX_PRODUCTS = 49_999;
 
 /** What a product page's address leads to. */
 export type ProductPageLookup =
-  | { kind: "product"; product: ProductDetails }
+  | {
+      kind: "product";
+      product: ProductDetails;
+      /** The departments the product is in (server/departments names them from its tree). */
+      departmentIds: string[];
+      /** Its visible reviews by star level: the histogram, read with the product. */
+      ratingCounts: { rating: number; count: number }[];
+    }
   | { kind: "moved"; slug: string }
   | { kind: "archived"; title: string }
   | { kind: "unknown" };
@@ -489,7 +503,9 @@ export function createCatalogueService(
       .where("products.status", "=", "active");
   }
 
-  function toVariantForSale(row: InferResult<ReturnType<typeof variantsForSale>>[number]): VariantForSale {
+  type VariantForSaleRow = InferResult<ReturnType<typeof variantsForSale>>[number];
+
+  function toVariantForSale(row: VariantForSaleRow): VariantForSale {
     return {
       product: toProduct({
         id: row.product_id,
@@ -661,6 +677,19 @@ export function createCatalogueService(
     },
 
     /**
+     * The variants for sale whose ids a caller's subquery selects, as one JSON column of the caller's own statement
+     * (a basket's lines and their variants in one snapshot and one round trip); `variantsForSaleFrom` reads it.
+     */
+    variantsForSaleColumn(variantIds: RawBuilder<string>) {
+      return jsonArrayFrom(variantsForSale().where("v.id", "in", variantIds));
+    },
+
+    /** What `variantsForSaleColumn` read, keyed by variant id, as `findVariants` gives it. */
+    variantsForSaleFrom(rows: readonly VariantForSaleRow[]): Map<string, VariantForSale> {
+      return new Map(rows.map((row) => [row.id, toVariantForSale(row)]));
+    },
+
+    /**
      * One variant of an active product, as `findVariants` reads it: the one named, if it is the product's own, or
      * the product's first when none is named (a product without options has only that one). One statement: a basket
      * change asks it before anything else.
@@ -725,13 +754,32 @@ export function createCatalogueService(
           "description",
           "status",
           ...optionsAndVariantsOf(eb),
+          // The page's departments and review histogram in the same statement: one round trip, not three.
+          sql<
+            string[]
+          >`array(select pd.department_id from product_departments pd where pd.product_id = products.id)`.as(
+            "department_ids",
+          ),
+          jsonArrayFrom(
+            eb
+              .selectFrom("reviews")
+              .select(["reviews.rating", sql<number>`count(*)::int`.as("count")])
+              .whereRef("reviews.product_id", "=", "products.id")
+              .where("reviews.is_visible", "=", true)
+              .groupBy("reviews.rating"),
+          ).as("rating_counts"),
         ])
         .where("slug", "=", slug)
         .executeTakeFirst();
       if (row) {
         if (row.status !== "active") return { kind: "archived", title: row.title };
         const { options, variants } = toOptionsAndVariants(row);
-        return { kind: "product", product: { ...toProduct(row), description: row.description, options, variants } };
+        return {
+          kind: "product",
+          product: { ...toProduct(row), description: row.description, options, variants },
+          departmentIds: row.department_ids,
+          ratingCounts: row.rating_counts,
+        };
       }
       const moved = await db
         .selectFrom("product_slug_history")
