@@ -180,6 +180,8 @@ const MAX_CACHED_PRODUCTS = 10_000;
 /** How many products the home page's second row ("More to explore") shows at most. */
 export const MORE_TO_EXPLORE = 12;
 type HomeList = "featured" | "more-to-explore";
+/** Searches kept per catalogue version (each a page of at most LISTING_PAGE_SIZE cards): a few megabytes at most. */
+const KEPT_SEARCHES = 500;
 /** A shopper's typo still finds the product: "ipda" is 0.4 similar to "iPad" (pg_trgm word_similarity). */
 const TYPO_SIMILARITY = 0.4;
 /** A sitemap holds at most 50,000 addresses (sitemaps.org); the home page is one of them. */
@@ -371,6 +373,8 @@ export function createCatalogueService(
   let versionCheck: Promise<void> | undefined;
   /** The home page's lists (its featured shelf, "More to explore"), each read once per version. */
   const lists = new Map<HomeList, Promise<readonly CatalogueProduct[]>>();
+  /** Searches' results at the known version, by what was asked (`search`). */
+  const searches = new Map<string, Promise<SearchResults>>();
   /** Each product by id: the read that brought it (one read answers every id it was asked for). */
   const byId = new Map<string, Promise<ReadonlyMap<string, CatalogueProduct>>>();
 
@@ -378,6 +382,7 @@ export function createCatalogueService(
     if (version <= knownVersion) return;
     knownVersion = version;
     lists.clear();
+    searches.clear();
     byId.clear();
   }
 
@@ -403,6 +408,83 @@ export function createCatalogueService(
     const version = rows[0] ? BigInt(rows[0].catalogue_version) : knownVersion;
     learnVersion(version);
     return version === knownVersion;
+  }
+
+  /**
+   * Active products matching what a shopper typed, best first under "Featured", with the listing's filters and
+   * sorts, a page at a time, and the top-level departments of the results with counts (the department filter left
+   * out, so that a shopper can switch): full-text search on title and description, a plain query's last word also
+   * a prefix ("mon" finds monitors), and websearch syntax (quotes, -word, or) taken as written. Only when that
+   * finds nothing, titles a few letters off ("moniter", "ipda"), so that a typo's near misses never crowd out real
+   * matches; never for a query with operators, where a near miss could bring back what it excludes. An empty query
+   * lists every active product.
+   */
+  async function searchNow(
+    rawQuery: string,
+    state: ListingState,
+    departmentIds: readonly string[] | null = null,
+  ): Promise<SearchResults> {
+    // PostgreSQL text cannot hold NUL; nothing a shopper means contains one.
+    const query = rawQuery.replaceAll("\u0000", "").trim();
+    const isPlain = !/["-]|\bor\b/i.test(query);
+    const words = isPlain ? (query.match(/[\p{L}\p{N}]+/gu) ?? []) : [];
+    // A plain query's words, the last one also as a prefix: this finds everything websearch_to_tsquery would (the
+    // same words, stemmed the same way) and more, so it is the one query to match and rank by. Words are letters
+    // and digits only, so joining them with & is always a valid tsquery.
+    const textQuery =
+      words.length > 0
+        ? sql`to_tsquery('english', ${`${words.join(" & ")}:*`})`
+        : sql`websearch_to_tsquery('english', ${query})`;
+    const request = (match: ListingRequest["match"], forDepartments: readonly string[] | null): ListingRequest => ({
+      departmentIds: forDepartments,
+      match,
+      state,
+    });
+
+    const answer = async (executor: Writer, match: ListingRequest["match"]) => {
+      const { rows, total, options, departmentCounts } = await findListing(
+        executor,
+        request(match, departmentIds),
+        (resolved) => countByDepartment(executor, { ...resolved, departmentIds: null }, "top"),
+      );
+      return {
+        rows,
+        total,
+        facets: departmentCounts,
+        optionFacets: options.facets,
+        appliedOptions: options.request.state.options,
+      };
+    };
+    const fullText =
+      query === ""
+        ? undefined
+        : {
+            where: sql<boolean>`search_document @@ ${textQuery}`,
+            rank: sql<number>`ts_rank(search_document, ${textQuery})`,
+          };
+    let found = await answer(db, fullText);
+    if (found.total === 0 && found.facets.size === 0 && words.length > 0) {
+      found = await db.transaction().execute(async (trx) => {
+        // The `<%` operator (and so its trigram index) reads its threshold from this setting, in this transaction.
+        await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_SIMILARITY)}, true)`.execute(
+          trx,
+        );
+        return answer(trx, {
+          where: sql<boolean>`${query} <% title`,
+          rank: sql<number>`word_similarity(${query}, title)`,
+        });
+      });
+    }
+    return {
+      query,
+      products: found.rows.map(toProduct),
+      total: found.total,
+      page: state.page,
+      pageCount: Math.ceil(found.total / LISTING_PAGE_SIZE),
+      departmentCounts: Object.fromEntries(found.facets),
+      optionFacets: found.optionFacets,
+      appliedOptions: found.appliedOptions,
+    };
   }
 
   const activeProducts = () =>
@@ -791,80 +873,28 @@ export function createCatalogueService(
     },
 
     /**
-     * Active products matching what a shopper typed, best first under "Featured", with the listing's filters and
-     * sorts, a page at a time, and the top-level departments of the results with counts (the department filter left
-     * out, so that a shopper can switch): full-text search on title and description, a plain query's last word also
-     * a prefix ("mon" finds monitors), and websearch syntax (quotes, -word, or) taken as written. Only when that
-     * finds nothing, titles a few letters off ("moniter", "ipda"), so that a typo's near misses never crowd out real
-     * matches; never for a query with operators, where a near miss could bring back what it excludes. An empty query
-     * lists every active product.
+     * What `searchNow` finds, kept per catalogue version as the home page's shelves are: a shopper's search reads the
+     * same rows a guest's page was rendered from, and only the first of many identical searches asks the database.
+     * The version moves whenever what a result says changes (a price, a title, a product sold out), so a result is
+     * never older than the version check's interval. At most KEPT_SEARCHES are kept, the oldest dropped first.
      */
     async search(
       rawQuery: string,
       state: ListingState,
       departmentIds: readonly string[] | null = null,
     ): Promise<SearchResults> {
-      // PostgreSQL text cannot hold NUL; nothing a shopper means contains one.
-      const query = rawQuery.replaceAll("\u0000", "").trim();
-      const isPlain = !/["-]|\bor\b/i.test(query);
-      const words = isPlain ? (query.match(/[\p{L}\p{N}]+/gu) ?? []) : [];
-      // A plain query's words, the last one also as a prefix: this finds everything websearch_to_tsquery would (the
-      // same words, stemmed the same way) and more, so it is the one query to match and rank by. Words are letters
-      // and digits only, so joining them with & is always a valid tsquery.
-      const textQuery =
-        words.length > 0
-          ? sql`to_tsquery('english', ${`${words.join(" & ")}:*`})`
-          : sql`websearch_to_tsquery('english', ${query})`;
-      const request = (match: ListingRequest["match"], forDepartments: readonly string[] | null): ListingRequest => ({
-        departmentIds: forDepartments,
-        match,
-        state,
+      await dropStaleReads();
+      const key = JSON.stringify([rawQuery, state, departmentIds]);
+      const kept = searches.get(key);
+      if (kept) return kept;
+      const read = searchNow(rawQuery, state, departmentIds).catch((error: unknown) => {
+        // A failed read (the database is down) is not kept: the next request asks again.
+        if (searches.get(key) === read) searches.delete(key);
+        throw error;
       });
-
-      const answer = async (executor: Writer, match: ListingRequest["match"]) => {
-        const { rows, total, options, departmentCounts } = await findListing(
-          executor,
-          request(match, departmentIds),
-          (resolved) => countByDepartment(executor, { ...resolved, departmentIds: null }, "top"),
-        );
-        return {
-          rows,
-          total,
-          facets: departmentCounts,
-          optionFacets: options.facets,
-          appliedOptions: options.request.state.options,
-        };
-      };
-      const fullText =
-        query === ""
-          ? undefined
-          : {
-              where: sql<boolean>`search_document @@ ${textQuery}`,
-              rank: sql<number>`ts_rank(search_document, ${textQuery})`,
-            };
-      let found = await answer(db, fullText);
-      if (found.total === 0 && found.facets.size === 0 && words.length > 0) {
-        found = await db.transaction().execute(async (trx) => {
-          // The `<%` operator (and so its trigram index) reads its threshold from this setting, in this transaction.
-          await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_SIMILARITY)}, true)`.execute(
-            trx,
-          );
-          return answer(trx, {
-            where: sql<boolean>`${query} <% title`,
-            rank: sql<number>`word_similarity(${query}, title)`,
-          });
-        });
-      }
-      return {
-        query,
-        products: found.rows.map(toProduct),
-        total: found.total,
-        page: state.page,
-        pageCount: Math.ceil(found.total / LISTING_PAGE_SIZE),
-        departmentCounts: Object.fromEntries(found.facets),
-        optionFacets: found.optionFacets,
-        appliedOptions: found.appliedOptions,
-      };
+      if (searches.size >= KEPT_SEARCHES) searches.delete(searches.keys().next().value!);
+      searches.set(key, read);
+      return read;
     },
 
     /**
