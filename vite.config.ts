@@ -67,17 +67,20 @@ export default defineConfig({
                   test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/,
                   priority: 2,
                 },
-                { name: "orders-and-addresses", test: (id) => personalData.includes(id), priority: 2 },
                 // The operator console's shared pieces stay out of it: the shop's pages never load them.
                 {
                   name: (id, graph) => (isOnHomePage(id, graph) ? "shop" : "shop-pages"),
                   debugName: "shop",
                   test: (id) =>
                     shopSources.some((folder) => id.startsWith(folder)) &&
-                    !consoleSources.some((folder) => id.startsWith(folder)),
+                    !consoleSources.some((folder) => id.startsWith(folder)) &&
+                    !personalData.includes(id),
                   minShareCount: 2,
-                  priority: 1,
+                  // Before orders and addresses: a group takes what its modules import, and the basket's line
+                  // amounts (shared/pricing.ts, which orders import too) would otherwise go there, making / load it.
+                  priority: 2,
                 },
+                { name: "orders-and-addresses", test: (id) => personalData.includes(id), priority: 2 },
               ],
             },
           },

@@ -55,7 +55,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
     case "archived":
       return data({ kind: "archived" as const, title: found.title }, { status: 404 });
     case "product": {
-      const { product } = found;
+      const { product, departmentIds, ratingCounts } = found;
       const search = new URL(request.url).searchParams;
       // The "Choose" button sent option values (and the form's other fields): the chosen variant's own address.
       const sent = optionValuesOf(product, search);
@@ -64,12 +64,14 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
         throw redirect(`${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(choice.variant.id)}`);
       const page = reviewPageSchema.parse(search.get("page") ?? undefined);
       const user = shopper.user;
-      const [summary, reviews, eligibility, trail] = await Promise.all([
-        services.reviews.summary(product.id),
+      // The product came with its departments and review histogram; the page of reviews and whether the shopper may
+      // write one are the second (and last) round trip, sent at once.
+      const [reviews, eligibility, trail] = await Promise.all([
         services.reviews.listReviews(product.id, page),
         user ? services.reviews.eligibility(user.id, product.id) : null,
-        services.departments.trailOfProduct(product.id),
+        services.departments.trailOf(departmentIds),
       ]);
+      const summary = services.reviews.summaryOf(ratingCounts);
       const reviewState: ReviewFormState = !user
         ? { kind: "guest", signInHref: signInPath(`${productPath(product.slug)}?review=write`) }
         : eligibility?.canReview

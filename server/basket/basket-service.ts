@@ -1,4 +1,5 @@
 import { sql, type Transaction as KyselyTransaction } from "kysely";
+import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { EMPTY_BASKET, type BasketCount, type BasketView } from "#shared/basket";
 import { BASKET_FULL_MESSAGE, BASKET_LINE_FULL_MESSAGE } from "#shared/basket-messages";
 import { chooseOptionMessage, NO_SUCH_COMBINATION_MESSAGE, resolveChosenVariant } from "#shared/catalogue";
@@ -343,8 +344,38 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
   return {
     /** The owner's basket, priced. Items and revision come from one statement, so they are one snapshot. */
     async getBasket(owner: BasketOwner | null): Promise<BasketView> {
-      const basket = owner ? await readBasket(owner) : undefined;
-      return basket ? view(basket.lines, basket.revision) : EMPTY_BASKET;
+      if (!owner) return EMPTY_BASKET;
+      // Lines, revision and the lines' variants (price and stock now) in one statement: one snapshot, one round trip.
+      const { column, value } = ownerColumn(owner);
+      const row = await db
+        .selectFrom("baskets")
+        .select((eb) => [
+          "baskets.revision",
+          jsonArrayFrom(
+            eb
+              .selectFrom("basket_items")
+              .select([
+                sql<string>`basket_items.id::text`.as("id"),
+                "basket_items.product_id",
+                "basket_items.variant_id",
+                "basket_items.quantity",
+                "basket_items.added_price_cents",
+              ])
+              .whereRef("basket_items.basket_id", "=", "baskets.id")
+              .orderBy("basket_items.id"),
+          ).as("lines"),
+          catalogue
+            .variantsForSaleColumn(
+              sql<string>`(select bi.variant_id from basket_items bi where bi.basket_id = baskets.id)`,
+            )
+            .as("variants"),
+        ])
+        .where(`baskets.${column}`, "=", value)
+        .executeTakeFirst();
+      if (!row) return EMPTY_BASKET;
+      const lines = row.lines.map(toStoredLine);
+      if (lines.length === 0) return { ...EMPTY_BASKET, revision: row.revision };
+      return { ...priceLines(lines, catalogue.variantsForSaleFrom(row.variants)), revision: row.revision };
     },
 
     /** The number of items (not lines), for the header on every page: one cheap statement (count and revision agree). */

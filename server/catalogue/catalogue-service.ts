@@ -1,6 +1,13 @@
 import { randomBytes } from "node:crypto";
 import slugify from "@sindresorhus/slugify";
-import { sql, type ExpressionBuilder, type InferResult, type Selectable, type Transaction } from "kysely";
+import {
+  sql,
+  type ExpressionBuilder,
+  type InferResult,
+  type RawBuilder,
+  type Selectable,
+  type Transaction,
+} from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { DB, Writer } from "#server/db/client";
 import { inBatches } from "#server/db/in-batches";
@@ -171,6 +178,8 @@ const MAX_CACHED_PRODUCTS = 10_000;
 /** How many products the home page's second row ("More to explore") shows at most. */
 export const MORE_TO_EXPLORE = 12;
 type HomeList = "featured" | "more-to-explore";
+/** Searches kept per catalogue version (each a page of at most LISTING_PAGE_SIZE cards): a few megabytes at most. */
+const KEPT_SEARCHES = 500;
 /** A shopper's typo still finds the product: "ipda" is 0.4 similar to "iPad" (pg_trgm word_similarity). */
 const TYPO_SIMILARITY = 0.4;
 /** A sitemap holds at most 50,000 addresses (sitemaps.org); the home page is one of them. */
@@ -178,7 +187,14 @@ export const SITEMAP_MAX_PRODUCTS = 49_999;
 
 /** What a product page's address leads to. */
 export type ProductPageLookup =
-  | { kind: "product"; product: ProductDetails }
+  | {
+      kind: "product";
+      product: ProductDetails;
+      /** The departments the product is in (server/departments names them from its tree). */
+      departmentIds: string[];
+      /** Its visible reviews by star level: the histogram, read with the product. */
+      ratingCounts: { rating: number; count: number }[];
+    }
   | { kind: "moved"; slug: string }
   | { kind: "archived"; title: string }
   | { kind: "unknown" };
@@ -355,6 +371,8 @@ export function createCatalogueService(
   let versionCheck: Promise<void> | undefined;
   /** The home page's lists (its featured shelf, "More to explore"), each read once per version. */
   const lists = new Map<HomeList, Promise<readonly CatalogueProduct[]>>();
+  /** Searches' results at the known version, by what was asked (`search`). */
+  const searches = new Map<string, Promise<SearchResults>>();
   /** Each product by id: the read that brought it (one read answers every id it was asked for). */
   const byId = new Map<string, Promise<ReadonlyMap<string, CatalogueProduct>>>();
 
@@ -362,6 +380,7 @@ export function createCatalogueService(
     if (version <= knownVersion) return;
     knownVersion = version;
     lists.clear();
+    searches.clear();
     byId.clear();
   }
 
@@ -387,6 +406,83 @@ export function createCatalogueService(
     const version = rows[0] ? BigInt(rows[0].catalogue_version) : knownVersion;
     learnVersion(version);
     return version === knownVersion;
+  }
+
+  /**
+   * Active products matching what a shopper typed, best first under "Featured", with the listing's filters and
+   * sorts, a page at a time, and the top-level departments of the results with counts (the department filter left
+   * out, so that a shopper can switch): full-text search on title and description, a plain query's last word also
+   * a prefix ("mon" finds monitors), and websearch syntax (quotes, -word, or) taken as written. Only when that
+   * finds nothing, titles a few letters off ("moniter", "ipda"), so that a typo's near misses never crowd out real
+   * matches; never for a query with operators, where a near miss could bring back what it excludes. An empty query
+   * lists every active product.
+   */
+  async function searchNow(
+    rawQuery: string,
+    state: ListingState,
+    departmentIds: readonly string[] | null = null,
+  ): Promise<SearchResults> {
+    // PostgreSQL text cannot hold NUL; nothing a shopper means contains one.
+    const query = rawQuery.replaceAll("\u0000", "").trim();
+    const isPlain = !/["-]|\bor\b/i.test(query);
+    const words = isPlain ? (query.match(/[\p{L}\p{N}]+/gu) ?? []) : [];
+    // A plain query's words, the last one also as a prefix: this finds everything websearch_to_tsquery would (the
+    // same words, stemmed the same way) and more, so it is the one query to match and rank by. Words are letters
+    // and digits only, so joining them with & is always a valid tsquery.
+    const textQuery =
+      words.length > 0
+        ? sql`to_tsquery('english', ${`${words.join(" & ")}:*`})`
+        : sql`websearch_to_tsquery('english', ${query})`;
+    const request = (match: ListingRequest["match"], forDepartments: readonly string[] | null): ListingRequest => ({
+      departmentIds: forDepartments,
+      match,
+      state,
+    });
+
+    const answer = async (executor: Writer, match: ListingRequest["match"]) => {
+      const { rows, total, options, departmentCounts } = await findListing(
+        executor,
+        request(match, departmentIds),
+        (resolved) => countByDepartment(executor, { ...resolved, departmentIds: null }, "top"),
+      );
+      return {
+        rows,
+        total,
+        facets: departmentCounts,
+        optionFacets: options.facets,
+        appliedOptions: options.request.state.options,
+      };
+    };
+    const fullText =
+      query === ""
+        ? undefined
+        : {
+            where: sql<boolean>`search_document @@ ${textQuery}`,
+            rank: sql<number>`ts_rank(search_document, ${textQuery})`,
+          };
+    let found = await answer(db, fullText);
+    if (found.total === 0 && found.facets.size === 0 && words.length > 0) {
+      found = await db.transaction().execute(async (trx) => {
+        // The `<%` operator (and so its trigram index) reads its threshold from this setting, in this transaction.
+        await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_SIMILARITY)}, true)`.execute(
+          trx,
+        );
+        return answer(trx, {
+          where: sql<boolean>`${query} <% title`,
+          rank: sql<number>`word_similarity(${query}, title)`,
+        });
+      });
+    }
+    return {
+      query,
+      products: found.rows.map(toProduct),
+      total: found.total,
+      page: state.page,
+      pageCount: Math.ceil(found.total / LISTING_PAGE_SIZE),
+      departmentCounts: Object.fromEntries(found.facets),
+      optionFacets: found.optionFacets,
+      appliedOptions: found.appliedOptions,
+    };
   }
 
   const activeProducts = () =>
@@ -487,7 +583,9 @@ export function createCatalogueService(
       .where("products.status", "=", "active");
   }
 
-  function toVariantForSale(row: InferResult<ReturnType<typeof variantsForSale>>[number]): VariantForSale {
+  type VariantForSaleRow = InferResult<ReturnType<typeof variantsForSale>>[number];
+
+  function toVariantForSale(row: VariantForSaleRow): VariantForSale {
     return {
       product: toProduct({
         id: row.product_id,
@@ -659,6 +757,19 @@ export function createCatalogueService(
     },
 
     /**
+     * The variants for sale whose ids a caller's subquery selects, as one JSON column of the caller's own statement
+     * (a basket's lines and their variants in one snapshot and one round trip); `variantsForSaleFrom` reads it.
+     */
+    variantsForSaleColumn(variantIds: RawBuilder<string>) {
+      return jsonArrayFrom(variantsForSale().where("v.id", "in", variantIds));
+    },
+
+    /** What `variantsForSaleColumn` read, keyed by variant id, as `findVariants` gives it. */
+    variantsForSaleFrom(rows: readonly VariantForSaleRow[]): Map<string, VariantForSale> {
+      return new Map(rows.map((row) => [row.id, toVariantForSale(row)]));
+    },
+
+    /**
      * One variant of an active product, as `findVariants` reads it: the one named, if it is the product's own, or
      * the product's first when none is named (a product without options has only that one). One statement: a basket
      * change asks it before anything else.
@@ -723,13 +834,32 @@ export function createCatalogueService(
           "description",
           "status",
           ...optionsAndVariantsOf(eb),
+          // The page's departments and review histogram in the same statement: one round trip, not three.
+          sql<
+            string[]
+          >`array(select pd.department_id from product_departments pd where pd.product_id = products.id)`.as(
+            "department_ids",
+          ),
+          jsonArrayFrom(
+            eb
+              .selectFrom("reviews")
+              .select(["reviews.rating", sql<number>`count(*)::int`.as("count")])
+              .whereRef("reviews.product_id", "=", "products.id")
+              .where("reviews.is_visible", "=", true)
+              .groupBy("reviews.rating"),
+          ).as("rating_counts"),
         ])
         .where("slug", "=", slug)
         .executeTakeFirst();
       if (row) {
         if (row.status !== "active") return { kind: "archived", title: row.title };
         const { options, variants } = toOptionsAndVariants(row);
-        return { kind: "product", product: { ...toProduct(row), description: row.description, options, variants } };
+        return {
+          kind: "product",
+          product: { ...toProduct(row), description: row.description, options, variants },
+          departmentIds: row.department_ids,
+          ratingCounts: row.rating_counts,
+        };
       }
       const moved = await db
         .selectFrom("product_slug_history")
@@ -741,80 +871,28 @@ export function createCatalogueService(
     },
 
     /**
-     * Active products matching what a shopper typed, best first under "Featured", with the listing's filters and
-     * sorts, a page at a time, and the top-level departments of the results with counts (the department filter left
-     * out, so that a shopper can switch): full-text search on title and description, a plain query's last word also
-     * a prefix ("mon" finds monitors), and websearch syntax (quotes, -word, or) taken as written. Only when that
-     * finds nothing, titles a few letters off ("moniter", "ipda"), so that a typo's near misses never crowd out real
-     * matches; never for a query with operators, where a near miss could bring back what it excludes. An empty query
-     * lists every active product.
+     * What `searchNow` finds, kept per catalogue version as the home page's shelves are: a shopper's search reads the
+     * same rows a guest's page was rendered from, and only the first of many identical searches asks the database.
+     * The version moves whenever what a result says changes (a price, a title, a product sold out), so a result is
+     * never older than the version check's interval. At most KEPT_SEARCHES are kept, the oldest dropped first.
      */
     async search(
       rawQuery: string,
       state: ListingState,
       departmentIds: readonly string[] | null = null,
     ): Promise<SearchResults> {
-      // PostgreSQL text cannot hold NUL; nothing a shopper means contains one.
-      const query = rawQuery.replaceAll("\u0000", "").trim();
-      const isPlain = !/["-]|\bor\b/i.test(query);
-      const words = isPlain ? (query.match(/[\p{L}\p{N}]+/gu) ?? []) : [];
-      // A plain query's words, the last one also as a prefix: this finds everything websearch_to_tsquery would (the
-      // same words, stemmed the same way) and more, so it is the one query to match and rank by. Words are letters
-      // and digits only, so joining them with & is always a valid tsquery.
-      const textQuery =
-        words.length > 0
-          ? sql`to_tsquery('english', ${`${words.join(" & ")}:*`})`
-          : sql`websearch_to_tsquery('english', ${query})`;
-      const request = (match: ListingRequest["match"], forDepartments: readonly string[] | null): ListingRequest => ({
-        departmentIds: forDepartments,
-        match,
-        state,
+      await dropStaleReads();
+      const key = JSON.stringify([rawQuery, state, departmentIds]);
+      const kept = searches.get(key);
+      if (kept) return kept;
+      const read = searchNow(rawQuery, state, departmentIds).catch((error: unknown) => {
+        // A failed read (the database is down) is not kept: the next request asks again.
+        if (searches.get(key) === read) searches.delete(key);
+        throw error;
       });
-
-      const answer = async (executor: Writer, match: ListingRequest["match"]) => {
-        const { rows, total, options, departmentCounts } = await findListing(
-          executor,
-          request(match, departmentIds),
-          (resolved) => countByDepartment(executor, { ...resolved, departmentIds: null }, "top"),
-        );
-        return {
-          rows,
-          total,
-          facets: departmentCounts,
-          optionFacets: options.facets,
-          appliedOptions: options.request.state.options,
-        };
-      };
-      const fullText =
-        query === ""
-          ? undefined
-          : {
-              where: sql<boolean>`search_document @@ ${textQuery}`,
-              rank: sql<number>`ts_rank(search_document, ${textQuery})`,
-            };
-      let found = await answer(db, fullText);
-      if (found.total === 0 && found.facets.size === 0 && words.length > 0) {
-        found = await db.transaction().execute(async (trx) => {
-          // The `<%` operator (and so its trigram index) reads its threshold from this setting, in this transaction.
-          await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_SIMILARITY)}, true)`.execute(
-            trx,
-          );
-          return answer(trx, {
-            where: sql<boolean>`${query} <% title`,
-            rank: sql<number>`word_similarity(${query}, title)`,
-          });
-        });
-      }
-      return {
-        query,
-        products: found.rows.map(toProduct),
-        total: found.total,
-        page: state.page,
-        pageCount: Math.ceil(found.total / LISTING_PAGE_SIZE),
-        departmentCounts: Object.fromEntries(found.facets),
-        optionFacets: found.optionFacets,
-        appliedOptions: found.appliedOptions,
-      };
+      if (searches.size >= KEPT_SEARCHES) searches.delete(searches.keys().next().value!);
+      searches.set(key, read);
+      return read;
     },
 
     /**

@@ -72,6 +72,27 @@ export interface DepartmentInput {
 export function createDepartmentService(db: DB, catalogue: { currentVersion(): Promise<bigint>; noteWrite(): void }) {
   let cached: { version: bigint; read: Promise<Department[]> } | undefined;
 
+  /** `trailOfProduct` from the ids of the product's departments, when the caller read them (with the product). */
+  async function trailOf(departmentIds: readonly string[]): Promise<DepartmentTrail> {
+    if (departmentIds.length === 0) return [];
+    const all = await listAll();
+    const mine = departmentIds
+      .map((id) => all.find((department) => department.id === id))
+      .filter((department) => department !== undefined);
+    const order = (department: Department) => {
+      const parent = all.find((candidate) => candidate.id === department.parentId);
+      return [parent ? 0 : 1, parent?.position ?? department.position, department.position] as const;
+    };
+    mine.sort((a, b) => {
+      const [x, y] = [order(a), order(b)];
+      return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+    });
+    const chosen = mine[0];
+    if (!chosen) return [];
+    const parent = all.find((candidate) => candidate.id === chosen.parentId);
+    return [...(parent ? [{ name: parent.name, slug: parent.slug }] : []), { name: chosen.name, slug: chosen.slug }];
+  }
+
   async function listAll(): Promise<Department[]> {
     const version = await catalogue.currentVersion();
     if (cached?.version === version) return cached.read;
@@ -182,24 +203,10 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
         .select("department_id")
         .where("product_id", "=", productId)
         .execute();
-      if (rows.length === 0) return [];
-      const all = await listAll();
-      const mine = rows
-        .map((row) => all.find((department) => department.id === row.department_id))
-        .filter((department) => department !== undefined);
-      const order = (department: Department) => {
-        const parent = all.find((candidate) => candidate.id === department.parentId);
-        return [parent ? 0 : 1, parent?.position ?? department.position, department.position] as const;
-      };
-      mine.sort((a, b) => {
-        const [x, y] = [order(a), order(b)];
-        return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
-      });
-      const chosen = mine[0];
-      if (!chosen) return [];
-      const parent = all.find((candidate) => candidate.id === chosen.parentId);
-      return [...(parent ? [{ name: parent.name, slug: parent.slug }] : []), { name: chosen.name, slug: chosen.slug }];
+      return trailOf(rows.map((row) => row.department_id));
     },
+
+    trailOf,
 
     /** The ids of the departments a product is in. */
     async departmentIdsOfProduct(productId: string): Promise<string[]> {

@@ -1,7 +1,8 @@
-import { sql, type Selectable } from "kysely";
+import { sql } from "kysely";
+import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import type { DB, Writer } from "#server/db/client";
-import type { OrderProcessor, OrderTable } from "#server/db/schema";
+import type { OrderProcessor } from "#server/db/schema";
 import { isOrderAccessSignature, signedOrderPath } from "./order-access";
 import { newOrderNumber } from "./order-number";
 import type { DeliveryAddress } from "#shared/address";
@@ -268,14 +269,25 @@ export function createOrderService(db: DB) {
     throw new Error("orders: no free order number for a replacement after several draws");
   }
 
+  /** Orders with their history, read in one statement: the page waits for one round trip, not two. */
+  function ordersWithHistory() {
+    return db
+      .selectFrom("orders")
+      .selectAll()
+      .select((eb) =>
+        jsonArrayFrom(
+          eb
+            .selectFrom("order_status_history as h")
+            .select(["h.status", "h.created_at", "h.carrier", "h.tracking_number", "h.amount_cents", "h.note"])
+            .whereRef("h.order_id", "=", "orders.id")
+            .orderBy("h.id"),
+        ).as("history"),
+      );
+  }
+  type OrderWithHistory = NonNullable<Awaited<ReturnType<ReturnType<typeof ordersWithHistory>["executeTakeFirst"]>>>;
+
   /** An order's row as its own page shows it, with its history. */
-  async function detailOf(row: Selectable<OrderTable>): Promise<OrderDetail> {
-    const history = await db
-      .selectFrom("order_status_history")
-      .select(["status", "created_at", "carrier", "tracking_number", "amount_cents", "note"])
-      .where("order_id", "=", row.id)
-      .orderBy("id")
-      .execute();
+  function detailOf(row: OrderWithHistory): OrderDetail {
     return {
       id: row.id,
       number: row.number,
@@ -293,9 +305,10 @@ export function createOrderService(db: DB) {
       card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
       isPaidByPromotion: row.processor === "none",
       pricing: row.pricing,
-      history: history.map((entry) => ({
+      history: row.history.map((entry) => ({
         status: entry.status,
-        at: entry.created_at.toISOString(),
+        // A timestamp inside JSON arrives as its text.
+        at: new Date(entry.created_at).toISOString(),
         carrier: entry.carrier,
         trackingNumber: entry.tracking_number,
         amountCents: entry.amount_cents,
@@ -369,7 +382,7 @@ export function createOrderService(db: DB) {
       if (!owner) return null;
       const key = numberOrId.toUpperCase();
       const { column, value } = ownerColumn(owner);
-      let query = db.selectFrom("orders").selectAll().where(column, "=", value);
+      let query = ordersWithHistory().where(column, "=", value);
       if (ORDER_NUMBER_PATTERN.test(key)) query = query.where("number", "=", key);
       else if (/^pi_[A-Za-z0-9]{1,64}$/.test(numberOrId)) query = query.where("id", "=", numberOrId);
       else return null;
@@ -384,7 +397,7 @@ export function createOrderService(db: DB) {
     async getOrderByAccess(numberOrId: string, signature: string | null): Promise<OrderDetail | null> {
       const key = numberOrId.toUpperCase();
       if (!signature || !ORDER_NUMBER_PATTERN.test(key)) return null;
-      const row = await db.selectFrom("orders").selectAll().where("number", "=", key).executeTakeFirst();
+      const row = await ordersWithHistory().where("number", "=", key).executeTakeFirst();
       if (!row || !isOrderAccessSignature(row.access_key, row.number, signature)) return null;
       return detailOf(row);
     },

@@ -4,7 +4,7 @@ import { expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 /** The one place a price is multiplied by a quantity: the line amount the pricing function prices every line with. */
-const ALLOWED = new Set(["shared/pricing.ts"]);
+const ALLOWED = new Set(["shared/line-amount.ts"]);
 
 const PRICE = String.raw`[\w.$]*(?:price|Price|PRICE|amount|Amount|cents|Cents)[\w.$]*(?:\([^()]*\))?`;
 const QUANTITY = String.raw`[\w.$]*(?:quantity|Quantity|qty)[\w.$]*`;

@@ -49,13 +49,13 @@ interface Budget {
  */
 const BUDGETS: Record<string, Record<Shopper, Budget>> = {
   home: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 1, roundTrips: 1 } },
-  product: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 7, roundTrips: 3 } },
-  search: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 4, roundTrips: 2 } },
+  product: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 5, roundTrips: 3 } },
+  search: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 1, roundTrips: 1 } },
   listing: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 3, roundTrips: 2 } },
-  checkout: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 3, roundTrips: 3 } },
+  checkout: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 2, roundTrips: 2 } },
   payment: { guest: { statements: 4, roundTrips: 1 }, "shopper with a basket": { statements: 9, roundTrips: 3 } },
   orders: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 3, roundTrips: 2 } },
-  order: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 3, roundTrips: 3 } },
+  order: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 2, roundTrips: 2 } },
 };
 
 /**

@@ -44,6 +44,19 @@ export const CONSOLE_REVIEWS_PAGE_SIZE = 50;
  * cards, search results and guests' kept pages show the new figures. `onCatalogueChanged` lets this instance see its
  * own write at once instead of at its next version check.
  */
+/** A product's review figures from its visible reviews' count per star level (the product page reads them with it). */
+export function summaryOfRatingCounts(rows: readonly { rating: number; count: number }[]): ReviewSummary {
+  const starCounts: ReviewSummary["starCounts"] = [0, 0, 0, 0, 0];
+  let count = 0;
+  let sum = 0;
+  for (const row of rows) {
+    starCounts[row.rating - 1] = row.count;
+    count += row.count;
+    sum += row.rating * row.count;
+  }
+  return { count, average: count === 0 ? null : sum / count, starCounts };
+}
+
 export function createReviewService(
   db: DB,
   { onCatalogueChanged = () => {} }: { onCatalogueChanged?: () => void } = {},
@@ -124,6 +137,9 @@ export function createReviewService(
       return result;
     },
 
+    /** The same figures from the counts per star level a caller read (the product page, with the product). */
+    summaryOf: summaryOfRatingCounts,
+
     /** The product's figures from its visible reviews: count, unrounded average, and the count per star level. */
     async summary(productId: string): Promise<ReviewSummary> {
       const rows = await db
@@ -133,15 +149,7 @@ export function createReviewService(
         .where("is_visible", "=", true)
         .groupBy("rating")
         .execute();
-      const starCounts: ReviewSummary["starCounts"] = [0, 0, 0, 0, 0];
-      let count = 0;
-      let sum = 0;
-      for (const row of rows) {
-        starCounts[row.rating - 1] = row.count;
-        count += row.count;
-        sum += row.rating * row.count;
-      }
-      return { count, average: count === 0 ? null : sum / count, starCounts };
+      return summaryOfRatingCounts(rows);
     },
 
     /** One page (from 1) of the product's visible reviews, newest first. */

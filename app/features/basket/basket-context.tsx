@@ -2,7 +2,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 import { useRevalidator } from "react-router";
 import type { BasketView } from "#shared/basket";
 import { optionParam } from "#shared/catalogue";
-import { lineAmountCents } from "#shared/pricing";
+import { lineAmountCents } from "#shared/line-amount";
 import type { ErrorBody } from "#shared/errors";
 
 /**
