@@ -20,6 +20,8 @@ import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-ser
 import { createDepartmentService } from "./departments/department-service";
 import { seedDepartments } from "./departments/department-seed";
 import { createCheckoutService } from "./checkout/checkout-service";
+import { createBalanceLedger } from "./balances/balance-ledger";
+import { createStoreCredit } from "./balances/store-credit";
 import { createWebhookHandler } from "./checkout/webhook-handler";
 import { createEmailOutbox } from "./email/email-outbox";
 import { createEmailPreferences } from "./email/email-preferences";
@@ -99,6 +101,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   });
   const accounts = createAccountService(db, rateLimiter, email, { attemptsPerIp: options.authAttemptsPerIp });
   const orders = createOrderService(db);
+  // Store credit and gift cards: one ledger, held with the payment, spent with the order, given back by refunds.
+  const balances = createBalanceLedger(db);
   const addresses = createAddressService(db);
   const shipping = createShippingService(db);
   const emailPreferences = createEmailPreferences(db);
@@ -163,7 +167,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     collect: async () => (await email.backlog()).oldestPendingAgeSeconds,
   });
   const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits, holdClaims.liveHolds);
-  const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory);
+  const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory, balances);
   const adminProducts = createAdminProducts(db, catalogue, pictures, departments, inventory);
   const recoveryReport = createRecoveryReport(db, { livemode: options.provider.identity.livemode });
   // The dashboard counts the orders of the mode the shop takes payments in: test orders while it takes test cards.
@@ -210,6 +214,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     settings,
     inventory,
     promotions,
+    balances,
+    storeCredit: createStoreCredit(db, balances, () => settings.timeZone()),
     sessions,
     basket,
     accounts,

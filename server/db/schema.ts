@@ -64,6 +64,7 @@ export interface Database {
   basket_reminders: BasketReminderTable;
   balance_accounts: BalanceAccountTable;
   balance_entries: BalanceEntryTable;
+  checkout_balances: CheckoutBalanceTable;
   recovery_settings: RecoverySettingsTable;
 }
 
@@ -885,4 +886,13 @@ export interface BalanceEntryTable {
   actor: string | null;
   note: string | null;
   created_at: Generated<Date>;
+}
+
+/** A balance applied to a basket owner's checkout on /payment (server/balances/checkout-balances.ts). */
+export interface CheckoutBalanceTable {
+  id: Generated<string>;
+  user_id: string | null;
+  session_id: string | null;
+  account_id: string;
+  applied_at: Generated<Date>;
 }
