@@ -171,12 +171,14 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   const adminProducts = createAdminProducts(db, catalogue, pictures, departments, inventory);
   const recoveryReport = createRecoveryReport(db, { livemode: options.provider.identity.livemode });
   // The dashboard counts the orders of the mode the shop takes payments in: test orders while it takes test cards.
+  const storeCredit = createStoreCredit(db, balances, () => settings.timeZone());
   const salesDashboard = createSalesDashboard(db, {
     timeZone: () => settings.timeZone(),
     livemode: options.provider.identity.livemode,
     countLowStock: () => adminProducts.countLowStock(),
     countHeldPayments: async (livemode) => (await checkout.listHeldPayments(livemode, 0)).count,
     recoveryFigures: (start, end) => recoveryReport.figures(start, end),
+    storeCreditFigures: (start, end) => storeCredit.figures(start, end),
   });
   const reviews = createReviewService(db, { onCatalogueChanged: () => catalogue.noteCatalogueWrite() });
   const pictureFetcher = createPictureFetcher({
@@ -215,7 +217,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     inventory,
     promotions,
     balances,
-    storeCredit: createStoreCredit(db, balances, () => settings.timeZone()),
+    storeCredit,
     sessions,
     basket,
     accounts,
