@@ -1,5 +1,6 @@
 import { BASKET_ITEM_LIMIT, BASKET_LINE_LIMIT, type BasketLineView } from "#shared/basket";
 import { sumCents } from "#shared/money";
+import { lineAmountCents } from "#shared/pricing";
 import { canBeSold, onlyLeftInStockMessage, OUT_OF_STOCK_LINE_MESSAGE, sellableQuantity } from "#shared/stock";
 import type { VariantForSale } from "#server/catalogue/catalogue-service";
 
@@ -140,7 +141,7 @@ export function priceLines(
       },
       stock: variant.stock,
       quantity: line.quantity,
-      lineCents: priceCents * line.quantity,
+      lineCents: lineAmountCents(priceCents, line.quantity),
       ...stockNotice(line.quantity, found),
     };
     return [line.addedPriceCents === priceCents ? priced : { ...priced, addedPriceCents: line.addedPriceCents }];

@@ -35,6 +35,7 @@ import * as shopSettings from "./migrations/0032-shop-settings";
 import * as staffRoles from "./migrations/0033-staff-roles";
 import * as basketRecovery from "./migrations/0036-basket-recovery";
 import * as balanceLedger from "./migrations/0037-balance-ledger";
+import * as auditLogByTime from "./migrations/0041-audit-log-by-time";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   "0033-staff-roles": staffRoles,
   "0036-basket-recovery": basketRecovery,
   "0037-balance-ledger": balanceLedger,
+  "0041-audit-log-by-time": auditLogByTime,
 };
 
 export const migrationNames = Object.keys(migrations);
