@@ -23,6 +23,7 @@ import { createCheckoutService } from "./checkout/checkout-service";
 import { createBalanceLedger } from "./balances/balance-ledger";
 import { createStoreCredit } from "./balances/store-credit";
 import { createCheckoutBalances } from "./balances/checkout-balances";
+import { balanceHold } from "./balances/balance-hold";
 import { createWebhookHandler } from "./checkout/webhook-handler";
 import { createEmailOutbox } from "./email/email-outbox";
 import { createEmailPreferences } from "./email/email-preferences";
@@ -140,7 +141,12 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     inventory,
     promotions,
     // What a payment holds while it is paid for, reserved, released and settled together: one adapter per kind.
-    holds: createCheckoutHold(defaultHoldAdapters({ inventory, promotions, logger })),
+    // Balances (store credit, gift cards) after stock and codes: one more adapter.
+    holds: createCheckoutHold([
+      ...defaultHoldAdapters({ inventory, promotions, logger }),
+      balanceHold(checkoutBalances),
+    ]),
+    balances: checkoutBalances,
     onOrderRecorded: (trx, orderId) => email.enqueueOrderConfirmation(trx, orderId),
   });
   const twoStep = createTwoStepService({ db, email, livemode: options.provider.identity.livemode });

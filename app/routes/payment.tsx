@@ -38,11 +38,10 @@ const ADDRESS_REFUSALS: ReadonlyMap<string, string> = new Map([
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
-  const [{ basket, checkoutAddress, pricing, byOption, removedPromotion, freeOrderToken }, saved, storeCredit] =
+  const [{ basket, checkoutAddress, pricing, byOption, removedPromotion, freeOrderToken, storeCreditCents }, saved] =
     await Promise.all([
       services.checkout.priceCheckout(shopper.basketOwner, shopper.user?.email ?? null),
       shopper.user ? services.addresses.listSavedAddresses(shopper.user.id) : Promise.resolve([]),
-      shopper.user ? services.storeCredit.ofAccount(shopper.user.id) : Promise.resolve(null),
     ]);
   // Nothing to pay for: the basket says so, with a way back to the shop.
   if (basket.items.length === 0) throw redirect("/checkout");
@@ -68,7 +67,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     removedPromotion,
     freeOrderToken,
     // "Use store credit ($x)": what the account has, counting what its own payment in progress holds.
-    storeCreditCents: storeCredit?.balanceCents ?? 0,
+    storeCreditCents: storeCreditCents ?? 0,
   };
 }
 

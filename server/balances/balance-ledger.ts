@@ -500,6 +500,21 @@ export function createBalanceLedger(db: DB) {
       return new Map(rows.map((row) => [row.account_id, row.cents]));
     },
 
+    /** Runs releaseLapsedHolds every `intervalMs` (the reservation sweep's beat) until stopped. */
+    startSweep(intervalMs: number, onError: (error: unknown) => void): { stop: () => Promise<void> } {
+      let running: Promise<unknown> = Promise.resolve();
+      const timer = setInterval(() => {
+        running = ledger.releaseLapsedHolds().catch(onError);
+      }, intervalMs);
+      timer.unref();
+      return {
+        async stop() {
+          clearInterval(timer);
+          await running;
+        },
+      };
+    },
+
     /** The sweep: holds past their time come back to their balances. Returns how many were released. */
     async releaseLapsedHolds(): Promise<number> {
       const lapsed = await openHolds(db, { lapsedBy: "now" });

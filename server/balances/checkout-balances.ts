@@ -57,54 +57,57 @@ export function createCheckoutBalances(
     },
 
     /**
-     * The balances applied to the owner's checkout, gift cards first (they cannot be used for anything else), then
-     * store credit, each with what it has for this payment: what is available, plus what the owner's payments
-     * (`ownHolds`, its open payment's key) hold of it already. A disabled or expired balance has nothing.
+     * In one statement: the balances applied to the owner's checkout, gift cards first (they pay for nothing else),
+     * then store credit, each with what it has for this checkout (what is available plus what the owner's open
+     * payment holds of it already; nothing when disabled or expired), and the signed-in account's store credit for
+     * "Use store credit ($x)" (null without an account).
      */
-    async available(owner: BasketOwner | null, ownHolds: readonly string[] = []): Promise<AvailableBalance[]> {
-      if (!owner) return [];
+    async forCheckout(
+      owner: BasketOwner | null,
+    ): Promise<{ applied: AvailableBalance[]; storeCreditCents: number | null }> {
+      if (!owner) return { applied: [], storeCreditCents: null };
       const { column, value } = ownerColumn(owner);
-      const rows = await db
-        .selectFrom("checkout_balances")
-        .innerJoin("balance_accounts as account", "account.id", "checkout_balances.account_id")
-        .select([
-          "account.id",
-          "account.kind",
-          "account.last_four",
-          "account.balance_cents",
-          "account.expires_at",
-          "account.disabled_at",
-          "checkout_balances.applied_at",
-        ])
-        .where(`checkout_balances.${column}`, "=", value)
-        .orderBy(sql`account.kind = 'store_credit'`)
-        .orderBy("checkout_balances.applied_at")
-        .execute();
-      if (rows.length === 0) return [];
-      const own = ownHolds.length > 0 ? await Promise.all(ownHolds.map((key) => ledger.holdsOf(key))) : [];
-      const heldByUs = own.flat();
-      return rows.map((row) => {
-        const refused = accountRefusal({ disabledAt: row.disabled_at, expiresAt: row.expires_at });
-        const ours = heldByUs
-          .filter((hold) => hold.accountId === row.id)
-          .reduce((sum, hold) => sum + hold.heldCents, 0);
-        return {
-          accountId: row.id,
-          kind: row.kind,
-          lastFour: row.last_four,
-          availableCents: refused ? 0 : row.balance_cents + ours,
-        };
-      });
+      const userId = "userId" in owner ? owner.userId : null;
+      const ownPayments = sql`(select payment_intent_id from checkout_payments
+        where ${sql.ref(column)} = ${value} and status = 'open')`;
+      const { rows } = await sql<{
+        id: string;
+        kind: "store_credit" | "gift_card";
+        last_four: string | null;
+        balance_cents: number;
+        expires_at: Date | null;
+        disabled_at: Date | null;
+        held_by_us: number;
+        is_applied: boolean;
+      }>`
+        select account.id, account.kind, account.last_four, account.balance_cents, account.expires_at,
+          account.disabled_at, applied.account_id is not null as is_applied,
+          coalesce((select -sum(hold.amount_cents) from balance_entries hold
+            where hold.account_id = account.id and hold.kind = 'hold' and hold.hold_key in ${ownPayments}
+              and not exists (select 1 from balance_entries closed
+                where closed.kind = 'release' and closed.hold_entry_id = hold.id)), 0)::int as held_by_us
+        from balance_accounts account
+        left join checkout_balances applied
+          on applied.account_id = account.id and applied.${sql.ref(column)} = ${value}
+        where applied.account_id is not null or (account.kind = 'store_credit' and account.user_id = ${userId})
+        order by account.kind = 'store_credit', applied.applied_at`.execute(db);
+      const usable = (row: (typeof rows)[number]) =>
+        accountRefusal({ disabledAt: row.disabled_at, expiresAt: row.expires_at })
+          ? 0
+          : row.balance_cents + row.held_by_us;
+      const credit = rows.find((row) => row.kind === "store_credit" && userId !== null);
+      return {
+        applied: rows
+          .filter((row) => row.is_applied)
+          .map((row) => ({ accountId: row.id, kind: row.kind, lastFour: row.last_four, availableCents: usable(row) })),
+        storeCreditCents: userId === null ? null : credit ? usable(credit) : 0,
+      };
     },
 
     /** The basket's breakdown with the owner's applied balances paying what they can (dueCents: the card's part). */
-    async priceWithBalances(
-      owner: BasketOwner | null,
-      pricing: PriceBreakdown,
-      ownHolds: readonly string[] = [],
-    ): Promise<PriceBreakdown> {
-      const balances = await service.available(owner, ownHolds);
-      return balances.length === 0 ? pricing : applyBalances(pricing, balances);
+    async priceWithBalances(owner: BasketOwner | null, pricing: PriceBreakdown): Promise<PriceBreakdown> {
+      const { applied } = await service.forCheckout(owner);
+      return applied.length === 0 ? pricing : applyBalances(pricing, applied);
     },
 
     /**

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { toStripeShipping } from "#shared/address";
 import type { BasketView } from "#shared/basket";
-import type { PriceBreakdown } from "#shared/pricing";
+import { amountDue, type PriceBreakdown } from "#shared/pricing";
 import { ownerColumn, ownerColumns, type BasketOwner } from "#server/basket/basket-owner";
 import type { Holder } from "#server/holds/hold-claims";
 import { isIntentStateRefusal } from "#server/payments/processor-errors";
@@ -217,7 +217,8 @@ export function createIntentStep(context: CheckoutContext, hold: HoldStep, relea
       holder,
       items,
       fingerprint,
-      amountCents: pricing.totalCents,
+      // What the card pays: the total less the balances applied (store credit, gift cards).
+      amountCents: amountDue(pricing),
       shipping: toStripeShipping(delivery.address),
       deliveryColumns: { delivery_address: JSON.stringify(delivery.address), contact_email: delivery.contactEmail },
     };
