@@ -76,10 +76,14 @@ it.skipIf(!process.env.TEST_DATABASE_URL)(
       const left = shoppers.filter((_, index) => free[index] !== "placed");
       const paid = await Promise.all(
         left.map(async ({ browser, origin }) => {
-          for (let attempt = 1; attempt <= 3; attempt++) {
+          const refusals: string[] = [];
+          for (let attempt = 1; attempt <= 5; attempt++) {
             const response = await browser.send(`/payments/create?total=${PRICE}`, { method: "POST" });
             const body = (await response.json()) as { clientSecret?: string; error?: { message: string } };
-            if (response.status === 409) continue;
+            if (response.status === 409) {
+              refusals.push(body.error?.message ?? "");
+              continue;
+            }
             expect(response.status, JSON.stringify(body)).toBe(201);
             const confirmed = await confirmCard(
               origin,
@@ -92,7 +96,7 @@ it.skipIf(!process.env.TEST_DATABASE_URL)(
             expect(recorded.status).toBeLessThan(300);
             return "paid";
           }
-          return "gave up";
+          return `gave up: ${refusals.join(" | ")}`;
         }),
       );
       expect(paid).toEqual(Array(left.length).fill("paid"));

@@ -98,7 +98,7 @@ export function createCheckoutService(dependencies: CheckoutDependencies) {
       throw new AppError("NOT_DELIVERABLE", noDeliveryMessage(countryName(delivery.address.country)));
     for (let pass = 1; ; pass++) {
       const prepared = await intent.preparePaymentOnce(owner, view, delivery, pricing, pass > 1, holder);
-      if (prepared) return prepared;
+      if (prepared) return { ...prepared, dueCents: amountDue(pricing) };
       if (pass === PREPARE_PASSES) {
         throw new AppError(
           "TOTAL_MISMATCH",

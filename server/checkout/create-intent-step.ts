@@ -15,6 +15,8 @@ import type { ReleaseStep } from "./release-step";
 export interface PreparedPayment {
   clientSecret: string;
   amountCents: number;
+  /** What the card should pay for the basket as priced now: the total less the balances applied. */
+  dueCents?: number;
 }
 
 /** One pass's snapshot of the payment: what it is for, in cents, for whom, and its row's delivery columns. */
