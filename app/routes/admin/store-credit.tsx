@@ -143,7 +143,9 @@ export default function StoreCreditPage({ loaderData, actionData }: Route.Compon
       {email && !customer ? <p>No account has the e-mail {email}.</p> : null}
       {customer ? (
         <section aria-labelledby="customer-title">
-          <h2 id="customer-title">{customer.email}</h2>
+          <h2 id="customer-title" className="console-customer">
+            {customer.email}
+          </h2>
           <p>
             Store credit: <strong>{customer.balance}</strong>
             {customer.held ? ` (${customer.held} held by a payment in progress)` : ""}
