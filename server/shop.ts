@@ -224,6 +224,11 @@ export async function createShop(options: ShopOptions) {
     services.pictureFetcher.start();
     // Reservations past their time go back on sale (and guest pages hear of it when that changes what they say).
     const reservationSweep = services.inventory.startSweep(options.reservationSweepMs);
+    // Balances held by payments past their time come back to their shoppers, at a third of that beat: a lapsed hold
+    // only keeps its own shopper's balance, and an idle instance keeps under a statement a second in all.
+    const balanceSweep = services.balances.startSweep((options.reservationSweepMs ?? 5_000) * 3, (error) =>
+      logger.warn({ err: error }, "balances: releasing lapsed holds failed"),
+    );
     // Payments that succeeded while no server was up to record them (a crash after the charge) get their orders.
     void services.checkout
       .recordMissedOrders()
@@ -242,6 +247,7 @@ export async function createShop(options: ShopOptions) {
         stopWaking();
         await emailSender.stop();
         await reservationSweep.stop();
+        await balanceSweep.stop();
         await services.pictureFetcher.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();

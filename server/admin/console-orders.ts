@@ -8,6 +8,7 @@ import type { Database } from "#server/db/schema";
 import { keysetCursor } from "#server/db/keyset-cursor";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import type { Logger } from "#server/logger";
+import type { BalanceLedger } from "#server/balances/balance-ledger";
 import type { InventoryService } from "#server/inventory/inventory-service";
 import type { OrderService } from "#server/orders/order-service";
 import type { PaymentProvider } from "#server/payments/payment-provider";
@@ -104,8 +105,9 @@ export function createAdminOrders(
   email: EmailOutbox,
   logger: Logger,
   inventory?: InventoryService,
+  ledger?: BalanceLedger,
 ) {
-  const refunds = createOrderRefunds(db, orders, provider, email, logger, inventory);
+  const refunds = createOrderRefunds(db, orders, provider, email, logger, inventory, ledger);
   const { orderByNumber, refundHistory } = refunds;
 
   return {
@@ -182,7 +184,7 @@ export function createAdminOrders(
           .execute(),
         db
           .selectFrom("order_refunds")
-          .select(["id", "amount_cents", "shipping_cents", "reason", "actor", "created_at"])
+          .select(["id", "amount_cents", "shipping_cents", "reason", "actor", "created_at", "destination"])
           .where("order_id", "=", row.id)
           .orderBy("created_at")
           .execute(),
@@ -217,6 +219,10 @@ export function createAdminOrders(
           ? { code: row.promotion_code, discountCents: row.discount_cents, isOverLimit: row.promotion_over_limit }
           : null,
         isTest: row.livemode !== true,
+        /** Placed with an account: it can be refunded to the account's store credit. */
+        hasAccount: row.user_id !== null,
+        /** The balances that paid part of it ("Store credit", "Gift card ending 7XQ2"), given back first. */
+        balances: row.pricing?.balances ?? [],
         history,
         refunds,
       };

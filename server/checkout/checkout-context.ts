@@ -9,6 +9,7 @@ import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import type { BasketService } from "#server/basket/basket-service";
 import type { DB, Writer } from "#server/db/client";
 import type { CheckoutHold } from "./checkout-hold";
+import type { CheckoutBalances } from "#server/balances/checkout-balances";
 import type { InventoryService, StockLine } from "#server/inventory/inventory-service";
 import type { Logger } from "#server/logger";
 import type { OrderService } from "#server/orders/order-service";
@@ -51,6 +52,8 @@ export interface CheckoutDependencies {
    * use. A new kind of hold is one more adapter here.
    */
   holds?: CheckoutHold;
+  /** The balances (store credit, gift cards) applied to a checkout: priced after the code, the card pays the rest. */
+  balances?: Pick<CheckoutBalances, "forCheckout" | "priceWithBalances">;
   onOrderRecorded?: OrderRecordedHook;
 }
 
@@ -167,6 +170,8 @@ export interface CheckoutPricing {
   removedPromotion: { code: string; message: string } | null;
   /** The $0.00 order's one-time token, when a code pays for everything (the page places the order without a card). */
   freeOrderToken: string | null;
+  /** The signed-in account's store credit open to this checkout ("Use store credit ($x)"); null for a guest. */
+  storeCreditCents: number | null;
 }
 
 /** What recording a succeeded intent came to: its order, or a payment held for the operator's review. */

@@ -1,6 +1,6 @@
 import { AppError } from "#shared/errors";
 import { countryName } from "#shared/address";
-import { noDeliveryMessage } from "#shared/pricing";
+import { amountDue, noDeliveryMessage } from "#shared/pricing";
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import { createCheckoutHold } from "./checkout-hold";
 import type { Holder } from "#server/holds/hold-claims";
@@ -89,7 +89,7 @@ export function createCheckoutService(dependencies: CheckoutDependencies) {
     // A code that cannot be used any more is refused in its own words, before any card is charged.
     let pricing = await quote.priceToPay(view, checkoutAddress, customer);
     if (expectedTotalCents !== pricing.totalCents) throw totalChanged(pricing.totalCents);
-    if (pricing.totalCents === 0)
+    if (amountDue(pricing) === 0)
       throw new AppError("TOTAL_MISMATCH", "There is nothing to pay: place your order without a card.");
     // After the total: a page with a stale total is told so first, whatever else it lacks.
     const delivery = deliveryFor(checkoutAddress, accountEmail);
@@ -98,7 +98,7 @@ export function createCheckoutService(dependencies: CheckoutDependencies) {
       throw new AppError("NOT_DELIVERABLE", noDeliveryMessage(countryName(delivery.address.country)));
     for (let pass = 1; ; pass++) {
       const prepared = await intent.preparePaymentOnce(owner, view, delivery, pricing, pass > 1, holder);
-      if (prepared) return prepared;
+      if (prepared) return { ...prepared, dueCents: amountDue(pricing) };
       if (pass === PREPARE_PASSES) {
         throw new AppError(
           "TOTAL_MISMATCH",
@@ -136,7 +136,9 @@ export function createCheckoutService(dependencies: CheckoutDependencies) {
     const pricing = await quote.priceToPay(view, checkoutAddress, customer);
     if (pricing.isUndeliverable)
       throw new AppError("NOT_DELIVERABLE", noDeliveryMessage(countryName(delivery.address.country)));
-    if (pricing.totalCents !== 0 || !pricing.promotion) throw totalChanged(pricing.totalCents);
+    // Nothing left for a card, paid for by a code or by balances (store credit, gift cards).
+    if (amountDue(pricing) !== 0 || (!pricing.promotion && (pricing.balances ?? []).length === 0))
+      throw totalChanged(pricing.totalCents);
     const { items, fingerprint } = snapshot(view, delivery, pricing);
     if (token !== freeOrderToken(owner, view.revision, fingerprint)) {
       throw new AppError("TOTAL_MISMATCH", "Your basket has changed. Please check it and place your order again.");
@@ -148,7 +150,8 @@ export function createCheckoutService(dependencies: CheckoutDependencies) {
     try {
       const written = await record.writeOrder({
         id: orderId,
-        amountCents: 0,
+        // The order's total: $0.00 for a code that paid all of it, else what the balances paid.
+        amountCents: pricing.totalCents,
         created: new Date(),
         card: null,
         strict: true,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { toStripeShipping } from "#shared/address";
 import type { BasketView } from "#shared/basket";
-import type { PriceBreakdown } from "#shared/pricing";
+import { amountDue, type PriceBreakdown } from "#shared/pricing";
 import { ownerColumn, ownerColumns, type BasketOwner } from "#server/basket/basket-owner";
 import type { Holder } from "#server/holds/hold-claims";
 import { isIntentStateRefusal } from "#server/payments/processor-errors";
@@ -15,6 +15,8 @@ import type { ReleaseStep } from "./release-step";
 export interface PreparedPayment {
   clientSecret: string;
   amountCents: number;
+  /** What the card should pay for the basket as priced now: the total less the balances applied. */
+  dueCents?: number;
 }
 
 /** One pass's snapshot of the payment: what it is for, in cents, for whom, and its row's delivery columns. */
@@ -217,7 +219,8 @@ export function createIntentStep(context: CheckoutContext, hold: HoldStep, relea
       holder,
       items,
       fingerprint,
-      amountCents: pricing.totalCents,
+      // What the card pays: the total less the balances applied (store credit, gift cards).
+      amountCents: amountDue(pricing),
       shipping: toStripeShipping(delivery.address),
       deliveryColumns: { delivery_address: JSON.stringify(delivery.address), contact_email: delivery.contactEmail },
     };

@@ -1,6 +1,7 @@
 import { AppError } from "#shared/errors";
 import type { BasketView } from "#shared/basket";
-import type { PriceBreakdown } from "#shared/pricing";
+import { amountDue, type PriceBreakdown } from "#shared/pricing";
+import { applyBalances } from "#server/pricing/apply-balances";
 import type { CheckoutAddress } from "#server/addresses/address-service";
 import type { BasketOwner } from "#server/basket/basket-owner";
 import { promotionRefusal, type PromotionCustomer } from "#server/promotions/promotion-service";
@@ -11,7 +12,7 @@ import { deliveryFor, freeOrderToken, snapshot, type CheckoutContext, type Check
  * writes nothing but taking off a code the basket no longer qualifies for, so there is nothing to undo: a shopper who
  * goes no further leaves no trace.
  */
-export function createQuoteStep({ quote, basket, addresses }: CheckoutContext) {
+export function createQuoteStep({ quote, basket, addresses, balances }: CheckoutContext) {
   /** What preparing a payment (or placing a $0.00 order) charges: a code that cannot be used now is refused. */
   async function priceToPay(
     view: BasketView,
@@ -25,7 +26,8 @@ export function createQuoteStep({ quote, basket, addresses }: CheckoutContext) {
       await quote.loadRates(),
     );
     if (refusal) throw promotionRefusal(refusal.message);
-    return pricing;
+    // The balances applied on /payment (store credit, gift cards) pay what they can; the card the rest.
+    return balances ? balances.priceWithBalances(customer.owner, pricing) : pricing;
   }
 
   /**
@@ -41,7 +43,14 @@ export function createQuoteStep({ quote, basket, addresses }: CheckoutContext) {
     const rates = await quote.loadRates();
     const delivery = deliveryFor(checkoutAddress, accountEmail);
     const customer = owner ? { owner, email: delivery?.contactEmail ?? accountEmail } : null;
-    const { pricing, promotion, refusal } = await quote.quoteWithPromotion(view, checkoutAddress, customer, rates);
+    const [quoted, held] = await Promise.all([
+      quote.quoteWithPromotion(view, checkoutAddress, customer, rates),
+      balances && owner ? balances.forCheckout(owner) : { applied: [], storeCreditCents: null },
+    ]);
+    const { promotion, refusal } = quoted;
+    const withBalances = (priced: PriceBreakdown) =>
+      held.applied.length > 0 ? applyBalances(priced, held.applied) : priced;
+    const pricing = withBalances(quoted.pricing);
     // A code the basket no longer qualifies for (under its minimum, used up, ended) is taken off, and the page says why.
     if (refusal && owner) await addresses.setPromotionCode(owner, null);
     const byOption: Record<string, PriceBreakdown> = {};
@@ -50,11 +59,13 @@ export function createQuoteStep({ quote, basket, addresses }: CheckoutContext) {
         byOption[option.methodId] =
           option.methodId === pricing.shipping?.methodId
             ? pricing
-            : await quote.quoteBasket(
-                view,
-                { ...checkoutAddress, deliveryMethodId: option.methodId },
-                promotion,
-                rates,
+            : withBalances(
+                await quote.quoteBasket(
+                  view,
+                  { ...checkoutAddress, deliveryMethodId: option.methodId },
+                  promotion,
+                  rates,
+                ),
               );
       }
     }
@@ -62,8 +73,9 @@ export function createQuoteStep({ quote, basket, addresses }: CheckoutContext) {
       owner !== null &&
       delivery !== null &&
       view.count > 0 &&
-      pricing.totalCents === 0 &&
-      pricing.promotion !== null &&
+      amountDue(pricing) === 0 &&
+      // Paid for by a code or by balances: nothing is left for a card.
+      (pricing.promotion !== null || (pricing.balances ?? []).length > 0) &&
       !pricing.isUndeliverable;
     const freeOrderTokenValue = isFree
       ? freeOrderToken(owner, view.revision, snapshot(view, delivery, pricing).fingerprint)
@@ -75,6 +87,7 @@ export function createQuoteStep({ quote, basket, addresses }: CheckoutContext) {
       byOption,
       removedPromotion: refusal,
       freeOrderToken: freeOrderTokenValue,
+      storeCreditCents: held.storeCreditCents,
     };
   }
 

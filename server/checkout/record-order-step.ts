@@ -217,7 +217,9 @@ export function createRecordOrderStep(context: CheckoutContext, release: Release
       ));
     const written = await writeOrder({
       id: intent.id,
-      amountCents: intent.amountCents,
+      // The order's total: with balances (store credit, gift cards) paying part, more than the card paid (the
+      // card's part was checked against the row above).
+      amountCents: payment.pricing?.balances?.length ? payment.pricing.totalCents : intent.amountCents,
       currency: intent.currency,
       created: intent.created,
       card,

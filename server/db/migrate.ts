@@ -34,6 +34,7 @@ import * as trueRatingsAndVariantLowStock from "./migrations/0031-true-ratings-a
 import * as shopSettings from "./migrations/0032-shop-settings";
 import * as staffRoles from "./migrations/0033-staff-roles";
 import * as basketRecovery from "./migrations/0036-basket-recovery";
+import * as balanceLedger from "./migrations/0037-balance-ledger";
 import * as returns from "./migrations/0039-returns";
 import * as withdrawals from "./migrations/0040-withdrawals";
 import * as auditLogByTime from "./migrations/0041-audit-log-by-time";
@@ -76,6 +77,7 @@ const migrations: Record<string, Migration> = {
   "0032-shop-settings": shopSettings,
   "0033-staff-roles": staffRoles,
   "0036-basket-recovery": basketRecovery,
+  "0037-balance-ledger": balanceLedger,
   "0039-returns": returns,
   "0040-withdrawals": withdrawals,
   "0041-audit-log-by-time": auditLogByTime,

@@ -104,7 +104,7 @@ export const paymentRoutes = new Hono<AppEnv>()
     const { checkout, paymentLimits } = c.get("services");
     const holder = { sessionId: c.get("shopper").session?.id ?? null, ip: c.get("clientIp") };
     await paymentLimits.check("create", holder.sessionId, holder.ip);
-    const { clientSecret, amountCents } = await withProvider(() =>
+    const { clientSecret, amountCents, dueCents } = await withProvider(() =>
       checkout.preparePayment(
         c.get("shopper").basketOwner,
         query.data.total,
@@ -114,7 +114,8 @@ export const paymentRoutes = new Hono<AppEnv>()
     );
     // Two tabs pricing different baskets at once may leave the open intent at the other tab's amount: never hand
     // out a payment for an amount the page does not show.
-    if (amountCents !== query.data.total) {
+    // (With balances applied, the intent is for what they leave: the page's total less the balances.)
+    if (amountCents !== (dueCents ?? query.data.total)) {
       throw new AppError("TOTAL_MISMATCH", "Your basket has changed in another window. Please check it and pay again.");
     }
     return c.json({ clientSecret }, 201, { "Cache-Control": "no-store" });
