@@ -1,0 +1,29 @@
+import { expect, it } from "vitest";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { AUDIT_PAGE_SIZE, createAuditLog, recordAudit } from "./audit-log";
+
+describeEachDatabase("the audit log's pages", (getDatabase) => {
+  it("pages newest first, every entry once, even when a whole page's entries share one moment", async () => {
+    const { db } = getDatabase();
+    const subjects = Array.from({ length: AUDIT_PAGE_SIZE + 5 }, (_, index) => `paging-${index}`);
+    // One transaction: every entry has the same created_at, so the id alone orders them.
+    await db.transaction().execute(async (trx) => {
+      for (const subject of subjects)
+        await recordAudit(trx, { id: null, email: "pager@example.com" }, { action: "test.page", subject });
+    });
+    const auditLog = createAuditLog(db);
+    const first = await auditLog.listEntries();
+    expect(first.isFirstPage).toBe(true);
+    expect(first.entries).toHaveLength(AUDIT_PAGE_SIZE);
+    expect(first.entries[0]?.subject).toBe(subjects.at(-1));
+    expect(first.nextBefore).not.toBeNull();
+    const second = await auditLog.listEntries({ before: first.nextBefore });
+    expect(second.isFirstPage).toBe(false);
+    const seen = [...first.entries, ...second.entries].filter((entry) => entry.action === "test.page");
+    expect(seen.map((entry) => entry.subject)).toEqual([...subjects].reverse());
+    // A cursor that does not read is the first page, and says so.
+    const garbled = await auditLog.listEntries({ before: "12~not-an-id" });
+    expect(garbled.isFirstPage).toBe(true);
+    expect(garbled.entries.map((entry) => entry.id)).toEqual(first.entries.map((entry) => entry.id));
+  });
+});
