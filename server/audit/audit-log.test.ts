@@ -9,7 +9,11 @@ describeEachDatabase("the audit log's pages", (getDatabase) => {
     // One transaction: every entry has the same created_at, so the id alone orders them.
     await db.transaction().execute(async (trx) => {
       for (const subject of subjects)
-        await recordAudit(trx, { id: null, email: "pager@example.com" }, { action: "test.page", subject });
+        await recordAudit(
+          trx,
+          { id: null, email: "pager@example.com" },
+          { action: "test.page", subject, before: null, after: null },
+        );
     });
     const auditLog = createAuditLog(db);
     const first = await auditLog.listEntries();
