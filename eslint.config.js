@@ -85,17 +85,29 @@ const serverAppBan = {
   group: ["**/app/**", "\\#app/**", "!**/http/app"],
   message: "The server never imports app/: what routes need lives in server/ (see server/http/request-context.ts).",
 };
-/** An import specifier that reaches a layer, from anywhere in server/ (#server/…, ./… at the top, ../… in a folder). */
+/**
+ * An import specifier that reaches a layer, from anywhere in server/ (#server/…, ./… at the top or beside it, ../… in
+ * a folder). A layer is a folder, a file at the top ("config.ts"), or a file inside a folder ("pricing/quote.ts")
+ * placed apart from the rest of its folder.
+ */
 function layerSpecifier(layer) {
   if (layer === "db/migrate") return String.raw`^(#server/db/|\./(db/)?|(\.\./)+db/)migrat(e(\.ts)?$|ions/)`;
+  const slash = layer.lastIndexOf("/");
+  if (layer.endsWith(".ts") && slash > 0) {
+    const folder = layer.slice(0, slash);
+    const name = layer.slice(slash + 1, -3);
+    return String.raw`^(#server/${folder}/|\./(${folder}/)?|(\.\./)+${folder}/)${name}(\.ts)?$`;
+  }
   const name = layer.endsWith(".ts") ? `${layer.slice(0, -3)}(\\.ts)?$` : `${layer}(/|$)`;
   return String.raw`^(#server/|\./|(\.\./)+)` + name;
 }
+/** The files a layer's rule applies to: a folder's, less its tests and the files placed in layers of their own. */
 function layerFiles(layer) {
   if (layer === "db/migrate") return { files: ["server/db/migrate.ts", "server/db/migrations/**"] };
   if (layer.endsWith(".ts")) return { files: [`server/${layer}`] };
   const ignores = ["**/*.test.ts", "**/*.test.tsx"];
-  if (layer === "db") ignores.push("server/db/migrate.ts", "server/db/migrations/**");
+  for (const apart of SERVER_LAYERS.filter((other) => other.startsWith(`${layer}/`)))
+    ignores.push(...layerFiles(apart).files);
   return { files: [`server/${layer}/**`], ignores };
 }
 const serverLayerConfigs = SERVER_LAYERS.slice(1).map((layer, index) => {
