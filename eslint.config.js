@@ -91,22 +91,33 @@ const serverAppBan = {
   group: ["**/app/**", "\\#app/**", "!**/http/app"],
   message: "The server never imports app/: what routes need lives in server/ (see server/http/request-context.ts).",
 };
-/** An import specifier that reaches a layer, from anywhere in server/ (#server/…, ./… at the top, ../… in a folder). */
+/**
+ * An import specifier that reaches a layer, from anywhere in server/ (#server/…, ./… at the top or beside it, ../… in
+ * a folder). A layer is a folder, a file at the top ("config.ts"), or a file inside a folder ("pricing/quote.ts")
+ * placed apart from the rest of its folder.
+ */
 function layerSpecifier(layer) {
   if (layer === "db/migrate") return String.raw`^(#server/db/|\./(db/)?|(\.\./)+db/)migrat(e(\.ts)?$|ions/)`;
-  const name = layer.endsWith(".ts") ? `${layer.slice(0, -3)}(\\.ts)?$` : `${layer}(/|$)`;
+  const slash = layer.lastIndexOf("/");
+  if (layer.endsWith(".ts") && slash > 0) {
+    const folder = layer.slice(0, slash);
+    const name = layer.slice(slash + 1, -3);
+    return String.raw`^(#server/${folder}/|\./(${folder}/)?|(\.\./)+${folder}/)${name}(\.ts)?$`;
+  }
+  // A folder's files placed apart in a layer of their own (imports/csv-download.ts) are judged by that layer.
+  const apart = SERVER_LAYERS.filter((other) => other.startsWith(`${layer}/`) && other.endsWith(".ts"));
+  const besides = apart.map((other) => other.slice(layer.length + 1, -3)).join("|");
+  const folder = besides ? `${layer}(/(?!(${besides})(\\.ts)?$)|$)` : `${layer}(/|$)`;
+  const name = layer.endsWith(".ts") ? `${layer.slice(0, -3)}(\\.ts)?$` : folder;
   return String.raw`^(#server/|\./|(\.\./)+)` + name;
 }
+/** The files a layer's rule applies to: a folder's, less its tests and the files placed in layers of their own. */
 function layerFiles(layer) {
   if (layer === "db/migrate") return { files: ["server/db/migrate.ts", "server/db/migrations/**"] };
   if (layer.endsWith(".ts")) return { files: [`server/${layer}`] };
-  // A file given a layer of its own (pricing/quote.ts, the I/O shell above the pure pricing) is judged by that layer.
-  const ignores = [
-    "**/*.test.ts",
-    "**/*.test.tsx",
-    ...SERVER_LAYERS.filter((own) => own.startsWith(`${layer}/`)).map((own) => `server/${own}`),
-  ];
-  if (layer === "db") ignores.push("server/db/migrate.ts", "server/db/migrations/**");
+  const ignores = ["**/*.test.ts", "**/*.test.tsx"];
+  for (const apart of SERVER_LAYERS.filter((other) => other.startsWith(`${layer}/`)))
+    ignores.push(...layerFiles(apart).files);
   return { files: [`server/${layer}/**`], ignores };
 }
 const serverLayerConfigs = SERVER_LAYERS.slice(1).map((layer, index) => {

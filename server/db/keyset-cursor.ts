@@ -1,5 +1,5 @@
 /**
- * Keyset paging of the newest-first lists (orders, reviews, the outbox, the audit log): the cursor a page's link
+ * Keyset paging of the newest-first lists by time (orders, reviews, the outbox): the cursor a page's link
  * carries, and the whole query of a page, so that every list orders, compares and counts its rows the same way.
  */
 import { sql, type SelectQueryBuilder } from "kysely";

@@ -37,7 +37,6 @@ import * as basketRecovery from "./migrations/0036-basket-recovery";
 import * as balanceLedger from "./migrations/0037-balance-ledger";
 import * as returns from "./migrations/0039-returns";
 import * as withdrawals from "./migrations/0040-withdrawals";
-import * as auditLogByTime from "./migrations/0041-audit-log-by-time";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -80,7 +79,6 @@ const migrations: Record<string, Migration> = {
   "0037-balance-ledger": balanceLedger,
   "0039-returns": returns,
   "0040-withdrawals": withdrawals,
-  "0041-audit-log-by-time": auditLogByTime,
 };
 
 export const migrationNames = Object.keys(migrations);

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef } from "react";
-import type { FormErrors } from "./field-error";
+import type { FieldErrors } from "#shared/form-errors";
 
 /**
  * The list of what is wrong, above the form: it takes focus when it appears, so a screen reader reads it and a
@@ -15,7 +15,7 @@ export function ErrorSummary({
   headingLevel = 2,
   className,
 }: {
-  errors: FormErrors | undefined;
+  errors: FieldErrors | undefined;
   fieldIds: Partial<Record<string, string>>;
   /** Where a sentence needs its field's name to be understood in a list ("ZIP code: Enter a ZIP code."). */
   labels?: Partial<Record<string, string>>;

@@ -6,9 +6,6 @@
  * @module
  */
 
-/** A form's errors by field name, one sentence each. */
-export type FormErrors = Partial<Record<string, string>>;
-
 /** The id of a field's error sentence, from the id of the field's input. */
 export function errorIdOf(fieldId: string): string {
   return `${fieldId}-error`;

@@ -1,9 +1,10 @@
 import { Form } from "react-router";
-import { FieldError, invalidFieldProps, type FormErrors } from "#app/components/form/field-error";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
+import type { FieldErrors } from "#shared/form-errors";
 import { ErrorSummary } from "#app/components/form/error-summary";
 
 /** "Find an order" on /returns: a guest's way to their order (and its returns) by its number and receipt e-mail. */
-export function FindOrderForm({ errors, values }: { errors?: FormErrors; values?: Record<string, string> }) {
+export function FindOrderForm({ errors, values }: { errors?: FieldErrors; values?: Record<string, string> }) {
   const fieldIds = { orderNumber: "find-order-number", email: "find-order-email", form: "find-order-number" };
   return (
     <section className="find-order" aria-labelledby="find-order-heading">

@@ -1,6 +1,7 @@
 import { useRef, useState } from "react";
 import { Form, useFetcher } from "react-router";
-import { FieldError, invalidFieldProps, type FormErrors } from "#app/components/form/field-error";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
+import type { FieldErrors } from "#shared/form-errors";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { formatCents } from "#shared/money";
 import { ORDER_ACCESS_PARAM, RETURN_REASONS } from "#shared/returns";
@@ -14,7 +15,7 @@ export interface ReturnFormLine {
 }
 
 export interface ReturnFormAnswer {
-  errors?: FormErrors;
+  errors?: FieldErrors;
   quoteCents?: number;
   /** The return just opened: its number and figure. */
   opened?: { number: string; refundCents: number };

@@ -1,7 +1,8 @@
 import { useEffect, useRef } from "react";
 import { Form, Link } from "react-router";
 import { REVIEW_BODY_MAX, REVIEW_HEADLINE_MAX, REVIEW_NOT_ELIGIBLE } from "#shared/reviews";
-import { FieldError, invalidFieldProps, type FormErrors } from "#app/components/form/field-error";
+import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
+import type { FieldErrors } from "#shared/form-errors";
 
 /** What the product page knows about the reader and reviewing this product. */
 export type ReviewFormState =
@@ -10,7 +11,7 @@ export type ReviewFormState =
   | { kind: "eligible"; existing: { rating: number; headline: string; body: string; isVisible: boolean } | null };
 
 export interface ReviewFormAnswer {
-  errors: FormErrors;
+  errors: FieldErrors;
   values: { rating: string; headline: string; body: string };
 }
 
