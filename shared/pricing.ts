@@ -63,6 +63,11 @@ export interface PriceBreakdown {
   isUndeliverable: boolean;
   taxes: AppliedTax[];
   promotion: AppliedPromotion | null;
+  /**
+   * The gift card lines with their tax: the part of the total a gift card may not pay for (gift cards do not buy gift
+   * cards). Absent on breakdowns stored before gift cards were sold, which had none.
+   */
+  giftCardsCents?: number;
 }
 
 /** "7.25%" from thousandths of a percent, without trailing zeros. */
