@@ -18,6 +18,7 @@ import type {
 import { DEFAULT_LISTING_STATE, LISTING_PAGE_SIZE, type ListingState } from "#shared/listing";
 import { countByDepartment, findListing, hasOptions, isOutOfStock, type ListingRequest } from "./catalogue-listing";
 import { pictureUrl } from "#shared/shop-pictures";
+import type { GiftCardKind } from "#shared/gift-cards";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
 import { suggestQuery } from "./did-you-mean";
 
@@ -95,6 +96,8 @@ const reservedOfVariant = sql<number>`coalesce((select sum(r.quantity) from stoc
 /** A variant as baskets and payments price it, with its product and its stock now. */
 export interface VariantForSale {
   product: CatalogueProduct;
+  /** A gift card product's kind; null (or absent) for everything else. */
+  giftCard?: GiftCardKind | null;
   /** The product's option names, in order. */
   optionNames: string[];
   variant: ProductVariant;
@@ -192,6 +195,8 @@ export interface ProductChanges {
   priceCents?: number;
   status?: "active" | "archived";
   featuredPosition?: number | null;
+  /** "Gift card" on the product form: its kind, or null for an ordinary product. */
+  giftCard?: GiftCardKind | null;
   slug?: string;
   /** A stored picture (server/admin/picture-store.ts). */
   image?: { src: string; width: number; height: number; srcSet: string };
@@ -234,6 +239,7 @@ const editableColumns = [
   "vendor",
   "product_type",
   "tags",
+  "gift_card",
 ] as const;
 
 /** A product as a CSV import writes it: every column the import decides (server/imports/product-csv-import.ts). */
@@ -295,6 +301,7 @@ function columnsOf(changes: ProductChanges) {
     price_cents: changes.priceCents,
     status: changes.status,
     featured_position: changes.featuredPosition,
+    ...(changes.giftCard === undefined ? {} : { gift_card: changes.giftCard }),
     ...(changes.image
       ? {
           image: changes.image.src,
@@ -476,6 +483,7 @@ export function createCatalogueService(
         "products.image_width as product_image_width",
         "products.image_height as product_image_height",
         "products.image_srcset as product_image_srcset",
+        "products.gift_card",
         ...variantColumns,
         reservedOfVariant.as("reserved"),
       ])
@@ -504,6 +512,7 @@ export function createCatalogueService(
         image_height: row.product_image_height,
         image_srcset: row.product_image_srcset,
       }),
+      giftCard: row.gift_card,
       optionNames: row.option_names ?? [],
       variant: toVariant(row),
     };
@@ -724,6 +733,7 @@ export function createCatalogueService(
           hasOptions,
           "description",
           "status",
+          "gift_card",
           ...optionsAndVariantsOf(eb),
         ])
         .where("slug", "=", slug)
@@ -731,7 +741,16 @@ export function createCatalogueService(
       if (row) {
         if (row.status !== "active") return { kind: "archived", title: row.title };
         const { options, variants } = toOptionsAndVariants(row);
-        return { kind: "product", product: { ...toProduct(row), description: row.description, options, variants } };
+        return {
+          kind: "product",
+          product: {
+            ...toProduct(row),
+            description: row.description,
+            options,
+            variants,
+            ...(row.gift_card ? { giftCard: row.gift_card } : {}),
+          },
+        };
       }
       const moved = await db
         .selectFrom("product_slug_history")
@@ -1106,7 +1125,7 @@ export function createCatalogueService(
     async createProduct(
       values: Required<
         Pick<ProductChanges, "title" | "description" | "priceCents" | "status" | "featuredPosition" | "image">
-      > & { id?: string },
+      > & { id?: string; giftCard?: GiftCardKind | null },
       onWrite?: ProductWriteHook,
     ): Promise<ProductDetails> {
       // An import keeps its own ids (so that importing again updates); the console's products get a random one.
@@ -1128,6 +1147,7 @@ export function createCatalogueService(
             price_cents: values.priceCents,
             status: values.status,
             featured_position: values.featuredPosition,
+            gift_card: values.giftCard ?? null,
             image: values.image.src,
             image_width: values.image.width,
             image_height: values.image.height,
