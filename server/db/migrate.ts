@@ -34,6 +34,7 @@ import * as trueRatingsAndVariantLowStock from "./migrations/0031-true-ratings-a
 import * as shopSettings from "./migrations/0032-shop-settings";
 import * as staffRoles from "./migrations/0033-staff-roles";
 import * as basketRecovery from "./migrations/0036-basket-recovery";
+import * as balanceLedger from "./migrations/0037-balance-ledger";
 import * as giftCards from "./migrations/0038-gift-cards";
 
 /**
@@ -74,6 +75,7 @@ const migrations: Record<string, Migration> = {
   "0032-shop-settings": shopSettings,
   "0033-staff-roles": staffRoles,
   "0036-basket-recovery": basketRecovery,
+  "0037-balance-ledger": balanceLedger,
   "0038-gift-cards": giftCards,
 };
 

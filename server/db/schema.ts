@@ -63,6 +63,8 @@ export interface Database {
   console_devices: ConsoleDeviceTable;
   two_step_policy: TwoStepPolicyTable;
   basket_reminders: BasketReminderTable;
+  balance_accounts: BalanceAccountTable;
+  balance_entries: BalanceEntryTable;
   recovery_settings: RecoverySettingsTable;
   gift_card_sales: GiftCardSaleTable;
 }
@@ -850,6 +852,46 @@ export interface RecoverySettingsTable {
   updated_at: Generated<Date>;
 }
 
+export type BalanceAccountKind = "store_credit" | "gift_card";
+
+/** A balance the shop holds for a shopper: an account's store credit, or a gift card (server/balances/). */
+export interface BalanceAccountTable {
+  id: Generated<string>;
+  kind: BalanceAccountKind;
+  /** The account a store credit belongs to (null for gift cards, and once the account is deleted). */
+  user_id: string | null;
+  /** A gift card's code, hashed; the code itself is never stored. */
+  code_hash: string | null;
+  last_four: string | null;
+  initial_cents: Generated<number>;
+  /** The sum of the account's entries (kept by a trigger; never below zero): what can still be held or spent. */
+  balance_cents: ColumnType<number, never, never>;
+  currency: Generated<string>;
+  expires_at: Date | null;
+  disabled_at: Date | null;
+  note: string | null;
+  created_at: Generated<Date>;
+}
+
+export type BalanceEntryKind = "issue" | "hold" | "release" | "spend" | "refund" | "adjust" | "expire";
+
+/** One change of a balance, never updated or deleted. */
+export interface BalanceEntryTable {
+  id: ColumnType<string, never, never>;
+  account_id: string;
+  kind: BalanceEntryKind;
+  /** Signed: issue, release, refund add; hold, spend, expire take; adjust either. */
+  amount_cents: number;
+  /** The payment a hold, its release or a spend is for. */
+  hold_key: string | null;
+  /** The hold a release (or a spend) closes. */
+  hold_entry_id: string | null;
+  hold_expires_at: Date | null;
+  order_id: string | null;
+  refund_id: string | null;
+  /** Who made an issue or an adjustment by hand (an operator's user id). */
+  actor: string | null;
+  note: string | null;
 /** One gift card an order paid for: issued and e-mailed once (server/gift-cards/). */
 export interface GiftCardSaleTable {
   id: Generated<string>;
