@@ -892,6 +892,9 @@ export interface BalanceEntryTable {
   /** Who made an issue or an adjustment by hand (an operator's user id). */
   actor: string | null;
   note: string | null;
+  created_at: Generated<Date>;
+}
+
 /** One gift card an order paid for: issued and e-mailed once (server/gift-cards/). */
 export interface GiftCardSaleTable {
   id: Generated<string>;
