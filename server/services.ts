@@ -44,6 +44,9 @@ import { createPictureFetcher } from "./imports/picture-fetcher";
 import { createProductCsvImport } from "./imports/product-csv-import";
 import { createCsvExports } from "./imports/csv-exports";
 import { createShopSettingsService } from "./settings/shop-settings-service";
+import { createBalanceLedger } from "./balances/balance-ledger";
+import { createGiftCardService, type GiftCardNumberLimits } from "./gift-cards/gift-card-service";
+import { every } from "./background/every";
 
 /**
  * Everything a request handler may use, built once per process from one database handle.
@@ -76,7 +79,12 @@ export interface ServiceOptions {
   testOnlyRecoverySeconds?: number;
   /** MAIL_FROM's display name: the e-mails' sender name until the console saves one. */
   mailFromName?: string | null;
+  /** Wrong gift card numbers allowed per hour, per session and per address (tests lower them). */
+  giftCardNumberLimits?: GiftCardNumberLimits;
 }
+
+/** How often a shop looks for gift cards whose "Send on" day has come. */
+const GIFT_CARD_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 export const DEFAULT_REVIEW_REQUEST_DAYS = 7;
 
@@ -118,6 +126,20 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     reservationMinutes: inventory.reservationMinutes,
     claims: holdClaims,
   });
+  const balances = createBalanceLedger(db);
+  // A gift card bought is issued and e-mailed in the order's transaction (or on its "Send on" day by the sweep).
+  const giftCards = createGiftCardService({
+    db,
+    ledger: balances,
+    rateLimiter,
+    email,
+    timeZone: () => settings.timeZone(),
+    limits: options.giftCardNumberLimits,
+  });
+  const giftCardSweep = every(GIFT_CARD_SWEEP_INTERVAL_MS, () => giftCards.deliverDue(), {
+    logger,
+    name: "gift cards: send-on days",
+  });
   const checkout = createCheckoutService({
     db,
     basket,
@@ -128,7 +150,10 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     orders,
     inventory,
     promotions,
-    onOrderRecorded: (trx, orderId) => email.enqueueOrderConfirmation(trx, orderId),
+    onOrderRecorded: async (trx, orderId) => {
+      await email.enqueueOrderConfirmation(trx, orderId);
+      await giftCards.recordSales(trx, orderId);
+    },
   });
   const twoStep = createTwoStepService({ db, email, livemode: options.provider.identity.livemode });
   const signInFlow = createSignInFlow(accounts, sessions, basket, orders, checkout, addresses, twoStep);
@@ -229,6 +254,9 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     emailPreferences,
     reviewRequests,
     stockAlerts,
+    balances,
+    giftCards,
+    giftCardSweep,
     // Basket reminders: consent where it is asked, the sweep and its link back, the console's settings and figures.
     reminderConsent: createReminderConsent(db, { accounts, preferences: emailPreferences }),
     basketReminders,

@@ -217,6 +217,7 @@ export async function createShop(options: ShopOptions) {
     const stopWaking = services.email.onEnqueued(() => emailSender.wake());
     services.reviewRequests.start();
     services.basketReminders.start();
+    services.giftCardSweep.start();
     // Pictures a CSV import named elsewhere, left pending by an instance that stopped, and every import's after it.
     services.pictureFetcher.start();
     // Reservations past their time go back on sale (and guest pages hear of it when that changes what they say).
@@ -236,6 +237,7 @@ export async function createShop(options: ShopOptions) {
         await retention.stop();
         await services.reviewRequests.stop();
         await services.basketReminders.stop();
+        await services.giftCardSweep.stop();
         stopWaking();
         await emailSender.stop();
         await reservationSweep.stop();

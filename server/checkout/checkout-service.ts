@@ -38,6 +38,11 @@ export const BREAKDOWN_METADATA_KEYS = {
   tax: "storefront_tax_cents",
   total: "storefront_total_cents",
 } as const;
+/** The basket's items other than gift cards: what a promotion code's minimum is judged on and what it discounts. */
+function goodsCentsOf(view: BasketView): number {
+  return view.items.reduce((sum, line) => sum + (line.giftCard === undefined ? line.lineCents : 0), 0);
+}
+
 /** Passes of preparePayment before giving up on a shopper whose basket keeps changing under it. */
 const PREPARE_PASSES = 3;
 /** Order numbers drawn before giving up: a clash is one in hundreds of thousands, three in a row never happens. */
@@ -111,6 +116,7 @@ export function createCheckoutService({
         quantity: line.quantity,
         weightGrams: line.variant.weightGrams,
         taxable: line.variant.chargeTax,
+        isGiftCard: line.giftCard !== undefined,
       })),
       address,
       methodId: checkoutAddress?.deliveryMethodId ?? null,
@@ -137,7 +143,8 @@ export function createCheckoutService({
     const withoutCode = await priceView(view, checkoutAddress, none, rates);
     const code = checkoutAddress?.promotionCode ?? null;
     if (!code || !customer) return { pricing: withoutCode, promotion: none, refusal: null };
-    const verdict = await promotions.judge(code, withoutCode.itemsCents, customer);
+    // A code's minimum is judged on what it may discount: the items that are not gift cards.
+    const verdict = await promotions.judge(code, goodsCentsOf(view), customer);
     if (!verdict.ok) return { pricing: withoutCode, promotion: none, refusal: { code, message: verdict.message } };
     const pricing = await priceView(view, checkoutAddress, verdict.promotion, rates);
     const tooSmall = promotions.refusalForTotal(pricing);
@@ -151,6 +158,12 @@ export function createCheckoutService({
     checkoutAddress: CheckoutAddress | null,
     customer: PromotionCustomer,
   ): Promise<PriceBreakdown> {
+    // A gift card line without its recipient (one added before the product became a gift card) cannot be sent.
+    if (view.items.some((line) => line.giftCard === null))
+      throw new AppError(
+        "INVALID_INPUT",
+        "A gift card in your basket does not say who it is for: remove it and add it again from its page.",
+      );
     const { pricing, refusal } = await priceWithPromotion(view, checkoutAddress, customer, await shipping.loadRates());
     if (refusal) throw promotionRefusal(refusal.message);
     return pricing;
@@ -183,7 +196,7 @@ export function createCheckoutService({
     delivery: Delivery,
     pricing: PriceBreakdown,
   ): { items: OrderItem[]; fingerprint: string } {
-    const items = view.items.map(({ product, variant, quantity }) => ({
+    const items = view.items.map(({ product, variant, quantity, giftCard }) => ({
       productId: product.id,
       variantId: variant.id,
       title: product.title,
@@ -193,6 +206,16 @@ export function createCheckoutService({
       quantity,
       rating: product.rating,
       image: product.image,
+      ...(giftCard
+        ? {
+            giftCard: {
+              recipientEmail: giftCard.recipientEmail,
+              senderName: giftCard.senderName,
+              message: giftCard.message,
+              sendOn: giftCard.sendOn,
+            },
+          }
+        : {}),
     }));
     // One entry per line, quantity included: two books and one book are different baskets at different amounts.
     const lines = items.map((item) => [item.variantId, item.priceCents, item.quantity]);

@@ -369,7 +369,9 @@ export function createGiftCardService({
      * In the paid order's own transaction: one sale per gift card it bought (once, whoever records the order), and
      * those without a later "Send on" day issued and e-mailed now.
      */
-    async recordSales(trx: Trx, orderId: string): Promise<number> {
+    async recordSales(writer: Writer, orderId: string): Promise<number> {
+      // Always called inside the order's transaction (the checkout's hook).
+      const trx = writer as Trx;
       const order = await trx.selectFrom("orders").select(["items"]).where("id", "=", orderId).executeTakeFirst();
       if (!order) return 0;
       const sales = order.items.flatMap((item, lineIndex) =>
