@@ -7,7 +7,9 @@ import type { ProductDetails } from "#shared/catalogue";
 /** What the product page's action answers a refused gift card form with: the sentences and what was typed. */
 export interface GiftCardFormAnswer {
   form: "gift-card";
-  errors: Partial<Record<"variantId" | "amount" | "recipientEmail" | "senderName" | "message" | "sendOn" | "form", string>>;
+  errors: Partial<
+    Record<"variantId" | "amount" | "recipientEmail" | "senderName" | "message" | "sendOn" | "form", string>
+  >;
   values: Record<string, string>;
 }
 
