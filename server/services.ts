@@ -133,7 +133,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     ledger: balances,
     rateLimiter,
     email,
-    timeZone: () => settings.timeZone(),
+    // Read in the caller's transaction when there is one (on PGlite's one connection a read beside it would wait).
+    timeZone: async (writer) => (writer ? (await settings.readWith(writer)).timeZone : settings.timeZone()),
     limits: options.giftCardNumberLimits,
   });
   const giftCardSweep = every(GIFT_CARD_SWEEP_INTERVAL_MS, () => giftCards.deliverDue(), {

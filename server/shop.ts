@@ -1,3 +1,4 @@
+import type { GiftCardNumberLimits } from "./gift-cards/gift-card-service";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -57,6 +58,8 @@ export interface ShopOptions {
   allowedHosts?: readonly string[];
   /** Payment attempts per session and client address (defaults in checkout/payment-rate-limits.ts; tests lower them). */
   paymentLimits?: PaymentLimits;
+  /** Wrong gift card numbers allowed per hour, per session and per address (tests lower them). */
+  giftCardNumberLimits?: GiftCardNumberLimits;
   /** REVIEW_REQUEST_DAYS: days after an order is marked shipped that its review request is e-mailed. */
   reviewRequestDays?: number;
   /** How long a payment holds the basket's tracked stock (RESERVATION_MINUTES; 15). */
@@ -136,6 +139,7 @@ export async function createShop(options: ShopOptions) {
     newSessionsPerIp: options.newSessionsPerIp,
     publicOrigin,
     paymentLimits: options.paymentLimits,
+    giftCardNumberLimits: options.giftCardNumberLimits,
     reviewRequestDays: options.reviewRequestDays,
     reservationMinutes: options.reservationMinutes,
     holdLimits: options.holdLimits,

@@ -78,7 +78,7 @@ export interface GiftCardDependencies {
   rateLimiter: RateLimiter;
   email: Pick<EmailOutbox, "enqueueGiftCard">;
   /** The shop's time zone: "Send on" days and hand-issued expiry days are its days. */
-  timeZone: () => Promise<string>;
+  timeZone: (writer?: Writer) => Promise<string>;
   limits?: GiftCardNumberLimits;
   now?: () => Date;
 }
@@ -210,8 +210,8 @@ export function createGiftCardService({
   }
 
   /** Today in the shop's calendar: "Send on" days are its days. */
-  async function today(): Promise<string> {
-    return dateInZone(now(), await timeZone());
+  async function today(writer?: Writer): Promise<string> {
+    return dateInZone(now(), await timeZone(writer));
   }
 
   function statusOf(row: {
@@ -243,12 +243,12 @@ export function createGiftCardService({
       typed: string,
       typer: NumberTyper,
     ): Promise<
-      | { ok: true; lastFour: string; availableCents: number; expiresAt: Date | null }
-      | { ok: false; message: string }
+      { ok: true; lastFour: string; availableCents: number; expiresAt: Date | null } | { ok: false; message: string }
     > {
       const found = await lookUp(typed, typer);
       if (found.ok) return { ok: true, ...found.card };
-      if (found.refusal === "empty") return { ok: true, lastFour: found.lastFour ?? "", availableCents: 0, expiresAt: null };
+      if (found.refusal === "empty")
+        return { ok: true, lastFour: found.lastFour ?? "", availableCents: 0, expiresAt: null };
       return { ok: false, message: found.message };
     },
 
@@ -274,7 +274,9 @@ export function createGiftCardService({
           sql<number>`(select coalesce(-sum(h.amount_cents), 0)::int from balance_entries h where h.account_id = a.id and h.kind = 'hold' and not exists (select 1 from balance_entries r where r.hold_entry_id = h.id))`.as(
             "held_cents",
           ),
-          sql<string | null>`(select e.note from balance_entries e where e.account_id = a.id and e.kind = 'issue' and e.actor is not null order by e.id limit 1)`.as(
+          sql<
+            string | null
+          >`(select e.note from balance_entries e where e.account_id = a.id and e.kind = 'issue' and e.actor is not null order by e.id limit 1)`.as(
             "issue_note",
           ),
         ])
@@ -394,7 +396,7 @@ export function createGiftCardService({
         .values(sales)
         .onConflict((conflict) => conflict.columns(["order_id", "line_index", "sequence"]).doNothing())
         .execute();
-      const day = await today();
+      const day = await today(trx);
       const due = await trx
         .selectFrom("gift_card_sales")
         .select("id")
@@ -423,8 +425,7 @@ export function createGiftCardService({
         .limit(200)
         .execute();
       let sent = 0;
-      for (const sale of due)
-        if (await db.transaction().execute((trx) => deliverSale(trx, sale.id))) sent++;
+      for (const sale of due) if (await db.transaction().execute((trx) => deliverSale(trx, sale.id))) sent++;
       return { sent, skipped: due.length - sent };
     },
 
@@ -432,7 +433,9 @@ export function createGiftCardService({
     async deliveriesOf(
       orderId: string,
       executor: Writer = db,
-    ): Promise<{ lineIndex: number; recipient: string; sendOn: string | null; deliveredAt: Date | null; cancelled: boolean }[]> {
+    ): Promise<
+      { lineIndex: number; recipient: string; sendOn: string | null; deliveredAt: Date | null; cancelled: boolean }[]
+    > {
       const rows = await executor
         .selectFrom("gift_card_sales")
         .select(["line_index", "recipient_email", "send_on", "delivered_at", "cancelled_at"])

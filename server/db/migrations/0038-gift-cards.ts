@@ -29,7 +29,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       recipient_email text not null,
       sender_name text not null,
       message text not null default '',
-      send_on date,
+      -- A day of the shop's calendar, YYYY-MM-DD (text: compared as written, never moved by a session's zone).
+      send_on text check (send_on ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'),
       account_id uuid unique references balance_accounts (id),
       delivered_at timestamptz,
       cancelled_at timestamptz,
