@@ -50,6 +50,8 @@ export default [
     route("audit", "routes/admin/audit.tsx"),
     route("recovery", "routes/admin/recovery.tsx"),
     route("settings", "routes/admin/settings.tsx"),
+    route("store-credit", "routes/admin/store-credit.tsx"),
+    route("store-credit/export", "routes/admin/store-credit-export.ts"),
   ]),
   route("write-a-review/:productId", "routes/write-a-review.ts"),
   route("robots.txt", "routes/robots-txt.ts"),

@@ -20,6 +20,8 @@ import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-ser
 import { createDepartmentService } from "./departments/department-service";
 import { seedDepartments } from "./departments/department-seed";
 import { createCheckoutService } from "./checkout/checkout-service";
+import { createBalanceLedger } from "./balances/balance-ledger";
+import { createStoreCredit } from "./balances/store-credit";
 import { createWebhookHandler } from "./checkout/webhook-handler";
 import { createEmailOutbox } from "./email/email-outbox";
 import { createEmailPreferences } from "./email/email-preferences";
@@ -107,6 +109,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   });
   const accounts = createAccountService(db, rateLimiter, email, { attemptsPerIp: options.authAttemptsPerIp });
   const orders = createOrderService(db);
+  // Store credit and gift cards: one ledger, held with the payment, spent with the order, given back by refunds.
+  const balances = createBalanceLedger(db);
   const addresses = createAddressService(db);
   const shipping = createShippingService(db);
   const emailPreferences = createEmailPreferences(db);
@@ -189,16 +193,18 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     collect: async () => (await email.backlog()).oldestPendingAgeSeconds,
   });
   const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits, holdClaims.liveHolds);
-  const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory);
+  const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory, balances);
   const adminProducts = createAdminProducts(db, catalogue, pictures, departments, inventory);
   const recoveryReport = createRecoveryReport(db, { livemode: options.provider.identity.livemode });
   // The dashboard counts the orders of the mode the shop takes payments in: test orders while it takes test cards.
+  const storeCredit = createStoreCredit(db, balances, () => settings.timeZone());
   const salesDashboard = createSalesDashboard(db, {
     timeZone: () => settings.timeZone(),
     livemode: options.provider.identity.livemode,
     countLowStock: () => adminProducts.countLowStock(),
     countHeldPayments: async (livemode) => (await checkout.listHeldPayments(livemode, 0)).count,
     recoveryFigures: (start, end) => recoveryReport.figures(start, end),
+    storeCreditFigures: (start, end) => storeCredit.figures(start, end),
   });
   const reviews = createReviewService(db, { onCatalogueChanged: () => catalogue.noteCatalogueWrite() });
   const pictureFetcher = createPictureFetcher({
@@ -236,6 +242,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     settings,
     inventory,
     promotions,
+    balances,
+    storeCredit,
     sessions,
     basket,
     accounts,

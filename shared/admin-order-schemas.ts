@@ -94,6 +94,11 @@ const refundFields = {
       return cents;
     }),
   includeShipping: checkbox,
+  /** "Refund to store credit" is the form's second button: the money goes to the shopper's store credit. */
+  destination: z
+    .enum(["card", "store_credit"], { error: "The form was not understood. Reload the page and try again." })
+    .optional()
+    .transform((destination) => destination ?? "card"),
   reason: z
     .string()
     .trim()
@@ -122,6 +127,7 @@ const refundSchema = z.strictObject({ ...refundFields, ...lineFields }).transfor
     confirmed: form.confirmed,
     amount: form.amount,
     includeShipping: form.includeShipping,
+    destination: form.destination,
     reason: form.reason,
     lines,
   };

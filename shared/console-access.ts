@@ -78,6 +78,9 @@ export const CONSOLE_ROUTES = {
   // Basket reminders bring shoppers back with offers: the promotions' people run them.
   "routes/admin/recovery": { page: "promotions", action: "promotions" },
   "routes/admin/operators": { page: "owner" },
+  "routes/admin/store-credit": { page: "refunds", action: { "add-credit": "refunds", "remove-credit": "refunds" } },
+  // What the shop owes on balances on a date is a report (the liability).
+  "routes/admin/store-credit-export": { page: "reports" },
 } as const satisfies Record<string, RouteNeeds>;
 
 export type ConsoleRouteId = keyof typeof CONSOLE_ROUTES;
@@ -115,6 +118,7 @@ export const CONSOLE_SECTIONS: readonly { to: string; label: string; route: Cons
   { to: "/admin/shipping", label: "Shipping", route: "routes/admin/shipping" },
   { to: "/admin/taxes", label: "Taxes", route: "routes/admin/taxes" },
   { to: "/admin/promotions", label: "Promotions", route: "routes/admin/promotions" },
+  { to: "/admin/store-credit", label: "Store credit", route: "routes/admin/store-credit" },
   { to: "/admin/recovery", label: "Basket reminders", route: "routes/admin/recovery" },
   { to: "/admin/outbox", label: "Outbox", route: "routes/admin/outbox" },
   { to: "/admin/staff", label: "Staff", route: "routes/admin/staff" },

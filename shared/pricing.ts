@@ -68,6 +68,43 @@ export interface PriceBreakdown {
    * cards). Absent on breakdowns stored before gift cards were sold, which had none.
    */
   giftCardsCents?: number;
+  /**
+   * Store credit and gift cards paying part or all of the total, in the order they apply (server/pricing/
+   * apply-balances.ts). Absent on breakdowns from before balances, which none paid.
+   */
+  balances?: AppliedBalance[];
+  /** What is left for the card once the balances are taken: the total when none apply. */
+  dueCents?: number;
+}
+
+/** A balance paying for an order: whose account, what it is called on the totals, how much of the total it pays. */
+export interface AppliedBalance {
+  accountId: string;
+  kind: "store_credit" | "gift_card";
+  /** A gift card's last four characters (its code is never shown); null for store credit. */
+  lastFour: string | null;
+  amountCents: number;
+}
+
+/** "Store credit", "Gift card ending 7XQ2": how a balance is named on the totals, the order and the e-mail. */
+export function balanceLabel(balance: Pick<AppliedBalance, "kind" | "lastFour">): string {
+  return balance.kind === "gift_card" ? `Gift card ending ${balance.lastFour ?? ""}` : "Store credit";
+}
+
+/** What the card pays: the total less the balances applied. */
+export function amountDue(pricing: Pick<PriceBreakdown, "totalCents" | "dueCents">): number {
+  return pricing.dueCents ?? pricing.totalCents;
+}
+
+/** The balances' lines under the order total ("Store credit: -$20.00"), in the order they were applied. */
+export function balanceLines(
+  pricing: PriceBreakdown,
+  money: (cents: number) => string,
+): { label: string; value: string }[] {
+  return (pricing.balances ?? []).map((balance) => ({
+    label: balanceLabel(balance),
+    value: `-${money(balance.amountCents)}`,
+  }));
 }
 
 /** "7.25%" from thousandths of a percent, without trailing zeros. */

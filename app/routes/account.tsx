@@ -13,6 +13,7 @@ import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
 import { fieldErrorsOf, type FieldErrors } from "#shared/form-errors";
 import { signInPath } from "#shared/local-path";
+import { formatCents } from "#shared/money";
 import { useShopName } from "#app/features/shell/use-shop-name";
 
 const NOTICES: ReadonlyMap<string, string> = new Map([
@@ -39,16 +40,19 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       };
     throw redirect(signInPath("/account"));
   }
-  const [account, savedAddresses, twoStep] = await Promise.all([
+  const [account, savedAddresses, twoStep, storeCredit] = await Promise.all([
     services.accountFlows.getAccount(shopper.user.id),
     services.addresses.listSavedAddresses(shopper.user.id),
     services.twoStep.getStatus(shopper.user.id, shopper.user.email),
+    services.storeCredit.ofAccount(shopper.user.id),
   ]);
   if (!account) throw redirect(signInPath("/account"));
   return {
     account,
     savedAddresses,
     twoStep,
+    // What the account owes nothing for: available now plus what a payment in progress holds.
+    storeCreditCents: storeCredit.balanceCents,
     basketReminders: shopper.user.basketReminders ?? false,
     notice: NOTICES.get(notice) ?? null,
   };
@@ -147,6 +151,7 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
   const navigation = useNavigation();
   const isSubmitting = navigation.state === "submitting";
   const { account, savedAddresses, twoStep, basketReminders, notice } = loaderData;
+  const storeCreditCents = ("storeCreditCents" in loaderData ? loaderData.storeCreditCents : 0) ?? 0;
   if (!account) {
     return (
       <main id="main" className="account">
@@ -190,6 +195,14 @@ export default function Account({ loaderData, actionData }: Route.ComponentProps
           </Form>
         )}
       </section>
+
+      {storeCreditCents > 0 ? (
+        <section className="account__section" aria-labelledby="account-store-credit">
+          <h2 id="account-store-credit">Store credit</h2>
+          <p>Store credit: {formatCents(storeCreditCents)}</p>
+          <p>It is applied at checkout when you choose &quot;Use store credit&quot;.</p>
+        </section>
+      ) : null}
 
       <section className="account__section" aria-labelledby="account-password">
         <h2 id="account-password">Change password</h2>

@@ -10,7 +10,9 @@ import type { OrderService } from "#server/orders/order-service";
 import type { PaymentProvider, ProviderRefund } from "#server/payments/payment-provider";
 import { AppError } from "#shared/errors";
 import { formatCents } from "#shared/money";
-import { chargedOrder, quoteRefund, type RefundQuote } from "#server/pricing/refund";
+import { chargedOrder, quoteRefund, splitRefund, type RefundQuote } from "#server/pricing/refund";
+import type { BalanceLedger } from "#server/balances/balance-ledger";
+import { sha256Base64url } from "#server/tokens";
 import { shareByLargestRemainder } from "#server/pricing/price-order";
 import {
   ORDER_LIST_FILTERS,
@@ -40,6 +42,8 @@ const CONSOLE_KEY_KEY = "shop_request_key";
 const LINES_KEY = "shop_lines";
 const SHIPPING_KEY = "shop_shipping";
 const REASON_KEY = "shop_reason";
+/** What of the refund goes back to balances (store credit, gift cards) rather than the card: [[account id, cents]]. */
+const BALANCES_KEY = "shop_balances";
 const METADATA_VALUE_LIMIT = 500;
 /** Metadata keys a refund's lines may take (Stripe allows 50 keys in all). */
 const LINE_KEYS_LIMIT = 40;
@@ -132,6 +136,8 @@ export interface RefundRequest {
   lines?: RefundLineRequest[];
   includeShipping?: boolean;
   reason?: string | null;
+  /** "Refund to store credit": all of it to the shopper's store credit, nothing to the card. */
+  destination?: "card" | "store_credit";
 }
 
 /** A refund's line as its metadata carries it to whichever path records it. */
@@ -144,8 +150,15 @@ interface CarriedLine {
 }
 
 /** The refund's lines, shipping and reason as processor metadata. */
-function refundMetadata(lines: CarriedLine[], shippingCents: number, reason: string | null): Record<string, string> {
+function refundMetadata(
+  lines: CarriedLine[],
+  shippingCents: number,
+  reason: string | null,
+  balances: readonly { accountId: string; amountCents: number }[] = [],
+): Record<string, string> {
   const metadata: Record<string, string> = {};
+  if (balances.length > 0)
+    metadata[BALANCES_KEY] = JSON.stringify(balances.map((balance) => [balance.accountId, balance.amountCents]));
   const json = JSON.stringify(lines.map((line) => [line.index, line.quantity, line.amountCents, line.restock]));
   if (lines.length > 0) {
     const chunks = Math.ceil(json.length / METADATA_VALUE_LIMIT);
@@ -157,6 +170,8 @@ function refundMetadata(lines: CarriedLine[], shippingCents: number, reason: str
   if (reason) metadata[REASON_KEY] = reason.slice(0, METADATA_VALUE_LIMIT);
   return metadata;
 }
+
+const carriedBalancesSchema = z.array(z.tuple([z.uuid(), z.number().int().min(1)])).max(20);
 
 const carriedLinesSchema = z
   .array(z.tuple([z.number().int().min(0), z.number().int().min(0), z.number().int().min(0), z.number().int().min(0)]))
@@ -188,7 +203,14 @@ function readRefundMetadata(metadata: Record<string, string>, amountCents: numbe
   const shipping = Number(metadata[SHIPPING_KEY] ?? 0);
   const shippingCents = Number.isSafeInteger(shipping) && shipping > 0 ? Math.min(shipping, amountCents) : 0;
   const reason = metadata[REASON_KEY]?.trim() || null;
-  return { lines, shippingCents, reason };
+  let balances: { accountId: string; amountCents: number }[] = [];
+  try {
+    const parsed = carriedBalancesSchema.safeParse(JSON.parse(metadata[BALANCES_KEY] ?? "[]"));
+    if (parsed.success) balances = parsed.data.map(([accountId, cents]) => ({ accountId, amountCents: cents }));
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+  }
+  return { lines, shippingCents, reason, balances };
 }
 
 /** The console's pages of all orders: (paid_at, intent id) of the previous page's last order. */
@@ -205,6 +227,7 @@ export function createAdminOrders(
   email: EmailOutbox,
   logger: Logger,
   inventory?: InventoryService,
+  ledger?: BalanceLedger,
 ) {
   async function orderByNumber(number: string) {
     const key = number.toUpperCase();
@@ -306,6 +329,9 @@ export function createAdminOrders(
       ? { id: refund.metadata[OPERATOR_ID_KEY] || null, email: operatorEmail }
       : PROCESSOR_ACTOR;
     const carried = readRefundMetadata(refund.metadata, refund.amountCents);
+    // The card's part (the processor's refund) and the balances' part together are what the order gets back.
+    const balancesCents = carried.balances.reduce((sum, balance) => sum + balance.amountCents, 0);
+    const amountCents = refund.amountCents + balancesCents;
     return db.transaction().execute(async (trx) => {
       // The order's row lock first: the refund row's foreign key would otherwise share-lock it, and two refunds of one
       // order each waiting to upgrade that lock would deadlock. Locked, the audit entry's "before" is what this refund
@@ -332,16 +358,22 @@ export function createAdminOrders(
         .values({
           id: refund.id,
           order_id: orderId,
-          amount_cents: refund.amountCents,
+          amount_cents: amountCents,
           idempotency_key: idempotencyKey ?? refund.metadata[CONSOLE_KEY_KEY] ?? null,
           actor: actor.email,
           shipping_cents: carried.shippingCents,
           reason: carried.reason,
+          destination: refund.amountCents === 0 && balancesCents > 0 ? "store_credit" : "card",
         })
         .onConflict((conflict) => conflict.doNothing())
         .returning("id")
         .executeTakeFirst();
       if (!inserted) return "already-recorded";
+      // Given back to the balances in this transaction: once, with the refund's row.
+      for (const balance of carried.balances) {
+        if (!ledger) throw new Error("admin orders: a refund to a balance needs the balance ledger");
+        await ledger.giveBack(trx, { ...balance, refundId: refund.id, orderId, actor: actor.email });
+      }
       const refundedLines = lines.filter((line) => line.quantity > 0);
       if (refundedLines.length > 0)
         await trx
@@ -356,7 +388,7 @@ export function createAdminOrders(
             })),
           )
           .execute();
-      const status = await orders.recordRefund(orderId, refund.amountCents, actor.email, undefined, trx);
+      const status = await orders.recordRefund(orderId, amountCents, actor.email, undefined, trx);
       const restocked = await restockLines(
         trx,
         { id: orderId, items },
@@ -366,7 +398,7 @@ export function createAdminOrders(
       await email.enqueueOrderRefunded(trx, {
         orderId,
         refundId: refund.id,
-        amountCents: refund.amountCents,
+        amountCents,
         lines: refundedLines.map((line) => ({ title: items[line.index]!.title, quantity: line.quantity })),
         includesShipping: carried.shippingCents > 0,
       });
@@ -376,9 +408,10 @@ export function createAdminOrders(
         before: { status: order.payment_status, refunded: formatCents(order.refunded_cents) },
         after: {
           status: status === "refunded" ? "refunded" : order.payment_status === "disputed" ? "disputed" : status,
-          refunded: formatCents(order.refunded_cents + refund.amountCents),
+          refunded: formatCents(order.refunded_cents + amountCents),
           refund: refund.id,
-          amount: formatCents(refund.amountCents),
+          amount: formatCents(amountCents),
+          ...(balancesCents > 0 ? { toBalances: formatCents(balancesCents) } : {}),
           lines: refundedLines.map((line) => ({
             item: items[line.index]!.title,
             quantity: line.quantity,
@@ -493,32 +526,44 @@ export function createAdminOrders(
       amountCents: plan.byLines ? parts[position]! : 0,
       restock: plan.restock.find((wanted) => wanted.index === line.index)?.quantity ?? 0,
     }));
+    const split = await balanceSplit(order, amountCents, input.destination ?? "card");
+    const metadata = {
+      [OPERATOR_EMAIL_KEY]: actor.email,
+      [OPERATOR_ID_KEY]: actor.id ?? "",
+      [CONSOLE_KEY_KEY]: input.idempotencyKey,
+      ...refundMetadata(lines, plan.byLines ? parts[parts.length - 1]! : 0, input.reason ?? null, split.balances),
+    };
+    if (split.cardCents === 0) {
+      // All of it to balances: no processor is asked; the refund is recorded under an id of the shop's own.
+      const id = `balance_${sha256Base64url(`${order.id}:${input.idempotencyKey}`).slice(0, 24)}`;
+      await recordProcessorRefund(
+        { id, status: "succeeded", paymentIntentId: order.id, amountCents: 0, metadata },
+        input.idempotencyKey,
+      );
+      return { refundId: id, amountCents };
+    }
     const made = await provider
       .createRefund({
         paymentIntentId: order.id,
-        amountCents,
+        amountCents: split.cardCents,
         idempotencyKey: `console-refund-${input.idempotencyKey}`,
-        metadata: {
-          [OPERATOR_EMAIL_KEY]: actor.email,
-          [OPERATOR_ID_KEY]: actor.id ?? "",
-          [CONSOLE_KEY_KEY]: input.idempotencyKey,
-          ...refundMetadata(lines, plan.byLines ? parts[parts.length - 1]! : 0, input.reason ?? null),
-        },
+        metadata,
       })
       .catch(async (error: unknown) => {
         // The provider's sentences speak to a paying shopper; an operator refunding needs to know what to do.
         if (!(error instanceof AppError)) throw error;
         // Another refund made at the same moment may have taken what was left: the processor refused this one for
         // its amount. Its own list of refunds says so, and what is left now.
-        const leftAtProcessor = await leftToRefundAtProcessor(order.id, order.amount_cents).catch(
-          (listError: unknown) => {
-            logger.warn(
-              { err: listError, orderId: order.id },
-              "console: the processor's refunds could not be listed after a refused refund; answering without them",
-            );
-            return null;
-          },
-        );
+        const leftAtProcessor = await leftToRefundAtProcessor(
+          order.id,
+          order.amount_cents - paidByBalances(order),
+        ).catch((listError: unknown) => {
+          logger.warn(
+            { err: listError, orderId: order.id },
+            "console: the processor's refunds could not be listed after a refused refund; answering without them",
+          );
+          return null;
+        });
         if (leftAtProcessor !== null && leftAtProcessor <= 0)
           throw new AppError("BAD_REQUEST", ALREADY_REFUNDED, { details: { field: "amount" }, cause: error });
         if (leftAtProcessor !== null && amountCents > leftAtProcessor) {
@@ -540,7 +585,45 @@ export function createAdminOrders(
     }
     // The items go back in stock with the refund's record, once: by this call or by the webhook, whichever is first.
     await recordProcessorRefund(made, input.idempotencyKey);
-    return { refundId: made.id, amountCents: made.amountCents };
+    return { refundId: made.id, amountCents: made.amountCents + (amountCents - split.cardCents) };
+  }
+
+  /** What balances (store credit, gift cards) paid of an order: the card paid the rest. */
+  function paidByBalances(order: { pricing: { balances?: { amountCents: number }[] } | null }): number {
+    return (order.pricing?.balances ?? []).reduce((sum, balance) => sum + balance.amountCents, 0);
+  }
+
+  /**
+   * Where a refund goes: "Refund to store credit", all of it to the account's store credit; otherwise back to the
+   * balances that paid the order first (what each paid less what it had back), then the card (the refund function's split).
+   */
+  async function balanceSplit(
+    order: {
+      id: string;
+      user_id: string | null;
+      pricing: { balances?: { accountId: string; amountCents: number }[] } | null;
+    },
+    amountCents: number,
+    destination: "card" | "store_credit",
+  ) {
+    if (destination === "store_credit") {
+      if (!ledger || !order.user_id)
+        throw new AppError("BAD_REQUEST", "Only an order placed with an account can be refunded to store credit.", {
+          details: { field: "form" },
+        });
+      const account = await ledger.openStoreCredit(order.user_id);
+      return { balances: [{ accountId: account.id, amountCents }], cardCents: 0 };
+    }
+    const paid = order.pricing?.balances ?? [];
+    if (paid.length === 0 || !ledger) return { balances: [], cardCents: amountCents };
+    const givenBack = await ledger.givenBackFor(order.id);
+    return splitRefund(
+      amountCents,
+      paid.map((balance) => ({
+        accountId: balance.accountId,
+        leftCents: balance.amountCents - (givenBack.get(balance.accountId) ?? 0),
+      })),
+    );
   }
 
   return {
@@ -623,7 +706,7 @@ export function createAdminOrders(
           .execute(),
         db
           .selectFrom("order_refunds")
-          .select(["id", "amount_cents", "shipping_cents", "reason", "actor", "created_at"])
+          .select(["id", "amount_cents", "shipping_cents", "reason", "actor", "created_at", "destination"])
           .where("order_id", "=", row.id)
           .orderBy("created_at")
           .execute(),
@@ -658,6 +741,10 @@ export function createAdminOrders(
           ? { code: row.promotion_code, discountCents: row.discount_cents, isOverLimit: row.promotion_over_limit }
           : null,
         isTest: row.livemode !== true,
+        /** Placed with an account: it can be refunded to the account's store credit. */
+        hasAccount: row.user_id !== null,
+        /** The balances that paid part of it ("Store credit", "Gift card ending 7XQ2"), given back first. */
+        balances: row.pricing?.balances ?? [],
         history,
         refunds,
       };

@@ -62,6 +62,10 @@ const TABLE: Record<string, Who> = {
   "POST /admin/settings": "owner",
   "GET /admin/recovery": "promotions",
   "POST /admin/recovery": "promotions",
+  "GET /admin/store-credit": "refunds",
+  "POST /admin/store-credit add-credit": "refunds",
+  "POST /admin/store-credit remove-credit": "refunds",
+  "GET /admin/store-credit/export": "reports",
 };
 
 /** Every role: Owner, Manager, and Staff with each area alone. */
@@ -249,6 +253,7 @@ describeEachDatabase("console access by role", (getDatabase) => {
       "Shipping",
       "Taxes",
       "Promotions",
+      "Store credit",
       "Basket reminders",
       "Outbox",
       "Staff",

@@ -41,6 +41,8 @@ export interface SalesDashboard {
   counts: { toShip: number; needsAttention: number; lowStock: number };
   /** Basket reminders of the period and what came of them (server/recovery). */
   recovery: RecoveryFigures;
+  /** Store credit issued and spent in the period (server/balances/store-credit.ts). */
+  storeCredit: { issuedCents: number; spentCents: number };
 }
 
 interface DashboardDependencies {
@@ -51,6 +53,8 @@ interface DashboardDependencies {
   countLowStock: () => Promise<number>;
   countHeldPayments: (livemode: boolean) => Promise<number>;
   recoveryFigures: (start: Date, end: Date) => Promise<RecoveryFigures>;
+  /** Store credit issued (by hand, by refunds) and spent on orders in the period. */
+  storeCreditFigures?: (start: Date, end: Date) => Promise<{ issuedCents: number; spentCents: number }>;
   now?: () => Date;
 }
 
@@ -67,6 +71,7 @@ export function createSalesDashboard(
     countLowStock,
     countHeldPayments,
     recoveryFigures,
+    storeCreditFigures = async () => ({ issuedCents: 0, spentCents: 0 }),
     now = () => new Date(),
   }: DashboardDependencies,
 ) {
@@ -176,7 +181,7 @@ export function createSalesDashboard(
       const dates = datesFrom(from, to);
       const dayStarts = dates.map((date) => startOfDate(date, timeZone));
       const end = startOfDate(addDays(to, 1), timeZone);
-      const [byDay, best, toShip, attentionOrders, heldPayments, lowStock, recovery] = await Promise.all([
+      const [byDay, best, toShip, attentionOrders, heldPayments, lowStock, recovery, storeCredit] = await Promise.all([
         salesByDay(dayStarts, end),
         topProducts(dayStarts[0] ?? end, end),
         countOrders(sql<boolean>`orders.fulfilment_status = ${sql.lit(TO_SHIP)}`),
@@ -184,6 +189,7 @@ export function createSalesDashboard(
         countHeldPayments(livemode),
         countLowStock(),
         recoveryFigures(dayStarts[0] ?? end, end),
+        storeCreditFigures(dayStarts[0] ?? end, end),
       ]);
       const figures = {
         grossCents: 0,
@@ -213,6 +219,7 @@ export function createSalesDashboard(
         days: dates.map((date, index) => ({ date, netCents: netByDay[index] ?? 0 })),
         topProducts: best,
         counts: { toShip, needsAttention: attentionOrders + heldPayments, lowStock },
+        storeCredit,
         recovery,
       };
     },

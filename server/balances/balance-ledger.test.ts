@@ -51,16 +51,14 @@ async function apply(ledger: BalanceLedger, db: DB, accountId: string, prefix: s
         await ledger.renameHold(db, key(taken.payment), `${key(taken.payment)}:old`);
         return;
       case "spend":
-        await db
-          .transaction()
-          .execute((trx) =>
-            ledger.spend(trx, {
-              accountId,
-              holdKey: key(taken.payment),
-              orderId: `order-${key(taken.payment)}`,
-              amountCents: taken.cents,
-            }),
-          );
+        await db.transaction().execute((trx) =>
+          ledger.spend(trx, {
+            accountId,
+            holdKey: key(taken.payment),
+            orderId: `order-${key(taken.payment)}`,
+            amountCents: taken.cents,
+          }),
+        );
         return;
       case "refund":
         await ledger.giveBack(db, {

@@ -479,6 +479,18 @@ export function createBalanceLedger(db: DB) {
       });
     },
 
+    /** What refunds of the order gave back, per account (the refund split's "already had back"). */
+    async givenBackFor(orderId: string, executor: Writer = db): Promise<Map<string, number>> {
+      const rows = await executor
+        .selectFrom("balance_entries")
+        .select(["account_id", sql<number>`sum(amount_cents)::int`.as("cents")])
+        .where("kind", "=", "refund")
+        .where("order_id", "=", orderId)
+        .groupBy("account_id")
+        .execute();
+      return new Map(rows.map((row) => [row.account_id, row.cents]));
+    },
+
     /** The sweep: holds past their time come back to their balances. Returns how many were released. */
     async releaseLapsedHolds(): Promise<number> {
       const lapsed = await openHolds(db, { lapsedBy: "now" });

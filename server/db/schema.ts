@@ -65,6 +65,7 @@ export interface Database {
   basket_reminders: BasketReminderTable;
   balance_accounts: BalanceAccountTable;
   balance_entries: BalanceEntryTable;
+  checkout_balances: CheckoutBalanceTable;
   recovery_settings: RecoverySettingsTable;
   gift_card_sales: GiftCardSaleTable;
 }
@@ -914,4 +915,13 @@ export interface GiftCardSaleTable {
   /** Refunded before it was sent: never issued. */
   cancelled_at: Date | null;
   created_at: Generated<Date>;
+}
+
+/** A balance applied to a basket owner's checkout on /payment (server/balances/checkout-balances.ts). */
+export interface CheckoutBalanceTable {
+  id: Generated<string>;
+  user_id: string | null;
+  session_id: string | null;
+  account_id: string;
+  applied_at: Generated<Date>;
 }

@@ -132,3 +132,29 @@ export function chargedOrder(
     totalCents,
   };
 }
+
+/** A balance that paid part of an order, and how much of that is still to be given back to it. */
+export interface BalancePaid {
+  accountId: string;
+  /** What it paid less what earlier refunds gave back to it. */
+  leftCents: number;
+}
+
+/**
+ * Where a refund's money goes when balances (store credit, gift cards) paid part of the order: back to the balances
+ * first, in the order they were applied, each at most what it paid and has not had back; the rest to the card.
+ */
+export function splitRefund(
+  amountCents: number,
+  paidByBalances: readonly BalancePaid[],
+): { balances: { accountId: string; amountCents: number }[]; cardCents: number } {
+  let left = Math.max(0, amountCents);
+  const balances: { accountId: string; amountCents: number }[] = [];
+  for (const paid of paidByBalances) {
+    const back = Math.min(left, Math.max(0, paid.leftCents));
+    if (back <= 0) continue;
+    balances.push({ accountId: paid.accountId, amountCents: back });
+    left -= back;
+  }
+  return { balances, cardCents: left };
+}

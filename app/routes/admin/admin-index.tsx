@@ -57,6 +57,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       { label: "Recovered orders", value: formatCount(dashboard.recovery.recoveredOrders) },
       { label: "Recovered sales", value: formatCents(dashboard.recovery.recoveredCents) },
     ],
+    storeCredit: [
+      { label: "Store credit issued", value: formatCents(dashboard.storeCredit.issuedCents) },
+      { label: "Store credit spent", value: formatCents(dashboard.storeCredit.spentCents) },
+    ],
     days: dashboard.days.map((day) => ({
       date: day.date,
       label: day.date.slice(5),
@@ -82,8 +86,21 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 }
 
 export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
-  const { period, errors, typed, heading, dates, timeZone, isTest, figures, recovery, days, topProducts, counts } =
-    loaderData;
+  const {
+    period,
+    errors,
+    typed,
+    heading,
+    dates,
+    timeZone,
+    isTest,
+    figures,
+    recovery,
+    days,
+    topProducts,
+    counts,
+    storeCredit,
+  } = loaderData;
   return (
     <main id="main" className="console-main">
       <title>Dashboard | Console</title>
@@ -203,6 +220,22 @@ export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
         <p className="console-hint">
           Reminders go only to shoppers who asked for them. A recovered order is paid within 7 days of a reminder.{" "}
           <Link to="/admin/recovery">Basket reminder settings</Link>
+        </p>
+      </section>
+
+      <section aria-labelledby="store-credit-heading">
+        <h2 id="store-credit-heading">Store credit</h2>
+        <dl className="console-figures">
+          {storeCredit.map((figure) => (
+            <div key={figure.label}>
+              <dt>{figure.label}</dt>
+              <dd>{figure.value}</dd>
+            </div>
+          ))}
+        </dl>
+        <p className="console-hint">
+          Issued: given by hand and refunded to store credit. Spent: paid towards orders.{" "}
+          <Link to="/admin/store-credit">Store credit</Link>
         </p>
       </section>
 

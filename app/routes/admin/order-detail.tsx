@@ -86,6 +86,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
         .filter(Boolean)
         .join(" · "),
     })),
+    hasAccount: order.hasAccount,
     // A fresh key each time the forms are drawn: the same form submitted twice refunds once.
     refundKey: crypto.randomUUID(),
   };
@@ -116,9 +117,11 @@ type ActionAnswer = {
 function refundFields(input: {
   lines: { index: number; quantity: number; restock: boolean }[];
   includeShipping: boolean;
+  destination: "card" | "store_credit";
   reason: string | null;
 }): [string, string][] {
   return [
+    ...(input.destination === "store_credit" ? [["destination", "store_credit"] as [string, string]] : []),
     ...input.lines.flatMap((line): [string, string][] => [
       [`quantity-${line.index}`, String(line.quantity)],
       ...(line.restock ? [[`restock-${line.index}`, "on"] as [string, string]] : []),
@@ -165,8 +168,9 @@ export async function action({ context, request, params }: Route.ActionArgs) {
           reason: input.reason,
         });
         const amount = formatCents(quote.amountCents);
+        const to = input.destination === "store_credit" ? "store credit" : card;
         const confirm = {
-          question: `Refund ${amount} to ${card}?`,
+          question: `Refund ${amount} to ${to}?`,
           button: `Refund ${amount}`,
           details: [
             ...quote.lines.map(
@@ -217,6 +221,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
         idempotencyKey: input.key,
         lines: input.lines,
         includeShipping: input.includeShipping,
+        destination: input.destination,
         reason: input.reason,
       });
       const done =
@@ -573,9 +578,22 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
               />
               <FieldError fieldId="field-reason" message={refundErrors?.reason} />
             </div>
-            <button type="submit" className="console-button" disabled={isBusy}>
-              Refund
-            </button>
+            <div className="console-actions">
+              <button type="submit" className="console-button" disabled={isBusy}>
+                Refund
+              </button>
+              {order.hasAccount ? (
+                <button
+                  type="submit"
+                  name="destination"
+                  value="store_credit"
+                  className="console-button"
+                  disabled={isBusy}
+                >
+                  Refund to store credit
+                </button>
+              ) : null}
+            </div>
           </Form>
         </section>
       ) : null}

@@ -73,6 +73,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   );
   await sql`create index balance_entries_created_at on balance_entries (created_at)`.execute(db);
 
+  // The balances a checkout pays with (an account's own store credit, gift cards typed in): applied on /payment,
+  // priced with the basket, held with the payment, spent with the order.
+  await sql`
+    create table checkout_balances (
+      id uuid primary key default gen_random_uuid(),
+      user_id uuid references users (id) on delete cascade,
+      session_id uuid references sessions (id) on delete cascade,
+      account_id uuid not null references balance_accounts (id),
+      applied_at timestamptz not null default now(),
+      check ((user_id is null) <> (session_id is null))
+    )`.execute(db);
+  await sql`create unique index checkout_balances_user on checkout_balances (user_id, account_id) where user_id is not null`.execute(
+    db,
+  );
+  await sql`create unique index checkout_balances_session on checkout_balances (session_id, account_id) where session_id is not null`.execute(
+    db,
+  );
+
   await sql`
     create function balance_entries_apply() returns trigger language plpgsql as $$
     begin
@@ -93,6 +111,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop table if exists checkout_balances`.execute(db);
   await sql`drop table if exists balance_entries`.execute(db);
   await sql`drop function if exists balance_entries_apply()`.execute(db);
   await sql`drop function if exists balance_entries_append_only()`.execute(db);
