@@ -46,7 +46,6 @@ import { createPictureFetcher } from "./imports/picture-fetcher";
 import { createProductCsvImport } from "./imports/product-csv-import";
 import { createCsvExports } from "./imports/csv-exports";
 import { createShopSettingsService } from "./settings/shop-settings-service";
-import { createBalanceLedger } from "./balances/balance-ledger";
 import { createGiftCardService, type GiftCardNumberLimits } from "./gift-cards/gift-card-service";
 import { every } from "./background/every";
 
@@ -130,7 +129,6 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     reservationMinutes: inventory.reservationMinutes,
     claims: holdClaims,
   });
-  const balances = createBalanceLedger(db);
   // A gift card bought is issued and e-mailed in the order's transaction (or on its "Send on" day by the sweep).
   const giftCards = createGiftCardService({
     db,
@@ -263,7 +261,6 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     emailPreferences,
     reviewRequests,
     stockAlerts,
-    balances,
     giftCards,
     giftCardSweep,
     // Basket reminders: consent where it is asked, the sweep and its link back, the console's settings and figures.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { applyBalances } from "./apply-balances";
 import { priceOrder, type PromotionInput, type ShopRates } from "./price-order";
 
 const NONE: PromotionInput = { kind: "none" };
@@ -122,5 +123,27 @@ describe("gift cards in the pricing function", () => {
     });
     expect(priced.giftCardsCents).toBe(0);
     expect(priced.totalCents).toBe(1196 + 599 + 87);
+  });
+});
+
+describe("gift cards paying", () => {
+  it("never pay for gift cards: a $20 card on a $50 gift card and an $11.96 book pays the book only", () => {
+    const priced = priceOrder({
+      lines: [book, giftCard],
+      address: CALIFORNIA,
+      methodId: null,
+      promotion: NONE,
+      rates: ratesWith({ taxesGiftCards: false }),
+    });
+    const paid = applyBalances(priced, [
+      { accountId: "card", kind: "gift_card", lastFour: "7XQ2", availableCents: 2_000 },
+      { accountId: "credit", kind: "store_credit", lastFour: null, availableCents: 10_000 },
+    ]);
+    // The book, its delivery and its tax: $18.82 by the gift card; store credit may pay the rest.
+    expect(paid.balances).toEqual([
+      { accountId: "card", kind: "gift_card", lastFour: "7XQ2", amountCents: 1_196 + 599 + 87 },
+      { accountId: "credit", kind: "store_credit", lastFour: null, amountCents: 5_000 },
+    ]);
+    expect(paid.dueCents).toBe(0);
   });
 });
