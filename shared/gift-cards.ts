@@ -100,3 +100,47 @@ export const giftCardLineSchema = z.strictObject({
 export const giftCardNumberSchema = z.strictObject({
   code: z.string().max(64, GIFT_CARD_REFUSALS.invalid),
 });
+
+const consoleNote = z
+  .string()
+  .trim()
+  .max(200, "A note is at most 200 characters.")
+  .refine(isStorableText, "A note has a character it cannot hold.");
+
+/** The console's three gift card forms: "Issue gift card", "Disable", "Adjust" (a signed amount, with a note). */
+export const giftCardConsoleSchema = z.discriminatedUnion("intent", [
+  z.strictObject({
+    intent: z.literal("issue"),
+    email: z
+      .string()
+      .trim()
+      .min(1, "Enter the e-mail address to send it to.")
+      .max(254, "That e-mail address is too long.")
+      .pipe(z.email({ error: "Enter a valid e-mail address, like name@example.com." })),
+    amount: dollarsBetween(100, ISSUED_GIFT_CARD_MAX_CENTS, "Enter an amount from $1 to $1,000."),
+    note: consoleNote,
+    expiresOn: sendOn,
+  }),
+  z.strictObject({ intent: z.literal("disable"), card: z.uuid({ error: "Choose a gift card." }) }),
+  z.strictObject({
+    intent: z.literal("adjust"),
+    card: z.uuid({ error: "Choose a gift card." }),
+    amount: z
+      .string()
+      .trim()
+      .max(20, "Enter an amount like 5.00 to add or -5.00 to take away.")
+      .transform((typed, context) => {
+        const isTaking = typed.startsWith("-");
+        const cents = parseDollars(isTaking ? typed.slice(1) : typed.replace(/^\+/, ""));
+        if (cents === null || cents === 0 || cents > ISSUED_GIFT_CARD_MAX_CENTS) {
+          context.addIssue({ code: "custom", message: "Enter an amount like 5.00 to add or -5.00 to take away." });
+          return z.NEVER;
+        }
+        return isTaking ? -cents : cents;
+      }),
+    note: consoleNote.pipe(z.string().min(1, "Say why: the note is kept with the change.")),
+  }),
+]);
+
+/** /gift-cards/balance's form. */
+export const giftCardBalanceSchema = giftCardNumberSchema;

@@ -62,6 +62,8 @@ const TABLE: Record<string, Who> = {
   "POST /admin/settings": "owner",
   "GET /admin/recovery": "promotions",
   "POST /admin/recovery": "promotions",
+  "GET /admin/gift-cards": "promotions",
+  "POST /admin/gift-cards": "promotions",
   "GET /admin/store-credit": "refunds",
   "POST /admin/store-credit add-credit": "refunds",
   "POST /admin/store-credit remove-credit": "refunds",
