@@ -22,6 +22,7 @@ import { seedDepartments } from "./departments/department-seed";
 import { createCheckoutService } from "./checkout/checkout-service";
 import { createBalanceLedger } from "./balances/balance-ledger";
 import { createStoreCredit } from "./balances/store-credit";
+import { createCheckoutBalances } from "./balances/checkout-balances";
 import { createWebhookHandler } from "./checkout/webhook-handler";
 import { createEmailOutbox } from "./email/email-outbox";
 import { createEmailPreferences } from "./email/email-preferences";
@@ -143,6 +144,10 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     logger,
     name: "gift cards: send-on days",
   });
+  const checkoutBalances = createCheckoutBalances(db, balances, {
+    reservationMinutes: inventory.reservationMinutes,
+    logger,
+  });
   const checkout = createCheckoutService({
     db,
     basket,
@@ -241,6 +246,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     inventory,
     promotions,
     balances,
+    checkoutBalances,
     storeCredit,
     sessions,
     basket,

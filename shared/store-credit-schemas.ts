@@ -48,3 +48,6 @@ export const outstandingBalancesSchema = z.object({
     .optional()
     .catch(undefined),
 });
+
+/** /payment's "Remove" beside a balance in the totals: the balance's account. */
+export const removeBalanceSchema = z.strictObject({ account: z.uuid("Reload the page and try again.") });

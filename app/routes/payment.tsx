@@ -8,7 +8,7 @@ import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
 import { formatCents } from "#shared/money";
 import type { PaymentClientConfig } from "#shared/payments";
-import { noDeliveryMessage } from "#shared/pricing";
+import { amountDue, noDeliveryMessage } from "#shared/pricing";
 import { deliveryOptionSchema } from "#shared/shipping-schemas";
 import { OrderTotals } from "#app/features/pricing/order-totals";
 import { BasketLine } from "#app/features/basket/components/basket-line";
@@ -24,6 +24,8 @@ import {
 import { useCheckoutPayment } from "#app/features/payment/use-checkout-payment";
 import { PromotionForm, RemovePromotionButton, type PromotionActionData } from "#app/features/payment/promotion-form";
 import { applyPromotionSchema } from "#shared/promotion-schemas";
+import { removeBalanceSchema } from "#shared/store-credit-schemas";
+import { RemoveBalanceButton, StoreCreditForm, type BalanceActionData } from "#app/features/payment/balance-forms";
 import { useShopName } from "#app/features/shell/use-shop-name";
 
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: cardFieldStyles }];
@@ -36,10 +38,12 @@ const ADDRESS_REFUSALS: ReadonlyMap<string, string> = new Map([
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services, shopper } = context.get(requestContext);
-  const [{ basket, checkoutAddress, pricing, byOption, removedPromotion, freeOrderToken }, saved] = await Promise.all([
-    services.checkout.priceCheckout(shopper.basketOwner, shopper.user?.email ?? null),
-    shopper.user ? services.addresses.listSavedAddresses(shopper.user.id) : Promise.resolve([]),
-  ]);
+  const [{ basket, checkoutAddress, pricing, byOption, removedPromotion, freeOrderToken }, saved, storeCredit] =
+    await Promise.all([
+      services.checkout.priceCheckout(shopper.basketOwner, shopper.user?.email ?? null),
+      shopper.user ? services.addresses.listSavedAddresses(shopper.user.id) : Promise.resolve([]),
+      shopper.user ? services.storeCredit.ofAccount(shopper.user.id) : Promise.resolve(null),
+    ]);
   // Nothing to pay for: the basket says so, with a way back to the shop.
   if (basket.items.length === 0) throw redirect("/checkout");
   const refusal = new URL(request.url).searchParams.get(ADDRESS_ERROR_PARAM);
@@ -63,6 +67,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     addressRefusal: refusal ? (ADDRESS_REFUSALS.get(refusal) ?? "Please check the delivery address.") : null,
     removedPromotion,
     freeOrderToken,
+    // "Use store credit ($x)": what the account has, counting what its own payment in progress holds.
+    storeCreditCents: storeCredit?.balanceCents ?? 0,
   };
 }
 
@@ -80,6 +86,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   try {
     if (intent === "apply-promotion" || intent === "remove-promotion")
       return await promotionAction(intent, rest, context.get(requestContext));
+    if (intent === "use-store-credit" || intent === "remove-balance")
+      return await balanceAction(intent, rest, context.get(requestContext));
     if (intent === "place-free-order") return await placeFreeOrder(rest.token ?? "", context.get(requestContext));
     if (intent === "delivery-option") {
       const chosen = deliveryOptionSchema.safeParse(rest);
@@ -105,6 +113,32 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (!(error instanceof AppError)) throw error;
     return refused({ form: error.message }, error.status);
   }
+}
+
+/** "Use store credit" and a balance's "Remove": the totals are priced again with what the checkout now applies. */
+async function balanceAction(
+  intent: "use-store-credit" | "remove-balance",
+  fields: Record<string, string>,
+  { services, shopper }: RequestContext,
+) {
+  const owner = shopper.basketOwner;
+  if (intent === "use-store-credit") {
+    if (!shopper.user)
+      return data<BalanceActionData>(
+        { balance: { ok: false, error: "Sign in to use store credit." } },
+        { status: 400 },
+      );
+    await services.checkoutBalances.useStoreCredit(shopper.user.id);
+    return data<BalanceActionData>({ balance: { ok: true } });
+  }
+  const parsed = removeBalanceSchema.safeParse(fields);
+  if (!parsed.success || !owner)
+    return data<BalanceActionData>(
+      { balance: { ok: false, error: "Reload the page and try again." } },
+      { status: 400 },
+    );
+  await services.checkoutBalances.remove(owner, parsed.data.account);
+  return data<BalanceActionData>({ balance: { ok: true } });
 }
 
 /** "Apply" and "Remove": a refusal is the code's sentence under the field, and nothing changes. */
@@ -175,7 +209,10 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
     addressRefusal,
     removedPromotion,
     freeOrderToken,
+    storeCreditCents,
   } = loaderData;
+  const isStoreCreditApplied = (pricing.balances ?? []).some((balance) => balance.kind === "store_credit");
+  const balanceAction = (accountId: string) => <RemoveBalanceButton accountId={accountId} />;
   const isFree = freeOrderToken !== null;
   const [card, setCard] = useState<CardEntryState>(EMPTY_CARD);
   const cardEntry = useRef<CardEntryController | null>(null);
@@ -199,7 +236,7 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
   const checkout = useCheckoutPayment({
     totalCents: pricing.totalCents,
     // A new address or delivery option re-prices too: the intent carries the address as its shipping.
-    basketKey: `${basket.items.map((item) => `${item.itemId}:${item.variant.id}:${item.quantity}:${item.product.priceCents}`).join(",")}|${JSON.stringify(address)}|${contactEmail ?? ""}|${serverMethodId ?? ""}`,
+    basketKey: `${basket.items.map((item) => `${item.itemId}:${item.variant.id}:${item.quantity}:${item.product.priceCents}`).join(",")}|${JSON.stringify(address)}|${contactEmail ?? ""}|${serverMethodId ?? ""}|${(pricing.balances ?? []).map((balance) => `${balance.accountId}:${balance.amountCents}`).join(",")}`,
     // A code that pays for everything: nothing to charge, the order is placed without a card.
     isEmpty: basket.count === 0 || isFree,
     hasAddress: address !== null && !isUndeliverable,
@@ -334,6 +371,9 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
             removed={removedPromotion}
             actionData={actionData}
           />
+          {storeCreditCents > 0 || isStoreCreditApplied ? (
+            <StoreCreditForm availableCents={storeCreditCents} isApplied={isStoreCreditApplied} />
+          ) : null}
           {isFree ? (
             <Form method="post" className="payment__form">
               <input type="hidden" name="intent" value="place-free-order" />
@@ -342,11 +382,16 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
                 pricing={pricing}
                 hasAddress={address !== null}
                 promotionAction={<RemovePromotionButton />}
+                balanceAction={balanceAction}
               />
               <button type="submit" className="button payment__buy" disabled={hasOutOfStockLine}>
                 Place your order
               </button>
-              <p className="payment__hint">Your promotion covers the whole order, so no card is needed.</p>
+              <p className="payment__hint">
+                {pricing.promotion && !pricing.balances?.length
+                  ? "Your promotion covers the whole order, so no card is needed."
+                  : "Nothing is left to pay by card."}
+              </p>
               {actionData && "freeOrder" in actionData ? (
                 <div role="alert" className="payment__error">
                   {actionData.freeOrder.error}
@@ -383,6 +428,7 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
                   pricing={shown}
                   hasAddress={address !== null}
                   promotionAction={<RemovePromotionButton />}
+                  balanceAction={balanceAction}
                 />
                 <button
                   type="submit"
@@ -424,7 +470,7 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
       </section>
       {checkout.isChallenged ? (
         <AuthenticationDialog
-          amount={formatCents(pricing.totalCents)}
+          amount={formatCents(amountDue(pricing))}
           onAnswer={(answer) => void checkout.answerChallenge(answer)}
         />
       ) : null}

@@ -179,7 +179,10 @@ async function releaseEach(trx: Trx, holds: readonly OpenHold[]): Promise<number
   return released;
 }
 
-export function accountRefusal(account: BalanceAccount, now = new Date()): BalanceRefusal {
+export function accountRefusal(
+  account: Pick<BalanceAccount, "disabledAt" | "expiresAt">,
+  now = new Date(),
+): BalanceRefusal {
   if (account.disabledAt) return "disabled";
   if (account.expiresAt && account.expiresAt.getTime() <= now.getTime()) return "expired";
   return null;
@@ -317,6 +320,12 @@ export function createBalanceLedger(db: DB) {
     /** What the payment `holdKey` holds, per account. */
     async holdsOf(holdKey: string, executor: Writer = db): Promise<OpenHold[]> {
       return openHolds(executor, { holdKeys: [holdKey] });
+    },
+
+    /** Releases the given open holds (those closed meanwhile are left as they are); returns the cents released. */
+    async releaseHolds(executor: Writer, holds: readonly OpenHold[]): Promise<number> {
+      if (holds.length === 0) return 0;
+      return inTransaction(executor, (trx) => releaseEach(trx, holds));
     },
 
     /** The payment was replaced, refused, cancelled or lapsed: whatever it held comes back. Returns the cents released. */

@@ -1,24 +1,29 @@
 import type { ReactNode } from "react";
 import { formatCents } from "#shared/money";
-import { taxLabel, type PriceBreakdown } from "#shared/pricing";
+import { amountDue, balanceLabel, taxLabel, type PriceBreakdown } from "#shared/pricing";
 
 /**
  * The totals as the pricing function worked them out, in the order a shopper reads them everywhere: "Items:",
  * "Shipping & handling:", "Promotion applied:" (only with a promotion), "Total before tax:", "Estimated tax to be
- * collected:" (each rate applied, when more than one), and last "Order Total:". Nothing here adds money up.
+ * collected:" (each rate applied, when more than one), "Order Total:", then the balances that pay part of it
+ * ("Store credit: -$20.00") and what is left for the card. Nothing here adds money up.
  */
 export function OrderTotals({
   pricing,
   hasAddress = true,
   isFinal = false,
   promotionAction,
+  balanceAction,
 }: {
   pricing: PriceBreakdown;
   hasAddress?: boolean;
   isFinal?: boolean;
   /** Beside the promotion's line: the payment page's "Remove". */
   promotionAction?: ReactNode;
+  /** Beside a balance's line ("Store credit: -$20.00"): the payment page's "Remove", by the balance's account. */
+  balanceAction?: (accountId: string) => ReactNode;
 }) {
+  const balances = pricing.balances ?? [];
   const shipping =
     !hasAddress || pricing.isUndeliverable
       ? "—"
@@ -73,6 +78,23 @@ export function OrderTotals({
           <strong>{formatCents(pricing.totalCents)}</strong>
         </dd>
       </div>
+      {balances.map((balance) => (
+        <div key={balance.accountId} data-testid="balance-applied">
+          <dt>{balanceLabel(balance)}:</dt>{" "}
+          <dd>
+            -{formatCents(balance.amountCents)}
+            {balanceAction ? <> {balanceAction(balance.accountId)}</> : null}
+          </dd>
+        </div>
+      ))}
+      {balances.length > 0 ? (
+        <div className="order-totals__total" data-testid="amount-due">
+          <dt>{isFinal ? "Paid by card:" : "To pay by card:"}</dt>{" "}
+          <dd>
+            <strong>{formatCents(amountDue(pricing))}</strong>
+          </dd>
+        </div>
+      ) : null}
     </dl>
   );
 }
