@@ -9,9 +9,7 @@ import { formatCents } from "#shared/money";
 import { formatOrderDate } from "#shared/dates";
 import { giftCardBalanceSchema, giftCardName, GIFT_CARD_REFUSALS } from "#shared/gift-cards";
 
-type Answer =
-  | { balance: string; name: string; expires: string | null }
-  | { error: string };
+type Answer = { balance: string; name: string; expires: string | null } | { error: string };
 
 /**
  * /gift-cards/balance: a gift card's number gives its balance (and, for a card issued with an expiry, until when).
