@@ -196,7 +196,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     collect: async () => (await email.backlog()).oldestPendingAgeSeconds,
   });
   const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits, holdClaims.liveHolds);
-  const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory, balances);
+  const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory, balances, giftCards);
   const adminProducts = createAdminProducts(db, catalogue, pictures, departments, inventory);
   const recoveryReport = createRecoveryReport(db, { livemode: options.provider.identity.livemode });
   // The dashboard counts the orders of the mode the shop takes payments in: test orders while it takes test cards.
