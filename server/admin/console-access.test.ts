@@ -256,6 +256,7 @@ describeEachDatabase("console access by role", (getDatabase) => {
       "Taxes",
       "Promotions",
       "Store credit",
+      "Gift cards",
       "Basket reminders",
       "Outbox",
       "Staff",
@@ -266,6 +267,7 @@ describeEachDatabase("console access by role", (getDatabase) => {
     expect(await navOf(browsers.get("Manager")!, "/admin")).not.toContain("Settings");
     expect(await navOf(browsers.get("Staff (promotions)")!, "/admin/promotions")).toEqual([
       "Promotions",
+      "Gift cards",
       "Basket reminders",
     ]);
     expect(await navOf(browsers.get("Staff (orders)")!, "/admin/orders")).toEqual(["Orders"]);
