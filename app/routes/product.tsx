@@ -141,7 +141,7 @@ export async function action({ context, params, request }: Route.ActionArgs) {
 
 /** A gift card's form: into the basket, then to the checkout; or the form again with each refusal under its field. */
 async function addGiftCard(product: ProductDetails, fields: Record<string, string>, context: RequestContext) {
-  const { intent: _intent, ...typed } = fields;
+  const typed = Object.fromEntries(Object.entries(fields).filter(([name]) => name !== "intent"));
   const values = Object.fromEntries(Object.entries(typed).map(([name, value]) => [name, value.slice(0, 300)]));
   const refuse = (errors: GiftCardFormAnswer["errors"], status: number) =>
     data<GiftCardFormAnswer>({ form: "gift-card", errors, values }, { status });
