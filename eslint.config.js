@@ -31,6 +31,84 @@ const componentPatterns = [
 ];
 const restrict = (...patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
 
+/**
+ * The server's folders (and its files at the top) from the top down: each imports only what is listed below it, so
+ * every import arrow inside server/ points down. The console's read queries (admin/) sit above the domains they read;
+ * what several domains share (the audit log, pictures, rate limits, the shop's calendar) sits below them. The test
+ * harness and the folders that hold only tests (testing/, quality/, security/) may reach anything.
+ * server/quality/import-layers.test.ts fails when a folder of server/ is missing here.
+ */
+export const SERVER_LAYERS = [
+  "main.ts",
+  "shop.ts",
+  "http",
+  "services.ts",
+  "db/migrate",
+  "imports",
+  "sales",
+  "admin",
+  "refunds",
+  "recovery",
+  "accounts",
+  "checkout",
+  "reviews",
+  "stock-alerts",
+  "two-step",
+  "addresses",
+  "email",
+  "orders",
+  "promotions",
+  "sessions",
+  "basket",
+  "departments",
+  "inventory",
+  "retention",
+  "settings",
+  "shipping",
+  "audit",
+  "catalogue",
+  "data-dir-lock.ts",
+  "holds",
+  "pictures",
+  "rate-limits",
+  "background",
+  "config.ts",
+  "db",
+  "metrics",
+  "payments",
+  "calendar",
+  "logger.ts",
+  "pricing",
+  "tokens.ts",
+];
+const serverAppBan = {
+  group: ["**/app/**", "\\#app/**", "!**/http/app"],
+  message: "The server never imports app/: what routes need lives in server/ (see server/http/request-context.ts).",
+};
+/** An import specifier that reaches a layer, from anywhere in server/ (#server/…, ./… at the top, ../… in a folder). */
+function layerSpecifier(layer) {
+  if (layer === "db/migrate") return String.raw`^(#server/db/|\./(db/)?|(\.\./)+db/)migrat(e(\.ts)?$|ions/)`;
+  const name = layer.endsWith(".ts") ? `${layer.slice(0, -3)}(\\.ts)?$` : `${layer}(/|$)`;
+  return String.raw`^(#server/|\./|(\.\./)+)` + name;
+}
+function layerFiles(layer) {
+  if (layer === "db/migrate") return { files: ["server/db/migrate.ts", "server/db/migrations/**"] };
+  if (layer.endsWith(".ts")) return { files: [`server/${layer}`] };
+  const ignores = ["**/*.test.ts", "**/*.test.tsx"];
+  if (layer === "db") ignores.push("server/db/migrate.ts", "server/db/migrations/**");
+  return { files: [`server/${layer}/**`], ignores };
+}
+const serverLayerConfigs = SERVER_LAYERS.slice(1).map((layer, index) => {
+  const above = SERVER_LAYERS.slice(0, index + 1);
+  return {
+    ...layerFiles(layer),
+    rules: restrict(layer === "shop.ts" ? processorInternals : processorAnywhere, serverAppBan, {
+      regex: `(${above.map(layerSpecifier).join(")|(")})`,
+      message: `server/${layer} imports only what is below it in SERVER_LAYERS (eslint.config.js): every import arrow inside server/ points down. Move what both need down a layer, or have the caller above pass it in.`,
+    }),
+  };
+});
+
 export default tseslint.config(
   { ignores: ["build/", ".react-router/", "node_modules/", "data/", "test-results/", "playwright-report/", "public/"] },
   js.configs.recommended,
@@ -60,6 +138,16 @@ export default tseslint.config(
     },
     rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
   },
+  {
+    // Checkout, its hold and pricing carry returns, store credit and gift cards: each stays small enough to read whole.
+    // A factory's closure counts as the function it is.
+    files: ["server/checkout/**/*.ts", "server/holds/**/*.ts", "server/pricing/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "max-lines": ["error", { max: 500, skipBlankLines: false, skipComments: false }],
+      "max-lines-per-function": ["error", { max: 150, skipBlankLines: false, skipComments: false, IIFEs: true }],
+    },
+  },
   { files: ["server/**", "shared/**", "app/**"], rules: restrict(processorAnywhere) },
   {
     files: ["server/**", "shared/**"],
@@ -75,6 +163,7 @@ export default tseslint.config(
       message: "The server never imports app/.",
     }),
   },
+  ...serverLayerConfigs,
   // Routes and entries reach the server only through the request context (app/context.ts), never by importing it.
   {
     files: ["app/**"],

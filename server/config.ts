@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
-import { isKnownTimeZone } from "./admin/shop-calendar";
+import { isKnownTimeZone } from "#server/calendar/shop-calendar";
 
 /**
  * The server's whole configuration, parsed once at start. Nothing else reads process.env:

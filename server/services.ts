@@ -6,16 +6,16 @@ import { createMetrics } from "./metrics/metrics";
 import { createAccountFlows } from "./accounts/account-flows";
 import { createAccountService, DEFAULT_ATTEMPTS_PER_IP } from "./accounts/account-service";
 import { createAddressService } from "./addresses/address-service";
-import { createRateLimiter } from "./accounts/rate-limiter";
+import { createRateLimiter } from "#server/rate-limits/rate-limiter";
 import { createSignInFlow } from "./accounts/sign-in-flow";
 import { createBasketService } from "./basket/basket-service";
 import { createAdminProducts } from "./admin/admin-products";
-import { createAdminOrders } from "./admin/admin-orders";
-import { createAuditLog } from "./admin/audit-log";
+import { createAdminOrders } from "#server/admin/console-orders";
+import { createAuditLog } from "#server/audit/audit-log";
 import { createOperatorService } from "./admin/operator-service";
-import { createPictureStore } from "./admin/picture-store";
-import { createHeldPaymentRefunds } from "./admin/held-payments";
-import { createSalesDashboard } from "./admin/sales-dashboard";
+import { createPictureStore } from "#server/pictures/picture-store";
+import { createHeldPaymentRefunds } from "#server/refunds/held-payments";
+import { createSalesDashboard } from "#server/sales/sales-dashboard";
 import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-service";
 import { createDepartmentService } from "./departments/department-service";
 import { seedDepartments } from "./departments/department-seed";
@@ -36,6 +36,8 @@ import { createPaymentReturn } from "./checkout/payment-return";
 import { createOrderService } from "./orders/order-service";
 import { createInventoryService, DEFAULT_RESERVATION_MINUTES } from "./inventory/inventory-service";
 import { createHoldClaims, type HoldLimits } from "./holds/hold-claims";
+import { createCheckoutHold } from "./holds/checkout-hold";
+import { defaultHoldAdapters } from "./holds/hold-adapters";
 import { createPromotionService } from "./promotions/promotion-service";
 import type { PaymentProvider } from "./payments/payment-provider";
 import { createReviewService } from "./reviews/review-service";
@@ -158,6 +160,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     orders,
     inventory,
     promotions,
+    // What a payment holds while it is paid for, reserved, released and settled together: one adapter per kind.
+    holds: createCheckoutHold(defaultHoldAdapters({ inventory, promotions, logger })),
     onOrderRecorded: async (trx, orderId) => {
       await email.enqueueOrderConfirmation(trx, orderId);
       await giftCards.recordSales(trx, orderId);

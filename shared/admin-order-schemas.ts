@@ -2,9 +2,7 @@ import "./zod-policy";
 import { isStorableText } from "./storable-text";
 import { z } from "zod";
 import { parseDollars } from "./admin-schemas";
-import { ORDER_LIST_FILTERS, type OrderListFilter } from "./orders";
-
-const STATUSES = Object.keys(ORDER_LIST_FILTERS) as [OrderListFilter, ...OrderListFilter[]];
+import { ORDER_LIST_FILTER_KEYS } from "./orders";
 
 /** The most lines a refund form carries (a basket holds at most 100 items). */
 export const REFUND_FORM_LINES = 100;
@@ -24,7 +22,7 @@ const calendarDay = z
  * only, as the dashboard counts them), a search (order number or e-mail), paid between two days, the keyset cursor.
  */
 export const adminOrderListSchema = z.object({
-  status: z.enum(STATUSES).optional().catch(undefined),
+  status: z.enum(ORDER_LIST_FILTER_KEYS).optional().catch(undefined),
   show: z.literal("attention").optional().catch(undefined),
   mode: z.enum(["live", "test"]).optional().catch(undefined),
   // Text PostgreSQL cannot take (a NUL, a lone surrogate) is no search and no cursor.

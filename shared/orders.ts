@@ -1,5 +1,5 @@
 import type { DeliveryAddress } from "./address";
-import type { PriceBreakdown } from "./pricing";
+import { lineAmountCents, type PriceBreakdown } from "./pricing";
 
 /** A line as it was priced and paid for: a snapshot, so later catalogue changes never rewrite an order. */
 export interface OrderItem {
@@ -28,6 +28,19 @@ export function describeItemOptions(item: Pick<OrderItem, "options">): string {
 
 /** A line as orders and payments stored it: those written before quantities existed hold one item each. */
 export type StoredOrderItem = Omit<OrderItem, "quantity"> & { quantity?: number };
+
+/**
+ * What each of an order's lines came to, as the order stored it: the amounts of its price breakdown (the pricing
+ * function's, server/pricing/quote.ts), line by line. Orders kept from before the breakdown was stored were priced at
+ * price x quantity. Pages, e-mails, the console and exports read line amounts here, never by multiplying.
+ */
+export function orderLineAmounts(
+  items: readonly { priceCents: number; quantity?: number }[],
+  pricing: Pick<PriceBreakdown, "lines"> | null | undefined,
+): number[] {
+  if (pricing && pricing.lines.length === items.length) return pricing.lines.map((line) => line.amountCents);
+  return items.map((item) => lineAmountCents(item.priceCents, item.quantity ?? 1));
+}
 
 /** Reads a stored line: no quantity means one. */
 export function readOrderItem(item: StoredOrderItem): OrderItem {
@@ -81,9 +94,45 @@ export interface OrderState {
   fulfilmentStatus: FulfilmentStatus;
 }
 
-/** The payment status money given back leaves: refunded once all of what was paid is, partially before. */
-export function paymentStatusAfterRefund(amountCents: number, refundedCents: number): PaymentStatus {
-  return refundedCents >= amountCents ? "refunded" : "partially_refunded";
+/**
+ * The payment status money given back leaves: refunded once all of what was paid is, partially before. A disputed
+ * payment (given as `current`) stays disputed until all of it is given back.
+ */
+export function paymentStatusAfterRefund(
+  amountCents: number,
+  refundedCents: number,
+  current?: PaymentStatus,
+): PaymentStatus {
+  if (refundedCents >= amountCents) return "refunded";
+  return current === "disputed" ? "disputed" : "partially_refunded";
+}
+
+/** Whether the card's holder can dispute the payment: not once all of it is given back, nor twice. */
+export function canBeDisputed(paymentStatus: PaymentStatus): boolean {
+  return paymentStatus !== "refunded" && paymentStatus !== "disputed";
+}
+
+/** The goods have left the shop: sent, and perhaps (some) back since. */
+export const SENT_FULFILMENT_STATUSES = [
+  "shipped",
+  "partially_returned",
+  "returned",
+] as const satisfies readonly FulfilmentStatus[];
+
+/**
+ * What makes an account's order count for a review (its last step): paid and not taken back. A cancelled or wholly
+ * refunded order, and one under dispute, does not (the shopper has not kept and paid for the product); a partly
+ * refunded one does.
+ */
+export const REVIEWABLE_ORDER_STATUSES = [
+  "paid",
+  "shipped",
+  "partially_refunded",
+] as const satisfies readonly OrderStatus[];
+
+/** Whether an order in this status lets its account review what it holds. */
+export function isReviewableOrderStatus(status: string): boolean {
+  return (REVIEWABLE_ORDER_STATUSES as readonly string[]).includes(status);
 }
 
 /**
@@ -128,6 +177,9 @@ export const ORDER_LIST_FILTERS = {
 
 export type OrderListFilter = keyof typeof ORDER_LIST_FILTERS;
 
+/** The console's status filters by their keys, as a list (the orders list's `status` values). */
+export const ORDER_LIST_FILTER_KEYS = Object.keys(ORDER_LIST_FILTERS) as [OrderListFilter, ...OrderListFilter[]];
+
 export const ORDER_STATUS_LABELS: Record<OrderStatus, string> = {
   paid: "Paid",
   shipped: "Shipped",
@@ -151,6 +203,8 @@ export interface OrderView {
   fulfilmentStatus: FulfilmentStatus;
   refundedCents: number;
   items: OrderItem[];
+  /** What each line came to, in `items`' order, as the order stored it (orderLineAmounts). */
+  lineAmountsCents: number[];
 }
 
 /** One step of an order's history, oldest first. */

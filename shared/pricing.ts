@@ -7,6 +7,15 @@ import type { PromotionKindName } from "./promotions";
 /** A tax rate's percentage is kept in thousandths of a percent: 7.25 % is 7250, so rates to 3 decimals stay exact. */
 export const RATE_UNITS_PER_PERCENT = 1000;
 
+/**
+ * What a line of `quantity` at `unitPriceCents` each comes to: the one place a price is multiplied by a quantity (the
+ * pricing function prices every line with it; a basket's optimistic mirror and orders stored without a breakdown
+ * read it too). A quality test (server/quality/money-rule.test.ts) refuses the multiplication anywhere else.
+ */
+export function lineAmountCents(unitPriceCents: number, quantity: number): number {
+  return unitPriceCents * quantity;
+}
+
 /** A delivery option that serves the address, as the shopper chooses among them. */
 export interface DeliveryOption {
   methodId: string;

@@ -1,14 +1,3 @@
-/**
- * What makes an account's order count for a review: paid and not taken back. A cancelled or wholly refunded order,
- * and one under dispute, does not (the shopper has not kept and paid for the product); a partly refunded one does.
- */
-export const QUALIFYING_ORDER_STATUSES = ["paid", "shipped", "partially_refunded"] as const;
-
-/** Whether an order in this status lets its account review what it holds. */
-export function isQualifyingOrderStatus(status: string): boolean {
-  return (QUALIFYING_ORDER_STATUSES as readonly string[]).includes(status);
-}
-
 /** Reviews shown per page of a product's reviews, newest first. */
 export const REVIEWS_PAGE_SIZE = 10;
 export const REVIEW_HEADLINE_MAX = 150;

@@ -13,7 +13,7 @@ import {
   describeItemOptions,
 } from "#shared/orders";
 import { PrintButton } from "#app/features/orders/print-button";
-import { isQualifyingOrderStatus } from "#shared/reviews";
+import { isReviewableOrderStatus } from "#shared/orders";
 import { useShopName } from "#app/features/shell/use-shop-name";
 
 /**
@@ -36,7 +36,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
       placedAt: at(order.createdAt),
       history: order.history.map((entry) => ({ ...entry, atText: at(entry.at) })),
     },
-    canReview: shopper.user !== null && isQualifyingOrderStatus(order.status),
+    canReview: shopper.user !== null && isReviewableOrderStatus(order.status),
   };
 }
 
@@ -147,7 +147,7 @@ export default function Order({ loaderData }: Route.ComponentProps) {
                 {/* data-label: the column's name, shown beside the figure when the row is stacked on a phone. */}
                 <td data-label="Quantity">{item.quantity}</td>
                 <td data-label="Unit price">{formatCents(item.priceCents)}</td>
-                <td data-label="Line total">{formatCents(item.priceCents * item.quantity)}</td>
+                <td data-label="Line total">{formatCents(order.lineAmountsCents[index] ?? 0)}</td>
               </tr>
             ))}
           </tbody>

@@ -27,7 +27,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   return {
     ...page,
     // Shoppers know an order by its number; the processor's intent id stays on the server.
-    orders: page.orders.map(({ number, amountCents, createdAt, status, refundedCents, items }) => ({
+    orders: page.orders.map(({ number, amountCents, createdAt, status, refundedCents, items, lineAmountsCents }) => ({
       number,
       amountCents,
       createdAt,
@@ -35,6 +35,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       status,
       refundedCents,
       items,
+      lineAmountsCents,
     })),
     underReview: page.isFirstPage ? underReview : [],
     isGuest: !shopper.user,

@@ -375,6 +375,7 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
                 <BasketLine
                   product={item.product}
                   quantity={item.quantity}
+                  lineCents={item.lineCents}
                   options={item.variant.options.map((option) => `${option.name}: ${option.value}`).join(", ")}
                   stockMessage={item.stockMessage}
                 />

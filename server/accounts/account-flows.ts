@@ -1,6 +1,6 @@
 import { sql, type Transaction } from "kysely";
 import type { Database } from "#server/db/schema";
-import { recordAudit } from "#server/admin/audit-log";
+import { recordAudit } from "#server/audit/audit-log";
 import { AppError } from "#shared/errors";
 import type { DB } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
@@ -10,7 +10,7 @@ import { endAccountSessions, type Session, type SessionService } from "#server/s
 import { hashPassword, VERIFICATION_VALID_MS, type AccountService } from "./account-service";
 import { consumeToken, findLiveToken, issueToken, voidTokens } from "./account-tokens";
 import { assertAcceptablePassword } from "./password-policy";
-import { tooManyRequests, type RateLimiter, type RateLimitRule } from "./rate-limiter";
+import { tooManyRequests, type RateLimiter, type RateLimitRule } from "#server/rate-limits/rate-limiter";
 import type { SignInFlow } from "./sign-in-flow";
 
 const MINUTE = 60_000;

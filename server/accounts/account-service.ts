@@ -5,7 +5,12 @@ import type { EmailOutbox } from "#server/email/email-outbox";
 import { issueToken } from "./account-tokens";
 import type { SessionUser } from "#server/sessions/session-service";
 import { assertAcceptablePassword } from "./password-policy";
-import { tooManyRequests, type RateLimiter, type RateLimitResult, type RateLimitRule } from "./rate-limiter";
+import {
+  tooManyRequests,
+  type RateLimiter,
+  type RateLimitResult,
+  type RateLimitRule,
+} from "#server/rate-limits/rate-limiter";
 
 /**
  * argon2id with OWASP's minimum recommended parameters (19 MiB, 2 passes, 1 lane): about 12 ms a verify on a

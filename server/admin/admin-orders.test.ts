@@ -5,6 +5,7 @@ import type { DB } from "#server/db/client";
 import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
 import { describeEachDatabase } from "#server/testing/test-database";
 import { startTwoInstances } from "#server/testing/two-instances";
+import { webhooksDelivered } from "#server/testing/processor-webhooks";
 
 const BOOK = "12321341"; // $11.96
 const OPERATOR = { id: null, email: "owner@console.test" };
@@ -61,7 +62,8 @@ describeEachDatabase("refunds from the console", (getDatabase) => {
   let shop: Awaited<ReturnType<typeof createTestShop>>;
   let origin = "";
   let close: () => Promise<void> = async () => {};
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 1_500));
+  /** The processor's refund webhooks have all reached the shop (which records nothing twice). */
+  const settle = () => webhooksDelivered(getDatabase().db);
 
   beforeAll(async () => {
     shop = await createTestShop(getDatabase());
@@ -295,7 +297,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("refund webhooks on two instance
     );
     const statuses = (await Promise.all(calls)).map((response) => response.status);
     expect(statuses.filter((status) => status >= 300)).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await webhooksDelivered(instances.db);
     expect(await orderState(instances.db, orderId)).toMatchObject({
       status: "partially_refunded",
       refunded_cents: 1000,

@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { MAX_PICTURE_BYTES } from "./picture-store";
+import { MAX_PICTURE_BYTES } from "#server/pictures/picture-store";
 import { createPageShop } from "#server/testing/page-shop";
 import { addDeliveryAddress, createBrowser } from "#server/testing/test-app";
 import { describeEachDatabase } from "#server/testing/test-database";

@@ -8,10 +8,11 @@ import {
   type VariantFormInput,
 } from "#shared/admin-schemas";
 import type { InventoryService } from "#server/inventory/inventory-service";
+import { availableOfVariant } from "#server/inventory/available-stock";
 import type { CatalogueService, ProductValues } from "#server/catalogue/catalogue-service";
 import type { DB } from "#server/db/client";
-import { recordAudit, type Actor } from "./audit-log";
-import { encodePicture, type EncodedPicture, type PictureStore } from "./picture-store";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
+import { encodePicture, type EncodedPicture, type PictureStore } from "#server/pictures/picture-store";
 import type { DepartmentService } from "#server/departments/department-service";
 
 export const ADMIN_PRODUCTS_PAGE_SIZE = 50;
@@ -49,7 +50,7 @@ const stockSum = sql<
  * A low variant: it tracks stock and what is available (on hand less live holds) is 1 to its own "Low stock at"
  * (0 and below is out of stock). The products list's "Low stock" and the dashboard count these.
  */
-const lowVariant = sql<boolean>`v.tracks_stock and (v.on_hand - coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) between 1 and v.low_stock_at`;
+const lowVariant = sql<boolean>`v.tracks_stock and ${availableOfVariant} between 1 and v.low_stock_at`;
 /** How many of the product's variants are low. */
 const lowVariantCount = sql<number>`(select count(*)::int from product_variants v where v.product_id = products.id and ${lowVariant})`;
 /** A product with at least one low variant. */

@@ -10,6 +10,7 @@ import {
 } from "#server/testing/test-app";
 import { startSmtpCatcher } from "#server/testing/smtp-catcher";
 import { describeEachDatabase } from "#server/testing/test-database";
+import { webhooksDelivered } from "#server/testing/processor-webhooks";
 
 const BOOK = "12321341"; // $11.96
 const OPERATOR = { id: null, email: "owner@console.test" };
@@ -83,7 +84,7 @@ describeEachDatabase("needs attention, and the dashboard after real payments", (
       idempotencyKey: `dash-${Date.now()}`,
     });
     // The processor's refund webhooks arrive too: the refund is still counted once.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await webhooksDelivered(getDatabase().db);
     const afterRefund = await today();
     expect(afterRefund.figures.refundCents - afterSale.figures.refundCents).toBe(500);
     expect(afterRefund.figures.netCents - afterSale.figures.netCents).toBe(-500);

@@ -6,9 +6,15 @@ import type { Database } from "#server/db/schema";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import { hashPassword, passwordMatches } from "#server/accounts/account-service";
 import { assertAcceptablePassword } from "#server/accounts/password-policy";
+import {
+  accountForInvitation,
+  lockConfirmedAccount,
+  NO_PASSWORD_YET,
+  setPasswordHash,
+} from "#server/accounts/staff-accounts";
 import type { DB } from "#server/db/client";
 import { endAccountSessions } from "#server/sessions/session-service";
-import { recordAudit, STARTUP_ACTOR, type Actor } from "./audit-log";
+import { recordAudit, STARTUP_ACTOR, type Actor } from "#server/audit/audit-log";
 
 /** What bootstrapping did, for the start-up log (which never names the password). */
 export type BootstrapResult = "created" | "password-changed" | "role-granted" | "unchanged";
@@ -24,29 +30,12 @@ export function createOperatorService(db: DB, emailOutbox: Pick<EmailOutbox, "en
       await assertAcceptablePassword(password, email);
       const passwordHash = await hashPassword(password);
       return db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto("users")
-          .values({ email, password_hash: passwordHash, email_verified_at: new Date() })
-          .onConflict((conflict) => conflict.column("email").doNothing())
-          .execute();
-        // The address is the one the operator of the machine wrote into its environment: it needs no link to confirm it.
-        await trx
-          .updateTable("users")
-          .set({ email_verified_at: new Date() })
-          .where("email", "=", email)
-          .where("email_verified_at", "is", null)
-          .execute();
-        const user = await trx
-          .selectFrom("users")
-          .select(["id", "password_hash"])
-          .where("email", "=", email)
-          .forUpdate()
-          .executeTakeFirstOrThrow();
+        const user = await lockConfirmedAccount(trx, email, passwordHash);
         let result: BootstrapResult = "unchanged";
         if (user.password_hash === passwordHash) {
           result = "created";
         } else if (!(await passwordMatches(user.password_hash, password))) {
-          await trx.updateTable("users").set({ password_hash: passwordHash }).where("id", "=", user.id).execute();
+          await setPasswordHash(trx, user.id, passwordHash);
           await endAccountSessions(trx, user.id);
           result = "password-changed";
         }
@@ -120,15 +109,10 @@ export function createOperatorService(db: DB, emailOutbox: Pick<EmailOutbox, "en
      */
     async invite(actor: Actor, { email, role, areas }: StaffChange): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto("users")
-          .values({ email, password_hash: NO_PASSWORD_YET })
-          .onConflict((conflict) => conflict.column("email").doNothing())
-          .execute();
-        const user = await trx.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow();
+        const userId = await accountForInvitation(trx, email);
         const granted = await trx
           .insertInto("operators")
-          .values({ user_id: user.id, granted_by: actor.id, role, areas: areasValue(role, areas) })
+          .values({ user_id: userId, granted_by: actor.id, role, areas: areasValue(role, areas) })
           .onConflict((conflict) => conflict.column("user_id").doNothing())
           .returning("user_id")
           .executeTakeFirst();
@@ -136,7 +120,7 @@ export function createOperatorService(db: DB, emailOutbox: Pick<EmailOutbox, "en
           throw new AppError("BAD_REQUEST", `${email} already has access to the console.`, {
             details: { field: "email" },
           });
-        const token = await issueToken(trx, user.id, "staff-invitation", INVITATION_VALID_MS);
+        const token = await issueToken(trx, userId, "staff-invitation", INVITATION_VALID_MS);
         await emailOutbox.enqueueStaffInvitation(trx, email, token, {
           role: role === "staff" ? "Staff" : `${role === "owner" ? "an" : "a"} ${ROLE_LABELS[role]}`,
           invitedBy: actor.email,
@@ -188,9 +172,6 @@ export function createOperatorService(db: DB, emailOutbox: Pick<EmailOutbox, "en
     },
   };
 }
-
-/** An invited account's password until the invitation's link sets one: argon2 reads it as no hash, so it opens nothing. */
-const NO_PASSWORD_YET = "!invited";
 
 /** An invitation's link works for 72 hours. */
 export const INVITATION_VALID_MS = 72 * 60 * 60 * 1000;

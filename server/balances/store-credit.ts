@@ -2,8 +2,8 @@ import { sql } from "kysely";
 import { formatCents } from "#shared/money";
 import type { DB } from "#server/db/client";
 import type { BalanceEntryKind } from "#server/db/schema";
-import { recordAudit, type Actor } from "#server/admin/audit-log";
-import { addDays, startOfDate } from "#server/admin/shop-calendar";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
+import { addDays, startOfDate } from "#server/calendar/shop-calendar";
 import { csvDownload } from "#server/imports/csv-download";
 import type { BalanceFigures, BalanceLedger } from "./balance-ledger";
 

@@ -1,5 +1,6 @@
 import { BASKET_ITEM_LIMIT, BASKET_LINE_LIMIT, type BasketLineView } from "#shared/basket";
 import { sumCents } from "#shared/money";
+import { lineAmountCents } from "#shared/pricing";
 import { canBeSold, onlyLeftInStockMessage, OUT_OF_STOCK_LINE_MESSAGE, sellableQuantity } from "#shared/stock";
 import type { GiftCardLine } from "#shared/gift-cards";
 import type { VariantForSale } from "#server/catalogue/catalogue-service";
@@ -160,7 +161,7 @@ export function priceLines(
       },
       stock: variant.stock,
       quantity: line.quantity,
-      lineCents: priceCents * line.quantity,
+      lineCents: lineAmountCents(priceCents, line.quantity),
       ...stockNotice(line.quantity, found),
       ...(found.giftCard ? { giftCard: line.giftCard ?? null } : {}),
     };

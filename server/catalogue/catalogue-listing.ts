@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type RawBuilder } from "kysely";
 import type { DB, Writer } from "#server/db/client";
+import { isVariantAvailable } from "#server/inventory/available-stock";
 import type { OptionFacet } from "#shared/catalogue";
 import type { Database } from "#server/db/schema";
 import { LISTING_PAGE_SIZE, optionParam, priceRangeCents, type ListingState } from "#shared/listing";
@@ -50,7 +51,7 @@ export const listingColumns = [
  */
 const outOfStock = sql<boolean>`(case when products.limited_stock then not exists (
   select 1 from product_variants v where v.product_id = products.id
-  and v.on_hand > coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)) else false end)`;
+  and ${isVariantAvailable}) else false end)`;
 
 /** The column cards read to say "Out of stock". */
 export const isOutOfStock = outOfStock.as("is_out_of_stock");

@@ -20,6 +20,7 @@ import { countByDepartment, findListing, hasOptions, isOutOfStock, type ListingR
 import { pictureUrl } from "#shared/shop-pictures";
 import type { GiftCardKind } from "#shared/gift-cards";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
+import { availableOf, reservedOfVariant } from "#server/inventory/available-stock";
 import { suggestQuery } from "./did-you-mean";
 
 /**
@@ -90,9 +91,6 @@ function toProduct(row: ProductRow): CatalogueProduct {
 /** A variant's picture columns when it shows its product's picture. */
 const noPicture = { image: null, image_width: null, image_height: null, image_srcset: null };
 
-/** Live reservations of the variant `v` (not expired): what on hand is short of available. */
-const reservedOfVariant = sql<number>`coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)::int`;
-
 /** A variant as baskets and payments price it, with its product and its stock now. */
 export interface VariantForSale {
   product: CatalogueProduct;
@@ -141,7 +139,7 @@ function toVariant(row: {
     stock: {
       tracksStock: row.tracks_stock,
       continueSelling: row.continue_selling,
-      available: row.tracks_stock ? row.on_hand - row.reserved : null,
+      available: availableOf(row),
     },
   };
 }
@@ -198,7 +196,7 @@ export interface ProductChanges {
   /** "Gift card" on the product form: its kind, or null for an ordinary product. */
   giftCard?: GiftCardKind | null;
   slug?: string;
-  /** A stored picture (server/admin/picture-store.ts). */
+  /** A stored picture (server/pictures/picture-store.ts). */
   image?: { src: string; width: number; height: number; srcSet: string };
 }
 
@@ -572,7 +570,7 @@ export function createCatalogueService(
      * one variant per combination (an existing one keeps its id, and so its baskets and stock, when its values are
      * the same), variants of combinations no longer offered removed. A SKU another product's variant holds is refused
      * under its field. A row's weight is written; its picture is the one in `pictures` (by the row's key, stored
-     * already: server/admin/picture-store.ts), none when the row says "Remove picture", else the one it had. Answers
+     * already: server/pictures/picture-store.ts), none when the row says "Remove picture", else the one it had. Answers
      * each row's variant id, for the stock to be set (server/inventory/).
      */
     async saveOptionsAndVariants(

@@ -1,4 +1,4 @@
-import { tooManyRequests, type RateLimiter, type RateLimitRule } from "#server/accounts/rate-limiter";
+import { tooManyRequests, type RateLimiter, type RateLimitRule } from "#server/rate-limits/rate-limiter";
 
 const TEN_MINUTES = 10 * 60 * 1000;
 

@@ -36,6 +36,7 @@ import * as staffRoles from "./migrations/0033-staff-roles";
 import * as basketRecovery from "./migrations/0036-basket-recovery";
 import * as balanceLedger from "./migrations/0037-balance-ledger";
 import * as giftCards from "./migrations/0038-gift-cards";
+import * as auditLogByTime from "./migrations/0041-audit-log-by-time";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   "0036-basket-recovery": basketRecovery,
   "0037-balance-ledger": balanceLedger,
   "0038-gift-cards": giftCards,
+  "0041-audit-log-by-time": auditLogByTime,
 };
 
 export const migrationNames = Object.keys(migrations);

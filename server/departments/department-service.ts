@@ -4,7 +4,7 @@ import type { DB, Writer } from "#server/db/client";
 import type { Database, DepartmentTable } from "#server/db/schema";
 import { AppError } from "#shared/errors";
 import type { Department, DepartmentBranch, DepartmentTrail } from "#shared/departments";
-import { recordAudit, type Actor } from "#server/admin/audit-log";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
 import { inBatches } from "#server/db/in-batches";
 import { isUuid } from "#shared/ids";
 

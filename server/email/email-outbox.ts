@@ -559,17 +559,14 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
       limit = 50,
     }: { status?: EmailStatus; before?: string | null; limit?: number } = {}): Promise<OutboxPage> {
       const pageSize = Math.min(Math.max(1, Math.trunc(limit)), 200);
-      let query = db
-        .selectFrom("email_outbox")
-        .select(ENTRY_COLUMNS)
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .limit(pageSize + 1);
+      let query = db.selectFrom("email_outbox").select(ENTRY_COLUMNS);
       if (status) query = query.where("status", "=", status);
-      const cursor = outboxCursor.decode(before);
-      if (cursor) query = query.where(sql<boolean>`(created_at, id) < (${cursor.at}, ${cursor.id}::uuid)`);
-      const rows = await query.execute();
-      const page = outboxCursor.page(rows, pageSize, (row) => ({ at: row.created_at, id: row.id }));
+      const page = await outboxCursor.readPage(query, {
+        after: before,
+        pageSize,
+        order: { at: "created_at", id: "id", idType: "uuid" },
+        keyOf: (row) => ({ at: row.created_at, id: row.id }),
+      });
       return {
         entries: page.rows.map(toOutboxEntry),
         next: page.next,

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { NONCE, secureHeaders, type SecureHeadersVariables } from "hono/secure-headers";
-import { PICTURE_PATH_PREFIX } from "#server/admin/picture-store";
+import { PICTURE_PATH_PREFIX } from "#server/pictures/picture-store";
 
 /**
  * Headers every response carries, through Hono's secure-headers middleware. The Content-Security-Policy allows this

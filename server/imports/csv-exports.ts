@@ -1,6 +1,6 @@
 import type { DB } from "#server/db/client";
-import { ORDER_EXPORT_COLUMNS, orderCsvRows } from "#server/admin/order-csv-export";
-import type { AdminOrderFilter } from "#server/admin/admin-orders";
+import { ORDER_EXPORT_COLUMNS, orderCsvRows } from "#server/imports/order-csv-export";
+import type { AdminOrderFilter } from "#server/admin/console-orders";
 import { csvDownload } from "./csv-download";
 import { productCsvRows } from "./product-csv-export";
 import { PRODUCT_EXPORT_COLUMNS } from "./product-csv-layout";

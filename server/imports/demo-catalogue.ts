@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { stringify } from "csv-stringify/sync";
-import { recordAudit } from "#server/admin/audit-log";
-import { createPictureStore } from "#server/admin/picture-store";
+import { recordAudit } from "#server/audit/audit-log";
+import { createPictureStore } from "#server/pictures/picture-store";
 import { createCatalogueService } from "#server/catalogue/catalogue-service";
 import type { DB } from "#server/db/client";
 import { createDepartmentService } from "#server/departments/department-service";

@@ -8,8 +8,8 @@ import {
   RequestFilteringHttpsAgent,
   type RequestFilteringAgentOptions,
 } from "request-filtering-agent";
-import { recordAudit } from "#server/admin/audit-log";
-import { MAX_PICTURE_BYTES, type PictureStore, type StoredPicture } from "#server/admin/picture-store";
+import { recordAudit } from "#server/audit/audit-log";
+import { MAX_PICTURE_BYTES, type PictureStore, type StoredPicture } from "#server/pictures/picture-store";
 import type { CatalogueService } from "#server/catalogue/catalogue-service";
 import type { DB } from "#server/db/client";
 import type { Logger } from "#server/logger";

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
-import { recordAudit, type Actor } from "#server/admin/audit-log";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
 import { NO_PICTURE, PRODUCT_IMAGE_SIZE } from "#server/catalogue/catalogue-data";
 import type {
   CatalogueService,

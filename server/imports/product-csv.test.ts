@@ -1,7 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "#server/admin/audit-log";
+import type { Actor } from "#server/audit/audit-log";
 import { NO_PICTURE } from "#server/catalogue/catalogue-data";
 import { createTestShop } from "#server/testing/test-app";
 import { describeEachDatabase } from "#server/testing/test-database";

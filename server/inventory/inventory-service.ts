@@ -6,6 +6,7 @@ import type { StockLedgerReason } from "#server/db/schema";
 import type { Logger } from "#server/logger";
 import { inBatches } from "#server/db/in-batches";
 import type { HoldClaims, Holder } from "#server/holds/hold-claims";
+import { availableOf, reservedOfVariant } from "./available-stock";
 
 /** Default: how long a payment holds the basket's tracked stock (RESERVATION_MINUTES). */
 export const DEFAULT_RESERVATION_MINUTES = 15;
@@ -121,11 +122,7 @@ export function createInventoryService(
     const rows = await executor
       .selectFrom("product_variants as v")
       .select(["v.id", "v.product_id", "v.tracks_stock", "v.continue_selling", "v.on_hand"])
-      .select(
-        sql<number>`coalesce((select sum(r.quantity) from stock_reservations r where r.variant_id = v.id and r.expires_at > now()), 0)::int`.as(
-          "reserved",
-        ),
-      )
+      .select(reservedOfVariant.as("reserved"))
       .where("v.id", "in", ids)
       .execute();
     return new Map(
@@ -138,7 +135,7 @@ export function createInventoryService(
           continueSelling: row.continue_selling,
           onHand: row.on_hand,
           reserved: row.reserved,
-          available: row.tracks_stock ? row.on_hand - row.reserved : null,
+          available: availableOf(row),
         },
       ]),
     );

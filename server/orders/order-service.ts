@@ -15,6 +15,7 @@ import {
   PAYMENT_STATUS_LABELS,
   orderAllows,
   paymentStatusAfterRefund,
+  canBeDisputed,
   readOrderItem,
   type FulfilmentStatus,
   type OrderDetail,
@@ -23,6 +24,7 @@ import {
   type OrderView,
   type PaymentStatus,
   type StoredOrderItem,
+  orderLineAmounts,
 } from "#shared/orders";
 
 /** Pages of an owner's orders: (paid_at, intent id) of the previous page's last order. */
@@ -221,12 +223,10 @@ export function createOrderService(db: DB) {
       owner: BasketOwner | null,
       beforeCursor: string | null,
     ): Promise<{ orders: OrderView[]; next: string | null; isFirstPage: boolean }> {
-      const before = ordersCursor.decode(beforeCursor);
       // A cursor that does not parse shows the first page, and says so.
-      const isFirstPage = before === null;
-      if (!owner) return { orders: [], next: null, isFirstPage };
+      if (!owner) return { orders: [], next: null, isFirstPage: ordersCursor.decode(beforeCursor) === null };
       const { column, value } = ownerColumn(owner);
-      let query = db
+      const query = db
         .selectFrom("orders")
         .select([
           "id",
@@ -238,14 +238,16 @@ export function createOrderService(db: DB) {
           "payment_status",
           "fulfilment_status",
           "refunded_cents",
+          "pricing",
         ])
-        .where(column, "=", value)
-        .orderBy("paid_at", "desc")
-        .orderBy("id", "desc")
-        .limit(ORDERS_PAGE_SIZE + 1);
-      if (before) query = query.where(sql<boolean>`(paid_at, id) < (${before.at}, ${before.id})`);
-      const rows = await query.execute();
-      const page = ordersCursor.page(rows, ORDERS_PAGE_SIZE, (row) => ({ at: row.paid_at, id: row.id }));
+        .where(column, "=", value);
+      const page = await ordersCursor.readPage(query, {
+        after: beforeCursor,
+        pageSize: ORDERS_PAGE_SIZE,
+        order: { at: "paid_at", id: "id" },
+        keyOf: (row) => ({ at: row.paid_at, id: row.id }),
+      });
+      const { isFirstPage } = page;
       return {
         orders: page.rows.map((row) => ({
           id: row.id,
@@ -257,6 +259,7 @@ export function createOrderService(db: DB) {
           fulfilmentStatus: row.fulfilment_status,
           refundedCents: row.refunded_cents,
           items: row.items.map(readOrderItem),
+          lineAmountsCents: orderLineAmounts(row.items, row.pricing),
         })),
         next: page.next,
         isFirstPage,
@@ -294,6 +297,7 @@ export function createOrderService(db: DB) {
         fulfilmentStatus: row.fulfilment_status,
         refundedCents: row.refunded_cents,
         items: row.items.map(readOrderItem),
+        lineAmountsCents: orderLineAmounts(row.items, row.pricing),
         contactEmail: row.contact_email,
         deliveryAddress: row.delivery_address,
         card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
@@ -381,8 +385,7 @@ export function createOrderService(db: DB) {
           const payment = paymentStatusAfterRefund(order.amount_cents, refunded);
           return {
             status: payment,
-            // A disputed payment stays disputed until all of it is given back.
-            payment: order.paymentStatus === "disputed" && payment !== "refunded" ? "disputed" : payment,
+            payment: paymentStatusAfterRefund(order.amount_cents, refunded, order.paymentStatus),
             refundedCents: refunded,
             history: { amountCents, note },
           };
@@ -399,8 +402,7 @@ export function createOrderService(db: DB) {
     ): Promise<OrderStatus> {
       const note = dispute.reason ? boundedText(dispute.reason, TRACKING_LIMITS.note, "reason") : undefined;
       return transition(orderId, actor, (order) => {
-        if (order.paymentStatus === "refunded" || order.paymentStatus === "disputed")
-          refuse(order, "disputed", "payment");
+        if (!canBeDisputed(order.paymentStatus)) refuse(order, "disputed", "payment");
         if (
           !Number.isSafeInteger(dispute.amountCents) ||
           dispute.amountCents < 1 ||

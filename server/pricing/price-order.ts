@@ -1,5 +1,5 @@
 import type { AppliedTax, DeliveryOption, PriceBreakdown, PricedLine } from "../../shared/pricing.ts";
-import { RATE_UNITS_PER_PERCENT } from "../../shared/pricing.ts";
+import { lineAmountCents, RATE_UNITS_PER_PERCENT } from "../../shared/pricing.ts";
 
 export interface PricingLineInput {
   key: string;
@@ -97,7 +97,7 @@ const US = "US";
  */
 export function priceOrder(input: PricingInput): PriceBreakdown {
   const { lines, address, promotion, rates } = input;
-  const amounts = lines.map((line) => line.unitPriceCents * line.quantity);
+  const amounts = lines.map((line) => lineAmountCents(line.unitPriceCents, line.quantity));
   const itemsCents = sum(amounts);
   // What a promotion may discount and what delivery is for: every line but the gift cards.
   const goodsAmounts = lines.map((line, index) => (line.isGiftCard ? 0 : amounts[index]!));

@@ -1,4 +1,4 @@
-import type { PriceBreakdown } from "../../shared/pricing.ts";
+import { lineAmountCents, type PriceBreakdown } from "../../shared/pricing.ts";
 
 /**
  * The refund function, beside the pricing function: what giving back some of an order's units (and its shipping)
@@ -124,7 +124,7 @@ export function chargedOrder(
   return {
     lines: items.map((item) => ({
       quantity: item.quantity,
-      amountCents: item.priceCents * item.quantity,
+      amountCents: lineAmountCents(item.priceCents, item.quantity),
       discountCents: 0,
       taxCents: 0,
     })),

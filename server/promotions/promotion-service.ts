@@ -4,7 +4,7 @@ import { mailboxOf } from "#shared/mailbox";
 import { CARD_MINIMUM_CENTS, PROMOTION_REFUSALS, spendMoreMessage, type PromotionView } from "#shared/promotions";
 import type { PromotionForm } from "#shared/promotion-schemas";
 import type { PriceBreakdown } from "#shared/pricing";
-import { recordAudit, type Actor } from "#server/admin/audit-log";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import type { DB, Writer } from "#server/db/client";
 import type { HoldClaims, Holder } from "#server/holds/hold-claims";

@@ -1,5 +1,5 @@
 import type { DB, Writer } from "#server/db/client";
-import { recordAudit, type Actor } from "#server/admin/audit-log";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
 import { AppError } from "#shared/errors";
 import type { RecoverySettingsForm } from "#shared/recovery-schemas";
 

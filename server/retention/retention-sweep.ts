@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from "kysely";
-import { LONGEST_WINDOW_MS } from "#server/accounts/rate-limiter";
+import { LONGEST_WINDOW_MS } from "#server/rate-limits/rate-limiter";
 import type { DB } from "#server/db/client";
 import type { Logger } from "#server/logger";
 

@@ -1,10 +1,10 @@
 import { sql } from "kysely";
 import type { DB, Writer } from "#server/db/client";
 import { keysetCursor } from "#server/db/keyset-cursor";
-import { recordAudit, type Actor } from "#server/admin/audit-log";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
 import { AppError } from "#shared/errors";
+import { REVIEWABLE_ORDER_STATUSES } from "#shared/orders";
 import {
-  QUALIFYING_ORDER_STATUSES,
   REVIEWS_PAGE_SIZE,
   reviewerNameFrom,
   type ReviewInput,
@@ -54,7 +54,7 @@ export function createReviewService(
       .selectFrom("orders")
       .select(["id", sql<string | null>`delivery_address->>'name'`.as("delivery_name")])
       .where("user_id", "=", userId)
-      .where("status", "in", QUALIFYING_ORDER_STATUSES)
+      .where("status", "in", REVIEWABLE_ORDER_STATUSES)
       .where(sql<boolean>`items @> ${JSON.stringify([{ productId }])}::jsonb`)
       .orderBy("paid_at", "desc")
       .limit(1)
@@ -171,7 +171,7 @@ export function createReviewService(
 
     /** The console's list: every review, hidden ones too, newest first, a page at a time. */
     async listForConsole(before: string | null): Promise<{ reviews: ConsoleReview[]; next: string | null }> {
-      let query = db
+      const query = db
         .selectFrom("reviews")
         .innerJoin("products", "products.id", "reviews.product_id")
         .innerJoin("users", "users.id", "reviews.user_id")
@@ -187,15 +187,13 @@ export function createReviewService(
           "reviews.body",
           "reviews.is_visible",
           "reviews.created_at",
-        ])
-        .orderBy("reviews.created_at", "desc")
-        .orderBy("reviews.id", "desc")
-        .limit(CONSOLE_REVIEWS_PAGE_SIZE + 1);
-      const cursor = consoleCursor.decode(before);
-      if (cursor)
-        query = query.where(sql<boolean>`(reviews.created_at, reviews.id) < (${cursor.at}, ${cursor.id}::uuid)`);
-      const rows = await query.execute();
-      const page = consoleCursor.page(rows, CONSOLE_REVIEWS_PAGE_SIZE, (row) => ({ at: row.created_at, id: row.id }));
+        ]);
+      const page = await consoleCursor.readPage(query, {
+        after: before,
+        pageSize: CONSOLE_REVIEWS_PAGE_SIZE,
+        order: { at: "reviews.created_at", id: "reviews.id", idType: "uuid" },
+        keyOf: (row) => ({ at: row.created_at, id: row.id }),
+      });
       return {
         reviews: page.rows.map((row) => ({
           id: row.id,

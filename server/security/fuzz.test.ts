@@ -403,8 +403,7 @@ describeEachDatabase("malformed requests to every route", (getDatabase) => {
     guestWithEmptyBasket = guest.cookie ?? "";
     // Let the start-up sweep (which only reads) finish before the first snapshot, and the welcome e-mail be delivered.
     await shop.services.checkout.recordMissedOrders();
-    for (let waited = 0; (await shop.services.email.backlog()).pending > 0 && waited < 10_000; waited += 50)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect.poll(async () => (await shop.services.email.backlog()).pending, { timeout: 10_000 }).toBe(0);
     before = await snapshotTables(getDatabase().db);
     countWrites = await installWriteCounter(getDatabase().db);
     writesBefore = await countWrites();

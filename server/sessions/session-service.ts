@@ -4,7 +4,7 @@ import { basketItemCount } from "#server/basket/basket-service";
 import type { DB, Writer } from "#server/db/client";
 import { preparedStatement } from "#server/db/prepared";
 import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "#server/tokens";
-import { tooManyRequests, type RateLimiter, type RateLimitRule } from "#server/accounts/rate-limiter";
+import { tooManyRequests, type RateLimiter, type RateLimitRule } from "#server/rate-limits/rate-limiter";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long a browser session lives without a visit. Each visit (at most once a day) pushes it back. */

@@ -13,9 +13,9 @@ import {
 import type { ShopSettingsForm } from "#shared/shop-settings-schemas";
 import type { DB, Writer } from "#server/db/client";
 import type { ShopSettingsTable } from "#server/db/schema";
-import { recordAudit, type Actor } from "#server/admin/audit-log";
-import { encodePicture, type PictureStore } from "#server/admin/picture-store";
-import { isKnownTimeZone } from "#server/admin/shop-calendar";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
+import { encodePicture, type PictureStore } from "#server/pictures/picture-store";
+import { isKnownTimeZone } from "#server/calendar/shop-calendar";
 
 /** The shop's settings with every default filled in: what pages, e-mails, the dashboard and returns read. */
 export interface ShopSettings {

@@ -3,7 +3,7 @@ import { countryName, US_STATES } from "#shared/address";
 import { AppError } from "#shared/errors";
 import { formatCents } from "#shared/money";
 import { formatRate } from "#shared/pricing";
-import { recordAudit, type Actor } from "#server/admin/audit-log";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
 import type { DB, Writer } from "#server/db/client";
 import type { ShippingZoneRates, ShopRates, TaxRateInput, WeightTier } from "#server/pricing/price-order";
 

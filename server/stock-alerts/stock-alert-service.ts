@@ -1,7 +1,7 @@
 import { sql, type OnConflictBuilder } from "kysely";
 import type { Database } from "#server/db/schema";
-import type { RateLimiter } from "#server/accounts/rate-limiter";
-import { tooManyRequests } from "#server/accounts/rate-limiter";
+import type { RateLimiter } from "#server/rate-limits/rate-limiter";
+import { tooManyRequests } from "#server/rate-limits/rate-limiter";
 import type { DB, Writer } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import type { EmailPreferences } from "#server/email/email-preferences";

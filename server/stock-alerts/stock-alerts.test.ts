@@ -4,6 +4,7 @@ import { startSmtpCatcher } from "#server/testing/smtp-catcher";
 import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
 import { describeEachDatabase } from "#server/testing/test-database";
 import { STOCK_ALERT_LIMITS } from "./stock-alert-service";
+import { webhooksDelivered } from "#server/testing/processor-webhooks";
 
 const BOOK = "12321341";
 const OPERATOR = { id: null, email: "owner@console.test" };
@@ -426,7 +427,7 @@ describeEachDatabase("back-in-stock alerts", (getDatabase) => {
       );
       expect(sent.some((outcome) => outcome.status === "fulfilled")).toBe(true);
       // The processor's refund webhooks arrive too; they record nothing more.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await webhooksDelivered(db());
       expect((await inventory().getLevels([tee.medium])).get(tee.medium)).toMatchObject({ onHand: 1, available: 1 });
       expect(
         await db()

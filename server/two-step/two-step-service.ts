@@ -5,7 +5,7 @@ import { AppError } from "#shared/errors";
 import type { DB } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import type { SessionUser } from "#server/sessions/session-service";
-import { recordAudit, STARTUP_ACTOR, type Actor } from "#server/admin/audit-log";
+import { recordAudit, STARTUP_ACTOR, type Actor } from "#server/audit/audit-log";
 import { newToken, sha256Base64url, TOKEN_PATTERN } from "#server/tokens";
 import { qrCodePath } from "./qr-code";
 import { decodeBase32, matchingStep, newTotpSecret, otpauthUri } from "./totp";

@@ -2,6 +2,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 import { useRevalidator } from "react-router";
 import type { BasketView } from "#shared/basket";
 import { optionParam } from "#shared/catalogue";
+import { lineAmountCents } from "#shared/pricing";
 import type { ErrorBody } from "#shared/errors";
 
 /**
@@ -253,7 +254,9 @@ export function applyChanges<
     }
     const quantity = change.action === "add" ? line.quantity + 1 : change.quantity;
     visible = visible.map((candidate) =>
-      candidate === line ? { ...line, quantity, lineCents: line.product.priceCents * quantity } : candidate,
+      candidate === line
+        ? { ...line, quantity, lineCents: lineAmountCents(line.product.priceCents, quantity) }
+        : candidate,
     );
   }
   return visible;

@@ -36,6 +36,7 @@ export function OrderCard({
                 image: item.image,
               }}
               quantity={item.quantity}
+              lineCents={order.lineAmountsCents[index]}
               options={describeItemOptions(item)}
             />
           </li>

@@ -7,13 +7,13 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireConsole(context, "routes/admin/audit");
   // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
   const timeZone = await services.settings.timeZone();
-  const before = new URL(request.url).searchParams.get("before");
-  const { entries, nextBefore } = await services.auditLog.listEntries({
-    before: before && /^\d{1,19}$/.test(before) ? before : undefined,
+  // A cursor that does not read shows the first page, and says so.
+  const { entries, nextBefore, isFirstPage } = await services.auditLog.listEntries({
+    before: new URL(request.url).searchParams.get("before"),
   });
   return {
     nextBefore,
-    isFirstPage: !before,
+    isFirstPage,
     entries: entries.map((entry) => ({
       id: entry.id,
       at: formatConsoleTime(entry.createdAt, timeZone),
@@ -77,7 +77,9 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
       )}
       <nav className="console-pages" aria-label="Pages">
         {!loaderData.isFirstPage ? <Link to="/admin/audit">Newest</Link> : null}
-        {loaderData.nextBefore ? <Link to={`/admin/audit?before=${loaderData.nextBefore}`}>Older</Link> : null}
+        {loaderData.nextBefore ? (
+          <Link to={`/admin/audit?before=${encodeURIComponent(loaderData.nextBefore)}`}>Older</Link>
+        ) : null}
       </nav>
     </main>
   );

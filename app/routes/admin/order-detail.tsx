@@ -14,6 +14,7 @@ import {
   ORDER_STATUS_LABELS,
   PAYMENT_STATUS_LABELS,
   orderAllows,
+  orderLineAmounts,
 } from "#shared/orders";
 import { breakdownLines } from "#shared/pricing";
 import { ErrorSummary } from "#app/components/form/error-summary";
@@ -31,6 +32,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   const order = await services.adminOrders.getOrder(params.number);
   if (!order) throw data(null, { status: 404 });
   const left = order.amountCents - order.refundedCents;
+  const lineAmounts = orderLineAmounts(order.items, order.pricing);
   const state = { paymentStatus: order.paymentStatus, fulfilmentStatus: order.fulfilmentStatus };
   return {
     number: order.number,
@@ -59,7 +61,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
         : item.title,
       quantity: item.quantity,
       price: formatCents(item.priceCents),
-      line: formatCents(item.priceCents * item.quantity),
+      line: formatCents(lineAmounts[index] ?? 0),
     })),
     breakdown: order.pricing ? breakdownLines(order.pricing, formatCents) : [],
     paidWith: {

@@ -71,7 +71,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       refunded: order.refundedCents > 0 ? formatCents(order.refundedCents) : "",
       email: order.contactEmail ?? "–",
       isTest: order.isTest,
-      // Why it needs attention (server/admin/needs-attention.ts).
+      // Why it needs attention (server/orders/needs-attention.ts).
       reasons: [order.isOversold ? "Oversold" : null, order.isPromotionOverLimit ? "Promotion over its limit" : null]
         .filter(Boolean)
         .join(", "),

@@ -1,6 +1,6 @@
 import { addressLines, type DeliveryAddress } from "#shared/address";
 import { formatCents } from "#shared/money";
-import { describeItemOptions, type OrderItem } from "#shared/orders";
+import { describeItemOptions, orderLineAmounts, type OrderItem } from "#shared/orders";
 import { breakdownLines, type PriceBreakdown } from "#shared/pricing";
 import { renderEmail } from "#server/email/render";
 import { EmailButton, EmailHeading, EmailLayout, type EmailShop } from "./email-layout";
@@ -40,16 +40,18 @@ function OrderLines({
   totalCents: number;
   pricing: PriceBreakdown | null;
 }) {
+  // As the order stored them: the pricing function's line amounts.
+  const amounts = orderLineAmounts(items, pricing);
   return (
     <table style={{ width: "100%", borderCollapse: "collapse" }}>
       <tbody>
-        {items.map((item) => (
+        {items.map((item, index) => (
           <tr key={item.variantId ?? item.productId}>
             <td style={{ padding: "4px 0" }}>
               {item.quantity} × {item.title}
               {describeItemOptions(item) ? ` (${describeItemOptions(item)})` : ""}
             </td>
-            <td style={{ padding: "4px 0", textAlign: "right" }}>{formatCents(item.priceCents * item.quantity)}</td>
+            <td style={{ padding: "4px 0", textAlign: "right" }}>{formatCents(amounts[index] ?? 0)}</td>
           </tr>
         ))}
         {pricing

@@ -11,12 +11,15 @@ import { Stars } from "#app/components/ui/stars";
 export function BasketLine({
   product,
   quantity,
+  lineCents,
   action,
   options = "",
   stockMessage,
 }: {
   product: Product;
   quantity?: number;
+  /** What the line comes to, as the server priced it (the basket's lineCents, an order's stored line amount). */
+  lineCents?: number;
   action?: ReactNode;
   /** "Size: M, Colour: Black" for a variant of a product with options. */
   options?: string;
@@ -50,8 +53,8 @@ export function BasketLine({
               <span data-testid="line-quantity">
                 {quantity} × <Price cents={product.priceCents} />
               </span>
-              {quantity > 1 ? (
-                <strong className="basket-line__total">{formatCents(product.priceCents * quantity)}</strong>
+              {quantity > 1 && lineCents !== undefined ? (
+                <strong className="basket-line__total">{formatCents(lineCents)}</strong>
               ) : null}
             </>
           )}

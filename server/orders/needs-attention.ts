@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { SENT_FULFILMENT_STATUSES } from "#shared/orders";
 
 /**
  * The one definition of an order that needs the operator's attention ("Needs attention": the console's orders filter
@@ -7,7 +8,7 @@ import { sql } from "kysely";
  * Another mark on orders joins the `or` here, and both the filter and the count follow. (Payments held for
  * review need attention too; they have no order: checkout's listHeldPayments.)
  */
-export const orderNeedsAttention = sql<boolean>`(orders.oversold or orders.promotion_over_limit) and orders.fulfilment_status not in ('shipped', 'partially_returned', 'returned') and orders.payment_status <> 'refunded'`;
+export const orderNeedsAttention = sql<boolean>`(orders.oversold or orders.promotion_over_limit) and orders.fulfilment_status not in (${sql.join(SENT_FULFILMENT_STATUSES.map((status) => sql.lit(status)))}) and orders.payment_status <> 'refunded'`;
 
 /** Orders of one mode: live (real money) or test; orders from before the mode was kept count as test. */
 export function ordersInMode(livemode: boolean) {

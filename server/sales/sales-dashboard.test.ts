@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { DB } from "#server/db/client";
 import { describeEachDatabase } from "#server/testing/test-database";
 import { createSalesDashboard, TOP_PRODUCTS } from "./sales-dashboard";
-import { addDays, datesFrom, startOfDate } from "./shop-calendar";
+import { addDays, datesFrom, startOfDate } from "#server/calendar/shop-calendar";
 
 const PRODUCTS = ["12321341", "p-lamp", "p-desk", "p-chair", "p-mug", "p-rug", "p-pen"];
 const WINDOW_START = Date.parse("2026-03-03T00:00:00Z");

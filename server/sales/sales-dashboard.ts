@@ -3,8 +3,8 @@ import type { DB } from "#server/db/client";
 import type { DashboardPeriod } from "#shared/admin-dashboard-schemas";
 import type { RecoveryFigures } from "#server/recovery/recovery-report";
 import { TO_SHIP } from "#shared/orders";
-import { addDays, dateInZone, datesFrom, startOfDate } from "./shop-calendar";
-import { orderNeedsAttention, ordersInMode } from "./needs-attention";
+import { addDays, dateInZone, datesFrom, startOfDate } from "#server/calendar/shop-calendar";
+import { orderNeedsAttention, ordersInMode } from "#server/orders/needs-attention";
 
 export const TOP_PRODUCTS = 5;
 

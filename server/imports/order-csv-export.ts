@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { DB } from "#server/db/client";
 import { csvMoney } from "#server/imports/csv-cells";
 import { readOrderItem } from "#shared/orders";
-import { filterOrders, type AdminOrderFilter } from "./admin-orders";
+import { filterOrders, type AdminOrderFilter } from "#server/admin/console-orders";
 
 /**
  * The columns of the orders export, as accountants know them from Shopify's orders export: one row per order line,

@@ -1,5 +1,10 @@
+/**
+ * The audit log: who did what in the console (or at start-up), each entry written in the transaction of the change
+ * it records, and read newest first a page at a time.
+ */
 import type { Transaction } from "kysely";
 import type { DB } from "#server/db/client";
+import { keysetCursor } from "#server/db/keyset-cursor";
 import type { Database } from "#server/db/schema";
 
 /** Who did something in the console: an operator, or start-up itself (OPERATOR_EMAIL). */
@@ -63,23 +68,30 @@ function changedValues(before: Record<string, unknown> | null, after: Record<str
   ] as const;
 }
 
+/** The audit log's pages: (created_at, id) of the previous page's last entry; ids are bigint identities. */
+const auditCursor = keysetCursor(/^\d{1,19}$/);
+
 export function createAuditLog(db: DB) {
   return {
-    /** Newest first, a page at a time by id (keyset): `before` is the last id of the previous page. */
-    async listEntries({ before }: { before?: string } = {}): Promise<{
+    /** Newest first, a page at a time by keyset on (created_at, id): `before` is the previous page's `nextBefore`. */
+    async listEntries({ before }: { before?: string | null } = {}): Promise<{
       entries: AuditEntry[];
       nextBefore: string | null;
+      isFirstPage: boolean;
     }> {
-      let query = db
-        .selectFrom("audit_log")
-        .select(["id", "operator_email", "action", "subject", "before", "after", "created_at"])
-        .orderBy("id", "desc")
-        .limit(AUDIT_PAGE_SIZE + 1);
-      if (before) query = query.where("id", "<", before);
-      const rows = await query.execute();
-      const page = rows.slice(0, AUDIT_PAGE_SIZE);
+      const page = await auditCursor.readPage(
+        db
+          .selectFrom("audit_log")
+          .select(["id", "operator_email", "action", "subject", "before", "after", "created_at"]),
+        {
+          after: before,
+          pageSize: AUDIT_PAGE_SIZE,
+          order: { at: "created_at", id: "id" },
+          keyOf: (row) => ({ at: row.created_at, id: row.id }),
+        },
+      );
       return {
-        entries: page.map((row) => ({
+        entries: page.rows.map((row) => ({
           id: String(row.id),
           operatorEmail: row.operator_email,
           action: row.action,
@@ -88,7 +100,8 @@ export function createAuditLog(db: DB) {
           after: row.after,
           createdAt: row.created_at,
         })),
-        nextBefore: rows.length > AUDIT_PAGE_SIZE ? String(page[page.length - 1]!.id) : null,
+        nextBefore: page.next,
+        isFirstPage: page.isFirstPage,
       };
     },
   };

@@ -1,8 +1,11 @@
-import { sql, type SelectQueryBuilder } from "kysely";
+/**
+ * An order's refunds, the console's and the processor's: each worked out by the refund function (server/pricing),
+ * made by the processor, and recorded once by its processor id, by the call or the webhook, with its lines and the
+ * units it puts back in stock (docs/refunds.md).
+ */
+import { sql } from "kysely";
 import { z } from "zod";
 import type { DB, Writer } from "#server/db/client";
-import type { Database } from "#server/db/schema";
-import { keysetCursor } from "#server/db/keyset-cursor";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import type { Logger } from "#server/logger";
 import type { InventoryService } from "#server/inventory/inventory-service";
@@ -15,21 +18,8 @@ import type { BalanceLedger } from "#server/balances/balance-ledger";
 import type { GiftCardService } from "#server/gift-cards/gift-card-service";
 import { sha256Base64url } from "#server/tokens";
 import { shareByLargestRemainder } from "#server/pricing/price-order";
-import {
-  ORDER_LIST_FILTERS,
-  ORDER_NUMBER_PATTERN,
-  orderAllows,
-  readOrderItem,
-  type FulfilmentStatus,
-  type OrderItem,
-  type OrderListFilter,
-  type OrderStatus,
-  type PaymentStatus,
-} from "#shared/orders";
-import { recordAudit, type Actor } from "./audit-log";
-import { orderNeedsAttention, ordersInMode } from "./needs-attention";
-
-export const ADMIN_ORDERS_PAGE_SIZE = 50;
+import { ORDER_NUMBER_PATTERN, orderAllows, readOrderItem, type OrderItem } from "#shared/orders";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
 
 /** Metadata on a refund the console asks for, so whichever path records it (call or webhook) knows who asked. */
 const OPERATOR_ID_KEY = "shop_operator_id";
@@ -52,72 +42,6 @@ export const ALREADY_REFUNDED = "This order has already been refunded.";
 
 /** Who a refund made outside the console (the processor's dashboard) is recorded as. */
 const PROCESSOR_ACTOR: Actor = { id: null, email: "processor" };
-
-export interface AdminOrderRow {
-  id: string;
-  number: string;
-  paidAt: Date;
-  status: OrderStatus;
-  paymentStatus: PaymentStatus;
-  fulfilmentStatus: FulfilmentStatus;
-  amountCents: number;
-  refundedCents: number;
-  contactEmail: string | null;
-  isTest: boolean;
-  /** Marked Oversold: paid after its stock hold lapsed (one reason an order needs attention). */
-  isOversold: boolean;
-  /** Marked "Promotion over its limit": paid after its code's hold lapsed, when the last use had gone elsewhere. */
-  isPromotionOverLimit: boolean;
-}
-
-/** What the console's orders list (and its CSV export) is narrowed to: a status, a search, paid on or between two days (UTC). */
-export interface AdminOrderFilter {
-  /** A payment or fulfilment status, or "paid": every order to ship (ORDER_LIST_FILTERS). */
-  status?: OrderListFilter;
-  /** Only the orders that need attention (needs-attention.ts). */
-  needsAttention?: boolean;
-  /** Only live (true) or test (false) orders. */
-  livemode?: boolean;
-  /** An order number, or an e-mail (whole, any case). */
-  search?: string;
-  /** YYYY-MM-DD: paid on that day or later, on that day or earlier. */
-  paidFrom?: string;
-  paidTo?: string;
-}
-
-/** The filter as conditions on a query of orders (the list's and the export's: the same orders). */
-export function filterOrders<Query extends SelectQueryBuilder<Database, "orders", object>>(
-  query: Query,
-  filter: AdminOrderFilter,
-): Query {
-  let filtered = query;
-  if (filter.status) {
-    const wanted: { fulfilment?: FulfilmentStatus; payment?: PaymentStatus } = ORDER_LIST_FILTERS[filter.status];
-    if (wanted.fulfilment) filtered = filtered.where("fulfilment_status", "=", wanted.fulfilment) as Query;
-    if (wanted.payment) filtered = filtered.where("payment_status", "=", wanted.payment) as Query;
-  }
-  if (filter.needsAttention) filtered = filtered.where(orderNeedsAttention) as Query;
-  if (filter.livemode !== undefined) filtered = filtered.where(ordersInMode(filter.livemode)) as Query;
-  const search = filter.search?.trim();
-  if (search) {
-    if (ORDER_NUMBER_PATTERN.test(search.toUpperCase()))
-      filtered = filtered.where("number", "=", search.toUpperCase()) as Query;
-    else filtered = filtered.where(sql<string>`lower(contact_email)`, "=", search.toLowerCase()) as Query;
-  }
-  if (filter.paidFrom)
-    filtered = filtered.where(
-      "paid_at",
-      ">=",
-      sql<Date>`${filter.paidFrom}::date::timestamp at time zone 'UTC'`,
-    ) as Query;
-  if (filter.paidTo)
-    filtered = filtered.where(
-      "paid_at",
-      "<",
-      sql<Date>`(${filter.paidTo}::date + 1)::timestamp at time zone 'UTC'`,
-    ) as Query;
-  return filtered;
-}
 
 /** A line of a refund request: units of an order line (by its index), and whether they go back in stock. */
 export interface RefundLineRequest {
@@ -214,14 +138,11 @@ function readRefundMetadata(metadata: Record<string, string>, amountCents: numbe
   return { lines, shippingCents, reason, balances };
 }
 
-/** The console's pages of all orders: (paid_at, intent id) of the previous page's last order. */
-const ordersCursor = keysetCursor(/^[A-Za-z0-9_]{1,100}$/);
-
 /**
- * The console's side of orders: every shopper's orders, one order in full, and the operator's three actions on it
- * (ship, refund, cancel and refund), each with its e-mail and audit entry in the change's own transaction.
+ * An order's refunds: the console's refund (by lines, with shipping, or by amount), its quote, "Cancel and refund",
+ * and each refund the processor made recorded once, by the call or the webhook, with its lines and restock.
  */
-export function createAdminOrders(
+export function createOrderRefunds(
   db: DB,
   orders: OrderService,
   provider: PaymentProvider,
@@ -643,6 +564,8 @@ export function createAdminOrders(
 
   return {
     recordProcessorRefund,
+    refundHistory,
+    orderByNumber,
 
     /** What a charge.refunded event means: every succeeded refund of the intent, each recorded once. */
     async reconcileRefunds(paymentIntentId: string): Promise<number> {
@@ -652,145 +575,6 @@ export function createAdminOrders(
       for (const made of await provider.listRefunds(paymentIntentId))
         if ((await recordProcessorRefund(made)) === "recorded") recorded++;
       return recorded;
-    },
-
-    /**
-     * All orders, newest paid first, by keyset on (paid_at, id) (the orders_paid and orders_status_paid indexes;
-     * orders_oversold_status for those needing attention), so any page costs what the first does. A search is an order
-     * number, or an e-mail (whole, any case).
-     */
-    async listOrders(
-      filter: AdminOrderFilter & { after?: string | null },
-    ): Promise<{ orders: AdminOrderRow[]; next: string | null }> {
-      let query = filterOrders(
-        db
-          .selectFrom("orders")
-          .select([
-            "id",
-            "number",
-            "paid_at",
-            "status",
-            "payment_status",
-            "fulfilment_status",
-            "amount_cents",
-            "refunded_cents",
-            "contact_email",
-            "livemode",
-            "oversold",
-            "promotion_over_limit",
-          ])
-          .orderBy("paid_at", "desc")
-          .orderBy("id", "desc")
-          .limit(ADMIN_ORDERS_PAGE_SIZE + 1),
-        filter,
-      );
-      const after = ordersCursor.decode(filter.after);
-      if (after) query = query.where(sql<boolean>`(paid_at, id) < (${after.at}, ${after.id})`);
-      const rows = await query.execute();
-      const page = ordersCursor.page(rows, ADMIN_ORDERS_PAGE_SIZE, (row) => ({ at: row.paid_at, id: row.id }));
-      return {
-        orders: page.rows.map((row) => ({
-          id: row.id,
-          number: row.number,
-          paidAt: row.paid_at,
-          status: row.status,
-          paymentStatus: row.payment_status,
-          fulfilmentStatus: row.fulfilment_status,
-          amountCents: row.amount_cents,
-          refundedCents: row.refunded_cents,
-          contactEmail: row.contact_email,
-          isTest: row.livemode !== true,
-          isOversold: row.oversold,
-          isPromotionOverLimit: row.promotion_over_limit,
-        })),
-        next: page.next,
-      };
-    },
-
-    /** One order in full, with its history (who did what) and its refunds. */
-    async getOrder(number: string) {
-      const row = await orderByNumber(number);
-      if (!row) return null;
-      const items = row.items.map(readOrderItem);
-      const [history, refunds, taken] = await Promise.all([
-        db
-          .selectFrom("order_status_history")
-          .select(["status", "created_at", "carrier", "tracking_number", "amount_cents", "note", "actor"])
-          .where("order_id", "=", row.id)
-          .orderBy("id")
-          .execute(),
-        db
-          .selectFrom("order_refunds")
-          .select(["id", "amount_cents", "shipping_cents", "reason", "actor", "created_at", "destination"])
-          .where("order_id", "=", row.id)
-          .orderBy("created_at")
-          .execute(),
-        refundHistory(db, row.id, items.length),
-      ]);
-      return {
-        id: row.id,
-        number: row.number,
-        status: row.status,
-        paymentStatus: row.payment_status,
-        fulfilmentStatus: row.fulfilment_status,
-        amountCents: row.amount_cents,
-        refundedCents: row.refunded_cents,
-        currency: row.currency,
-        paidAt: row.paid_at,
-        /** Each line with the units refunded and put back in stock so far. */
-        items: items.map((item, index) => ({
-          ...item,
-          refundedQuantity: taken.refunded[index] ?? 0,
-          restockedQuantity: taken.restocked[index] ?? 0,
-        })),
-        /** Shipping with its tax as charged, while not yet given back: what "Include shipping" adds. */
-        refundableShippingCents: taken.shippingRefunded
-          ? 0
-          : chargedOrder(items, row.pricing, row.amount_cents).shippingCents,
-        pricing: row.pricing,
-        contactEmail: row.contact_email,
-        deliveryAddress: row.delivery_address,
-        card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
-        processor: row.processor,
-        promotion: row.promotion_code
-          ? { code: row.promotion_code, discountCents: row.discount_cents, isOverLimit: row.promotion_over_limit }
-          : null,
-        isTest: row.livemode !== true,
-        /** Placed with an account: it can be refunded to the account's store credit. */
-        hasAccount: row.user_id !== null,
-        /** The balances that paid part of it ("Store credit", "Gift card ending 7XQ2"), given back first. */
-        balances: row.pricing?.balances ?? [],
-        history,
-        refunds,
-      };
-    },
-
-    /** "Mark as shipped": the status, the shopper's shipped e-mail and the audit entry, in one transaction. */
-    async markShipped(
-      actor: Actor,
-      number: string,
-      shipment: { carrier: string; trackingNumber: string },
-    ): Promise<void> {
-      const order = await orderByNumber(number);
-      if (!order) throw new AppError("NOT_FOUND", "There is no such order.");
-      await db.transaction().execute(async (trx: Writer) => {
-        await orders.markShipped(order.id, shipment, actor.email, trx);
-        await email.enqueueOrderShipped(trx, {
-          orderId: order.id,
-          carrier: shipment.carrier.trim(),
-          trackingNumber: shipment.trackingNumber.trim(),
-        });
-        await recordAudit(trx, actor, {
-          action: "order.ship",
-          subject: order.number,
-          before: { status: order.status },
-          after: {
-            status: "shipped",
-            carrier: shipment.carrier.trim(),
-            trackingNumber: shipment.trackingNumber.trim(),
-          },
-        });
-      });
     },
 
     refund: (actor: Actor, number: string, input: RefundRequest) => refund(actor, number, input),
@@ -881,4 +665,4 @@ export function createAdminOrders(
   };
 }
 
-export type AdminOrders = ReturnType<typeof createAdminOrders>;
+export type OrderRefunds = ReturnType<typeof createOrderRefunds>;

@@ -4,6 +4,7 @@ import type { DB } from "#server/db/client";
 import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
 import { describeEachDatabase } from "#server/testing/test-database";
 import { startTwoInstances } from "#server/testing/two-instances";
+import { webhooksDelivered } from "#server/testing/processor-webhooks";
 
 /**
  * Refunds per line with exact restocks, through the real checkout and the built-in processor: what a refund gives back
@@ -372,7 +373,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("the same refund on two instance
     );
     expect(sent.some((outcome) => outcome.status === "fulfilled")).toBe(true);
     // The processor's webhooks reach the instances too; they record nothing more.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await webhooksDelivered(instances.db);
     expect(await onHand(instances.db)).toBe(2);
     expect(
       await instances.db.selectFrom("order_refunds").select("amount_cents").where("order_id", "=", orderId).execute(),

@@ -6,7 +6,7 @@ import type { PaymentProvider } from "#server/payments/payment-provider";
 import { AppError } from "#shared/errors";
 import { formatCents } from "#shared/money";
 import { NO_LONGER_HELD } from "#shared/admin-order-schemas";
-import { recordAudit, type Actor } from "./audit-log";
+import { recordAudit, type Actor } from "#server/audit/audit-log";
 
 /**
  * The console's Refund of a payment held for review (paid, but not for the basket recorded: no order). Everything

@@ -1,0 +1,51 @@
+import type { BasketView } from "#shared/basket";
+import type { PriceBreakdown } from "#shared/pricing";
+import type { Holder } from "#server/holds/hold-claims";
+import type { HoldRequest } from "#server/holds/checkout-hold";
+import type { PromotionCustomer } from "#server/promotions/promotion-service";
+import { toStockLines, type CheckoutContext } from "./checkout-context";
+
+/** A payment's hold as checkout asks for it: the basket and its quote, for whom, under which key. */
+export interface PaymentHold {
+  key: string;
+  view: BasketView;
+  pricing: PriceBreakdown;
+  customer: PromotionCustomer;
+  holder?: Holder;
+  /** Earlier keys of the same payment that this hold takes over (a replaced intent's). */
+  replaces?: readonly string[];
+}
+
+/**
+ * Step 2 of checkout, hold: everything the payment must keep while the shopper pays (its stock, its code's use, and
+ * whatever other adapters the one hold has, server/holds/checkout-hold.ts), taken together under the payment's key.
+ * Undone by the release step (`release`), or by settling when the order is recorded; a hold nobody settles or
+ * releases lapses at RESERVATION_MINUTES.
+ */
+export function createHoldStep({ holds }: CheckoutContext) {
+  const request = ({ key, view, pricing, customer, holder, replaces = [] }: PaymentHold): HoldRequest => ({
+    hold: key,
+    replaces,
+    holder,
+    stock: toStockLines(view),
+    pricing,
+    customer,
+  });
+
+  return {
+    /**
+     * A new hold (and the replaced ones it takes over, in the same step): short stock or a code used up meanwhile
+     * refuses it, and then nothing is held under any of its keys.
+     */
+    take: (hold: PaymentHold) => holds.reserve(request(hold)),
+    /**
+     * The payment's hold taken again (until RESERVATION_MINUTES after it was first taken, not later), or refused if
+     * the stock went: its intent is then left as it was.
+     */
+    renew: (hold: PaymentHold) => holds.renew(request(hold)),
+    /** A hold taken under its own key becomes its intent's once the intent exists. */
+    rename: (from: string, to: string) => holds.rename(from, to),
+  };
+}
+
+export type HoldStep = ReturnType<typeof createHoldStep>;

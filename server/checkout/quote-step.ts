@@ -1,0 +1,113 @@
+import { AppError } from "#shared/errors";
+import type { BasketView } from "#shared/basket";
+import type { PriceBreakdown } from "#shared/pricing";
+import type { CheckoutAddress } from "#server/addresses/address-service";
+import type { BasketOwner } from "#server/basket/basket-owner";
+import { promotionRefusal, type PromotionCustomer } from "#server/promotions/promotion-service";
+import { deliveryFor, freeOrderToken, snapshot, type CheckoutContext, type CheckoutPricing } from "./checkout-context";
+
+/**
+ * Step 1 of checkout, quote: what the basket costs, by the one quote (server/pricing/quote.ts). It holds nothing and
+ * writes nothing but taking off a code the basket no longer qualifies for, so there is nothing to undo: a shopper who
+ * goes no further leaves no trace.
+ */
+export function createQuoteStep({ quote, basket, addresses }: CheckoutContext) {
+  /** What preparing a payment (or placing a $0.00 order) charges: a code that cannot be used now is refused. */
+  async function priceToPay(
+    view: BasketView,
+    checkoutAddress: CheckoutAddress | null,
+    customer: PromotionCustomer,
+  ): Promise<PriceBreakdown> {
+    // A gift card line without its recipient (one added before the product became a gift card) cannot be sent.
+    if (view.items.some((line) => line.giftCard === null))
+      throw new AppError(
+        "INVALID_INPUT",
+        "A gift card in your basket does not say who it is for: remove it and add it again from its page.",
+      );
+    const { pricing, refusal } = await quote.quoteWithPromotion(
+      view,
+      checkoutAddress,
+      customer,
+      await quote.loadRates(),
+    );
+    if (refusal) throw promotionRefusal(refusal.message);
+    return pricing;
+  }
+
+  /**
+   * What /payment shows: the basket, the address and what it all costs, by the pricing function. `byOption` prices
+   * the basket with each delivery option that serves the address, so the page can show another choice's totals at
+   * once while the choice is being kept.
+   */
+  async function priceCheckout(
+    owner: BasketOwner | null,
+    accountEmail: string | null = null,
+  ): Promise<CheckoutPricing> {
+    const [view, checkoutAddress] = await Promise.all([basket.getBasket(owner), addresses.getCheckoutAddress(owner)]);
+    const rates = await quote.loadRates();
+    const delivery = deliveryFor(checkoutAddress, accountEmail);
+    const customer = owner ? { owner, email: delivery?.contactEmail ?? accountEmail } : null;
+    const { pricing, promotion, refusal } = await quote.quoteWithPromotion(view, checkoutAddress, customer, rates);
+    // A code the basket no longer qualifies for (under its minimum, used up, ended) is taken off, and the page says why.
+    if (refusal && owner) await addresses.setPromotionCode(owner, null);
+    const byOption: Record<string, PriceBreakdown> = {};
+    if (checkoutAddress) {
+      for (const option of pricing.deliveryOptions) {
+        byOption[option.methodId] =
+          option.methodId === pricing.shipping?.methodId
+            ? pricing
+            : await quote.quoteBasket(
+                view,
+                { ...checkoutAddress, deliveryMethodId: option.methodId },
+                promotion,
+                rates,
+              );
+      }
+    }
+    const isFree =
+      owner !== null &&
+      delivery !== null &&
+      view.count > 0 &&
+      pricing.totalCents === 0 &&
+      pricing.promotion !== null &&
+      !pricing.isUndeliverable;
+    const freeOrderTokenValue = isFree
+      ? freeOrderToken(owner, view.revision, snapshot(view, delivery, pricing).fingerprint)
+      : null;
+    return {
+      basket: view,
+      checkoutAddress,
+      pricing,
+      byOption,
+      removedPromotion: refusal,
+      freeOrderToken: freeOrderTokenValue,
+    };
+  }
+
+  /**
+   * Applies a promotion code on /payment (one per order: it takes the place of any other), when it can be used on
+   * this basket now; otherwise refuses it with the sentence the shopper reads and keeps what was applied before.
+   */
+  async function applyPromotion(owner: BasketOwner, code: string, accountEmail: string | null = null): Promise<void> {
+    const [view, checkoutAddress] = await Promise.all([basket.getBasket(owner), addresses.getCheckoutAddress(owner)]);
+    if (!checkoutAddress) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address first.");
+    const customer: PromotionCustomer = {
+      owner,
+      email: deliveryFor(checkoutAddress, accountEmail)?.contactEmail ?? accountEmail,
+    };
+    const { refusal } = await quote.quoteWithPromotion(
+      view,
+      { ...checkoutAddress, promotionCode: code },
+      customer,
+      await quote.loadRates(),
+    );
+    if (refusal) throw promotionRefusal(refusal.message);
+    await addresses.setPromotionCode(owner, code);
+  }
+
+  async function removePromotion(owner: BasketOwner): Promise<void> {
+    await addresses.setPromotionCode(owner, null);
+  }
+
+  return { priceToPay, priceCheckout, applyPromotion, removePromotion };
+}

@@ -1,0 +1,232 @@
+import { sql } from "kysely";
+import { AppError } from "#shared/errors";
+import { readOrderItem } from "#shared/orders";
+import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
+import type { OrderProcessor } from "#server/db/schema";
+import { newOrderNumber } from "#server/orders/order-number";
+import type { ProviderIntent } from "#server/payments/payment-provider";
+import {
+  FINGERPRINT_METADATA_KEY,
+  type CheckoutContext,
+  type PaymentToRecord,
+  type RecordOutcome,
+} from "./checkout-context";
+import type { ReleaseStep } from "./release-step";
+
+/** Order numbers drawn before giving up: a clash is one in hundreds of thousands, three in a row never happens. */
+const ORDER_NUMBER_DRAWS = 5;
+
+/** An order to write: a succeeded intent's (its id, amount, card), or a $0.00 order's (`strict`: nothing was paid). */
+export interface OrderToWrite {
+  id: string;
+  amountCents: number;
+  currency?: string;
+  created: Date;
+  card: { brand: string; last4: string } | null;
+  payment: PaymentToRecord;
+  strict?: boolean;
+}
+
+/** Why a succeeded intent cannot become the row's order, or null when amount and fingerprint are the snapshot's. */
+function describeMismatch(
+  intent: ProviderIntent,
+  payment: { amount_cents: number; basket_fingerprint: string },
+): string | null {
+  if (intent.amountCents !== payment.amount_cents)
+    return `paid ${intent.amountCents} cents for a basket priced at ${payment.amount_cents}`;
+  const paidFingerprint = intent.metadata[FINGERPRINT_METADATA_KEY];
+  // Intents created before fingerprints travelled in their metadata carry none; their amount is all there is to check.
+  if (paidFingerprint !== undefined && paidFingerprint !== payment.basket_fingerprint)
+    return "paid for a different basket than the one recorded";
+  return null;
+}
+
+/** Keeps a paid but mismatched payment for the operator, once; the basket is left as it is. */
+async function holdForReview(
+  { db, logger }: CheckoutContext,
+  release: ReleaseStep,
+  intent: ProviderIntent,
+  reason: string,
+): Promise<RecordOutcome> {
+  const held = await db
+    .updateTable("checkout_payments")
+    .set({
+      status: "needs_review",
+      paid_amount_cents: intent.amountCents,
+      review_reason: reason,
+      updated_at: sql`now()`,
+    })
+    .where("payment_intent_id", "=", intent.id)
+    .where("status", "in", ["open", "replaced"])
+    .executeTakeFirst();
+  const isNew = held.numUpdatedRows > 0n;
+  // Never fulfilled: what it held goes back for others.
+  if (isNew) await release.releaseHold(intent.id);
+  if (isNew)
+    logger.error(
+      { paymentIntentId: intent.id, paidAmountCents: intent.amountCents, reason },
+      "checkout: payment needs review, no order recorded",
+    );
+  return { kind: "needs-review", paidAmountCents: intent.amountCents, isNew };
+}
+
+/** One try at writing the order under `number`: null when another order drew that number. */
+async function writeOrderOnce(
+  { db, basket, orders, holds, onOrderRecorded, processor, livemode }: CheckoutContext,
+  { id, amountCents, currency, created, card, payment, strict = false }: OrderToWrite,
+  number: string,
+) {
+  return db.transaction().execute(async (trx) => {
+    const promotion = payment.pricing?.promotion ?? null;
+    const inserted = await orders.recordPaidOrder(trx, {
+      id,
+      number,
+      userId: payment.user_id,
+      sessionId: payment.session_id,
+      amountCents,
+      currency: currency ?? payment.currency,
+      items: payment.items,
+      pricing: payment.pricing,
+      processor: (payment.processor as OrderProcessor | null) ?? processor,
+      livemode: payment.livemode ?? livemode,
+      createdAt: created,
+      deliveryAddress: payment.delivery_address,
+      contactEmail: payment.contact_email,
+      card: card ?? null,
+      promotion: promotion ? { code: promotion.code, kind: promotion.kind } : null,
+      discountCents: payment.pricing?.discountCents ?? 0,
+    });
+    if (!inserted) {
+      // Either key: the order exists already (recorded by another path), or the number is taken (draw again).
+      const existing = await trx.selectFrom("orders").select("number").where("id", "=", id).executeTakeFirst();
+      return existing ? { orderId: id, orderNumber: existing.number, isNew: false } : null;
+    }
+    const owner: BasketOwner | null = payment.user_id
+      ? { userId: payment.user_id }
+      : payment.session_id
+        ? { sessionId: payment.session_id }
+        : null;
+    // A snapshot taken before lines had quantities lists one entry per item: each means one.
+    const items = payment.items.map(readOrderItem);
+    // The payment's hold becomes the order's, in this transaction: once, whichever of page, webhook and sweep gets
+    // here. What could not be settled in full is flagged on the order (a $0.00 order is refused instead).
+    const flags = await holds.settle(trx, {
+      hold: id,
+      orderId: id,
+      items,
+      pricing: payment.pricing,
+      customer: owner ? { owner, email: payment.contact_email } : null,
+      strict,
+    });
+    for (const flag of flags) await orders.flagPaidOrder(trx, id, flag);
+    await trx
+      .updateTable("checkout_payments")
+      .set({ status: "paid", updated_at: sql`now()` })
+      .where("payment_intent_id", "=", id)
+      .execute();
+    if (owner) await basket.removePaidItems(owner, items, trx);
+    await onOrderRecorded?.(trx, id);
+    return { orderId: id, orderNumber: inserted.orderNumber, isNew: true };
+  });
+}
+
+/**
+ * Step 4 of checkout, record order: the server asks the processor whether the intent succeeded, then writes the order
+ * once, keyed by the intent id, settles the payment's hold (its stock sold, its code's use redeemed) and takes the
+ * paid items out of the basket, all in one transaction. The browser's call, the webhook and the start-up sweep all
+ * end here; whichever comes first wins. A recorded order is undone only by a refund (server/admin); a payment paid
+ * for something else than its row goes to review, and its hold to the release step.
+ */
+export function createRecordOrderStep(context: CheckoutContext, release: ReleaseStep) {
+  const { db, provider, processor, livemode } = context;
+  // Which processor (and mode) this shop runs on: an intent another one made is never reused or handed out.
+  const isOtherProcessors = (payment: { processor: string | null; livemode: boolean | null }) =>
+    payment.processor !== null && (payment.processor !== processor || payment.livemode !== livemode);
+
+  /**
+   * One transaction: the order (unique by intent id, and by its number) and its first status, which the orders
+   * module writes; the hold settled; the payment marked paid, the paid quantities out of the basket. A clash on the
+   * number (another order drew it) draws again.
+   */
+  async function writeOrder(order: OrderToWrite): Promise<{ orderId: string; orderNumber: string; isNew: boolean }> {
+    for (let draw = 1; ; draw++) {
+      const written = await writeOrderOnce(context, order, newOrderNumber(new Date()));
+      if (written) return written;
+      if (draw === ORDER_NUMBER_DRAWS) throw new Error("checkout: no free order number after several draws");
+    }
+  }
+
+  /**
+   * Records the order for a succeeded intent, exactly once. `owner` is given when a browser asks (it must be the
+   * payer); the webhook and the start-up sweep pass none. The webhook also passes the intent its signed
+   * payment_intent.succeeded event carried, which then need not be asked for again. Returns null for an intent
+   * the shop did not create (or another shopper's).
+   *
+   * An order is written only when the processor's amount and basket fingerprint are the snapshot's: otherwise the
+   * shopper paid for something other than the items the row lists, and the payment is kept as needs_review
+   * (never fulfilled; the operator refunds it) instead of becoming an order that lists more, or less, than was paid.
+   */
+  async function recordOrder(
+    paymentIntentId: string,
+    owner: BasketOwner | null,
+    succeededIntent?: ProviderIntent,
+  ): Promise<RecordOutcome | null> {
+    // With the order's number, if there is an order: a payment already recorded then needs nothing more.
+    const payment = await db
+      .selectFrom("checkout_payments")
+      .leftJoin("orders", "orders.id", "checkout_payments.payment_intent_id")
+      .selectAll("checkout_payments")
+      .select("orders.number as order_number")
+      .where("checkout_payments.payment_intent_id", "=", paymentIntentId)
+      .executeTakeFirst();
+    if (!payment) return null;
+    if (owner) {
+      const { column, value } = ownerColumn(owner);
+      if (payment[column] !== value) return null;
+    }
+    // Marked paid in the same transaction that wrote the order (usually by the webhook, before the page asks):
+    // nothing left to check with the processor.
+    if (payment.status === "paid")
+      return { kind: "recorded", orderId: paymentIntentId, orderNumber: payment.order_number ?? "", isNew: false };
+    // Held for review (and perhaps refunded since): never an order.
+    if (payment.status === "needs_review" || payment.status === "refunded")
+      return { kind: "needs-review", paidAmountCents: payment.paid_amount_cents ?? 0, isNew: false };
+    // Made by the processor the shop used before a switch: this one does not know it, and must not be asked.
+    if (isOtherProcessors(payment)) return null;
+    const intent =
+      succeededIntent?.id === paymentIntentId && succeededIntent.status === "succeeded"
+        ? succeededIntent
+        : await provider.retrieveIntent(paymentIntentId);
+    // Not a failure: the bank decides later, and payment_intent.succeeded then records the order.
+    if (intent.status === "processing") return { kind: "processing" };
+    if (intent.status !== "succeeded") {
+      throw new AppError(
+        "PAYMENT_NOT_COMPLETE",
+        "Your payment has not gone through, so no order was placed. Your basket is unchanged.",
+      );
+    }
+    const mismatch = describeMismatch(intent, payment);
+    if (mismatch) return holdForReview(context, release, intent, mismatch);
+    // An event's intent names its PaymentMethod by id only: ask for the card's brand and last four. Without an
+    // answer the order is still recorded, just without them.
+    const card =
+      intent.card ??
+      (await provider.retrieveIntent(paymentIntentId).then(
+        (retrieved) => retrieved.card,
+        () => null,
+      ));
+    const written = await writeOrder({
+      id: intent.id,
+      amountCents: intent.amountCents,
+      currency: intent.currency,
+      created: intent.created,
+      card,
+      payment,
+    });
+    return { kind: "recorded", ...written };
+  }
+
+  return { recordOrder, writeOrder };
+}
+
+export type RecordOrderStep = ReturnType<typeof createRecordOrderStep>;
