@@ -50,6 +50,7 @@ export const SERVER_LAYERS = [
   "withdrawals",
   "returns",
   "refunds",
+  "gift-cards",
   "recovery",
   "accounts",
   "checkout",

@@ -53,6 +53,8 @@ import { createCsvExports } from "./imports/csv-exports";
 import { createShopSettingsService } from "./settings/shop-settings-service";
 import { createWithdrawalService } from "./withdrawals/withdrawal-service";
 import { openReturn } from "./returns/open-return";
+import { createGiftCardService, type GiftCardNumberLimits } from "./gift-cards/gift-card-service";
+import { every } from "./background/every";
 
 /**
  * Everything a request handler may use, built once per process from one database handle.
@@ -87,7 +89,12 @@ export interface ServiceOptions {
   testOnlyRecoverySeconds?: number;
   /** MAIL_FROM's display name: the e-mails' sender name until the console saves one. */
   mailFromName?: string | null;
+  /** Wrong gift card numbers allowed per hour, per session and per address (tests lower them). */
+  giftCardNumberLimits?: GiftCardNumberLimits;
 }
+
+/** How often a shop looks for gift cards whose "Send on" day has come. */
+const GIFT_CARD_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 export const DEFAULT_REVIEW_REQUEST_DAYS = 7;
 
@@ -131,6 +138,20 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     reservationMinutes: inventory.reservationMinutes,
     claims: holdClaims,
   });
+  // A gift card bought is issued and e-mailed in the order's transaction (or on its "Send on" day by the sweep).
+  const giftCards = createGiftCardService({
+    db,
+    ledger: balances,
+    rateLimiter,
+    email,
+    // Read in the caller's transaction when there is one (on PGlite's one connection a read beside it would wait).
+    timeZone: async (writer) => (writer ? (await settings.readWith(writer)).timeZone : settings.timeZone()),
+    limits: options.giftCardNumberLimits,
+  });
+  const giftCardSweep = every(GIFT_CARD_SWEEP_INTERVAL_MS, () => giftCards.deliverDue(), {
+    logger,
+    name: "gift cards: send-on days",
+  });
   const checkoutBalances = createCheckoutBalances(db, balances, {
     reservationMinutes: inventory.reservationMinutes,
     logger,
@@ -152,7 +173,10 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
       balanceHold(checkoutBalances),
     ]),
     balances: checkoutBalances,
-    onOrderRecorded: (trx, orderId) => email.enqueueOrderConfirmation(trx, orderId),
+    onOrderRecorded: async (trx, orderId) => {
+      await email.enqueueOrderConfirmation(trx, orderId);
+      await giftCards.recordSales(trx, orderId);
+    },
   });
   const twoStep = createTwoStepService({ db, email, livemode: options.provider.identity.livemode });
   const signInFlow = createSignInFlow(accounts, sessions, basket, orders, checkout, addresses, twoStep);
@@ -187,7 +211,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     collect: async () => (await email.backlog()).oldestPendingAgeSeconds,
   });
   const paymentLimits = createPaymentRateLimits(rateLimiter, options.paymentLimits, holdClaims.liveHolds);
-  const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory, balances);
+  const adminOrders = createAdminOrders(db, orders, options.provider, email, logger, inventory, balances, giftCards);
   const adminProducts = createAdminProducts(db, catalogue, pictures, departments, inventory);
   const recoveryReport = createRecoveryReport(db, { livemode: options.provider.identity.livemode });
   // The dashboard counts the orders of the mode the shop takes payments in: test orders while it takes test cards.
@@ -277,6 +301,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
           })
         ).returnId,
     }),
+    giftCards,
+    giftCardSweep,
     // Basket reminders: consent where it is asked, the sweep and its link back, the console's settings and figures.
     reminderConsent: createReminderConsent(db, { accounts, preferences: emailPreferences }),
     basketReminders,

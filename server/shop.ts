@@ -1,3 +1,4 @@
+import type { GiftCardNumberLimits } from "./gift-cards/gift-card-service";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -57,6 +58,8 @@ export interface ShopOptions {
   allowedHosts?: readonly string[];
   /** Payment attempts per session and client address (defaults in checkout/payment-rate-limits.ts; tests lower them). */
   paymentLimits?: PaymentLimits;
+  /** Wrong gift card numbers allowed per hour, per session and per address (tests lower them). */
+  giftCardNumberLimits?: GiftCardNumberLimits;
   /** REVIEW_REQUEST_DAYS: days after an order is marked shipped that its review request is e-mailed. */
   reviewRequestDays?: number;
   /** DELIVERY_DAYS: days an order takes to arrive after shipping; the EU withdrawal period ends 14 days after that. */
@@ -138,6 +141,7 @@ export async function createShop(options: ShopOptions) {
     newSessionsPerIp: options.newSessionsPerIp,
     publicOrigin,
     paymentLimits: options.paymentLimits,
+    giftCardNumberLimits: options.giftCardNumberLimits,
     reviewRequestDays: options.reviewRequestDays,
     deliveryDays: options.deliveryDays,
     reservationMinutes: options.reservationMinutes,
@@ -220,6 +224,7 @@ export async function createShop(options: ShopOptions) {
     const stopWaking = services.email.onEnqueued(() => emailSender.wake());
     services.reviewRequests.start();
     services.basketReminders.start();
+    services.giftCardSweep.start();
     // Pictures a CSV import named elsewhere, left pending by an instance that stopped, and every import's after it.
     services.pictureFetcher.start();
     // Reservations past their time go back on sale (and guest pages hear of it when that changes what they say).
@@ -244,6 +249,7 @@ export async function createShop(options: ShopOptions) {
         await retention.stop();
         await services.reviewRequests.stop();
         await services.basketReminders.stop();
+        await services.giftCardSweep.stop();
         stopWaking();
         await emailSender.stop();
         await reservationSweep.stop();

@@ -62,6 +62,11 @@ export const adminProductSchema = z.strictObject({
       return position;
     }),
   status: z.enum(["active", "archived"], { error: "Choose Active or Archived." }),
+  /** "Gift card": not one (""), its variants' prices as denominations, or any amount from $5 to $500. */
+  giftCard: z
+    .enum(["", "denominations", "any_amount"], { error: "Choose whether it is a gift card." })
+    .optional()
+    .transform((kind) => (kind ? kind : null)),
   // The multi-select's choices, joined by commas (shared/form-fields.ts); absent when none is chosen.
   departmentIds: z
     .string()
@@ -118,6 +123,7 @@ export type AdminProductInput = {
   featuredPosition: number | null;
   status: "active" | "archived";
   departmentIds: string[];
+  giftCard: "denominations" | "any_amount" | null;
 };
 
 /** The form's values as the service takes them. */
@@ -129,6 +135,7 @@ export function toAdminProductInput(parsed: z.infer<typeof adminProductSchema>):
     featuredPosition: parsed.featuredPosition,
     status: parsed.status,
     departmentIds: parsed.departmentIds,
+    giftCard: parsed.giftCard,
   };
 }
 

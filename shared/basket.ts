@@ -36,6 +36,17 @@ export interface BasketLineView {
   lineCents: number;
   /** The price the product had when the line was added, when the catalogue's price has changed since; else absent. */
   addedPriceCents?: number;
+  /**
+   * A gift card line: who it is for, from whom, the message and the "Send on" day (null when its details are missing,
+   * which cannot be paid for); absent on other lines.
+   */
+  giftCard?: {
+    recipientEmail: string;
+    senderName: string;
+    message: string;
+    sendOn: string | null;
+    amountCents: number | null;
+  } | null;
 }
 
 /** The basket as pages and the JSON API see it: one line per product in the order first added, totals computed by the server. */

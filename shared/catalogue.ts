@@ -52,6 +52,8 @@ export interface ProductDetails extends CatalogueProduct {
   options: ProductOption[];
   /** At least one; a product without options has exactly one. */
   variants: ProductVariant[];
+  /** A gift card: its page asks for the recipient (and, for "any_amount", the amount); absent for other products. */
+  giftCard?: "denominations" | "any_amount";
 }
 
 /** The most options, values per option and variants a product may have. */

@@ -91,6 +91,8 @@ export const CONSOLE_ROUTES = {
   // Basket reminders bring shoppers back with offers: the promotions' people run them.
   "routes/admin/recovery": { page: "promotions", action: "promotions" },
   "routes/admin/operators": { page: "owner" },
+  // Gift cards are sold and given like promotions; issuing, disabling and adjusting one is the same people's work.
+  "routes/admin/gift-cards": { page: "promotions", action: "promotions" },
   "routes/admin/store-credit": { page: "refunds", action: { "add-credit": "refunds", "remove-credit": "refunds" } },
   // What the shop owes on balances on a date is a report (the liability).
   "routes/admin/store-credit-export": { page: "reports" },
@@ -133,6 +135,7 @@ export const CONSOLE_SECTIONS: readonly { to: string; label: string; route: Cons
   { to: "/admin/taxes", label: "Taxes", route: "routes/admin/taxes" },
   { to: "/admin/promotions", label: "Promotions", route: "routes/admin/promotions" },
   { to: "/admin/store-credit", label: "Store credit", route: "routes/admin/store-credit" },
+  { to: "/admin/gift-cards", label: "Gift cards", route: "routes/admin/gift-cards" },
   { to: "/admin/recovery", label: "Basket reminders", route: "routes/admin/recovery" },
   { to: "/admin/outbox", label: "Outbox", route: "routes/admin/outbox" },
   { to: "/admin/staff", label: "Staff", route: "routes/admin/staff" },

@@ -17,6 +17,8 @@ export interface OrderItem {
   /** The product's stars when paid; null: it had none. */
   rating: number | null;
   image: { src: string; width: number; height: number };
+  /** A gift card's recipient, sender, message and "Send on" day, as its page asked; absent on other lines. */
+  giftCard?: { recipientEmail: string; senderName: string; message: string; sendOn: string | null };
 }
 
 /** "Size: M, Colour: Black": how order pages, e-mails and the console name a line's variant ("" without options). */

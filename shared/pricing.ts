@@ -67,6 +67,11 @@ export interface PriceBreakdown {
   taxes: AppliedTax[];
   promotion: AppliedPromotion | null;
   /**
+   * The gift card lines with their tax: the part of the total a gift card may not pay for (gift cards do not buy gift
+   * cards). Absent on breakdowns stored before gift cards were sold, which had none.
+   */
+  giftCardsCents?: number;
+  /**
    * Store credit and gift cards paying part or all of the total, in the order they apply (server/pricing/
    * apply-balances.ts). Absent on breakdowns from before balances, which none paid.
    */

@@ -26,6 +26,8 @@ import { PromotionForm, RemovePromotionButton, type PromotionActionData } from "
 import { applyPromotionSchema } from "#shared/promotion-schemas";
 import { removeBalanceSchema } from "#shared/store-credit-schemas";
 import { RemoveBalanceButton, StoreCreditForm, type BalanceActionData } from "#app/features/payment/balance-forms";
+import { GiftCardApplyForm, type GiftCardApplyData } from "#app/features/gift-cards/gift-card-apply-form";
+import { GIFT_CARD_REFUSALS } from "#shared/gift-cards";
 import { useShopName } from "#app/features/shell/use-shop-name";
 
 export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: cardFieldStyles }];
@@ -87,6 +89,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       return await promotionAction(intent, rest, context.get(requestContext));
     if (intent === "use-store-credit" || intent === "remove-balance")
       return await balanceAction(intent, rest, context.get(requestContext));
+    if (intent === "apply-gift-card") return await applyGiftCard(rest, context.get(requestContext));
     if (intent === "place-free-order") return await placeFreeOrder(rest.token ?? "", context.get(requestContext));
     if (intent === "delivery-option") {
       const chosen = deliveryOptionSchema.safeParse(rest);
@@ -111,6 +114,26 @@ export async function action({ request, context }: Route.ActionArgs) {
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     return refused({ form: error.message }, error.status);
+  }
+}
+
+/**
+ * A gift card's "Apply": its number looked up (wrong numbers limited per session and address, 429 past the limit)
+ * and, when it can pay, applied to this checkout; the totals are then priced with it.
+ */
+async function applyGiftCard(fields: Record<string, string>, { services, shopper, clientIp }: RequestContext) {
+  const typed = (fields.giftCard ?? "").slice(0, 64);
+  try {
+    const found = await services.giftCards.lookUp(typed, { sessionId: shopper.session?.id ?? null, ip: clientIp });
+    if (!found.ok) return data<GiftCardApplyData>({ giftCard: { ok: false, error: found.message } }, { status: 400 });
+    await services.checkoutBalances.apply(await shopper.ensureBasketOwner(), found.card.accountId);
+    return data<GiftCardApplyData>({ giftCard: { ok: true } });
+  } catch (error) {
+    if (!(error instanceof AppError) || error.status !== 429) throw error;
+    return data<GiftCardApplyData>(
+      { giftCard: { ok: false, error: error.message || GIFT_CARD_REFUSALS.invalid } },
+      { status: 429, headers: { "Retry-After": String(error.retryAfterSeconds ?? 3600) } },
+    );
   }
 }
 
@@ -371,6 +394,7 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
             removed={removedPromotion}
             actionData={actionData}
           />
+          <GiftCardApplyForm />
           {storeCreditCents > 0 || isStoreCreditApplied ? (
             <StoreCreditForm availableCents={storeCreditCents} isApplied={isStoreCreditApplied} />
           ) : null}

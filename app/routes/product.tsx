@@ -37,6 +37,8 @@ import { StockAlertForm } from "#app/features/catalogue/components/stock-alert-f
 import { stockAlertFormSchema } from "#shared/stock-alert-schemas";
 import { NO_SUCH_VARIANT, type StockAlertAnswer } from "#shared/stock-alerts";
 import { useShopName } from "#app/features/shell/use-shop-name";
+import { GiftCardForm, type GiftCardFormAnswer } from "#app/features/gift-cards/gift-card-form";
+import { giftCardLineSchema } from "#shared/gift-cards";
 
 /** ?page=2…: a page of reviews; anything else is the first. */
 const reviewPageSchema = z.coerce.number().int().min(1).max(1000).catch(1);
@@ -114,6 +116,7 @@ export async function action({ context, params, request }: Route.ActionArgs) {
   const found = await services.catalogue.findProductPage(slug.data);
   if (found.kind !== "product") throw data(null, { status: 404 });
   const fields = await readFormOrRefuse(request);
+  if (fields.intent === "add-gift-card") return addGiftCard(found.product, fields, context.get(requestContext));
   if (fields.intent === "stock-alert") {
     const shownId = chooseVariant(found.product, new URL(request.url).searchParams).id;
     return askForStockAlert(found.product, shownId, fields, { services, user: shopper.user, clientIp });
@@ -136,6 +139,31 @@ export async function action({ context, params, request }: Route.ActionArgs) {
     throw error;
   }
   return redirect(`${path}?reviewed=1#reviews`);
+}
+
+/** A gift card's form: into the basket, then to the checkout; or the form again with each refusal under its field. */
+async function addGiftCard(product: ProductDetails, fields: Record<string, string>, context: RequestContext) {
+  const typed = Object.fromEntries(Object.entries(fields).filter(([name]) => name !== "intent"));
+  const values = Object.fromEntries(Object.entries(typed).map(([name, value]) => [name, value.slice(0, 300)]));
+  const refuse = (errors: GiftCardFormAnswer["errors"], status: number) =>
+    data<GiftCardFormAnswer>({ form: "gift-card", errors, values }, { status });
+  if (!product.giftCard || typed.productId !== product.id) return refuse({ form: "This is not a gift card." }, 400);
+  const parsed = giftCardLineSchema.safeParse({ message: "", sendOn: "", ...typed });
+  if (!parsed.success) return refuse(fieldErrorsOf(parsed.error), 400);
+  const { productId, variantId, amount, recipientEmail, senderName, message, sendOn } = parsed.data;
+  try {
+    await context.services.basket.addGiftCard(
+      () => context.shopper.ensureBasketOwner(),
+      productId,
+      product.giftCard === "any_amount" ? undefined : variantId,
+      { recipientEmail, senderName, message, sendOn, amountCents: amount ?? null },
+    );
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const field = typeof error.details?.field === "string" ? error.details.field : "form";
+    return refuse({ [field]: error.message }, error.status);
+  }
+  return redirect("/checkout");
 }
 
 /**
@@ -251,7 +279,8 @@ function ProductDetailsPage({
   const hasOptions = product.options.length > 0;
   const isSellable = canBeSold(variant.stock);
   // The page's two forms answer through the same action data: each reads its own.
-  const alertAnswer = actionData && "form" in actionData ? actionData : undefined;
+  const alertAnswer = actionData && "form" in actionData && actionData.form === "stock-alert" ? actionData : undefined;
+  const giftCardAnswer = actionData && "form" in actionData && actionData.form === "gift-card" ? actionData : undefined;
   const reviewAnswer = actionData && !("form" in actionData) ? actionData : undefined;
   const pageUrl = new URL(productPath(product.slug), origin).href;
   const imageUrl = new URL(product.image.src, origin).href;
@@ -327,18 +356,22 @@ function ProductDetailsPage({
             </s>
           </p>
         ) : null}
-        <ProductForm
-          product={product}
-          chosen={variant}
-          {...(choiceProblem ? { choiceProblem } : {})}
-          onChoose={(next) => {
-            setChoice({ answeredWith: chosenId, id: next.id });
-            void navigate(`${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(next.id)}`, {
-              replace: true,
-              preventScrollReset: true,
-            });
-          }}
-        />
+        {product.giftCard ? (
+          <GiftCardForm product={product} chosenId={variant.id} answer={giftCardAnswer} />
+        ) : (
+          <ProductForm
+            product={product}
+            chosen={variant}
+            {...(choiceProblem ? { choiceProblem } : {})}
+            onChoose={(next) => {
+              setChoice({ answeredWith: chosenId, id: next.id });
+              void navigate(`${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(next.id)}`, {
+                replace: true,
+                preventScrollReset: true,
+              });
+            }}
+          />
+        )}
         {/* Also after a plain post about a variant that came back meanwhile: the form says so under its field. */}
         {!isSellable || alertAnswer?.variantId === variant.id ? (
           <StockAlertForm

@@ -274,6 +274,7 @@ export function createAdminProducts(
           "image",
           "image_width",
           "image_height",
+          "gift_card",
         ])
         .where("id", "=", id)
         .executeTakeFirst();

@@ -70,6 +70,8 @@ const TABLE: Record<string, Who> = {
   "POST /admin/settings": "owner",
   "GET /admin/recovery": "promotions",
   "POST /admin/recovery": "promotions",
+  "GET /admin/gift-cards": "promotions",
+  "POST /admin/gift-cards": "promotions",
   "GET /admin/store-credit": "refunds",
   "POST /admin/store-credit add-credit": "refunds",
   "POST /admin/store-credit remove-credit": "refunds",
@@ -277,6 +279,7 @@ describeEachDatabase("console access by role", (getDatabase) => {
       "Taxes",
       "Promotions",
       "Store credit",
+      "Gift cards",
       "Basket reminders",
       "Outbox",
       "Staff",
@@ -287,6 +290,7 @@ describeEachDatabase("console access by role", (getDatabase) => {
     expect(await navOf(browsers.get("Manager")!, "/admin")).not.toContain("Settings");
     expect(await navOf(browsers.get("Staff (promotions)")!, "/admin/promotions")).toEqual([
       "Promotions",
+      "Gift cards",
       "Basket reminders",
     ]);
     expect(await navOf(browsers.get("Staff (orders)")!, "/admin/orders")).toEqual(["Orders", "Returns"]);

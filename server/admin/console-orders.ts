@@ -9,6 +9,7 @@ import { keysetCursor } from "#server/db/keyset-cursor";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import type { Logger } from "#server/logger";
 import type { BalanceLedger } from "#server/balances/balance-ledger";
+import type { GiftCardService } from "#server/gift-cards/gift-card-service";
 import type { InventoryService } from "#server/inventory/inventory-service";
 import type { OrderService } from "#server/orders/order-service";
 import type { PaymentProvider } from "#server/payments/payment-provider";
@@ -106,8 +107,9 @@ export function createAdminOrders(
   logger: Logger,
   inventory?: InventoryService,
   ledger?: BalanceLedger,
+  giftCards?: Pick<GiftCardService, "refundableOf" | "takeBack">,
 ) {
-  const refunds = createOrderRefunds(db, orders, provider, email, logger, inventory, ledger);
+  const refunds = createOrderRefunds(db, orders, provider, email, logger, inventory, ledger, giftCards);
   const { orderByNumber, refundHistory } = refunds;
 
   return {

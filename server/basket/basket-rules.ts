@@ -2,6 +2,7 @@ import { BASKET_ITEM_LIMIT, BASKET_LINE_LIMIT, type BasketLineView } from "#shar
 import { sumCents } from "#shared/money";
 import { lineAmountCents } from "#shared/pricing";
 import { canBeSold, onlyLeftInStockMessage, OUT_OF_STOCK_LINE_MESSAGE, sellableQuantity } from "#shared/stock";
+import type { GiftCardLine } from "#shared/gift-cards";
 import type { VariantForSale } from "#server/catalogue/catalogue-service";
 
 /** One stored line: its own id (the order lines were first added in), the variant, how many, and the price when added. */
@@ -11,6 +12,8 @@ export interface StoredLine {
   variantId: string;
   quantity: number;
   addedPriceCents: number;
+  /** A gift card line's recipient, message and amount; absent (or null) on other lines. */
+  giftCard?: GiftCardLine | null;
 }
 
 /**
@@ -76,7 +79,14 @@ export function mergeLines(
   accountLines: readonly StoredLine[],
   guestLines: readonly StoredLine[],
 ): {
-  changes: { productId: string; variantId: string; lineId: string | null; quantity: number; addedPriceCents: number }[];
+  changes: {
+    productId: string;
+    variantId: string;
+    lineId: string | null;
+    quantity: number;
+    addedPriceCents: number;
+    giftCard?: GiftCardLine | null;
+  }[];
   moved: number;
   dropped: number;
 } {
@@ -84,7 +94,14 @@ export function mergeLines(
   let room = BASKET_ITEM_LIMIT - countItems(accountLines);
   const changes = new Map<
     string,
-    { productId: string; variantId: string; lineId: string | null; quantity: number; addedPriceCents: number }
+    {
+      productId: string;
+      variantId: string;
+      lineId: string | null;
+      quantity: number;
+      addedPriceCents: number;
+      giftCard?: GiftCardLine | null;
+    }
   >();
   let moved = 0;
   for (const guest of guestLines) {
@@ -106,6 +123,8 @@ export function mergeLines(
       lineId: existing ? existing.lineId : null,
       quantity,
       addedPriceCents: line.addedPriceCents,
+      // A guest's gift card keeps who it is for; on a line the account already had, the account's stays.
+      giftCard: existing ? existing.giftCard : guest.giftCard,
     });
     room -= fits;
     moved += fits;
@@ -126,7 +145,8 @@ export function priceLines(
     const found = variants.get(line.variantId);
     if (!found) return [];
     const { product, variant, optionNames } = found;
-    const priceCents = variant.priceCents;
+    // "Any amount": the line's own amount is its price.
+    const priceCents = line.giftCard?.amountCents ?? variant.priceCents;
     const image = variant.image ?? product.image;
     const priced: BasketLineView = {
       itemId: line.lineId,
@@ -143,6 +163,7 @@ export function priceLines(
       quantity: line.quantity,
       lineCents: lineAmountCents(priceCents, line.quantity),
       ...stockNotice(line.quantity, found),
+      ...(found.giftCard ? { giftCard: line.giftCard ?? null } : {}),
     };
     return [line.addedPriceCents === priceCents ? priced : { ...priced, addedPriceCents: line.addedPriceCents }];
   });

@@ -9,6 +9,11 @@ import type { CatalogueService, VariantForSale } from "#server/catalogue/catalog
 import type { DB } from "#server/db/client";
 import type { Database } from "#server/db/schema";
 import type { Logger } from "#server/logger";
+import type { GiftCardLine } from "#shared/gift-cards";
+
+/** A gift card already in the basket for someone else: one line is one recipient's. */
+export const GIFT_CARD_LINE_TAKEN_MESSAGE =
+  "This gift card is already in your basket for someone else. Pay for it first, or remove it to change who it is for.";
 import { ownerColumn, type BasketOwner } from "./basket-owner";
 import {
   findLine,
@@ -53,7 +58,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
   async function readLines(executor: DB | Transaction, basketId: string): Promise<StoredLine[]> {
     const rows = await executor
       .selectFrom("basket_items")
-      .select(["id", "product_id", "variant_id", "quantity", "added_price_cents"])
+      .select(["id", "product_id", "variant_id", "quantity", "added_price_cents", "gift_card"])
       .where("basket_id", "=", basketId)
       .orderBy("id")
       .execute();
@@ -144,6 +149,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
         "basket_items.variant_id",
         "basket_items.quantity",
         "basket_items.added_price_cents",
+        "basket_items.gift_card",
       ])
       .where(`baskets.${column}`, "=", value)
       .orderBy("basket_items.id")
@@ -164,6 +170,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
               variant_id: row.variant_id,
               quantity: row.quantity,
               added_price_cents: row.added_price_cents,
+              gift_card: row.gift_card,
             }),
           ],
     );
@@ -233,7 +240,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
         ? counted.with("written", (qb) =>
             qb
               .insertInto("basket_items")
-              .columns(["basket_id", "product_id", "variant_id", "quantity", "added_price_cents"])
+              .columns(["basket_id", "product_id", "variant_id", "quantity", "added_price_cents", "gift_card"])
               // Typed: parameters in a select list would otherwise be taken as text.
               .expression((eb) =>
                 eb
@@ -244,6 +251,9 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
                     sql<string>`${write.variantId}::text`.as("variant_id"),
                     sql<number>`${write.quantity}::int`.as("quantity"),
                     sql<number>`${write.priceCents}::int`.as("added_price_cents"),
+                    sql<string | null>`${write.giftCard ? JSON.stringify(write.giftCard) : null}::jsonb`.as(
+                      "gift_card",
+                    ),
                   ]),
               )
               .returning("id"),
@@ -252,7 +262,11 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
           ? counted.with("written", (qb) =>
               qb
                 .updateTable("basket_items")
-                .set({ quantity: write.quantity, added_price_cents: write.priceCents })
+                .set({
+                  quantity: write.quantity,
+                  added_price_cents: write.priceCents,
+                  ...(write.giftCard === undefined ? {} : { gift_card: JSON.stringify(write.giftCard) }),
+                })
                 .where("id", "=", write.lineId)
                 .where(wentThrough)
                 .returning("id"),
@@ -333,6 +347,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
             variant_id: change.variantId,
             quantity: change.quantity,
             added_price_cents: change.addedPriceCents,
+            gift_card: change.giftCard ? JSON.stringify(change.giftCard) : null,
           })
           .execute();
       }
@@ -418,8 +433,47 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
      * item is out of stock.") and a full line or basket are refused and change nothing. A line already holding all
      * that is available stays as it is and says "Only N left in stock".
      */
+    /**
+     * One gift card for the recipient the page names: a new line, or one more on the line of the same card to the
+     * same recipient with the same message and day. Another recipient for a card already in the basket is refused:
+     * each line sends its cards to one person. "Any amount" prices the line at the amount chosen.
+     */
+    async addGiftCard(
+      owner: OwnerOnDemand,
+      productId: string,
+      variantId: string | undefined,
+      details: GiftCardLine,
+    ): Promise<BasketView> {
+      const found = await findVariantToAdd(productId, variantId);
+      if (!found.giftCard) throw new AppError("BAD_REQUEST", "That product is not a gift card.");
+      const giftCard = { ...details, amountCents: found.giftCard === "any_amount" ? details.amountCents : null };
+      if (found.giftCard === "any_amount" && giftCard.amountCents === null)
+        throw new AppError("INVALID_INPUT", "Enter an amount from $5 to $500.", { details: { field: "amount" } });
+      const priceCents = giftCard.amountCents ?? found.variant.priceCents;
+      const { id } = found.variant;
+      return changeBasket(
+        await resolveOwner(owner),
+        (lines) => {
+          const line = findLine(lines, id);
+          if (line?.giftCard && JSON.stringify(line.giftCard) !== JSON.stringify(giftCard))
+            throw new AppError("GIFT_CARD_LINE_TAKEN", GIFT_CARD_LINE_TAKEN_MESSAGE);
+          const quantity = (line?.giftCard ? line.quantity : 0) + 1;
+          assertQuantityAllowed(lines, id, quantity);
+          return line
+            ? { kind: "update", lineId: line.lineId, quantity, priceCents, giftCard }
+            : { kind: "insert", productId, variantId: id, quantity, priceCents, giftCard };
+        },
+        found,
+      );
+    },
+
     async addItem(owner: OwnerOnDemand, productId: string, variantId?: string): Promise<BasketView> {
       const found = await findVariantToAdd(productId, variantId);
+      // A gift card needs its recipient: only its page's form (addGiftCard) adds one.
+      if (found.giftCard)
+        throw new AppError("INVALID_INPUT", "Enter the recipient's e-mail address.", {
+          details: { field: "recipientEmail" },
+        });
       assertInStock(found);
       const sellable = sellableQuantity(found.variant.stock);
       const { id, priceCents } = found.variant;
@@ -552,8 +606,16 @@ export type BasketService = ReturnType<typeof createBasketService>;
 
 /** The one write a basket change makes to its lines. */
 type LineWrite =
-  | { kind: "insert"; productId: string; variantId: string; quantity: number; priceCents: number }
-  | { kind: "update"; lineId: string; quantity: number; priceCents: number }
+  | {
+      kind: "insert";
+      productId: string;
+      variantId: string;
+      quantity: number;
+      priceCents: number;
+      giftCard?: GiftCardLine | null;
+    }
+  /** `giftCard` undefined: the line's stays as it is. */
+  | { kind: "update"; lineId: string; quantity: number; priceCents: number; giftCard?: GiftCardLine | null }
   | { kind: "delete"; lineId: string }
   | { kind: "clear" };
 
@@ -587,11 +649,19 @@ function afterWrite(lines: readonly StoredLine[], write: LineWrite, newLineId: s
           variantId: write.variantId,
           quantity: write.quantity,
           addedPriceCents: write.priceCents,
+          giftCard: write.giftCard ?? null,
         },
       ];
     case "update":
       return lines.map((line) =>
-        line.lineId === write.lineId ? { ...line, quantity: write.quantity, addedPriceCents: write.priceCents } : line,
+        line.lineId === write.lineId
+          ? {
+              ...line,
+              quantity: write.quantity,
+              addedPriceCents: write.priceCents,
+              ...(write.giftCard === undefined ? {} : { giftCard: write.giftCard }),
+            }
+          : line,
       );
     case "delete":
       return lines.filter((line) => line.lineId !== write.lineId);
@@ -606,6 +676,7 @@ function toStoredLine(row: {
   variant_id: string;
   quantity: number;
   added_price_cents: number;
+  gift_card?: GiftCardLine | null;
 }): StoredLine {
   return {
     lineId: String(row.id),
@@ -613,5 +684,6 @@ function toStoredLine(row: {
     variantId: row.variant_id,
     quantity: row.quantity,
     addedPriceCents: row.added_price_cents,
+    ...(row.gift_card ? { giftCard: row.gift_card } : {}),
   };
 }

@@ -25,6 +25,7 @@ import type {
 import { DEFAULT_LISTING_STATE, LISTING_PAGE_SIZE, type ListingState } from "#shared/listing";
 import { countByDepartment, findListing, hasOptions, isOutOfStock, type ListingRequest } from "./catalogue-listing";
 import { pictureUrl } from "#shared/shop-pictures";
+import type { GiftCardKind } from "#shared/gift-cards";
 import { catalogue, PRODUCT_IMAGE_SIZE, productImagePath } from "./catalogue-data";
 import { availableOf, reservedOfVariant } from "#server/inventory/available-stock";
 import { suggestQuery } from "./did-you-mean";
@@ -100,6 +101,8 @@ const noPicture = { image: null, image_width: null, image_height: null, image_sr
 /** A variant as baskets and payments price it, with its product and its stock now. */
 export interface VariantForSale {
   product: CatalogueProduct;
+  /** A gift card product's kind; null (or absent) for everything else. */
+  giftCard?: GiftCardKind | null;
   /** The product's option names, in order. */
   optionNames: string[];
   variant: ProductVariant;
@@ -206,6 +209,8 @@ export interface ProductChanges {
   priceCents?: number;
   status?: "active" | "archived";
   featuredPosition?: number | null;
+  /** "Gift card" on the product form: its kind, or null for an ordinary product. */
+  giftCard?: GiftCardKind | null;
   slug?: string;
   /** A stored picture (server/pictures/picture-store.ts). */
   image?: { src: string; width: number; height: number; srcSet: string };
@@ -248,6 +253,7 @@ const editableColumns = [
   "vendor",
   "product_type",
   "tags",
+  "gift_card",
 ] as const;
 
 /** A product as a CSV import writes it: every column the import decides (server/imports/product-csv-import.ts). */
@@ -309,6 +315,7 @@ function columnsOf(changes: ProductChanges) {
     price_cents: changes.priceCents,
     status: changes.status,
     featured_position: changes.featuredPosition,
+    ...(changes.giftCard === undefined ? {} : { gift_card: changes.giftCard }),
     ...(changes.image
       ? {
           image: changes.image.src,
@@ -570,6 +577,7 @@ export function createCatalogueService(
         "products.image_width as product_image_width",
         "products.image_height as product_image_height",
         "products.image_srcset as product_image_srcset",
+        "products.gift_card",
         ...variantColumns,
         reservedOfVariant.as("reserved"),
       ])
@@ -600,6 +608,7 @@ export function createCatalogueService(
         image_height: row.product_image_height,
         image_srcset: row.product_image_srcset,
       }),
+      giftCard: row.gift_card,
       optionNames: row.option_names ?? [],
       variant: toVariant(row),
     };
@@ -833,6 +842,7 @@ export function createCatalogueService(
           hasOptions,
           "description",
           "status",
+          "gift_card",
           ...optionsAndVariantsOf(eb),
           // The page's departments and review histogram in the same statement: one round trip, not three.
           sql<
@@ -856,7 +866,13 @@ export function createCatalogueService(
         const { options, variants } = toOptionsAndVariants(row);
         return {
           kind: "product",
-          product: { ...toProduct(row), description: row.description, options, variants },
+          product: {
+            ...toProduct(row),
+            description: row.description,
+            options,
+            variants,
+            ...(row.gift_card ? { giftCard: row.gift_card } : {}),
+          },
           departmentIds: row.department_ids,
           ratingCounts: row.rating_counts,
         };
@@ -1182,7 +1198,7 @@ export function createCatalogueService(
     async createProduct(
       values: Required<
         Pick<ProductChanges, "title" | "description" | "priceCents" | "status" | "featuredPosition" | "image">
-      > & { id?: string },
+      > & { id?: string; giftCard?: GiftCardKind | null },
       onWrite?: ProductWriteHook,
     ): Promise<ProductDetails> {
       // An import keeps its own ids (so that importing again updates); the console's products get a random one.
@@ -1204,6 +1220,7 @@ export function createCatalogueService(
             price_cents: values.priceCents,
             status: values.status,
             featured_position: values.featuredPosition,
+            gift_card: values.giftCard ?? null,
             image: values.image.src,
             image_width: values.image.width,
             image_height: values.image.height,

@@ -108,7 +108,7 @@ export function snapshot(
   delivery: Delivery,
   pricing: PriceBreakdown,
 ): { items: OrderItem[]; fingerprint: string } {
-  const items = view.items.map(({ product, variant, quantity }) => ({
+  const items = view.items.map(({ product, variant, quantity, giftCard }) => ({
     productId: product.id,
     variantId: variant.id,
     title: product.title,
@@ -118,6 +118,16 @@ export function snapshot(
     quantity,
     rating: product.rating,
     image: product.image,
+    ...(giftCard
+      ? {
+          giftCard: {
+            recipientEmail: giftCard.recipientEmail,
+            senderName: giftCard.senderName,
+            message: giftCard.message,
+            sendOn: giftCard.sendOn,
+          },
+        }
+      : {}),
   }));
   // One entry per line, quantity included: two books and one book are different baskets at different amounts.
   const lines = items.map((item) => [item.variantId, item.priceCents, item.quantity]);

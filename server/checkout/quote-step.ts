@@ -19,6 +19,12 @@ export function createQuoteStep({ quote, basket, addresses, balances }: Checkout
     checkoutAddress: CheckoutAddress | null,
     customer: PromotionCustomer,
   ): Promise<PriceBreakdown> {
+    // A gift card line without its recipient (one added before the product became a gift card) cannot be sent.
+    if (view.items.some((line) => line.giftCard === null))
+      throw new AppError(
+        "INVALID_INPUT",
+        "A gift card in your basket does not say who it is for: remove it and add it again from its page.",
+      );
     const { pricing, refusal } = await quote.quoteWithPromotion(
       view,
       checkoutAddress,

@@ -35,6 +35,7 @@ import * as shopSettings from "./migrations/0032-shop-settings";
 import * as staffRoles from "./migrations/0033-staff-roles";
 import * as basketRecovery from "./migrations/0036-basket-recovery";
 import * as balanceLedger from "./migrations/0037-balance-ledger";
+import * as giftCards from "./migrations/0038-gift-cards";
 import * as returns from "./migrations/0039-returns";
 import * as withdrawals from "./migrations/0040-withdrawals";
 
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   "0033-staff-roles": staffRoles,
   "0036-basket-recovery": basketRecovery,
   "0037-balance-ledger": balanceLedger,
+  "0038-gift-cards": giftCards,
   "0039-returns": returns,
   "0040-withdrawals": withdrawals,
 };

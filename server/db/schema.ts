@@ -4,6 +4,7 @@ import type { DeliveryAddress } from "#shared/address";
 import type { PromotionKindName } from "#shared/promotions";
 import type { FulfilmentStatus, OrderStatus, PaymentStatus, StoredOrderItem } from "#shared/orders";
 import type { ConsoleArea, StaffRole } from "#shared/console-access";
+import type { GiftCardKind, GiftCardLine } from "#shared/gift-cards";
 
 /**
  * The database as Kysely sees it. One interface per table; migrations in ./migrations create them. The built-in
@@ -69,6 +70,7 @@ export interface Database {
   checkout_balances: CheckoutBalanceTable;
   recovery_settings: RecoverySettingsTable;
   withdrawals: WithdrawalTable;
+  gift_card_sales: GiftCardSaleTable;
 }
 
 export interface ProductTable {
@@ -113,6 +115,8 @@ export interface ProductTable {
   department_ids: ColumnType<string[], never, never>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  /** A gift card: its variants' prices ("denominations") or the shopper's amount ("any_amount"); null: not one. */
+  gift_card: ColumnType<GiftCardKind | null, GiftCardKind | null | undefined, GiftCardKind | null>;
 }
 
 /** Slugs a product had before: they answer 301 to its current page. */
@@ -187,6 +191,8 @@ export interface BasketItemTable {
   /** The catalogue's price when the line was added (or last changed): a different price now is news to the shopper. */
   added_price_cents: number;
   added_at: Generated<Date>;
+  /** A gift card line's recipient, sender, message, send-on date and (for "Any amount") amount; null otherwise. */
+  gift_card: ColumnType<GiftCardLine | null, string | null | undefined, string | null>;
 }
 
 export interface UserTable {
@@ -577,6 +583,8 @@ export interface TaxRateTable {
   /** Thousandths of a percent: 7.25 % is 7250. */
   rate: number;
   taxes_shipping: Generated<boolean>;
+  /** Whether the rate taxes gift cards (they are untaxed unless a rate says so). */
+  taxes_gift_cards: Generated<boolean>;
   created_at: Generated<Date>;
 }
 
@@ -963,6 +971,27 @@ export interface BalanceEntryTable {
   /** Who made an issue or an adjustment by hand (an operator's user id). */
   actor: string | null;
   note: string | null;
+  created_at: Generated<Date>;
+}
+
+/** One gift card an order paid for: issued and e-mailed once (server/gift-cards/). */
+export interface GiftCardSaleTable {
+  id: Generated<string>;
+  order_id: string;
+  /** Its line in the order's items, and which of the line's quantity. */
+  line_index: number;
+  sequence: number;
+  amount_cents: number;
+  recipient_email: string;
+  sender_name: string;
+  message: Generated<string>;
+  /** "Send on": the day (in the shop's time zone) it is e-mailed; null: when the order is paid. */
+  send_on: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The card, once issued (with its e-mail); null until then. */
+  account_id: string | null;
+  delivered_at: Date | null;
+  /** Refunded before it was sent: never issued. */
+  cancelled_at: Date | null;
   created_at: Generated<Date>;
 }
 

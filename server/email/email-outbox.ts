@@ -27,6 +27,7 @@ import {
 } from "./templates/order-emails";
 import { reviewRequestEmail } from "./templates/review-emails";
 import { backInStockEmail, stockAlertConfirmationEmail } from "./templates/stock-alert-emails";
+import { giftCardEmail } from "./templates/gift-card-emails";
 
 export type { Writer };
 
@@ -48,10 +49,13 @@ export type EmailKind =
   | "staff-invitation"
   | "return-requested"
   | "return-approved"
-  | "return-declined";
+  | "return-declined"
+  | "gift-card";
 
 /** The e-mails whose link sets a password: the console shows them without the link's token. */
 const KINDS_WITH_PASSWORD_LINKS: ReadonlySet<string> = new Set<EmailKind>(["password-reset", "staff-invitation"]);
+/** A gift card's number is the card: the console shows its e-mail with the number hidden, as it hides those links. */
+const GIFT_CARD_NUMBER = /\b[2-9A-HJ-NP-Z]{4} [2-9A-HJ-NP-Z]{4} [2-9A-HJ-NP-Z]{4} ([2-9A-HJ-NP-Z]{4})\b/g;
 
 export interface OutboxEntry {
   id: string;
@@ -463,6 +467,32 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
       });
     },
 
+    /** A gift card's e-mail to its recipient, once per card (`dedupeKey`: the sale or the card), with its number. */
+    async enqueueGiftCard(
+      writer: Writer,
+      card: {
+        dedupeKey: string;
+        recipient: string;
+        groupedCode: string;
+        amountCents: number;
+        senderName: string | null;
+        message: string;
+        expiresOn: string | null;
+      },
+    ): Promise<boolean> {
+      const rendered = giftCardEmail({
+        shop: await shop(writer),
+        groupedCode: card.groupedCode,
+        amountCents: card.amountCents,
+        senderName: card.senderName,
+        message: card.message,
+        expiresOn: card.expiresOn,
+        shopUrl: link("/"),
+        balanceUrl: link("/gift-cards/balance"),
+      });
+      return enqueue(writer, "gift-card", card.recipient, rendered, `gift-card:${card.dedupeKey}`);
+    },
+
     enqueueWelcome: async (writer: Writer, email: string, token: string) =>
       enqueue(
         writer,
@@ -549,7 +579,11 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
       // A link that sets an account's password is the account: nobody reading the outbox may follow it (Staff with
       // Reports and exports read it, and an invitation may be an Owner's).
       const hide = (body: string) =>
-        KINDS_WITH_PASSWORD_LINKS.has(row.kind) ? body.replace(/token=[A-Za-z0-9_-]{43}/g, "token=(hidden)") : body;
+        KINDS_WITH_PASSWORD_LINKS.has(row.kind)
+          ? body.replace(/token=[A-Za-z0-9_-]{43}/g, "token=(hidden)")
+          : row.kind === "gift-card"
+            ? body.replace(GIFT_CARD_NUMBER, "•••• •••• •••• $1")
+            : body;
       return { ...toOutboxEntry(row), textBody: hide(row.text_body), htmlBody: hide(row.html_body) };
     },
 

@@ -18,9 +18,13 @@ export interface AvailableBalance {
 export function applyBalances(pricing: PriceBreakdown, balances: readonly AvailableBalance[]): PriceBreakdown {
   const applied: AppliedBalance[] = [];
   let left = pricing.isUndeliverable ? 0 : pricing.totalCents;
+  // Gift cards do not buy gift cards: what gift cards may pay stops short of the gift card lines (with their tax).
+  let giftCardRoom = Math.max(0, pricing.totalCents - (pricing.giftCardsCents ?? 0));
   for (const balance of balances) {
-    const amountCents = Math.min(Math.max(0, balance.availableCents), left);
+    const cap = balance.kind === "gift_card" ? Math.min(left, giftCardRoom) : left;
+    const amountCents = Math.min(Math.max(0, balance.availableCents), cap);
     if (amountCents <= 0) continue;
+    if (balance.kind === "gift_card") giftCardRoom -= amountCents;
     applied.push({ accountId: balance.accountId, kind: balance.kind, lastFour: balance.lastFour, amountCents });
     left -= amountCents;
   }

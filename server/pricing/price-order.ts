@@ -10,6 +10,8 @@ export interface PricingLineInput {
   weightGrams?: number;
   /** "Charge tax" of the variant; on by default. */
   taxable?: boolean;
+  /** A gift card: no delivery, no promotion's discount, and tax only where a rate says gift cards are taxed. */
+  isGiftCard?: boolean;
 }
 
 export interface PricingAddress {
@@ -48,6 +50,8 @@ export interface TaxRateInput {
   /** Thousandths of a percent. */
   rate: number;
   taxesShipping: boolean;
+  /** Whether the rate applies to gift cards too (a gift card is money kept for later, untaxed unless a rate says so). */
+  taxesGiftCards?: boolean;
 }
 
 export interface ShopRates {
@@ -86,18 +90,26 @@ const US = "US";
  *   -> tax (per line on the line's amount after its share of the discount, and on shipping when the rate says so,
  *      each rounded half away from zero)
  *   -> total = items - discount + shipping + tax.
+ *
+ * Gift card lines are money sold for later: a promotion's discount is worked out on the other lines only (and
+ * shared among them), they weigh nothing and count nothing towards "Free over", a basket of gift cards alone needs no
+ * delivery, and they are taxed only by a rate that says so (`taxesGiftCards`).
  */
 export function priceOrder(input: PricingInput): PriceBreakdown {
   const { lines, address, promotion, rates } = input;
   const amounts = lines.map((line) => lineAmountCents(line.unitPriceCents, line.quantity));
   const itemsCents = sum(amounts);
+  // What a promotion may discount and what delivery is for: every line but the gift cards.
+  const goodsAmounts = lines.map((line, index) => (line.isGiftCard ? 0 : amounts[index]!));
+  const goodsCents = sum(goodsAmounts);
+  const needsDelivery = lines.length === 0 || lines.some((line) => !line.isGiftCard);
 
-  const discountCents = discountFor(promotion, itemsCents);
-  const shares = shareByLargestRemainder(discountCents, amounts);
-  const afterDiscount = itemsCents - discountCents;
+  const discountCents = discountFor(promotion, goodsCents);
+  const shares = shareByLargestRemainder(discountCents, goodsAmounts);
+  const afterDiscount = goodsCents - discountCents;
 
-  const zone = address ? zoneFor(rates.zones, address) : null;
-  const weightGrams = sum(lines.map((line) => (line.weightGrams ?? 0) * line.quantity));
+  const zone = address && needsDelivery ? zoneFor(rates.zones, address) : null;
+  const weightGrams = sum(lines.map((line) => (line.isGiftCard ? 0 : (line.weightGrams ?? 0)) * line.quantity));
   const isFreeDelivery = promotion.kind === "free-delivery";
   const deliveryOptions: DeliveryOption[] = (zone?.methods ?? [])
     .map((method) => ({
@@ -117,7 +129,7 @@ export function priceOrder(input: PricingInput): PriceBreakdown {
   const pricedLines: PricedLine[] = lines.map((line, index) => {
     const amountCents = amounts[index]!;
     const discount = shares[index]!;
-    const taxable = line.taxable ?? true;
+    const taxable = (line.taxable ?? true) && (!line.isGiftCard || rate?.taxesGiftCards === true);
     return {
       key: line.key,
       title: line.title,
@@ -143,6 +155,9 @@ export function priceOrder(input: PricingInput): PriceBreakdown {
   }
   const taxCents = sum(taxes.map((tax) => tax.amountCents));
   const totalBeforeTaxCents = itemsCents - discountCents + shippingCents;
+  const giftCardsCents = sum(
+    pricedLines.filter((_, index) => lines[index]!.isGiftCard).map((line) => line.amountCents + line.taxCents),
+  );
   return {
     itemsCents,
     discountCents,
@@ -153,9 +168,10 @@ export function priceOrder(input: PricingInput): PriceBreakdown {
     lines: pricedLines,
     shipping: chosen ? { ...chosen, isFreeDelivery } : null,
     deliveryOptions,
-    isUndeliverable: address !== null && deliveryOptions.length === 0,
+    isUndeliverable: address !== null && needsDelivery && deliveryOptions.length === 0,
     taxes,
     promotion: promotion.kind === "none" ? null : { code: promotion.code, kind: promotion.kind },
+    giftCardsCents,
   };
 }
 

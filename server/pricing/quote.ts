@@ -53,6 +53,7 @@ export function createQuote({ shipping, promotions }: QuoteDependencies) {
         quantity: line.quantity,
         weightGrams: line.variant.weightGrams,
         taxable: line.variant.chargeTax,
+        isGiftCard: line.giftCard !== undefined,
       })),
       address,
       methodId: checkoutAddress?.deliveryMethodId ?? null,
@@ -75,7 +76,9 @@ export function createQuote({ shipping, promotions }: QuoteDependencies) {
     const withoutCode = await quoteBasket(view, checkoutAddress, none, rates);
     const code = checkoutAddress?.promotionCode ?? null;
     if (!code || !customer) return { pricing: withoutCode, promotion: none, refusal: null };
-    const verdict = await promotions.judge(code, withoutCode.itemsCents, customer);
+    // A code's minimum is judged on what it may discount: the items that are not gift cards.
+    const goodsCents = view.items.reduce((sum, line) => sum + (line.giftCard === undefined ? line.lineCents : 0), 0);
+    const verdict = await promotions.judge(code, goodsCents, customer);
     if (!verdict.ok) return { pricing: withoutCode, promotion: none, refusal: { code, message: verdict.message } };
     const pricing = await quoteBasket(view, checkoutAddress, verdict.promotion, rates);
     const tooSmall = promotions.refusalForTotal(pricing);

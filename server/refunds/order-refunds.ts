@@ -15,6 +15,7 @@ import { AppError } from "#shared/errors";
 import { formatCents } from "#shared/money";
 import { chargedOrder, quoteRefund, splitRefund, type RefundQuote } from "#server/pricing/refund";
 import type { BalanceLedger } from "#server/balances/balance-ledger";
+import type { GiftCardService } from "#server/gift-cards/gift-card-service";
 import { sha256Base64url } from "#server/tokens";
 import { shareByLargestRemainder } from "#server/pricing/price-order";
 import { ORDER_NUMBER_PATTERN, orderAllows, readOrderItem, type OrderItem } from "#shared/orders";
@@ -149,6 +150,8 @@ export function createOrderRefunds(
   logger: Logger,
   inventory?: InventoryService,
   ledger?: BalanceLedger,
+  /** Gift cards an order sold: a refund of one gives back only what is left on it, and disables it. */
+  giftCards?: Pick<GiftCardService, "refundableOf" | "takeBack">,
 ) {
   async function orderByNumber(number: string) {
     const key = number.toUpperCase();
@@ -296,6 +299,9 @@ export function createOrderRefunds(
         await ledger.giveBack(trx, { ...balance, refundId: refund.id, orderId, actor: actor.email });
       }
       const refundedLines = lines.filter((line) => line.quantity > 0);
+      // Gift cards sold by the order: each refunded one is disabled (or, not yet sent, never sent).
+      for (const line of refundedLines)
+        if (items[line.index]?.giftCard && giftCards) await giftCards.takeBack(trx, orderId, line.index, line.quantity);
       if (refundedLines.length > 0)
         await trx
           .insertInto("order_refund_lines")
@@ -391,6 +397,15 @@ export function createOrderRefunds(
         returnFeeCents: 0,
       },
     );
+    // A gift card the order sold gives back only what is left on it (nothing of what its holder has spent).
+    if (giftCards)
+      for (const line of quote.lines) {
+        if (!items[line.index]?.giftCard) continue;
+        const left = await giftCards.refundableOf(order.id, line.index, line.quantity);
+        if (left >= line.amountCents) continue;
+        quote.totalCents = Math.max(0, quote.totalCents - (line.amountCents - left));
+        line.amountCents = left;
+      }
     const byLines = asked.length > 0 || quote.shippingCents > 0;
     const restock = asked
       .filter((line) => line.restock)

@@ -83,6 +83,7 @@ export function createShippingService(db: DB) {
       state: row.state === "" ? null : row.state,
       rate: row.rate,
       taxesShipping: row.taxes_shipping,
+      taxesGiftCards: row.taxes_gift_cards,
     }));
   }
 

@@ -20,6 +20,7 @@ import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
 import { requireConsole } from "./require-operator";
+import { GIFT_CARD_KIND_LABELS } from "#shared/gift-cards";
 import { PageHeader } from "#app/features/admin/console-ui";
 
 const LABELS: Record<string, string> = {
@@ -28,6 +29,7 @@ const LABELS: Record<string, string> = {
   price: "Price",
   featuredPosition: "Featured position",
   status: "Status",
+  giftCard: "Gift card",
   departmentIds: "Departments",
   picture: "Picture",
 };
@@ -66,6 +68,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
         price: decimalAmount(product.price_cents),
         featuredPosition: product.featured_position === null ? "" : String(product.featured_position),
         status: product.status,
+        giftCard: product.gift_card ?? "",
         departmentIds: product.departmentIds.join(","),
         picture: "",
       } satisfies FormValues,
@@ -294,6 +297,24 @@ export default function ProductEdit({ loaderData, actionData }: Route.ComponentP
               <option value="archived">Archived</option>
             </select>
             <FieldError fieldId="field-status" message={errors?.status} />
+          </div>
+          <div className="console-field">
+            <label htmlFor="field-giftCard">Gift card</label>
+            <p id="hint-giftCard" className="console-hint">
+              Sold without delivery, discount or tax (unless a tax rate taxes gift cards); the buyer names its
+              recipient.
+            </p>
+            <select
+              id="field-giftCard"
+              name="giftCard"
+              defaultValue={values.giftCard ?? ""}
+              {...aria("giftCard", true)}
+            >
+              <option value="">Not a gift card</option>
+              <option value="denominations">{GIFT_CARD_KIND_LABELS.denominations}</option>
+              <option value="any_amount">{GIFT_CARD_KIND_LABELS.any_amount}</option>
+            </select>
+            <FieldError fieldId="field-giftCard" message={errors?.giftCard} />
           </div>
         </div>
         {rowOptions.length === 0 && rows[0] ? (
