@@ -35,13 +35,13 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
   const access = new URL(request.url).searchParams.get(ORDER_ACCESS_PARAM)?.slice(0, 64) ?? null;
   const { order, byLink } = await findOrder(services, shopper.basketOwner, key, access);
   if (!order) throw data(null, { status: 404 });
-  const returns = await services.returns.shopperReturns(order.id);
+  // The order as read above goes to returns and withdrawal: one more statement (its returns and withdrawals), and
+  // the replacement options' variants and stock only while a return may be asked for.
+  const { view: returns, afterSale } = await services.returns.orderPageReturns(order);
+  const withdrawal = services.withdrawals.forOrderPage(order, afterSale);
+  const withdrawals = withdrawal.withdrawals;
   // The processor's intent id stays on the server: the shopper's page knows the order by its number.
   const at = (iso: string) => formatShopTime(new Date(iso), timeZone);
-  const [withdrawalOffer, withdrawals] = await Promise.all([
-    services.withdrawals.offer(order.id),
-    services.withdrawals.listForOrder(order.id),
-  ]);
   return {
     order: {
       ...order,
@@ -51,7 +51,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
     },
     canReview: shopper.user !== null && isReviewableOrderStatus(order.status),
     // "Withdraw from contract here" keeps the guest's signed link the page was opened with.
-    withdrawPath: withdrawalOffer
+    withdrawPath: withdrawal.isOpen
       ? `/orders/${encodeURIComponent(order.number)}/withdraw${byLink && access ? `?${ORDER_ACCESS_PARAM}=${encodeURIComponent(access)}` : ""}`
       : null,
     // Just withdrawn (the withdrawal page's answer): the page says it was received, and when.

@@ -56,7 +56,12 @@ const BUDGETS: Record<string, Record<Shopper, Budget>> = {
   // /payment: one statement more for the balances applied to the checkout and the account's store credit, sent beside the quote.
   payment: { guest: { statements: 4, roundTrips: 1 }, "shopper with a basket": { statements: 10, roundTrips: 3 } },
   orders: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 3, roundTrips: 2 } },
-  order: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 2, roundTrips: 2 } },
+  order: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 3, roundTrips: 3 } },
+  // Within its return window: the replacement options' variants with the returns, then their stock.
+  "shipped order": {
+    guest: { statements: 0, roundTrips: 0 },
+    "shopper with a basket": { statements: 5, roundTrips: 4 },
+  },
 };
 
 /**
@@ -71,6 +76,7 @@ describeEachDatabase("statement budgets per page", (getDatabase) => {
   let close: () => Promise<void> = async () => {};
   let shopperCookie = "";
   let orderNumber = "";
+  let shippedOrderNumber = "";
   let departmentSlug = "";
   let stopObserving: () => void = () => {};
 
@@ -98,13 +104,23 @@ describeEachDatabase("statement budgets per page", (getDatabase) => {
     );
     expect(registered.status).toBe(302);
     expect((await browser.postJson("/basket/add", { productId: BOOK })).status).toBe(201);
-    await addDeliveryAddress(browser, { isSignedIn: true });
-    const created = await browser.send("/payments/create?total=1196", { method: "POST" });
-    const { clientSecret } = (await created.json()) as { clientSecret: string };
-    const { publishableKey } = shop.processorKeys!;
-    const confirmed = await confirmCard(origin, clientSecret, publishableKey, "4242424242424242");
-    const recorded = await browser.postJson("/orders/record", { paymentIntentId: confirmed.body.id });
-    orderNumber = ((await recorded.json()) as { orderNumber: string }).orderNumber;
+    const placeOrder = async () => {
+      await addDeliveryAddress(browser, { isSignedIn: true });
+      const created = await browser.send("/payments/create?total=1196", { method: "POST" });
+      const { clientSecret } = (await created.json()) as { clientSecret: string };
+      const { publishableKey } = shop.processorKeys!;
+      const confirmed = await confirmCard(origin, clientSecret, publishableKey, "4242424242424242");
+      const recorded = await browser.postJson("/orders/record", { paymentIntentId: confirmed.body.id });
+      return ((await recorded.json()) as { orderNumber: string }).orderNumber;
+    };
+    orderNumber = await placeOrder();
+    // A second order, shipped: within its return window, its page offers the return form.
+    expect((await browser.postJson("/basket/add", { productId: BOOK })).status).toBe(201);
+    shippedOrderNumber = await placeOrder();
+    await shop.services.adminOrders.markShipped({ id: null, email: "ops@shop.test" }, shippedOrderNumber, {
+      carrier: "UPS",
+      trackingNumber: "1Z999",
+    });
     expect((await browser.postJson("/basket/add", { productId: BOOK })).status).toBe(201);
     shopperCookie = browser.cookie ?? "";
     const department = await getDatabase()
@@ -130,6 +146,7 @@ describeEachDatabase("statement budgets per page", (getDatabase) => {
     payment: () => "/payment",
     orders: () => "/orders",
     order: () => `/orders/${orderNumber}`,
+    "shipped order": () => `/orders/${shippedOrderNumber}`,
   };
 
   /** One page as a browser asks for it, and what it sent to the database. */

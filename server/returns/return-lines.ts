@@ -65,12 +65,18 @@ export async function returnableQuantities(executor: DB | Writer, order: Returna
       .groupBy("line_index")
       .execute(),
   ]);
-  return order.items.map((item, index) => {
-    const taken =
-      (held.find((row) => row.line_index === index)?.quantity ?? 0) +
-      (refundedElsewhere.find((row) => row.line_index === index)?.quantity ?? 0);
-    return Math.max(0, item.quantity - taken);
-  });
+  return unitsLeftToReturn(order.items, held, refundedElsewhere);
+}
+
+/** Each line's units sold, less those held by returns and those refunded outside any return (rows by line index). */
+export function unitsLeftToReturn(
+  items: readonly Pick<OrderItem, "quantity">[],
+  held: readonly { line_index: number; quantity: number }[],
+  refundedElsewhere: readonly { line_index: number; quantity: number }[],
+): number[] {
+  const taken = (rows: readonly { line_index: number; quantity: number }[], index: number) =>
+    rows.filter((row) => row.line_index === index).reduce((sum, row) => sum + row.quantity, 0);
+  return items.map((item, index) => Math.max(0, item.quantity - taken(held, index) - taken(refundedElsewhere, index)));
 }
 
 /** What earlier refunds of the order gave back (what the refund function needs to know). */

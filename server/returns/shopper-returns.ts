@@ -3,8 +3,7 @@ import type { EmailOutbox } from "#server/email/email-outbox";
 import { hasAvailableStock, type InventoryService } from "#server/inventory/inventory-service";
 import type { ReturnPolicy } from "#server/settings/shop-settings-service";
 import { AppError } from "#shared/errors";
-import type { readOrderItem } from "#shared/orders";
-import { describeItemOptions } from "#shared/orders";
+import { describeItemOptions, type FulfilmentStatus, type OrderDetail, type OrderItem } from "#shared/orders";
 import {
   RETURN_STATUS_LABELS,
   returnReasonLabel,
@@ -13,9 +12,10 @@ import {
   type ReturnResolution,
   type ReturnStatus,
 } from "#shared/returns";
+import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { openReturn } from "./open-return";
-import { earlierRefunds, figureReturn, returnableQuantities, toReturnableOrder } from "./return-lines";
-import { variantDescriptions } from "./return-view";
+import { firstShippedAt, readOrderAfterSale, returnableAfterSale, type OrderAfterSale } from "./order-after-sale";
+import { earlierRefunds, figureReturn, toReturnableOrder, type ReturnableOrder } from "./return-lines";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -55,6 +55,13 @@ export interface ShopperReturnsView {
   }[];
 }
 
+/** An order as its returns section needs it: what returns figure from, its fulfilment, and when it first shipped. */
+interface OrderForReturns {
+  order: ReturnableOrder;
+  fulfilmentStatus: FulfilmentStatus;
+  shippedAt: Date | null;
+}
+
 /** The shopper's side of returns: the order page's form, its figure, and the request. */
 export function createShopperReturns({
   db,
@@ -86,112 +93,137 @@ export function createShopperReturns({
     return row;
   }
 
-  /** When the order was first marked shipped: the return window runs from it. */
-  async function shippedAt(orderId: string): Promise<Date | null> {
-    const row = await db
-      .selectFrom("order_status_history")
-      .select("created_at")
-      .where("order_id", "=", orderId)
-      .where("status", "=", "shipped")
-      .orderBy("id")
-      .executeTakeFirst();
-    return row?.created_at ?? null;
+  /** The order as the returns section reads it, by its id (the form's requests): its row and first "Shipped". */
+  async function readOrderForReturns(orderId: string): Promise<OrderForReturns> {
+    const [row, shipped] = await Promise.all([
+      loadOrder(orderId),
+      db
+        .selectFrom("order_status_history")
+        .select("created_at")
+        .where("order_id", "=", orderId)
+        .where("status", "=", "shipped")
+        .orderBy("id")
+        .executeTakeFirst(),
+    ]);
+    return {
+      order: toReturnableOrder(row),
+      fulfilmentStatus: row.fulfilment_status,
+      shippedAt: shipped?.created_at ?? null,
+    };
+  }
+
+  /** The variants of the order's products, each with its options' description, in one statement. */
+  async function productVariants(items: readonly OrderItem[]) {
+    const productIds = [...new Set(items.map((item) => item.productId))];
+    if (productIds.length === 0) return [];
+    const rows = await db
+      .selectFrom("product_variants as v")
+      .select(["v.id", "v.product_id", "v.price_cents", "v.option_values"])
+      .select((eb) =>
+        jsonArrayFrom(
+          eb
+            .selectFrom("product_options as o")
+            .select("o.name")
+            .whereRef("o.product_id", "=", "v.product_id")
+            .orderBy("o.position"),
+        ).as("option_names"),
+      )
+      .where("v.product_id", "in", productIds)
+      .orderBy("v.position")
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      productId: row.product_id,
+      priceCents: row.price_cents,
+      // "Size: M, Colour: Black", as variantDescriptions says it.
+      description: row.option_values
+        .map((value, position) => `${row.option_names[position]?.name ?? "Option"}: ${value}`)
+        .join(", "),
+    }));
   }
 
   /** Each line's replacement options: other variants of its product, in stock, priced at most what it was. */
-  async function replacementOptions(items: ReturnType<typeof readOrderItem>[]) {
-    const variants = await db
-      .selectFrom("product_variants")
-      .select(["id", "product_id", "price_cents", "position"])
-      .where("product_id", "in", [...new Set(items.map((item) => item.productId))])
-      .orderBy("position")
-      .execute();
+  async function replacementOptions(
+    items: readonly OrderItem[],
+    variants: Awaited<ReturnType<typeof productVariants>>,
+  ) {
     const levels = await inventory.getLevels(variants.map((variant) => variant.id));
-    const described = await variantDescriptions(
-      db,
-      variants.map((variant) => variant.id),
-    );
     return items.map((item) =>
       variants
         .filter(
           (variant) =>
-            variant.product_id === item.productId &&
+            variant.productId === item.productId &&
             variant.id !== (item.variantId ?? item.productId) &&
-            variant.price_cents <= item.priceCents &&
+            variant.priceCents <= item.priceCents &&
             (levels.get(variant.id) ? hasAvailableStock(levels.get(variant.id)!) : true),
         )
         .map((variant) => ({
           variantId: variant.id,
-          label: described.get(variant.id) || item.title,
-          priceCents: variant.price_cents,
+          label: variant.description || item.title,
+          priceCents: variant.priceCents,
         })),
     );
   }
 
-  async function view(orderId: string): Promise<ShopperReturnsView> {
-    const row = await loadOrder(orderId);
-    const order = toReturnableOrder(row);
-    const [policy, shipped, returnable, options, returns] = await Promise.all([
-      settings.returnPolicy(),
-      shippedAt(orderId),
-      returnableQuantities(db, order),
-      replacementOptions(order.items),
-      db
-        .selectFrom("returns")
-        .select(["id", "number", "kind", "status", "created_at", "refund_cents", "decision_message"])
-        .where("order_id", "=", orderId)
-        .orderBy("created_at", "desc")
-        .execute(),
+  /**
+   * The returns section of an order already read. Reads the order's returns (and withdrawals, for its offer) in one
+   * statement; only an order whose window is open also reads its products' variants, in the same batch, and their
+   * stock after. `everyReplacement` reads the replacement options whatever the window (the form's own requests).
+   */
+  async function view(
+    read: OrderForReturns,
+    { everyReplacement = false }: { everyReplacement?: boolean } = {},
+  ): Promise<{ view: ShopperReturnsView; afterSale: OrderAfterSale }> {
+    const { order, shippedAt } = read;
+    // Kept per catalogue version: the page has read the settings already, so this sends nothing.
+    const policy = await settings.returnPolicy();
+    const windowEndsAt = shippedAt ? new Date(shippedAt.getTime() + policy.windowDays * DAY_MS) : null;
+    const isShipped = read.fulfilmentStatus === "shipped" || read.fulfilmentStatus === "partially_returned";
+    const windowOpen =
+      isShipped && policy.windowDays > 0 && windowEndsAt !== null && windowEndsAt.getTime() >= Date.now();
+    const withOptions = windowOpen || everyReplacement;
+    const [afterSale, variants] = await Promise.all([
+      readOrderAfterSale(db, order.id),
+      withOptions ? productVariants(order.items) : Promise.resolve([]),
     ]);
-    const returnLines = returns.length
-      ? await db
-          .selectFrom("return_lines")
-          .selectAll()
-          .where(
-            "return_id",
-            "in",
-            returns.map((made) => made.id),
-          )
-          .orderBy("line_index")
-          .execute()
-      : [];
-    const windowEndsAt = shipped ? new Date(shipped.getTime() + policy.windowDays * DAY_MS) : null;
-    const isShipped = row.fulfilment_status === "shipped" || row.fulfilment_status === "partially_returned";
-    const canRequest =
-      isShipped &&
-      policy.windowDays > 0 &&
-      windowEndsAt !== null &&
-      windowEndsAt.getTime() >= Date.now() &&
-      returnable.some((left) => left > 0);
+    const returnable = returnableAfterSale(order.items, afterSale);
+    const canRequest = windowOpen && returnable.some((left) => left > 0);
+    const options = canRequest || everyReplacement ? await replacementOptions(order.items, variants) : [];
     return {
-      canRequest,
-      windowEndsAt: windowEndsAt?.toISOString() ?? null,
-      feeCents: policy.feeCents,
-      lines: order.items.map((item, index) => ({
-        index,
-        title: item.title,
-        options: describeItemOptions(item),
-        returnable: returnable[index] ?? 0,
-        replacements: options[index] ?? [],
-      })),
-      returns: returns.map((made) => ({
-        number: made.number,
-        kind: made.kind,
-        status: made.status,
-        statusLabel: RETURN_STATUS_LABELS[made.status],
-        createdAt: made.created_at.toISOString(),
-        refundCents: made.refund_cents,
-        declineMessage: made.status === "declined" ? made.decision_message : null,
-        lines: returnLines
-          .filter((line) => line.return_id === made.id)
-          .map((line) => ({
-            title: order.items[line.line_index]?.title ?? "",
+      afterSale,
+      view: {
+        canRequest,
+        windowEndsAt: windowEndsAt?.toISOString() ?? null,
+        feeCents: policy.feeCents,
+        lines: order.items.map((item, index) => ({
+          index,
+          title: item.title,
+          options: describeItemOptions(item),
+          returnable: returnable[index] ?? 0,
+          replacements: options[index] ?? [],
+        })),
+        returns: afterSale.returns.map((made) => ({
+          number: made.number,
+          kind: made.kind,
+          status: made.status,
+          statusLabel: RETURN_STATUS_LABELS[made.status],
+          createdAt: made.createdAt.toISOString(),
+          refundCents: made.refundCents,
+          declineMessage: made.status === "declined" ? made.decisionMessage : null,
+          lines: made.lines.map((line) => ({
+            title: order.items[line.lineIndex]?.title ?? "",
             quantity: line.quantity,
             reason: returnReasonLabel(line.reason),
             resolution: line.resolution,
           })),
-      })),
+        })),
+      },
     };
+  }
+
+  /** The section as the form's requests check it: by the order's id, every replacement option read. */
+  async function viewById(orderId: string) {
+    return (await view(await readOrderForReturns(orderId), { everyReplacement: true })).view;
   }
 
   /** Lines the form asks for, checked against what the order page offers (units left, replacement options). */
@@ -225,12 +257,31 @@ export function createShopperReturns({
   }
 
   return {
-    /** The order page's returns section. */
-    shopperReturns: view,
+    /** The returns section of an order by its id. */
+    shopperReturns: viewById,
+
+    /**
+     * The order page's returns section, of the order the page has read (its detail, with its history): and what was
+     * read for it, which the withdrawal offer works from too.
+     */
+    async orderPageReturns(order: OrderDetail) {
+      return view({
+        order: {
+          id: order.id,
+          number: order.number,
+          items: order.items,
+          pricing: order.pricing,
+          amountCents: order.amountCents,
+          refundedCents: order.refundedCents,
+        },
+        fulfilmentStatus: order.fulfilmentStatus,
+        shippedAt: firstShippedAt(order),
+      });
+    },
 
     /** "Refund: $x" for what the form asks: the refund function's figure with the shop's return fee. */
     async quoteReturnRequest(orderId: string, lines: ReturnFormLine[]): Promise<number> {
-      const current = await view(orderId);
+      const current = await viewById(orderId);
       const asked = checkAgainstView(current, lines);
       const order = toReturnableOrder(await loadOrder(orderId));
       const figure = figureReturn(order, await earlierRefunds(db, order), {
@@ -248,7 +299,7 @@ export function createShopperReturns({
 
     /** "Request return": within the window, lines as offered; opened once per request key. */
     async requestReturn(orderId: string, lines: ReturnFormLine[], requestKey: string) {
-      const current = await view(orderId);
+      const current = await viewById(orderId);
       if (!current.canRequest)
         throw new AppError("BAD_REQUEST", "This order can no longer be returned.", { details: { field: "form" } });
       const asked = checkAgainstView(current, lines);

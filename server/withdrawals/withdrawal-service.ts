@@ -4,7 +4,8 @@ import type { EmailOutbox } from "#server/email/email-outbox";
 import { withdrawalReceivedEmail } from "#server/email/templates/withdrawal-emails";
 import { AppError } from "#shared/errors";
 import { formatShopTime } from "#shared/dates";
-import { describeItemOptions, readOrderItem } from "#shared/orders";
+import { describeItemOptions, readOrderItem, type OrderDetail } from "#shared/orders";
+import { firstShippedAt, returnableAfterSale, type OrderAfterSale } from "#server/returns/order-after-sale";
 import { returnableQuantities, toReturnableOrder } from "#server/returns/return-lines";
 import { canWithdraw, withdrawalPeriodEnd } from "./withdrawal-period";
 
@@ -92,12 +93,7 @@ export function createWithdrawalService(db: DB, options: WithdrawalServiceOption
       returnableQuantities(executor, toReturnableOrder(order)),
     ]);
     const items = order.items.map(readOrderItem);
-    const withdrawn = items.map(() => 0);
-    for (const row of earlier)
-      for (const line of row.lines) withdrawn[line.index] = (withdrawn[line.index] ?? 0) + line.quantity;
-    const left = items.map((item, index) =>
-      Math.max(0, Math.min(item.quantity - (withdrawn[index] ?? 0), returnable[index] ?? 0)),
-    );
+    const left = linesLeftToWithdraw(items, earlier, returnable);
     const shippedAt = shipped?.at ? new Date(shipped.at) : null;
     const facts = {
       country: order.delivery_address?.country ?? null,
@@ -206,6 +202,27 @@ export function createWithdrawalService(db: DB, options: WithdrawalServiceOption
       });
     },
 
+    /**
+     * The order page's side of withdrawal, from the order the page has read and what the returns section read of it
+     * (its withdrawals, returns and refunds): whether "Withdraw from contract here" is offered, and what was withdrawn
+     * and when, oldest first. Sends nothing to the database.
+     */
+    forOrderPage(
+      order: OrderDetail,
+      afterSale: OrderAfterSale,
+    ): { isOpen: boolean; withdrawals: RecordedWithdrawal[] } {
+      const withdrawals = afterSale.withdrawals.map((made) => ({ ...made, isNew: false }));
+      const left = linesLeftToWithdraw(order.items, afterSale.withdrawals, returnableAfterSale(order.items, afterSale));
+      const facts = {
+        country: order.deliveryAddress?.country ?? null,
+        paymentStatus: order.paymentStatus,
+        fulfilmentStatus: order.fulfilmentStatus,
+        shippedAt: firstShippedAt(order),
+        unitsLeft: left.reduce((sum, units) => sum + units, 0),
+      };
+      return { isOpen: canWithdraw(facts, now(), deliveryDays), withdrawals };
+    },
+
     /** The withdrawals of one order, oldest first (its page says what was withdrawn and when). */
     async listForOrder(orderId: string) {
       const rows = await db
@@ -228,6 +245,20 @@ export function createWithdrawalService(db: DB, options: WithdrawalServiceOption
       return row ? { receivedAt: row.received_at, name: row.name, email: row.email, isFull: row.is_full } : null;
     },
   };
+}
+
+/** Each line's units still to withdraw from: sold less withdrawn, and no more than may still be returned. */
+function linesLeftToWithdraw(
+  items: readonly { quantity: number }[],
+  withdrawals: readonly { lines: readonly WithdrawnLine[] }[],
+  returnable: readonly number[],
+): number[] {
+  const withdrawn = items.map(() => 0);
+  for (const row of withdrawals)
+    for (const line of row.lines) withdrawn[line.index] = (withdrawn[line.index] ?? 0) + line.quantity;
+  return items.map((item, index) =>
+    Math.max(0, Math.min(item.quantity - (withdrawn[index] ?? 0), returnable[index] ?? 0)),
+  );
 }
 
 async function findByKey(trx: Writer, key: string) {
