@@ -36,6 +36,7 @@ import { createReminderConsent } from "./recovery/reminder-consent";
 import { createPaymentRateLimits, type PaymentLimits } from "./checkout/payment-rate-limits";
 import { createPaymentReturn } from "./checkout/payment-return";
 import { createOrderService } from "./orders/order-service";
+import { createGuestOrderFinder } from "./orders/find-order";
 import { createInventoryService, DEFAULT_RESERVATION_MINUTES } from "./inventory/inventory-service";
 import { createHoldClaims, type HoldLimits } from "./holds/hold-claims";
 import { createCheckoutHold } from "./checkout/checkout-hold";
@@ -327,6 +328,8 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     adminOrders,
     // Returns and replacements: the shopper's request (and the EU withdrawal's openReturn), the console's steps.
     returns: createReturnsService({ db, email, orders, refunds: adminOrders, inventory, settings }),
+    // "Find an order" on /returns: wrong tries limited per session and address, like gift card numbers.
+    findOrder: createGuestOrderFinder(orders, rateLimiter),
     pictureFetcher,
     productCsv: createProductCsvImport({
       db,

@@ -120,6 +120,21 @@ export const SENT_FULFILMENT_STATUSES = [
 ] as const satisfies readonly FulfilmentStatus[];
 
 /**
+ * The fulfilment status units coming back leave: "Returned" once every unit sold is back, "Partially returned" while
+ * some are. Only sent goods come back: an order not sent (or cancelled), or with nothing back yet, keeps its status.
+ * Returns received are what count; a refund, with or without restocking, moves the payment status alone.
+ */
+export function fulfilmentStatusAfterReturn(
+  current: FulfilmentStatus,
+  soldUnits: number,
+  returnedUnits: number,
+): FulfilmentStatus {
+  if (!(SENT_FULFILMENT_STATUSES as readonly FulfilmentStatus[]).includes(current) || returnedUnits <= 0)
+    return current;
+  return returnedUnits >= soldUnits ? "returned" : "partially_returned";
+}
+
+/**
  * What makes an account's order count for a review (its last step): paid and not taken back. A cancelled or wholly
  * refunded order, and one under dispute, does not (the shopper has not kept and paid for the product); a partly
  * refunded one does.

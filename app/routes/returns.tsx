@@ -1,6 +1,7 @@
 import type { Route } from "./+types/returns";
 import { requestContext } from "#app/context";
 import { PlainTextPage } from "#app/features/legal/plain-text-page";
+import { AppError } from "#shared/errors";
 import { formatCents } from "#shared/money";
 import { LEGAL_PAGE_TITLES } from "#shared/shop-settings";
 import { data, redirect } from "react-router";
@@ -15,13 +16,24 @@ const NOT_FOUND = "We could not find an order with that number and e-mail. Check
 
 /** "Find an order": to the order's page by its signed link, where its returns are asked for. */
 export async function action({ context, request }: Route.ActionArgs) {
-  const { services } = context.get(requestContext);
+  const { services, shopper, clientIp } = context.get(requestContext);
   const fields = await readFormOrRefuse(request);
   const parsed = findOrderSchema.safeParse(fields);
   if (!parsed.success) return data({ errors: fieldErrorsOf(parsed.error), values: fields }, { status: 400 });
-  const path = await services.orders.findGuestOrderPath(parsed.data.orderNumber, parsed.data.email);
-  if (!path) return data({ errors: { form: NOT_FOUND }, values: fields }, { status: 404 });
-  return redirect(path);
+  try {
+    const path = await services.findOrder.find(parsed.data.orderNumber, parsed.data.email, {
+      sessionId: shopper.session?.id ?? null,
+      ip: clientIp,
+    });
+    if (!path) return data({ errors: { form: NOT_FOUND }, values: fields }, { status: 404 });
+    return redirect(path);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.status !== 429) throw error;
+    return data(
+      { errors: { form: error.message }, values: fields },
+      { status: 429, headers: { "Retry-After": String(error.retryAfterSeconds ?? 3600) } },
+    );
+  }
 }
 
 export async function loader({ context }: Route.LoaderArgs) {

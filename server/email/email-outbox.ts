@@ -50,6 +50,7 @@ export type EmailKind =
   | "return-requested"
   | "return-approved"
   | "return-declined"
+  | "return-cancelled"
   | "gift-card";
 
 /** The e-mails whose link sets a password: the console shows them without the link's token. */
@@ -277,7 +278,9 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
         render,
       }: {
         orderId: string;
-        kind: Extract<EmailKind, "return-requested" | "return-approved" | "return-declined"> | (string & {});
+        kind:
+          | Extract<EmailKind, "return-requested" | "return-approved" | "return-declined" | "return-cancelled">
+          | (string & {});
         dedupeKey: string;
         render: (order: OrderEmailData) => RenderedEmail;
       },

@@ -28,6 +28,7 @@ import {
   type PaymentStatus,
   type StoredOrderItem,
   orderLineAmounts,
+  fulfilmentStatusAfterReturn,
 } from "#shared/orders";
 
 /** Pages of an owner's orders: (paid_at, intent id) of the previous page's last order. */
@@ -317,10 +318,35 @@ export function createOrderService(db: DB) {
     };
   }
 
+  /**
+   * Units back from returns, in the return's transaction: "Partially returned" or "Returned" by the one rule
+   * (fulfilmentStatusAfterReturn). The order's row is locked before `countReturned` reads, so returns of one order
+   * received at once each count the other's units; the status is written only when it moves. Answers the status.
+   */
+  async function recordReturnedUnits(
+    trx: Writer,
+    orderId: string,
+    countReturned: (trx: Writer) => Promise<number>,
+  ): Promise<FulfilmentStatus | null> {
+    const order = await trx
+      .selectFrom("orders")
+      .select(["items", "fulfilment_status"])
+      .where("id", "=", orderId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!order) return null;
+    const sold = order.items.reduce((sum, item) => sum + readOrderItem(item).quantity, 0);
+    const status = fulfilmentStatusAfterReturn(order.fulfilment_status, sold, await countReturned(trx));
+    if (status !== order.fulfilment_status)
+      await trx.updateTable("orders").set({ fulfilment_status: status }).where("id", "=", orderId).execute();
+    return status;
+  }
+
   return {
     recordPaidOrder,
     flagPaidOrder,
     recordReplacementOrder,
+    recordReturnedUnits,
 
     /**
      * One page of the owner's orders, newest paid first, after the cursor of the previous page's last order. Keyset

@@ -1,6 +1,6 @@
 import type { DB, Writer } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
-import { returnApprovedEmail, returnDeclinedEmail } from "#server/email/templates/return-emails";
+import { returnApprovedEmail, returnCancelledEmail, returnDeclinedEmail } from "#server/email/templates/return-emails";
 import type { InventoryService } from "#server/inventory/inventory-service";
 import type { OrderService } from "#server/orders/order-service";
 import type { OrderRefunds } from "#server/refunds/order-refunds";
@@ -105,7 +105,9 @@ export function createReturnsService(deps: ReturnsDependencies) {
         })
         .where("id", "=", row.id)
         .execute();
-      if (action !== "cancel" && row.kind === "return") {
+      // A cancelled return is told to the shopper whoever opened it (only the console cancels); a withdrawal's
+      // approval or decline is not, as its acknowledgement said all there is.
+      if (action === "cancel" || row.kind === "return") {
         const order = toReturnableOrder(await orderOf(trx, row.order_id));
         const lines = (await linesOf(trx, row.id)).map((line) => ({
           index: line.line_index,
@@ -116,8 +118,8 @@ export function createReturnsService(deps: ReturnsDependencies) {
         const described = await describeReturnLines(trx, order.items, lines);
         await email.enqueueOrderEmail(trx, {
           orderId: order.id,
-          kind: action === "approve" ? "return-approved" : "return-declined",
-          dedupeKey: `return-${action}d:${row.id}`,
+          kind: `return-${PAST[action]}`,
+          dedupeKey: `return-${PAST[action]}:${row.id}`,
           render: (data) =>
             action === "approve"
               ? returnApprovedEmail({
@@ -126,7 +128,9 @@ export function createReturnsService(deps: ReturnsDependencies) {
                   lines: described,
                   returnAddress: policy.address,
                 })
-              : returnDeclinedEmail({ ...data, returnNumber: row.number, lines: described, message: message ?? "" }),
+              : action === "decline"
+                ? returnDeclinedEmail({ ...data, returnNumber: row.number, lines: described, message: message ?? "" })
+                : returnCancelledEmail({ ...data, returnNumber: row.number, lines: described }),
         });
       }
       await recordAudit(trx, actor, {
@@ -184,6 +188,16 @@ export function createReturnsService(deps: ReturnsDependencies) {
         returnId: row.id,
         lines: [{ index: lineIndex, quantity: received - damaged }],
         actor: actor.email,
+      });
+      // Every unit back from this order's returns so far (damaged ones too): its fulfilment status, by the one rule.
+      await orders.recordReturnedUnits(trx, row.order_id, async (locked) => {
+        const back = await locked
+          .selectFrom("return_lines")
+          .innerJoin("returns", "returns.id", "return_lines.return_id")
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("return_lines.received_quantity"), eb.lit(0)).as("units"))
+          .where("returns.order_id", "=", row.order_id)
+          .executeTakeFirstOrThrow();
+        return Number(back.units);
       });
       const isReceived = lines.every(
         (candidate) => candidate.line_index === lineIndex || candidate.received_quantity !== null,

@@ -32,6 +32,15 @@ async function buy(origin: string, publishableKey: string, quantity: number) {
   return paymentIntentId;
 }
 
+async function fulfilment(db: DB, orderId: string): Promise<string> {
+  const row = await db
+    .selectFrom("orders")
+    .select("fulfilment_status")
+    .where("id", "=", orderId)
+    .executeTakeFirstOrThrow();
+  return row.fulfilment_status;
+}
+
 async function onHand(db: DB, variantId = BOOK): Promise<number> {
   const row = await db
     .selectFrom("product_variants")
@@ -127,8 +136,10 @@ describeEachDatabase("returns", (getDatabase) => {
       message: `Return ${opened.number} is approved, so it cannot be approved.`,
     });
     expect(await onHand(db())).toBe(0);
+    expect(await fulfilment(db(), orderId)).toBe("shipped");
     await returns.markReceived(OPERATOR, opened.number, 0, { received: 1, damaged: 0 });
     expect(await onHand(db())).toBe(1);
+    expect(await fulfilment(db(), orderId)).toBe("partially_returned");
     await expect(returns.markReceived(OPERATOR, opened.number, 0, { received: 1, damaged: 0 })).rejects.toThrow();
     expect(await onHand(db())).toBe(1);
     // A return can be cancelled at any status before Received, and nothing else.
@@ -148,11 +159,14 @@ describeEachDatabase("returns", (getDatabase) => {
       .where("id", "=", orderId)
       .executeTakeFirstOrThrow();
     expect(order).toEqual({ refunded_cents: figure, payment_status: "partially_refunded" });
+    // The refund moves the money's status only: the goods' stays what the receipt made it.
+    expect(await fulfilment(db(), orderId)).toBe("partially_returned");
     expect((await returns.getReturn(opened.number))?.status).toBe("refunded");
     const sent = await subjects(db(), orderId);
     expect(sent.filter((subject) => subject === "We received your return request")).toHaveLength(1);
     expect(sent.filter((subject) => subject === "Your return is approved")).toHaveLength(1);
     expect(sent.filter((subject) => subject.includes("refund for order"))).toHaveLength(1);
+    expect(sent).not.toContain("Your return was cancelled");
   });
 
   it("declines with a message, and cancels before Received", async () => {
@@ -183,7 +197,19 @@ describeEachDatabase("returns", (getDatabase) => {
     const second = await returns.requestReturn(orderId, [{ ...line, quantity: 2 }], newKey());
     await returns.approve(OPERATOR, second.number);
     await returns.cancel(OPERATOR, second.number);
+    await expect(returns.cancel(OPERATOR, second.number)).rejects.toMatchObject({
+      message: `Return ${second.number} is cancelled, so it cannot be cancelled.`,
+    });
     expect((await returns.getReturn(second.number))?.status).toBe("cancelled");
+    const cancelled = await db()
+      .selectFrom("email_outbox")
+      .select("text_body")
+      .where("subject", "=", "Your return was cancelled")
+      .where("text_body", "like", `%${second.number}%`)
+      .execute();
+    expect(cancelled).toHaveLength(1);
+    expect(cancelled[0]!.text_body).toContain("Please do not send these items.");
+    expect(await fulfilment(db(), orderId)).toBe("shipped");
     expect((await returns.shopperReturns(orderId)).lines[0]!.returnable).toBe(2);
   });
 
@@ -244,6 +270,8 @@ describeEachDatabase("returns", (getDatabase) => {
     await returns.approve(OPERATOR, opened.number);
     await returns.markReceived(OPERATOR, opened.number, 0, { received: 1, damaged: 1 });
     expect(await onHand(db(), black)).toBe(2);
+    // Its one unit is back (damaged, but back): the order is Returned.
+    expect(await fulfilment(db(), orderId)).toBe("returned");
     const made = await returns.replace(OPERATOR, opened.number);
     expect(made.differenceCents).toBe(900);
     expect(await returns.replace(OPERATOR, opened.number).catch((error: Error) => error.message)).toBe(
@@ -293,6 +321,32 @@ describeEachDatabase("returns", (getDatabase) => {
       .executeTakeFirstOrThrow();
     expect(confirmation.text_body).toContain(path!);
   });
+
+  it('"Find an order" refuses past ten wrong tries an hour with 429, and a found order costs nothing', async () => {
+    await setStock(shop, db(), BOOK, 1);
+    const orderId = await buy(origin, shop.processorKeys!.publishableKey, 1);
+    const row = await db()
+      .selectFrom("orders")
+      .select(["number", "contact_email"])
+      .where("id", "=", orderId)
+      .executeTakeFirstOrThrow();
+    // What /returns' "Find an order" calls, with the session and the client's address.
+    const finder = { sessionId: "find-order-session", ip: "198.51.100.7" };
+    const find = (email: string) => shop.services.findOrder.find(row.number, email, finder);
+    for (let found = 0; found < 3; found++) expect(await find(row.contact_email!)).toMatch(/^\/orders\//);
+    for (let wrong = 1; wrong <= 10; wrong++) expect(await find(`wrong${wrong}@else.test`)).toBeNull();
+    await expect(find("wrong11@else.test")).rejects.toMatchObject({
+      status: 429,
+      message: expect.stringMatching(/^Too many tries to find an order\. Please wait \d+ minutes and try again\.$/),
+      retryAfterSeconds: expect.any(Number),
+    });
+    // Another session at the same address is refused too: the address's allowance is spent.
+    await expect(
+      shop.services.findOrder.find(row.number, row.contact_email!, { sessionId: "another", ip: finder.ip }),
+    ).rejects.toMatchObject({ status: 429 });
+    // Past the limit the right pair is refused too: the limit holds until the hour is over.
+    await expect(find(row.contact_email!)).rejects.toMatchObject({ status: 429 });
+  });
 });
 
 describe.runIf(process.env.TEST_DATABASE_URL)("a return marked received on two instances at once", () => {
@@ -322,5 +376,6 @@ describe.runIf(process.env.TEST_DATABASE_URL)("a return marked received on two i
     );
     expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
     expect(await onHand(instances.db)).toBe(1);
+    expect(await fulfilment(instances.db, orderId)).toBe("returned");
   });
 });

@@ -89,3 +89,19 @@ export function returnDeclinedEmail(data: ReturnEmailData & { message: string })
     </EmailLayout>,
   );
 }
+
+/** Sent once when an operator cancels a return before it arrived: nothing is to be sent, and nothing is refunded. */
+export function returnCancelledEmail(data: ReturnEmailData) {
+  return renderEmail(
+    "Your return was cancelled",
+    <EmailLayout preview="Your return was cancelled" shop={data.shop}>
+      <EmailHeading>Your return was cancelled</EmailHeading>
+      <p>
+        Return {data.returnNumber} for order {data.orderNumber} was cancelled:
+      </p>
+      <ReturnLines lines={data.lines} />
+      <p>Please do not send these items. If you have questions, reply to this e-mail.</p>
+      <EmailButton href={data.orderUrl}>View your order</EmailButton>
+    </EmailLayout>,
+  );
+}
