@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createPageShop } from "#server/testing/page-shop";
 import { createBrowser } from "#server/testing/test-app";
 import { describeEachDatabase } from "#server/testing/test-database";
+import { openReturn } from "#server/returns/open-return";
 
 const OPERATOR = "owner@console.test";
 const SHOPPER = "shopper@console.test";
@@ -301,7 +302,28 @@ describeEachDatabase("the operator console", (getDatabase) => {
       },
       { id: null, email: "owner@console.test" },
     );
-    const standIns: Record<string, string> = { "/admin/outbox/:id": anEmail.id, "/admin/promotions/:id": promotionId };
+    // A return of the order's first unit stands in for a return's :number.
+    const order = await getDatabase()
+      .db.selectFrom("orders")
+      .select("id")
+      .where("number", "=", ORDER_NUMBER)
+      .executeTakeFirstOrThrow();
+    const opened = await getDatabase()
+      .db.transaction()
+      .execute((trx) =>
+        openReturn(trx, shop.services.email, {
+          orderId: order.id,
+          kind: "return",
+          lines: [{ index: 0, quantity: 1, reason: "other", resolution: "refund" }],
+          requestedBy: "shopper",
+          returnFeeCents: 0,
+        }),
+      );
+    const standIns: Record<string, string> = {
+      "/admin/outbox/:id": anEmail.id,
+      "/admin/promotions/:id": promotionId,
+      "/admin/returns/:number": opened.number,
+    };
     const pages = consoleRoutes()
       // (/admin/operators is the staff page's former address: a redirect to it.)
       .filter(
@@ -310,7 +332,7 @@ describeEachDatabase("the operator console", (getDatabase) => {
       )
       .map((entry) => {
         const standIn = Object.entries(standIns).find(([path]) => entry.path.startsWith(path))?.[1];
-        return standIn ? { ...entry, address: entry.path.replace(":id", standIn) } : entry;
+        return standIn ? { ...entry, address: entry.path.replace(/:id|:number/, standIn) } : entry;
       });
     for (const route of pages) {
       const response = await html(operator, route.address);
