@@ -9,6 +9,7 @@ import { returnRequestSchema } from "#shared/return-schemas";
 import { ORDER_ACCESS_PARAM } from "#shared/returns";
 import { ReturnForm, type ReturnFormAnswer } from "#app/features/orders/return-form";
 import { ReturnsList } from "#app/features/orders/returns-list";
+import { GiftCardNote, giftCardNotes } from "#app/features/orders/gift-card-note";
 import { addressLines } from "#shared/address";
 import { formatShopTime } from "#shared/dates";
 import { formatCents } from "#shared/money";
@@ -36,6 +37,10 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
   const { order, byLink } = await findOrder(services, shopper.basketOwner, key, access);
   if (!order) throw data(null, { status: 404 });
   const returns = await services.returns.shopperReturns(order.id);
+  // Whom each gift card line was sent to (never its number): read only for an order that has one.
+  const giftCards = order.items.some((item) => item.giftCard)
+    ? giftCardNotes(await services.giftCards.deliveriesOf(order.id))
+    : {};
   // The processor's intent id stays on the server: the shopper's page knows the order by its number.
   const at = (iso: string) => formatShopTime(new Date(iso), timeZone);
   const [withdrawalOffer, withdrawals] = await Promise.all([
@@ -63,6 +68,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
       lines: withdrawal.lines,
     })),
     returns,
+    giftCards,
     // The signed link's signature, carried by the return form, when the page was opened by it.
     access: byLink ? access : null,
     // A fresh key each time the form is drawn: the same request sent twice opens one return.
@@ -220,6 +226,7 @@ export default function Order({ loaderData, actionData }: Route.ComponentProps) 
                       {describeItemOptions(item) ? (
                         <span className="order-page__options">{` (${describeItemOptions(item)})`}</span>
                       ) : null}
+                      <GiftCardNote notes={loaderData.giftCards[index]} />
                       {canReview ? (
                         <>
                           <br />
