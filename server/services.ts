@@ -17,6 +17,7 @@ import { createOperatorService } from "./admin/operator-service";
 import { createPictureStore } from "#server/pictures/picture-store";
 import { createHeldPaymentRefunds } from "#server/refunds/held-payments";
 import { createSalesDashboard } from "#server/sales/sales-dashboard";
+import { createGiftCardFigures } from "#server/gift-cards/gift-card-figures";
 import { createCatalogueService, seedCatalogue } from "./catalogue/catalogue-service";
 import { createDepartmentService } from "./departments/department-service";
 import { seedDepartments } from "./departments/department-seed";
@@ -224,6 +225,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     countHeldPayments: async (livemode) => (await checkout.listHeldPayments(livemode, 0)).count,
     recoveryFigures: (start, end) => recoveryReport.figures(start, end),
     storeCreditFigures: (start, end) => storeCredit.figures(start, end),
+    giftCardFigures: createGiftCardFigures(db, options.provider.identity.livemode),
   });
   const reviews = createReviewService(db, { onCatalogueChanged: () => catalogue.noteCatalogueWrite() });
   const pictureFetcher = createPictureFetcher({

@@ -191,6 +191,7 @@ export const taxRateFormSchema = z
         return rate;
       }),
     taxShipping: z.literal("on").optional(),
+    taxGiftCards: z.literal("on").optional(),
   })
   .superRefine((form, context) => {
     if (form.state === "") return;

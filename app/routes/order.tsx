@@ -9,6 +9,7 @@ import { returnRequestSchema } from "#shared/return-schemas";
 import { ORDER_ACCESS_PARAM } from "#shared/returns";
 import { ReturnForm, type ReturnFormAnswer } from "#app/features/orders/return-form";
 import { ReturnsList } from "#app/features/orders/returns-list";
+import { GiftCardNote, giftCardNotes } from "#app/features/orders/gift-card-note";
 import { addressLines } from "#shared/address";
 import { formatShopTime } from "#shared/dates";
 import { formatCents } from "#shared/money";
@@ -36,8 +37,13 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
   const { order, byLink } = await findOrder(services, shopper.basketOwner, key, access);
   if (!order) throw data(null, { status: 404 });
   // The order as read above goes to returns and withdrawal: one more statement (its returns and withdrawals), and
-  // the replacement options' variants and stock only while a return may be asked for.
-  const { view: returns, afterSale } = await services.returns.orderPageReturns(order);
+  // the replacement options' variants and stock only while a return may be asked for. Beside it, whom each gift card
+  // line was sent to (never its number): read only for an order that has one.
+  const [{ view: returns, afterSale }, deliveries] = await Promise.all([
+    services.returns.orderPageReturns(order),
+    order.items.some((item) => item.giftCard) ? services.giftCards.deliveriesOf(order.id) : null,
+  ]);
+  const giftCards = deliveries ? giftCardNotes(deliveries) : {};
   const withdrawal = services.withdrawals.forOrderPage(order, afterSale);
   const withdrawals = withdrawal.withdrawals;
   // The processor's intent id stays on the server: the shopper's page knows the order by its number.
@@ -63,6 +69,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
       lines: withdrawal.lines,
     })),
     returns,
+    giftCards,
     // The signed link's signature, carried by the return form, when the page was opened by it.
     access: byLink ? access : null,
     // A fresh key each time the form is drawn: the same request sent twice opens one return.
@@ -220,6 +227,7 @@ export default function Order({ loaderData, actionData }: Route.ComponentProps) 
                       {describeItemOptions(item) ? (
                         <span className="order-page__options">{` (${describeItemOptions(item)})`}</span>
                       ) : null}
+                      <GiftCardNote notes={loaderData.giftCards[index]} />
                       {canReview ? (
                         <>
                           <br />

@@ -375,6 +375,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
                 "basket_items.variant_id",
                 "basket_items.quantity",
                 "basket_items.added_price_cents",
+                "basket_items.gift_card",
               ])
               .whereRef("basket_items.basket_id", "=", "baskets.id")
               .orderBy("basket_items.id"),

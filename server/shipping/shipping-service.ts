@@ -27,6 +27,8 @@ export interface TaxRateFormInput {
   state: string;
   rate: number;
   taxesShipping: boolean;
+  /** "Charge this tax on gift cards": untaxed unless a rate says so (decision 033). */
+  taxesGiftCards?: boolean;
 }
 
 const US = "US";
@@ -162,6 +164,7 @@ export function createShippingService(db: DB) {
     state: rate.state,
     rate: formatRate(rate.rate),
     taxShipping: rate.taxesShipping,
+    taxGiftCards: rate.taxesGiftCards ?? false,
   });
 
   return {
@@ -346,6 +349,7 @@ export function createShippingService(db: DB) {
               state: input.state,
               rate: input.rate,
               taxes_shipping: input.taxesShipping,
+              taxes_gift_cards: input.taxesGiftCards ?? false,
             })
             .returning("id")
             .executeTakeFirstOrThrow();
@@ -372,7 +376,7 @@ export function createShippingService(db: DB) {
     async updateTaxRate(
       actor: Actor,
       rateId: string,
-      input: Pick<TaxRateFormInput, "rate" | "taxesShipping">,
+      input: Pick<TaxRateFormInput, "rate" | "taxesShipping" | "taxesGiftCards">,
     ): Promise<void> {
       await db.transaction().execute(async (trx) => {
         const before = await trx
@@ -384,7 +388,11 @@ export function createShippingService(db: DB) {
         if (!before) throw new AppError("NOT_FOUND", "That tax rate no longer exists.");
         await trx
           .updateTable("tax_rates")
-          .set({ rate: input.rate, taxes_shipping: input.taxesShipping })
+          .set({
+            rate: input.rate,
+            taxes_shipping: input.taxesShipping,
+            taxes_gift_cards: input.taxesGiftCards ?? before.taxes_gift_cards,
+          })
           .where("id", "=", rateId)
           .execute();
         const old = {
@@ -392,6 +400,7 @@ export function createShippingService(db: DB) {
           state: before.state,
           rate: before.rate,
           taxesShipping: before.taxes_shipping,
+          taxesGiftCards: before.taxes_gift_cards,
         };
         await recordAudit(trx, actor, {
           action: "tax.rate.update",
@@ -411,6 +420,7 @@ export function createShippingService(db: DB) {
           state: before.state,
           rate: before.rate,
           taxesShipping: before.taxes_shipping,
+          taxesGiftCards: before.taxes_gift_cards,
         };
         await recordAudit(trx, actor, {
           action: "tax.rate.remove",

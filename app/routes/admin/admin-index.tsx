@@ -66,6 +66,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       { label: "Store credit issued", value: formatCents(dashboard.storeCredit.issuedCents) },
       { label: "Store credit spent", value: formatCents(dashboard.storeCredit.spentCents) },
     ],
+    giftCards: [
+      { label: "Gift cards sold", value: formatCents(dashboard.giftCards.soldCents) },
+      { label: "Gift card balances owed", value: formatCents(dashboard.giftCards.outstandingCents) },
+    ],
     days: dashboard.days.map((day) => ({
       date: day.date,
       label: day.date.slice(5),
@@ -117,6 +121,7 @@ export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
     counts,
     returnsByReason,
     storeCredit,
+    giftCards,
   } = loaderData;
   return (
     <main id="main" className="console-main">
@@ -283,6 +288,22 @@ export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
         <p className="console-hint">
           Issued: given by hand and refunded to store credit. Spent: paid towards orders.{" "}
           <Link to="/admin/store-credit">Store credit</Link>
+        </p>
+      </section>
+
+      <section aria-labelledby="gift-cards-heading">
+        <h2 id="gift-cards-heading">Gift cards</h2>
+        <dl className="console-figures" data-testid="dashboard-gift-cards">
+          {giftCards.map((figure) => (
+            <div key={figure.label}>
+              <dt>{figure.label}</dt>
+              <dd>{figure.value}</dd>
+            </div>
+          ))}
+        </dl>
+        <p className="console-hint">
+          A liability, not sales: sold in the period, and what open cards and cards not yet sent are owed now.{" "}
+          <Link to="/admin/gift-cards">Gift cards</Link>
         </p>
       </section>
 

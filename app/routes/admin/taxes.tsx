@@ -32,6 +32,7 @@ export async function loader({ context }: Route.LoaderArgs) {
       state: rate.state ?? "",
       rate: rateField(rate.rate),
       taxShipping: rate.taxesShipping,
+      taxGiftCards: rate.taxesGiftCards ?? false,
     })),
   };
 }
@@ -52,14 +53,11 @@ export async function action({ context, request }: Route.ActionArgs) {
     }
     const parsed = taxRateFormSchema.safeParse(fields);
     if (!parsed.success) return refuse(fieldErrorsOf(parsed.error, { unknownFields: UNKNOWN_FIELDS_CONSOLE }), 400);
-    const { country, state, rate, taxShipping } = parsed.data;
+    const { country, state, rate, taxShipping, taxGiftCards } = parsed.data;
+    const taxes = { taxesShipping: taxShipping === "on", taxesGiftCards: taxGiftCards === "on" };
     if (parsed.data.intent === "add-rate")
-      await services.shipping.addTaxRate(actor, { country, state, rate, taxesShipping: taxShipping === "on" });
-    else
-      await services.shipping.updateTaxRate(actor, parsed.data.rateId ?? "", {
-        rate,
-        taxesShipping: taxShipping === "on",
-      });
+      await services.shipping.addTaxRate(actor, { country, state, rate, ...taxes });
+    else await services.shipping.updateTaxRate(actor, parsed.data.rateId ?? "", { rate, ...taxes });
     return { form: formKey, done: `Rate of ${formatRate(rate)} saved.` } satisfies ActionAnswer;
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
@@ -96,6 +94,7 @@ export default function Taxes({ loaderData, actionData }: Route.ComponentProps) 
           <section key={rate.id} className="console-section" aria-labelledby={`heading-${formKey}`}>
             <h2 id={`heading-${formKey}`}>
               {rate.where}: {rate.rate}%{rate.taxShipping ? ", shipping taxed" : ""}
+              {rate.taxGiftCards ? ", gift cards taxed" : ""}
             </h2>
             <Form method="post" className="console-form" noValidate key={JSON.stringify(rate)}>
               <input type="hidden" name="rateId" value={rate.id} />
@@ -111,6 +110,7 @@ export default function Taxes({ loaderData, actionData }: Route.ComponentProps) 
                 inputMode="decimal"
               />
               <TaxShipping defaultChecked={answer?.errors ? answer.values.taxShipping === "on" : rate.taxShipping} />
+              <TaxGiftCards defaultChecked={answer?.errors ? answer.values.taxGiftCards === "on" : rate.taxGiftCards} />
               <div>
                 <button
                   type="submit"
@@ -174,6 +174,7 @@ export default function Taxes({ loaderData, actionData }: Route.ComponentProps) 
             inputMode="decimal"
           />
           <TaxShipping defaultChecked={adding?.errors ? adding.values.taxShipping === "on" : false} />
+          <TaxGiftCards defaultChecked={adding?.errors ? adding.values.taxGiftCards === "on" : false} />
           <div>
             <button
               type="submit"
@@ -196,6 +197,17 @@ function TaxShipping({ defaultChecked }: { defaultChecked: boolean }) {
     <div className="console-field console-field--check">
       <label>
         <input type="checkbox" name="taxShipping" defaultChecked={defaultChecked} /> Tax shipping
+      </label>
+    </div>
+  );
+}
+
+/** Gift cards are money kept for later: untaxed unless the rate says so. */
+function TaxGiftCards({ defaultChecked }: { defaultChecked: boolean }) {
+  return (
+    <div className="console-field console-field--check">
+      <label>
+        <input type="checkbox" name="taxGiftCards" defaultChecked={defaultChecked} /> Charge this tax on gift cards
       </label>
     </div>
   );
