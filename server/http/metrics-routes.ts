@@ -30,6 +30,7 @@ export const PAGE_SECTIONS: ReadonlySet<string> = new Set([
   "unsubscribe",
   "write-a-review",
   "stock-alerts",
+  "gift-cards",
   "admin",
   "robots.txt",
   "sitemap.xml",
