@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import fc from "fast-check";
 import type { z } from "zod";
 import { signOutSchema } from "#shared/account";
@@ -403,7 +403,7 @@ describeEachDatabase("malformed requests to every route", (getDatabase) => {
     guestWithEmptyBasket = guest.cookie ?? "";
     // Let the start-up sweep (which only reads) finish before the first snapshot, and the welcome e-mail be delivered.
     await shop.services.checkout.recordMissedOrders();
-    await expect.poll(async () => (await shop.services.email.backlog()).pending, { timeout: 10_000 }).toBe(0);
+    await vi.waitFor(async () => expect((await shop.services.email.backlog()).pending).toBe(0), { timeout: 10_000 });
     before = await snapshotTables(getDatabase().db);
     countWrites = await installWriteCounter(getDatabase().db);
     writesBefore = await countWrites();
