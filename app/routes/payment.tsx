@@ -25,7 +25,12 @@ import { useCheckoutPayment } from "#app/features/payment/use-checkout-payment";
 import { PromotionForm, RemovePromotionButton, type PromotionActionData } from "#app/features/payment/promotion-form";
 import { applyPromotionSchema } from "#shared/promotion-schemas";
 import { removeBalanceSchema } from "#shared/store-credit-schemas";
-import { RemoveBalanceButton, StoreCreditForm, type BalanceActionData } from "#app/features/payment/balance-forms";
+import {
+  RemoveBalanceButton,
+  RemoveBalanceForm,
+  StoreCreditForm,
+  type BalanceActionData,
+} from "#app/features/payment/balance-forms";
 import { GiftCardApplyForm, type GiftCardApplyData } from "#app/features/gift-cards/gift-card-apply-form";
 import { GIFT_CARD_REFUSALS } from "#shared/gift-cards";
 import { useShopName } from "#app/features/shell/use-shop-name";
@@ -398,6 +403,7 @@ export default function Payment({ loaderData, actionData }: Route.ComponentProps
           {storeCreditCents > 0 || isStoreCreditApplied ? (
             <StoreCreditForm availableCents={storeCreditCents} isApplied={isStoreCreditApplied} />
           ) : null}
+          {(pricing.balances ?? []).length > 0 ? <RemoveBalanceForm /> : null}
           {isFree ? (
             <Form method="post" className="payment__form">
               <input type="hidden" name="intent" value="place-free-order" />

@@ -9,13 +9,17 @@ import { freePort, killShop, startShopProcess, type ShopProcess } from "./suppor
 import { OPERATOR } from "./support/operator";
 
 const BOOK_ID = "12321341";
+const ECHO_ID = "23445930";
+const ECHO = "Amazon Echo (3rd generation), Smart speaker with Alexa, Charcoal Fabric";
 const SHOTS = join("test-results", "gift-cards");
 
 /**
  * Gift cards on a production server of its own, with a real SMTP server in this process: the operator makes the book
  * a gift card of any amount; a shopper buys a $50 card for a friend, whose number arrives by e-mail (the buyer is told
  * only who it was sent to); the balance page shows $50.00; at /payment a wrong number is refused in the shop's words and
- * the card applied shows "Gift card ending …" in the totals; the console lists the card.
+ * the card applied shows "Gift card ending …" in the totals; the console lists the card. Then the card pays a whole
+ * $30.00 order ("Place your order", no card), the balance page shows $20.00, the next $30.00 order takes the $20.00 and
+ * the test card pays the $10.00 left, and the operator's refund of that order puts $20.00 back on the gift card first.
  */
 test.describe("gift cards", () => {
   test.describe.configure({ mode: "serial", timeout: 150_000 });
@@ -57,6 +61,45 @@ test.describe("gift cards", () => {
     await page.getByRole("button", { name: "Sign In" }).click();
     await expect(page).toHaveURL(url("/"));
     return page;
+  }
+
+  /** The term's value in the payment page's totals ("Gift card ending 7XQ2:" → "-$30.00"). */
+  const totalsLine = (page: Page, term: string) =>
+    page.getByTestId("order-totals").getByText(term, { exact: true }).locator("xpath=following-sibling::dd[1]");
+
+  /**
+   * A shopper adds the Echo from its page, sees it in the basket, and goes on to /payment; the first time, they give
+   * the delivery address (the checkout keeps it for their next order).
+   */
+  async function echoToPayment(page: Page, email: string | null) {
+    await page.goto(url("/products/amazon-echo-3rd-generation"));
+    await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+    await page.getByRole("button", { name: "Add to Basket" }).click();
+    const basket = page.getByRole("banner").getByRole("link", { name: /^Basket,/ });
+    await expect(basket).toHaveAccessibleName("Basket, 1 item");
+    await expect(basket).toHaveAttribute("aria-busy", "false");
+    await page.goto(url("/checkout"));
+    // The basket at checkout is the one just filled, not an empty one.
+    await expect(page.getByRole("main").getByText(ECHO).first()).toBeVisible();
+    await expect(page.getByRole("main").getByText("$30.00").first()).toBeVisible();
+    await page.getByRole("link", { name: "Proceed to Checkout" }).click();
+    await expect(page).toHaveURL(url("/payment"));
+    if (email) await fillDeliveryAddress(page, { email });
+    else await expect(page.getByTestId("delivery-address")).toContainText("Los Angeles, CA 90001");
+  }
+
+  /** "Apply" of the gift card's own form (the promotion code has an "Apply" too). */
+  async function applyGiftCard(page: Page) {
+    const number = page.getByLabel("Gift card or store credit");
+    await number.fill(code);
+    await page.locator("form", { has: number }).getByRole("button", { name: "Apply" }).click();
+    await expect(number).toHaveValue("");
+  }
+
+  async function balanceShown(page: Page): Promise<void> {
+    await page.goto(url("/gift-cards/balance"));
+    await page.getByLabel("Gift card number").fill(code);
+    await page.getByRole("button", { name: "Check balance" }).click();
   }
 
   test("a shopper buys a $50 gift card; its number reaches the recipient, never the buyer", async ({ browser }) => {
@@ -122,14 +165,28 @@ test.describe("gift cards", () => {
     await expect(page.getByText("This gift card number is not valid.")).toBeVisible();
     await number.fill(code);
     await page.locator("form", { has: number }).getByRole("button", { name: "Apply" }).click();
-    // Accepted: the field empties and no refusal is said. (The totals' "Gift card ending …" line comes with the
-    // checkout's pricing of applied balances.)
+    // Accepted: the field empties, no refusal is said, and the totals take the card's $50.00 off the $98.99.
     await expect(number).toHaveValue("");
     await expect(page.getByText("This gift card number is not valid.")).toBeHidden();
+    const lastFour = code.replace(/ /g, "").slice(-4);
+    await expect(totalsLine(page, `Gift card ending ${lastFour}:`)).toContainText("-$50.00");
+    await expect(totalsLine(page, "To pay by card:")).toHaveText("$48.99");
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 });
       await page.screenshot({ path: join(SHOTS, `payment-${width}.png`), fullPage: true });
     }
+    // This shopper changes their mind: "Remove" takes the card off, and what this checkout held of it is let go.
+    await page.getByTestId("order-totals").getByRole("button", { name: "Remove" }).click();
+    await expect(page.getByTestId("order-totals").getByText(`Gift card ending ${lastFour}:`)).toHaveCount(0);
+    await expect(page.getByTestId("order-total")).toContainText("$98.99");
+    const other = await browser.newPage();
+    await expect(async () => {
+      await balanceShown(other);
+      await expect(other.getByRole("status").filter({ hasText: "Gift card ending" })).toContainText("$50.00", {
+        timeout: 2_000,
+      });
+    }).toPass({ timeout: 20_000 });
+    await other.close();
     await page.close();
   });
 
@@ -144,5 +201,72 @@ test.describe("gift cards", () => {
       await operator.screenshot({ path: join(SHOTS, `console-${width}.png`), fullPage: true });
     }
     await operator.close();
+  });
+  test("the card pays a $30 order whole, $20 of the next with the test card paying the rest, and a refund goes back to it", async ({
+    browser,
+  }) => {
+    const lastFour = code.replace(/ /g, "").slice(-4);
+    const cardLine = `Gift card ending ${lastFour}:`;
+    const balance = (page: Page) => page.getByRole("status").filter({ hasText: "Gift card ending" });
+
+    // The Echo costs $30.00 for this story (free standard delivery, no tax in California).
+    const operator = await operatorPage(browser);
+    await operator.goto(url(`/admin/products/${ECHO_ID}`));
+    await operator.getByLabel("Price").fill("30.00");
+    await operator.getByRole("button", { name: "Save" }).click();
+    await expect(operator.getByRole("status")).toContainText(/saved/i);
+
+    // First order: $30.00, all of it from the card's $50.00; no card number asked for.
+    const shopper = await browser.newPage();
+    await echoToPayment(shopper, "holder@example.com");
+    await applyGiftCard(shopper);
+    await expect(totalsLine(shopper, cardLine)).toContainText("-$30.00");
+    await expect(shopper.getByText("Nothing is left to pay by card.")).toBeVisible();
+    for (const width of [390, 1280]) {
+      await shopper.setViewportSize({ width, height: 900 });
+      await shopper.screenshot({ path: join(SHOTS, `paid-whole-${width}.png`), fullPage: true });
+    }
+    await shopper.getByRole("button", { name: "Place your order" }).click();
+    await expect(shopper).toHaveURL(/\/orders\?placed=SF-\d{4}-[A-Z0-9]{4}$/);
+
+    await balanceShown(shopper);
+    await expect(balance(shopper)).toContainText("$20.00");
+
+    // Second order: $30.00 again; the card's $20.00 and $10.00 by the test card.
+    await echoToPayment(shopper, null);
+    await applyGiftCard(shopper);
+    await expect(totalsLine(shopper, cardLine)).toContainText("-$20.00");
+    await expect(totalsLine(shopper, "To pay by card:")).toHaveText("$10.00");
+    for (const width of [390, 1280]) {
+      await shopper.setViewportSize({ width, height: 900 });
+      await shopper.screenshot({ path: join(SHOTS, `paid-part-${width}.png`), fullPage: true });
+    }
+    await enterCard(shopper, "4242424242424242");
+    await shopper.getByRole("button", { name: "Buy Now" }).click();
+    await expect(shopper).toHaveURL(/\/orders\?placed=SF-\d{4}-[A-Z0-9]{4}$/);
+    const second = new URL(shopper.url()).searchParams.get("placed") ?? "";
+
+    await balanceShown(shopper);
+    await expect(balance(shopper)).toContainText("$0.00");
+
+    // The operator refunds the second order: the gift card gets back what it paid first, the test card the rest.
+    await operator.goto(url(`/admin/orders/${second}`));
+    await operator.getByLabel(`Quantity to refund of ${ECHO}`).fill("1");
+    await operator.getByRole("button", { name: "Refund", exact: true }).click();
+    await expect(operator.getByRole("heading", { name: /^Refund \$30\.00 to / })).toBeVisible();
+    await operator.setViewportSize({ width: 1280, height: 900 });
+    await operator.screenshot({ path: join(SHOTS, "refund-confirm-1280.png"), fullPage: true });
+    await operator.getByRole("button", { name: "Refund $30.00" }).click();
+    await expect(operator.getByRole("status").filter({ hasText: "Refunded $30.00." })).toBeVisible();
+    await operator.screenshot({ path: join(SHOTS, "refunded-order-1280.png"), fullPage: true });
+
+    await balanceShown(shopper);
+    await expect(balance(shopper)).toContainText("$20.00");
+    await shopper.screenshot({ path: join(SHOTS, "balance-after-refund-1280.png"), fullPage: true });
+
+    await operator.goto(url("/admin/gift-cards"));
+    await expect(operator.getByRole("row", { name: new RegExp(lastFour) })).toContainText("$20.00");
+    await operator.close();
+    await shopper.close();
   });
 });

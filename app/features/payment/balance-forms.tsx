@@ -22,7 +22,24 @@ export function StoreCreditForm({ availableCents, isApplied }: { availableCents:
           </button>
         </fetcher.Form>
       )}
-      {/* Its button is the totals' "Remove", beside "Store credit: -$x" (the totals sit in the payment's own form). */}
+      {refusal ? (
+        <p role="alert" className="payment__error">
+          {refusal}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * The form every balance's "Remove" sends (a gift card's as well as store credit's, whether or not the shopper has
+ * store credit): its buttons are the totals' (RemoveBalanceButton), which sit in the payment's own form.
+ */
+export function RemoveBalanceForm() {
+  const fetcher = useFetcher<BalanceActionData>();
+  const refusal = fetcher.data && !fetcher.data.balance.ok ? fetcher.data.balance.error : null;
+  return (
+    <>
       <fetcher.Form id={REMOVE_BALANCE_FORM} method="post" preventScrollReset hidden>
         <input type="hidden" name="intent" value="remove-balance" />
       </fetcher.Form>
@@ -31,7 +48,7 @@ export function StoreCreditForm({ availableCents, isApplied }: { availableCents:
           {refusal}
         </p>
       ) : null}
-    </div>
+    </>
   );
 }
 
