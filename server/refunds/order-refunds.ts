@@ -13,6 +13,7 @@ import type { OrderService } from "#server/orders/order-service";
 import type { PaymentProvider, ProviderRefund } from "#server/payments/payment-provider";
 import { AppError } from "#shared/errors";
 import { formatCents } from "#shared/money";
+import { balanceLabel } from "#shared/pricing";
 import { chargedOrder, quoteRefund, splitRefund, type RefundQuote } from "#server/pricing/refund";
 import type { BalanceLedger } from "#server/balances/balance-ledger";
 import type { GiftCardService } from "#server/gift-cards/gift-card-service";
@@ -649,9 +650,17 @@ export function createOrderRefunds(
         throw new AppError("BAD_REQUEST", `You can refund at most ${formatCents(ceiling)}.`, {
           details: { field: "amount" },
         });
+      // Where it goes, so the question names the gift card or store credit that paid before the card.
+      const split = input.destination === "store_credit" ? null : await balanceSplit(order, amountCents, "card");
+      const paid = order.pricing?.balances ?? [];
       return {
         amountCents,
         ceilingCents: ceiling,
+        toBalances: (split?.balances ?? []).map((back) => {
+          const balance = paid.find((each) => each.accountId === back.accountId);
+          return { label: balance ? balanceLabel(balance) : "Store credit", amountCents: back.amountCents };
+        }),
+        toCardCents: split ? split.cardCents : 0,
         lines: plan.quote.lines.map((line) => ({
           title: plan.items[line.index]!.title,
           quantity: line.quantity,

@@ -116,6 +116,11 @@ type ActionAnswer = {
 };
 
 /** The refund form's fields, as the confirmation carries them on. */
+/** "Gift card ending 7XQ2" as it reads inside a sentence. */
+function lowerFirst(label: string): string {
+  return label.charAt(0).toLowerCase() + label.slice(1);
+}
+
 function refundFields(input: {
   lines: { index: number; quantity: number; restock: boolean }[];
   includeShipping: boolean;
@@ -170,9 +175,21 @@ export async function action({ context, request, params }: Route.ActionArgs) {
           reason: input.reason,
         });
         const amount = formatCents(quote.amountCents);
-        const to = input.destination === "store_credit" ? "store credit" : card;
+        // A gift card or store credit that paid part of the order gets its part back first, the card the rest.
+        const destinations =
+          input.destination === "store_credit"
+            ? [{ to: "store credit", amountCents: quote.amountCents }]
+            : [
+                ...quote.toBalances.map((back) => ({ to: lowerFirst(back.label), amountCents: back.amountCents })),
+                ...(quote.toCardCents > 0 || quote.toBalances.length === 0
+                  ? [{ to: card, amountCents: quote.toCardCents }]
+                  : []),
+              ];
         const confirm = {
-          question: `Refund ${amount} to ${to}?`,
+          question:
+            destinations.length === 1
+              ? `Refund ${amount} to ${destinations[0]!.to}?`
+              : `Refund ${amount}: ${destinations.map((part) => `${formatCents(part.amountCents)} to ${part.to}`).join(" and ")}?`,
           button: `Refund ${amount}`,
           details: [
             ...quote.lines.map(
