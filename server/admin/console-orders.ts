@@ -107,7 +107,7 @@ export function createAdminOrders(
   logger: Logger,
   inventory?: InventoryService,
   ledger?: BalanceLedger,
-  giftCards?: Pick<GiftCardService, "refundableOf" | "takeBack">,
+  giftCards?: Pick<GiftCardService, "refundableOf" | "takeBack" | "outstandingOf">,
 ) {
   const refunds = createOrderRefunds(db, orders, provider, email, logger, inventory, ledger, giftCards);
   const { orderByNumber, refundHistory } = refunds;

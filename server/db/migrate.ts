@@ -38,6 +38,7 @@ import * as balanceLedger from "./migrations/0037-balance-ledger";
 import * as giftCards from "./migrations/0038-gift-cards";
 import * as returns from "./migrations/0039-returns";
 import * as withdrawals from "./migrations/0040-withdrawals";
+import * as giftCardsOutOfSales from "./migrations/0041-gift-cards-out-of-sales";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -81,6 +82,7 @@ const migrations: Record<string, Migration> = {
   "0038-gift-cards": giftCards,
   "0039-returns": returns,
   "0040-withdrawals": withdrawals,
+  "0041-gift-cards-out-of-sales": giftCardsOutOfSales,
 };
 
 export const migrationNames = Object.keys(migrations);

@@ -490,6 +490,57 @@ export function createGiftCardService({
       return refundable;
     },
 
+    /**
+     * An order's gift cards for a refund by amount alone: what its gift card lines cost, what refunds have given back of
+     * them, and each card not yet taken back, in the order a refund takes them (takeBack's: by line, the last unit
+     * first) with what taking it back would give back now (a card not yet sent: its price; else what is left on it).
+     */
+    async outstandingOf(
+      orderId: string,
+      executor: Writer = db,
+    ): Promise<{
+      chargedCents: number;
+      refundedCents: number;
+      cards: { lineIndex: number; refundableCents: number }[];
+    }> {
+      const [sales, refunded] = await Promise.all([
+        executor
+          .selectFrom("gift_card_sales as s")
+          .leftJoin("balance_accounts as a", "a.id", "s.account_id")
+          .select([
+            "s.line_index",
+            "s.amount_cents",
+            "s.account_id",
+            "s.cancelled_at",
+            "a.balance_cents",
+            "a.disabled_at",
+          ])
+          .where("s.order_id", "=", orderId)
+          .orderBy("s.line_index")
+          .orderBy("s.sequence", "desc")
+          .execute(),
+        executor
+          .selectFrom("order_refund_lines")
+          .select(["line_index", sql<number>`sum(amount_cents)::int`.as("cents")])
+          .where("order_id", "=", orderId)
+          .where("line_index", "in", (select) =>
+            select.selectFrom("gift_card_sales").select("line_index").where("order_id", "=", orderId),
+          )
+          .groupBy("line_index")
+          .execute(),
+      ]);
+      return {
+        chargedCents: sales.reduce((sum, sale) => sum + sale.amount_cents, 0),
+        refundedCents: refunded.reduce((sum, row) => sum + row.cents, 0),
+        cards: sales
+          .filter((sale) => sale.cancelled_at === null && (sale.account_id === null || sale.disabled_at === null))
+          .map((sale) => ({
+            lineIndex: sale.line_index,
+            refundableCents: sale.account_id === null ? sale.amount_cents : Math.max(0, sale.balance_cents ?? 0),
+          })),
+      };
+    },
+
     /** What refunding `units` of the line would give back now, without doing it (the console's form and its check). */
     async refundableOf(orderId: string, lineIndex: number, units: number, executor: Writer = db): Promise<number> {
       const sales = await executor

@@ -40,6 +40,8 @@ const METADATA_VALUE_LIMIT = 500;
 /** Metadata keys a refund's lines may take (Stripe allows 50 keys in all). */
 const LINE_KEYS_LIMIT = 40;
 export const ALREADY_REFUNDED = "This order has already been refunded.";
+/** A refund by amount finds nothing left but what was spent from the gift cards the order bought. */
+const SPENT_ON_CARDS = "What is left of this order was spent from the gift cards it bought.";
 
 /** Who a refund made outside the console (the processor's dashboard) is recorded as. */
 const PROCESSOR_ACTOR: Actor = { id: null, email: "processor" };
@@ -152,7 +154,7 @@ export function createOrderRefunds(
   inventory?: InventoryService,
   ledger?: BalanceLedger,
   /** Gift cards an order sold: a refund of one gives back only what is left on it, and disables it. */
-  giftCards?: Pick<GiftCardService, "refundableOf" | "takeBack">,
+  giftCards?: Pick<GiftCardService, "refundableOf" | "takeBack" | "outstandingOf">,
 ) {
   async function orderByNumber(number: string) {
     const key = number.toUpperCase();
@@ -399,11 +401,13 @@ export function createOrderRefunds(
       },
     );
     // A gift card the order sold gives back only what is left on it (nothing of what its holder has spent).
+    let spentOnCardsCents = 0;
     if (giftCards)
       for (const line of quote.lines) {
         if (!items[line.index]?.giftCard) continue;
         const left = await giftCards.refundableOf(order.id, line.index, line.quantity);
         if (left >= line.amountCents) continue;
+        spentOnCardsCents += line.amountCents - left;
         quote.totalCents = Math.max(0, quote.totalCents - (line.amountCents - left));
         line.amountCents = left;
       }
@@ -414,12 +418,54 @@ export function createOrderRefunds(
         index: line.index,
         quantity: Math.min(line.quantity, items[line.index]!.quantity - (history.restocked[line.index] ?? 0)),
       }));
-    return { items, quote, byLines, restock, leftCents: quote.leftCents };
+    const soldCards =
+      !byLines && giftCards && items.some((item) => item.giftCard) ? await giftCards.outstandingOf(order.id) : null;
+    return {
+      items,
+      quote,
+      byLines,
+      restock,
+      leftCents: quote.leftCents,
+      spentOnCardsCents,
+      soldCards: soldCards && {
+        // What is left of the order besides its gift cards: a refund by amount gives that back first.
+        otherLeftCents: Math.max(0, quote.leftCents - (soldCards.chargedCents - soldCards.refundedCents)),
+        cards: soldCards.cards,
+      },
+    };
   }
 
-  /** The most a refund request may give back: what its lines come to, or without lines all that is left. */
+  /**
+   * The most a refund request may give back: what its lines come to, or without lines all that is left, less what the
+   * holders of gift cards the order sold have spent of them (a refund by amount gives back the rest of the order
+   * first, then takes back its gift cards for what is left on them).
+   */
   function ceilingOf(plan: Awaited<ReturnType<typeof planRefund>>): number {
-    return plan.byLines ? plan.quote.totalCents : plan.leftCents;
+    if (plan.byLines) return plan.quote.totalCents;
+    if (!plan.soldCards) return plan.leftCents;
+    const onCards = plan.soldCards.cards.reduce((sum, card) => sum + card.refundableCents, 0);
+    return Math.min(plan.leftCents, plan.soldCards.otherLeftCents + onCards);
+  }
+
+  /**
+   * A refund by amount that is more than the rest of the order comes to: the gift cards it takes back (each disabled,
+   * what is left on it refunded), as lines carried with the refund, one card after another until the amount is met.
+   */
+  function cardsTakenBack(plan: Awaited<ReturnType<typeof planRefund>>, amountCents: number): CarriedLine[] {
+    if (!plan.soldCards) return [];
+    let beyond = amountCents - plan.soldCards.otherLeftCents;
+    const lines: CarriedLine[] = [];
+    for (const card of plan.soldCards.cards) {
+      if (beyond <= 0) break;
+      const cents = Math.min(beyond, card.refundableCents);
+      beyond -= cents;
+      const line = lines.find((each) => each.index === card.lineIndex);
+      if (line) {
+        line.quantity++;
+        line.amountCents += cents;
+      } else lines.push({ index: card.lineIndex, quantity: 1, amountCents: cents, restock: 0 });
+    }
+    return lines;
   }
 
   /** The console's refund: worked out by the refund function, made by the processor, recorded from its answer. */
@@ -444,8 +490,10 @@ export function createOrderRefunds(
     }
     const plan = await planRefund(order, input);
     // After a cancellation everything left goes back, whatever earlier refunds of fewer cents left on the lines.
-    const ceiling = within ? plan.leftCents : ceilingOf(plan);
+    const ceiling = within ? Math.max(0, plan.leftCents - plan.spentOnCardsCents) : ceilingOf(plan);
     const amountCents = input.amountCents ?? ceiling;
+    if (ceiling <= 0 && plan.soldCards)
+      throw new AppError("BAD_REQUEST", SPENT_ON_CARDS, { details: { field: "amount" } });
     if (amountCents < 1)
       throw new AppError("BAD_REQUEST", "Enter an amount of at least $0.01.", { details: { field: "amount" } });
     if (amountCents > ceiling)
@@ -457,12 +505,14 @@ export function createOrderRefunds(
       ...plan.quote.lines.map((line) => line.amountCents),
       plan.quote.shippingCents,
     ]);
-    const lines: CarriedLine[] = plan.quote.lines.map((line, position) => ({
-      index: line.index,
-      quantity: line.quantity,
-      amountCents: plan.byLines ? parts[position]! : 0,
-      restock: plan.restock.find((wanted) => wanted.index === line.index)?.quantity ?? 0,
-    }));
+    const lines: CarriedLine[] = plan.byLines
+      ? plan.quote.lines.map((line, position) => ({
+          index: line.index,
+          quantity: line.quantity,
+          amountCents: parts[position]!,
+          restock: plan.restock.find((wanted) => wanted.index === line.index)?.quantity ?? 0,
+        }))
+      : cardsTakenBack(plan, amountCents);
     const split = await balanceSplit(order, amountCents, input.destination ?? "card");
     const metadata = {
       [OPERATOR_EMAIL_KEY]: actor.email,
@@ -643,9 +693,13 @@ export function createOrderRefunds(
       const ceiling = ceilingOf(plan);
       const amountCents = input.amountCents ?? ceiling;
       if (ceiling <= 0)
-        throw new AppError("BAD_REQUEST", plan.leftCents <= 0 ? ALREADY_REFUNDED : "Choose what to refund.", {
-          details: { field: plan.leftCents <= 0 ? "amount" : "form" },
-        });
+        throw new AppError(
+          "BAD_REQUEST",
+          plan.leftCents <= 0 ? ALREADY_REFUNDED : plan.soldCards ? SPENT_ON_CARDS : "Choose what to refund.",
+          {
+            details: { field: plan.leftCents <= 0 ? "amount" : "form" },
+          },
+        );
       if (amountCents > ceiling)
         throw new AppError("BAD_REQUEST", `You can refund at most ${formatCents(ceiling)}.`, {
           details: { field: "amount" },
@@ -661,6 +715,11 @@ export function createOrderRefunds(
           return { label: balance ? balanceLabel(balance) : "Store credit", amountCents: back.amountCents };
         }),
         toCardCents: split ? split.cardCents : 0,
+        /** Gift cards the order sold that this refund disables (what is left on each is what comes back of it). */
+        giftCardsDisabled: (plan.byLines
+          ? plan.quote.lines.filter((line) => plan.items[line.index]?.giftCard)
+          : cardsTakenBack(plan, amountCents)
+        ).reduce((sum, line) => sum + line.quantity, 0),
         lines: plan.quote.lines.map((line) => ({
           title: plan.items[line.index]!.title,
           quantity: line.quantity,
