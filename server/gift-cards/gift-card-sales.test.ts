@@ -2,6 +2,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { BasketOwner } from "#server/basket/basket-owner";
 import { addDeliveryAddress, confirmCard, createHttpBrowser, createTestShop } from "#server/testing/test-app";
 import { describeEachDatabase } from "#server/testing/test-database";
+import type { Kysely } from "kysely";
+import * as giftCardsOutOfSales from "#server/db/migrations/0041-gift-cards-out-of-sales";
 import { giftCardCodeHash, normaliseGiftCardCode } from "./gift-card-code";
 
 const BOOK = "12321341"; // $10.00 in these tests
@@ -164,5 +166,16 @@ describeEachDatabase("gift cards sold beside other goods", (getDatabase) => {
     const after = await today();
     expect(after.figures.refundCents - before.figures.refundCents).toBe(0);
     expect(after.giftCards.outstandingCents - before.giftCards.outstandingCents).toBe(-3_500);
+  });
+  it("sums the totals already kept again: with gift cards as sales when undone, without them when done again", async () => {
+    const migrated = await today();
+    const schema = db() as unknown as Kysely<unknown>;
+    await giftCardsOutOfSales.down(schema);
+    const undone = await today();
+    // Three $50.00 cards sold above; $5.00 and $35.00 of them refunded by their lines.
+    expect(undone.figures.grossCents - migrated.figures.grossCents).toBe(15_000);
+    expect(undone.figures.refundCents - migrated.figures.refundCents).toBe(4_000);
+    await giftCardsOutOfSales.up(schema);
+    expect(await today()).toEqual(migrated);
   });
 });

@@ -491,6 +491,8 @@ export function createOrderRefunds(
     const plan = await planRefund(order, input);
     // After a cancellation everything left goes back, whatever earlier refunds of fewer cents left on the lines.
     const ceiling = within ? Math.max(0, plan.leftCents - plan.spentOnCardsCents) : ceilingOf(plan);
+    // Cancelled, with nothing left but what was spent from the gift cards it bought: nothing goes back.
+    if (within && ceiling <= 0) return { refundId: null, amountCents: 0 };
     const amountCents = input.amountCents ?? ceiling;
     if (ceiling <= 0 && plan.soldCards)
       throw new AppError("BAD_REQUEST", SPENT_ON_CARDS, { details: { field: "amount" } });

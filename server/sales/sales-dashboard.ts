@@ -45,8 +45,8 @@ export interface SalesDashboard {
   /** Store credit issued and spent in the period (server/balances/store-credit.ts). */
   storeCredit: { issuedCents: number; spentCents: number };
   /**
-   * Gift cards sold in the period and owed now: a liability, not sales. (The sales figures above are the triggers'
-   * totals of migration 0023, which still count gift card lines among the items sold.)
+   * Gift cards sold in the period and owed now: a liability, not sales (the figures above leave gift card lines out:
+   * migration 0041).
    */
   giftCards: GiftCardFigures;
 }
