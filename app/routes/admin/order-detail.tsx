@@ -197,6 +197,13 @@ export async function action({ context, request, params }: Route.ActionArgs) {
                 `${line.quantity} × ${line.title}${line.restock > 0 ? `, ${line.restock} put back in stock` : ""}`,
             ),
             ...(quote.shippingCents > 0 ? [`Shipping, ${formatCents(quote.shippingCents)}`] : []),
+            ...(quote.giftCardsDisabled > 0
+              ? [
+                  quote.giftCardsDisabled === 1
+                    ? "The gift card it bought is disabled: what is left on it comes back."
+                    : `The ${quote.giftCardsDisabled} gift cards it bought are disabled: what is left on them comes back.`,
+                ]
+              : []),
             ...(quote.lines.length === 0 && quote.shippingCents === 0
               ? ["An amount alone: no items go back in stock."]
               : []),
