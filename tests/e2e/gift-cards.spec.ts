@@ -20,6 +20,7 @@ const SHOTS = join("test-results", "gift-cards");
  * the card applied shows "Gift card ending …" in the totals; the console lists the card. Then the card pays a whole
  * $30.00 order ("Place your order", no card), the balance page shows $20.00, the next $30.00 order takes the $20.00 and
  * the test card pays the $10.00 left, and the operator's refund of that order puts $20.00 back on the gift card first.
+ * Last, the card's own purchase refunded gives back only the $20.00 left on it, and disables it.
  */
 test.describe("gift cards", () => {
   test.describe.configure({ mode: "serial", timeout: 150_000 });
@@ -52,6 +53,8 @@ test.describe("gift cards", () => {
 
   const url = (path: string) => `${shop.origin}${path}`;
   let code = "";
+  /** The order that bought the card. */
+  let purchase = "";
 
   async function operatorPage(browser: Browser): Promise<Page> {
     const page = await browser.newPage();
@@ -129,6 +132,7 @@ test.describe("gift cards", () => {
     await enterCard(page, "4242424242424242");
     await page.getByRole("button", { name: "Buy Now" }).click();
     await expect(page).toHaveURL(/\/orders\?placed=SF-\d{4}-[A-Z0-9]{4}$/);
+    purchase = new URL(page.url()).searchParams.get("placed") ?? "";
 
     await expect.poll(() => catcher.to("friend@example.com").length, { timeout: 30_000 }).toBe(1);
     const [mail] = catcher.to("friend@example.com");
@@ -273,5 +277,32 @@ test.describe("gift cards", () => {
     await expect(operator.getByRole("row", { name: new RegExp(lastFour) })).toContainText("$20.00");
     await operator.close();
     await shopper.close();
+  });
+  test("refunding the card's purchase by amount disables it and gives back only what is left on it", async ({
+    browser,
+  }) => {
+    const operator = await operatorPage(browser);
+    await operator.goto(url(`/admin/orders/${purchase}`));
+    // No quantities and no amount: everything that can go back, which is the $20.00 left on the card, not the $50.00.
+    await operator.getByRole("button", { name: "Refund", exact: true }).click();
+    await expect(operator.getByRole("heading", { name: "Refund $20.00 to Visa ending in 4242?" })).toBeVisible();
+    await expect(
+      operator.getByText("The gift card it bought will be disabled: what is left on it comes back."),
+    ).toBeVisible();
+    await operator.screenshot({ path: join(SHOTS, "refund-purchase-confirm-1280.png"), fullPage: true });
+    await operator.getByRole("button", { name: "Refund $20.00" }).click();
+    await expect(operator.getByRole("status").filter({ hasText: "Refunded $20.00." })).toBeVisible();
+
+    const lastFour = code.replace(/ /g, "").slice(-4);
+    await operator.goto(url("/admin/gift-cards"));
+    const row = operator.getByRole("row", { name: new RegExp(lastFour) });
+    await expect(row).toContainText("Disabled");
+    await expect(row).toContainText("$0.00");
+    await operator.close();
+
+    const page = await browser.newPage();
+    await balanceShown(page);
+    await expect(page.getByText("This gift card has been disabled.")).toBeVisible();
+    await page.close();
   });
 });

@@ -200,8 +200,8 @@ export async function action({ context, request, params }: Route.ActionArgs) {
             ...(quote.giftCardsDisabled > 0
               ? [
                   quote.giftCardsDisabled === 1
-                    ? "The gift card it bought is disabled: what is left on it comes back."
-                    : `The ${quote.giftCardsDisabled} gift cards it bought are disabled: what is left on them comes back.`,
+                    ? "The gift card it bought will be disabled: what is left on it comes back."
+                    : `The ${quote.giftCardsDisabled} gift cards it bought will be disabled: what is left on them comes back.`,
                 ]
               : []),
             ...(quote.lines.length === 0 && quote.shippingCents === 0
