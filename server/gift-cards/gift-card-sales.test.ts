@@ -167,14 +167,31 @@ describeEachDatabase("gift cards sold beside other goods", (getDatabase) => {
     expect(after.figures.refundCents - before.figures.refundCents).toBe(0);
     expect(after.giftCards.outstandingCents - before.giftCards.outstandingCents).toBe(-3_500);
   });
+  it("Cancel and refund gives back the book and what is left on the card, never what was spent of it", async () => {
+    const { adminOrders, balances } = shop.services;
+    const { orderId, number, card } = await buyCardAndBook("cancel@example.com");
+    await balances.adjust(db(), {
+      accountId: card.id,
+      amountCents: -2_000,
+      actor: "test",
+      note: "stands for a purchase",
+    });
+    const cancelled = await adminOrders.cancelAndRefund(OPERATOR, number, newKey());
+    expect(cancelled.amountCents).toBe(4_000);
+    expect((await balances.findAccount(card.id))?.disabledAt).not.toBeNull();
+    expect(
+      await db().selectFrom("orders").select("refunded_cents").where("id", "=", orderId).executeTakeFirstOrThrow(),
+    ).toEqual({ refunded_cents: 4_000 });
+  });
+
   it("sums the totals already kept again: with gift cards as sales when undone, without them when done again", async () => {
     const migrated = await today();
     const schema = db() as unknown as Kysely<unknown>;
     await giftCardsOutOfSales.down(schema);
     const undone = await today();
-    // Three $50.00 cards sold above; $5.00 and $35.00 of them refunded by their lines.
-    expect(undone.figures.grossCents - migrated.figures.grossCents).toBe(15_000);
-    expect(undone.figures.refundCents - migrated.figures.refundCents).toBe(4_000);
+    // Four $50.00 cards sold above; $5.00, $35.00 and $30.00 of them refunded by their lines.
+    expect(undone.figures.grossCents - migrated.figures.grossCents).toBe(20_000);
+    expect(undone.figures.refundCents - migrated.figures.refundCents).toBe(7_000);
     await giftCardsOutOfSales.up(schema);
     expect(await today()).toEqual(migrated);
   });
