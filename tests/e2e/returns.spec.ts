@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { startSmtpCatcher } from "../../server/testing/smtp-catcher";
+import { enterCard } from "./support/card";
+import { fillDeliveryAddress } from "./support/delivery";
 import { BOOK, guestBuysTheBook } from "./support/guest-buys";
 import { OPERATOR } from "./support/operator";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
@@ -64,6 +66,26 @@ test.describe("returns", () => {
     await operator.getByLabel("Tracking number").fill(`1Z${Date.now()}`);
     await operator.getByRole("button", { name: "Mark as shipped" }).click();
     await expect(operator.getByRole("status").filter({ hasText: "Marked as shipped." })).toBeVisible();
+  }
+
+  /** The operator imports a tee in S (sold out), M and XL at $20.00 and $22.00, and L at $18.00, from a CSV file. */
+  async function importTee(operator: Page, run: string) {
+    const csv = [
+      "URL handle,Title,Description,Vendor,Type,Tags,Status,Option1 name,Option1 value,SKU,Price,Inventory tracker,Inventory quantity,Departments",
+      `return-tee-${run},Return Tee ${run},A cotton tee.,Acme,Shirts,,active,Size,S,RT-S-${run},20.00,shopify,0,Clothing > T-shirts`,
+      `return-tee-${run},,,,,,,,M,RT-M-${run},20.00,shopify,3,`,
+      `return-tee-${run},,,,,,,,L,RT-L-${run},18.00,shopify,3,`,
+      `return-tee-${run},,,,,,,,XL,RT-XL-${run},22.00,shopify,3,`,
+    ].join("\n");
+    await operator.goto("/admin/products/import");
+    await expect(operator.locator("html[data-hydrated]")).toHaveCount(1);
+    await operator
+      .getByLabel("CSV file")
+      .setInputFiles({ name: "tee.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await operator.getByRole("button", { name: "Import" }).click();
+    await expect(
+      operator.getByRole("status").filter({ hasText: /Imported 4 rows at .*: 1 created, 0 updated, 0 unchanged\./ }),
+    ).toBeVisible();
   }
 
   /** The guest's signed link to their order, from the shipped e-mail. */
@@ -136,6 +158,121 @@ test.describe("returns", () => {
     await expect(guest.getByLabel("Quantity to return").locator("option")).toHaveCount(2);
     await emailsTo(email, "We received your return request");
     await emailsTo(email, "Your return is approved");
+  });
+
+  test("a signed-in shopper replaces a size that does not fit; the operator approves, receives and replaces it with a $0.00 order, and the difference is refunded", async ({
+    browser,
+  }) => {
+    test.setTimeout(240_000);
+    const run = String(Date.now());
+    const tee = `Return Tee ${run}`;
+    const operator = await operatorPage(browser);
+    await importTee(operator, run);
+
+    // The shopper, signed in and with JavaScript, buys the tee in M at $20.00.
+    const email = `replace.${run}@example.com`;
+    const shopper = await (await browser.newContext({ baseURL: shop.origin })).newPage();
+    await shopper.goto("/login");
+    await shopper.getByLabel("E-mail", { exact: true }).fill(email);
+    await shopper.getByLabel("Password").fill("correct horse battery");
+    await shopper.getByRole("button", { name: "Create your account" }).click();
+    await expect(shopper).toHaveURL(`${shop.origin}/`);
+    await shopper.goto(`/products/return-tee-${run}`);
+    await expect(shopper.locator("html[data-hydrated]")).toHaveCount(1);
+    await shopper.getByRole("group", { name: "Size" }).getByRole("radio", { name: /^M\b/ }).check();
+    await shopper.getByRole("button", { name: "Add to Basket" }).click();
+    const basket = shopper.getByRole("banner").getByRole("link", { name: /^Basket,/ });
+    await expect(basket).toHaveAccessibleName("Basket, 1 item");
+    await expect(basket).toHaveAttribute("aria-busy", "false");
+    await shopper.goto("/checkout");
+    await shopper.getByRole("link", { name: "Proceed to Checkout" }).click();
+    await fillDeliveryAddress(shopper, { name: "Grace Hopper", email: null });
+    await enterCard(shopper, "4242424242424242");
+    await shopper.getByRole("button", { name: "Buy Now" }).click();
+    await expect(shopper).toHaveURL(/\/orders\?placed=SF-/);
+    const number = new URL(shopper.url()).searchParams.get("placed")!;
+    await ship(operator, number);
+
+    // Doesn't fit: L instead, the only other size in stock at the same price or less (S is sold out, XL dearer).
+    await shopper.goto(`/orders/${number}`);
+    await expect(shopper.locator("html[data-hydrated]")).toHaveCount(1);
+    const section = shopper.getByRole("region", { name: "Return or replace items" });
+    await section.getByLabel("Quantity to return").selectOption("1");
+    await section.getByLabel("Reason").selectOption({ label: "Doesn't fit" });
+    await section.getByRole("radio", { name: "Replace with another option" }).check();
+    const replacement = section.getByLabel("Replacement option");
+    await expect(replacement.locator("option")).toHaveText(["Choose an option", "Size: L, $18.00"]);
+    await replacement.selectOption({ label: "Size: L, $18.00" });
+    await expect(shopper.getByTestId("return-refund")).toHaveText("Refund: $2.00");
+    await shopper.setViewportSize({ width: 390, height: 844 });
+    await shopper.screenshot({ path: "test-results/returns-replace-request-390.png", fullPage: true });
+    const overflow = await shopper.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shopper.setViewportSize({ width: 1280, height: 900 });
+    await shopper.getByRole("button", { name: "Request return" }).click();
+    await expect(shopper.getByRole("heading", { name: "We received your return request" })).toBeVisible();
+    await expect(shopper.getByText(`Return ${number}-R1. Refund: $2.00.`)).toBeVisible();
+    const [requested] = await emailsTo(email, "We received your return request");
+    expect(requested!.body).toContain(`${tee} (Size: M)`);
+    expect(requested!.body).toContain("Replace with Size: L");
+
+    // The operator approves, marks it received and presses "Replace".
+    await operator.goto("/admin/returns");
+    await operator.getByRole("link", { name: `${number}-R1` }).click();
+    await expect(operator.getByTestId("return-figure")).toHaveText("$2.00");
+    await expect(operator.getByRole("row", { name: new RegExp(`${tee}`) })).toContainText("Replace with Size: L");
+    await operator.getByRole("button", { name: "Approve" }).click();
+    await expect(operator.getByRole("status").filter({ hasText: "Approved." })).toBeVisible();
+    await emailsTo(email, "Your return is approved");
+    await operator.getByRole("button", { name: `Mark received: ${tee} (Size: M)` }).click();
+    await expect(
+      operator.getByRole("status").filter({ hasText: "Marked received. 1 put back in stock." }),
+    ).toBeVisible();
+    await expect(operator.getByRole("button", { name: /^Refund/ })).toHaveCount(0);
+    await operator.getByRole("button", { name: "Replace", exact: true }).click();
+    const made = operator.getByRole("status").filter({ hasText: /^Replacement order SF-/ });
+    await expect(made).toHaveText(/^Replacement order SF-\d{4}-[A-Z0-9]{4} made at \$0\.00; \$2\.00 refunded\.$/);
+    const replacementNumber = /SF-\d{4}-[A-Z0-9]{4}/.exec((await made.textContent()) ?? "")![0];
+    await expect(operator.getByRole("link", { name: replacementNumber })).toBeVisible();
+    await expect(operator.getByRole("button", { name: "Replace", exact: true })).toHaveCount(0);
+    await operator.setViewportSize({ width: 1280, height: 900 });
+    await operator.screenshot({ path: "test-results/returns-replace-console-1280.png", fullPage: true });
+    // The replacement order, to the operator: $0.00, the other size, to be shipped like any order.
+    await operator.getByRole("link", { name: replacementNumber }).click();
+    await expect(operator.getByRole("heading", { name: new RegExp(replacementNumber) })).toBeVisible();
+    await expect(operator.getByRole("link", { name: `Return ${number}-R1` })).toBeVisible();
+    await expect(operator.getByText("None (replacement)")).toBeVisible();
+    await expect(operator.getByRole("main")).toContainText(`${tee} (Size: L)`);
+    await expect(operator.getByRole("button", { name: "Mark as shipped" })).toBeVisible();
+
+    // The e-mails: the difference refunded, the replacement order confirmed at $0.00; each once.
+    const [refunded] = await emailsTo(email, `refund for order ${number}`);
+    expect(refunded!.subject).toContain("$2.00");
+    const [confirmed] = await emailsTo(email, `order ${replacementNumber}`);
+    expect(confirmed!.subject).toContain("$0.00");
+    expect(confirmed!.body).toContain("Size: L");
+
+    // The shopper: the new order in their orders at $0.00, and the return naming it.
+    await shopper.goto("/orders");
+    const listed = shopper.getByRole("article").filter({ hasText: replacementNumber });
+    await expect(listed).toContainText("$0.00");
+    await shopper.screenshot({ path: "test-results/returns-replace-orders-1280.png", fullPage: true });
+    await shopper.goto(`/orders/${number}`);
+    const returned = shopper.getByTestId("order-return");
+    await expect(returned).toContainText(`Return ${number}-R1`);
+    await expect(returned).toContainText("Refund: $2.00");
+    await returned.getByRole("link", { name: `Order ${replacementNumber}` }).click();
+    await expect(shopper.getByRole("heading", { name: `Order ${replacementNumber}` })).toBeVisible();
+    await expect(shopper.getByTestId("order-item")).toContainText(`${tee} (Size: L)`);
+    await expect(shopper.getByTestId("order-total")).toHaveText("$0.00");
+    await expect(shopper.getByTestId("order-card")).toHaveText(`None: a replacement for return ${number}-R1`);
+    await shopper.setViewportSize({ width: 390, height: 844 });
+    await shopper.screenshot({ path: "test-results/returns-replace-order-390.png", fullPage: true });
+    await emailsTo(email, "We received your return request");
+    await emailsTo(email, "Your return is approved");
+    await emailsTo(email, `refund for order ${number}`);
   });
 
   test("a return found by its order number and e-mail is declined with the operator's message", async ({ browser }) => {
