@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
+import pg from "pg";
 import { startSmtpCatcher } from "../../server/testing/smtp-catcher";
 import { enterCard } from "./support/card";
 import { fillDeliveryAddress } from "./support/delivery";
@@ -9,11 +10,32 @@ import { BOOK, guestBuysTheBook } from "./support/guest-buys";
 import { OPERATOR } from "./support/operator";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
 
+/** The operator, signed in from the sign-in page of the shop at `origin`. */
+async function operatorAt(browser: Browser, origin: string): Promise<Page> {
+  const context = await browser.newContext({ baseURL: origin });
+  const page = await context.newPage();
+  await page.goto("/login");
+  await page.getByLabel("E-mail", { exact: true }).fill(OPERATOR.email);
+  await page.getByLabel("Password").fill(OPERATOR.password);
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await expect(page).toHaveURL(`${origin}/`);
+  return page;
+}
+
+async function ship(operator: Page, number: string) {
+  await operator.goto(`/admin/orders/${number}`);
+  await operator.getByLabel("Carrier").fill("UPS");
+  await operator.getByLabel("Tracking number").fill(`1Z${Date.now()}`);
+  await operator.getByRole("button", { name: "Mark as shipped" }).click();
+  await expect(operator.getByRole("status").filter({ hasText: "Marked as shipped." })).toBeVisible();
+}
+
 /**
  * Returns, on a production server of their own that sends its e-mail to a real SMTP server in this process: a guest
  * buys two of the book, the operator ships it, and the guest, from the link in the shipped e-mail on a browser without
- * JavaScript, returns one; the operator approves, receives and refunds it, and both read the same figure. Another
- * return is declined with a message. Each e-mail is read at the SMTP server.
+ * JavaScript, returns one; the operator approves, receives and refunds it, and both read the same figure. A signed-in
+ * shopper has a size replaced by another (a $0.00 order, the difference refunded). Another return is declined with a
+ * message. Each e-mail is read at the SMTP server.
  */
 test.describe("returns", () => {
   let catcher: Awaited<ReturnType<typeof startSmtpCatcher>>;
@@ -49,24 +71,7 @@ test.describe("returns", () => {
     return catcher.to(email).filter((message) => message.subject.match(subject));
   }
 
-  async function operatorPage(browser: Browser): Promise<Page> {
-    const context = await browser.newContext({ baseURL: shop.origin });
-    const page = await context.newPage();
-    await page.goto("/login");
-    await page.getByLabel("E-mail", { exact: true }).fill(OPERATOR.email);
-    await page.getByLabel("Password").fill(OPERATOR.password);
-    await page.getByRole("button", { name: "Sign In" }).click();
-    await expect(page).toHaveURL(`${shop.origin}/`);
-    return page;
-  }
-
-  async function ship(operator: Page, number: string) {
-    await operator.goto(`/admin/orders/${number}`);
-    await operator.getByLabel("Carrier").fill("UPS");
-    await operator.getByLabel("Tracking number").fill(`1Z${Date.now()}`);
-    await operator.getByRole("button", { name: "Mark as shipped" }).click();
-    await expect(operator.getByRole("status").filter({ hasText: "Marked as shipped." })).toBeVisible();
-  }
+  const operatorPage = (browser: Browser) => operatorAt(browser, shop.origin);
 
   /** The operator imports a tee in S (sold out), M and XL at $20.00 and $22.00, and L at $18.00, from a CSV file. */
   async function importTee(operator: Page, run: string) {
@@ -306,5 +311,123 @@ test.describe("returns", () => {
     await expect(operator.getByRole("status").filter({ hasText: "Declined." })).toBeVisible({ timeout: 20_000 });
     const [declined] = await emailsTo(email, "Your return was declined");
     expect(declined!.body).toContain("Books cannot be returned once opened.");
+  });
+});
+
+/**
+ * Two production instances on one PostgreSQL schema of their own, as behind a load balancer: an operator on each
+ * marks the same returned line received at the same moment. The undamaged unit goes back in stock once, and the
+ * return is Received once. PGlite serves one process only, so this needs TEST_DATABASE_URL.
+ */
+test.describe("a return marked received on two instances at once", () => {
+  const url = process.env.TEST_DATABASE_URL;
+  const schema = `e2e_returns_received_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  const shops: ShopProcess[] = [];
+  test.skip(
+    () => !url,
+    "Two instances share a PostgreSQL database: set TEST_DATABASE_URL (PGlite serves one process only).",
+  );
+
+  test.beforeAll(async () => {
+    if (!url) return;
+    test.setTimeout(300_000);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const databaseUrl = `${url}${url!.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
+    const env = {
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: mkdtempSync(join(tmpdir(), "storefront-returns-race-")),
+      OPERATOR_EMAIL: OPERATOR.email,
+      OPERATOR_PASSWORD: OPERATOR.password,
+      AUTH_ATTEMPTS_PER_IP: "10000",
+      NEW_SESSIONS_PER_IP: "100000",
+    };
+    // One after the other: the first migrates and seeds, the second finds it done.
+    shops.push(await startShopProcess(env, await freePort(), 200_000));
+    shops.push(await startShopProcess(env, await freePort(), 200_000));
+  });
+  test.afterAll(async () => {
+    await Promise.all(shops.map((running) => killShop(running, "SIGTERM")));
+    if (!url) return;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`drop schema if exists ${schema} cascade`);
+    await admin.end();
+  });
+
+  /** The book's stock as the console's product form shows it. */
+  async function bookStock(operator: Page): Promise<string> {
+    await operator.goto("/admin/products/12321341");
+    return operator.getByLabel("Stock", { exact: true }).inputValue();
+  }
+
+  test('"Mark received" pressed on both instances at once puts the undamaged unit back in stock once', async ({
+    browser,
+  }) => {
+    test.setTimeout(240_000);
+    const [first, second] = shops as [ShopProcess, ShopProcess];
+    const operatorA = await operatorAt(browser, first.origin);
+    await operatorA.goto("/admin/products/12321341");
+    await operatorA.getByLabel("Stock", { exact: true }).fill("10");
+    await operatorA.getByLabel("Track stock").check();
+    await operatorA.getByRole("button", { name: "Save" }).click();
+    await expect(operatorA.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+
+    // A guest buys two of the book on the first instance; it ships; they return both, one arrived damaged.
+    const guest = await (await browser.newContext({ baseURL: first.origin })).newPage();
+    const number = await guestBuysTheBook(guest, `race.${Date.now()}@example.com`, 2);
+    expect(await bookStock(operatorA)).toBe("8");
+    await ship(operatorA, number);
+    await guest.goto(`/orders/${number}`);
+    await expect(guest.locator("html[data-hydrated]")).toHaveCount(1);
+    await guest.getByLabel("Quantity to return").selectOption("2");
+    await guest.getByLabel("Reason").selectOption({ label: "Arrived damaged" });
+    await expect(guest.getByTestId("return-refund")).toHaveText("Refund: $23.92");
+    await guest.getByRole("button", { name: "Request return" }).click();
+    await expect(guest.getByRole("heading", { name: "We received your return request" })).toBeVisible();
+    const returnPath = `/admin/returns/${number}-R1`;
+    await operatorA.goto(returnPath);
+    await operatorA.getByRole("button", { name: "Approve" }).click();
+    await expect(operatorA.getByRole("status").filter({ hasText: "Approved." })).toBeVisible();
+
+    // An operator on each instance, the same line, the same counts, at once.
+    const operatorB = await operatorAt(browser, second.origin);
+    const pages = [operatorA, operatorB];
+    for (const operator of pages) {
+      await operator.goto(returnPath);
+      await expect(operator.locator("html[data-hydrated]")).toHaveCount(1);
+      await operator.getByLabel("Received", { exact: true }).fill("2");
+      await operator.getByLabel("Damaged", { exact: true }).fill("1");
+    }
+    await Promise.all(
+      pages.map((operator) => operator.getByRole("button", { name: `Mark received: ${BOOK}` }).click()),
+    );
+    const done = (operator: Page) =>
+      operator.getByRole("status").filter({ hasText: "Marked received. 1 put back in stock." });
+    const refused = (operator: Page) =>
+      operator
+        .getByRole("alert")
+        .filter({ hasText: /changed since the page was drawn|marked received already|cannot be marked received/ });
+    for (const operator of pages) await expect(done(operator).or(refused(operator))).toBeVisible();
+    const outcomes = await Promise.all(pages.map((operator) => done(operator).count()));
+    expect(outcomes.reduce((sum, count) => sum + count, 0)).toBe(1);
+    await operatorB.screenshot({ path: "test-results/returns-received-twice-1280.png", fullPage: true });
+
+    // Both instances read the same: one unit back (8 + 2 received - 1 damaged), the return Received, once.
+    for (const operator of pages) {
+      expect(await bookStock(operator)).toBe("9");
+      await operator.goto(returnPath);
+      await expect(operator.getByTestId("return-line")).toContainText("2 received, 1 damaged");
+      await expect(operator.locator(".console-facts dd").first()).toHaveText("Received");
+    }
+    await operatorB.goto("/admin/audit");
+    await expect(
+      operatorB
+        .getByRole("row")
+        .filter({ hasText: "return.receive" })
+        .filter({ hasText: `${number}-R1` }),
+    ).toHaveCount(1);
   });
 });
