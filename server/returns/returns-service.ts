@@ -1,5 +1,6 @@
 import type { DB, Writer } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
+import { replacementOrderEmail } from "#server/email/templates/order-emails";
 import { returnApprovedEmail, returnCancelledEmail, returnDeclinedEmail } from "#server/email/templates/return-emails";
 import type { InventoryService } from "#server/inventory/inventory-service";
 import type { OrderService } from "#server/orders/order-service";
@@ -400,7 +401,13 @@ export function createReturnsService(deps: ReturnsDependencies) {
           items.map((item) => ({ variantId: item.variantId, quantity: item.quantity })),
           written.orderId,
         );
-        await email.enqueueOrderConfirmation(trx, written.orderId);
+        // Its confirmation, said as a replacement: nothing was paid for it.
+        await email.enqueueOrderEmail(trx, {
+          orderId: written.orderId,
+          kind: "order-confirmation",
+          dedupeKey: `order-confirmation:${written.orderId}`,
+          render: (data) => replacementOrderEmail({ ...data, returnNumber: row.number }),
+        });
       }
       await trx
         .updateTable("returns")

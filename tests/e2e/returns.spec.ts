@@ -255,9 +255,11 @@ test.describe("returns", () => {
     // The e-mails: the difference refunded, the replacement order confirmed at $0.00; each once.
     const [refunded] = await emailsTo(email, `refund for order ${number}`);
     expect(refunded!.subject).toContain("$2.00");
-    const [confirmed] = await emailsTo(email, `order ${replacementNumber}`);
+    const [confirmed] = await emailsTo(email, `replacement order ${replacementNumber}`);
     expect(confirmed!.subject).toContain("$0.00");
-    expect(confirmed!.body).toContain("Size: L");
+    expect(confirmed!.body).toContain(`the replacement for return ${number}-R1, at no charge`);
+    expect(confirmed!.body).toContain(`${tee} (Size: L)`);
+    expect(confirmed!.body).not.toContain("We have received your payment");
 
     // The shopper: the new order in their orders at $0.00, and the return naming it.
     await shopper.goto("/orders");
