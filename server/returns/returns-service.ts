@@ -160,10 +160,9 @@ export function createReturnsService(deps: ReturnsDependencies) {
       const lines = await linesOf(trx, row.id);
       const line = lines.find((candidate) => candidate.line_index === lineIndex);
       if (!line) throw new AppError("NOT_FOUND", "That item is not in this return.");
+      // Someone was first (another operator, or the other instance): a conflict, said above the return as it now is.
       if (line.received_quantity !== null)
-        throw new AppError("BAD_REQUEST", "This item is marked received already.", {
-          details: { field: `received-${lineIndex}` },
-        });
+        throw new AppError("ORDER_TRANSITION_REFUSED", "This item is marked received already.");
       const { received, damaged } = counts;
       if (!Number.isSafeInteger(received) || received < 0 || received > line.quantity)
         throw new AppError("BAD_REQUEST", `Enter between 0 and ${line.quantity} received.`, {

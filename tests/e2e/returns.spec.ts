@@ -415,6 +415,9 @@ test.describe("a return marked received on two instances at once", () => {
     for (const operator of pages) await expect(done(operator).or(refused(operator))).toBeVisible();
     const outcomes = await Promise.all(pages.map((operator) => done(operator).count()));
     expect(outcomes.reduce((sum, count) => sum + count, 0)).toBe(1);
+    // The refused page draws the return as it now is, beside the refusal.
+    const loser = pages[outcomes.indexOf(0)]!;
+    await expect(loser.getByTestId("return-line")).toContainText("2 received, 1 damaged");
     await operatorB.screenshot({ path: "test-results/returns-received-twice-1280.png", fullPage: true });
 
     // Both instances read the same: one unit back (8 + 2 received - 1 damaged), the return Received, once.
