@@ -251,6 +251,7 @@ test.describe("returns", () => {
     await expect(operator.getByText("None (replacement)")).toBeVisible();
     await expect(operator.getByRole("main")).toContainText(`${tee} (Size: L)`);
     await expect(operator.getByRole("button", { name: "Mark as shipped" })).toBeVisible();
+    await operator.screenshot({ path: "test-results/returns-replacement-order-console-1280.png", fullPage: true });
 
     // The e-mails: the difference refunded, the replacement order confirmed at $0.00; each once.
     const [refunded] = await emailsTo(email, `refund for order ${number}`);
@@ -270,6 +271,9 @@ test.describe("returns", () => {
     const returned = shopper.getByTestId("order-return");
     await expect(returned).toContainText(`Return ${number}-R1`);
     await expect(returned).toContainText("Refund: $2.00");
+    await shopper.setViewportSize({ width: 390, height: 844 });
+    await returned.screenshot({ path: "test-results/returns-replace-returned-390.png" });
+    await shopper.setViewportSize({ width: 1280, height: 900 });
     await returned.getByRole("link", { name: `Order ${replacementNumber}` }).click();
     await expect(shopper.getByRole("heading", { name: `Order ${replacementNumber}` })).toBeVisible();
     await expect(shopper.getByTestId("order-item")).toContainText(`${tee} (Size: L)`);
