@@ -241,6 +241,8 @@ export interface OrderDetail extends OrderView {
   card: { brand: string; last4: string } | null;
   /** A $0.00 order: a promotion code covered all of it, and no card was charged. */
   isPaidByPromotion: boolean;
+  /** A replacement order (sent at $0.00): the number of the return it replaces; null for any other order. */
+  replacesReturnNumber: string | null;
   history: OrderHistoryEntry[];
   /** What the total is made of, as charged; null for orders from before delivery options and tax. */
   pricing: PriceBreakdown | null;

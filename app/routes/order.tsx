@@ -68,7 +68,17 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
       atText: formatShopTime(withdrawal.receivedAt, timeZone),
       lines: withdrawal.lines,
     })),
-    returns,
+    // A replacement order is linked by the way the page was opened: the guest's by its own signed link.
+    returns: {
+      ...returns,
+      returns: returns.returns.map(({ replacementOrder, ...made }) => ({
+        ...made,
+        replacementOrder: replacementOrder && {
+          number: replacementOrder.number,
+          path: byLink ? replacementOrder.signedPath : `/orders/${encodeURIComponent(replacementOrder.number)}`,
+        },
+      })),
+    },
     giftCards,
     // The signed link's signature, carried by the return form, when the page was opened by it.
     access: byLink ? access : null,
@@ -171,6 +181,12 @@ export default function Order({ loaderData, actionData }: Route.ComponentProps) 
           <div>
             <dt>Payment</dt>
             <dd data-testid="order-card">{PAYMENT_BY_PROMOTION}</dd>
+          </div>
+        ) : null}
+        {order.replacesReturnNumber ? (
+          <div>
+            <dt>Payment</dt>
+            <dd data-testid="order-card">{`None: a replacement for return ${order.replacesReturnNumber}`}</dd>
           </div>
         ) : null}
         {order.card ? (

@@ -177,7 +177,7 @@ export function createAdminOrders(
       const row = await orderByNumber(number);
       if (!row) return null;
       const items = row.items.map(readOrderItem);
-      const [history, refunds, taken] = await Promise.all([
+      const [history, refunds, taken, replaced] = await Promise.all([
         db
           .selectFrom("order_status_history")
           .select(["status", "created_at", "carrier", "tracking_number", "amount_cents", "note", "actor"])
@@ -191,6 +191,9 @@ export function createAdminOrders(
           .orderBy("created_at")
           .execute(),
         refundHistory(db, row.id, items.length),
+        row.replaces_return_id
+          ? db.selectFrom("returns").select("number").where("id", "=", row.replaces_return_id).executeTakeFirst()
+          : undefined,
       ]);
       return {
         id: row.id,
@@ -221,6 +224,8 @@ export function createAdminOrders(
           ? { code: row.promotion_code, discountCents: row.discount_cents, isOverLimit: row.promotion_over_limit }
           : null,
         isTest: row.livemode !== true,
+        /** A replacement order: the number of the return it replaces (it was sent at $0.00, nothing charged). */
+        replacesReturnNumber: replaced?.number ?? null,
         /** Placed with an account: it can be refunded to the account's store credit. */
         hasAccount: row.user_id !== null,
         /** The balances that paid part of it ("Store credit", "Gift card ending 7XQ2"), given back first. */

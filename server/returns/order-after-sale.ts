@@ -20,6 +20,8 @@ export interface OrderAfterSale {
     createdAt: Date;
     refundCents: number | null;
     decisionMessage: string | null;
+    /** The $0.00 order it was replaced with, once made: its number and access key (for the guest's signed link). */
+    replacementOrder: { number: string; accessKey: string } | null;
     lines: { lineIndex: number; quantity: number; reason: string | null; resolution: ReturnResolution }[];
   }[];
   withdrawals: { id: string; receivedAt: Date; lines: WithdrawnLine[]; isFull: boolean }[];
@@ -36,6 +38,18 @@ export async function readOrderAfterSale(db: DB, orderId: string): Promise<Order
           .selectFrom("returns")
           .select(["returns.id", "returns.number", "returns.kind", "returns.status", "returns.created_at"])
           .select(["returns.refund_cents", "returns.decision_message"])
+          .select((inner) => [
+            inner
+              .selectFrom("orders as replacement")
+              .select("replacement.number")
+              .whereRef("replacement.id", "=", "returns.replacement_order_id")
+              .as("replacement_number"),
+            inner
+              .selectFrom("orders as replacement")
+              .select("replacement.access_key")
+              .whereRef("replacement.id", "=", "returns.replacement_order_id")
+              .as("replacement_access_key"),
+          ])
           .select((inner) =>
             jsonArrayFrom(
               inner
@@ -85,6 +99,10 @@ export async function readOrderAfterSale(db: DB, orderId: string): Promise<Order
       createdAt: new Date(made.created_at),
       refundCents: made.refund_cents,
       decisionMessage: made.decision_message,
+      replacementOrder:
+        made.replacement_number && made.replacement_access_key
+          ? { number: made.replacement_number, accessKey: made.replacement_access_key }
+          : null,
       lines: made.lines.map((line) => ({
         lineIndex: line.line_index,
         quantity: line.quantity,

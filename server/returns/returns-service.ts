@@ -1,5 +1,6 @@
 import type { DB, Writer } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
+import { replacementOrderEmail } from "#server/email/templates/order-emails";
 import { returnApprovedEmail, returnCancelledEmail, returnDeclinedEmail } from "#server/email/templates/return-emails";
 import type { InventoryService } from "#server/inventory/inventory-service";
 import type { OrderService } from "#server/orders/order-service";
@@ -159,10 +160,9 @@ export function createReturnsService(deps: ReturnsDependencies) {
       const lines = await linesOf(trx, row.id);
       const line = lines.find((candidate) => candidate.line_index === lineIndex);
       if (!line) throw new AppError("NOT_FOUND", "That item is not in this return.");
+      // Someone was first (another operator, or the other instance): a conflict, said above the return as it now is.
       if (line.received_quantity !== null)
-        throw new AppError("BAD_REQUEST", "This item is marked received already.", {
-          details: { field: `received-${lineIndex}` },
-        });
+        throw new AppError("ORDER_TRANSITION_REFUSED", "This item is marked received already.");
       const { received, damaged } = counts;
       if (!Number.isSafeInteger(received) || received < 0 || received > line.quantity)
         throw new AppError("BAD_REQUEST", `Enter between 0 and ${line.quantity} received.`, {
@@ -400,7 +400,13 @@ export function createReturnsService(deps: ReturnsDependencies) {
           items.map((item) => ({ variantId: item.variantId, quantity: item.quantity })),
           written.orderId,
         );
-        await email.enqueueOrderConfirmation(trx, written.orderId);
+        // Its confirmation, said as a replacement: nothing was paid for it.
+        await email.enqueueOrderEmail(trx, {
+          orderId: written.orderId,
+          kind: "order-confirmation",
+          dedupeKey: `order-confirmation:${written.orderId}`,
+          render: (data) => replacementOrderEmail({ ...data, returnNumber: row.number }),
+        });
       }
       await trx
         .updateTable("returns")

@@ -1,6 +1,7 @@
 import type { DB } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import { hasAvailableStock, type InventoryService } from "#server/inventory/inventory-service";
+import { signedOrderPath } from "#server/orders/order-access";
 import type { ReturnPolicy } from "#server/settings/shop-settings-service";
 import { AppError } from "#shared/errors";
 import { describeItemOptions, type FulfilmentStatus, type OrderDetail, type OrderItem } from "#shared/orders";
@@ -51,6 +52,8 @@ export interface ShopperReturnsView {
     createdAt: string;
     refundCents: number | null;
     declineMessage: string | null;
+    /** The $0.00 order sent in its place: its number, and its page by the guest's signed link. */
+    replacementOrder: { number: string; signedPath: string } | null;
     lines: { title: string; quantity: number; reason: string; resolution: ReturnResolution }[];
   }[];
 }
@@ -210,6 +213,10 @@ export function createShopperReturns({
           createdAt: made.createdAt.toISOString(),
           refundCents: made.refundCents,
           declineMessage: made.status === "declined" ? made.decisionMessage : null,
+          replacementOrder: made.replacementOrder && {
+            number: made.replacementOrder.number,
+            signedPath: signedOrderPath(made.replacementOrder),
+          },
           lines: made.lines.map((line) => ({
             title: order.items[line.lineIndex]?.title ?? "",
             quantity: line.quantity,

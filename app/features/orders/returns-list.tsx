@@ -1,3 +1,4 @@
+import { Link } from "react-router";
 import { formatCents } from "#shared/money";
 import type { ReturnResolution } from "#shared/returns";
 
@@ -6,6 +7,8 @@ export interface ShopperReturnRow {
   statusLabel: string;
   refundCents: number | null;
   declineMessage: string | null;
+  /** The $0.00 order sent in its place, once made, and the path of its page. */
+  replacementOrder: { number: string; path: string } | null;
   lines: { title: string; quantity: number; reason: string; resolution: ReturnResolution }[];
 }
 
@@ -27,6 +30,12 @@ export function ReturnsList({ returns }: { returns: ShopperReturnRow[] }) {
             </ul>
             {made.refundCents !== null && made.refundCents > 0 ? (
               <p>{`Refund: ${formatCents(made.refundCents)}`}</p>
+            ) : null}
+            {made.replacementOrder ? (
+              <p>
+                {"Replacement: "}
+                <Link to={made.replacementOrder.path}>{`Order ${made.replacementOrder.number}`}</Link>
+              </p>
             ) : null}
             {made.declineMessage ? <p>{made.declineMessage}</p> : null}
           </li>

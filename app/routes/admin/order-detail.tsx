@@ -36,6 +36,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   const state = { paymentStatus: order.paymentStatus, fulfilmentStatus: order.fulfilmentStatus };
   return {
     number: order.number,
+    replacesReturnNumber: order.replacesReturnNumber,
     payment: { key: order.paymentStatus, label: PAYMENT_STATUS_LABELS[order.paymentStatus] },
     fulfilment: { key: order.fulfilmentStatus, label: FULFILMENT_STATUS_LABELS[order.fulfilmentStatus] },
     canShip: orderAllows(state, "ship") && may("ship"),
@@ -65,8 +66,9 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     })),
     breakdown: order.pricing ? breakdownLines(order.pricing, formatCents) : [],
     paidWith: {
-      card:
-        order.processor === "none"
+      card: order.replacesReturnNumber
+        ? "None (replacement)"
+        : order.processor === "none"
           ? PAYMENT_BY_PROMOTION
           : order.card
             ? `${order.card.brand} ending ${order.card.last4}`
@@ -379,6 +381,14 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
         <dd>
           <StatusBadge status={order.fulfilment.key} label={order.fulfilment.label} />
         </dd>
+        {order.replacesReturnNumber ? (
+          <>
+            <dt>Replaces</dt>
+            <dd>
+              <Link to={`/admin/returns/${order.replacesReturnNumber}`}>{`Return ${order.replacesReturnNumber}`}</Link>
+            </dd>
+          </>
+        ) : null}
         <dt>Paid</dt>
         <dd>{order.paidAt}</dd>
         <dt>Total</dt>

@@ -1,4 +1,4 @@
-import { data, Form, Link, useNavigation } from "react-router";
+import { data, Form, Link, useNavigation, type ShouldRevalidateFunctionArgs } from "react-router";
 import type { Route } from "./+types/return-detail";
 import { adminReturnActionSchema } from "#shared/return-schemas";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
@@ -77,6 +77,14 @@ export async function loader({ context, params }: Route.LoaderArgs) {
       damaged: line.damagedQuantity,
     })),
   };
+}
+
+/**
+ * A step refused because the return moved on (another operator, or another instance, was first: 409) draws the return
+ * as it is now, beside the refusal, as the page sent without JavaScript does; other refusals keep what was typed.
+ */
+export function shouldRevalidate({ actionStatus, defaultShouldRevalidate }: ShouldRevalidateFunctionArgs) {
+  return actionStatus === 409 ? true : defaultShouldRevalidate;
 }
 
 type ActionAnswer = { errors?: Record<string, string>; done?: string; line?: number };

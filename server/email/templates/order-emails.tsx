@@ -92,6 +92,35 @@ export function orderConfirmationEmail({
   );
 }
 
+/**
+ * A return's replacement order, made at $0.00 when the operator presses "Replace": what is sent and where, said as a
+ * replacement (nothing was paid for it), in place of the order confirmation.
+ */
+export function replacementOrderEmail({
+  shop,
+  orderUrl,
+  orderNumber,
+  items,
+  totalCents,
+  pricing,
+  deliveryAddress,
+  returnNumber,
+}: OrderEmailData & { returnNumber: string }) {
+  return renderEmail(
+    `Your ${shop.name} replacement order ${orderNumber}: ${formatCents(totalCents)}`,
+    <EmailLayout preview="Your replacement is on its way soon" shop={shop}>
+      <EmailHeading>Your replacement order</EmailHeading>
+      <p>
+        Order {orderNumber} sends you the replacement for return {returnNumber}, at no charge. We will e-mail you when
+        it ships.
+      </p>
+      <OrderLines items={items} totalCents={totalCents} pricing={pricing} />
+      <DeliveryTo address={deliveryAddress} />
+      <EmailButton href={orderUrl}>View your order</EmailButton>
+    </EmailLayout>,
+  );
+}
+
 export function orderShippedEmail({
   shop,
   orderUrl,
