@@ -45,14 +45,16 @@ export function createQuoteStep({ quote, basket, addresses, balances }: Checkout
     owner: BasketOwner | null,
     accountEmail: string | null = null,
   ): Promise<CheckoutPricing> {
-    const [view, checkoutAddress] = await Promise.all([basket.getBasket(owner), addresses.getCheckoutAddress(owner)]);
-    const rates = await quote.loadRates();
-    const delivery = deliveryFor(checkoutAddress, accountEmail);
-    const customer = owner ? { owner, email: delivery?.contactEmail ?? accountEmail } : null;
-    const [quoted, held] = await Promise.all([
-      quote.quoteWithPromotion(view, checkoutAddress, customer, rates),
+    // Everything the page reads is asked for at once: one round trip to the database, not one after another.
+    const [view, checkoutAddress, rates, held] = await Promise.all([
+      basket.getBasket(owner),
+      addresses.getCheckoutAddress(owner),
+      quote.loadRates(),
       balances && owner ? balances.forCheckout(owner) : { applied: [], storeCreditCents: null },
     ]);
+    const delivery = deliveryFor(checkoutAddress, accountEmail);
+    const customer = owner ? { owner, email: delivery?.contactEmail ?? accountEmail } : null;
+    const quoted = await quote.quoteWithPromotion(view, checkoutAddress, customer, rates);
     const { promotion, refusal } = quoted;
     const withBalances = (priced: PriceBreakdown) =>
       held.applied.length > 0 ? applyBalances(priced, held.applied) : priced;

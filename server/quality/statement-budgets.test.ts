@@ -53,8 +53,9 @@ const BUDGETS: Record<string, Record<Shopper, Budget>> = {
   search: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 1, roundTrips: 1 } },
   listing: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 3, roundTrips: 2 } },
   checkout: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 2, roundTrips: 2 } },
-  // /payment: one statement more for the balances applied to the checkout and the account's store credit, sent beside the quote.
-  payment: { guest: { statements: 4, roundTrips: 1 }, "shopper with a basket": { statements: 10, roundTrips: 3 } },
+  // /payment: the basket, the address, the saved addresses, the rates and the balances (applied ones and the account's
+  // store credit) asked for at once after the session.
+  payment: { guest: { statements: 4, roundTrips: 1 }, "shopper with a basket": { statements: 9, roundTrips: 2 } },
   orders: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 3, roundTrips: 2 } },
   order: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 3, roundTrips: 3 } },
   // Within its return window: the replacement options' variants with the returns, then their stock.
