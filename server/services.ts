@@ -180,7 +180,12 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
       await giftCards.recordSales(trx, orderId);
     },
   });
-  const twoStep = createTwoStepService({ db, email, livemode: options.provider.identity.livemode });
+  const twoStep = createTwoStepService({
+    db,
+    email,
+    livemode: options.provider.identity.livemode,
+    shopName: async () => (await settings.identity()).name,
+  });
   const signInFlow = createSignInFlow(accounts, sessions, basket, orders, checkout, addresses, twoStep);
   const metrics = createMetrics(logger);
   database.observeQueries(metrics.observeQuery);

@@ -50,7 +50,7 @@ export const BANNERS = [
   },
   {
     eyebrow: "Everything in one place",
-    headline: ["Find it at Storefront:", "search every product"],
+    headline: ["Find it here:", "search every product"],
     subtitle: "Books, kitchen, monitors, speakers and tablets, a search away.",
     theme: "search",
   },

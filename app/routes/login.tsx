@@ -231,6 +231,7 @@ function TwoStepStep({
   basketReminders: boolean;
   error: string | null;
 }) {
+  const shopName = useShopName();
   const navigation = useNavigation();
   const isSubmitting = navigation.state === "submitting";
   const hidden = (
@@ -242,9 +243,9 @@ function TwoStepStep({
   );
   return (
     <main id="main" className="login">
-      <title>Two-step verification | Storefront</title>
+      <title>{`Two-step verification | ${shopName}`}</title>
       <meta name="robots" content="noindex" />
-      <Link to="/" className="login__logo" aria-label="Storefront home">
+      <Link to="/" className="login__logo" aria-label={`${shopName} home`}>
         <Wordmark />
       </Link>
       <div className="login__box">

@@ -2,6 +2,7 @@ import { data, Link, redirect, redirectDocument, useNavigation } from "react-rou
 import type { Route } from "./+types/staff-invitation";
 import { requestContext } from "#app/context";
 import { AuthPage } from "#app/features/account/auth-page";
+import { useShopName } from "#app/features/shell/use-shop-name";
 import { NewPasswordForm } from "#app/features/account/new-password-form";
 import { resetPasswordSchema } from "#shared/account";
 import { consoleHomeOf } from "#shared/console-access";
@@ -46,6 +47,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function StaffInvitation({ loaderData, actionData }: Route.ComponentProps) {
+  const shopName = useShopName();
   const navigation = useNavigation();
   if (!loaderData.token || actionData?.isDead)
     return (
@@ -64,7 +66,7 @@ export default function StaffInvitation({ loaderData, actionData }: Route.Compon
     );
   const errors = actionData?.errors;
   return (
-    <AuthPage title="Set your password" description="Accept your invitation to run Storefront.">
+    <AuthPage title="Set your password" description={`Accept your invitation to run ${shopName}.`}>
       <p>
         You are invited to the shop's console as <strong>{loaderData.email}</strong>. Choose a password of at least 12
         characters; a few words that have nothing to do with each other make a strong password.

@@ -241,6 +241,16 @@ describeEachDatabase("the shop's own settings", (getDatabase) => {
     expect(returns).toContain("<p>A gift can be returned by whoever received it.</p>");
     // A text left empty is the default again.
     expect(await (await html(guest, "/privacy")).text()).toContain("What we keep");
+    // The console's bar and an authenticator app name the shop too.
+    expect(await (await html(operator, "/admin")).text()).toContain("Lamplight Books console");
+    const owner = await getDatabase()
+      .db.selectFrom("users")
+      .select("id")
+      .where("email", "=", OPERATOR)
+      .executeTakeFirstOrThrow();
+    await shop.services.twoStep.beginSetup(owner.id);
+    const { pending } = await shop.services.twoStep.getStatus(owner.id, OPERATOR);
+    expect(new URL(pending!.uri).searchParams.get("issuer")).toBe("Lamplight Books");
 
     expect((await shop.services.salesDashboard.getDashboard({ period: "today" })).timeZone).toBe("America/New_York");
     expect(await shop.services.settings.returnPolicy()).toEqual({

@@ -21,7 +21,6 @@ export const WRONG_CODES_BEFORE_LOCK = 5;
 export const LOCK_MINUTES = 15;
 /** How long the code may take after the password: the time to find the phone, not an afternoon. */
 const CHALLENGE_MINUTES = 10;
-const ISSUER = "Storefront";
 /** The browser's own mark for the new-device e-mail: only its hash is stored, per account that signed in with it. */
 const DEVICE_COOKIE = "sf_device";
 /** Browsers cap a cookie's life at 400 days. */
@@ -63,12 +62,23 @@ export interface NewSignInFacts {
   userAgent: string;
 }
 
-function pendingSetup(secret: string, accountEmail: string) {
-  const uri = otpauthUri({ secret, account: accountEmail, issuer: ISSUER });
+/** The authenticator app lists the account under the shop's own name (the issuer), as the shop's settings say it. */
+function pendingSetup(secret: string, accountEmail: string, issuer: string) {
+  const uri = otpauthUri({ secret, account: accountEmail, issuer });
   return { secret, uri, qr: qrCodePath(uri) };
 }
 
-export function createTwoStepService({ db, email, livemode }: { db: DB; email: EmailOutbox; livemode: boolean }) {
+export function createTwoStepService({
+  db,
+  email,
+  livemode,
+  shopName,
+}: {
+  db: DB;
+  email: EmailOutbox;
+  livemode: boolean;
+  shopName: () => Promise<string>;
+}) {
   async function readPolicy() {
     const row = await db.selectFrom("two_step_policy").select("required_for_staff").executeTakeFirst();
     const setting = row?.required_for_staff ?? null;
@@ -118,7 +128,7 @@ export function createTwoStepService({ db, email, livemode }: { db: DB; email: E
       return {
         isOn,
         recoveryCodesLeft: isOn ? Number(left.count) : 0,
-        pending: row && !isOn ? pendingSetup(row.secret, accountEmail) : null,
+        pending: row && !isOn ? pendingSetup(row.secret, accountEmail, await shopName()) : null,
       };
     },
 
@@ -356,7 +366,7 @@ export function createTwoStepService({ db, email, livemode }: { db: DB; email: E
 
     /**
      * An operator signed in: the browser's device cookie (kept, or a new one) and, when this account has not signed
-     * in from it before, the "New sign-in to your Storefront console" e-mail, written with the row. Returns the
+     * in from it before, the "New sign-in to your {shop} console" e-mail, written with the row. Returns the
      * Set-Cookie value the answer carries (a year and more, HttpOnly; __Host- over HTTPS).
      */
     async noteConsoleSignIn(

@@ -4,6 +4,7 @@ import { refusalMessage } from "#app/features/shell/status-page";
 import type { Route } from "./+types/admin-layout";
 import consoleStyles from "#app/styles/console.css?url";
 import { ConsoleNav } from "#app/features/admin/console-nav";
+import { useShopName } from "#app/features/shell/use-shop-name";
 import { requireConsole } from "./require-operator";
 
 /** The console's own stylesheet, loaded by its pages only: the shop's inlined stylesheet stays as it is. */
@@ -30,6 +31,7 @@ export function meta() {
  * bar on a phone), and the page. Its look is app/styles/console.css; its shared pieces app/features/admin/.
  */
 export default function AdminLayout({ loaderData }: Route.ComponentProps) {
+  const shopName = useShopName();
   return (
     <div className="console">
       <a className="console-skip" href="#main">
@@ -37,7 +39,7 @@ export default function AdminLayout({ loaderData }: Route.ComponentProps) {
       </a>
       <header className="console-bar">
         <Link to={loaderData.home} className="console-bar__title">
-          Storefront console
+          {`${shopName} console`}
         </Link>
         <span className="console-bar__who">{loaderData.operatorEmail}</span>
         <Link to="/" reloadDocument className="console-bar__link">
