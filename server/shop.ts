@@ -157,7 +157,10 @@ export async function createShop(options: ShopOptions) {
     db: database.db,
     logger,
     transport: options.smtp ? createSmtpTransport(options.smtp.url, options.smtp.from) : createLogTransport(),
-    fromName: async () => (await services.settings.current()).emailFromName,
+    sender: async () => {
+      const { emailFromName, supportEmail } = await services.settings.current();
+      return { fromName: emailFromName, replyTo: supportEmail };
+    },
     ...options.emailSender,
   });
   const readiness = createReadiness();

@@ -31,6 +31,8 @@ export interface ShopLogo {
 export interface ShopIdentity {
   name: string;
   logo: ShopLogo | null;
+  /** Where shoppers write to (the footer's "Contact us"), when the shop has given one. */
+  supportEmail: string | null;
 }
 
 export type LegalPage = "conditions" | "privacy" | "returns";

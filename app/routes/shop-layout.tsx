@@ -82,7 +82,7 @@ export default function ShopLayout({ loaderData }: Route.ComponentProps) {
       {loaderData.isUnverified ? <VerifyEmailNotice /> : null}
       <BasketAnnouncer />
       <Outlet />
-      <SiteFooter shopName={loaderData.shop.name} />
+      <SiteFooter shopName={loaderData.shop.name} supportEmail={loaderData.shop.supportEmail} />
     </BasketProvider>
   );
 }
@@ -108,7 +108,7 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
           message="Sorry, something went wrong on our side. Please try again in a moment."
         />
       )}
-      <SiteFooter shopName={data?.shop.name ?? DEFAULT_SHOP_NAME} />
+      <SiteFooter shopName={data?.shop.name ?? DEFAULT_SHOP_NAME} supportEmail={data?.shop.supportEmail ?? null} />
     </BasketProvider>
   );
 }

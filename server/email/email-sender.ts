@@ -20,8 +20,11 @@ export interface EmailSenderOptions {
   leaseMs?: number;
   /** Attempts before giving up on an e-mail the server keeps deferring. */
   maxAttempts?: number;
-  /** The sender's name as the shop's settings say now (the console's "From" name, else MAIL_FROM's). */
-  fromName?: () => Promise<string>;
+  /**
+   * Who the e-mails are from as the shop's settings say now: the console's "From" name (else MAIL_FROM's) and the
+   * support address replies go to (none when the shop has not given one).
+   */
+  sender?: () => Promise<{ fromName: string; replyTo: string | null }>;
 }
 
 const BATCH = 20;
@@ -61,7 +64,7 @@ export function createEmailSender({
   retryBaseMs = MINUTE,
   leaseMs = 2 * MINUTE,
   maxAttempts = 16,
-  fromName,
+  sender,
 }: EmailSenderOptions) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
@@ -95,6 +98,7 @@ export function createEmailSender({
       for (const email of claimed) {
         if (stopped) return delivered;
         try {
+          const from = sender ? await sender() : null;
           await transport.send({
             messageId: email.message_id,
             to: email.recipient,
@@ -102,7 +106,8 @@ export function createEmailSender({
             text: email.text_body,
             html: email.html_body,
             ...(email.headers ? { headers: email.headers } : {}),
-            ...(fromName ? { fromName: await fromName() } : {}),
+            ...(from ? { fromName: from.fromName } : {}),
+            ...(from?.replyTo ? { replyTo: from.replyTo } : {}),
           });
         } catch (error) {
           const failure = deliveryFailure(email, error);

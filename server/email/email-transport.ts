@@ -12,6 +12,8 @@ export interface OutgoingEmail {
   headers?: Record<string, string>;
   /** The sender's name as the shop's settings say now; the address stays MAIL_FROM's. */
   fromName?: string;
+  /** Where a shopper's reply goes: the shop's support address, when it has one (MAIL_FROM is often a no-reply box). */
+  replyTo?: string;
 }
 
 /** MAIL_FROM's display name ("Storefront" of "Storefront <orders@shop.example>"), or null when it has none. */
@@ -51,6 +53,7 @@ export function createSmtpTransport(url: string, from: string): EmailTransport {
         await transporter.sendMail({
           from: email.fromName ? { name: email.fromName, address: fromAddress } : from,
           to: email.to,
+          ...(email.replyTo ? { replyTo: email.replyTo } : {}),
           subject: email.subject,
           text: email.text,
           html: email.html,

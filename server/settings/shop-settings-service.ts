@@ -154,10 +154,10 @@ export function createShopSettingsService(
       return toSettings(await executor.selectFrom("shop_settings").selectAll().executeTakeFirst());
     },
 
-    /** The header's name and logo. */
+    /** The header's name and logo, and the footer's contact address. */
     async identity(): Promise<ShopIdentity> {
-      const { name, logo } = await current();
-      return { name, logo };
+      const { name, logo, supportEmail } = await current();
+      return { name, logo, supportEmail };
     },
 
     /** The shop's time zone: the saved one, else SHOP_TIME_ZONE. */

@@ -227,6 +227,7 @@ describeEachDatabase("the shop's own settings", (getDatabase) => {
     expect(picture.headers.get("cross-origin-resource-policy")).toBe("cross-origin");
     expect((await html(guest, "/")).headers.get("cross-origin-resource-policy")).toBe("same-origin");
     expect(home).toContain("© Lamplight Books");
+    expect(home).toMatch(/Contact us: <a href="mailto:help@lamplight\.test">help@lamplight\.test<\/a>/i);
 
     const product = await (await html(guest, "/products/the-lean-startup")).text();
     expect(product).toMatch(/<title>The Lean Startup[^<]* \| Lamplight Books<\/title>/);
@@ -269,6 +270,8 @@ describeEachDatabase("the shop's own settings", (getDatabase) => {
     const [welcome] = catcher.to(email);
     expect(welcome?.subject).toBe("Welcome to Lamplight Books: please confirm your e-mail");
     expect(welcome?.header("From")).toBe("Lamplight Orders <orders@shop.test>");
+    // A reply reaches the shop's support address, not MAIL_FROM's box.
+    expect(welcome?.header("Reply-To")?.toLowerCase()).toBe("help@lamplight.test");
     expect(welcome?.body).toContain(`src="http://localhost:${running.port}${logoSrc}"`);
     expect(welcome?.body).toContain('alt="Lamplight Books"');
     expect(welcome?.body).toContain("12 Harbour Street");

@@ -1,8 +1,11 @@
 import { Link } from "react-router";
 import { LEGAL_PAGE_TITLES } from "#shared/shop-settings";
 
-/** The foot of every shop page: the shop's conditions, privacy notice and returns, where a shopper looks for them. */
-export function SiteFooter({ shopName }: { shopName: string }) {
+/**
+ * The foot of every shop page: the shop's conditions, privacy notice and returns, and the address to write to, where
+ * a shopper looks for them.
+ */
+export function SiteFooter({ shopName, supportEmail }: { shopName: string; supportEmail: string | null }) {
   return (
     <footer className="site-footer">
       <nav aria-label="Legal">
@@ -18,6 +21,11 @@ export function SiteFooter({ shopName }: { shopName: string }) {
           </li>
         </ul>
       </nav>
+      {supportEmail ? (
+        <p className="site-footer__contact">
+          Contact us: <a href={`mailto:${supportEmail}`}>{supportEmail}</a>
+        </p>
+      ) : null}
       <p className="site-footer__name">{`© ${shopName}`}</p>
     </footer>
   );

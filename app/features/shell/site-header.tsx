@@ -49,7 +49,7 @@ export function SiteHeader({
   basketRevision,
   consoleHome,
   departments = [],
-  shop = { name: DEFAULT_SHOP_NAME, logo: null },
+  shop = { name: DEFAULT_SHOP_NAME, logo: null, supportEmail: null },
 }: SiteHeaderProps) {
   const basketCount = useOptimisticCount(serverCount, basketRevision);
   const isBasketSaving = useBasketSaving();
