@@ -49,7 +49,7 @@ interface Budget {
  */
 const BUDGETS: Record<string, Record<Shopper, Budget>> = {
   home: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 1, roundTrips: 1 } },
-  product: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 5, roundTrips: 3 } },
+  product: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 2, roundTrips: 2 } },
   search: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 1, roundTrips: 1 } },
   listing: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 3, roundTrips: 2 } },
   checkout: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 2, roundTrips: 2 } },
