@@ -408,7 +408,9 @@ function ProductDetailsPage({
             Thank you: your review is saved.
           </p>
         ) : null}
-        <ReviewSummaryPanel summary={summary} />
+        <KeptHtml name="product-review-summary" source={product}>
+          <ReviewSummaryPanel summary={summary} />
+        </KeptHtml>
         <ReviewForm state={reviewState} answer={reviewAnswer} isOpen={isFormOpen} />
         <KeptHtml name="product-reviews" source={product}>
           <ReviewList
