@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { finishPage, withScriptsAfterFirstPaint } from "./entry.server";
+import { finishPage, innerHtmlOf, withScriptsAfterFirstPaint } from "./entry.server";
 
 const page = [
   '<html><head><link rel="modulepreload" href="/assets/entry.client-1.js" nonce="n0"/><link rel="modulepreload" href="/assets/root-2.js" nonce="n0"/></head>',
@@ -37,5 +37,23 @@ describe("scripts held back until after the first paint", () => {
     expect(sent).toContain(`<p>${text}</p><img alt="${text}"/>`);
     expect(sent).not.toContain('<link rel="modulepreload"');
     expect(sent).toBe(withScriptsAfterFirstPaint(rendered.toString("utf8")));
+  });
+});
+
+describe("a kept part of a page", () => {
+  it("is the HTML between its wrapper and the wrapper's own closing tag", () => {
+    const html =
+      '<main><div data-kept="details"><h1>Tea</h1><div class="form"><div><p>1</p></div></div><p>&lt;div&gt;</p></div><div>after</div></main>';
+    expect(innerHtmlOf(html, '<div data-kept="details">')).toBe(
+      '<h1>Tea</h1><div class="form"><div><p>1</p></div></div><p>&lt;div&gt;</p>',
+    );
+  });
+
+  it("is not kept when its wrapper is missing, unclosed or twice on the page", () => {
+    expect(innerHtmlOf("<main></main>", '<div data-kept="details">')).toBeUndefined();
+    expect(innerHtmlOf('<div data-kept="details"><div></div>', '<div data-kept="details">')).toBeUndefined();
+    expect(
+      innerHtmlOf('<div data-kept="details"></div><div data-kept="details"></div>', '<div data-kept="details">'),
+    ).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { isRouteErrorResponse, ServerRouter, type EntryContext, type RouterContextProvider } from "react-router";
 import { renderToPipeableStream } from "react-dom/server";
 import { bytesResponse, requestContext } from "./context";
-import { ServerDocumentProvider } from "./components/server-document";
+import { ServerDocumentProvider, type KeptHtmlKeeper, type KeptPart } from "./components/server-document";
 import stylesheet from "./styles/app.css?inline";
 
 export const streamTimeout = 5_000;
@@ -44,11 +44,20 @@ export default function handleRequest(
 ) {
   if (request.method.toUpperCase() === "HEAD") return new Response(null, { status, headers });
   const { cspNonce } = loadContext.get(requestContext);
+  const toKeep = new Map<string, { source: object; key: string }>();
+  const keptHtml: KeptHtmlKeeper = {
+    find(source, name, address) {
+      const key = `${name}\n${address}`;
+      const kept = keptParts.get(source)?.get(key);
+      if (!kept) toKeep.set(name, { source, key });
+      return kept;
+    },
+  };
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
     const { pipe, abort } = renderToPipeableStream(
-      <ServerDocumentProvider value={{ nonce: cspNonce, stylesheet }}>
+      <ServerDocumentProvider value={{ nonce: cspNonce, stylesheet, keptHtml }}>
         <ServerRouter context={routerContext} url={request.url} nonce={cspNonce} />
       </ServerDocumentProvider>,
       {
@@ -64,7 +73,9 @@ export default function handleRequest(
             final(callback) {
               clearTimeout(timeout);
               headers.set("Content-Type", "text/html; charset=utf-8");
-              resolve(bytesResponse(finishPage(Buffer.concat(chunks)), { headers, status }));
+              const page = Buffer.concat(chunks);
+              if (status === 200 && toKeep.size > 0) keepParts(page, toKeep);
+              resolve(bytesResponse(finishPage(page), { headers, status }));
               callback();
             },
           });
@@ -80,6 +91,81 @@ export default function handleRequest(
     );
     const timeout = setTimeout(abort, streamTimeout + 1000);
   });
+}
+
+/** Kept parts' HTML (app/components/kept-html.tsx), by the data they were drawn from (and gone with it). */
+const keptParts = new WeakMap<object, Map<string, KeptPart>>();
+/** Addresses kept per part's data: the few a product or search is asked for at; past it, parts render as usual. */
+const MAX_KEPT_PER_SOURCE = 32;
+
+/** Keeps each part this render drew afresh, as the HTML between its wrapper's tags. */
+function keepParts(page: Buffer, toKeep: ReadonlyMap<string, { source: object; key: string }>): void {
+  // Read as latin1, as finishPage does: every tag looked for is ASCII. The part is stored decoded, as React writes it.
+  const html = page.toString("latin1");
+  for (const [name, { source, key }] of toKeep) {
+    const inner = innerHtmlOf(html, `<div data-kept="${name}">`);
+    if (inner === undefined) continue;
+    let parts = keptParts.get(source);
+    if (!parts) keptParts.set(source, (parts = new Map()));
+    if (parts.size >= MAX_KEPT_PER_SOURCE) continue;
+    const part = Buffer.from(inner, "latin1").toString("utf8");
+    parts.set(key, { html: part, images: preloadedImages(part) });
+  }
+}
+
+/**
+ * The pictures React preloads from a part's <img> tags as it renders them (not lazy, not of low priority), in order,
+ * as React wrote their attributes.
+ */
+function preloadedImages(html: string): KeptPart["images"] {
+  const images: KeptPart["images"] = [];
+  for (const [, attributes] of html.matchAll(/<img ([^>]*)>/g)) {
+    const attribute = (name: string) => {
+      const value = new RegExp(`(?:^| )${name}="([^"]*)"`).exec(attributes!)?.[1];
+      return value === undefined ? undefined : unescapeAttribute(value);
+    };
+    const fetchPriority = attribute("fetchPriority");
+    const src = attribute("src");
+    if (!src || attribute("loading") === "lazy" || fetchPriority === "low") continue;
+    const srcSet = attribute("srcSet");
+    images.push({
+      src,
+      ...(srcSet ? { srcSet, sizes: attribute("sizes") } : {}),
+      ...(fetchPriority === "high" || fetchPriority === "auto" ? { fetchPriority } : {}),
+    });
+  }
+  return images;
+}
+
+function unescapeAttribute(value: string): string {
+  return value.replace(/&(amp|quot|#x27|lt|gt);/g, (entity, name: string) =>
+    name === "amp" ? "&" : name === "quot" ? '"' : name === "#x27" ? "'" : name === "lt" ? "<" : ">",
+  );
+}
+
+/**
+ * What lies between `start` and its matching </div>. React escapes "<" in text and attribute values, and a kept part
+ * holds no inline script or style, so every "<div" and "</div>" in it is a tag.
+ */
+export function innerHtmlOf(html: string, start: string): string | undefined {
+  const from = html.indexOf(start);
+  if (from < 0 || html.indexOf(start, from + 1) >= 0) return undefined;
+  const contentStart = from + start.length;
+  let depth = 1;
+  let at = contentStart;
+  while (depth > 0) {
+    const close = html.indexOf("</div>", at);
+    if (close < 0) return undefined;
+    const open = html.indexOf("<div", at);
+    if (open >= 0 && open < close) {
+      depth += 1;
+      at = open + 4;
+    } else {
+      depth -= 1;
+      at = close + 6;
+    }
+  }
+  return html.slice(contentStart, at - 6);
 }
 
 /**

@@ -133,6 +133,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     reservationMinutes: options.reservationMinutes,
     claims: holdClaims,
     onBackInStock: (trx, variantIds) => stockAlerts.notifyBackInStock(trx, variantIds),
+    onCatalogueChanged: () => catalogue.noteCatalogueWrite(),
   });
   const stockAlerts = createStockAlertService(db, { email, preferences: emailPreferences, rateLimiter, inventory });
   // The order confirmation is written in the transaction that records the order: exactly once, whoever records it.

@@ -8,6 +8,20 @@ import { createContext, useContext } from "react";
 export interface ServerDocument {
   nonce: string;
   stylesheet: string;
+  /** The parts of pages kept as HTML (kept-html.tsx); absent where nothing is kept. */
+  keptHtml?: KeptHtmlKeeper;
+}
+
+/** A part of a page kept as HTML (kept-html.tsx), with the pictures React preloaded for it in the page's head. */
+export interface KeptPart {
+  html: string;
+  images: { src: string; srcSet?: string; sizes?: string; fetchPriority?: "high" | "auto" }[];
+}
+
+/** The server's side of KeptHtml (kept-html.tsx), for one response. */
+export interface KeptHtmlKeeper {
+  /** The kept part `name` drawn from `source` at `address`, or undefined (the part then renders, and is kept). */
+  find(source: object, name: string, address: string): KeptPart | undefined;
 }
 
 const ServerDocumentContext = createContext<ServerDocument | null>(null);

@@ -22,6 +22,7 @@ import { productSlugSchema } from "#shared/catalogue-schemas";
 import { Price } from "#app/components/ui/price";
 import { Stars } from "#app/components/ui/stars";
 import { useServerDocument } from "#app/components/server-document";
+import { KeptHtml } from "#app/components/kept-html";
 import { Breadcrumbs } from "#app/features/catalogue/components/breadcrumbs";
 import { ProductImage } from "#app/features/catalogue/components/product-image";
 import { jsonForScriptElement, productStructuredData } from "#app/features/catalogue/product-structured-data";
@@ -48,7 +49,8 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
   const { services, publicOrigin, shopper } = context.get(requestContext);
   const slug = productSlugSchema.safeParse(params.slug);
   if (!slug.success) throw data(null, { status: 404 });
-  const found = await services.catalogue.findProductPage(slug.data);
+  // Kept per catalogue version: the same for every shopper until what it says changes.
+  const found = await services.catalogue.productPage(slug.data);
   switch (found.kind) {
     case "moved":
       throw redirect(productPath(found.slug), 301);
@@ -57,7 +59,7 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
     case "archived":
       return data({ kind: "archived" as const, title: found.title }, { status: 404 });
     case "product": {
-      const { product, departmentIds, ratingCounts } = found;
+      const { product, departmentIds, ratingCounts, firstReviews } = found;
       const search = new URL(request.url).searchParams;
       // The "Choose" button sent option values (and the form's other fields): the chosen variant's own address.
       const sent = optionValuesOf(product, search);
@@ -66,11 +68,12 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
         throw redirect(`${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(choice.variant.id)}`);
       const page = reviewPageSchema.parse(search.get("page") ?? undefined);
       const user = shopper.user;
-      // The product came with its departments and review histogram; the page of reviews and whether the shopper may
-      // write one are the second (and last) round trip, sent at once.
+      // The product came with its departments, review histogram and first page of reviews; whether the shopper may
+      // write one (and a later page of reviews) is the second and last round trip, sent at once.
       const [reviews, eligibility, trail] = await Promise.all([
-        services.reviews.listReviews(product.id, page),
-        user ? services.reviews.eligibility(user.id, product.id) : null,
+        page === 1 ? firstReviews : services.reviews.listReviews(product.id, page),
+        // Without an order it may review (read with the session), the answer is known: not eligible.
+        user && user.hasReviewableOrder !== false ? services.reviews.eligibility(user.id, product.id) : null,
         services.departments.trailOf(departmentIds),
       ]);
       const summary = services.reviews.summaryOf(ratingCounts);
@@ -341,37 +344,40 @@ function ProductDetailsPage({
       />
       {/* The anchor a form post's answer returns to (#product-…), as on the cards of the home page. */}
       <div id={productAnchorId(product.id)} className="product-page__details">
-        <h1 className="product-page__title">{product.title}</h1>
-        <p className="product-page__rating">
-          <Stars rating={product.rating} count={product.ratingCount} />
-        </p>
-        <p className="product-page__price" data-testid="product-price">
-          <Price cents={variant.priceCents} />
-        </p>
-        {variant.compareAtCents !== null && variant.compareAtCents > variant.priceCents ? (
-          <p className="product-page__list-price">
-            List Price:{" "}
-            <s>
-              <Price cents={variant.compareAtCents} />
-            </s>
+        {/* The same for every shopper at this address until the catalogue moves on: rendered once, then kept. */}
+        <KeptHtml name="product-details" source={product} isKeepable={actionData === undefined}>
+          <h1 className="product-page__title">{product.title}</h1>
+          <p className="product-page__rating">
+            <Stars rating={product.rating} count={product.ratingCount} />
           </p>
-        ) : null}
-        {product.giftCard ? (
-          <GiftCardForm product={product} chosenId={variant.id} answer={giftCardAnswer} />
-        ) : (
-          <ProductForm
-            product={product}
-            chosen={variant}
-            {...(choiceProblem ? { choiceProblem } : {})}
-            onChoose={(next) => {
-              setChoice({ answeredWith: chosenId, id: next.id });
-              void navigate(`${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(next.id)}`, {
-                replace: true,
-                preventScrollReset: true,
-              });
-            }}
-          />
-        )}
+          <p className="product-page__price" data-testid="product-price">
+            <Price cents={variant.priceCents} />
+          </p>
+          {variant.compareAtCents !== null && variant.compareAtCents > variant.priceCents ? (
+            <p className="product-page__list-price">
+              List Price:{" "}
+              <s>
+                <Price cents={variant.compareAtCents} />
+              </s>
+            </p>
+          ) : null}
+          {product.giftCard ? (
+            <GiftCardForm product={product} chosenId={variant.id} answer={giftCardAnswer} />
+          ) : (
+            <ProductForm
+              product={product}
+              chosen={variant}
+              {...(choiceProblem ? { choiceProblem } : {})}
+              onChoose={(next) => {
+                setChoice({ answeredWith: chosenId, id: next.id });
+                void navigate(`${productPath(product.slug)}?${VARIANT_PARAM}=${encodeURIComponent(next.id)}`, {
+                  replace: true,
+                  preventScrollReset: true,
+                });
+              }}
+            />
+          )}
+        </KeptHtml>
         {/* Also after a plain post about a variant that came back meanwhile: the form says so under its field. */}
         {!isSellable || alertAnswer?.variantId === variant.id ? (
           <StockAlertForm
@@ -386,12 +392,14 @@ function ProductDetailsPage({
             answer={alertAnswer}
           />
         ) : null}
-        <section className="product-page__description" aria-labelledby="product-description">
-          <h2 id="product-description">About this item</h2>
-          {paragraphs.map((paragraph, index) => (
-            <p key={index}>{paragraph}</p>
-          ))}
-        </section>
+        <KeptHtml name="product-description" source={product}>
+          <section className="product-page__description" aria-labelledby="product-description">
+            <h2 id="product-description">About this item</h2>
+            {paragraphs.map((paragraph, index) => (
+              <p key={index}>{paragraph}</p>
+            ))}
+          </section>
+        </KeptHtml>
       </div>
       <section id="reviews" className="reviews" aria-labelledby="reviews-title">
         <h2 id="reviews-title">Customer reviews</h2>
@@ -400,14 +408,18 @@ function ProductDetailsPage({
             Thank you: your review is saved.
           </p>
         ) : null}
-        <ReviewSummaryPanel summary={summary} />
+        <KeptHtml name="product-review-summary" source={product}>
+          <ReviewSummaryPanel summary={summary} />
+        </KeptHtml>
         <ReviewForm state={reviewState} answer={reviewAnswer} isOpen={isFormOpen} />
-        <ReviewList
-          reviews={reviews.reviews}
-          page={page}
-          hasNext={reviews.hasNext}
-          basePath={productPath(product.slug)}
-        />
+        <KeptHtml name="product-reviews" source={product}>
+          <ReviewList
+            reviews={reviews.reviews}
+            page={page}
+            hasNext={reviews.hasNext}
+            basePath={productPath(product.slug)}
+          />
+        </KeptHtml>
       </section>
     </main>
   );

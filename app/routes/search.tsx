@@ -14,6 +14,7 @@ import {
 } from "#app/features/catalogue/components/listing-controls";
 import { ProductShelf } from "#app/features/catalogue/components/product-shelf";
 import { useShopName } from "#app/features/shell/use-shop-name";
+import { KeptHtml } from "#app/components/kept-html";
 
 /** Results in rows of four (one column on a phone, as on the home page). */
 const RESULT_ROW_SIZES = [4, 4, 4, 4, 4, 4] as const;
@@ -76,69 +77,75 @@ export default function Search({ loaderData }: Route.ComponentProps) {
       />
       {/* Result pages are for shoppers; search engines find the products through the sitemap instead. */}
       <meta name="robots" content="noindex, follow" />
-      <div className="listing__top">
-        <h1 className="listing__heading search__heading" aria-live="polite">
-          {heading}
-        </h1>
-        <ResultCount page={page} shown={products.length} total={total} />
-        <SortForm links={links} />
-      </div>
-      <div className="listing__body">
-        <ListingFilters links={links} departments={facets} optionFacets={optionFacets} />
-        <div className="listing__results">
-          {total === 0 ? (
-            <>
-              {suggestion ? (
-                <p className="search__suggestion">
-                  Did you mean:{" "}
-                  <Link to={`/search?${new URLSearchParams({ q: suggestion }).toString()}`}>{suggestion}</Link>?
-                </p>
-              ) : null}
-              {soldOut > 0 ? (
-                <NoResults
-                  links={links}
-                  hint={`No results in stock for ${quoted}.`}
-                  action={{
-                    to: `/search${listingSearch({ ...state, includeOutOfStock: true, page: 1 }, { q: query })}`,
-                    label: `Show ${soldOut} sold-out result${soldOut === 1 ? "" : "s"}`,
-                  }}
-                />
-              ) : (
-                <NoResults
-                  links={links}
-                  hint={suggestion ? undefined : "Try another word, or a shorter one."}
-                  withoutFilters={{ to: "/", label: "Back to the shop" }}
-                />
-              )}
-              {featured.length > 0 ? (
-                <section className="search__featured" aria-labelledby="search-featured-title">
-                  <h2 id="search-featured-title">Featured products</h2>
-                  <ProductShelf
-                    products={featured}
-                    rowSizes={[4]}
-                    renderAction={(product) => (
-                      <BasketButton action="add" productId={product.id}>
-                        Add to Basket
-                      </BasketButton>
-                    )}
-                  />
-                </section>
-              ) : null}
-            </>
-          ) : (
-            <ProductShelf
-              products={products}
-              rowSizes={RESULT_ROW_SIZES}
-              renderAction={(product) => (
-                <BasketButton action="add" productId={product.id}>
-                  Add to Basket
-                </BasketButton>
-              )}
-            />
-          )}
-          <ListingPages links={links} pageCount={pageCount} />
+      {/*
+        The results are kept per catalogue version (server/catalogue), and so is their HTML: the same for every shopper
+        who asks at this address, rendered once. Only the header is the shopper's own.
+      */}
+      <KeptHtml name="search-results" source={products}>
+        <div className="listing__top">
+          <h1 className="listing__heading search__heading" aria-live="polite">
+            {heading}
+          </h1>
+          <ResultCount page={page} shown={products.length} total={total} />
+          <SortForm links={links} />
         </div>
-      </div>
+        <div className="listing__body">
+          <ListingFilters links={links} departments={facets} optionFacets={optionFacets} />
+          <div className="listing__results">
+            {total === 0 ? (
+              <>
+                {suggestion ? (
+                  <p className="search__suggestion">
+                    Did you mean:{" "}
+                    <Link to={`/search?${new URLSearchParams({ q: suggestion }).toString()}`}>{suggestion}</Link>?
+                  </p>
+                ) : null}
+                {soldOut > 0 ? (
+                  <NoResults
+                    links={links}
+                    hint={`No results in stock for ${quoted}.`}
+                    action={{
+                      to: `/search${listingSearch({ ...state, includeOutOfStock: true, page: 1 }, { q: query })}`,
+                      label: `Show ${soldOut} sold-out result${soldOut === 1 ? "" : "s"}`,
+                    }}
+                  />
+                ) : (
+                  <NoResults
+                    links={links}
+                    hint={suggestion ? undefined : "Try another word, or a shorter one."}
+                    withoutFilters={{ to: "/", label: "Back to the shop" }}
+                  />
+                )}
+                {featured.length > 0 ? (
+                  <section className="search__featured" aria-labelledby="search-featured-title">
+                    <h2 id="search-featured-title">Featured products</h2>
+                    <ProductShelf
+                      products={featured}
+                      rowSizes={[4]}
+                      renderAction={(product) => (
+                        <BasketButton action="add" productId={product.id}>
+                          Add to Basket
+                        </BasketButton>
+                      )}
+                    />
+                  </section>
+                ) : null}
+              </>
+            ) : (
+              <ProductShelf
+                products={products}
+                rowSizes={RESULT_ROW_SIZES}
+                renderAction={(product) => (
+                  <BasketButton action="add" productId={product.id}>
+                    Add to Basket
+                  </BasketButton>
+                )}
+              />
+            )}
+            <ListingPages links={links} pageCount={pageCount} />
+          </div>
+        </div>
+      </KeptHtml>
     </main>
   );
 }

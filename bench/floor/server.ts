@@ -84,6 +84,7 @@ function productPage(slug: string) {
     },
     departmentIds: departmentOf.has(entry.id) ? [departmentOf.get(entry.id)] : [],
     ratingCounts: [],
+    firstReviews: { reviews: [], hasNext: false },
   };
 }
 /** The seeded products whose title or description holds the query, as the catalogue's search lists them. */
@@ -119,6 +120,7 @@ const services = {
     listProducts: async () => cards,
     listMoreToExplore: async () => [],
     findProductPage: async (slug: string) => productPage(slug),
+    productPage: async (slug: string) => productPage(slug),
     search: async (query: string, state: { page: number; options: Record<string, string[]> }) => search(query, state),
     searchFallback: async () => ({ suggestion: null, featured: [] }),
   },

@@ -71,6 +71,27 @@ describeEachDatabase("catalogue", (getDatabase) => {
     }
   });
 
+  it("keeps a product page per catalogue version: the same page for every shopper, a changed price within a second", async () => {
+    const { db } = getDatabase();
+    let clock = 0;
+    const catalogue = createCatalogueService(db, { now: () => clock });
+    const first = await catalogue.productPage("amazon-echo-3rd-generation");
+    expect(first.kind === "product" && first.product.priceCents).toBe(9899);
+    expect(first.kind === "product" && first.firstReviews).toEqual({ reviews: [], hasNext: false });
+    // Kept: the next shopper's page is the same object, read once.
+    expect(await catalogue.productPage("amazon-echo-3rd-generation")).toBe(first);
+    await db.updateTable("products").set({ price_cents: 10_099 }).where("id", "=", ECHO).execute();
+    try {
+      clock = CATALOGUE_VERSION_CHECK_MS;
+      const changed = await catalogue.productPage("amazon-echo-3rd-generation");
+      expect(changed).not.toBe(first);
+      expect(changed.kind === "product" && changed.product.priceCents).toBe(10_099);
+      expect(await catalogue.productPage("no-such-product")).toEqual({ kind: "unknown" });
+    } finally {
+      await restore(ECHO);
+    }
+  });
+
   it("serves a price changed by hand in the database within a second, the home page and baskets alike", async () => {
     const { db } = getDatabase();
     let clock = 0;

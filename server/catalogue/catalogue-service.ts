@@ -22,6 +22,7 @@ import type {
   ProductVariant,
   SearchResults,
 } from "#shared/catalogue";
+import { REVIEWS_PAGE_SIZE, type ReviewView } from "#shared/reviews";
 import { DEFAULT_LISTING_STATE, LISTING_PAGE_SIZE, type ListingState } from "#shared/listing";
 import { countByDepartment, findListing, hasOptions, isOutOfStock, type ListingRequest } from "./catalogue-listing";
 import { pictureUrl } from "#shared/shop-pictures";
@@ -183,6 +184,11 @@ export const MORE_TO_EXPLORE = 12;
 type HomeList = "featured" | "more-to-explore";
 /** Searches kept per catalogue version (each a page of at most LISTING_PAGE_SIZE cards): a few megabytes at most. */
 const KEPT_SEARCHES = 500;
+/**
+ * Product pages kept per catalogue version (a product with its variants, departments, review histogram and first page
+ * of reviews; an old slug's redirect; an unknown slug): a few megabytes at most, the oldest dropped first.
+ */
+const KEPT_PRODUCT_PAGES = 500;
 /** A shopper's typo still finds the product: "ipda" is 0.4 similar to "iPad" (pg_trgm word_similarity). */
 const TYPO_SIMILARITY = 0.4;
 /** A sitemap holds at most 50,000 addresses (sitemaps.org); the home page is one of them. */
@@ -197,6 +203,8 @@ export type ProductPageLookup =
       departmentIds: string[];
       /** Its visible reviews by star level: the histogram, read with the product. */
       ratingCounts: { rating: number; count: number }[];
+      /** The first page of its visible reviews, newest first, read with the product. */
+      firstReviews: { reviews: ReviewView[]; hasNext: boolean };
     }
   | { kind: "moved"; slug: string }
   | { kind: "archived"; title: string }
@@ -380,6 +388,8 @@ export function createCatalogueService(
   const lists = new Map<HomeList, Promise<readonly CatalogueProduct[]>>();
   /** Searches' results at the known version, by what was asked (`search`). */
   const searches = new Map<string, Promise<SearchResults>>();
+  /** Product pages at the known version, by slug (`productPage`). */
+  const productPages = new Map<string, Promise<ProductPageLookup>>();
   /** Each product by id: the read that brought it (one read answers every id it was asked for). */
   const byId = new Map<string, Promise<ReadonlyMap<string, CatalogueProduct>>>();
 
@@ -388,6 +398,7 @@ export function createCatalogueService(
     knownVersion = version;
     lists.clear();
     searches.clear();
+    productPages.clear();
     byId.clear();
   }
 
@@ -660,6 +671,81 @@ export function createCatalogueService(
     return row ? toOptionsAndVariants(row) : { options: [], variants: [] };
   }
 
+  /** What /products/{slug} shows: the product, a redirect from an old slug, or why there is none, read now. */
+  async function readProductPage(slug: string): Promise<ProductPageLookup> {
+    const row = await db
+      .selectFrom("products")
+      .select((eb) => [
+        ...productColumns,
+        isOutOfStock,
+        hasOptions,
+        "description",
+        "status",
+        "gift_card",
+        ...optionsAndVariantsOf(eb),
+        // The page's departments and review histogram in the same statement: one round trip, not three.
+        sql<string[]>`array(select pd.department_id from product_departments pd where pd.product_id = products.id)`.as(
+          "department_ids",
+        ),
+        jsonArrayFrom(
+          eb
+            .selectFrom("reviews")
+            .select(["reviews.rating", sql<number>`count(*)::int`.as("count")])
+            .whereRef("reviews.product_id", "=", "products.id")
+            .where("reviews.is_visible", "=", true)
+            .groupBy("reviews.rating"),
+        ).as("rating_counts"),
+        // And the first page of reviews (one more than a page: whether there is a next).
+        jsonArrayFrom(
+          eb
+            .selectFrom("reviews")
+            .select(["id", "rating", "headline", "body", "reviewer_name", "created_at"])
+            .whereRef("reviews.product_id", "=", "products.id")
+            .where("reviews.is_visible", "=", true)
+            .orderBy("reviews.created_at", "desc")
+            .orderBy("reviews.id", "desc")
+            .limit(REVIEWS_PAGE_SIZE + 1),
+        ).as("first_reviews"),
+      ])
+      .where("slug", "=", slug)
+      .executeTakeFirst();
+    if (row) {
+      if (row.status !== "active") return { kind: "archived", title: row.title };
+      const { options, variants } = toOptionsAndVariants(row);
+      return {
+        kind: "product",
+        product: {
+          ...toProduct(row),
+          description: row.description,
+          options,
+          variants,
+          ...(row.gift_card ? { giftCard: row.gift_card } : {}),
+        },
+        departmentIds: row.department_ids,
+        ratingCounts: row.rating_counts,
+        firstReviews: {
+          reviews: row.first_reviews.slice(0, REVIEWS_PAGE_SIZE).map((review) => ({
+            id: review.id,
+            rating: Number(review.rating),
+            headline: review.headline,
+            body: review.body,
+            reviewerName: review.reviewer_name,
+            // JSON carries the time as text; the page shows it as the reviews' own read does.
+            createdAt: new Date(review.created_at).toISOString(),
+          })),
+          hasNext: row.first_reviews.length > REVIEWS_PAGE_SIZE,
+        },
+      };
+    }
+    const moved = await db
+      .selectFrom("product_slug_history")
+      .innerJoin("products", "products.id", "product_slug_history.product_id")
+      .select("products.slug")
+      .where("product_slug_history.slug", "=", slug)
+      .executeTakeFirst();
+    return moved ? { kind: "moved", slug: moved.slug } : { kind: "unknown" };
+  }
+
   return {
     readOptionsAndVariants,
 
@@ -833,57 +919,25 @@ export function createCatalogueService(
     },
 
     /** What /products/{slug} shows: the product, a redirect from an old slug, or why there is none. Always fresh. */
-    async findProductPage(slug: string): Promise<ProductPageLookup> {
-      const row = await db
-        .selectFrom("products")
-        .select((eb) => [
-          ...productColumns,
-          isOutOfStock,
-          hasOptions,
-          "description",
-          "status",
-          "gift_card",
-          ...optionsAndVariantsOf(eb),
-          // The page's departments and review histogram in the same statement: one round trip, not three.
-          sql<
-            string[]
-          >`array(select pd.department_id from product_departments pd where pd.product_id = products.id)`.as(
-            "department_ids",
-          ),
-          jsonArrayFrom(
-            eb
-              .selectFrom("reviews")
-              .select(["reviews.rating", sql<number>`count(*)::int`.as("count")])
-              .whereRef("reviews.product_id", "=", "products.id")
-              .where("reviews.is_visible", "=", true)
-              .groupBy("reviews.rating"),
-          ).as("rating_counts"),
-        ])
-        .where("slug", "=", slug)
-        .executeTakeFirst();
-      if (row) {
-        if (row.status !== "active") return { kind: "archived", title: row.title };
-        const { options, variants } = toOptionsAndVariants(row);
-        return {
-          kind: "product",
-          product: {
-            ...toProduct(row),
-            description: row.description,
-            options,
-            variants,
-            ...(row.gift_card ? { giftCard: row.gift_card } : {}),
-          },
-          departmentIds: row.department_ids,
-          ratingCounts: row.rating_counts,
-        };
-      }
-      const moved = await db
-        .selectFrom("product_slug_history")
-        .innerJoin("products", "products.id", "product_slug_history.product_id")
-        .select("products.slug")
-        .where("product_slug_history.slug", "=", slug)
-        .executeTakeFirst();
-      return moved ? { kind: "moved", slug: moved.slug } : { kind: "unknown" };
+    findProductPage: readProductPage,
+
+    /**
+     * What `readProductPage` finds, kept per catalogue version as searches are: the version moves whenever what the
+     * page says changes (a price, a variant's availability, a review written or hidden, a department renamed), so a
+     * shopper's product page reads only what is theirs. At most KEPT_PRODUCT_PAGES are kept, the oldest dropped first.
+     */
+    async productPage(slug: string): Promise<ProductPageLookup> {
+      await dropStaleReads();
+      const kept = productPages.get(slug);
+      if (kept) return kept;
+      const read = readProductPage(slug).catch((error: unknown) => {
+        // A failed read (the database is down) is not kept: the next request asks again.
+        if (productPages.get(slug) === read) productPages.delete(slug);
+        throw error;
+      });
+      if (productPages.size >= KEPT_PRODUCT_PAGES) productPages.delete(productPages.keys().next().value!);
+      productPages.set(slug, read);
+      return read;
     },
 
     /**

@@ -81,7 +81,14 @@ export function createInventoryService(
     reservationMinutes = DEFAULT_RESERVATION_MINUTES,
     onBackInStock,
     claims,
-  }: { reservationMinutes?: number; onBackInStock?: BackInStockListener; claims?: HoldClaims } = {},
+    onCatalogueChanged = () => {},
+  }: {
+    reservationMinutes?: number;
+    onBackInStock?: BackInStockListener;
+    claims?: HoldClaims;
+    /** This instance moved the catalogue's version: its kept pages are asked about at their next read. */
+    onCatalogueChanged?: () => void;
+  } = {},
 ) {
   /** Locks the variants' rows until the transaction ends, in id order (two writers never wait on each other in a circle). */
   async function lockVariants(executor: Writer, variantIds: readonly string[]): Promise<void> {
@@ -151,6 +158,7 @@ export function createInventoryService(
       const earlier = before.get(id);
       if (!earlier || availabilityWord(earlier) !== availabilityWord(level)) {
         await sql`update catalogue_version set version = version + 1`.execute(executor);
+        onCatalogueChanged();
         return;
       }
     }

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { jsonObjectFrom } from "kysely/helpers/postgres";
 import type { DB, Writer } from "#server/db/client";
 import { keysetCursor } from "#server/db/keyset-cursor";
 import { recordAudit, type Actor } from "#server/audit/audit-log";
@@ -75,19 +76,32 @@ export function createReviewService(
   }
 
   return {
-    /** Whether the account may review the product, and its review if it has one. */
+    /** Whether the account may review the product, and its review if it has one: one statement. */
     async eligibility(userId: string, productId: string): Promise<ReviewEligibility> {
-      const [order, review] = await Promise.all([
-        qualifyingOrder(db, userId, productId),
-        db
-          .selectFrom("reviews")
-          .select(["rating", "headline", "body", "is_visible"])
-          .where("user_id", "=", userId)
-          .where("product_id", "=", productId)
-          .executeTakeFirst(),
-      ]);
+      const row = await db
+        .selectNoFrom((eb) => [
+          eb
+            .exists(
+              eb
+                .selectFrom("orders")
+                .select("id")
+                .where("user_id", "=", userId)
+                .where("status", "in", REVIEWABLE_ORDER_STATUSES)
+                .where(sql<boolean>`items @> ${JSON.stringify([{ productId }])}::jsonb`),
+            )
+            .as("can_review"),
+          jsonObjectFrom(
+            eb
+              .selectFrom("reviews")
+              .select(["rating", "headline", "body", "is_visible"])
+              .where("user_id", "=", userId)
+              .where("product_id", "=", productId),
+          ).as("review"),
+        ])
+        .executeTakeFirstOrThrow();
+      const review = row.review;
       return {
-        canReview: order !== undefined,
+        canReview: row.can_review === true,
         existing: review
           ? { rating: review.rating, headline: review.headline, body: review.body, isVisible: review.is_visible }
           : null,

@@ -1,5 +1,7 @@
+import { sql } from "kysely";
 import type { BasketCount } from "#shared/basket";
 import type { ConsoleAccess } from "#shared/console-access";
+import { REVIEWABLE_ORDER_STATUSES } from "#shared/orders";
 import { basketItemCount } from "#server/basket/basket-service";
 import type { DB, Writer } from "#server/db/client";
 import { preparedStatement } from "#server/db/prepared";
@@ -24,6 +26,11 @@ export interface SessionUser {
   basketReminders?: boolean;
   /** An operator's role and areas (read with the session too, so a change or a removal takes effect at once). */
   console?: ConsoleAccess;
+  /**
+   * Whether the account has an order whose products it may review (read with the session on pages): without one, a
+   * product page knows the answer to "may this shopper review it?" without asking again. Unknown where not read.
+   */
+  hasReviewableOrder?: boolean;
 }
 
 export interface Session {
@@ -102,6 +109,18 @@ export function createSessionService(
                   .select(basketItemCount.as("count"))
                   .whereRef("basket_items.basket_id", "=", "baskets.id")
                   .as("basket_count"),
+                eb
+                  .exists(
+                    eb
+                      .selectFrom("orders")
+                      .select("orders.id")
+                      .whereRef("orders.user_id", "=", "users.id")
+                      // Constants in the SQL itself: a prepared statement's parameters are its named values only.
+                      .where(
+                        sql<boolean>`orders.status in (${sql.join(REVIEWABLE_ORDER_STATUSES.map((status) => sql.lit(status)))})`,
+                      ),
+                  )
+                  .as("has_reviewable_order"),
               ]),
           )
           .where("sessions.token_hash", "=", values.tokenHash)
@@ -138,6 +157,7 @@ export function createSessionService(
               isOperator: row.operator_id !== null,
               basketReminders: row.basket_reminders === true,
               ...(row.staff_role ? { console: { role: row.staff_role, areas: row.staff_areas ?? [] } } : {}),
+              ...(withBasket ? { hasReviewableOrder: row.has_reviewable_order === true } : {}),
             }
           : null;
       if (Date.now() - row.last_seen_at.getTime() > TOUCH_AFTER_MS) {
