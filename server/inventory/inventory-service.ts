@@ -12,6 +12,8 @@ import { availableOf, reservedOfVariant } from "./available-stock";
 export const DEFAULT_RESERVATION_MINUTES = 15;
 /** How often expired reservations are released (and guest pages told, when that changes what they say). */
 export const RESERVATION_SWEEP_MS = 5_000;
+/** Hold claims end minutes after their cool-down: pruning them every sixth beat (30 s) keeps an idle shop quiet. */
+const CLAIM_PRUNE_BEATS = 6;
 
 /** A quantity of one variant, as a payment or an order lists it; title and values name it in a refusal. */
 export interface StockLine {
@@ -645,11 +647,13 @@ export function createInventoryService(
     /** Runs releaseExpired every RESERVATION_SWEEP_MS until stopped. */
     startSweep(intervalMs = RESERVATION_SWEEP_MS): { stop: () => Promise<void> } {
       let running: Promise<unknown> = Promise.resolve();
+      let beat = 0;
       const timer = setInterval(() => {
+        const isPruneBeat = beat++ % CLAIM_PRUNE_BEATS === 0;
         running = service
           .releaseExpired()
-          // Claims whose cool-down is over go with the same beat (server/holds/).
-          .then(() => claims?.prune())
+          // Claims whose cool-down is over go with every sixth beat (server/holds/).
+          .then(() => (isPruneBeat ? claims?.prune() : undefined))
           .catch((error: unknown) => logger.warn({ err: error }, "inventory: releasing expired reservations failed"));
       }, intervalMs);
       timer.unref();
