@@ -65,9 +65,26 @@ export function createHoldClaims(
       hold: string,
       replaces: readonly string[],
       items: readonly ClaimedItem[],
-    ): Promise<Date> {
+      /** `hold` was made for this call: it has no claims yet (only `replaces` may). */
+      { isNew = false }: { isNew?: boolean } = {},
+    ): Promise<Date | null> {
       const holders = holderKeys(holder);
       const ours = [hold, ...replaces];
+      const earlier = isNew ? replaces : ours;
+      const letGo = async () => {
+        if (earlier.length === 0) return;
+        await trx
+          .deleteFrom("hold_claims")
+          .where("holder", "in", holders)
+          .where("hold", "in", earlier)
+          .where("item", "like", ofKind(kind))
+          .execute();
+      };
+      // Nothing to claim (no tracked stock): nothing to judge, only what this payment claimed before goes.
+      if (items.length === 0) {
+        await letGo();
+        return null;
+      }
       const { now } = await sql<{ now: Date }>`select now() as now`.execute(trx).then((result) => result.rows[0]!);
       const rows = await trx
         .selectFrom("hold_claims")
@@ -121,12 +138,7 @@ export function createHoldClaims(
         );
 
       const expiresAt = new Date(first + lifetimeMs);
-      await trx
-        .deleteFrom("hold_claims")
-        .where("holder", "in", holders)
-        .where("hold", "in", ours)
-        .where("item", "like", ofKind(kind))
-        .execute();
+      await letGo();
       const values = holders.flatMap((key) =>
         items.map(({ item, units }) => ({
           holder: key,
