@@ -299,7 +299,8 @@ export function createInventoryService(
         const tracking = await lockVariants(trx, touched);
         // Read after the lock, in a statement of its own: it sees every reservation committed before the lock was given.
         // Nothing tracks stock and nothing was let go: there is nothing to count, hold or tell anyone.
-        const free = tracking > 0 || dropped.length > 0 ? await readLevels(trx, touched) : new Map<string, StockLevel>();
+        const free =
+          tracking > 0 || dropped.length > 0 ? await readLevels(trx, touched) : new Map<string, StockLevel>();
         for (const line of lines) {
           const level = free.get(line.variantId);
           if (!level?.tracksStock || level.continueSelling) continue;
