@@ -45,6 +45,17 @@ const holderKeys = (holder: Holder) => [
   `address:${holder.ip}`,
 ];
 
+/** Ends the holders' claims of `kind` under `holds` (this payment's earlier keys), in the hold's transaction. */
+async function letGoOf(trx: Writer, kind: ClaimKind, holders: string[], holds: readonly string[]): Promise<void> {
+  if (holds.length === 0) return;
+  await trx
+    .deleteFrom("hold_claims")
+    .where("holder", "in", holders)
+    .where("hold", "in", holds)
+    .where("item", "like", ofKind(kind))
+    .execute();
+}
+
 export function createHoldClaims(
   db: DB,
   { reservationMinutes, limits = DEFAULT_HOLD_LIMITS }: { reservationMinutes: number; limits?: HoldLimits },
@@ -70,21 +81,9 @@ export function createHoldClaims(
     ): Promise<Date | null> {
       const holders = holderKeys(holder);
       const ours = [hold, ...replaces];
-      const earlier = isNew ? replaces : ours;
-      const letGo = async () => {
-        if (earlier.length === 0) return;
-        await trx
-          .deleteFrom("hold_claims")
-          .where("holder", "in", holders)
-          .where("hold", "in", earlier)
-          .where("item", "like", ofKind(kind))
-          .execute();
-      };
+      const letGo = () => letGoOf(trx, kind, holders, isNew ? replaces : ours);
       // Nothing to claim (no tracked stock): nothing to judge, only what this payment claimed before goes.
-      if (items.length === 0) {
-        await letGo();
-        return null;
-      }
+      if (items.length === 0) return letGo().then(() => null);
       const { now } = await sql<{ now: Date }>`select now() as now`.execute(trx).then((result) => result.rows[0]!);
       const rows = await trx
         .selectFrom("hold_claims")
