@@ -4,7 +4,7 @@ import { ConfigError, loadEnvFile, operatorCredentials, parseConfig } from "./co
 import { lockDataDir } from "./data-dir-lock";
 import { createPageHandlers } from "./http/page-handlers";
 import { openDatabase } from "./db/client";
-import { createLogger } from "./logger";
+import { createLogDestination, createLogger } from "./logger";
 import { createShop } from "./shop";
 import { DEFAULT_PAYMENT_LIMITS } from "./checkout/payment-rate-limits";
 import { applyDemoCatalogue } from "./imports/demo-catalogue";
@@ -36,7 +36,7 @@ export interface StartOptions {
 export async function startServer({ clientBuildDir, devMiddleware }: StartOptions = {}) {
   loadEnvFile();
   const config = parseConfig(process.env);
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, createLogDestination());
   // One process per embedded database: a second one would silently lose one side's writes.
   if (!config.DATABASE_URL) lockDataDir(config.DATA_DIR);
   const database = config.DATABASE_URL

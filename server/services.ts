@@ -176,9 +176,9 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
       balanceHold(checkoutBalances),
     ]),
     balances: checkoutBalances,
-    onOrderRecorded: async (trx, orderId) => {
+    onOrderRecorded: async (trx, orderId, items) => {
       await email.enqueueOrderConfirmation(trx, orderId);
-      await giftCards.recordSales(trx, orderId);
+      await giftCards.recordSales(trx, orderId, items);
     },
   });
   const twoStep = createTwoStepService({

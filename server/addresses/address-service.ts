@@ -81,7 +81,8 @@ export function createAddressService(db: DB) {
   ): Promise<CheckoutAddress> {
     const { column, value } = ownerColumn(owner);
     const consent = reminderConsent === undefined ? {} : { reminder_consent: reminderConsent };
-    await db
+    // What is kept beside the address comes back from the same statement.
+    const row = await db
       .insertInto("checkout_addresses")
       .values({ [column]: value, address: JSON.stringify(address), contact_email: contactEmail, ...consent })
       .onConflict((conflict) =>
@@ -92,13 +93,9 @@ export function createAddressService(db: DB) {
           updated_at: sql`now()`,
         }),
       )
-      .execute();
-    if ("userId" in owner) await rememberForAccount(owner.userId, address);
-    const row = await db
-      .selectFrom("checkout_addresses")
-      .select(["delivery_method_id", "promotion_code", "reminder_consent"])
-      .where(column, "=", value)
+      .returning(["delivery_method_id", "promotion_code", "reminder_consent"])
       .executeTakeFirst();
+    if ("userId" in owner) await rememberForAccount(owner.userId, address);
     return {
       address,
       contactEmail,

@@ -113,12 +113,19 @@ export function createCheckoutBalances(
     /**
      * Holds, for the payment `hold` (in place of what it and `replaces` held), what the pricing says each balance pays.
      * A balance that has less now (spent elsewhere meanwhile) refuses the payment with BALANCE_CHANGED and holds
-     * nothing; balances the pricing no longer names are let go.
+     * nothing; balances the pricing no longer names are let go (`isNew`: `hold` was made for this call and held
+     * nothing). Resolves whether it holds any balance under `hold`.
      */
-    async reserve(hold: string, pricing: PriceBreakdown, replaces: readonly string[] = []): Promise<void> {
+    async reserve(
+      hold: string,
+      pricing: PriceBreakdown,
+      replaces: readonly string[] = [],
+      { isNew = false }: { isNew?: boolean } = {},
+    ): Promise<boolean> {
       const keys = [hold, ...replaces];
       const wanted = pricing.balances ?? [];
-      const held = (await Promise.all(keys.map((key) => ledger.holdsOf(key)))).flat();
+      const earlier = isNew ? replaces : keys;
+      const held = (await Promise.all(earlier.map((key) => ledger.holdsOf(key)))).flat();
       const dropped = held.filter((entry) => !wanted.some((balance) => balance.accountId === entry.accountId));
       if (dropped.length > 0) await ledger.releaseHolds(db, dropped);
       const expiresAt = new Date(Date.now() + reservationMinutes * 60_000);
@@ -129,6 +136,7 @@ export function createCheckoutBalances(
           throw new AppError("TOTAL_MISMATCH", BALANCE_CHANGED, { details: { totalCents: pricing.totalCents } });
         }
       }
+      return wanted.length > 0;
     },
 
     rename: (from: string, to: string) => ledger.renameHold(db, from, to),

@@ -17,3 +17,18 @@ export function ownerColumns(owner: BasketOwner) {
     ? { user_id: owner.userId, session_id: null }
     : { user_id: null, session_id: owner.sessionId };
 }
+
+/** Owners whose session the request at hand has just started: no other request knows it, so it has no basket yet. */
+const startedNow = new WeakSet<BasketOwner>();
+
+/** The owner of a guest session this request has just started (a basket change then needs no read first). */
+export function newSessionOwner(sessionId: string): BasketOwner {
+  const owner = { sessionId };
+  startedNow.add(owner);
+  return owner;
+}
+
+/** Whether `owner` is a session this request has just started (newSessionOwner), which has no basket yet. */
+export function isStartedNow(owner: BasketOwner): boolean {
+  return startedNow.has(owner);
+}

@@ -14,7 +14,7 @@ import type { GiftCardLine } from "#shared/gift-cards";
 /** A gift card already in the basket for someone else: one line is one recipient's. */
 export const GIFT_CARD_LINE_TAKEN_MESSAGE =
   "This gift card is already in your basket for someone else. Pay for it first, or remove it to change who it is for.";
-import { ownerColumn, type BasketOwner } from "./basket-owner";
+import { isStartedNow, ownerColumn, type BasketOwner } from "./basket-owner";
 import {
   findLine,
   mergeLines,
@@ -195,7 +195,13 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     decide: (lines: StoredLine[]) => LineWrite | null,
     known?: VariantForSale,
   ): Promise<BasketView> {
-    const seen = await readBasket(owner);
+    // A session this request has just started has no basket: its first line comes with the basket, in one statement.
+    if (isStartedNow(owner)) {
+      const write = decide([]);
+      const created = write?.kind === "insert" ? await createWithLine(owner, write) : undefined;
+      if (write && created) return view(afterWrite([], write, created.lineId), created.revision, known);
+    }
+    const seen = isStartedNow(owner) ? undefined : await readBasket(owner);
     if (seen) {
       const write = decide(seen.lines);
       if (!write) return view(seen.lines, seen.revision, known);
@@ -213,6 +219,47 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       return { lines: afterWrite(before, write, written.lineId), revision: written.revision };
     });
     return view(outcome.lines, outcome.revision, known);
+  }
+
+  /**
+   * A new basket (at revision 1, as a first change leaves it) with its first line, in one statement, for an owner that
+   * has none; undefined when it had one after all (nothing written: the caller takes the usual way).
+   */
+  async function createWithLine(
+    owner: BasketOwner,
+    write: Extract<LineWrite, { kind: "insert" }>,
+  ): Promise<{ revision: number; lineId: string | null } | undefined> {
+    const { column, value } = ownerColumn(owner);
+    const row = await db
+      .with("basket", (qb) =>
+        qb
+          .insertInto("baskets")
+          .values({ [column]: value, revision: 1 })
+          .onConflict((conflict) => conflict.column(column).doNothing())
+          .returning(["id", "revision"]),
+      )
+      .with("written", (qb) =>
+        qb
+          .insertInto("basket_items")
+          .columns(["basket_id", "product_id", "variant_id", "quantity", "added_price_cents", "gift_card"])
+          .expression((eb) =>
+            eb
+              .selectFrom("basket")
+              .select([
+                "basket.id",
+                sql<string>`${write.productId}::text`.as("product_id"),
+                sql<string>`${write.variantId}::text`.as("variant_id"),
+                sql<number>`${write.quantity}::int`.as("quantity"),
+                sql<number>`${write.priceCents}::int`.as("added_price_cents"),
+                sql<string | null>`${write.giftCard ? JSON.stringify(write.giftCard) : null}::jsonb`.as("gift_card"),
+              ]),
+          )
+          .returning("id"),
+      )
+      .selectFrom("basket")
+      .select((eb) => ["basket.revision", eb.selectFrom("written").select("id").limit(1).as("line_id")])
+      .executeTakeFirst();
+    return row && { revision: row.revision, lineId: row.line_id };
   }
 
   /**

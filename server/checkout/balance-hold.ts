@@ -9,7 +9,7 @@ import type { CheckoutBalances } from "#server/balances/checkout-balances";
 export function balanceHold(balances: CheckoutBalances): HoldAdapter {
   return {
     kind: "balance",
-    reserve: ({ hold, replaces, pricing }) => balances.reserve(hold, pricing, replaces),
+    reserve: ({ hold, replaces, pricing, isNew }) => balances.reserve(hold, pricing, replaces, { isNew }),
     rename: (from, to) => balances.rename(from, to),
     release: (hold) => balances.release(hold),
     async settle(trx, { hold, orderId, pricing, customer, strict }) {

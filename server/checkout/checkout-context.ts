@@ -33,8 +33,11 @@ export const BREAKDOWN_METADATA_KEYS = {
   total: "storefront_total_cents",
 } as const;
 
-/** What else a newly recorded order writes, in the order's own transaction (its confirmation e-mail). */
-export type OrderRecordedHook = (trx: Writer, orderId: string) => Promise<unknown>;
+/**
+ * What else a newly recorded order writes, in the order's own transaction (its confirmation e-mail, its gift cards),
+ * with the items it was written with (no need to read them back).
+ */
+export type OrderRecordedHook = (trx: Writer, orderId: string, items: readonly StoredOrderItem[]) => Promise<unknown>;
 
 export interface CheckoutDependencies {
   db: DB;
@@ -93,6 +96,7 @@ export function toStockLines(view: BasketView): StockLine[] {
     quantity: line.quantity,
     title: line.product.title,
     optionValues: line.variant.options.map((option) => option.value),
+    tracksStock: line.stock.tracksStock,
   }));
 }
 

@@ -17,6 +17,7 @@ function balanceHold(kind: string, { refuses = false } = {}) {
       if (refuses) throw new AppError("STOCK_SHORT", `No ${kind} left.`);
       for (const key of replaces) held.delete(key);
       held.set(hold, pricing.totalCents);
+      return true;
     },
     async rename(from, to) {
       const amount = held.get(from);
@@ -55,6 +56,24 @@ describe("the one hold of a checkout payment", () => {
     expect(credit.held.get("pi_1")).toBe(1196);
     await hold.release("pi_1");
     expect(stock.held.size + credit.held.size).toBe(0);
+  });
+
+  it("moves to the intent only the kinds that hold something: one that held nothing under a new key has nothing to move", async () => {
+    const stock = balanceHold("stock");
+    const renamed: string[] = [];
+    const nothing: HoldAdapter = {
+      kind: "code",
+      reserve: async () => false,
+      rename: async (from, to) => void renamed.push(`${from} -> ${to}`),
+      release: async () => {},
+      settle: async () => null,
+    };
+    const hold = createCheckoutHold([stock.adapter, nothing]);
+    const held = await hold.reserve({ ...request("new:5"), isNew: true });
+    expect([...held]).toEqual(["stock"]);
+    await hold.rename("new:5", "pi_5", held);
+    expect([...stock.held.keys()]).toEqual(["pi_5"]);
+    expect(renamed).toEqual([]);
   });
 
   it("refused by one kind, holds none: what the others took and the replaced payment's hold are let go", async () => {

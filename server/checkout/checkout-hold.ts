@@ -29,7 +29,15 @@ export interface HoldRequest {
    * refused with its sentence before anything is written.
    */
   settlesAtOnce?: boolean;
+  /**
+   * `hold` is a key made for this request (`new:…`): nothing was ever held under it, so no kind has anything of its
+   * own to let go of first (what `replaces` held still goes).
+   */
+  isNew?: boolean;
 }
+
+/** The kinds that hold something under a reserved key: only they have anything to rename. */
+export type HeldKinds = ReadonlySet<string>;
 
 /** A paid (or $0.00) order settling its hold, in the transaction that writes the order. */
 export interface HoldSettlement {
@@ -58,7 +66,8 @@ export interface OrderFlags {
  * - `reserve` takes the hold, or renews it when `hold` already holds (never past the first reservation's time), and
  *   takes over `replaces`. Refuses (throws an AppError with the shopper's sentence) when it cannot be held; it then
  *   holds nothing new. Holding nothing (a pricing without a code, a balance of $0.00) lets go of what the keys held.
- *   Undone by `release`.
+ *   Resolves false when it holds nothing under `hold` afterwards (then `rename` has nothing of it to move). Undone by
+ *   `release`.
  * - `rename` moves the hold from its own key to the intent's, once the intent exists. Undone by nothing: both keys
  *   name the same payment.
  * - `release` gives back what `hold` held (a cancelled, replaced or refused payment). Safe to call twice and on a key
@@ -70,7 +79,7 @@ export interface OrderFlags {
 export interface HoldAdapter {
   /** For logs and errors: "stock", "promotion", "store credit". */
   readonly kind: string;
-  reserve(request: HoldRequest): Promise<void>;
+  reserve(request: HoldRequest): Promise<boolean>;
   rename(from: string, to: string): Promise<void>;
   release(hold: string, actor: string): Promise<void>;
   settle(trx: Writer, settlement: HoldSettlement): Promise<OrderFlags | null>;
@@ -83,10 +92,15 @@ export interface HoldAdapter {
  */
 export function createCheckoutHold(adapters: readonly HoldAdapter[]) {
   const hold = {
-    /** Takes or renews every kind for the payment; on a refusal nothing is held under `hold` or `replaces`. */
-    async reserve(request: HoldRequest): Promise<void> {
+    /**
+     * Takes or renews every kind for the payment; on a refusal nothing is held under `hold` or `replaces`. Resolves
+     * with the kinds that hold something under `hold`, for `rename`.
+     */
+    async reserve(request: HoldRequest): Promise<HeldKinds> {
+      const held = new Set<string>();
       try {
-        for (const adapter of adapters) await adapter.reserve(request);
+        for (const adapter of adapters) if (await adapter.reserve(request)) held.add(adapter.kind);
+        return held;
       } catch (error) {
         for (const key of [request.hold, ...request.replaces]) await hold.release(key);
         throw error;
@@ -101,9 +115,12 @@ export function createCheckoutHold(adapters: readonly HoldAdapter[]) {
       for (const adapter of adapters) await adapter.reserve(request);
     },
 
-    /** The hold taken under its own key becomes the intent's. */
-    async rename(from: string, to: string): Promise<void> {
-      for (const adapter of adapters) await adapter.rename(from, to);
+    /**
+     * The hold taken under its own key becomes the intent's: every kind, or only the kinds `held` names (what
+     * `reserve` said holds something under `from`; the others have nothing to move).
+     */
+    async rename(from: string, to: string, held?: HeldKinds): Promise<void> {
+      for (const adapter of adapters) if (!held || held.has(adapter.kind)) await adapter.rename(from, to);
     },
 
     /** Gives back every kind `key` held; `actor` names who let go in the stock's ledger ("shop", "processor"). */

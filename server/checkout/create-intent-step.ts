@@ -80,7 +80,7 @@ async function createNew(
 ): Promise<PreparedPayment> {
   const key = `new:${randomUUID()}`;
   const { view, pricing, customer, holder, owner, fingerprint } = draft;
-  await hold.take({ key, view, pricing, customer, holder, replaces: replaced });
+  const held = await hold.take({ key, view, pricing, customer, holder, replaces: replaced, isNew: true });
   const { column, value } = ownerColumn(owner);
   // The same owner, basket and attempt always ask for the same intent: two tabs racing get one intent. Intents for
   // different baskets are different intents, each with its own row, so they cannot cross.
@@ -113,7 +113,7 @@ async function createNew(
     })
     .onConflict((conflict) => conflict.column("payment_intent_id").doNothing())
     .execute();
-  await hold.rename(key, intent.id);
+  await hold.rename(key, intent.id, held);
   return { clientSecret: intent.clientSecret, amountCents: intent.amountCents };
 }
 

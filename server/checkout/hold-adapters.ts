@@ -9,7 +9,7 @@ export function stockHold(inventory: InventoryService): HoldAdapter {
   return {
     kind: "stock",
     // Short stock refuses with its sentence; the same key again keeps the time it was first given.
-    reserve: ({ hold, replaces, stock, holder }) => inventory.reserve(hold, stock, { replaces, holder }),
+    reserve: ({ hold, replaces, stock, holder, isNew }) => inventory.reserve(hold, stock, { replaces, holder, isNew }),
     rename: (from, to) => inventory.renameHold(from, to),
     // Back for others (and any variant this brings back in stock sends its alerts).
     release: (hold, actor) => inventory.release(hold, actor),
@@ -33,15 +33,16 @@ export function stockHold(inventory: InventoryService): HoldAdapter {
 export function promotionUseHold(promotions: PromotionService, logger: Logger): HoldAdapter {
   return {
     kind: "promotion",
-    async reserve({ hold, replaces, pricing, customer, holder, settlesAtOnce }) {
+    async reserve({ hold, replaces, pricing, customer, holder, settlesAtOnce, isNew }) {
       // Redeemed strictly in the order's own transaction right after: a used-up code refuses the order there.
-      if (settlesAtOnce) return;
-      // A pricing without a code holds none: whatever these keys held of a code before is let go.
+      if (settlesAtOnce) return false;
+      // A pricing without a code holds none: whatever these keys held of a code before is let go (a new key held none).
       if (pricing.promotion) {
         await promotions.reserve(hold, pricing.promotion.code, pricing.itemsCents, customer, { replaces, holder });
-      } else {
-        for (const key of [hold, ...replaces]) await promotions.release(key);
+        return true;
       }
+      for (const key of isNew ? replaces : [hold, ...replaces]) await promotions.release(key);
+      return false;
     },
     rename: (from, to) => promotions.renameHold(from, to),
     release: (hold) => promotions.release(hold),

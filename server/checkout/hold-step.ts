@@ -1,7 +1,7 @@
 import type { BasketView } from "#shared/basket";
 import type { PriceBreakdown } from "#shared/pricing";
 import type { Holder } from "#server/holds/hold-claims";
-import type { HoldRequest } from "./checkout-hold";
+import type { HeldKinds, HoldRequest } from "./checkout-hold";
 import type { PromotionCustomer } from "#server/promotions/promotion-service";
 import { toStockLines, type CheckoutContext } from "./checkout-context";
 
@@ -16,6 +16,8 @@ export interface PaymentHold {
   replaces?: readonly string[];
   /** A $0.00 order, written in the same call (HoldRequest's settlesAtOnce). */
   settlesAtOnce?: boolean;
+  /** `key` was made for this hold: nothing was held under it before (HoldRequest's isNew). */
+  isNew?: boolean;
 }
 
 /**
@@ -33,11 +35,13 @@ export function createHoldStep({ holds }: CheckoutContext) {
     holder,
     replaces = [],
     settlesAtOnce,
+    isNew,
   }: PaymentHold): HoldRequest => ({
     hold: key,
     replaces,
     holder,
     settlesAtOnce,
+    isNew,
     stock: toStockLines(view),
     pricing,
     customer,
@@ -54,8 +58,11 @@ export function createHoldStep({ holds }: CheckoutContext) {
      * the stock went: its intent is then left as it was.
      */
     renew: (hold: PaymentHold) => holds.renew(request(hold)),
-    /** A hold taken under its own key becomes its intent's once the intent exists. */
-    rename: (from: string, to: string) => holds.rename(from, to),
+    /**
+     * A hold taken under its own key becomes its intent's once the intent exists; `held` (what `take` resolved with)
+     * limits it to the kinds that hold something.
+     */
+    rename: (from: string, to: string, held?: HeldKinds) => holds.rename(from, to, held),
   };
 }
 

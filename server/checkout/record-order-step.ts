@@ -125,7 +125,7 @@ async function writeOrderOnce(
       .where("payment_intent_id", "=", id)
       .execute();
     if (owner) await basket.removePaidItems(owner, items, trx);
-    await onOrderRecorded?.(trx, id);
+    await onOrderRecorded?.(trx, id, payment.items);
     return { orderId: id, orderNumber: inserted.orderNumber, isNew: true };
   });
 }
@@ -167,6 +167,35 @@ export function createRecordOrderStep(context: CheckoutContext, release: Release
    * (never fulfilled; the operator refunds it) instead of becoming an order that lists more, or less, than was paid.
    */
   async function recordOrder(
+    paymentIntentId: string,
+    owner: BasketOwner | null,
+    succeededIntent?: ProviderIntent,
+  ): Promise<RecordOutcome | null> {
+    return inTurn(paymentIntentId, () => recordOrderNow(paymentIntentId, owner, succeededIntent));
+  }
+
+  /**
+   * The calls for one payment in this instance, one after another: the page's and the webhook's usually come at once,
+   * and each would ask the processor and try to write the order; in turn, the second finds the order written and
+   * asks nothing. Each call still decides on what it reads itself (the database keeps it exactly once across
+   * instances); waiting only spares the work.
+   */
+  const running = new Map<string, Promise<unknown>>();
+  function inTurn<T>(key: string, run: () => Promise<T>): Promise<T> {
+    const before = running.get(key);
+    const mine = before ? before.then(run) : run();
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    running.set(key, settled);
+    void settled.then(() => {
+      if (running.get(key) === settled) running.delete(key);
+    });
+    return mine;
+  }
+
+  async function recordOrderNow(
     paymentIntentId: string,
     owner: BasketOwner | null,
     succeededIntent?: ProviderIntent,

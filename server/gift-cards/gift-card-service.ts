@@ -2,6 +2,7 @@ import { sql, type Transaction } from "kysely";
 import { AppError } from "#shared/errors";
 import { GIFT_CARD_REFUSALS, type GiftCardRefusal } from "#shared/gift-cards";
 import { formatOrderDate } from "#shared/dates";
+import type { StoredOrderItem } from "#shared/orders";
 import { tooManyRequests, type RateLimiter, type RateLimitRule } from "#server/rate-limits/rate-limiter";
 import { recordAudit, type Actor } from "#server/audit/audit-log";
 import { addDays, dateInZone, startOfDate } from "#server/calendar/shop-calendar";
@@ -371,10 +372,12 @@ export function createGiftCardService({
      * In the paid order's own transaction: one sale per gift card it bought (once, whoever records the order), and
      * those without a later "Send on" day issued and e-mailed now.
      */
-    async recordSales(writer: Writer, orderId: string): Promise<number> {
-      // Always called inside the order's transaction (the checkout's hook).
+    async recordSales(writer: Writer, orderId: string, items?: readonly StoredOrderItem[]): Promise<number> {
+      // Always called inside the order's transaction (the checkout's hook), which hands over the items it wrote.
       const trx = writer as Trx;
-      const order = await trx.selectFrom("orders").select(["items"]).where("id", "=", orderId).executeTakeFirst();
+      const order = items
+        ? { items }
+        : await trx.selectFrom("orders").select(["items"]).where("id", "=", orderId).executeTakeFirst();
       if (!order) return 0;
       const sales = order.items.flatMap((item, lineIndex) =>
         item.giftCard

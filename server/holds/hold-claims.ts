@@ -45,6 +45,17 @@ const holderKeys = (holder: Holder) => [
   `address:${holder.ip}`,
 ];
 
+/** Ends the holders' claims of `kind` under `holds` (this payment's earlier keys), in the hold's transaction. */
+async function letGoOf(trx: Writer, kind: ClaimKind, holders: string[], holds: readonly string[]): Promise<void> {
+  if (holds.length === 0) return;
+  await trx
+    .deleteFrom("hold_claims")
+    .where("holder", "in", holders)
+    .where("hold", "in", holds)
+    .where("item", "like", ofKind(kind))
+    .execute();
+}
+
 export function createHoldClaims(
   db: DB,
   { reservationMinutes, limits = DEFAULT_HOLD_LIMITS }: { reservationMinutes: number; limits?: HoldLimits },
@@ -65,9 +76,14 @@ export function createHoldClaims(
       hold: string,
       replaces: readonly string[],
       items: readonly ClaimedItem[],
-    ): Promise<Date> {
+      /** `hold` was made for this call: it has no claims yet (only `replaces` may). */
+      { isNew = false }: { isNew?: boolean } = {},
+    ): Promise<Date | null> {
       const holders = holderKeys(holder);
       const ours = [hold, ...replaces];
+      const letGo = () => letGoOf(trx, kind, holders, isNew ? replaces : ours);
+      // Nothing to claim (no tracked stock): nothing to judge, only what this payment claimed before goes.
+      if (items.length === 0) return letGo().then(() => null);
       const { now } = await sql<{ now: Date }>`select now() as now`.execute(trx).then((result) => result.rows[0]!);
       const rows = await trx
         .selectFrom("hold_claims")
@@ -121,12 +137,7 @@ export function createHoldClaims(
         );
 
       const expiresAt = new Date(first + lifetimeMs);
-      await trx
-        .deleteFrom("hold_claims")
-        .where("holder", "in", holders)
-        .where("hold", "in", ours)
-        .where("item", "like", ofKind(kind))
-        .execute();
+      await letGo();
       const values = holders.flatMap((key) =>
         items.map(({ item, units }) => ({
           holder: key,

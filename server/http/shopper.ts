@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { BasketCount } from "#shared/basket";
-import type { BasketOwner } from "#server/basket/basket-owner";
+import { newSessionOwner, type BasketOwner } from "#server/basket/basket-owner";
 import type { Session, SessionService, SessionUser } from "#server/sessions/session-service";
 
 /** The session cookie's name; over HTTPS it carries the __Host- prefix (Secure, this host only, path /). */
@@ -71,6 +71,7 @@ export function shopperMiddleware(
           session = started.session;
           basketOnArrival = null;
           pending.cookie = { token: started.token };
+          if (!session.user) return newSessionOwner(session.id);
         }
         return ownerOf(session);
       },

@@ -21,6 +21,11 @@ export interface StockLine {
   quantity: number;
   title?: string;
   optionValues?: readonly string[];
+  /**
+   * Whether the variant tracked stock when the caller read it (a basket's line). A new hold whose lines all say no
+   * reads nothing and holds nothing: as if it had locked them a moment earlier and found nothing to count.
+   */
+  tracksStock?: boolean;
 }
 
 /** One variant's stock right now. */
@@ -92,17 +97,21 @@ export function createInventoryService(
     onCatalogueChanged?: () => void;
   } = {},
 ) {
-  /** Locks the variants' rows until the transaction ends, in id order (two writers never wait on each other in a circle). */
-  async function lockVariants(executor: Writer, variantIds: readonly string[]): Promise<void> {
+  /**
+   * Locks the variants' rows until the transaction ends, in id order (two writers never wait on each other in a
+   * circle). Answers how many of them track stock, as the locked rows say: when none does, there is no stock to count.
+   */
+  async function lockVariants(executor: Writer, variantIds: readonly string[]): Promise<number> {
     const ids = [...new Set(variantIds)].sort();
-    if (ids.length > 0)
-      await executor
-        .selectFrom("product_variants")
-        .select("id")
-        .where("id", "in", ids)
-        .orderBy("id")
-        .forUpdate()
-        .execute();
+    if (ids.length === 0) return 0;
+    const rows = await executor
+      .selectFrom("product_variants")
+      .select(["id", "tracks_stock"])
+      .where("id", "in", ids)
+      .orderBy("id")
+      .forUpdate()
+      .execute();
+    return rows.filter((row) => row.tracks_stock).length;
   }
 
   /** The levels with each variant's reserved quantity moved by `quantities` (sign 1: more reserved, -1: fewer). */
@@ -272,20 +281,36 @@ export function createInventoryService(
     async reserve(
       hold: string,
       lines: readonly StockLine[],
-      { replaces = [], holder }: { replaces?: readonly string[]; holder?: Holder } = {},
-    ): Promise<void> {
+      {
+        replaces = [],
+        holder,
+        isNew = false,
+      }: {
+        replaces?: readonly string[];
+        holder?: Holder;
+        /** `hold` was made for this call: nothing was ever held under it (only `replaces` may hold). */
+        isNew?: boolean;
+      } = {},
+    ): Promise<boolean> {
       const wanted = sumByVariant(lines);
-      await db.transaction().execute(async (trx) => {
+      const earlier = isNew ? replaces : [hold, ...replaces];
+      if (earlier.length === 0 && lines.every((line) => line.tracksStock === false)) return false;
+      return db.transaction().execute(async (trx) => {
         // Few statements while the variants are locked: every other payment for them waits on these rows.
-        const dropped = await trx
-          .deleteFrom("stock_reservations")
-          .where("hold", "in", [hold, ...replaces])
-          .returning(["variant_id", "quantity", sql<boolean>`expires_at > now()`.as("is_live")])
-          .execute();
+        const dropped =
+          earlier.length === 0
+            ? []
+            : await trx
+                .deleteFrom("stock_reservations")
+                .where("hold", "in", earlier)
+                .returning(["variant_id", "quantity", sql<boolean>`expires_at > now()`.as("is_live")])
+                .execute();
         const touched = [...new Set([...wanted.keys(), ...dropped.map((row) => row.variant_id)])];
+        const tracking = await lockVariants(trx, touched);
         // Read after the lock, in a statement of its own: it sees every reservation committed before the lock was given.
-        await lockVariants(trx, touched);
-        const free = await readLevels(trx, touched);
+        // Nothing tracks stock and nothing was let go: there is nothing to count, hold or tell anyone.
+        const free =
+          tracking > 0 || dropped.length > 0 ? await readLevels(trx, touched) : new Map<string, StockLevel>();
         for (const line of lines) {
           const level = free.get(line.variantId);
           if (!level?.tracksStock || level.continueSelling) continue;
@@ -313,6 +338,7 @@ export function createInventoryService(
                 hold,
                 replaces,
                 rows.map((row) => ({ item: row.variant_id, units: row.quantity, name: names.get(row.variant_id)! })),
+                { isNew },
               )
             : null;
         if (rows.length > 0) {
@@ -331,6 +357,7 @@ export function createInventoryService(
         const after = shiftAvailable(free, wanted, 1);
         await writeLedger(trx, availableChanges(before, after, "shopper", hold));
         await settleChange(trx, before, after);
+        return rows.length > 0;
       });
     },
 
@@ -385,7 +412,9 @@ export function createInventoryService(
       // The hold may name variants no longer in the order (the basket changed after paying began): released here.
       const held = await trx.selectFrom("stock_reservations").select("variant_id").where("hold", "=", hold).execute();
       const touched = [...new Set([...sold.keys(), ...held.map((row) => row.variant_id)])];
-      const before = await readLevels(trx, touched, { lock: true });
+      // Nothing sold tracks stock and the hold held none: nothing to count, sell or tell anyone.
+      if ((await lockVariants(trx, touched)) === 0 && held.length === 0) return { oversold: false };
+      const before = await readLevels(trx, touched);
       const ownLive = await trx
         .deleteFrom("stock_reservations")
         .where("hold", "=", hold)

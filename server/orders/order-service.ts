@@ -61,38 +61,50 @@ export function createOrderService(db: DB) {
     trx: Writer,
     order: PaidOrder,
   ): Promise<{ orderId: string; orderNumber: string } | null> {
+    // The order and its first status in one statement: the history's row only when the order's was written.
     const inserted = await trx
-      .insertInto("orders")
-      .values({
-        id: order.id,
-        number: order.number,
-        user_id: order.userId,
-        session_id: order.sessionId,
-        amount_cents: order.amountCents,
-        currency: order.currency,
-        items: JSON.stringify(order.items),
-        // What the payment was priced at, kept whole: the order page, the e-mail and the console show these figures.
-        pricing: order.pricing ? JSON.stringify(order.pricing) : null,
-        processor: order.processor,
-        livemode: order.livemode,
-        created_at: order.createdAt,
-        delivery_address: order.deliveryAddress ? JSON.stringify(order.deliveryAddress) : null,
-        contact_email: order.contactEmail,
-        card_brand: order.card?.brand ?? null,
-        card_last4: order.card?.last4 ?? null,
-        promotion_code: order.promotion?.code ?? null,
-        promotion_kind: order.promotion?.kind ?? null,
-        discount_cents: order.discountCents,
-      })
-      // Either key: the order exists already (recorded by another path), or the number is taken.
-      .onConflict((conflict) => conflict.doNothing())
-      .returning(["id", "number"])
+      .with("inserted", (db) =>
+        db
+          .insertInto("orders")
+          .values({
+            id: order.id,
+            number: order.number,
+            user_id: order.userId,
+            session_id: order.sessionId,
+            amount_cents: order.amountCents,
+            currency: order.currency,
+            items: JSON.stringify(order.items),
+            // What the payment was priced at, kept whole: the order page, the e-mail and the console show these figures.
+            pricing: order.pricing ? JSON.stringify(order.pricing) : null,
+            processor: order.processor,
+            livemode: order.livemode,
+            created_at: order.createdAt,
+            delivery_address: order.deliveryAddress ? JSON.stringify(order.deliveryAddress) : null,
+            contact_email: order.contactEmail,
+            card_brand: order.card?.brand ?? null,
+            card_last4: order.card?.last4 ?? null,
+            promotion_code: order.promotion?.code ?? null,
+            promotion_kind: order.promotion?.kind ?? null,
+            discount_cents: order.discountCents,
+          })
+          // Either key: the order exists already (recorded by another path), or the number is taken.
+          .onConflict((conflict) => conflict.doNothing())
+          .returning(["id", "number"]),
+      )
+      .with("history", (db) =>
+        db
+          .insertInto("order_status_history")
+          .columns(["order_id", "status", "actor"])
+          .expression((eb) =>
+            eb
+              .selectFrom("inserted")
+              .select(["inserted.id", sql<OrderStatus>`'paid'`.as("status"), sql<string>`'shop'`.as("actor")]),
+          ),
+      )
+      .selectFrom("inserted")
+      .select(["inserted.id", "inserted.number"])
       .executeTakeFirst();
     if (!inserted) return null;
-    await trx
-      .insertInto("order_status_history")
-      .values({ order_id: order.id, status: "paid", actor: "shop" })
-      .execute();
     return { orderId: inserted.id, orderNumber: inserted.number };
   }
 

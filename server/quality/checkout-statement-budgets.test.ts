@@ -1,0 +1,117 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeEachDatabase } from "#server/testing/test-database";
+import { addDeliveryAddress, confirmCard, createBrowser, createTestShop } from "#server/testing/test-app";
+
+const BOOK = "12321341"; // $11.96, stock not tracked (as the bench's checkout buys it)
+/** The catalogue's own version check (server/catalogue), made by whichever request comes first in a second. */
+const VERSION_CHECK = /^select "version" from "catalogue_version"$/;
+
+type Step = "add (a new guest)" | "address" | "create" | "record";
+
+/**
+ * Each step of a guest's checkout, as the bench's checkout takes it (bench/README.md, "Server CPU per request"), and
+ * the statements it may send, BEGIN and COMMIT included: every statement costs the server a round trip's CPU, and on
+ * PGlite the database's own work too. Confirming the card is the processor's; the webhook's recording is the same
+ * step as the page's (`record`), whichever comes first. A step that needs more fails here with what it sent: lower a
+ * budget when a step gets cheaper, raise one only with a reason in the commit.
+ *
+ * `record` is counted as the page's call that writes the order (the webhook's, arriving first, leaves it three).
+ */
+const BUDGETS: Record<"untracked" | "tracked", Record<Step, number>> = {
+  untracked: { "add (a new guest)": 4, address: 2, create: 9, record: 16 },
+  // A tracked variant is locked and counted, reserved (with the shopper's claims and the ledger), moved to the intent,
+  // then sold.
+  tracked: { "add (a new guest)": 4, address: 2, create: 26, record: 21 },
+};
+
+/**
+ * The statements each step of a checkout sends to the database, counted at the driver (Kysely's log) for the request
+ * alone, on both databases: the shop's requests run in this process (the processor's own work, reached over HTTP
+ * through the Stripe SDK, is not counted).
+ */
+describeEachDatabase("statement budgets of a checkout", (getDatabase) => {
+  const requests = new AsyncLocalStorage<string[]>();
+  let shop: Awaited<ReturnType<typeof createTestShop>>;
+  let origin = "";
+  let close: () => Promise<void> = async () => {};
+  let stopObserving: () => void = () => {};
+
+  beforeAll(async () => {
+    shop = await createTestShop(getDatabase());
+    const running = await shop.listen(0);
+    origin = `http://127.0.0.1:${running.port}`;
+    close = running.close;
+    stopObserving = getDatabase().observeQueries((_milliseconds, _isError, sql) => {
+      if (!VERSION_CHECK.test(sql)) requests.getStore()?.push(sql);
+    });
+  }, 60_000);
+  afterAll(async () => {
+    stopObserving();
+    await close();
+  });
+
+  /** One whole checkout by a new guest, and what each step sent. */
+  async function checkout(productId: string, totalCents: number): Promise<Record<Step, string[]>> {
+    const browser = createBrowser(shop.app);
+    const sent = { "add (a new guest)": [], address: [], create: [], record: [] } as Record<Step, string[]>;
+    const step = <T>(name: Step, run: () => Promise<T>) => requests.run(sent[name], run);
+    const added = await step("add (a new guest)", () => browser.postJson("/basket/add", { productId }));
+    expect(added.status).toBe(201);
+    await step("address", () => addDeliveryAddress(browser));
+    const created = await step("create", () =>
+      browser.send(`/payments/create?total=${totalCents}`, { method: "POST" }),
+    );
+    expect(created.status).toBe(201);
+    const { clientSecret } = (await created.json()) as { clientSecret: string };
+    const confirmed = await confirmCard(origin, clientSecret, shop.processorKeys!.publishableKey, "4242424242424242");
+    expect(confirmed.body.status).toBe("succeeded");
+    const recorded = await step("record", () =>
+      browser.postJson("/orders/record", { paymentIntentId: confirmed.body.id }),
+    );
+    expect(recorded.status).toBe(201);
+    return sent;
+  }
+
+  it("keeps every step of a guest's checkout within its budget, stock tracked or not", async () => {
+    // Another product of the catalogue, its stock counted (the seeded shop tracks none).
+    const tracked = await getDatabase()
+      .db.selectFrom("product_variants as v")
+      .innerJoin("products as p", "p.id", "v.product_id")
+      .select(["v.id", "v.product_id", "v.price_cents"])
+      .where("v.product_id", "!=", BOOK)
+      .where("p.gift_card", "is", null)
+      .where("p.status", "=", "active")
+      .orderBy("v.price_cents")
+      .executeTakeFirstOrThrow();
+    await getDatabase()
+      .db.transaction()
+      .execute((trx) =>
+        shop.services.inventory.setStock(
+          trx,
+          tracked.id,
+          { tracksStock: true, continueSelling: false, onHand: 100 },
+          "test",
+        ),
+      );
+    const over: string[] = [];
+    for (const [kind, productId] of [
+      ["untracked", BOOK],
+      ["tracked", tracked.product_id],
+    ] as const) {
+      // Once to warm what is kept between requests, then the one measured.
+      const total = kind === "untracked" ? 1196 : tracked.price_cents;
+      await checkout(productId, total);
+      const sent = await checkout(productId, total);
+      for (const [name, statements] of Object.entries(sent) as [Step, string[]][]) {
+        const budget = BUDGETS[kind][name];
+        if (statements.length > budget)
+          over.push(
+            `${name} (${kind}): ${statements.length} statements, budget ${budget}:\n` +
+              statements.map((sql) => `    ${sql.replace(/\s+/g, " ").slice(0, 160)}`).join("\n"),
+          );
+      }
+    }
+    expect(over, over.join("\n")).toEqual([]);
+  }, 60_000);
+});
