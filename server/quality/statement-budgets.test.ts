@@ -55,7 +55,7 @@ const BUDGETS: Record<string, Record<Shopper, Budget>> = {
   checkout: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 2, roundTrips: 2 } },
   // /payment: the basket, the address, the saved addresses, the rates and the balances (applied ones and the account's
   // store credit) asked for at once after the session.
-  payment: { guest: { statements: 4, roundTrips: 1 }, "shopper with a basket": { statements: 9, roundTrips: 2 } },
+  payment: { guest: { statements: 4, roundTrips: 1 }, "shopper with a basket": { statements: 6, roundTrips: 2 } },
   orders: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 3, roundTrips: 2 } },
   order: { guest: { statements: 0, roundTrips: 0 }, "shopper with a basket": { statements: 3, roundTrips: 3 } },
   // Within its return window: the replacement options' variants with the returns, then their stock.
