@@ -7,7 +7,7 @@ import { PageHeader } from "#app/features/admin/console-ui";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
-import { NetSalesChart } from "#app/features/admin/net-sales-chart";
+import { NetSalesChart } from "#app/features/admin/dashboard/net-sales-chart";
 import { requireConsole } from "./require-operator";
 import { returnReasonLabel } from "#shared/returns";
 

@@ -10,7 +10,7 @@ import { FieldError, invalidFieldProps } from "#app/components/form/field-error"
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
 import { formatConsoleTime, requireConsole } from "./require-operator";
 import { PageHeader } from "#app/features/admin/console-ui";
-import { TwoStepPolicyForm } from "#app/features/admin/two-step-policy-form";
+import { TwoStepPolicyForm } from "#app/features/admin/staff/two-step-policy-form";
 import { twoStepConsoleSchema } from "#shared/two-step";
 
 const ROLES: readonly StaffRole[] = ["owner", "manager", "staff"];
