@@ -2,13 +2,7 @@ import "./zod-policy";
 import { isStorableText } from "./storable-text";
 import { z } from "zod";
 import { CONSOLE_AREA_IDS, type ConsoleArea } from "./console-access";
-import {
-  DEFAULT_LOW_STOCK_AT,
-  VARIANT_INPUTS,
-  variantField,
-  variantKey,
-  combinations,
-} from "./product-variant-fields";
+import { DEFAULT_LOW_STOCK_AT, VARIANT_INPUTS, variantField, variantKey, combinations } from "./product-variant-fields";
 
 export {
   DEFAULT_LOW_STOCK_AT,

@@ -5,7 +5,11 @@ import { AppError } from "#shared/errors";
 import { readFormOrRefuse, requireIdParam } from "#app/form-request";
 import { decimalAmount } from "#shared/money";
 import { promotionFormSchema } from "#shared/promotion-schemas";
-import { PromotionFields, toFieldValues, type PromotionFieldValues } from "#app/features/admin/promotions/promotion-fields";
+import {
+  PromotionFields,
+  toFieldValues,
+  type PromotionFieldValues,
+} from "#app/features/admin/promotions/promotion-fields";
 import { requireConsole } from "./require-operator";
 
 export async function loader({ context, params }: Route.LoaderArgs) {

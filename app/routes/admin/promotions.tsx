@@ -7,7 +7,12 @@ import { formatCents } from "#shared/money";
 import { promotionFormSchema } from "#shared/promotion-schemas";
 import { describePromotionValue, PROMOTION_KIND_LABELS } from "#shared/promotions";
 import { StatusBadge } from "#app/features/admin/console-ui";
-import { datesOf, EMPTY_PROMOTION, PromotionFields, toFieldValues } from "#app/features/admin/promotions/promotion-fields";
+import {
+  datesOf,
+  EMPTY_PROMOTION,
+  PromotionFields,
+  toFieldValues,
+} from "#app/features/admin/promotions/promotion-fields";
 import { requireConsole } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
