@@ -74,6 +74,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     done: intent === "add-credit" ? `Added ${formatCents(amount)} of store credit.` : `Removed ${formatCents(amount)}.`,
   } satisfies Answer;
 }
+
 export default function StoreCreditPage({ loaderData, actionData }: Route.ComponentProps) {
   const { customer, email } = loaderData;
   const isBusy = useNavigation().state !== "idle";
