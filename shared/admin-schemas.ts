@@ -1,3 +1,6 @@
+// The console's product, department, import and staff forms as strict schemas, and the prices an operator types read
+// into integer cents.
+
 import "./zod-policy";
 import { isStorableText } from "./storable-text";
 import { z } from "zod";

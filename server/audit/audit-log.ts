@@ -1,3 +1,6 @@
+// The audit log: every operator change recorded in its own transaction (only the values that changed), and the
+// console's newest-first pages of it.
+
 import type { Transaction } from "kysely";
 import type { DB } from "#server/db/client";
 import type { Database } from "#server/db/schema";

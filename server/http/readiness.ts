@@ -1,3 +1,6 @@
+// Whether this process takes new work: draining after SIGTERM, and a bound on requests in flight past which it answers
+// 503 with Retry-After.
+
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "#shared/errors";
 
