@@ -4,7 +4,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { expect, it } from "vitest";
-import { STILL_WITHOUT_OPENING_COMMENT } from "./opening-comments-missing";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -38,22 +37,11 @@ function hasOpeningComment(text: string): boolean {
 const files = ["app", "server", "shared"].flatMap(sourceFiles);
 
 it("every source file of app/, server/ and shared/ opens with a comment on the file, not on its first statement", () => {
-  const waiting = new Set(STILL_WITHOUT_OPENING_COMMENT);
-  const missing = files.filter(
-    (file) => !waiting.has(file) && !hasOpeningComment(readFileSync(join(ROOT, file), "utf8")),
-  );
+  const missing = files.filter((file) => !hasOpeningComment(readFileSync(join(ROOT, file), "utf8")));
   expect(
     missing,
     "open each with one or two lines saying what the file is for and why it exists, then a blank line",
   ).toEqual([]);
-});
-
-it("the list of files still without an opening comment only shrinks: a file that has one, or is gone, leaves it", () => {
-  const present = new Set(files);
-  const done = STILL_WITHOUT_OPENING_COMMENT.filter(
-    (file) => !present.has(file) || hasOpeningComment(readFileSync(join(ROOT, file), "utf8")),
-  );
-  expect(done, "take these off server/quality/opening-comments-missing.ts").toEqual([]);
 });
 
 it("tells a file's comment from its first statement's", () => {

@@ -1,3 +1,6 @@
+// /admin, the sales dashboard: a period's figures in the shop's time zone, the counts that lead to work, returns,
+// recovery, store credit and gift cards.
+
 import { Link } from "react-router";
 import type { Route } from "./+types/admin-index";
 import { DASHBOARD_PERIODS, dashboardQuerySchema, type DashboardPeriod } from "#shared/admin-dashboard-schemas";

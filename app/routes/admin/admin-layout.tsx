@@ -1,3 +1,6 @@
+// The console's layout: its stylesheet and side navigation around every console page, and its own error page; staff
+// only.
+
 import { isRouteErrorResponse, Link, Outlet, useRouteLoaderData } from "react-router";
 import { CONSOLE_SECTIONS, consoleHomeOf, mayUse } from "#shared/console-access";
 import { refusalMessage } from "#app/features/shell/status-page";

@@ -1,3 +1,5 @@
+// /admin/audit: every operator action, newest first, a page at a time.
+
 import type { Route } from "./+types/audit";
 import { formatConsoleTime, requireConsole } from "./require-operator";
 import { PageHeader } from "#app/features/admin/console-ui";

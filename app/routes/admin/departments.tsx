@@ -1,3 +1,5 @@
+// /admin/departments: every department's form, and a new one's.
+
 import { data, useNavigation } from "react-router";
 import type { Route } from "./+types/departments";
 import { adminDepartmentSchema } from "#shared/admin-schemas";

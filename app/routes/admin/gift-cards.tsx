@@ -1,3 +1,5 @@
+// /admin/gift-cards: every card, issued by hand or sold, with Disable and Adjust.
+
 import { data, useNavigation } from "react-router";
 import type { Route } from "./+types/gift-cards";
 import { AppError } from "#shared/errors";

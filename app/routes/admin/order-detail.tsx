@@ -1,3 +1,6 @@
+// /admin/orders/{number}: one order in full, and its ship, refund and cancel forms (a refund asks first, on a page of
+// its own).
+
 import { data, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/order-detail";
 import { adminOrderActionSchema } from "#shared/admin-order-schemas";

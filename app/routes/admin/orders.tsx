@@ -1,3 +1,6 @@
+// /admin/orders: every order by keyset pages, its filters and search, and "Needs attention" with payments held for
+// review.
+
 import { data, useNavigation } from "react-router";
 import type { Route } from "./+types/orders";
 import { adminOrderListSchema, heldPaymentRefundSchema, NO_LONGER_HELD } from "#shared/admin-order-schemas";

@@ -1,3 +1,5 @@
+// /admin/outbox/{id}: one e-mail as written and sent, its state, attempts, text and HTML.
+
 import { data, Link } from "react-router";
 import type { Route } from "./+types/outbox-email";
 import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";

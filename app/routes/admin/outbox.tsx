@@ -1,3 +1,5 @@
+// /admin/outbox: the e-mails the shop wrote, newest first, with their delivery state.
+
 import { Link } from "react-router";
 import type { Route } from "./+types/outbox";
 import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";

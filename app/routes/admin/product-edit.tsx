@@ -1,3 +1,5 @@
+// /admin/products/{id} and /new: the product form (fields, options, variants, stock, pictures) and its save.
+
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/product-edit";
 import {

@@ -1,3 +1,5 @@
+// /admin/products/import: a product CSV's preview and import, and an applied import's report.
+
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/product-import";
 import { productImportFormSchema } from "#shared/admin-schemas";

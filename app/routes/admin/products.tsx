@@ -1,3 +1,6 @@
+// /admin/products: the product list, with search, status and stock filters, and the way to import, export and add
+// products.
+
 import { Link } from "react-router";
 import type { Route } from "./+types/products";
 import { adminProductListSchema } from "#shared/admin-schemas";

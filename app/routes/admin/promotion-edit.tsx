@@ -1,3 +1,5 @@
+// /admin/promotions/{id}: one promotion's form, Save and, for a code never used, Delete.
+
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/promotion-edit";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";

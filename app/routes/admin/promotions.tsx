@@ -1,3 +1,5 @@
+// /admin/promotions: every promotion code with its uses, and the form of a new one.
+
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/promotions";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";

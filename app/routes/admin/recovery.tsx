@@ -1,3 +1,5 @@
+// /admin/recovery: the basket reminders' settings.
+
 import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/recovery";
 import { AppError } from "#shared/errors";

@@ -1,3 +1,5 @@
+// /admin/returns/{number}: one return or withdrawal, and the operator's decisions on it.
+
 import { data, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/return-detail";
 import { adminReturnActionSchema } from "#shared/return-schemas";

@@ -1,3 +1,5 @@
+// /admin/returns: returns, or EU withdrawals apart, by status.
+
 import { Link } from "react-router";
 import type { Route } from "./+types/returns";
 import { formatCents } from "#shared/money";

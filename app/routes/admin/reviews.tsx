@@ -1,3 +1,5 @@
+// /admin/reviews: every review, newest first, with Hide and Show.
+
 import { Form, Link } from "react-router";
 import { z } from "zod";
 import type { Route } from "./+types/reviews";

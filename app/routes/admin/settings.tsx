@@ -1,3 +1,5 @@
+// /admin/settings: the shop's own settings form and its save.
+
 import { data, Form, useNavigation } from "react-router";
 import type { Route } from "./+types/settings";
 import { ErrorSummary } from "#app/components/form/error-summary";

@@ -1,3 +1,5 @@
+// /admin/shipping: shipping zones and their methods, each with its form.
+
 import { data, useNavigation } from "react-router";
 import type { Route } from "./+types/shipping";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";

@@ -1,3 +1,5 @@
+// /admin/staff: the shop's staff, their roles and two-step, the two-step policy, and invitations.
+
 import { data, useNavigation } from "react-router";
 import type { Route } from "./+types/staff";
 import { staffRemovalSchema, staffRoleSchema } from "#shared/admin-schemas";

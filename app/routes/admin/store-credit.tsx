@@ -1,3 +1,5 @@
+// /admin/store-credit: a customer's store credit by their e-mail, with Add and Remove credit.
+
 import { data, Form, useNavigation } from "react-router";
 import type { Route } from "./+types/store-credit";
 import { AppError } from "#shared/errors";

@@ -1,3 +1,5 @@
+// /admin/taxes: the tax rates, each with its form, and a new rate's.
+
 import { data, useNavigation } from "react-router";
 import type { Route } from "./+types/taxes";
 import { countryName, US_STATES } from "#shared/address";
