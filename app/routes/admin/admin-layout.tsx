@@ -7,6 +7,7 @@ import { refusalMessage } from "#app/features/shell/status-page";
 import type { Route } from "./+types/admin-layout";
 import consoleStyles from "#app/styles/console.css?url";
 import { ConsoleNav } from "#app/features/admin/console-nav";
+import { ConsoleBar } from "#app/features/admin/console-bar";
 import { requireConsole } from "./require-operator";
 
 /** The console's own stylesheet, loaded by its pages only: the shop's inlined stylesheet stays as it is. */
@@ -38,21 +39,7 @@ export default function AdminLayout({ loaderData }: Route.ComponentProps) {
       <a className="console-skip" href="#main">
         Skip to content
       </a>
-      <header className="console-bar">
-        <Link to={loaderData.home} className="console-bar__title">
-          Storefront console
-        </Link>
-        <span className="console-bar__who">{loaderData.operatorEmail}</span>
-        <Link to="/" reloadDocument className="console-bar__link">
-          Shop
-        </Link>
-        <form method="post" action="/logout">
-          <input type="hidden" name="returnTo" value="/" />
-          <button type="submit" className="console-button console-button--quiet">
-            Sign out
-          </button>
-        </form>
-      </header>
+      <ConsoleBar home={loaderData.home} operatorEmail={loaderData.operatorEmail} />
       <div className="console-frame">
         <ConsoleNav sections={loaderData.sections} />
         <Outlet />
