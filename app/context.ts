@@ -4,5 +4,6 @@
  * server/http/request-context.ts, and never imports app/. The page's Response is made the server's way too, so that
  * its compression finds the bytes without reading them back (server/http/response-bytes.ts).
  */
+
 export { requestContext, type RequestContext } from "#server/http/request-context";
 export { bytesResponse } from "#server/http/response-bytes";

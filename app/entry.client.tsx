@@ -1,3 +1,6 @@
+// The browser's entry: hydrates the server-rendered page a task after React DOM's set-up, so the first paint is not
+// held up.
+
 import { startTransition, StrictMode } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { HydratedRouter } from "react-router/dom";

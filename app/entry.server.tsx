@@ -1,3 +1,6 @@
+// Rendering a page on the server: to completion before the first byte, with the CSP nonce, the inlined stylesheet and
+// the scripts held back until after the first paint.
+
 import { Writable } from "node:stream";
 import { isRouteErrorResponse, ServerRouter, type EntryContext, type RouterContextProvider } from "react-router";
 import { renderToPipeableStream } from "react-dom/server";

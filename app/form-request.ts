@@ -1,3 +1,6 @@
+// The one way a page action reads its form: anything unreadable answered with a clear 4xx naming the field, and ids
+// from the address checked.
+
 import { data } from "react-router";
 import { AppError } from "#shared/errors";
 import { readFormFields, readFormWithFile, readFormWithFiles } from "#shared/form-fields";

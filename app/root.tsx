@@ -1,3 +1,6 @@
+// The document every page shares: head, inlined stylesheet, the test-mode notice, the shop's name for pages without the
+// header, and the last-resort error page.
+
 import { useEffect, type ReactNode } from "react";
 import {
   isRouteErrorResponse,

@@ -1,3 +1,5 @@
+// The shop's routes: every page and resource route, the shop layout's and the console's under their layouts.
+
 import { type RouteConfig, index, layout, route } from "@react-router/dev/routes";
 
 export default [

@@ -1,3 +1,5 @@
+// The server's configuration: every environment variable parsed once at start with zod; nothing else reads process.env.
+
 import { existsSync } from "node:fs";
 import { z } from "zod";
 import { isKnownTimeZone } from "#server/calendar/shop-calendar";

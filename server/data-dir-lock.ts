@@ -1,3 +1,6 @@
+// One server per data directory: a lock file beside PGlite's files, so a second instance on the same directory stops
+// instead of corrupting it.
+
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "./config";

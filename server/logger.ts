@@ -1,3 +1,5 @@
+// Structured logs, one JSON object a line, with anything that might carry a secret censored by path.
+
 import { pino, type DestinationStream, type Logger } from "pino";
 
 export type { Logger };

@@ -1,3 +1,6 @@
+// The process's entry: configuration, the data directory's lock, the database and its migrations, the seed, listening,
+// and draining on SIGTERM.
+
 import type { ServerBuild } from "react-router";
 import { readFileSync } from "node:fs";
 import { ConfigError, loadEnvFile, operatorCredentials, parseConfig } from "./config";

@@ -1,3 +1,6 @@
+// Building the services once per process from one database handle (routes reach them through the request context), and
+// preparing the database: migrations and seeds.
+
 import { createReturnsService } from "#server/returns/returns-service";
 import type { DatabaseHandle, DB } from "./db/client";
 import { migrateToLatest } from "./db/migrate";

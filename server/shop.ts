@@ -1,3 +1,6 @@
+// The composition root: one shop instance from its options (database, processor, services, the HTTP app), used by
+// main.ts and by tests alike.
+
 import type { GiftCardNumberLimits } from "./gift-cards/gift-card-service";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

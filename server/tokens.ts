@@ -1,3 +1,5 @@
+// The secrets browsers and e-mailed links carry: 32 random bytes, of which only the SHA-256 is stored.
+
 import { createHash, randomBytes } from "node:crypto";
 
 /**

@@ -1,3 +1,6 @@
+// The account forms' schemas (sign in, register, forgot and reset password, sign out) and the password's length rules
+// the page and the server share.
+
 import { z } from "zod";
 import { basketRemindersFormSchema, checkboxField } from "./recovery-schemas";
 import { returnToSchema } from "./return-to-schema";

@@ -1,3 +1,8 @@
+/**
+ * The delivery address's one strict, bounded schema, which the payment page's form action and POST /checkout/address
+ * share, with each country's rules. Server-side only in effect: components import ./address, never zod.
+ */
+
 import { z } from "zod";
 import { fieldErrorsOf } from "./form-errors";
 import {
@@ -10,11 +15,6 @@ import {
   type DeliveryAddress,
 } from "./address";
 import { checkboxField } from "./recovery-schemas";
-
-/**
- * The delivery address's one strict, bounded schema, which the payment page's form action and POST /checkout/address
- * share, with each country's rules. Server-side only in effect: components import ./address, never zod.
- */
 
 const STATE_CODES = new Set<string>(US_STATES.map(([code]) => code));
 const COUNTRY_CODES = new Set<string>(COUNTRIES.map((country) => country.code));

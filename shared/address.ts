@@ -1,3 +1,6 @@
+// The delivery address as the shop keeps, shows and sends it, each country's rules and the US states, without zod so
+// the payment page's components can use it.
+
 /**
  * The delivery address as the shop keeps, shows and sends it, without zod (the payment page's components use this
  * module; the schemas are in address-schemas.ts). Lengths are what a label can print.

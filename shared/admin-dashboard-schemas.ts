@@ -1,3 +1,5 @@
+// The sales dashboard's periods and its query (a period, or a custom range of dates), checked at the edge.
+
 import "./zod-policy";
 import { z } from "zod";
 

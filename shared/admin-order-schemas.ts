@@ -1,3 +1,6 @@
+// The console's order forms and list query: the list's filters, ship, refund (by lines or an amount), cancel and
+// refund, and a held payment's refund.
+
 import "./zod-policy";
 import { isStorableText } from "./storable-text";
 import { z } from "zod";

@@ -1,7 +1,21 @@
+// The console's product, department, import and staff forms as strict schemas, and the prices an operator types read
+// into integer cents.
+
 import "./zod-policy";
 import { isStorableText } from "./storable-text";
 import { z } from "zod";
 import { CONSOLE_AREA_IDS, type ConsoleArea } from "./console-access";
+import { DEFAULT_LOW_STOCK_AT, VARIANT_INPUTS, variantField, variantKey, combinations } from "./product-variant-fields";
+
+export {
+  DEFAULT_LOW_STOCK_AT,
+  variantField,
+  variantPictureKey,
+  variantKey,
+  combinations,
+  isVariantFormField,
+  type VariantInput,
+} from "./product-variant-fields";
 
 /**
  * A price as an operator types it, in dollars: "12", "12.5", "12.50", "$1,299.00". Read digit by digit into integer
@@ -212,35 +226,6 @@ export interface VariantFormInput {
   }[];
 }
 
-/** A variant row's inputs, the last part of their field names. */
-const VARIANT_INPUTS = [
-  "sku",
-  "price",
-  "compareAt",
-  "stock",
-  "lowStockAt",
-  "stockWas",
-  "track",
-  "continue",
-  "weight",
-  "picture",
-  "removePicture",
-] as const;
-/** "Low stock at" when the operator leaves it blank. */
-export const DEFAULT_LOW_STOCK_AT = 5;
-
-export type VariantInput = (typeof VARIANT_INPUTS)[number];
-
-/** The form field that names a variant row's input: v:{values joined by |}:{input}. */
-export function variantField(key: string, input: VariantInput): string {
-  return `v:${key}:${input}`;
-}
-
-/** Whether a form field is a variant row's picture (a file), and which row's: v:{key}:picture. */
-export function variantPictureKey(name: string): string | null {
-  return name.startsWith("v:") && name.endsWith(":picture") ? name.slice(2, -":picture".length) : null;
-}
-
 /** The heaviest variant: a tonne, far above any parcel a shop ships (and far below an integer column's limit). */
 export const MAX_WEIGHT_GRAMS = 1_000_000;
 
@@ -270,27 +255,9 @@ export const variantWeightSchema = z
     return grams;
   });
 
-/** A variant row's key: its values joined by "|" ("" for a product without options). */
-export function variantKey(values: readonly string[]): string {
-  return values.join("|");
-}
-
-/** Every combination of the options' values, in the options' order (S/Black, S/White, M/Black, …). */
-export function combinations(options: readonly { values: readonly string[] }[]): string[][] {
-  return options.reduce<string[][]>(
-    (combos, option) => combos.flatMap((combo) => option.values.map((value) => [...combo, value])),
-    [[]],
-  );
-}
-
 const MAX_OPTIONS_ON_FORM = 3;
 const MAX_VALUES = 100;
 const MAX_VARIANT_ROWS = 250;
-
-/** Whether a field belongs to the "Options" section or the variants table (read apart from the product's own fields). */
-export function isVariantFormField(name: string): boolean {
-  return /^option(Name|Values)\d$/.test(name) || name.startsWith("v:") || name === "intent";
-}
 
 /**
  * Reads the "Options" section and the variants table. Errors are keyed by field name, to show under the field; with

@@ -1,3 +1,5 @@
+// The home page's rotating banners: each picture and the words set over it as text, so they stay readable on a phone.
+
 /**
  * The home page's rotating banners. Each is a picture (the project's own artwork, drawn as WebP at two widths by
  * `npm run images`) and its words, which the page sets as text over or beside the picture: words baked into a

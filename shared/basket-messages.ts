@@ -1,3 +1,6 @@
+// The sentences a page shows after a basket form post failed without JavaScript: the redirect carries a code, never
+// text.
+
 import { BASKET_ITEM_LIMIT, BASKET_LINE_LIMIT } from "./basket";
 import { NO_SUCH_COMBINATION_MESSAGE } from "./catalogue";
 import type { ErrorCode } from "./errors";

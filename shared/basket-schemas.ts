@@ -1,3 +1,5 @@
+// The basket routes' requests (add, change, remove), strict and bounded, for form posts and JSON alike.
+
 import { z } from "zod";
 import { BASKET_LINE_LIMIT, type BasketAction } from "./basket";
 import { hasControlCharacter } from "./local-path";

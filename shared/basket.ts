@@ -1,4 +1,5 @@
 // Types and constants only: this module reaches the browser bundle, so it must not pull in zod (see basket-schemas.ts).
+
 import type { Product } from "./catalogue";
 import type { VariantStock } from "./stock";
 

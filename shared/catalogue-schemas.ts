@@ -1,3 +1,6 @@
+// The search page's query and a product page's slug, read strictly: a page number past the last reachable one is the
+// first.
+
 import { z } from "zod";
 import { SEARCH_QUERY_MAX_LENGTH } from "./catalogue";
 

@@ -1,3 +1,5 @@
+// The catalogue's wire types (products, options, variants, their details) and the limits on options and variants.
+
 import { canBeSold, type VariantStock } from "./stock";
 
 /** A product as the server hands it to pages: prices in integer cents, never a float. */

@@ -1,3 +1,5 @@
+// Dates and times as pages show them, written without Intl, in UTC on the server or in the reader's own zone.
+
 const MONTHS = [
   "January",
   "February",

@@ -1,3 +1,6 @@
+// Departments as pages show them (menu, /departments, breadcrumbs, console) and the lengths of their names and
+// descriptions.
+
 /** A department as pages show it: the header's menu, /departments, breadcrumbs and the console. */
 export interface Department {
   id: string;

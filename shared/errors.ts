@@ -1,3 +1,6 @@
+// The one error a shopper can be shown: a stable code for callers, a sentence for people, and the HTTP status each code
+// means.
+
 /**
  * The one error type a shopper can be shown. `code` is stable for callers; `message` is a sentence for people.
  * The HTTP status follows from the code, in one table, so a route never picks a status by hand.

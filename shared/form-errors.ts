@@ -1,3 +1,5 @@
+// A refused form's errors by field, the one mapping from a zod error to what a page shows under each field.
+
 import type { z } from "zod";
 
 /**

@@ -1,3 +1,6 @@
+// Reading a form post into plain fields, refusing files, repeated fields and unstorable text with a 400 that names the
+// field.
+
 import { AppError } from "./errors";
 import { isStorableText, unstorableTextMessage } from "./storable-text";
 

@@ -1,3 +1,6 @@
+// Gift cards as pages and forms see them: their kinds, amounts and limits, a basket line's recipient, and each
+// refusal's sentence.
+
 import "./zod-policy";
 import { z } from "zod";
 import { parseDollars } from "./admin-schemas";

@@ -1,3 +1,5 @@
+// The shape of the shop's row ids, checked before an id from an address or a form reaches the database.
+
 import { z } from "zod";
 
 /**

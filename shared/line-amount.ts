@@ -1,3 +1,5 @@
+// The one place a price is multiplied by a quantity: what a line comes to (a quality test refuses any other).
+
 /**
  * What a line of `quantity` at `unitPriceCents` each comes to: the one place a price is multiplied by a quantity (the
  * pricing function prices every line with it; a basket's optimistic mirror and orders stored without a breakdown

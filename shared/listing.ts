@@ -1,3 +1,5 @@
+// A listing page's state (sort, filters, page) as a query string every shopper can share and a crawler can follow.
+
 export { departmentPath } from "./departments";
 
 /**

@@ -1,3 +1,5 @@
+// The way back after a form post: only a path on this site, never one that could lead off it.
+
 /**
  * A path on this site to come back to after a form post without JavaScript ("/checkout?x=1"). Anything that could
  * lead off-site ("//evil.example", "https://…", backslashes) is refused, and so are control characters: browsers

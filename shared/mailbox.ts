@@ -1,3 +1,5 @@
+// The mailbox an address delivers to (lower case, no +tag), as limits and "once per customer" count it.
+
 /**
  * The mailbox an address delivers to, as limits and "once per customer" count it: lower-cased, without a `+tag`
  * (name+anything@example.com reaches name@example.com at most providers, so it is the same customer and inbox).

@@ -1,3 +1,5 @@
+// Money as text: integer cents formatted without Intl, the only place amounts become words.
+
 /**
  * Money is integer cents (USD) everywhere; it becomes text only here, at the edge.
  *

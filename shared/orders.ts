@@ -1,3 +1,6 @@
+// Orders as pages, e-mails and the console read them: items and their amounts, the payment and fulfilment statuses with
+// their labels, and the rules of which change each allows.
+
 import type { DeliveryAddress } from "./address";
 import { lineAmountCents, type PriceBreakdown } from "./pricing";
 

@@ -1,3 +1,6 @@
+// The payment routes' requests (create with the page's total, record the order, the return page's query) and what the
+// payment page is told.
+
 import { z } from "zod";
 
 /** POST /payments/create?total={cents}: the page's idea of the total, which the server checks against its own. */

@@ -1,9 +1,9 @@
-import type { PromotionKindName } from "./promotions";
 /**
  * What an order costs, as the pricing function (server/pricing/) works it out: the wire shape every page, the
  * payment, the order record, the e-mail and the console read. Every figure is integer cents.
  */
 
+import type { PromotionKindName } from "./promotions";
 /** A tax rate's percentage is kept in thousandths of a percent: 7.25 % is 7250, so rates to 3 decimals stay exact. */
 export const RATE_UNITS_PER_PERCENT = 1000;
 

@@ -1,3 +1,5 @@
+// The promotion code forms: the payment page's code, and the console's promotion form.
+
 import { z } from "zod";
 import { MAX_PRICE_CENTS, parseDollars } from "./admin-schemas";
 import { normalizeCode, PROMOTION_CODE_PATTERN, PROMOTION_REFUSALS } from "./promotions";

@@ -1,9 +1,9 @@
-import { formatCents } from "./money";
-
 /**
  * Promotion codes: what a shopper types and reads, and what an operator fills in. Codes are letters, digits and
  * hyphens, 3 to 32 long, kept upper case and matched without regard to case.
  */
+
+import { formatCents } from "./money";
 
 export type PromotionKindName = "percentage" | "amount" | "free-delivery";
 

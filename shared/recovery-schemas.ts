@@ -1,3 +1,5 @@
+// The basket reminders' forms: the console's settings and a shopper's consent.
+
 import { z } from "zod";
 import { normalizeCode, PROMOTION_CODE_PATTERN } from "./promotions";
 

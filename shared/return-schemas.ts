@@ -1,3 +1,5 @@
+// The returns' forms: the shopper's request, "Find an order", and the operator's decisions on a return.
+
 import "./zod-policy";
 import { z } from "zod";
 import { isStorableText } from "./storable-text";

@@ -1,3 +1,5 @@
+// The way back a form carries, checked by local-path's rule; absent means home.
+
 import { z } from "zod";
 import { isLocalPath, MAX_LOCAL_PATH_LENGTH } from "./local-path";
 

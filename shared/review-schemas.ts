@@ -1,3 +1,5 @@
+// The review form's schema ("Write a customer review").
+
 import { z } from "zod";
 import { REVIEW_BODY_MAX, REVIEW_HEADLINE_MAX } from "./reviews";
 

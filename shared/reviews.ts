@@ -1,3 +1,5 @@
+// Reviews as pages show them: the lengths, the page size, the summary of ratings and who may review.
+
 /** Reviews shown per page of a product's reviews, newest first. */
 export const REVIEWS_PAGE_SIZE = 10;
 export const REVIEW_HEADLINE_MAX = 150;

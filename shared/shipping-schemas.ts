@@ -1,14 +1,14 @@
+/**
+ * The console's shipping and tax forms (/admin/shipping, /admin/taxes): what an operator types, checked field by
+ * field so each refusal shows under its field. Unknown fields are refused.
+ */
+
 import { z } from "zod";
 import { COUNTRIES, US_STATES } from "./address";
 import { MAX_PRICE_CENTS, parseDollars } from "./admin-schemas";
 import { RATE_UNITS_PER_PERCENT } from "./pricing";
 import { rowIdField } from "./ids";
 import { formatCents } from "./money";
-
-/**
- * The console's shipping and tax forms (/admin/shipping, /admin/taxes): what an operator types, checked field by
- * field so each refusal shows under its field. Unknown fields are refused.
- */
 
 const COUNTRY_CODES = new Set<string>(COUNTRIES.map((country) => country.code));
 const STATE_CODES = new Set<string>(US_STATES.map(([code]) => code));

@@ -1,3 +1,5 @@
+// The shop's own pictures at the addresses the build names them by content, for loaders and the server only.
+
 import { BANNERS, BANNER_SIZE, BANNER_WIDTHS, bannerPath } from "./banners";
 
 /**

@@ -1,3 +1,5 @@
+// The console's settings form, strict: names, addresses, return terms, a known time zone, legal texts.
+
 import { z } from "zod";
 import { parseDollars } from "./admin-schemas";
 import {

@@ -1,3 +1,5 @@
+// The "Notify me when available" form: the variant and the address to write to.
+
 import { z } from "zod";
 import { EMAIL_MAX_LENGTH, NO_SUCH_VARIANT } from "./stock-alerts";
 

@@ -1,3 +1,5 @@
+// Text PostgreSQL cannot store (NUL, lone surrogates), refused once when a body is read, with the field it came in.
+
 /**
  * Text PostgreSQL cannot store: NUL (22P05 in a text column or parameter) and UTF-16 surrogates without their
  * partner (22P02 once encoded). JSON can carry both ("\u0000", "\ud800") and a form can carry NUL (%00); every body

@@ -1,3 +1,5 @@
+// The console's store credit forms: finding a customer, adding or removing credit, the outstanding balances' download.
+
 import "./zod-policy";
 import { z } from "zod";
 import { isStorableText } from "./storable-text";

@@ -1,3 +1,5 @@
+// The two-step verification forms: the code at sign-in and the console's setup and reset.
+
 import { z } from "zod";
 import { checkboxField } from "./recovery-schemas";
 import { returnToSchema } from "./return-to-schema";

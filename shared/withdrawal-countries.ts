@@ -1,3 +1,5 @@
+// Where the EU's right of withdrawal applies: the EU's and the EEA's countries.
+
 /**
  * Where the EU's right of withdrawal applies: the 27 member states of the European Union and the three other states of
  * the European Economic Area (Iceland, Liechtenstein, Norway), which take over the Consumer Rights Directive

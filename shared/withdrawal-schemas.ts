@@ -1,3 +1,5 @@
+// The EU withdrawal form: which units, the name and e-mail, and the form's key.
+
 import { z } from "zod";
 
 /** Lines one withdrawal form may name: an order holds far fewer (the basket's own limit is lower). */

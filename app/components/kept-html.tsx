@@ -1,3 +1,5 @@
+// A part of a page rendered once per address and catalogue version and sent again as HTML to every shopper.
+
 import type { ReactNode } from "react";
 import { preload } from "react-dom";
 import { useLocation } from "react-router";

@@ -1,3 +1,6 @@
+// What only the server knows about the document it renders (the CSP nonce, the inlined stylesheet), handed to the root
+// layout.
+
 import { createContext, useContext } from "react";
 
 /**

@@ -1,3 +1,6 @@
+// "Your Account": the e-mail and its confirmation, the password, two-step verification, sessions, reminders' consent
+// and deleting the account.
+
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/account";
 import { requestContext } from "#app/context";

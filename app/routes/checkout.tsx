@@ -1,3 +1,5 @@
+// The basket page: its lines, quantities, price changes, the subtotal and the way to payment.
+
 import { data, Link } from "react-router";
 import type { Route } from "./+types/checkout";
 import { requestContext } from "#app/context";

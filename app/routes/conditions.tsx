@@ -1,3 +1,5 @@
+// /conditions: the shop's terms and conditions, as written in its settings.
+
 import type { Route } from "./+types/conditions";
 import { requestContext } from "#app/context";
 import { PlainTextPage } from "#app/features/legal/plain-text-page";

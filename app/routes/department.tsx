@@ -1,3 +1,5 @@
+// /departments/{slug}: a department's listing, sorted and filtered by its query string.
+
 import { data } from "react-router";
 import type { Route } from "./+types/department";
 import { requestContext } from "#app/context";

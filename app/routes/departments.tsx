@@ -1,3 +1,5 @@
+// /departments: every department, what the header's "All" opens without JavaScript.
+
 import { Link } from "react-router";
 import type { Route } from "./+types/departments";
 import { requestContext } from "#app/context";

@@ -1,3 +1,6 @@
+// "Forgot your password?": the same answer for every address, known or not, so the page tells nobody who has an
+// account.
+
 import { data, Form, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/forgot-password";
 import { requestContext } from "#app/context";

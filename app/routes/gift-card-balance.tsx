@@ -1,3 +1,5 @@
+// /gift-cards/balance: a gift card's balance by its number, which travels in the form's body only.
+
 import { data, Form, useNavigation } from "react-router";
 import type { Route } from "./+types/gift-card-balance";
 import { requestContext } from "#app/context";

@@ -1,3 +1,5 @@
+// The home page: the banners and the featured products' shelves.
+
 import type { Route } from "./+types/home";
 import type { CatalogueProduct } from "#shared/catalogue";
 import { requestContext } from "#app/context";

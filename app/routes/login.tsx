@@ -1,3 +1,5 @@
+// /login: signing in (and the second step) or registering, in one page's action.
+
 import { data, Form, Link, redirect, redirectDocument, useNavigation, useSearchParams } from "react-router";
 import type { Route } from "./+types/login";
 import { requestContext, type RequestContext } from "#app/context";

@@ -1,3 +1,5 @@
+// The 404 page for any path no other route claims, inside the shop layout.
+
 import { data } from "react-router";
 import { StatusPage } from "#app/features/shell/status-page";
 

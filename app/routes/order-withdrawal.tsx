@@ -1,3 +1,5 @@
+// /orders/{number}/withdraw: "Withdraw from contract here" for an EU or EEA order, its owner only.
+
 import { data, Form, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/order-withdrawal";
 import { requestContext } from "#app/context";

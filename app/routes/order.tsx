@@ -1,3 +1,5 @@
+// /orders/{number}: one order for its owner only, with its returns, withdrawals and review links.
+
 import { breakdownLines } from "#shared/pricing";
 import { data, Link, type ShouldRevalidateFunctionArgs } from "react-router";
 import type { Route } from "./+types/order";

@@ -1,3 +1,5 @@
+// /orders, "Your Orders": the shopper's orders, newest first, a page at a time.
+
 import { useEffect, useRef } from "react";
 import { Link } from "react-router";
 import type { Route } from "./+types/orders";

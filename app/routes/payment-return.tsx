@@ -1,3 +1,5 @@
+// /payment/return: where a payment that left the page comes back, its order recorded exactly once.
+
 import { data, Link, redirect } from "react-router";
 import type { Route } from "./+types/payment-return";
 import { requestContext } from "#app/context";

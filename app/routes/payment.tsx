@@ -1,3 +1,5 @@
+// /payment: the delivery address and option, the codes and balances, and paying by card.
+
 import { useRef, useState } from "react";
 import { data, Form, Link, redirect, useFetcher } from "react-router";
 import type { Route } from "./+types/payment";

@@ -1,3 +1,5 @@
+// /privacy: the shop's privacy notice, as written in its settings.
+
 import type { Route } from "./+types/privacy";
 import { requestContext } from "#app/context";
 import { PlainTextPage } from "#app/features/legal/plain-text-page";

@@ -1,3 +1,5 @@
+// /products/{slug}: a product's page, its options and "Add to Basket", its reviews, stock alerts and gift card form.
+
 import { useState } from "react";
 import { data, Link, redirect, useNavigate, type ShouldRevalidateFunctionArgs } from "react-router";
 import { z } from "zod";

@@ -1,3 +1,5 @@
+// The page a password reset link opens.
+
 import { data, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/reset-password";
 import { requestContext } from "#app/context";

@@ -1,3 +1,5 @@
+// /returns: the shop's return terms, how to withdraw, and "Find an order".
+
 import type { Route } from "./+types/returns";
 import { requestContext } from "#app/context";
 import { PlainTextPage } from "#app/features/legal/plain-text-page";

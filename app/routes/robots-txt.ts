@@ -1,3 +1,5 @@
+// /robots.txt, naming the sitemap on the shop's public origin.
+
 import type { Route } from "./+types/robots-txt";
 import { requestContext } from "#app/context";
 

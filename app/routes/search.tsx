@@ -1,3 +1,5 @@
+// /search: the catalogue's search results, sorted and filtered, with "Did you mean".
+
 import { data, Link } from "react-router";
 import type { Route } from "./+types/search";
 import { requestContext } from "#app/context";

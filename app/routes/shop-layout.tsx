@@ -1,3 +1,5 @@
+// The shop's layout: the header, the basket's provider and the footer around every shopper's page.
+
 import { isRouteErrorResponse, Outlet, useRouteLoaderData } from "react-router";
 import type { Route } from "./+types/shop-layout";
 import { requestContext, type RequestContext } from "#app/context";

@@ -1,3 +1,5 @@
+// /sitemap.xml: the home page, departments and active products on the shop's public origin.
+
 import type { Route } from "./+types/sitemap-xml";
 import { requestContext } from "#app/context";
 import { productPath } from "#shared/catalogue";

@@ -1,3 +1,5 @@
+// The page a staff invitation's link opens, where the invitee sets their password.
+
 import { data, Link, redirect, redirectDocument, useNavigation } from "react-router";
 import type { Route } from "./+types/staff-invitation";
 import { requestContext } from "#app/context";

@@ -1,3 +1,5 @@
+// The "Confirm your alert" link's page.
+
 import { Link } from "react-router";
 import type { Route } from "./+types/stock-alert-confirm";
 import { requestContext } from "#app/context";

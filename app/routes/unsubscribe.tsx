@@ -1,3 +1,5 @@
+// An e-mail's unsubscribe link: opening it asks, the button or a one-click POST stops that kind of e-mail.
+
 import { Form } from "react-router";
 import type { Route } from "./+types/unsubscribe";
 import { requestContext } from "#app/context";

@@ -1,3 +1,5 @@
+// The welcome e-mail's link, which confirms the account's address.
+
 import { Link, redirect } from "react-router";
 import type { Route } from "./+types/verify-email";
 import { requestContext } from "#app/context";

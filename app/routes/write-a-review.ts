@@ -1,3 +1,5 @@
+// The review links' address: the product's page with "Write a customer review" open, by product id.
+
 import { data, redirect } from "react-router";
 import type { Route } from "./+types/write-a-review";
 import { requestContext } from "#app/context";

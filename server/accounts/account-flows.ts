@@ -1,3 +1,6 @@
+// What a shopper does with their account besides signing in: reset and confirmation links (single use, hashed),
+// changing the password, signing out everywhere, and deleting the account with what it leaves behind anonymised.
+
 import { sql, type Transaction } from "kysely";
 import type { Database } from "#server/db/schema";
 import { recordAudit } from "#server/audit/audit-log";

@@ -1,3 +1,6 @@
+// Accounts and their passwords: registering, signing in (argon2id, with the attempts limited per address and e-mail),
+// and the e-mail confirmation.
+
 import { hash, verify } from "@node-rs/argon2";
 import { AppError } from "#shared/errors";
 import type { DB, Writer } from "#server/db/client";

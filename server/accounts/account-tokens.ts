@@ -1,3 +1,6 @@
+// The single-use tokens of e-mailed links (reset, confirmation, staff invitation): issued hashed, one live per account
+// and purpose, consumed once.
+
 import { sql } from "kysely";
 import type { Writer } from "#server/db/client";
 import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "#server/tokens";

@@ -1,3 +1,6 @@
+// Which new passwords the shop accepts: long enough, not too long for argon2, and not guessable by zxcvbn's measure
+// (judged in a worker thread, so a request never waits on another's check).
+
 import { Worker } from "node:worker_threads";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "#shared/account";
 import { AppError } from "#shared/errors";

@@ -1,3 +1,6 @@
+// Signing in as one flow: the password, then (for an account that has it) the second step, ending in a session for the
+// browser.
+
 import type { Credentials } from "#shared/account";
 import { AppError } from "#shared/errors";
 import type { AddressService } from "#server/addresses/address-service";

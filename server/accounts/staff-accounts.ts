@@ -3,6 +3,7 @@
  * invitee's, which waits for the invitation's link to set its password. Users are written here, in the caller's
  * transaction, so that server/accounts stays the one writer of the users table.
  */
+
 import type { Writer } from "#server/db/client";
 
 /** An invited account's password until the invitation's link sets one: argon2 reads it as no hash, so it opens nothing. */

@@ -1,3 +1,6 @@
+// The delivery address each basket owner checks out with (kept beside the basket with the receipt's e-mail and the
+// applied code), and an account's saved addresses.
+
 import { sql } from "kysely";
 import type { DeliveryAddress } from "#shared/address";
 import { AppError } from "#shared/errors";

@@ -1,3 +1,6 @@
+// The console's reads and writes of products: the product list with its filters and stock counts, one product with its
+// variants and stock movements, and the product form's saves through the catalogue.
+
 import { sql } from "kysely";
 import { AppError } from "#shared/errors";
 import { pictureUrl } from "#shared/shop-pictures";

@@ -2,6 +2,7 @@
  * The console's side of orders: every shopper's orders by keyset, one order in full with what its refunds took, and
  * "Mark as shipped"; the refunds themselves (server/refunds/order-refunds.ts) are the console's through it.
  */
+
 import { sql, type SelectQueryBuilder } from "kysely";
 import type { DB, Writer } from "#server/db/client";
 import type { Database } from "#server/db/schema";

@@ -1,3 +1,6 @@
+// The shop's staff: the start-up bootstrap of the Owner from OPERATOR_EMAIL, invitations, role changes and removing
+// access, each audited; the one writer of operators.
+
 import { sql, type Transaction } from "kysely";
 import { AppError } from "#shared/errors";
 import { CONSOLE_AREA_IDS, ROLE_LABELS, type ConsoleArea, type StaffRole } from "#shared/console-access";

@@ -1,6 +1,10 @@
+// The audit log: every operator change recorded in its own transaction (only the values that changed), and the
+// console's newest-first pages of it.
+
 import type { Transaction } from "kysely";
 import type { DB } from "#server/db/client";
 import type { Database } from "#server/db/schema";
+import { keysetById } from "#server/db/keyset-cursor";
 
 /** Who did something in the console: an operator, or start-up itself (OPERATOR_EMAIL). */
 export interface Actor {
@@ -63,23 +67,30 @@ function changedValues(before: Record<string, unknown> | null, after: Record<str
   ] as const;
 }
 
+const auditCursor = keysetById();
+
 export function createAuditLog(db: DB) {
   return {
-    /** Newest first, a page at a time by id (keyset): `before` is the last id of the previous page. */
-    async listEntries({ before }: { before?: string } = {}): Promise<{
+    /**
+     * Newest first, a page at a time by the keyset helper, on the id alone (a bigint identity: a newer entry has a
+     * larger id, and one change's entries share their created_at): `after` is the cursor of the previous page's link.
+     */
+    async listEntries({ after }: { after?: string | null } = {}): Promise<{
       entries: AuditEntry[];
-      nextBefore: string | null;
+      next: string | null;
+      isFirstPage: boolean;
     }> {
-      let query = db
+      const query = db
         .selectFrom("audit_log")
-        .select(["id", "operator_email", "action", "subject", "before", "after", "created_at"])
-        .orderBy("id", "desc")
-        .limit(AUDIT_PAGE_SIZE + 1);
-      if (before) query = query.where("id", "<", before);
-      const rows = await query.execute();
-      const page = rows.slice(0, AUDIT_PAGE_SIZE);
+        .select(["id", "operator_email", "action", "subject", "before", "after", "created_at"]);
+      const page = await auditCursor.readPage(query, {
+        after,
+        pageSize: AUDIT_PAGE_SIZE,
+        id: "id",
+        idOf: (row) => String(row.id),
+      });
       return {
-        entries: page.map((row) => ({
+        entries: page.rows.map((row) => ({
           id: String(row.id),
           operatorEmail: row.operator_email,
           action: row.action,
@@ -88,7 +99,8 @@ export function createAuditLog(db: DB) {
           after: row.after,
           createdAt: row.created_at,
         })),
-        nextBefore: rows.length > AUDIT_PAGE_SIZE ? String(page[page.length - 1]!.id) : null,
+        next: page.next,
+        isFirstPage: page.isFirstPage,
       };
     },
   };

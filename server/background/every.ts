@@ -1,3 +1,6 @@
+// How the server's sweeps run: one at a time per process, again after each run ends, logging what they decided and any
+// failure, stopped cleanly at shutdown.
+
 import type { Logger } from "#server/logger";
 
 /**

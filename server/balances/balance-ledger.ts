@@ -1,3 +1,6 @@
+// The balance ledger of store credit and gift cards: accounts, holds per payment, spends, refunds and adjustments, each
+// an appended row under the account's row lock.
+
 import { sql } from "kysely";
 import { AppError } from "#shared/errors";
 import type { DB, Writer } from "#server/db/client";

@@ -1,3 +1,6 @@
+// The balances a checkout pays with ("Use store credit", a gift card applied on /payment): chosen per basket owner,
+// checked against what is on them, taken off in the order's transaction.
+
 import { sql } from "kysely";
 import { AppError } from "#shared/errors";
 import { amountDue, type PriceBreakdown } from "#shared/pricing";

@@ -1,3 +1,6 @@
+// Store credit as the console sees it: a customer's balance and history, adding and removing credit with a note, the
+// dashboard's figures and the outstanding balances' CSV.
+
 import { sql } from "kysely";
 import { formatCents } from "#shared/money";
 import type { DB } from "#server/db/client";

@@ -1,3 +1,5 @@
+// Whose basket it is (a guest's session or an account) and the columns that say so, shared by every basket query.
+
 /** Who a basket belongs to: a guest through their browser session, or an account (whatever browser it is in). */
 export type BasketOwner = { sessionId: string } | { userId: string };
 

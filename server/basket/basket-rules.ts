@@ -1,3 +1,6 @@
+// The basket's rules, pure: one line per variant, 1 to 10 of each, 100 items in all, never more than is available;
+// merging a guest's basket into an account's.
+
 import { BASKET_ITEM_LIMIT, BASKET_LINE_LIMIT, type BasketLineView } from "#shared/basket";
 import { sumCents } from "#shared/money";
 import { lineAmountCents } from "#shared/pricing";

@@ -1,3 +1,6 @@
+// Baskets in the database: each change one statement guarded by the basket's revision (a lost race retried under its
+// row lock), the lines read with their variants, and a paid order's items taken out.
+
 import { sql, type Transaction as KyselyTransaction } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { EMPTY_BASKET, type BasketCount, type BasketView } from "#shared/basket";

@@ -1,10 +1,10 @@
-import { Temporal } from "temporal-polyfill";
-
 /**
  * The shop's days, in its time zone (SHOP_TIME_ZONE): which date it is, and the instant each date starts. Temporal
  * (polyfilled until Node ships it) does the zone arithmetic: a day across a change to or from summer time is 23 or
  * 25 hours long, and where midnight is skipped the day starts when the clocks say so (docs/decisions/022).
  */
+
+import { Temporal } from "temporal-polyfill";
 
 /** Whether `name` is a time zone the runtime knows (an IANA name such as Europe/Paris, or UTC). */
 export function isKnownTimeZone(name: string): boolean {

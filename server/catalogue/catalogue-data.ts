@@ -1,3 +1,6 @@
+// The shop's six products as start-up seeds them into an empty catalogue; after that the products table is the source
+// of truth.
+
 /**
  * The shop's six products: what start-up writes into an empty catalogue (and migration 0008 gave the rows an older
  * shop already had). After that the products table is the source of truth: editing this file changes no shop that

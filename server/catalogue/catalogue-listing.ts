@@ -1,10 +1,3 @@
-import { sql, type ExpressionBuilder, type RawBuilder } from "kysely";
-import type { DB, Writer } from "#server/db/client";
-import { isVariantAvailable } from "#server/inventory/available-stock";
-import type { OptionFacet } from "#shared/catalogue";
-import type { Database } from "#server/db/schema";
-import { LISTING_PAGE_SIZE, optionParam, priceRangeCents, type ListingState } from "#shared/listing";
-
 /**
  * One listing query for every listing page (/departments/{slug}, /departments, /search): the products that pass
  * every filter, sorted, a page at a time, with the count and the facet counts. A filter is one clause on `products`
@@ -12,6 +5,13 @@ import { LISTING_PAGE_SIZE, optionParam, priceRangeCents, type ListingState } fr
  * the ones shoppers see (`shown_rating`: the reviews' unrounded average, or the catalogue's rating before the first
  * review).
  */
+
+import { sql, type ExpressionBuilder, type RawBuilder } from "kysely";
+import type { DB, Writer } from "#server/db/client";
+import { isVariantAvailable } from "#server/inventory/available-stock";
+import type { OptionFacet } from "#shared/catalogue";
+import type { Database } from "#server/db/schema";
+import { LISTING_PAGE_SIZE, optionParam, priceRangeCents, type ListingState } from "#shared/listing";
 
 /** An option filter the listing applies: the option names its parameter stands for, and the values asked for. */
 export interface OptionFilter {

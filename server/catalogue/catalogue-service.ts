@@ -1,3 +1,6 @@
+// The catalogue: products, their pages and search, reads cached until the catalogue version moves, and the writes of
+// products (slug history, featured positions) that the console and a CSV import make.
+
 import { randomBytes } from "node:crypto";
 import slugify from "@sindresorhus/slugify";
 import {

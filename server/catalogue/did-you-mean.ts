@@ -1,3 +1,6 @@
+// "Did you mean" for a search that finds nothing: each unknown word replaced by the catalogue's nearest word by edit
+// distance.
+
 /**
  * "Did you mean: stand mixer?" for "stnad mixr": each word of a query that is not one of the catalogue's words is
  * replaced by the catalogue word fewest edits away (a letter added, dropped, changed, or two neighbours swapped),

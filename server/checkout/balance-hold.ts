@@ -1,3 +1,6 @@
+// The balances a payment uses as one adapter of its hold, so store credit and gift cards are held, renamed, released
+// and spent with the stock and the code's use.
+
 import type { HoldAdapter } from "./checkout-hold";
 import type { CheckoutBalances } from "#server/balances/checkout-balances";
 

@@ -1,3 +1,6 @@
+// What the steps of checkout share: their dependencies, the intent's metadata keys, and how a delivery is described to
+// the processor.
+
 import { AppError } from "#shared/errors";
 import { formatCents } from "#shared/money";
 import type { DeliveryAddress } from "#shared/address";

@@ -1,15 +1,15 @@
+/**
+ * What one checkout payment holds while the shopper pays: its stock, its promotion code's use and (with more adapters)
+ * any other thing that must be kept for it, reserved, renewed, released and settled together under one key (the
+ * checkout payment's id). Checkout asks this hold; it never pairs one kind of hold with another by hand.
+ */
+
 import type { PriceBreakdown } from "#shared/pricing";
 import type { OrderItem } from "#shared/orders";
 import type { Writer } from "#server/db/client";
 import type { PromotionCustomer } from "#server/promotions/promotion-service";
 import type { StockLine } from "#server/inventory/inventory-service";
 import type { Holder } from "#server/holds/hold-claims";
-
-/**
- * What one checkout payment holds while the shopper pays: its stock, its promotion code's use and (with more adapters)
- * any other thing that must be kept for it, reserved, renewed, released and settled together under one key (the
- * checkout payment's id). Checkout asks this hold; it never pairs one kind of hold with another by hand.
- */
 
 /** What a payment asks to hold, under `hold` (the checkout payment's id; `new:…` until its intent exists). */
 export interface HoldRequest {

@@ -1,3 +1,6 @@
+// The checkout_payments rows beyond the steps' own writes: payments under review and held for the console, a held
+// payment marked refunded, a guest's adopted at sign-in, a deleted account's anonymised, and the start-up sweep.
+
 import { sql } from "kysely";
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import type { Writer } from "#server/db/client";

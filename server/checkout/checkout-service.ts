@@ -1,3 +1,6 @@
+// Checkout as the server's other parts call it: composes the quote, hold, create-intent, record-order and release steps
+// into preparing and recording a payment.
+
 import { AppError } from "#shared/errors";
 import { countryName } from "#shared/address";
 import { amountDue, noDeliveryMessage } from "#shared/pricing";

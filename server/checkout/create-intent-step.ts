@@ -1,3 +1,6 @@
+// Step 3 of checkout: reuse, update or replace the payment's open intent at the processor for the quoted amount, and
+// write the checkout_payments row against the basket's claim.
+
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { toStripeShipping } from "#shared/address";

@@ -1,3 +1,6 @@
+// A cardholder's dispute (charge.dispute.created) made the order's: Disputed, with the amount and the processor's
+// reason, whatever order the events arrive in.
+
 import type { Logger } from "#server/logger";
 import type { OrderService } from "#server/orders/order-service";
 import type { ProviderDispute } from "#server/payments/payment-provider";

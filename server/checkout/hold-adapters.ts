@@ -1,3 +1,6 @@
+// The hold's adapters for stock and a promotion code's use: how each kind is reserved, renamed, released and settled
+// under the payment's key.
+
 import { AppError } from "#shared/errors";
 import type { InventoryService } from "#server/inventory/inventory-service";
 import type { Logger } from "#server/logger";

@@ -1,3 +1,6 @@
+// Step 2 of checkout: take or renew what the payment holds (stock, the code's use, balances) under its key, or refuse
+// with the sentence of what is short.
+
 import type { BasketView } from "#shared/basket";
 import type { PriceBreakdown } from "#shared/pricing";
 import type { Holder } from "#server/holds/hold-claims";

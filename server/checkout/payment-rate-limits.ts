@@ -1,3 +1,5 @@
+// How many payment attempts a shopper may make: enough to pay, far too few to test stolen card numbers.
+
 import { tooManyRequests, type RateLimiter, type RateLimitRule } from "#server/rate-limits/rate-limiter";
 
 const TEN_MINUTES = 10 * 60 * 1000;

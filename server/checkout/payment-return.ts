@@ -1,3 +1,6 @@
+// The payment return page's step (/payment/return): record the order of a payment that left the page, or say in one
+// sentence what became of it.
+
 import { AppError } from "#shared/errors";
 import { PAYMENT_PROCESSING_MESSAGE } from "#shared/payments";
 import { formatCents } from "#shared/money";

@@ -1,3 +1,6 @@
+// Step 1 of checkout: what the basket costs by the one quote, taking off a code the basket no longer qualifies for;
+// holds nothing, so nothing to undo.
+
 import { AppError } from "#shared/errors";
 import type { BasketView } from "#shared/basket";
 import { amountDue, type PriceBreakdown } from "#shared/pricing";

@@ -1,3 +1,6 @@
+// Step 4 of checkout: the order written exactly once, in one transaction with the hold settled, the payment marked paid
+// and the basket emptied of what was paid.
+
 import { sql } from "kysely";
 import { AppError } from "#shared/errors";
 import { readOrderItem } from "#shared/orders";

@@ -1,3 +1,5 @@
+// Step 5 of checkout, the undo of the hold: what a cancelled, replaced or mismatched payment held goes back for others.
+
 import { sql } from "kysely";
 import type { CheckoutContext } from "./checkout-context";
 

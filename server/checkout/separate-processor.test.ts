@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import {
   freePort,
   SEPARATE_PROCESSOR_KEYS as KEYS,
@@ -75,16 +75,18 @@ describeEachDatabase("a shop paying through the test processor run as its own pr
     expect(await confirmed.json()).toMatchObject({ id: intentId, status: "succeeded", amount: 9899 });
 
     // Nobody calls /orders/record: the processor's signed webhook reaches the shop, which records the order.
-    const deadline = Date.now() + 15_000;
-    let order;
-    while (!order && Date.now() < deadline) {
-      order = await getDatabase()
-        .db.selectFrom("orders")
-        .select(["id", "amount_cents"])
-        .where("id", "=", intentId)
-        .executeTakeFirst();
-      if (!order) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const order = await vi.waitFor(
+      async () => {
+        const row = await getDatabase()
+          .db.selectFrom("orders")
+          .select(["id", "amount_cents"])
+          .where("id", "=", intentId)
+          .executeTakeFirst();
+        if (!row) throw new Error("The webhook has not recorded the order yet.");
+        return row;
+      },
+      { timeout: 15_000, interval: 50 },
+    );
     expect(order).toEqual({ id: intentId, amount_cents: 9899 });
   });
 });

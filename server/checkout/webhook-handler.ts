@@ -1,3 +1,6 @@
+// The processor's webhooks: each event verified, handled once (processed_webhook_events), and routed to the order,
+// refund or dispute it is about.
+
 import type { DB } from "#server/db/client";
 import type { Logger } from "#server/logger";
 import type { OrderService } from "#server/orders/order-service";

@@ -1,3 +1,6 @@
+// Opening the database: PGlite in DATA_DIR or PostgreSQL at DATABASE_URL behind one Kysely handle, with the query
+// observer that feeds metrics and budgets.
+
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";

@@ -1,3 +1,6 @@
+// Which database errors mean the database is unreachable or the connection was lost, so callers answer 503 and retry
+// instead of reporting a bug.
+
 /** Errors raised while getting a connection: whatever the cause, the database could not be reached. */
 const connectFailures = new WeakSet<object>();
 

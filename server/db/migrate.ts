@@ -1,3 +1,5 @@
+// Running the shop's migrations to the latest under a start-up lock, from a list compiled into the bundle.
+
 import type { Kysely } from "kysely";
 import type { Migration } from "kysely/migration";
 import { migrateCurrentSchema } from "@storefront/schema-migrator";

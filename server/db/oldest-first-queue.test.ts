@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { openBarePglite } from "#server/testing/test-database";
 import { openDatabase, type DatabaseHandle } from "./client";
 import { isDatabaseUnavailable } from "./database-errors";
@@ -133,7 +133,8 @@ describe.skipIf(!url)("a PostgreSQL pool, oldest request first", () => {
     try {
       let letGo!: () => void;
       const held = database.db.connection().execute(() => new Promise<void>((resolve) => (letGo = resolve)));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The pool's one connection is taken.
+      await vi.waitFor(() => expect(database.poolStats!()).toMatchObject({ total: 1, idle: 0 }));
 
       const finished: string[] = [];
       let askNow!: () => void;
@@ -149,10 +150,9 @@ describe.skipIf(!url)("a PostgreSQL pool, oldest request first", () => {
         await sql`select 1`.execute(database.db);
         finished.push("newer");
       });
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await vi.waitFor(() => expect(database.poolStats!().waiting).toBe(1));
       askNow();
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(database.poolStats!().waiting).toBe(2);
+      await vi.waitFor(() => expect(database.poolStats!().waiting).toBe(2));
       letGo();
       await Promise.all([held, older, newer]);
       expect(finished).toEqual(["older", "newer"]);

@@ -1,3 +1,6 @@
+// Who gets the database next when every connection is busy: the oldest request first, and a long request yields after a
+// while, so a crowd of shoppers waits fairly (decision 016).
+
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /**

@@ -1,3 +1,6 @@
+// The shop's Kysely dialect for embedded PGlite: statements prepared and described once, and the one connection handed
+// out oldest request first, since PGlite's cost is this process's CPU.
+
 import { parse, protocol, type ExecProtocolResult, type PGlite } from "@electric-sql/pglite";
 import {
   CompiledQuery,

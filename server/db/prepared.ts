@@ -1,3 +1,6 @@
+// A statement built and compiled once and then run with each call's values, for the statements every request runs (the
+// session lookup).
+
 import { createQueryId, type Compilable, type Kysely, type QueryResult } from "kysely";
 
 /**

@@ -1,3 +1,5 @@
+// The database as Kysely types it: one interface per table the migrations create, with what each column means.
+
 import type { PriceBreakdown } from "#shared/pricing";
 import type { ColumnType, Generated, JSONColumnType } from "kysely";
 import type { DeliveryAddress } from "#shared/address";

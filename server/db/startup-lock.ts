@@ -1,3 +1,5 @@
+// Start-up's lock: one instance at a time migrates and seeds the database, the others wait for it in short tries.
+
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import type { DB } from "./client";

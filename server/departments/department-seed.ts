@@ -1,3 +1,6 @@
+// The department tree a new shop starts with and where the six seeded products go in it, written only into an empty
+// tree.
+
 import type { DB } from "#server/db/client";
 
 /** The tree a new shop starts with, and where the seeded six products go in it (by product id). */

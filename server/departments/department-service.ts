@@ -1,3 +1,6 @@
+// Departments and their products: the tree two levels deep, breadcrumbs, the console's create, rename, move and remove
+// (audited), and a CSV import's departments by path.
+
 import slugify from "@sindresorhus/slugify";
 import { sql, type Selectable, type Transaction } from "kysely";
 import type { DB, Writer } from "#server/db/client";

@@ -1,3 +1,6 @@
+// The e-mail outbox: every e-mail enqueued in the transaction of the fact it tells, rendered once, and listed for the
+// console (a password link's token never shown).
+
 import { sql, type Selectable } from "kysely";
 import type { BasketView } from "#shared/basket";
 import { readOrderItem } from "#shared/orders";

@@ -1,3 +1,5 @@
+// Which e-mails an address asked not to get, and the unsubscribe links that say so (one click, never expiring).
+
 import type { DB, Writer } from "#server/db/client";
 import type { EmailPurpose } from "#server/db/schema";
 import { newToken, sha256Base64url, TOKEN_PATTERN } from "#server/tokens";

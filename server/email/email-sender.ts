@@ -1,3 +1,6 @@
+// Delivering the outbox: each instance claims due e-mails with FOR UPDATE SKIP LOCKED, sends them, retries with
+// backoff, and sleeps while there is nothing to send.
+
 import { sql } from "kysely";
 import type { DB } from "#server/db/client";
 import type { Logger } from "#server/logger";

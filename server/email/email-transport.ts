@@ -1,3 +1,6 @@
+// How an e-mail leaves the shop: over SMTP with nodemailer, a refusal that will never succeed told apart from one worth
+// retrying.
+
 import { createTransport } from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser";
 

@@ -1,3 +1,6 @@
+// Rendering an e-mail template: the HTML part as React renders it and a plain-text part read from the same markup, so
+// the two never disagree.
+
 import type { ReactElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 

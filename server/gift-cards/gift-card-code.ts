@@ -1,3 +1,6 @@
+// A gift card's code: drawn at random from an unambiguous alphabet, shown in groups of four, and kept only as a hash
+// and its last four.
+
 import { randomBytes } from "node:crypto";
 import { sha256Base64url } from "#server/tokens";
 

@@ -1,3 +1,6 @@
+// Gift cards on the sales dashboard: what was sold in the period and what open cards are owed, a liability rather than
+// sales.
+
 import { sql } from "kysely";
 import type { DB } from "#server/db/client";
 import { ordersInMode } from "#server/orders/needs-attention";

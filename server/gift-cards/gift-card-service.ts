@@ -1,3 +1,6 @@
+// Gift cards: sold cards issued and e-mailed once (in the order's transaction or on their day), the number lookup with
+// its limit, and the console's issue, disable and adjust.
+
 import { sql, type Transaction } from "kysely";
 import { AppError } from "#shared/errors";
 import { GIFT_CARD_REFUSALS, type GiftCardRefusal } from "#shared/gift-cards";

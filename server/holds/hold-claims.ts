@@ -1,3 +1,6 @@
+// How long and how much one shopper may hold while paying (hold_claims): a hold lapses however often the payment is
+// prepared again, and one holder cannot keep the last units or a limited code from everyone.
+
 import { sql } from "kysely";
 import { AppError } from "#shared/errors";
 import type { DB, Writer } from "#server/db/client";

@@ -1,3 +1,6 @@
+// The account's JSON-or-form route: signing out (ending the session on the server); signing in and registering are the
+// /login page's action.
+
 import { Hono } from "hono";
 import { signOutSchema } from "#shared/account";
 import type { AppEnv } from "./app-env";

@@ -1,3 +1,6 @@
+// The console's request limits: which addresses are the console's (as React Router matches them) and the larger bodies
+// only its picture, import and settings forms may post, operators only.
+
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { AppError } from "#shared/errors";

@@ -1,3 +1,6 @@
+// Which Host headers the shop answers without PUBLIC_URL, so links it builds from the Host can never name somebody
+// else's site.
+
 import { isIP } from "node:net";
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "#shared/errors";

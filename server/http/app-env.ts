@@ -1,3 +1,6 @@
+// The variables the Hono app's middleware sets on each request, in a module of their own so routes and the app do not
+// import each other.
+
 import type { Services } from "#server/services";
 import type { Shopper } from "./shopper";
 

@@ -1,3 +1,6 @@
+// The Hono app: the middleware in order (request log, security headers, compression, static files, health, limits,
+// same-origin, shopper) before the JSON-or-form routes and React Router.
+
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { Hono, type Context } from "hono";

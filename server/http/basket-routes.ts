@@ -1,3 +1,6 @@
+// The basket's JSON-or-form routes (add, change, remove, restore a reminded basket), each a form post answered with a
+// redirect or JSON answered with the basket, through one schema and service call.
+
 import { Hono, type Context } from "hono";
 import {
   BASKET_ERROR_PARAM,

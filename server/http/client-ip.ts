@@ -1,3 +1,6 @@
+// The client's address for rate limits: the socket's peer, or behind the operator's trusted proxies the entry the
+// outermost appended, never a value a client can forge.
+
 import { isIP, isIPv6 } from "node:net";
 import type { MiddlewareHandler } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";

@@ -1,3 +1,6 @@
+// Compressing answers with zstd or gzip as the client accepts, whole bodies in one synchronous call, small ones left as
+// they are.
+
 import { deflateSync, gzipSync, zstdCompressSync } from "node:zlib";
 import type { MiddlewareHandler } from "hono";
 import { parseAccept } from "hono/utils/accept";

@@ -1,3 +1,6 @@
+// Protection from slow and too many clients: timeouts for headers, requests and keep-alive, and a bare 503 past
+// MAX_CONNECTIONS before any parsing.
+
 import type { Server, ServerOptions } from "node:http";
 import type { Socket } from "node:net";
 

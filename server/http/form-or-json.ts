@@ -1,3 +1,6 @@
+// Answering a route that takes both a form post and JSON: a 303 back to the page with the outcome, or the JSON answer,
+// from one outcome.
+
 import type { Context } from "hono";
 import { AppError } from "#shared/errors";
 import { bodyKind } from "./read-body";

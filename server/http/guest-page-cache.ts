@@ -1,3 +1,6 @@
+// The guest page cache: a guest's home, product and search pages kept as bytes per catalogue version and sent under a
+// CSP of hashes, so a crowd of guests costs no rendering.
+
 import { createHash } from "node:crypto";
 import { gunzipSync, inflateSync, zstdDecompressSync } from "node:zlib";
 import type { MiddlewareHandler } from "hono";

@@ -1,3 +1,6 @@
+// /healthz and /readyz: whether the process and its database answer, and whether a load balancer should send it work
+// (not while draining).
+
 import { Hono } from "hono";
 import { sql } from "kysely";
 import type { Services } from "#server/services";

@@ -1,3 +1,6 @@
+// GET /metrics for Prometheus (METRICS_ALLOW only), and the request figures labelled by route and status with a bounded
+// set of labels.
+
 import { Hono, type MiddlewareHandler } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { routePath } from "hono/route";

@@ -1,3 +1,6 @@
+// React Router's request handlers: the whole build for operators, the build without the console for everybody else
+// (decisions/014).
+
 import { createHash } from "node:crypto";
 import { createRequestHandler, type RequestHandler, type ServerBuild } from "react-router";
 

@@ -1,3 +1,6 @@
+// The payment page's JSON-or-form routes: the checkout address and delivery option, creating the payment, and recording
+// the order after the card is confirmed.
+
 import { Hono } from "hono";
 import { z } from "zod";
 import { ADDRESS_ERROR_PARAM } from "#shared/address";

@@ -1,3 +1,6 @@
+// Which pages are one shopper's (basket, payment, orders, account, sign-in, token links): sent with Cache-Control
+// private, no-store.
+
 import type { MiddlewareHandler } from "hono";
 
 /** Pages that show one shopper's basket, payment, orders or account, the sign-in pages that echo an e-mail, and those a link's token opens. */

@@ -1,3 +1,6 @@
+// Serving the pictures operators upload, from the database by their content hash (cached a year), and redirecting a
+// picture's former address.
+
 import { Hono } from "hono";
 import { currentPictureUrl } from "#shared/shop-pictures";
 import type { AppEnv } from "./app-env";

@@ -1,3 +1,6 @@
+// Reading a request's body as a form post or JSON, within the size limit, refusing one that cannot be read rather than
+// taking it as empty.
+
 import type { z } from "zod";
 import { AppError } from "#shared/errors";
 import { readFormFields } from "#shared/form-fields";

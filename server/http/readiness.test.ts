@@ -1,5 +1,6 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
-import { expect, it, onTestFinished } from "vitest";
+import { expect, it, onTestFinished, vi } from "vitest";
+import type { Readiness } from "./readiness";
 import { createTestShop } from "#server/testing/test-app";
 import { describeEachDatabase } from "#server/testing/test-database";
 
@@ -42,11 +43,9 @@ function heldBasketAdd(port: number) {
   return { answer, finish: () => request.end(body.slice(5)) };
 }
 
-/** Resolves once the shop has begun working on `count` more requests than before (the held ones have reached it). */
-async function untilInFlight(origin: string, count: number) {
-  // The held requests are inside the app once a request after them gets through; a short pause covers the rest.
-  await fetch(`${origin}/healthz`);
-  await new Promise((resolve) => setTimeout(resolve, 100 * count));
+/** Resolves once the shop is working on `count` requests: the held ones have reached it and been admitted. */
+async function untilInFlight(shop: { readiness: Readiness }, count: number) {
+  await vi.waitFor(() => expect(shop.readiness.inFlight).toBe(count), { timeout: 5_000, interval: 10 });
 }
 
 describeEachDatabase("readiness, draining and load shedding", (getDatabase) => {
@@ -64,7 +63,7 @@ describeEachDatabase("readiness, draining and load shedding", (getDatabase) => {
     const running = await shop.listen(0);
     const origin = `http://127.0.0.1:${running.port}`;
     const held = heldBasketAdd(running.port);
-    await untilInFlight(origin, 1);
+    await untilInFlight(shop, 1);
 
     const stopped = running.close();
     const ready = await fetch(`${origin}/readyz`);
@@ -91,7 +90,7 @@ describeEachDatabase("readiness, draining and load shedding", (getDatabase) => {
     onTestFinished(() => running.close());
     const origin = `http://127.0.0.1:${running.port}`;
     const held = [heldBasketAdd(running.port), heldBasketAdd(running.port)];
-    await untilInFlight(origin, 2);
+    await untilInFlight(shop, 2);
 
     const started = performance.now();
     const shed = await fetch(`${origin}/basket/add`, {

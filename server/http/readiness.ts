@@ -1,3 +1,6 @@
+// Whether this process takes new work: draining after SIGTERM, and a bound on requests in flight past which it answers
+// 503 with Retry-After.
+
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "#shared/errors";
 
@@ -8,10 +11,12 @@ import { AppError } from "#shared/errors";
  */
 export interface Readiness {
   isDraining: boolean;
+  /** Requests this process is working on now (those boundedWork admitted and has not answered yet). */
+  inFlight: number;
 }
 
 export function createReadiness(): Readiness {
-  return { isDraining: false };
+  return { isDraining: false, inFlight: 0 };
 }
 
 /** MAX_REQUESTS_IN_FLIGHT's default: a few hundred milliseconds of work for one process at its busiest. */
@@ -31,9 +36,8 @@ export function boundedWork(
   maxInFlight: number,
   onShed: () => void = () => {},
 ): MiddlewareHandler {
-  let inFlight = 0;
   return async (c, next) => {
-    if (inFlight >= maxInFlight) {
+    if (readiness.inFlight >= maxInFlight) {
       onShed();
       throw new AppError(
         "SERVICE_UNAVAILABLE",
@@ -43,11 +47,11 @@ export function boundedWork(
         },
       );
     }
-    inFlight += 1;
+    readiness.inFlight += 1;
     try {
       await next();
     } finally {
-      inFlight -= 1;
+      readiness.inFlight -= 1;
       if (readiness.isDraining) c.res.headers.set("Connection", "close");
     }
   };

@@ -1,3 +1,6 @@
+// Requests with methods the shop never uses, answered cheaply and limited per client, so probing costs the shop next to
+// nothing.
+
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "#shared/errors";
 import type { AppEnv } from "./app-env";

@@ -1,3 +1,6 @@
+// The request context React Router's loaders and actions read: the services as pages see them, the shopper and the
+// access; the only way from app/ into server/.
+
 import { createContext } from "react-router";
 import type { Services } from "#server/services";
 import type { Shopper } from "./shopper";

@@ -1,3 +1,5 @@
+// A request id for every request (echoed in X-Request-Id) and one JSON log line when its answer is ready.
+
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "#server/logger";
 

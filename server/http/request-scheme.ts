@@ -1,3 +1,5 @@
+// Whether a request came over HTTPS: from PUBLIC_URL when set, else from the socket or the trusted proxy's header.
+
 import type { Context } from "hono";
 
 export interface RequestSchemeOptions {

@@ -1,3 +1,6 @@
+// Responses made from bytes already in memory, kept beside them so compression reads them without turning a light
+// response into a full one.
+
 /**
  * Responses made from bytes already in memory (a rendered page), with those bytes beside them, for middleware that
  * reads a whole body (compression). Asking such a Response for its body turns @hono/node-server's lightweight

@@ -1,3 +1,6 @@
+// The guard against cross-site request forgery: a state-changing request another site sent (Sec-Fetch-Site, Origin) is
+// refused.
+
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "#shared/errors";
 import { requestScheme, type RequestSchemeOptions } from "./request-scheme";

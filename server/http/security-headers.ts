@@ -1,3 +1,6 @@
+// The security headers every response carries: a Content-Security-Policy of this origin only (with a nonce or hashes),
+// HSTS over HTTPS, and the rest of Hono's secure headers.
+
 import type { Context, MiddlewareHandler } from "hono";
 import { NONCE, secureHeaders, type SecureHeadersVariables } from "hono/secure-headers";
 import { PICTURE_PATH_PREFIX } from "#server/pictures/picture-store";

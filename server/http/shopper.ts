@@ -1,3 +1,6 @@
+// Who is asking: the session cookie read into a shopper (guest, account, operator with their role), and a new session
+// made when one is needed.
+
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { BasketCount } from "#shared/basket";

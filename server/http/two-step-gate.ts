@@ -1,3 +1,5 @@
+// The console's gate: an operator without two-step verification is sent to set it up before any console page.
+
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "#shared/errors";
 import type { TwoStepService } from "#server/two-step/two-step-service";

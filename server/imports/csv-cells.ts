@@ -1,3 +1,6 @@
+// The CSV injection rule, both ways: an exported cell that a spreadsheet would run as a formula gets a leading
+// apostrophe, and an import takes it off.
+
 import { decimalAmount } from "#shared/money";
 
 /**

@@ -1,3 +1,6 @@
+// A CSV download streamed as its rows are read, page by page through the CSV writer and gzip to the socket with back-
+// pressure, so a large export never sits in memory.
+
 import { pipeline, Readable } from "node:stream";
 import { createGzip } from "node:zlib";
 import { stringify } from "csv-stringify";

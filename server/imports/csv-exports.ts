@@ -1,3 +1,5 @@
+// The console's CSV downloads (products, orders, outstanding balances), each streamed and named by the day it was made.
+
 import type { DB } from "#server/db/client";
 import { ORDER_EXPORT_COLUMNS, orderCsvRows } from "#server/imports/order-csv-export";
 import type { AdminOrderFilter } from "#server/admin/console-orders";

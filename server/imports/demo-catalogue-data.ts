@@ -1,3 +1,5 @@
+// The demo catalogue's sixty products, so listings have pages, sorts and filters worth trying (npm run demo-catalogue).
+
 /**
  * The demo catalogue (`npm run demo-catalogue`): sixty products across the seeded departments, never featured, so
  * that listings have pages, sorts and filters worth trying. Pictures are drawn by scripts/draw-demo-pictures.ts into

@@ -1,3 +1,6 @@
+// Loading the demo catalogue: its products written as a CSV and put through the console's own import, pictures
+// included.
+
 import { readFileSync } from "node:fs";
 import { stringify } from "csv-stringify/sync";
 import { recordAudit } from "#server/audit/audit-log";

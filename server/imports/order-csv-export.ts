@@ -1,3 +1,6 @@
+// The orders CSV in Shopify's export layout: one row per order line, the order's figures on its first line only, so
+// each column sums to the orders' totals.
+
 import { sql } from "kysely";
 import type { DB } from "#server/db/client";
 import { csvMoney } from "#server/imports/csv-cells";

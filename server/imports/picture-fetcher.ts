@@ -1,3 +1,6 @@
+// Fetching the pictures a CSV import names, after the import: public addresses only, a few at a time, each checked and
+// stored, its outcome kept for the report.
+
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";

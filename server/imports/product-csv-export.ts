@@ -1,3 +1,6 @@
+// The products CSV in Shopify's layout, a page of products at a time, so an import of the file gives back the same
+// catalogue.
+
 import { NO_PICTURE } from "#server/catalogue/catalogue-data";
 import type { DB } from "#server/db/client";
 import { departmentPath } from "#server/departments/department-service";

@@ -1,3 +1,6 @@
+// The product CSV import: a preview of what each product would become, and the import in one transaction through each
+// table's owner, with its report and pictures to fetch.
+
 import { randomBytes, randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import { recordAudit, type Actor } from "#server/audit/audit-log";

@@ -1,3 +1,10 @@
+/**
+ * Reading a product CSV into what it asks for, product by product, before anything is compared with the catalogue:
+ * the file's text (UTF-8, a byte-order mark allowed, any line ends), its rows grouped by URL handle, and each
+ * product's and variant's values checked one by one. What a cell leaves out (a column the file does not have, an empty
+ * price on a variant that exists) keeps what the catalogue holds; product-csv-import.ts decides that.
+ */
+
 import { Readable } from "node:stream";
 import { parse, CsvError } from "csv-parse";
 import { compile } from "html-to-text";
@@ -10,13 +17,6 @@ import {
   type ProductCsvHeader,
   type ProductCsvRow,
 } from "./product-csv-layout";
-
-/**
- * Reading a product CSV into what it asks for, product by product, before anything is compared with the catalogue:
- * the file's text (UTF-8, a byte-order mark allowed, any line ends), its rows grouped by URL handle, and each
- * product's and variant's values checked one by one. What a cell leaves out (a column the file does not have, an empty
- * price on a variant that exists) keeps what the catalogue holds; product-csv-import.ts decides that.
- */
 
 /** The import route's own body limit is a little above this (the form's other fields). */
 export const MAX_CSV_BYTES = 20 * 1024 * 1024;

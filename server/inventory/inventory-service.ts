@@ -1,3 +1,6 @@
+// Stock: reservations for payments, sales, releases and restocks, the operator's and an import's edits, each change a
+// stock_ledger row; and the moment a variant comes back in stock.
+
 import { sql } from "kysely";
 import { AppError } from "#shared/errors";
 import { availabilityWord, onlyLeftOfMessage, type VariantStock } from "#shared/stock";

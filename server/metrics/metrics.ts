@@ -1,3 +1,5 @@
+// The Prometheus registry: request, query and pool figures, gauges other modules register, and who may read /metrics.
+
 import { BlockList, isIPv4, isIPv6 } from "node:net";
 import type { Logger } from "#server/logger";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";

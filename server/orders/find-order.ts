@@ -1,3 +1,6 @@
+// "Find an order" for a guest: an order number and e-mail answered with the order's signed link, wrong tries limited so
+// numbers cannot be guessed.
+
 import { tooManyRequests, type RateLimiter, type RateLimitRule } from "#server/rate-limits/rate-limiter";
 import type { OrderService } from "./order-service";
 

@@ -1,3 +1,6 @@
+// The one definition of an order that needs the operator's attention, shared by the console's filter and the
+// dashboard's count.
+
 import { sql } from "kysely";
 import { SENT_FULFILMENT_STATUSES } from "#shared/orders";
 

@@ -1,12 +1,12 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { ORDER_ACCESS_PARAM } from "#shared/returns";
-
 /**
  * The guest's signed order link: `/orders/SF-2611-8K3Q?access=…`, where the signature is an HMAC-SHA256 of the order's
  * number keyed by the order's own random `access_key` (256 bits, never shown). Whoever holds the link (it is in every
  * order e-mail, and "Find an order" answers with it) sees that one order and may return or withdraw from it, from any
  * device, without an account or the session that paid. Nothing else opens with it, and the key never leaves the server.
  */
+
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { ORDER_ACCESS_PARAM } from "#shared/returns";
 
 export { ORDER_ACCESS_PARAM };
 

@@ -1,3 +1,5 @@
+// Order numbers (SF-YYMM-XXXX): random letters from an alphabet that reads out unambiguously on the phone.
+
 /** No 0/O or 1/I/L: a number read out on the phone is not misheard. 31 letters: 923,521 numbers a month. */
 const ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 /** The largest multiple of the alphabet's length below 256: bytes above it are drawn again, so no letter is likelier. */

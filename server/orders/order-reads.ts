@@ -1,3 +1,5 @@
+// The shopper's reads of their orders: the list, one order's page (also by a guest's signed link), "Find an order".
+
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import type { DB } from "#server/db/client";

@@ -1,3 +1,6 @@
+// Orders: the paid order and its status history, the statuses' changes (ship, cancel, refund, dispute) with who made
+// them, an owner's pages of orders, and a guest's adopted or a deleted account's anonymised.
+
 import { sql } from "kysely";
 import type { DB, Writer } from "#server/db/client";
 import type { OrderProcessor } from "#server/db/schema";

@@ -1,3 +1,6 @@
+// The shop's one door to the card processor: the official Stripe SDK, talking to Stripe with keys or to the built-in
+// test processor without, in the shop's own types.
+
 import Stripe from "stripe";
 import type { Logger } from "#server/logger";
 import { logProcessorError, toShopperError } from "./processor-errors";

@@ -1,13 +1,13 @@
-import Stripe from "stripe";
-import { AppError } from "#shared/errors";
-import type { Logger } from "#server/logger";
-
 /**
  * Every error the processor (Stripe or the built-in one, both through the SDK) can answer the shop with, turned
  * into a sentence of ours for the shopper, and logged for the operator with Stripe's own names: type, code,
  * decline code, request id and status. Never the message's parameter values, and never a card: the SDK's errors
  * carry none of the card's digits in these fields.
  */
+
+import Stripe from "stripe";
+import { AppError } from "#shared/errors";
+import type { Logger } from "#server/logger";
 
 /** The sentences a shopper reads. "Nothing was charged" only where that is certain: the server never charges a card. */
 export const PROCESSOR_ERROR_SENTENCES = {

@@ -1,3 +1,6 @@
+// The picture store: an upload checked, re-encoded to WebP in a few widths with sharp, and kept in the database under
+// its content hash.
+
 import { createHash } from "node:crypto";
 import sharp from "sharp";
 import { AppError } from "#shared/errors";

@@ -1,3 +1,6 @@
+// How much of each balance (store credit, a gift card) pays towards a total, in the order they were applied, never past
+// what is owed.
+
 import { CARD_MINIMUM_CENTS } from "#shared/promotions";
 import type { AppliedBalance, PriceBreakdown } from "#shared/pricing";
 

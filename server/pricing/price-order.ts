@@ -1,3 +1,6 @@
+// The pricing function: lines, address, delivery option, promotion and the shop's zones and rates in, every figure of
+// the order in integer cents out; pure, no I/O.
+
 import type { AppliedTax, DeliveryOption, PriceBreakdown, PricedLine } from "../../shared/pricing.ts";
 import { lineAmountCents, RATE_UNITS_PER_PERCENT } from "../../shared/pricing.ts";
 

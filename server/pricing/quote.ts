@@ -1,3 +1,6 @@
+// The one quote of a basket: the rates, the code's verdict and the balances read, then the pricing function, for the
+// basket page, the payment and the order alike.
+
 import type { BasketView } from "#shared/basket";
 import type { PriceBreakdown } from "#shared/pricing";
 import type { CheckoutAddress } from "#server/addresses/address-service";

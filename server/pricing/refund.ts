@@ -1,5 +1,3 @@
-import { lineAmountCents, type PriceBreakdown } from "../../shared/pricing.ts";
-
 /**
  * The refund function, beside the pricing function: what giving back some of an order's units (and its shipping)
  * refunds, in integer cents, from what the order was charged. Pure (no database, no clock), so the console's form,
@@ -10,6 +8,8 @@ import { lineAmountCents, type PriceBreakdown } from "../../shared/pricing.ts";
  * given back, one unit at a time or all at once, its units add up to exactly what the line was paid. Shipping (with its
  * tax) is given back whole, once. A refund of every unit with its shipping is therefore exactly the order's total.
  */
+
+import { lineAmountCents, type PriceBreakdown } from "../../shared/pricing.ts";
 
 /** A line as the order was charged for it. */
 export interface ChargedLine {

@@ -1,3 +1,6 @@
+// Promotion codes: the console's list and form, the verdict on a code for a basket (each refusal's sentence), and a
+// code's uses held per payment and redeemed with the order.
+
 import { sql } from "kysely";
 import { AppError } from "#shared/errors";
 import { mailboxOf } from "#shared/mailbox";

@@ -1,3 +1,6 @@
+// Counting attempts per key and window in the database, so every instance shares the limits on sign-in, reset links,
+// payments and alerts.
+
 import { sql } from "kysely";
 import { AppError, type ErrorCode } from "#shared/errors";
 import type { DB } from "#server/db/client";

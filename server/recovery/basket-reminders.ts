@@ -1,3 +1,6 @@
+// Basket reminders: the sweep that e-mails an abandoned basket (with consent) once per revision and step, and the link
+// back that restores it.
+
 import { sql } from "kysely";
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import type { BasketService } from "#server/basket/basket-service";

@@ -1,3 +1,6 @@
+// Basket recovery on the dashboard: baskets reminded, shoppers who came back, and the orders and sales recovered within
+// 7 days.
+
 import { sql } from "kysely";
 import type { DB } from "#server/db/client";
 import { RESTORE_LINK_DAYS } from "./basket-reminders";

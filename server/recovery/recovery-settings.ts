@@ -1,3 +1,5 @@
+// The basket reminders' settings: the console's saved row, else the defaults from the configuration.
+
 import type { DB, Writer } from "#server/db/client";
 import { recordAudit, type Actor } from "#server/audit/audit-log";
 import { AppError } from "#shared/errors";

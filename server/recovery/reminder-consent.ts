@@ -1,3 +1,6 @@
+// Consent to basket reminders, wherever it is asked: an account's preference or a guest's tick kept with the checkout
+// address.
+
 import type { AccountService } from "#server/accounts/account-service";
 import type { DB } from "#server/db/client";
 import type { EmailPreferences } from "#server/email/email-preferences";

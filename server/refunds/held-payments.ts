@@ -1,3 +1,6 @@
+// The console's Refund of a payment held for review (paid, but without an order): everything paid goes back once, and
+// the shopper is told.
+
 import type { CheckoutService } from "#server/checkout/checkout-service";
 import type { DB } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";

@@ -3,6 +3,7 @@
  * made by the processor, and recorded once by its processor id, by the call or the webhook, with its lines and the
  * units it puts back in stock (docs/refunds.md).
  */
+
 import { sql } from "kysely";
 import { z } from "zod";
 import type { DB, Writer } from "#server/db/client";

@@ -1,3 +1,6 @@
+// The retention sweep: expired sessions, stale counters and events, lapsed holds and old reminders deleted in small
+// batches.
+
 import { sql, type RawBuilder } from "kysely";
 import { LONGEST_WINDOW_MS } from "#server/rate-limits/rate-limiter";
 import type { DB } from "#server/db/client";

@@ -1,3 +1,6 @@
+// Opening a return in the caller's transaction, for the shopper's request and the EU withdrawal alike: its lines
+// checked against what the order can still return.
+
 import type { Writer } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import { returnRequestedEmail } from "#server/email/templates/return-emails";

@@ -1,3 +1,6 @@
+// What happened to an order after it was paid, read in one statement for its page: its returns with their lines, its
+// withdrawals, and units refunded outside any return.
+
 import { sql } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { DB } from "#server/db/client";

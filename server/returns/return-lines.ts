@@ -1,3 +1,6 @@
+// What an order can still return, line by line, and what a return's lines come to by the refund function: the rules the
+// shopper's form and the operator's decisions share.
+
 import { sql } from "kysely";
 import type { DB, Writer } from "#server/db/client";
 import { chargedOrder, quoteRefund, type RefundQuote } from "#server/pricing/refund";

@@ -1,3 +1,6 @@
+// The console's reads of returns: the list by status, one return in full, those waiting on the shop too long, and the
+// dashboard's returns by reason.
+
 import { sql } from "kysely";
 import type { DB } from "#server/db/client";
 import { describeItemOptions, readOrderItem } from "#shared/orders";

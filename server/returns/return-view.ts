@@ -1,3 +1,5 @@
+// How a return's lines are worded for pages and e-mails: each item with its variant's option values.
+
 import type { DB, Writer } from "#server/db/client";
 import { describeItemOptions, type OrderItem } from "#shared/orders";
 import type { ReturnEmailLine } from "#server/email/templates/return-emails";

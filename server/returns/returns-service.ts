@@ -1,3 +1,6 @@
+// Returns on the operator's side: approve or decline, cancel, "Mark received" line by line with its restock, then the
+// refund or the replacement order; the one writer of returns besides openReturn.
+
 import type { DB, Writer } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import { replacementOrderEmail } from "#server/email/templates/order-emails";

@@ -1,3 +1,6 @@
+// Returns on the shopper's side: what an order's page offers to return, and the request it sends, opened through
+// openReturn.
+
 import type { DB } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";
 import { hasAvailableStock, type InventoryService } from "#server/inventory/inventory-service";

@@ -1,3 +1,6 @@
+// Review requests: the sweep that decides once per shipped order whether to e-mail "How was your …?", and does so
+// through the outbox.
+
 import { sql } from "kysely";
 import type { DB } from "#server/db/client";
 import type { EmailOutbox } from "#server/email/email-outbox";

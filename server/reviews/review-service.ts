@@ -1,3 +1,6 @@
+// Reviews: who may review what, one per account and product, the product page's figures and pages, and the console's
+// list with Hide and Show (audited).
+
 import { sql } from "kysely";
 import { jsonObjectFrom } from "kysely/helpers/postgres";
 import type { DB, Writer } from "#server/db/client";

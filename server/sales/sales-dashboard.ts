@@ -1,3 +1,5 @@
+// The sales dashboard's figures for a period in the shop's time zone, read from the running totals the database keeps.
+
 import { sql } from "kysely";
 import type { DB } from "#server/db/client";
 import type { DashboardPeriod } from "#shared/admin-dashboard-schemas";

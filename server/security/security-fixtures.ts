@@ -1,3 +1,6 @@
+// What the security tests share: a browser against the shop in process, a small catalogue, and snapshots of tables to
+// prove an attack changed nothing.
+
 import { expect } from "vitest";
 import { sql } from "kysely";
 import type { DatabaseHandle, DB } from "#server/db/client";

@@ -1,3 +1,6 @@
+// Browser sessions: made, looked up by the hash of their token, kept alive by visits, and ended (one, or all of an
+// account's in another change's transaction).
+
 import { sql } from "kysely";
 import type { BasketCount } from "#shared/basket";
 import type { ConsoleAccess } from "#shared/console-access";

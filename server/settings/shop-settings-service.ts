@@ -1,3 +1,6 @@
+// The shop's own settings (name, logo, addresses, return terms, time zone, legal texts): saved from the console, read
+// per catalogue version with every default filled in.
+
 import type { Selectable } from "kysely";
 import { AppError } from "#shared/errors";
 import {

@@ -1,3 +1,6 @@
+// Shipping zones, their regions and methods, and tax rates: the console's audited changes, and the rates the pricing
+// function reads.
+
 import { sql } from "kysely";
 import { countryName, US_STATES } from "#shared/address";
 import { AppError } from "#shared/errors";

@@ -1,3 +1,6 @@
+// "Notify me when available": subscribing to a variant (confirmed at once or by e-mail), and the e-mails sent, each
+// alert once, when inventory says it is back.
+
 import { sql, type OnConflictBuilder } from "kysely";
 import type { Database } from "#server/db/schema";
 import type { RateLimiter } from "#server/rate-limits/rate-limiter";

@@ -1,3 +1,5 @@
+// A test helper: the AppError a call rejects with, failing the test on anything else.
+
 import { AppError } from "#shared/errors";
 
 /** The AppError a call rejects with; anything else (or success) fails the test. */

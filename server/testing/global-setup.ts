@@ -1,3 +1,6 @@
+// The test run's setup: the PGlite dump every test database starts from, and the PostgreSQL schemas of this run,
+// dropped at its end.
+
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

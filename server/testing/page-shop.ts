@@ -1,3 +1,5 @@
+// The shop with its pages for tests, server and routes loaded through Vite into one module graph as npm run dev does.
+
 import type { ServerBuild } from "react-router";
 import { createServer } from "vite";
 import type { DatabaseHandle } from "#server/db/client";

@@ -1,3 +1,6 @@
+// The fault stories' PostgreSQL cluster: two nodes under Patroni with etcd and HAProxy, from the shipped deploy files
+// with the test host's ports.
+
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import {

@@ -1,7 +1,7 @@
+/** Baskets, rates and promotions as fast-check draws them: the pricing function's and the refund function's properties. */
+
 import fc from "fast-check";
 import type { PricingInput, PromotionInput } from "#server/pricing/price-order";
-
-/** Baskets, rates and promotions as fast-check draws them: the pricing function's and the refund function's properties. */
 
 export const lineArbitrary = fc.record({
   key: fc.uuid(),

@@ -1,3 +1,6 @@
+// The test processor as a process of its own, as an operator would run it, for stories that need it apart from the
+// shop.
+
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";

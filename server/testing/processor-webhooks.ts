@@ -2,6 +2,7 @@
  * Waiting for the built-in processor's webhooks: a test that says "the webhooks arrive too, and record nothing more"
  * waits until every event the processor has written so far is delivered (or given up on), then looks.
  */
+
 import { sql } from "kysely";
 import { expect } from "vitest";
 import type { DB } from "#server/db/client";

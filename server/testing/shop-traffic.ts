@@ -1,3 +1,5 @@
+// A shopper the fault stories drive over HTTP against production processes, every answer counted by status.
+
 import { TEST_DELIVERY_ADDRESS } from "./test-app";
 
 /**

@@ -1,3 +1,5 @@
+// An SMTP server for tests that keeps what it receives, so stories read the e-mails the shop really sent.
+
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 

@@ -1,3 +1,6 @@
+// The system services the fault stories run (PgBouncer, Patroni, etcd, PostgreSQL, HAProxy): installed when missing,
+// started and stopped as an operator would.
+
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { once } from "node:events";
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";

@@ -1,3 +1,5 @@
+// The real shop over a test database, without the page renderer, and browsers that call it in process or over HTTP.
+
 import type { DatabaseHandle } from "#server/db/client";
 import { createLogger } from "#server/logger";
 import { createShop, type ShopOptions } from "#server/shop";

@@ -1,3 +1,6 @@
+// Test databases: a fresh PGlite, or a PostgreSQL schema per file when TEST_DATABASE_URL is set, so every test runs on
+// both.
+
 import { readFileSync } from "node:fs";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, inject, onTestFinished } from "vitest";

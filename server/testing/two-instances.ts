@@ -1,3 +1,6 @@
+// Two shop instances on one PostgreSQL schema, as two processes behind a load balancer, for tests of what instances
+// share.
+
 import { sql } from "kysely";
 import { openDatabase, type DatabaseHandle, type DB } from "#server/db/client";
 import type { ShopOptions } from "#server/shop";

@@ -1,3 +1,5 @@
+// The QR code of an authenticator's setup, drawn by the shop as one inline SVG path (no network, no canvas).
+
 import { encode } from "uqr";
 
 /**

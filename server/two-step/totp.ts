@@ -1,10 +1,10 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-
 /**
  * Time-based one-time passwords as every authenticator app computes them: RFC 6238 over RFC 4226's HOTP, with
  * HMAC-SHA-1, 30-second steps and 6 digits (the parameters the apps assume when a QR code names no others). Secrets
  * travel as RFC 4648 base32, the alphabet the apps type and scan.
  */
+
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 export const TOTP_STEP_SECONDS = 30;
 export const TOTP_DIGITS = 6;

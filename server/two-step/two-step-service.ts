@@ -1,3 +1,9 @@
+/**
+ * Two-step verification: an authenticator app's code (TOTP) or a one-time recovery code after the password. The one
+ * writer of two_step_accounts, two_step_recovery_codes, two_step_challenges, console_devices and two_step_policy.
+ * A sign-in waiting for its code is a challenge row, not a session: it opens nothing until the code is right.
+ */
+
 import { randomBytes } from "node:crypto";
 import { parse as parseCookies, serialize as serializeCookie } from "hono/utils/cookie";
 import { sql } from "kysely";
@@ -9,12 +15,6 @@ import { recordAudit, STARTUP_ACTOR, type Actor } from "#server/audit/audit-log"
 import { newToken, sha256Base64url, TOKEN_PATTERN } from "#server/tokens";
 import { qrCodePath } from "./qr-code";
 import { decodeBase32, matchingStep, newTotpSecret, otpauthUri } from "./totp";
-
-/**
- * Two-step verification: an authenticator app's code (TOTP) or a one-time recovery code after the password. The one
- * writer of two_step_accounts, two_step_recovery_codes, two_step_challenges, console_devices and two_step_policy.
- * A sign-in waiting for its code is a challenge row, not a session: it opens nothing until the code is right.
- */
 
 export const RECOVERY_CODE_COUNT = 10;
 export const WRONG_CODES_BEFORE_LOCK = 5;

@@ -1,3 +1,5 @@
+// The EU right of withdrawal's period: 14 days from the day the goods arrive, for EU and EEA addresses.
+
 import type { FulfilmentStatus, PaymentStatus } from "#shared/orders";
 import { hasRightOfWithdrawal } from "#shared/withdrawal-countries";
 

@@ -1,3 +1,6 @@
+// EU withdrawals: whether an order may still withdraw, and one withdrawal per form with its acknowledgement e-mail and
+// its return, in one transaction.
+
 import type { DB, Writer } from "#server/db/client";
 import type { WithdrawnLine } from "#server/db/schema";
 import type { EmailOutbox } from "#server/email/email-outbox";

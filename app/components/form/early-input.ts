@@ -1,3 +1,6 @@
+// Keeping what a shopper chose or typed before the page's scripts took over a form whose fields React draws from state,
+// so hydration never throws it away.
+
 import { useEffect, useRef } from "react";
 
 /**

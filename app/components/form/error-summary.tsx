@@ -1,3 +1,6 @@
+// The error summary above a refused form: it takes focus when it appears and links each message to its field, for
+// screen reader and keyboard users.
+
 import { useEffect, useId, useRef } from "react";
 import type { FieldErrors } from "#shared/form-errors";
 

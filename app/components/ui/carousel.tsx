@@ -1,3 +1,5 @@
+// The home page's banner carousel: slides of a picture and its words set as text, with Previous and Next slide.
+
 import { startTransition, useEffect, useId, useState, useSyncExternalStore } from "react";
 import { ChevronIcon } from "./icons";
 

@@ -1,3 +1,5 @@
+// The shop's inline icons and wordmark: no icon font, no request, hidden from screen readers.
+
 /** Inline icons: no icon font, no request. Decorative, so hidden from screen readers. */
 export function SearchIcon() {
   return (

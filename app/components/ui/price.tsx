@@ -1,3 +1,5 @@
+// A price in cents as every page shows it.
+
 import { formatCents } from "#shared/money";
 
 /** A price in cents, shown as "$1,094.98". */

@@ -1,3 +1,5 @@
+// A rating as stars to the nearest half, read out as a sentence, with the count of ratings behind it.
+
 import { toHalfStar } from "#shared/reviews";
 
 /**

@@ -1,3 +1,5 @@
+// The plain frame of the sign-in pages (no shop header): the wordmark, one box and its title.
+
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { Wordmark } from "#app/components/ui/icons";

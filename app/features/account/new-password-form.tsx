@@ -1,3 +1,5 @@
+// The form an e-mailed link opens to set a password (a reset, a staff invitation), carrying the link's token.
+
 import { Form } from "react-router";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import type { FieldErrors } from "#shared/form-errors";

@@ -1,3 +1,5 @@
+// A labelled password input with its error under it, shared by the account pages' forms.
+
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 
 /** A labelled password input with its error under it, named by aria-describedby while there is one. */

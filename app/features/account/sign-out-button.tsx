@@ -1,3 +1,6 @@
+// "Sign Out" as a form posting to /logout: without JavaScript the server redirects back, with it the page stays and its
+// data reloads.
+
 import { useState, type FormEvent, type ReactNode } from "react";
 import { useLocation, useRevalidator } from "react-router";
 

@@ -1,3 +1,6 @@
+// The account page's "Two-step verification": setting it up with a QR code, confirming it with a first code, and the
+// recovery codes shown once.
+
 import { Form } from "react-router";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 

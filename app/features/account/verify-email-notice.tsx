@@ -1,3 +1,5 @@
+// The notice an unconfirmed account sees under the header, with "Send again".
+
 import { Form } from "react-router";
 
 /** The small notice an unconfirmed account sees under the header, with "Send again" (a form: works without JavaScript). */

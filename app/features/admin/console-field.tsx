@@ -1,3 +1,6 @@
+// The console's form pieces: its error summary's title, the field ids summaries link to, and a labelled field for pages
+// with several forms.
+
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 
 /** The console's error summary says it its own way (app/components/form/error-summary.tsx draws it). */

@@ -1,3 +1,5 @@
+// The console's side navigation: the sections the signed-in member of staff may open, the current one marked.
+
 import { NavLink } from "react-router";
 
 /** The console's sections the signed-in member of staff may open; the current one is marked with aria-current="page". */

@@ -1,9 +1,9 @@
-import type { ReactNode } from "react";
-
 /**
  * The console's shared pieces, for every console page (app/styles/console.css draws them): a page header with the
  * page's main action, status badges, product thumbnails. A new page takes these rather than its own markup.
  */
+
+import type { ReactNode } from "react";
 
 /** The page's title and, at its right (below it on a phone), the one thing the page is mostly for. */
 export function PageHeader({ title, action, children }: { title: string; action?: ReactNode; children?: ReactNode }) {

@@ -1,3 +1,6 @@
+// The basket on the page: changes shown at once and sent one at a time, answers reconciled by revision with reloaded
+// data so an item is never counted twice or lost.
+
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { useRevalidator } from "react-router";
 import type { BasketView } from "#shared/basket";

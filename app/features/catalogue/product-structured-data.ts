@@ -1,3 +1,5 @@
+// A product page's schema.org structured data (product, offers, rating, latest reviews) as a safe script element.
+
 import { VARIANT_PARAM, type ProductDetails } from "#shared/catalogue";
 import type { ReviewSummary, ReviewView } from "#shared/reviews";
 import { decimalAmount } from "#shared/money";

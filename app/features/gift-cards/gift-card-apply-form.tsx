@@ -1,3 +1,5 @@
+// "Apply" a gift card's number on the payment page.
+
 import { useEffect, useRef } from "react";
 import { useFetcher } from "react-router";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";

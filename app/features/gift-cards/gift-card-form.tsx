@@ -1,3 +1,5 @@
+// A gift card product's form: amount, recipient, message and "Send on" day.
+
 import { Form, useNavigation } from "react-router";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { formatCents } from "#shared/money";

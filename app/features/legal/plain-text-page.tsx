@@ -1,3 +1,6 @@
+// A page of plain text the shop writes in the console (conditions, privacy, returns): paragraphs and headings only, so
+// the text cannot break the page.
+
 import type { ReactNode } from "react";
 import { legalTextBlocks } from "#shared/shop-settings";
 

@@ -1,3 +1,5 @@
+// "Find an order": a guest's way to their order by its number and receipt e-mail.
+
 import { Form } from "react-router";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import type { FieldErrors } from "#shared/form-errors";

@@ -1,3 +1,5 @@
+// How an order shows each gift card it sold: to whom and when it is sent, never its number.
+
 import { formatOrderDate } from "#shared/dates";
 
 /** One gift card of an order as the shop keeps its sending (server/gift-cards): never its number. */

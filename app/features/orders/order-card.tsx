@@ -1,3 +1,5 @@
+// One paid order on the orders page: when, its number, its status, what was in it and what it cost.
+
 import { Link } from "react-router";
 import { describeItemOptions, ORDER_STATUS_LABELS, type OrderView } from "#shared/orders";
 import { formatCents } from "#shared/money";

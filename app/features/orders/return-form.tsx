@@ -1,3 +1,5 @@
+// The order page's return form: which units, why, refund or replace, and the return it opened.
+
 import { useRef, useState } from "react";
 import { Form, useFetcher } from "react-router";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";

@@ -1,3 +1,5 @@
+// An order's returns so far, newest first, with their status and what they hold.
+
 import { Link } from "react-router";
 import { formatCents } from "#shared/money";
 import type { ReturnResolution } from "#shared/returns";

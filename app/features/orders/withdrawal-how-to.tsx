@@ -1,3 +1,5 @@
+// How to withdraw from a contract under EU law, in a few sentences on /returns.
+
 /**
  * How to withdraw, on /returns: the EU right of withdrawal in a few sentences, and the way to the order's "Withdraw
  * from contract here" for a guest without the e-mail at hand ("Find an order", further down the same page).

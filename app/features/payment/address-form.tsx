@@ -1,3 +1,6 @@
+// The payment page's delivery address: a saved address to choose, or the form with each country's fields and the
+// guest's receipt e-mail.
+
 import { useMemo, useState } from "react";
 import { useFetcher } from "react-router";
 import { useEarlyInput } from "#app/components/form/early-input";

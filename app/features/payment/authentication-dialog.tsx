@@ -1,3 +1,5 @@
+// The test processor's stand-in for the bank's 3-D Secure page: complete or fail, never left waiting.
+
 import { useEffect, useRef } from "react";
 
 /**

@@ -1,3 +1,5 @@
+// The payment page's "Use store credit" and a balance's "Remove".
+
 import { useFetcher } from "react-router";
 import { formatCents } from "#shared/money";
 

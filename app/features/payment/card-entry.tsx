@@ -1,3 +1,5 @@
+// Entering the card: the test processor's card field or Stripe's Payment Element, whichever the shop runs with.
+
 import { lazy, Suspense, useImperativeHandle, useRef, type Ref } from "react";
 import { builtInProcessor, type CardDetails } from "@storefront/stripe-test-processor/browser";
 import { CardField } from "@storefront/stripe-test-processor/card-field";

@@ -1,3 +1,5 @@
+// The payment page's promotion code: "Apply" and "Remove".
+
 import { useFetcher } from "react-router";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 

@@ -1,3 +1,6 @@
+// Stripe's Payment Element for the current intent, confirming with a return to /payment/return when a method leaves the
+// page.
+
 import { useEffect, useImperativeHandle, useRef, useState, type Ref } from "react";
 import type { Stripe, StripeElements, StripePaymentElement, StripePaymentElementOptions } from "@stripe/stripe-js";
 import type { CardEntryController, CardEntryState, ConfirmOutcome } from "./card-entry-types";

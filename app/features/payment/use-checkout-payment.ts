@@ -1,3 +1,5 @@
+// The payment page's payment: created or renewed for the basket as priced, confirmed, and recorded as an order.
+
 import { useCallback, useEffect, useEffectEvent, useState, type RefObject } from "react";
 import { useNavigate, useRevalidator } from "react-router";
 import type { ErrorBody } from "#shared/errors";

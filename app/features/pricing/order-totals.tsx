@@ -1,3 +1,5 @@
+// An order's totals as the pricing function worked them out, in the order shoppers read them everywhere.
+
 import type { ReactNode } from "react";
 import { formatCents } from "#shared/money";
 import { amountDue, balanceLabel, taxLabel, type PriceBreakdown } from "#shared/pricing";

@@ -1,3 +1,5 @@
+// "E-mail me about my basket and offers" for a signed-in shopper, saved by the page's own action.
+
 import { useEffect, useRef } from "react";
 import { useFetcher } from "react-router";
 import { BASKET_REMINDERS_LABEL } from "#shared/recovery-labels";

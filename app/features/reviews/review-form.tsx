@@ -1,3 +1,5 @@
+// "Write a customer review" on the product page, for a shopper who may review it.
+
 import { useEffect, useRef } from "react";
 import { Form, Link } from "react-router";
 import { REVIEW_BODY_MAX, REVIEW_HEADLINE_MAX, REVIEW_NOT_ELIGIBLE } from "#shared/reviews";

@@ -1,3 +1,5 @@
+// A product's reviews, newest first, their text as plain paragraphs.
+
 import { Link } from "react-router";
 import { Stars } from "#app/components/ui/stars";
 import { formatReviewDate, type ReviewView } from "#shared/reviews";

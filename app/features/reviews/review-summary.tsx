@@ -1,3 +1,5 @@
+// A product's rating summary: the average, the count and a bar per star level.
+
 import { Stars } from "#app/components/ui/stars";
 import { formatAverage, formatRatingCount, starPercentages, type ReviewSummary } from "#shared/reviews";
 

@@ -1,3 +1,5 @@
+// The header's "All": a link to /departments without JavaScript, a disclosure of the departments with it.
+
 import { useRef, useState, useSyncExternalStore } from "react";
 import { Link, useLocation } from "react-router";
 import { departmentPath } from "#shared/departments";

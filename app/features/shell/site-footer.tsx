@@ -1,3 +1,5 @@
+// The foot of every shop page: conditions, privacy notice and returns.
+
 import { Link } from "react-router";
 import { LEGAL_PAGE_TITLES } from "#shared/shop-settings";
 

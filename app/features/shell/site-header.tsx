@@ -1,3 +1,5 @@
+// The shop's header: the wordmark, the search form, the department menu, the account and the basket's count.
+
 import { Form, Link, useLocation } from "react-router";
 import { BasketIcon, SearchIcon, Wordmark } from "#app/components/ui/icons";
 import { SEARCH_QUERY_MAX_LENGTH } from "#shared/catalogue";

@@ -1,3 +1,6 @@
+// The page of an error or a refusal (a 404, a form that could not be read) in the shop's frame, with a sentence
+// that says what happened rather than "something went wrong".
+
 import { isRouteErrorResponse, Link } from "react-router";
 import { useShopName } from "#app/features/shell/use-shop-name";
 

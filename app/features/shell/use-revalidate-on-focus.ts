@@ -1,3 +1,5 @@
+// Reloading a page's data when the shopper comes back to the tab, since another tab may have changed the basket.
+
 import { useEffect } from "react";
 import { useRevalidator } from "react-router";
 

@@ -1,3 +1,5 @@
+// The shop's name for a page's title and text, from whichever layout read it, else "Storefront".
+
 import { useRouteLoaderData } from "react-router";
 import { DEFAULT_SHOP_NAME, type ShopIdentity } from "#shared/shop-settings";
 

@@ -1,13 +1,20 @@
-import { Form, Link } from "react-router";
+// /admin, the sales dashboard: a period's figures in the shop's time zone, the counts that lead to work, returns,
+// recovery, store credit and gift cards.
+
+import { Link } from "react-router";
 import type { Route } from "./+types/admin-index";
 import { DASHBOARD_PERIODS, dashboardQuerySchema, type DashboardPeriod } from "#shared/admin-dashboard-schemas";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { formatCents } from "#shared/money";
 import { PageHeader } from "#app/features/admin/console-ui";
-import { ErrorSummary } from "#app/components/form/error-summary";
-import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
-import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
-import { NetSalesChart } from "#app/features/admin/net-sales-chart";
+import { FigureList, FigureSection } from "#app/features/admin/dashboard/figures";
+import { CustomRangeForm, PeriodTabs } from "#app/features/admin/dashboard/period-picker";
+import {
+  NetSalesSection,
+  ReturnsByReason,
+  TodoCounts,
+  TopProducts,
+} from "#app/features/admin/dashboard/dashboard-sections";
 import { requireConsole } from "./require-operator";
 import { returnReasonLabel } from "#shared/returns";
 
@@ -123,6 +130,10 @@ export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
     storeCredit,
     giftCards,
   } = loaderData;
+  const tabs = (["today", "last-7-days", "last-30-days"] as const).map((key) => ({
+    key,
+    label: DASHBOARD_PERIODS[key],
+  }));
   return (
     <main id="main" className="console-main">
       <title>Dashboard | Console</title>
@@ -132,210 +143,34 @@ export default function AdminDashboard({ loaderData }: Route.ComponentProps) {
         </p>
       </PageHeader>
 
-      <ul className="console-counts" aria-label="To do">
-        {counts.map((count) => (
-          <li key={count.label}>
-            <Link to={count.href}>
-              <span className="console-counts__label">{count.label}</span>{" "}
-              <span className="console-counts__value">{count.count}</span>
-            </Link>
-          </li>
-        ))}
-      </ul>
-
-      <ul className="console-tabs" aria-label="Period">
-        {(["today", "last-7-days", "last-30-days"] as const).map((key) => (
-          <li key={key}>
-            <Link
-              to={key === "today" ? "/admin" : `/admin?period=${key}`}
-              aria-current={period === key ? "page" : undefined}
-            >
-              {DASHBOARD_PERIODS[key]}
-            </Link>
-          </li>
-        ))}
-      </ul>
-      <ErrorSummary errors={errors} fieldIds={fieldIdsOf(["from", "to"])} title={CONSOLE_SUMMARY_TITLE} />
-      <Form
-        method="get"
-        action="/admin"
-        className="console-form console-form--inline"
-        aria-label="Custom range"
-        noValidate
-      >
-        <input type="hidden" name="period" value="custom" />
-        <div className="console-field">
-          <label htmlFor="field-from">From</label>
-          <input
-            id="field-from"
-            name="from"
-            type="date"
-            defaultValue={typed.from}
-            key={`from-${typed.from}`}
-            {...invalidFieldProps("field-from", errors?.from)}
-          />
-          <FieldError fieldId="field-from" message={errors?.from} />
-        </div>
-        <div className="console-field">
-          <label htmlFor="field-to">To</label>
-          <input
-            id="field-to"
-            name="to"
-            type="date"
-            defaultValue={typed.to}
-            key={`to-${typed.to}`}
-            {...invalidFieldProps("field-to", errors?.to)}
-          />
-          <FieldError fieldId="field-to" message={errors?.to} />
-        </div>
-        <button type="submit" className="console-button">
-          Show
-        </button>
-      </Form>
+      <TodoCounts counts={counts} />
+      <PeriodTabs tabs={tabs} period={period} />
+      <CustomRangeForm typed={typed} errors={errors} />
 
       <section aria-labelledby="figures-heading">
         <h2 id="figures-heading">
           {heading} <span className="console-hint">({dates})</span>
         </h2>
-        <dl className="console-figures">
-          {figures.map((figure) => (
-            <div key={figure.label}>
-              <dt>{figure.label}</dt>
-              <dd>{figure.value}</dd>
-            </div>
-          ))}
-        </dl>
+        <FigureList figures={figures} />
       </section>
 
-      <section aria-labelledby="chart-heading">
-        <h2 id="chart-heading">Net sales per day</h2>
-        <NetSalesChart days={days} />
-        <table className="visually-hidden">
-          <caption>Net sales per day</caption>
-          <thead>
-            <tr>
-              <th scope="col">Date</th>
-              <th scope="col">Net sales</th>
-            </tr>
-          </thead>
-          <tbody>
-            {days.map((day) => (
-              <tr key={day.date}>
-                <th scope="row">{day.date}</th>
-                <td>{day.net}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
+      <NetSalesSection days={days} />
+      <ReturnsByReason rows={returnsByReason} />
 
-      <section aria-labelledby="returns-heading">
-        <h2 id="returns-heading">Returns by reason</h2>
-        <table className="console-table" tabIndex={0} aria-labelledby="returns-heading">
-          <thead>
-            <tr>
-              <th scope="col">Reason</th>
-              <th scope="col" className="console-number">
-                Returns
-              </th>
-              <th scope="col" className="console-number">
-                Items
-              </th>
-              <th scope="col" className="console-number">
-                Refunded
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {returnsByReason.map((row) => (
-              <tr key={row.reason} data-testid="returns-by-reason">
-                <th scope="row">{row.reason}</th>
-                <td className="console-number">{row.returns}</td>
-                <td className="console-number">{row.units}</td>
-                <td className="console-number">{row.refunded}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
+      <FigureSection id="recovery-heading" title="Basket recovery" figures={recovery}>
+        Reminders go only to shoppers who asked for them. A recovered order is paid within 7 days of a reminder.{" "}
+        <Link to="/admin/recovery">Basket reminder settings</Link>
+      </FigureSection>
+      <FigureSection id="store-credit-heading" title="Store credit" figures={storeCredit}>
+        Issued: given by hand and refunded to store credit. Spent: paid towards orders.{" "}
+        <Link to="/admin/store-credit">Store credit</Link>
+      </FigureSection>
+      <FigureSection id="gift-cards-heading" title="Gift cards" figures={giftCards} testId="dashboard-gift-cards">
+        A liability, not sales: sold in the period, and what open cards and cards not yet sent are owed now.{" "}
+        <Link to="/admin/gift-cards">Gift cards</Link>
+      </FigureSection>
 
-      <section aria-labelledby="recovery-heading">
-        <h2 id="recovery-heading">Basket recovery</h2>
-        <dl className="console-figures">
-          {recovery.map((figure) => (
-            <div key={figure.label}>
-              <dt>{figure.label}</dt>
-              <dd>{figure.value}</dd>
-            </div>
-          ))}
-        </dl>
-        <p className="console-hint">
-          Reminders go only to shoppers who asked for them. A recovered order is paid within 7 days of a reminder.{" "}
-          <Link to="/admin/recovery">Basket reminder settings</Link>
-        </p>
-      </section>
-
-      <section aria-labelledby="store-credit-heading">
-        <h2 id="store-credit-heading">Store credit</h2>
-        <dl className="console-figures">
-          {storeCredit.map((figure) => (
-            <div key={figure.label}>
-              <dt>{figure.label}</dt>
-              <dd>{figure.value}</dd>
-            </div>
-          ))}
-        </dl>
-        <p className="console-hint">
-          Issued: given by hand and refunded to store credit. Spent: paid towards orders.{" "}
-          <Link to="/admin/store-credit">Store credit</Link>
-        </p>
-      </section>
-
-      <section aria-labelledby="gift-cards-heading">
-        <h2 id="gift-cards-heading">Gift cards</h2>
-        <dl className="console-figures" data-testid="dashboard-gift-cards">
-          {giftCards.map((figure) => (
-            <div key={figure.label}>
-              <dt>{figure.label}</dt>
-              <dd>{figure.value}</dd>
-            </div>
-          ))}
-        </dl>
-        <p className="console-hint">
-          A liability, not sales: sold in the period, and what open cards and cards not yet sent are owed now.{" "}
-          <Link to="/admin/gift-cards">Gift cards</Link>
-        </p>
-      </section>
-
-      <section aria-labelledby="top-heading">
-        <h2 id="top-heading">Top products</h2>
-        {topProducts.length === 0 ? (
-          <p className="console-count">Nothing sold in this period.</p>
-        ) : (
-          <table className="console-table" tabIndex={0} aria-labelledby="top-heading">
-            <thead>
-              <tr>
-                <th scope="col">Product</th>
-                <th scope="col" className="console-number">
-                  Sold
-                </th>
-                <th scope="col" className="console-number">
-                  Net sales
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {topProducts.map((product) => (
-                <tr key={product.id}>
-                  <td>{product.title}</td>
-                  <td className="console-number">{product.quantity}</td>
-                  <td className="console-number">{product.net}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+      <TopProducts products={topProducts} />
     </main>
   );
 }

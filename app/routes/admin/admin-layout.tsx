@@ -1,10 +1,13 @@
+// The console's layout: its stylesheet and side navigation around every console page, and its own error page; staff
+// only.
+
 import { isRouteErrorResponse, Link, Outlet, useRouteLoaderData } from "react-router";
 import { CONSOLE_SECTIONS, consoleHomeOf, mayUse } from "#shared/console-access";
 import { refusalMessage } from "#app/features/shell/status-page";
 import type { Route } from "./+types/admin-layout";
 import consoleStyles from "#app/styles/console.css?url";
 import { ConsoleNav } from "#app/features/admin/console-nav";
-import { useShopName } from "#app/features/shell/use-shop-name";
+import { ConsoleBar } from "#app/features/admin/console-bar";
 import { requireConsole } from "./require-operator";
 
 /** The console's own stylesheet, loaded by its pages only: the shop's inlined stylesheet stays as it is. */
@@ -31,27 +34,12 @@ export function meta() {
  * bar on a phone), and the page. Its look is app/styles/console.css; its shared pieces app/features/admin/.
  */
 export default function AdminLayout({ loaderData }: Route.ComponentProps) {
-  const shopName = useShopName();
   return (
     <div className="console">
       <a className="console-skip" href="#main">
         Skip to content
       </a>
-      <header className="console-bar">
-        <Link to={loaderData.home} className="console-bar__title">
-          {`${shopName} console`}
-        </Link>
-        <span className="console-bar__who">{loaderData.operatorEmail}</span>
-        <Link to="/" reloadDocument className="console-bar__link">
-          Shop
-        </Link>
-        <form method="post" action="/logout">
-          <input type="hidden" name="returnTo" value="/" />
-          <button type="submit" className="console-button console-button--quiet">
-            Sign out
-          </button>
-        </form>
-      </header>
+      <ConsoleBar home={loaderData.home} operatorEmail={loaderData.operatorEmail} />
       <div className="console-frame">
         <ConsoleNav sections={loaderData.sections} />
         <Outlet />

@@ -1,19 +1,21 @@
-import { Link } from "react-router";
+// /admin/audit: every operator action, newest first, a page at a time.
+
 import type { Route } from "./+types/audit";
 import { formatConsoleTime, requireConsole } from "./require-operator";
 import { PageHeader } from "#app/features/admin/console-ui";
+import { AuditEntries, AuditPages } from "#app/features/admin/audit/audit-entries";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { services } = requireConsole(context, "routes/admin/audit");
   // Order and console times read in the shop's time zone: its setting, else SHOP_TIME_ZONE.
   const timeZone = await services.settings.timeZone();
-  const before = new URL(request.url).searchParams.get("before");
-  const { entries, nextBefore } = await services.auditLog.listEntries({
-    before: before && /^\d{1,19}$/.test(before) ? before : undefined,
+  // The page's cursor is read by the keyset helper: anything that is not one of the log's ids is page one.
+  const { entries, next, isFirstPage } = await services.auditLog.listEntries({
+    after: new URL(request.url).searchParams.get("after"),
   });
   return {
-    nextBefore,
-    isFirstPage: !before,
+    next,
+    isFirstPage,
     entries: entries.map((entry) => ({
       id: entry.id,
       at: formatConsoleTime(entry.createdAt, timeZone),
@@ -43,42 +45,8 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
       <title>Audit log | Console</title>
       <PageHeader title="Audit log" />
       <p>Every operator action, newest first. Entries are kept.</p>
-      {loaderData.entries.length === 0 ? (
-        <p>Nothing yet.</p>
-      ) : (
-        <table className="console-table console-table--audit" tabIndex={0}>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Who</th>
-              <th scope="col">Action</th>
-              <th scope="col">Subject</th>
-              <th scope="col">Before → after</th>
-            </tr>
-          </thead>
-          <tbody>
-            {loaderData.entries.map((entry) => (
-              <tr key={entry.id}>
-                <td>{entry.at}</td>
-                <td>{entry.who}</td>
-                <td>{entry.action}</td>
-                <td>{entry.subject}</td>
-                <td>
-                  <ul className="console-changes">
-                    {entry.changes.map((change) => (
-                      <li key={change}>{change}</li>
-                    ))}
-                  </ul>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <nav className="console-pages" aria-label="Pages">
-        {!loaderData.isFirstPage ? <Link to="/admin/audit">Newest</Link> : null}
-        {loaderData.nextBefore ? <Link to={`/admin/audit?before=${loaderData.nextBefore}`}>Older</Link> : null}
-      </nav>
+      <AuditEntries entries={loaderData.entries} />
+      <AuditPages isFirstPage={loaderData.isFirstPage} next={loaderData.next} />
     </main>
   );
 }

@@ -1,12 +1,13 @@
-import { data, Form, Link, useNavigation } from "react-router";
+// /admin/departments: every department's form, and a new one's.
+
+import { data, useNavigation } from "react-router";
 import type { Route } from "./+types/departments";
 import { adminDepartmentSchema } from "#shared/admin-schemas";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
-import { departmentPath } from "#shared/listing";
-import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { requireConsole } from "./require-operator";
+import { DepartmentForm } from "#app/features/admin/departments/department-form";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services } = requireConsole(context, "routes/admin/departments");
@@ -73,122 +74,5 @@ export default function Departments({ loaderData, actionData }: Route.ComponentP
       <h2>New department</h2>
       <DepartmentForm key={actionData?.done ?? "new"} parents={topLevel} errors={errorsFor("new")} isBusy={isBusy} />
     </main>
-  );
-}
-
-function DepartmentForm({
-  department,
-  productCount = 0,
-  parents,
-  errors,
-  isBusy,
-}: {
-  department?: {
-    id: string;
-    name: string;
-    slug: string;
-    description: string;
-    parentId: string | null;
-    position: number;
-  };
-  productCount?: number;
-  parents: { id: string; name: string }[];
-  errors: Record<string, string> | undefined;
-  isBusy: boolean;
-}) {
-  const key = department?.id ?? "new";
-  const fieldId = (name: string) => `${name}-${key}`;
-  const aria = (name: string) => invalidFieldProps(fieldId(name), errors?.[name]);
-  const legend = department
-    ? `${department.parentId ? "Sub-department" : "Department"} ${department.name}`
-    : "New department";
-  return (
-    <Form method="post" className="console-form console-department" noValidate>
-      <fieldset>
-        <legend>
-          {department ? (
-            <>
-              {legend} (<Link to={departmentPath(department.slug)}>{departmentPath(department.slug)}</Link>,{" "}
-              {productCount} {productCount === 1 ? "product" : "products"})
-            </>
-          ) : (
-            legend
-          )}
-        </legend>
-        {department ? <input type="hidden" name="id" value={department.id} /> : null}
-        <div className="console-row">
-          <div className="console-field">
-            <label htmlFor={fieldId("name")}>Name</label>
-            <input
-              id={fieldId("name")}
-              name="name"
-              defaultValue={department?.name}
-              maxLength={80}
-              required
-              {...aria("name")}
-            />
-            <FieldError fieldId={fieldId("name")} message={errors?.name} />
-          </div>
-          <div className="console-field">
-            <label htmlFor={fieldId("parentId")}>Parent</label>
-            <select
-              id={fieldId("parentId")}
-              name="parentId"
-              defaultValue={department?.parentId ?? ""}
-              {...aria("parentId")}
-            >
-              <option value="">None (top-level)</option>
-              {parents.map((parent) => (
-                <option key={parent.id} value={parent.id}>
-                  {parent.name}
-                </option>
-              ))}
-            </select>
-            <FieldError fieldId={fieldId("parentId")} message={errors?.parentId} />
-          </div>
-          <div className="console-field">
-            <label htmlFor={fieldId("position")}>Position</label>
-            <input
-              id={fieldId("position")}
-              name="position"
-              inputMode="numeric"
-              defaultValue={department ? String(department.position) : ""}
-              maxLength={4}
-              {...aria("position")}
-            />
-            <FieldError fieldId={fieldId("position")} message={errors?.position} />
-          </div>
-        </div>
-        <div className="console-field">
-          <label htmlFor={fieldId("description")}>Description</label>
-          <textarea
-            id={fieldId("description")}
-            name="description"
-            defaultValue={department?.description}
-            rows={2}
-            maxLength={1_000}
-            {...aria("description")}
-          />
-          <FieldError fieldId={fieldId("description")} message={errors?.description} />
-        </div>
-        {errors?.form ? <p className="console-field__error">{errors.form}</p> : null}
-        <div className="console-row">
-          <button
-            type="submit"
-            name="intent"
-            value={department ? "update" : "create"}
-            className="console-button console-button--primary"
-            disabled={isBusy}
-          >
-            {department ? "Save" : "Create"}
-          </button>
-          {department ? (
-            <button type="submit" name="intent" value="remove" className="console-button" disabled={isBusy}>
-              Remove
-            </button>
-          ) : null}
-        </div>
-      </fieldset>
-    </Form>
   );
 }

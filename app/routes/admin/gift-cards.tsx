@@ -1,17 +1,18 @@
-import { data, Form, useNavigation } from "react-router";
+// /admin/gift-cards: every card, issued by hand or sold, with Disable and Adjust.
+
+import { data, useNavigation } from "react-router";
 import type { Route } from "./+types/gift-cards";
 import { AppError } from "#shared/errors";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { formatCents } from "#shared/money";
 import { giftCardConsoleSchema, giftCardName } from "#shared/gift-cards";
 import { readFormOrRefuse } from "#app/form-request";
-import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
-import { ConsoleField } from "#app/features/admin/console-field";
+import { PageHeader } from "#app/features/admin/console-ui";
+import { GiftCardTable } from "#app/features/admin/gift-cards/gift-card-table";
+import { IssueGiftCardForm } from "#app/features/admin/gift-cards/issue-form";
 import { formatConsoleTime, requireConsole } from "./require-operator";
 
 type Answer = { form: string; errors: Record<string, string>; values: Record<string, string> } | { done: string };
-
-const STATUS_LABELS = { active: "Active", used: "Used up", expired: "Expired", disabled: "Disabled" } as const;
 
 /**
  * /admin/gift-cards: every card (never its number: last four, value, balance, issued, expires, status), "Issue gift
@@ -93,139 +94,9 @@ export default function GiftCardsPage({ loaderData, actionData }: Route.Componen
       {loaderData.cards.length === 0 ? (
         <p>No gift cards yet.</p>
       ) : (
-        <table className="console-table" tabIndex={0}>
-          <caption className="visually-hidden">Gift cards</caption>
-          <thead>
-            <tr>
-              <th scope="col">Last four</th>
-              <th scope="col" className="console-number">
-                Initial value
-              </th>
-              <th scope="col" className="console-number">
-                Balance
-              </th>
-              <th scope="col">Issued</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Status</th>
-              <th scope="col">Change</th>
-            </tr>
-          </thead>
-          <tbody>
-            {loaderData.cards.map((card) => {
-              const adjust = refused("adjust", card.id);
-              return (
-                <tr key={card.id}>
-                  <td>
-                    <code>{card.lastFour}</code>
-                    <br />
-                    <small>{card.source}</small>
-                  </td>
-                  <td className="console-number">{card.initial}</td>
-                  <td className="console-number">{card.balance}</td>
-                  <td>{card.issued}</td>
-                  <td>{card.expires}</td>
-                  <td>
-                    <StatusBadge status={card.status} label={STATUS_LABELS[card.status]} />
-                  </td>
-                  <td>
-                    {card.status === "disabled" ? null : (
-                      <Form method="post" noValidate>
-                        <input type="hidden" name="intent" value="disable" />
-                        <input type="hidden" name="card" value={card.id} />
-                        <button
-                          type="submit"
-                          className="console-link-button"
-                          disabled={isBusy}
-                          aria-label={`Disable ${card.name}`}
-                        >
-                          Disable
-                        </button>
-                      </Form>
-                    )}
-                    <details open={adjust !== null}>
-                      <summary>Adjust</summary>
-                      <Form method="post" className="console-form" noValidate>
-                        <input type="hidden" name="intent" value="adjust" />
-                        <input type="hidden" name="card" value={card.id} />
-                        <ConsoleField
-                          form={`adjust-${card.lastFour}`}
-                          name="amount"
-                          label="Amount"
-                          hint="5.00 adds, -5.00 takes away."
-                          inputMode="decimal"
-                          defaultValue={adjust?.values.amount ?? ""}
-                          error={adjust?.errors.amount ?? adjust?.errors.card}
-                        />
-                        <ConsoleField
-                          form={`adjust-${card.lastFour}`}
-                          name="note"
-                          label="Note"
-                          defaultValue={adjust?.values.note ?? ""}
-                          error={adjust?.errors.note}
-                        />
-                        <button type="submit" className="console-button" disabled={isBusy}>
-                          Adjust {card.name}
-                        </button>
-                      </Form>
-                    </details>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <GiftCardTable cards={loaderData.cards} refused={(card) => refused("adjust", card)} isBusy={isBusy} />
       )}
-      <section className="console-section" aria-labelledby="issue-title">
-        <h2 id="issue-title">Issue gift card</h2>
-        <Form method="post" className="console-form" noValidate>
-          <input type="hidden" name="intent" value="issue" />
-          <ConsoleField
-            form="issue"
-            name="email"
-            label="E-mail"
-            hint="The card's number is e-mailed here; nobody else sees it."
-            defaultValue={issue?.values.email ?? ""}
-            error={issue?.errors.email}
-          />
-          <ConsoleField
-            form="issue"
-            name="amount"
-            label="Amount"
-            inputMode="decimal"
-            defaultValue={issue?.values.amount ?? ""}
-            error={issue?.errors.amount}
-          />
-          <ConsoleField
-            form="issue"
-            name="note"
-            label="Note"
-            hint="Why: kept with the card and in the audit log."
-            defaultValue={issue?.values.note ?? ""}
-            error={issue?.errors.note}
-          />
-          <div className="console-field">
-            <label htmlFor="field-issue-expiresOn">Expires on (optional)</label>
-            <input
-              id="field-issue-expiresOn"
-              name="expiresOn"
-              type="date"
-              defaultValue={issue?.values.expiresOn ?? ""}
-              aria-invalid={issue?.errors.expiresOn ? true : undefined}
-              aria-describedby={issue?.errors.expiresOn ? "field-issue-expiresOn-error" : undefined}
-            />
-            {issue?.errors.expiresOn ? (
-              <p id="field-issue-expiresOn-error" className="console-field__error">
-                {issue.errors.expiresOn}
-              </p>
-            ) : null}
-          </div>
-          <div>
-            <button type="submit" className="console-button console-button--primary" disabled={isBusy}>
-              Issue gift card
-            </button>
-          </div>
-        </Form>
-      </section>
+      <IssueGiftCardForm issue={issue} isBusy={isBusy} />
     </main>
   );
 }

@@ -1,3 +1,5 @@
+// The console's former address for its people, redirected to /admin/staff.
+
 import { redirect } from "react-router";
 import type { Route } from "./+types/operators";
 import { requireConsole } from "./require-operator";

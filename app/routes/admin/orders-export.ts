@@ -1,3 +1,5 @@
+// The orders CSV download: the orders the list's filter shows, one row per line, streamed.
+
 import { adminOrderListSchema } from "#shared/admin-order-schemas";
 import { requireConsole } from "./require-operator";
 import type { Route } from "./+types/orders-export";

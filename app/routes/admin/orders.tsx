@@ -1,23 +1,25 @@
-import { data, Form, Link, useNavigation } from "react-router";
+// /admin/orders: every order by keyset pages, its filters and search, and "Needs attention" with payments held for
+// review.
+
+import { data, useNavigation } from "react-router";
 import type { Route } from "./+types/orders";
 import { adminOrderListSchema, heldPaymentRefundSchema, NO_LONGER_HELD } from "#shared/admin-order-schemas";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { AppError } from "#shared/errors";
 import { formatCents } from "#shared/money";
-import {
-  FULFILMENT_STATUS_LABELS,
-  ORDER_LIST_FILTERS,
-  PAYMENT_STATUS_LABELS,
-  type OrderListFilter,
-} from "#shared/orders";
-import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
+import { FULFILMENT_STATUS_LABELS, PAYMENT_STATUS_LABELS } from "#shared/orders";
+import { PageHeader } from "#app/features/admin/console-ui";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { CONSOLE_SUMMARY_TITLE } from "#app/features/admin/console-field";
 import { readFormOrRefuse } from "#app/form-request";
 import { formatConsoleTime, requireConsole } from "./require-operator";
 import { mayUse } from "#shared/console-access";
 import { RETURN_STATUS_LABELS } from "#shared/returns";
-import { WaitingReturns } from "#app/features/admin/waiting-returns";
+import { listHref } from "#app/features/admin/orders/list-href";
+import { HeldPaymentConfirmation } from "#app/features/admin/orders/held-payment-confirmation";
+import { OrderModeNote, OrderSearch, OrderStatusTabs } from "#app/features/admin/orders/order-filters";
+import { NeedsAttention } from "#app/features/admin/orders/needs-attention";
+import { OrderPages, OrdersTable } from "#app/features/admin/orders/orders-table";
 
 /** Payments held for review shown at once under "Needs attention" (they are few: each is a mistake to put right). */
 const HELD_PAYMENTS_SHOWN = 50;
@@ -138,38 +140,6 @@ export async function action({ context, request }: Route.ActionArgs) {
   }
 }
 
-/** The list's address for a filter (the export's too, at /admin/orders/export). */
-function listHref({
-  status,
-  isNeedsAttention,
-  mode,
-  query,
-  from,
-  to,
-  after,
-  path = "/admin/orders",
-}: {
-  status: string | null;
-  isNeedsAttention?: boolean;
-  mode: string | null;
-  query: string;
-  from?: string;
-  to?: string;
-  after?: string;
-  path?: string;
-}) {
-  const params = new URLSearchParams();
-  if (isNeedsAttention) params.set("show", "attention");
-  else if (status) params.set("status", status);
-  if (mode) params.set("mode", mode);
-  if (query) params.set("q", query);
-  if (from) params.set("from", from);
-  if (to) params.set("to", to);
-  if (after) params.set("after", after);
-  const search = params.toString();
-  return `${path}${search ? `?${search}` : ""}`;
-}
-
 export default function AdminOrders({ loaderData, actionData }: Route.ComponentProps) {
   const { orders, status, mode, query, from, to, next, isFirstPage, isNeedsAttention, heldPayments, heldCount } =
     loaderData;
@@ -177,33 +147,14 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
   const navigation = useNavigation();
   const isBusy = navigation.state === "submitting";
   const here = { status, isNeedsAttention, mode, query, from, to };
-  if (actionData?.confirm) {
-    const { confirm } = actionData;
+  if (actionData?.confirm)
     return (
-      <main id="main" className="console-main">
-        <title>Confirm | Orders | Console</title>
-        <p className="console-breadcrumb">
-          <Link to="/admin/orders">Orders</Link> /{" "}
-          <Link to={listHref({ ...here, isNeedsAttention: true })}>Needs attention</Link>
-        </p>
-        <section className="console-confirm" aria-labelledby="confirm-title">
-          <h1 id="confirm-title">{confirm.question}</h1>
-          <p>The payment has no order. The money goes back to the shopper at once and cannot be taken back.</p>
-          <Form method="post" className="console-actions">
-            <input type="hidden" name="intent" value="refund-held-payment" />
-            <input type="hidden" name="payment" value={confirm.payment} />
-            <input type="hidden" name="confirmed" value="yes" />
-            <button type="submit" className="console-button console-button--danger" disabled={isBusy}>
-              {confirm.button}
-            </button>
-            <Link to={listHref({ ...here, isNeedsAttention: true })} className="console-button">
-              Keep the money, go back
-            </Link>
-          </Form>
-        </section>
-      </main>
+      <HeldPaymentConfirmation
+        confirm={actionData.confirm}
+        backTo={listHref({ ...here, isNeedsAttention: true })}
+        isBusy={isBusy}
+      />
     );
-  }
   return (
     <main id="main" className="console-main">
       <title>Orders | Console</title>
@@ -222,169 +173,20 @@ export default function AdminOrders({ loaderData, actionData }: Route.ComponentP
         {actionData?.done ?? ""}
       </p>
       <ErrorSummary errors={actionData?.errors} fieldIds={{}} title={CONSOLE_SUMMARY_TITLE} />
-      <Form method="get" className="console-search" role="search">
-        <label htmlFor="order-search">Order number or e-mail</label>
-        <input id="order-search" name="q" type="search" defaultValue={query} maxLength={254} key={query} />
-        <label htmlFor="order-from">Paid from</label>
-        <input id="order-from" name="from" type="date" defaultValue={from} key={`from-${from}`} />
-        <label htmlFor="order-to">Paid to</label>
-        <input id="order-to" name="to" type="date" defaultValue={to} key={`to-${to}`} />
-        {status ? <input type="hidden" name="status" value={status} /> : null}
-        {isNeedsAttention ? <input type="hidden" name="show" value="attention" /> : null}
-        {mode ? <input type="hidden" name="mode" value={mode} /> : null}
-        <button type="submit" className="console-button">
-          Search
-        </button>
-      </Form>
-      <ul className="console-tabs console-tabs--wrap" aria-label="Order status">
-        <li>
-          <Link
-            to={listHref({ status: null, mode, query, from, to })}
-            aria-current={status === null && !isNeedsAttention ? "page" : undefined}
-          >
-            All
-          </Link>
-        </li>
-        <li>
-          <Link
-            to={listHref({ status: null, isNeedsAttention: true, mode, query, from, to })}
-            aria-current={isNeedsAttention ? "page" : undefined}
-          >
-            Needs attention
-          </Link>
-        </li>
-        {(Object.keys(ORDER_LIST_FILTERS) as OrderListFilter[]).map((key) => (
-          <li key={key}>
-            <Link
-              to={listHref({ status: key, mode, query, from, to })}
-              aria-current={status === key ? "page" : undefined}
-            >
-              {ORDER_LIST_FILTERS[key].label}
-            </Link>
-          </li>
-        ))}
-      </ul>
-      {mode ? (
-        <p className="console-count">
-          {mode === "test" ? "Test orders only." : "Live orders only."}{" "}
-          <Link to={listHref({ ...here, mode: null })}>Show every mode</Link>
-        </p>
-      ) : null}
+      <OrderSearch filter={here} />
+      <OrderStatusTabs filter={here} />
+      <OrderModeNote filter={here} />
       {isNeedsAttention && isFirstPage ? (
-        <section aria-labelledby="held-heading">
-          <h2 id="held-heading">Payments held for review</h2>
-          <p className="console-hint">Paid, but not for the basket recorded, so no order was made: refund each.</p>
-          {heldPayments.length === 0 ? (
-            <p className="console-count">No payment is held.</p>
-          ) : (
-            <table className="console-table" tabIndex={0} aria-labelledby="held-heading">
-              <thead>
-                <tr>
-                  <th scope="col">Held</th>
-                  <th scope="col" className="console-number">
-                    Amount
-                  </th>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Why</th>
-                  <th scope="col">Mode</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {heldPayments.map((payment) => (
-                  <tr key={payment.id}>
-                    <td>{payment.heldAt}</td>
-                    <td className="console-number">{payment.amount}</td>
-                    <td>{payment.email}</td>
-                    <td>{payment.reason}</td>
-                    <td>{payment.isTest ? <span className="console-test-badge">Test</span> : "Live"}</td>
-                    <td>
-                      {mayRefund ? (
-                        <Form method="post">
-                          <input type="hidden" name="intent" value="refund-held-payment" />
-                          <input type="hidden" name="payment" value={payment.id} />
-                          <button
-                            type="submit"
-                            className="console-button"
-                            disabled={isBusy}
-                            aria-label={`Refund ${payment.amount} held ${payment.heldAt}`}
-                          >
-                            Refund
-                          </button>
-                        </Form>
-                      ) : (
-                        "–"
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-          {heldCount > heldPayments.length ? (
-            <p className="console-count">{`The newest ${heldPayments.length} of ${heldCount}.`}</p>
-          ) : null}
-          <WaitingReturns rows={loaderData.waitingReturns.filter((row) => row.kind === "return")} kind="return" />
-          <WaitingReturns
-            rows={loaderData.waitingReturns.filter((row) => row.kind === "withdrawal")}
-            kind="withdrawal"
-          />
-          <h2>Orders</h2>
-        </section>
+        <NeedsAttention
+          heldPayments={heldPayments}
+          heldCount={heldCount}
+          waitingReturns={loaderData.waitingReturns}
+          mayRefund={mayRefund}
+          isBusy={isBusy}
+        />
       ) : null}
-      <p className="console-count" aria-live="polite">
-        {orders.length === 0
-          ? isNeedsAttention
-            ? "No order needs attention."
-            : "No orders match."
-          : `${isNeedsAttention ? "Orders that need attention, newest" : "Newest"} paid first${query ? `, matching “${query}”` : ""}.`}
-      </p>
-      {orders.length > 0 ? (
-        <table className="console-table" tabIndex={0}>
-          <thead>
-            <tr>
-              <th scope="col">Order</th>
-              <th scope="col">Paid</th>
-              <th scope="col">Payment</th>
-              <th scope="col">Fulfilment</th>
-              <th scope="col" className="console-number">
-                Total
-              </th>
-              <th scope="col" className="console-number">
-                Refunded
-              </th>
-              <th scope="col">E-mail</th>
-              <th scope="col">Mode</th>
-              {isNeedsAttention ? <th scope="col">Why</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {orders.map((order) => (
-              <tr key={order.number}>
-                <td>
-                  <Link to={`/admin/orders/${order.number}`}>{order.number}</Link>
-                </td>
-                <td>{order.paidAt}</td>
-                <td>
-                  <StatusBadge status={order.payment.key} label={order.payment.label} />
-                </td>
-                <td>
-                  <StatusBadge status={order.fulfilment.key} label={order.fulfilment.label} />
-                </td>
-                <td className="console-number">{order.total}</td>
-                <td className="console-number">{order.refunded}</td>
-                <td>{order.email}</td>
-                <td>{order.isTest ? <span className="console-test-badge">Test</span> : "Live"}</td>
-                {isNeedsAttention ? <td>{order.reasons}</td> : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <nav className="console-pages" aria-label="Pages">
-        {isFirstPage ? null : <Link to={listHref(here)}>Newest</Link>}
-        {next ? <Link to={listHref({ ...here, after: next })}>Older orders</Link> : null}
-      </nav>
+      <OrdersTable orders={orders} filter={here} />
+      <OrderPages filter={here} isFirstPage={isFirstPage} next={next} />
     </main>
   );
 }

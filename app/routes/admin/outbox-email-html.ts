@@ -1,3 +1,5 @@
+// An e-mail's HTML exactly as sent, as a sandboxed document of its own.
+
 import { requireConsole } from "./require-operator";
 import type { Route } from "./+types/outbox-email-html";
 

@@ -1,6 +1,9 @@
+// /admin/outbox/{id}: one e-mail as written and sent, its state, attempts, text and HTML.
+
 import { data, Link } from "react-router";
 import type { Route } from "./+types/outbox-email";
-import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
+import { PageHeader } from "#app/features/admin/console-ui";
+import { OutboxEmailBodies, OutboxEmailFacts } from "#app/features/admin/outbox/outbox-email-view";
 import { formatConsoleTime, requireConsole } from "./require-operator";
 
 export async function loader({ context, params }: Route.LoaderArgs) {
@@ -45,57 +48,8 @@ export default function OutboxEmail({ loaderData: email }: Route.ComponentProps)
           ) : null
         }
       />
-      <dl className="console-facts">
-        <dt>Status</dt>
-        <dd>
-          <StatusBadge status={email.status} />
-        </dd>
-        <dt>Attempts</dt>
-        <dd>{email.attempts}</dd>
-        <dt>To</dt>
-        <dd>{email.recipient}</dd>
-        <dt>Kind</dt>
-        <dd>{email.kind}</dd>
-        <dt>Written</dt>
-        <dd>{email.createdAt}</dd>
-        <dt>Sent</dt>
-        <dd>{email.sentAt}</dd>
-        {email.nextAttemptAt ? (
-          <>
-            <dt>Next attempt</dt>
-            <dd>{email.nextAttemptAt}</dd>
-          </>
-        ) : null}
-        {email.lastError ? (
-          <>
-            <dt>Last error</dt>
-            <dd>{email.lastError}</dd>
-          </>
-        ) : null}
-        <dt>Message-ID</dt>
-        <dd>
-          <code>{email.messageId}</code>
-        </dd>
-      </dl>
-      <section aria-labelledby="text-title">
-        <h2 id="text-title">Text</h2>
-        <pre className="console-email-text" tabIndex={0} aria-labelledby="text-title">
-          {email.textBody}
-        </pre>
-      </section>
-      {email.hasHtml ? (
-        <section aria-labelledby="html-title">
-          <h2 id="html-title">HTML</h2>
-          {/* As a mail client shows it: the e-mail's own document, in a frame where nothing of it can run. */}
-          <iframe
-            className="console-email-frame"
-            src={`/admin/outbox/${email.id}/html`}
-            sandbox=""
-            title={`The e-mail “${email.subject}” as sent`}
-            loading="lazy"
-          />
-        </section>
-      ) : null}
+      <OutboxEmailFacts email={email} />
+      <OutboxEmailBodies email={email} />
     </main>
   );
 }

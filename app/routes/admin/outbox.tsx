@@ -1,6 +1,8 @@
-import { Link } from "react-router";
+// /admin/outbox: the e-mails the shop wrote, newest first, with their delivery state.
+
 import type { Route } from "./+types/outbox";
-import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
+import { PageHeader } from "#app/features/admin/console-ui";
+import { OutboxPages, OutboxTable } from "#app/features/admin/outbox/outbox-table";
 import { formatConsoleTime, requireConsole } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
@@ -37,48 +39,8 @@ export default function Outbox({ loaderData }: Route.ComponentProps) {
           was sent.
         </p>
       </PageHeader>
-      {entries.length === 0 ? (
-        <p>Nothing yet.</p>
-      ) : (
-        <table className="console-table" tabIndex={0}>
-          <thead>
-            <tr>
-              <th scope="col">Written</th>
-              <th scope="col">Kind</th>
-              <th scope="col">To</th>
-              <th scope="col">Subject</th>
-              <th scope="col">State</th>
-              <th scope="col" className="console-number">
-                Attempts
-              </th>
-              <th scope="col">Sent</th>
-              <th scope="col">Last error</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((entry) => (
-              <tr key={entry.id}>
-                <td>{entry.createdAt}</td>
-                <td>{entry.kind}</td>
-                <td>{entry.recipient}</td>
-                <td>
-                  <Link to={`/admin/outbox/${entry.id}`}>{entry.subject}</Link>
-                </td>
-                <td>
-                  <StatusBadge status={entry.status} />
-                </td>
-                <td className="console-number">{entry.attempts}</td>
-                <td>{entry.sentAt}</td>
-                <td>{entry.lastError}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <nav className="console-pages" aria-label="Pages">
-        {isFirstPage ? null : <Link to="/admin/outbox">Newest</Link>}
-        {next ? <Link to={`/admin/outbox?before=${encodeURIComponent(next)}`}>Older e-mails</Link> : null}
-      </nav>
+      <OutboxTable entries={entries} />
+      <OutboxPages isFirstPage={isFirstPage} next={next} />
     </main>
   );
 }

@@ -1,3 +1,5 @@
+// /admin/products/import: a product CSV's preview and import, and an applied import's report.
+
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/product-import";
 import { productImportFormSchema } from "#shared/admin-schemas";
@@ -6,14 +8,11 @@ import { readFormWithFileOrRefuse } from "#app/form-request";
 import { ErrorSummary } from "#app/components/form/error-summary";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
-import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
+import { PageHeader } from "#app/features/admin/console-ui";
 import { formatConsoleTime, requireConsole } from "./require-operator";
+import { ImportReportView, AppliedImportReport } from "#app/features/admin/product-import/import-reports";
 
 const LABELS = { file: "CSV file" };
-/** The products a report lists; the counts above it cover all of them. */
-const REPORT_ROWS_SHOWN = 1_000;
-
-const OUTCOME_WORDS = { created: "created", updated: "updated", unchanged: "unchanged", error: "error" } as const;
 
 /** /admin/products/import: the form; ?import={id}: an applied import's report, its pictures as they arrive. */
 export async function loader({ context, request }: Route.LoaderArgs) {
@@ -108,146 +107,5 @@ export default function ProductImport({ loaderData, actionData }: Route.Componen
       </Form>
       {report ? <ImportReportView report={report} intent={actionData?.intent ?? "preview"} /> : null}
     </main>
-  );
-}
-
-function plural(count: number, word: string): string {
-  return `${String(count).replace(/\B(?=(\d{3})+$)/g, ",")} ${word}${count === 1 ? "" : "s"}`;
-}
-
-type Report = NonNullable<NonNullable<Route.ComponentProps["actionData"]>["report"]>;
-
-function ImportReportView({ report, intent }: { report: Report; intent: "preview" | "import" | null }) {
-  const { counts } = report;
-  const heading = intent === "import" ? "Nothing was imported" : `Preview of “${report.fileName}”`;
-  return (
-    <section aria-labelledby="report-heading">
-      <h2 id="report-heading">{heading}</h2>
-      {report.fileError ? (
-        <p className="console-field__error" role="alert">
-          {report.fileError}
-        </p>
-      ) : (
-        <>
-          <p className="console-count" role="status">
-            {[
-              intent === "import"
-                ? `The file has ${counts.error} ${counts.error === 1 ? "product" : "products"} with errors: fix ${counts.error === 1 ? "it" : "them"} and import again.`
-                : "",
-              `${plural(report.rows, "row")}, ${plural(report.products.length, "product")} (Shopify's ${report.layout === "classic" ? "classic" : "current"} layout):`,
-              `${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.error} with errors.`,
-            ]
-              .filter(Boolean)
-              .join(" ")}
-          </p>
-          {report.ignoredColumns.length > 0 ? (
-            <p className="console-hint">Ignored columns: {report.ignoredColumns.join(", ")}.</p>
-          ) : null}
-          {report.products.length > REPORT_ROWS_SHOWN ? (
-            <p className="console-hint">
-              The first 1,000 products are listed{counts.error > 0 ? ", errors first" : ""}.
-            </p>
-          ) : null}
-          <table className="console-table" tabIndex={0}>
-            <thead>
-              <tr>
-                <th scope="col" className="console-number">
-                  Line
-                </th>
-                <th scope="col">Product</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {[
-                ...report.products.filter((product) => product.outcome === "error"),
-                ...report.products.filter((product) => product.outcome !== "error"),
-              ]
-                .slice(0, REPORT_ROWS_SHOWN)
-                .map((product) => (
-                  <tr key={`${product.line}-${product.handle}`}>
-                    <td className="console-number">{product.line}</td>
-                    <td>
-                      {product.title}
-                      <br />
-                      <code>{product.handle}</code>
-                    </td>
-                    <td>
-                      <StatusBadge status={product.outcome} label={OUTCOME_WORDS[product.outcome]} />
-                    </td>
-                    <td>
-                      {product.reasons.length + product.changes.length > 0 ? (
-                        <ul className="console-changes">
-                          {[...product.reasons, ...product.changes].map((line) => (
-                            <li key={line}>{line}</li>
-                          ))}
-                        </ul>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
-        </>
-      )}
-    </section>
-  );
-}
-
-function AppliedImportReport({ applied }: { applied: NonNullable<Route.ComponentProps["loaderData"]["applied"]> }) {
-  const pending = applied.pictures.filter((picture) => picture.status === "pending").length;
-  return (
-    <section aria-labelledby="applied-heading">
-      <h2 id="applied-heading">Imported “{applied.fileName}”</h2>
-      <p className="console-notice" role="status">
-        {`Imported ${plural(applied.rows, "row")} at ${applied.createdAt}: ${applied.counts.created} created, ${applied.counts.updated} updated, ${applied.counts.unchanged} unchanged.`}
-      </p>
-      {applied.ignoredColumns.length > 0 ? (
-        <p className="console-hint">Ignored columns: {applied.ignoredColumns.join(", ")}.</p>
-      ) : null}
-      {applied.pictures.length > 0 ? (
-        <>
-          <h3>Pictures</h3>
-          {pending > 0 ? (
-            <p className="console-hint">
-              {`${pending} ${pending === 1 ? "picture is" : "pictures are"} still being fetched: the products show without a picture until then. Reload this page to see them arrive.`}
-            </p>
-          ) : null}
-          <table className="console-table" tabIndex={0}>
-            <thead>
-              <tr>
-                <th scope="col" className="console-number">
-                  Line
-                </th>
-                <th scope="col">Product</th>
-                <th scope="col">Address</th>
-                <th scope="col">Picture</th>
-              </tr>
-            </thead>
-            <tbody>
-              {applied.pictures.map((picture) => (
-                <tr key={picture.productId}>
-                  <td className="console-number">{picture.line}</td>
-                  <td>
-                    <Link to={`/admin/products/${picture.productId}`}>{picture.title}</Link>
-                  </td>
-                  <td>
-                    <code>{picture.url}</code>
-                  </td>
-                  <td>
-                    <StatusBadge
-                      status={picture.status}
-                      label={picture.status === "stored" ? "fetched" : picture.status}
-                    />
-                    {picture.reason ? <p className="console-field__error">{picture.reason}</p> : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
-      ) : null}
-    </section>
   );
 }

@@ -1,3 +1,5 @@
+// The products CSV download, in Shopify's current layout, streamed.
+
 import { requestContext } from "#app/context";
 import { requireConsole } from "./require-operator";
 import type { Route } from "./+types/products-export";

@@ -1,8 +1,12 @@
-import { Form, Link } from "react-router";
+// /admin/products: the product list, with search, status and stock filters, and the way to import, export and add
+// products.
+
+import { Link } from "react-router";
 import type { Route } from "./+types/products";
 import { adminProductListSchema } from "#shared/admin-schemas";
 import { formatCents } from "#shared/money";
-import { PageHeader, StatusBadge, Thumbnail } from "#app/features/admin/console-ui";
+import { PageHeader } from "#app/features/admin/console-ui";
+import { ProductPages, ProductSearch, ProductTable, ProductTabs } from "#app/features/admin/products/product-list";
 import { formatConsoleTime, requireConsole } from "./require-operator";
 import { mayUse } from "#shared/console-access";
 
@@ -38,16 +42,6 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   };
 }
 
-function listHref(status: string, query: string, page = 1, stock = "") {
-  const params = new URLSearchParams();
-  if (query) params.set("q", query);
-  if (status !== "active") params.set("status", status);
-  if (stock) params.set("stock", stock);
-  if (page > 1) params.set("page", String(page));
-  const search = params.toString();
-  return `/admin/products${search ? `?${search}` : ""}`;
-}
-
 export default function AdminProducts({ loaderData }: Route.ComponentProps) {
   const { products, query, status, page, pageCount, total, counts, stockFilter, lowVariants } = loaderData;
   return (
@@ -72,43 +66,8 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
           </>
         }
       />
-      <Form method="get" className="console-search" role="search">
-        <label htmlFor="product-search">Search titles</label>
-        <input id="product-search" name="q" type="search" defaultValue={query} maxLength={200} key={query} />
-        {status !== "active" ? <input type="hidden" name="status" value={status} /> : null}
-        <button type="submit" className="console-button">
-          Search
-        </button>
-      </Form>
-      <ul className="console-tabs" aria-label="Product status">
-        <li>
-          <Link to={listHref("active", query)} aria-current={status === "active" ? "page" : undefined}>
-            Active ({counts.active})
-          </Link>
-        </li>
-        <li>
-          <Link to={listHref("archived", query)} aria-current={status === "archived" ? "page" : undefined}>
-            Archived ({counts.archived})
-          </Link>
-        </li>
-      </ul>
-      <ul className="console-tabs" aria-label="Stock">
-        <li>
-          <Link to={listHref(status, query)} aria-current={stockFilter === "" ? "page" : undefined}>
-            Any stock
-          </Link>
-        </li>
-        <li>
-          <Link to={listHref(status, query, 1, "low")} aria-current={stockFilter === "low" ? "page" : undefined}>
-            Low stock
-          </Link>
-        </li>
-        <li>
-          <Link to={listHref(status, query, 1, "out")} aria-current={stockFilter === "out" ? "page" : undefined}>
-            Out of stock
-          </Link>
-        </li>
-      </ul>
+      <ProductSearch query={query} status={status} />
+      <ProductTabs query={query} status={status} stockFilter={stockFilter} counts={counts} />
       <p className="console-count" aria-live="polite">
         {total === 0
           ? "No products match."
@@ -117,62 +76,8 @@ export default function AdminProducts({ loaderData }: Route.ComponentProps) {
           ? ` ${lowVariants} variant${lowVariants === 1 ? "" : "s"} at or under their “Low stock at”.`
           : null}
       </p>
-      {products.length > 0 ? (
-        <table className="console-table" tabIndex={0}>
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Status</th>
-              <th scope="col" className="console-number">
-                Price
-              </th>
-              <th scope="col" className="console-number">
-                Rating
-              </th>
-              <th scope="col" className="console-number">
-                Featured
-              </th>
-              <th scope="col" className="console-number">
-                Stock
-              </th>
-              <th scope="col">Address</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {products.map((product) => (
-              <tr key={product.id}>
-                <td>
-                  <span className="console-product">
-                    <Thumbnail src={product.image} />
-                    <Link to={`/admin/products/${product.id}`}>{product.title}</Link>
-                  </span>
-                </td>
-                <td>
-                  <StatusBadge status={product.status} />
-                </td>
-                <td className="console-number">{product.price}</td>
-                <td className="console-number">{product.rating}</td>
-                <td className="console-number">{product.featuredPosition ?? "–"}</td>
-                <td className="console-number">{product.stock}</td>
-                <td>
-                  <code>/products/{product.slug}</code>
-                </td>
-                <td>{product.updatedAt}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      {pageCount > 1 ? (
-        <nav className="console-pages" aria-label="Pages">
-          {page > 1 ? <Link to={listHref(status, query, page - 1, stockFilter)}>Previous</Link> : null}
-          <span>
-            Page {page} of {pageCount}
-          </span>
-          {page < pageCount ? <Link to={listHref(status, query, page + 1, stockFilter)}>Next</Link> : null}
-        </nav>
-      ) : null}
+      <ProductTable products={products} />
+      <ProductPages query={query} status={status} stockFilter={stockFilter} page={page} pageCount={pageCount} />
     </main>
   );
 }

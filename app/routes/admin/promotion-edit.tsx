@@ -1,3 +1,5 @@
+// /admin/promotions/{id}: one promotion's form, Save and, for a code never used, Delete.
+
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/promotion-edit";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
@@ -5,7 +7,11 @@ import { AppError } from "#shared/errors";
 import { readFormOrRefuse, requireIdParam } from "#app/form-request";
 import { decimalAmount } from "#shared/money";
 import { promotionFormSchema } from "#shared/promotion-schemas";
-import { PromotionFields, toFieldValues, type PromotionFieldValues } from "#app/features/admin/promotion-fields";
+import {
+  PromotionFields,
+  toFieldValues,
+  type PromotionFieldValues,
+} from "#app/features/admin/promotions/promotion-fields";
 import { requireConsole } from "./require-operator";
 
 export async function loader({ context, params }: Route.LoaderArgs) {

@@ -1,4 +1,6 @@
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+// /admin/promotions: every promotion code with its uses, and the form of a new one.
+
+import { data, Form, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/promotions";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { AppError } from "#shared/errors";
@@ -6,8 +8,13 @@ import { readFormOrRefuse } from "#app/form-request";
 import { formatCents } from "#shared/money";
 import { promotionFormSchema } from "#shared/promotion-schemas";
 import { describePromotionValue, PROMOTION_KIND_LABELS } from "#shared/promotions";
-import { StatusBadge } from "#app/features/admin/console-ui";
-import { datesOf, EMPTY_PROMOTION, PromotionFields, toFieldValues } from "#app/features/admin/promotion-fields";
+import {
+  datesOf,
+  EMPTY_PROMOTION,
+  PromotionFields,
+  toFieldValues,
+} from "#app/features/admin/promotions/promotion-fields";
+import { PromotionTable } from "#app/features/admin/promotions/promotion-table";
 import { requireConsole } from "./require-operator";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
@@ -61,47 +68,7 @@ export default function Promotions({ loaderData, actionData }: Route.ComponentPr
       <p className="console-notice" role="status">
         {saved ? `${saved} saved.` : ""}
       </p>
-      {loaderData.promotions.length === 0 ? (
-        <p>No promotions yet.</p>
-      ) : (
-        <table className="console-table" tabIndex={0}>
-          <caption className="visually-hidden">Promotion codes</caption>
-          <thead>
-            <tr>
-              <th scope="col">Code</th>
-              <th scope="col">Type</th>
-              <th scope="col">Value</th>
-              <th scope="col" className="console-number">
-                Minimum
-              </th>
-              <th scope="col" className="console-number">
-                Uses
-              </th>
-              <th scope="col">Status</th>
-              <th scope="col">Dates</th>
-            </tr>
-          </thead>
-          <tbody>
-            {loaderData.promotions.map((promotion) => (
-              <tr key={promotion.id}>
-                <td>
-                  <Link to={`/admin/promotions/${promotion.id}`}>
-                    <code>{promotion.code}</code>
-                  </Link>
-                </td>
-                <td>{promotion.type}</td>
-                <td>{promotion.value}</td>
-                <td className="console-number">{promotion.minimum}</td>
-                <td className="console-number">{promotion.uses}</td>
-                <td>
-                  <StatusBadge status={promotion.status} label={promotion.status === "active" ? "Active" : "Paused"} />
-                </td>
-                <td>{promotion.dates}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <PromotionTable promotions={loaderData.promotions} />
       <section className="console-section" aria-labelledby="new-promotion-heading">
         <h2 id="new-promotion-heading">New promotion</h2>
         <Form

@@ -1,11 +1,13 @@
-import { data, Form, Link, useNavigation } from "react-router";
+// /admin/recovery: the basket reminders' settings.
+
+import { data, Link, useNavigation } from "react-router";
 import type { Route } from "./+types/recovery";
 import { AppError } from "#shared/errors";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { recoverySettingsSchema } from "#shared/recovery-schemas";
 import { readFormOrRefuse } from "#app/form-request";
 import { PageHeader } from "#app/features/admin/console-ui";
-import { ConsoleField } from "#app/features/admin/console-field";
+import { RecoveryForm } from "#app/features/admin/recovery/recovery-form";
 import { requireConsole } from "./require-operator";
 
 type Answer = { errors: Record<string, string>; values: Record<string, string> } | { done: string };
@@ -40,8 +42,6 @@ export default function Recovery({ loaderData, actionData }: Route.ComponentProp
   const { settings } = loaderData;
   const isBusy = useNavigation().state !== "idle";
   const refused = actionData && "errors" in actionData ? actionData : null;
-  const typed = (name: string, saved: string) => (refused ? (refused.values[name] ?? "") : saved);
-  const ticked = (name: string, saved: boolean) => (refused ? refused.values[name] === "on" : saved);
   return (
     <main id="main" className="console-main">
       <title>Basket reminders | Console</title>
@@ -56,50 +56,7 @@ export default function Recovery({ loaderData, actionData }: Route.ComponentProp
       <p className="console-notice" role="status">
         {actionData && "done" in actionData ? actionData.done : ""}
       </p>
-      <Form method="post" className="console-form" noValidate>
-        {refused?.errors.form ? (
-          <p className="console-field__error" role="alert">
-            {refused.errors.form}
-          </p>
-        ) : null}
-        <div className="console-field console-field--check">
-          <label>
-            <input type="checkbox" name="enabled" defaultChecked={ticked("enabled", settings.enabled)} /> Send basket
-            reminders
-          </label>
-        </div>
-        <ConsoleField
-          form="recovery"
-          name="delayHours"
-          label="Hours after the basket's last change"
-          hint={settings.isSaved ? undefined : "Until saved here, RECOVERY_HOURS applies."}
-          defaultValue={typed("delayHours", String(settings.delayHours))}
-          error={refused?.errors.delayHours}
-        />
-        <div className="console-field console-field--check">
-          <label>
-            <input
-              type="checkbox"
-              name="secondReminder"
-              defaultChecked={ticked("secondReminder", settings.secondReminder)}
-            />{" "}
-            Send a second reminder 24 hours later
-          </label>
-        </div>
-        <ConsoleField
-          form="recovery"
-          name="secondPromotionCode"
-          label="Promotion code in the second reminder (optional)"
-          hint="A code from Promotions; its own limits and dates still apply at checkout."
-          defaultValue={typed("secondPromotionCode", settings.secondPromotionCode ?? "")}
-          error={refused?.errors.secondPromotionCode}
-        />
-        <div>
-          <button type="submit" className="console-button console-button--primary" disabled={isBusy}>
-            Save
-          </button>
-        </div>
-      </Form>
+      <RecoveryForm settings={settings} refused={refused} isBusy={isBusy} />
     </main>
   );
 }

@@ -1,3 +1,6 @@
+// The console's door for every loader and action: the signed-in member of staff whose role opens this page or button,
+// and 404 for anybody else.
+
 import { data, type RouterContextProvider } from "react-router";
 import { requestContext } from "#app/context";
 import { formatShopTime } from "#shared/dates";

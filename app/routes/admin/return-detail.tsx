@@ -1,4 +1,6 @@
-import { data, Form, Link, useNavigation, type ShouldRevalidateFunctionArgs } from "react-router";
+// /admin/returns/{number}: one return or withdrawal, and the operator's decisions on it.
+
+import { data, Link, useNavigation, type ShouldRevalidateFunctionArgs } from "react-router";
 import type { Route } from "./+types/return-detail";
 import { adminReturnActionSchema } from "#shared/return-schemas";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
@@ -14,8 +16,11 @@ import {
   type ReturnStatus,
 } from "#shared/returns";
 import { readFormOrRefuse } from "#app/form-request";
-import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
-import { PageHeader, StatusBadge } from "#app/features/admin/console-ui";
+import { FieldError } from "#app/components/form/field-error";
+import { PageHeader } from "#app/features/admin/console-ui";
+import { ReturnFacts } from "#app/features/admin/return-detail/return-facts";
+import { ReturnLines } from "#app/features/admin/return-detail/return-lines";
+import { DeclineForm, ReturnActions } from "#app/features/admin/return-detail/return-decisions";
 import { formatConsoleTime, requireConsole } from "./require-operator";
 
 const ROUTE = "routes/admin/return-detail";
@@ -168,7 +173,6 @@ export default function AdminReturn({ loaderData, actionData }: Route.ComponentP
   const busy = useNavigation().state === "submitting";
   const answer = actionData as ActionAnswer | undefined;
   const errors = answer?.errors;
-  const seen = <input type="hidden" name="seen" value={found.status.key} />;
   return (
     <main id="main" className="console-main">
       <title>{`Return ${found.number} | Console`}</title>
@@ -180,182 +184,10 @@ export default function AdminReturn({ loaderData, actionData }: Route.ComponentP
         {answer?.done ?? ""}
       </p>
       <FieldError fieldId="return-form" message={errors?.form} role="alert" />
-      <dl className="console-facts">
-        <dt>Status</dt>
-        <dd>
-          <StatusBadge status={found.status.key} label={found.status.label} />
-        </dd>
-        <dt>Order</dt>
-        <dd>
-          <Link to={`/admin/orders/${found.orderNumber}`}>{found.orderNumber}</Link>
-        </dd>
-        <dt>E-mail</dt>
-        <dd>{found.email}</dd>
-        <dt>Requested</dt>
-        <dd>{found.requestedAt}</dd>
-        {found.withdrawal ? (
-          <>
-            <dt>Withdrawal received</dt>
-            <dd>{`${found.withdrawal.receivedAt} from ${found.withdrawal.by}`}</dd>
-          </>
-        ) : null}
-        {found.decision ? (
-          <>
-            <dt>Decided</dt>
-            <dd>{found.decision}</dd>
-          </>
-        ) : null}
-        <dt>Return fee</dt>
-        <dd>{found.fee}</dd>
-        <dt>Refund</dt>
-        <dd data-testid="return-figure">{found.refunded ?? found.figure}</dd>
-        {found.replacementOrderNumber ? (
-          <>
-            <dt>Replacement order</dt>
-            <dd>
-              <Link to={`/admin/orders/${found.replacementOrderNumber}`}>{found.replacementOrderNumber}</Link>
-            </dd>
-          </>
-        ) : null}
-      </dl>
-
-      <h2>Items</h2>
-      <table className="console-table" tabIndex={0}>
-        <thead>
-          <tr>
-            <th scope="col">Item</th>
-            <th scope="col" className="console-number">
-              Quantity
-            </th>
-            <th scope="col">Reason</th>
-            <th scope="col">Resolution</th>
-            <th scope="col">Received</th>
-          </tr>
-        </thead>
-        <tbody>
-          {found.lines.map((line) => {
-            const receivedId = `received-${line.index}`;
-            const damagedId = `damaged-${line.index}`;
-            return (
-              <tr key={line.index} data-testid="return-line">
-                <td>{line.title}</td>
-                <td className="console-number">{line.quantity}</td>
-                <td>{line.reason}</td>
-                <td>{line.resolution}</td>
-                <td>
-                  {line.received !== null ? (
-                    `${line.received} received, ${line.damaged ?? 0} damaged`
-                  ) : found.canReceive ? (
-                    <Form method="post" className="console-form console-form--inline">
-                      {seen}
-                      <input type="hidden" name="line" value={line.index} />
-                      <div className="console-field">
-                        <label htmlFor={receivedId}>Received</label>
-                        <input
-                          id={receivedId}
-                          name="received"
-                          inputMode="numeric"
-                          size={4}
-                          defaultValue={line.quantity}
-                          {...invalidFieldProps(receivedId, errors?.[receivedId])}
-                        />
-                        <FieldError fieldId={receivedId} message={errors?.[receivedId]} />
-                      </div>
-                      <div className="console-field">
-                        <label htmlFor={damagedId}>Damaged</label>
-                        <input
-                          id={damagedId}
-                          name="damaged"
-                          inputMode="numeric"
-                          size={4}
-                          defaultValue={0}
-                          {...invalidFieldProps(damagedId, errors?.[damagedId])}
-                        />
-                        <FieldError fieldId={damagedId} message={errors?.[damagedId]} />
-                      </div>
-                      <button
-                        type="submit"
-                        name="intent"
-                        value="receive"
-                        className="console-button"
-                        disabled={busy}
-                        aria-label={`Mark received: ${line.title}`}
-                      >
-                        Mark received
-                      </button>
-                    </Form>
-                  ) : (
-                    "–"
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-
-      <div className="console-actions">
-        {found.canApprove ? (
-          <Form method="post">
-            {seen}
-            <button type="submit" name="intent" value="approve" className="console-button" disabled={busy}>
-              Approve
-            </button>
-          </Form>
-        ) : null}
-        {found.canRefund ? (
-          <Form method="post">
-            {seen}
-            <button type="submit" name="intent" value="refund" className="console-button" disabled={busy}>
-              {`Refund ${found.refund}`}
-            </button>
-          </Form>
-        ) : null}
-        {found.canReplace ? (
-          <Form method="post">
-            {seen}
-            <button type="submit" name="intent" value="replace" className="console-button" disabled={busy}>
-              Replace
-            </button>
-          </Form>
-        ) : null}
-        {found.canCancel ? (
-          <Form method="post">
-            {seen}
-            <button
-              type="submit"
-              name="intent"
-              value="cancel"
-              className="console-button console-button--danger"
-              disabled={busy}
-            >
-              Cancel the return
-            </button>
-          </Form>
-        ) : null}
-      </div>
-      {found.canDecline ? (
-        <Form method="post" className="console-form">
-          {seen}
-          <div className="console-field">
-            <label htmlFor="message">Message to the shopper</label>
-            <textarea
-              id="message"
-              name="message"
-              rows={3}
-              maxLength={2000}
-              {...invalidFieldProps("message", errors?.message, "message-hint")}
-            />
-            <p id="message-hint" className="console-hint">
-              Sent with the decline: say why.
-            </p>
-            <FieldError fieldId="message" message={errors?.message} />
-          </div>
-          <button type="submit" name="intent" value="decline" className="console-button" disabled={busy}>
-            Decline
-          </button>
-        </Form>
-      ) : null}
+      <ReturnFacts found={found} />
+      <ReturnLines found={found} errors={errors} busy={busy} />
+      <ReturnActions found={found} busy={busy} />
+      {found.canDecline ? <DeclineForm status={found.status.key} errors={errors} busy={busy} /> : null}
     </main>
   );
 }

@@ -1,4 +1,5 @@
-import { Form, Link } from "react-router";
+// /admin/reviews: every review, newest first, with Hide and Show.
+
 import { z } from "zod";
 import type { Route } from "./+types/reviews";
 import { formatConsoleTime, requireConsole } from "./require-operator";
@@ -6,6 +7,7 @@ import { productPath } from "#shared/catalogue";
 import { AppError } from "#shared/errors";
 import { fieldErrorsOf } from "#shared/form-errors";
 import { readFormOrRefuse } from "#app/form-request";
+import { ReviewPages, ReviewTable } from "#app/features/admin/reviews/review-table";
 
 /** "Hide" or "Show" one review; unknown fields are refused. */
 const visibilitySchema = z.strictObject({
@@ -56,65 +58,8 @@ export default function Reviews({ loaderData, actionData }: Route.ComponentProps
           {actionData.error}
         </p>
       ) : null}
-      {reviews.length === 0 ? (
-        <p>No reviews yet.</p>
-      ) : (
-        <table className="console-table">
-          <thead>
-            <tr>
-              <th scope="col">Written</th>
-              <th scope="col">Product</th>
-              <th scope="col">Reviewer</th>
-              <th scope="col" className="console-number">
-                Stars
-              </th>
-              <th scope="col">Review</th>
-              <th scope="col">State</th>
-              <th scope="col">Action</th>
-            </tr>
-          </thead>
-          <tbody>
-            {reviews.map((review) => (
-              <tr key={review.id} data-testid="console-review">
-                <td>{review.createdAt}</td>
-                <td>
-                  <Link to={review.productPath}>{review.productTitle}</Link>
-                </td>
-                <td>
-                  {review.reviewerName}
-                  <br />
-                  {review.reviewerEmail}
-                </td>
-                <td className="console-number">{review.rating}</td>
-                <td>
-                  <strong>{review.headline}</strong>
-                  <br />
-                  {review.body.length > 300 ? `${review.body.slice(0, 299)}…` : review.body}
-                </td>
-                <td>{review.isVisible ? "Shown" : "Hidden"}</td>
-                <td>
-                  <Form method="post">
-                    <input type="hidden" name="reviewId" value={review.id} />
-                    <button
-                      type="submit"
-                      name="intent"
-                      value={review.isVisible ? "hide" : "show"}
-                      className="console-button"
-                      aria-label={`${review.isVisible ? "Hide" : "Show"} the review "${review.headline}"`}
-                    >
-                      {review.isVisible ? "Hide" : "Show"}
-                    </button>
-                  </Form>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <nav className="console-pages" aria-label="Pages">
-        {isFirstPage ? null : <Link to="/admin/reviews">Newest</Link>}
-        {next ? <Link to={`/admin/reviews?before=${encodeURIComponent(next)}`}>Older reviews</Link> : null}
-      </nav>
+      <ReviewTable reviews={reviews} />
+      <ReviewPages isFirstPage={isFirstPage} next={next} />
     </main>
   );
 }

@@ -1,8 +1,10 @@
+// /admin/settings: the shop's own settings form and its save.
+
 import { data, Form, useNavigation } from "react-router";
 import type { Route } from "./+types/settings";
 import { ErrorSummary } from "#app/components/form/error-summary";
-import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
+import { LogoField, SettingsField } from "#app/features/admin/settings/settings-fields";
 import { AppError } from "#shared/errors";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { readFormWithFileOrRefuse } from "#app/form-request";
@@ -90,33 +92,9 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
   const values: FormValues = actionData?.values ?? loaderData.values;
   // Keyed by what was saved: after a save the fields show the stored values, not what the browser kept.
   const formKey = JSON.stringify(loaderData.values) + (loaderData.logo?.src ?? "");
-  const field = (name: FieldName, options: { hint?: string; maxLength: number; rows?: number; type?: string }) => {
-    const id = `field-${name}`;
-    const hintId = options.hint ? `hint-${name}` : "";
-    const common = { id, name, defaultValue: values[name], ...invalidFieldProps(id, errors?.[name], hintId) };
-    return (
-      <div className="console-field">
-        <label htmlFor={id}>{LABELS[name]}</label>
-        {options.hint ? (
-          <p id={hintId} className="console-hint">
-            {options.hint}
-          </p>
-        ) : null}
-        {options.rows ? (
-          <textarea {...common} rows={options.rows} maxLength={options.maxLength} />
-        ) : (
-          <input
-            {...common}
-            type={options.type ?? "text"}
-            maxLength={options.maxLength}
-            autoComplete="off"
-            list={name === "timeZone" ? "time-zones" : undefined}
-          />
-        )}
-        <FieldError fieldId={id} message={errors?.[name]} />
-      </div>
-    );
-  };
+  const field = (name: FieldName, options: { hint?: string; maxLength: number; rows?: number; type?: string }) => (
+    <SettingsField name={name} label={LABELS[name]} value={values[name]} error={errors?.[name]} {...options} />
+  );
   return (
     <main id="main" className="console-main">
       <title>Settings | Console</title>
@@ -136,35 +114,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
           hint: "Shown in the header, page titles and e-mails. Leave empty for “Storefront”.",
           maxLength: MAX_SHOP_NAME_LENGTH,
         })}
-        <div className="console-field">
-          <label htmlFor="field-logo">{LABELS.logo}</label>
-          <p id="hint-logo" className="console-hint">
-            PNG, JPEG or WebP, up to 1 MB. Shown in the header and the e-mails.
-            {loaderData.logo ? " Leave empty to keep the current one." : ""}
-          </p>
-          {loaderData.logo ? (
-            <img
-              className="console-picture console-picture--logo"
-              src={loaderData.logo.src}
-              alt="The current logo"
-              width={loaderData.logo.width}
-              height={loaderData.logo.height}
-            />
-          ) : null}
-          <input
-            id="field-logo"
-            name="logo"
-            type="file"
-            accept="image/png,image/jpeg,image/webp"
-            {...invalidFieldProps("field-logo", errors?.logo, "hint-logo")}
-          />
-          <FieldError fieldId="field-logo" message={errors?.logo} />
-          {loaderData.logo ? (
-            <label className="console-check">
-              <input type="checkbox" name="removeLogo" value="on" /> Remove the logo
-            </label>
-          ) : null}
-        </div>
+        <LogoField label={LABELS.logo} logo={loaderData.logo} errors={errors} />
         {field("supportEmail", {
           hint: "Where shoppers can write to you.",
           maxLength: 254,

@@ -1,11 +1,14 @@
-import { data, Form, useNavigation } from "react-router";
+// /admin/shipping: shipping zones and their methods, each with its form.
+
+import { data, useNavigation } from "react-router";
 import type { Route } from "./+types/shipping";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
 import { decimalAmount, formatCents } from "#shared/money";
 import { methodFormSchema, removeFormSchema, zoneFormSchema } from "#shared/shipping-schemas";
-import { ConsoleField } from "#app/features/admin/console-field";
+import { ZoneForm } from "#app/features/admin/shipping/shipping-forms";
+import { ZoneSection } from "#app/features/admin/shipping/zone-section";
 import { requireConsole } from "./require-operator";
 
 /** Which form on the page an answer belongs to: "add-zone", "zone-{id}", "add-method-{zoneId}", "method-{id}". */
@@ -101,76 +104,9 @@ export default function Shipping({ loaderData, actionData }: Route.ComponentProp
       <p className="console-notice" role="status">
         {actionData && "done" in actionData ? actionData.done : ""}
       </p>
-      {loaderData.zones.map((zone) => {
-        const zoneAnswer = answerFor(`zone-${zone.id}`);
-        return (
-          <section key={zone.id} className="console-section" aria-labelledby={`zone-${zone.id}`}>
-            <h2 id={`zone-${zone.id}`}>{zone.name}</h2>
-            <ZoneForm
-              formKey={`zone-${zone.id}`}
-              zoneId={zone.id}
-              values={zoneAnswer?.errors ? zoneAnswer.values : zone}
-              errors={zoneAnswer?.errors}
-              isBusy={isBusy}
-            />
-            <Form method="post" className="console-form--inline">
-              <input type="hidden" name="id" value={zone.id} />
-              <button
-                type="submit"
-                name="intent"
-                value="remove-zone"
-                className="console-link-button"
-                disabled={isBusy}
-                aria-label={`Remove zone ${zone.name}`}
-              >
-                Remove zone
-              </button>
-            </Form>
-            <h3>Methods</h3>
-            {zone.methods.length === 0 ? <p>No methods: nobody in this zone can pay until you add one.</p> : null}
-            {zone.methods.map((method) => {
-              const answer = answerFor(`method-${method.id}`);
-              return (
-                <details key={method.id} className="console-method" open={Boolean(answer?.errors)}>
-                  <summary>
-                    {method.name} · {method.estimate || "no estimate"} · {method.priceText}
-                    {method.freeOver ? ` · free over $${method.freeOver}` : ""}
-                  </summary>
-                  <MethodForm
-                    formKey={`method-${method.id}`}
-                    zoneId={zone.id}
-                    methodId={method.id}
-                    values={answer?.errors ? answer.values : method}
-                    errors={answer?.errors}
-                    isBusy={isBusy}
-                  />
-                  <Form method="post">
-                    <input type="hidden" name="id" value={method.id} />
-                    <button
-                      type="submit"
-                      name="intent"
-                      value="remove-method"
-                      className="console-link-button"
-                      disabled={isBusy}
-                      aria-label={`Remove method ${method.name}`}
-                    >
-                      Remove method
-                    </button>
-                  </Form>
-                </details>
-              );
-            })}
-            <h3>Add a method to {zone.name}</h3>
-            <MethodForm
-              formKey={`add-method-${zone.id}`}
-              zoneId={zone.id}
-              values={answerFor(`add-method-${zone.id}`)?.errors ? answerFor(`add-method-${zone.id}`)!.values : {}}
-              errors={answerFor(`add-method-${zone.id}`)?.errors}
-              isBusy={isBusy}
-            />
-          </section>
-        );
-      })}
+      {loaderData.zones.map((zone) => (
+        <ZoneSection key={zone.id} zone={zone} answerFor={answerFor} isBusy={isBusy} />
+      ))}
       <section className="console-section" aria-labelledby="add-zone-heading">
         <h2 id="add-zone-heading">Add a zone</h2>
         <ZoneForm
@@ -181,133 +117,5 @@ export default function Shipping({ loaderData, actionData }: Route.ComponentProp
         />
       </section>
     </main>
-  );
-}
-
-function FormError({ message }: { message: string | undefined }) {
-  return message ? (
-    <p className="console-field__error" role="alert">
-      {message}
-    </p>
-  ) : null;
-}
-
-function ZoneForm({
-  formKey,
-  zoneId,
-  values,
-  errors,
-  isBusy,
-}: {
-  formKey: string;
-  zoneId?: string;
-  values: Partial<Record<"name" | "countries" | "states", string>>;
-  errors: Record<string, string> | undefined;
-  isBusy: boolean;
-}) {
-  return (
-    <Form method="post" className="console-form" noValidate key={JSON.stringify(values)}>
-      {zoneId ? <input type="hidden" name="zoneId" value={zoneId} /> : null}
-      <FormError message={errors?.form} />
-      <ConsoleField form={formKey} name="name" label="Zone name" defaultValue={values.name} error={errors?.name} />
-      <ConsoleField
-        form={formKey}
-        name="countries"
-        label="Countries"
-        hint="Two-letter codes separated by commas, like US, CA, GB."
-        defaultValue={values.countries}
-        error={errors?.countries}
-      />
-      <ConsoleField
-        form={formKey}
-        name="states"
-        label="States"
-        hint="US only, optional: two-letter codes like CA, NY. Empty: all of the United States."
-        defaultValue={values.states}
-        error={errors?.states}
-      />
-      <div>
-        <button
-          type="submit"
-          name="intent"
-          value={zoneId ? "save-zone" : "add-zone"}
-          className="console-button console-button--primary"
-          disabled={isBusy}
-        >
-          {zoneId ? "Save" : "Add zone"}
-        </button>
-      </div>
-    </Form>
-  );
-}
-
-function MethodForm({
-  formKey,
-  zoneId,
-  methodId,
-  values,
-  errors,
-  isBusy,
-}: {
-  formKey: string;
-  zoneId: string;
-  methodId?: string;
-  values: Partial<Record<"name" | "estimate" | "price" | "freeOver" | "weightTiers", string>>;
-  errors: Record<string, string> | undefined;
-  isBusy: boolean;
-}) {
-  return (
-    <Form method="post" className="console-form" noValidate key={JSON.stringify(values)}>
-      <input type="hidden" name="zoneId" value={zoneId} />
-      {methodId ? <input type="hidden" name="methodId" value={methodId} /> : null}
-      <FormError message={errors?.form} />
-      <ConsoleField form={formKey} name="name" label="Method name" defaultValue={values.name} error={errors?.name} />
-      <ConsoleField
-        form={formKey}
-        name="estimate"
-        label="Delivery estimate"
-        hint="Shown to shoppers, like 3-5 business days."
-        defaultValue={values.estimate}
-        error={errors?.estimate}
-      />
-      <ConsoleField
-        form={formKey}
-        name="price"
-        label="Price"
-        hint="In dollars, like 5.99; 0 for free."
-        defaultValue={values.price}
-        error={errors?.price}
-        inputMode="decimal"
-      />
-      <ConsoleField
-        form={formKey}
-        name="freeOver"
-        label="Free over"
-        hint="Optional: free when the items (after any discount) come to at least this."
-        defaultValue={values.freeOver}
-        error={errors?.freeOver}
-        inputMode="decimal"
-      />
-      <ConsoleField
-        form={formKey}
-        name="weightTiers"
-        label="Weight tiers"
-        hint="Optional, one per line: up to grams = price, like 500 = 4.99. A basket heavier than every tier pays the price above."
-        defaultValue={values.weightTiers}
-        error={errors?.weightTiers}
-        multiline
-      />
-      <div>
-        <button
-          type="submit"
-          name="intent"
-          value={methodId ? "save-method" : "add-method"}
-          className="console-button console-button--primary"
-          disabled={isBusy}
-        >
-          {methodId ? "Save" : "Add method"}
-        </button>
-      </div>
-    </Form>
   );
 }

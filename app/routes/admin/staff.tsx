@@ -1,19 +1,18 @@
-import { data, Form, useNavigation } from "react-router";
+// /admin/staff: the shop's staff, their roles and two-step, the two-step policy, and invitations.
+
+import { data, useNavigation } from "react-router";
 import type { Route } from "./+types/staff";
 import { staffRemovalSchema, staffRoleSchema } from "#shared/admin-schemas";
-import { CONSOLE_AREAS, ROLE_LABELS, type ConsoleArea, type StaffRole } from "#shared/console-access";
+import { ROLE_LABELS } from "#shared/console-access";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
 import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
-import { ErrorSummary } from "#app/components/form/error-summary";
-import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
-import { CONSOLE_SUMMARY_TITLE, fieldIdsOf } from "#app/features/admin/console-field";
 import { formatConsoleTime, requireConsole } from "./require-operator";
 import { PageHeader } from "#app/features/admin/console-ui";
-import { TwoStepPolicyForm } from "#app/features/admin/two-step-policy-form";
+import { TwoStepPolicyForm } from "#app/features/admin/staff/two-step-policy-form";
+import { StaffMember } from "#app/features/admin/staff/staff-member";
+import { InviteForm } from "#app/features/admin/staff/invite-form";
 import { twoStepConsoleSchema } from "#shared/two-step";
-
-const ROLES: readonly StaffRole[] = ["owner", "manager", "staff"];
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, actor } = requireConsole(context, "routes/admin/staff");
@@ -116,53 +115,6 @@ async function twoStepAction(
   };
 }
 
-/** The role select and, for Staff, the areas: the same fields in the invitation and in each member's "Change role". */
-function RoleFields({
-  idPrefix,
-  role,
-  areas,
-  errors,
-}: {
-  idPrefix: string;
-  role: StaffRole;
-  areas: readonly ConsoleArea[];
-  errors: Record<string, string> | undefined;
-}) {
-  return (
-    <>
-      <div className="console-field">
-        <label htmlFor={`${idPrefix}-role`}>Role</label>
-        <select id={`${idPrefix}-role`} name="role" defaultValue={role} aria-describedby={`${idPrefix}-role-hint`}>
-          {ROLES.map((option) => (
-            <option key={option} value={option}>
-              {ROLE_LABELS[option]}
-            </option>
-          ))}
-        </select>
-        <p id={`${idPrefix}-role-hint`} className="console-hint">
-          Owner: everything, including staff and settings. Manager: everything but staff and settings. Staff: the areas
-          ticked below.
-        </p>
-      </div>
-      <fieldset
-        className="console-field console-field--check"
-        id={`${idPrefix}-areas`}
-        tabIndex={-1}
-        aria-describedby={errors?.areas ? `${idPrefix}-areas-error` : undefined}
-      >
-        <legend>Areas (for Staff)</legend>
-        {CONSOLE_AREAS.map((area) => (
-          <label key={area.id}>
-            <input type="checkbox" name={`area-${area.id}`} defaultChecked={areas.includes(area.id)} /> {area.label}
-            {area.detail ? <span className="console-hint"> ({area.detail})</span> : null}
-          </label>
-        ))}
-        <FieldError fieldId={`${idPrefix}-areas`} message={errors?.areas} />
-      </fieldset>
-    </>
-  );
-}
-
 export default function Staff({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const isBusy = navigation.state === "submitting";
@@ -175,108 +127,27 @@ export default function Staff({ loaderData, actionData }: Route.ComponentProps) 
       <p className="console-notice" role="status">
         {actionData?.done ?? ""}
       </p>
-      {loaderData.staff.map((member) => {
-        const errors = errorsOf(member.email);
-        const prefix = `member-${member.email.replace(/[^a-z0-9]/g, "-")}`;
-        return (
-          <section key={member.email} className="console-section" aria-label={member.email}>
-            <h2>
-              {member.email}
-              {member.email === loaderData.me ? " (you)" : ""}
-            </h2>
-            <p>
-              {ROLE_LABELS[member.role]}
-              {member.role === "staff"
-                ? `: ${member.areas.map((id) => CONSOLE_AREAS.find((area) => area.id === id)?.label).join(", ")}`
-                : ""}
-              {member.isInvitationOpen ? " · invitation sent, no password set yet" : ""}
-              {` · two-step ${member.hasTwoStep ? "on" : "off"}`}
-            </p>
-            {member.hasTwoStep && member.email !== loaderData.me ? (
-              <Form method="post">
-                <input type="hidden" name="email" value={member.email} />
-                <button
-                  type="submit"
-                  name="intent"
-                  value="reset-two-step"
-                  className="console-link-button"
-                  disabled={isBusy}
-                  aria-label={`Reset two-step of ${member.email}`}
-                >
-                  Reset two-step
-                </button>
-              </Form>
-            ) : null}
-            <p className="console-hint">
-              Since {member.since}, added by {member.addedBy}
-            </p>
-            <ErrorSummary
-              errors={errors}
-              fieldIds={{ email: `${prefix}-role`, areas: `${prefix}-areas` }}
-              title={CONSOLE_SUMMARY_TITLE}
-            />
-            {errors?.email ? (
-              <p className="console-field__error" role="alert">
-                {errors.email}
-              </p>
-            ) : null}
-            <details className="console-method" open={errors !== undefined}>
-              <summary>Change role</summary>
-              <Form method="post" className="console-form" noValidate>
-                <input type="hidden" name="email" value={member.email} />
-                <RoleFields idPrefix={prefix} role={member.role} areas={member.areas} errors={errors} />
-                <button type="submit" name="intent" value="change-role" className="console-button" disabled={isBusy}>
-                  Change role
-                </button>
-              </Form>
-            </details>
-            <Form method="post">
-              <input type="hidden" name="email" value={member.email} />
-              <button
-                type="submit"
-                name="intent"
-                value="remove"
-                className="console-button console-button--quiet"
-                disabled={isBusy}
-                aria-label={`Remove access for ${member.email}`}
-              >
-                Remove access
-              </button>
-            </Form>
-          </section>
-        );
-      })}
+      {loaderData.staff.map((member) => (
+        <StaffMember
+          key={member.email}
+          member={member}
+          me={loaderData.me}
+          errors={errorsOf(member.email)}
+          isBusy={isBusy}
+        />
+      ))}
       {actionData?.form === "two-step" && actionData.errors?.email ? (
         <p className="field-error" role="alert">
           {actionData.errors.email}
         </p>
       ) : null}
       <TwoStepPolicyForm policy={loaderData.twoStepPolicy} isBusy={isBusy} />
-      <h2>Invite staff</h2>
-      <ErrorSummary
+      <InviteForm
         errors={inviteErrors}
-        fieldIds={{ ...fieldIdsOf(["email"]), role: "invite-role", areas: "invite-areas" }}
-        title={CONSOLE_SUMMARY_TITLE}
+        email={actionData?.form === "invite" ? actionData.email : ""}
+        formKey={actionData?.done ?? "invite"}
+        isBusy={isBusy}
       />
-      <Form method="post" className="console-form" noValidate key={actionData?.done ?? "invite"}>
-        <div className="console-field">
-          <label htmlFor="field-email">E-mail</label>
-          <input
-            id="field-email"
-            name="email"
-            type="email"
-            autoComplete="off"
-            maxLength={254}
-            defaultValue={actionData?.form === "invite" ? actionData.email : ""}
-            {...invalidFieldProps("field-email", inviteErrors?.email)}
-          />
-          <FieldError fieldId="field-email" message={inviteErrors?.email} />
-        </div>
-        <RoleFields idPrefix="invite" role="staff" areas={[]} errors={inviteErrors} />
-        <button type="submit" name="intent" value="invite" className="console-button" disabled={isBusy}>
-          Invite staff
-        </button>
-      </Form>
     </main>
   );
 }

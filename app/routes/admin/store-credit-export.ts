@@ -1,3 +1,5 @@
+// The outstanding balances' CSV download: what the shop owed on store credit and gift cards at the end of a day.
+
 import { data } from "react-router";
 import { outstandingBalancesSchema } from "#shared/store-credit-schemas";
 import { requireConsole } from "./require-operator";

@@ -1,3 +1,5 @@
+// /admin/store-credit: a customer's store credit by their e-mail, with Add and Remove credit.
+
 import { data, Form, useNavigation } from "react-router";
 import type { Route } from "./+types/store-credit";
 import { AppError } from "#shared/errors";
@@ -7,10 +9,12 @@ import { storeCreditActionSchema, storeCreditLookupSchema } from "#shared/store-
 import { mayUse } from "#shared/console-access";
 import { readFormOrRefuse } from "#app/form-request";
 import { PageHeader } from "#app/features/admin/console-ui";
-import { ConsoleField } from "#app/features/admin/console-field";
+import {
+  CustomerCreditSection,
+  OutstandingBalances,
+  type CreditAnswer as Answer,
+} from "#app/features/admin/store-credit/customer-credit";
 import { formatConsoleTime, requireConsole } from "./require-operator";
-
-type Answer = { form: string; errors: Record<string, string>; values: Record<string, string> } | { done: string };
 
 const ENTRY_LABELS: Record<string, string> = {
   issue: "Issued",
@@ -73,50 +77,6 @@ export async function action({ context, request }: Route.ActionArgs) {
   } satisfies Answer;
 }
 
-function CreditForm({
-  intent,
-  title,
-  userId,
-  answer,
-  isBusy,
-}: {
-  intent: "add-credit" | "remove-credit";
-  title: string;
-  userId: string;
-  answer: Answer | undefined;
-  isBusy: boolean;
-}) {
-  const refused = answer && "errors" in answer && answer.form === intent ? answer : null;
-  return (
-    <Form method="post" className="console-form" noValidate aria-labelledby={`${intent}-title`}>
-      <h3 id={`${intent}-title`}>{title}</h3>
-      <input type="hidden" name="intent" value={intent} />
-      <input type="hidden" name="user" value={userId} />
-      <ConsoleField
-        form={intent}
-        name="amount"
-        label="Amount"
-        inputMode="decimal"
-        defaultValue={refused?.values.amount ?? ""}
-        error={refused?.errors.amount ?? refused?.errors.form ?? refused?.errors.user}
-      />
-      <ConsoleField
-        form={intent}
-        name="note"
-        label="Note"
-        hint="Why: the shopper does not see it; the history and the audit log do."
-        defaultValue={refused?.values.note ?? ""}
-        error={refused?.errors.note}
-      />
-      <div>
-        <button type="submit" className="console-button console-button--primary" disabled={isBusy}>
-          {title}
-        </button>
-      </div>
-    </Form>
-  );
-}
-
 export default function StoreCreditPage({ loaderData, actionData }: Route.ComponentProps) {
   const { customer, email } = loaderData;
   const isBusy = useNavigation().state !== "idle";
@@ -141,78 +101,8 @@ export default function StoreCreditPage({ loaderData, actionData }: Route.Compon
         {actionData && "done" in actionData ? actionData.done : ""}
       </p>
       {email && !customer ? <p>No account has the e-mail {email}.</p> : null}
-      {customer ? (
-        <section aria-labelledby="customer-title">
-          <h2 id="customer-title" className="console-customer">
-            {customer.email}
-          </h2>
-          <p>
-            Store credit: <strong>{customer.balance}</strong>
-            {customer.held ? ` (${customer.held} held by a payment in progress)` : ""}
-          </p>
-          <div className="console-columns">
-            <CreditForm
-              intent="add-credit"
-              title="Add credit"
-              userId={customer.id}
-              answer={actionData}
-              isBusy={isBusy}
-            />
-            <CreditForm
-              intent="remove-credit"
-              title="Remove credit"
-              userId={customer.id}
-              answer={actionData}
-              isBusy={isBusy}
-            />
-          </div>
-          <h3>History</h3>
-          {customer.history.length === 0 ? (
-            <p>Nothing yet.</p>
-          ) : (
-            <table className="console-table" tabIndex={0}>
-              <caption className="visually-hidden">Store credit history of {customer.email}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">What</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Detail</th>
-                </tr>
-              </thead>
-              <tbody>
-                {customer.history.map((row) => (
-                  <tr key={row.id}>
-                    <td>{row.at}</td>
-                    <td>{row.what}</td>
-                    <td>{row.amount}</td>
-                    <td>{row.detail}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </section>
-      ) : null}
-      {loaderData.mayExport ? (
-        <section aria-labelledby="outstanding-title">
-          <h2 id="outstanding-title">Outstanding balances</h2>
-          <Form
-            method="get"
-            action="/admin/store-credit/export"
-            reloadDocument
-            className="console-form console-form--inline"
-          >
-            <div className="console-field">
-              <label htmlFor="field-on">Balances owed at the end of</label>
-              <input id="field-on" name="on" type="date" defaultValue={loaderData.today} required />
-            </div>
-            <button type="submit" className="console-button">
-              Download CSV
-            </button>
-          </Form>
-        </section>
-      ) : null}
+      {customer ? <CustomerCreditSection customer={customer} answer={actionData} isBusy={isBusy} /> : null}
+      {loaderData.mayExport ? <OutstandingBalances today={loaderData.today} /> : null}
     </main>
   );
 }

@@ -1,4 +1,6 @@
-import { data, Form, useNavigation } from "react-router";
+// /admin/taxes: the tax rates, each with its form, and a new rate's.
+
+import { data, useNavigation } from "react-router";
 import type { Route } from "./+types/taxes";
 import { countryName, US_STATES } from "#shared/address";
 import { fieldErrorsOf, UNKNOWN_FIELDS_CONSOLE } from "#shared/form-errors";
@@ -6,7 +8,7 @@ import { AppError } from "#shared/errors";
 import { readFormOrRefuse } from "#app/form-request";
 import { formatRate } from "#shared/pricing";
 import { removeFormSchema, taxRateFormSchema } from "#shared/shipping-schemas";
-import { ConsoleField } from "#app/features/admin/console-field";
+import { AddRateForm, TaxRateSection } from "#app/features/admin/taxes/tax-rate-forms";
 import { requireConsole } from "./require-operator";
 
 /** Which form an answer belongs to: "add-rate" or "rate-{id}". */
@@ -87,128 +89,14 @@ export default function Taxes({ loaderData, actionData }: Route.ComponentProps) 
         {actionData && "done" in actionData ? actionData.done : ""}
       </p>
       {loaderData.rates.length === 0 ? <p>No rates: no tax is charged.</p> : null}
-      {loaderData.rates.map((rate) => {
-        const answer = answerFor(`rate-${rate.id}`);
-        const formKey = `rate-${rate.id}`;
-        return (
-          <section key={rate.id} className="console-section" aria-labelledby={`heading-${formKey}`}>
-            <h2 id={`heading-${formKey}`}>
-              {rate.where}: {rate.rate}%{rate.taxShipping ? ", shipping taxed" : ""}
-              {rate.taxGiftCards ? ", gift cards taxed" : ""}
-            </h2>
-            <Form method="post" className="console-form" noValidate key={JSON.stringify(rate)}>
-              <input type="hidden" name="rateId" value={rate.id} />
-              <input type="hidden" name="country" value={rate.country} />
-              <input type="hidden" name="state" value={rate.state} />
-              {answer?.errors.form ? <p className="console-field__error">{answer.errors.form}</p> : null}
-              <ConsoleField
-                form={formKey}
-                name="rate"
-                label="Rate (%)"
-                defaultValue={answer?.errors ? answer.values.rate : rate.rate}
-                error={answer?.errors?.rate}
-                inputMode="decimal"
-              />
-              <TaxShipping defaultChecked={answer?.errors ? answer.values.taxShipping === "on" : rate.taxShipping} />
-              <TaxGiftCards defaultChecked={answer?.errors ? answer.values.taxGiftCards === "on" : rate.taxGiftCards} />
-              <div>
-                <button
-                  type="submit"
-                  name="intent"
-                  value="save-rate"
-                  className="console-button console-button--primary"
-                  disabled={isBusy}
-                >
-                  Save
-                </button>
-              </div>
-            </Form>
-            <Form method="post">
-              <input type="hidden" name="id" value={rate.id} />
-              <button
-                type="submit"
-                name="intent"
-                value="remove-rate"
-                className="console-link-button"
-                disabled={isBusy}
-                aria-label={`Remove the rate for ${rate.where}`}
-              >
-                Remove
-              </button>
-            </Form>
-          </section>
-        );
-      })}
-      <section className="console-section" aria-labelledby="add-rate-heading">
-        <h2 id="add-rate-heading">Add a rate</h2>
-        <Form
-          method="post"
-          className="console-form"
-          noValidate
-          key={adding?.errors ? "refused" : String(loaderData.rates.length)}
-        >
-          {adding?.errors?.form ? <p className="console-field__error">{adding.errors.form}</p> : null}
-          <ConsoleField
-            form="add-rate"
-            name="country"
-            label="Country"
-            hint="Two-letter code, like US."
-            defaultValue={adding?.errors ? adding.values.country : "US"}
-            error={adding?.errors?.country}
-          />
-          <ConsoleField
-            form="add-rate"
-            name="state"
-            label="State"
-            hint="US only, optional: like CA. Empty: the whole country."
-            defaultValue={adding?.errors ? adding.values.state : ""}
-            error={adding?.errors?.state}
-          />
-          <ConsoleField
-            form="add-rate"
-            name="rate"
-            label="Rate (%)"
-            hint="0 to 100, up to 3 decimals, like 7.25."
-            defaultValue={adding?.errors ? adding.values.rate : ""}
-            error={adding?.errors?.rate}
-            inputMode="decimal"
-          />
-          <TaxShipping defaultChecked={adding?.errors ? adding.values.taxShipping === "on" : false} />
-          <TaxGiftCards defaultChecked={adding?.errors ? adding.values.taxGiftCards === "on" : false} />
-          <div>
-            <button
-              type="submit"
-              name="intent"
-              value="add-rate"
-              className="console-button console-button--primary"
-              disabled={isBusy}
-            >
-              Add rate
-            </button>
-          </div>
-        </Form>
-      </section>
+      {loaderData.rates.map((rate) => (
+        <TaxRateSection key={rate.id} rate={rate} answer={answerFor(`rate-${rate.id}`)} isBusy={isBusy} />
+      ))}
+      <AddRateForm
+        adding={adding}
+        formKey={adding?.errors ? "refused" : String(loaderData.rates.length)}
+        isBusy={isBusy}
+      />
     </main>
-  );
-}
-
-function TaxShipping({ defaultChecked }: { defaultChecked: boolean }) {
-  return (
-    <div className="console-field console-field--check">
-      <label>
-        <input type="checkbox" name="taxShipping" defaultChecked={defaultChecked} /> Tax shipping
-      </label>
-    </div>
-  );
-}
-
-/** Gift cards are money kept for later: untaxed unless the rate says so. */
-function TaxGiftCards({ defaultChecked }: { defaultChecked: boolean }) {
-  return (
-    <div className="console-field console-field--check">
-      <label>
-        <input type="checkbox" name="taxGiftCards" defaultChecked={defaultChecked} /> Charge this tax on gift cards
-      </label>
-    </div>
   );
 }

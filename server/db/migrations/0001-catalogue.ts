@@ -1,3 +1,5 @@
+// Migration 0001, the first table: products, with the price in integer cents and the picture's size.
+
 import { sql, type Kysely } from "kysely";
 
 export async function up(db: Kysely<unknown>): Promise<void> {

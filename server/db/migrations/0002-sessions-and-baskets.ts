@@ -1,3 +1,5 @@
+// Migration 0002: browser sessions (hashed tokens) and the baskets and basket items they own.
+
 import { sql, type Kysely } from "kysely";
 
 export async function up(db: Kysely<unknown>): Promise<void> {

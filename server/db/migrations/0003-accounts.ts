@@ -1,3 +1,5 @@
+// Migration 0003: accounts (users), a session's and a basket's account, and the rate limits' counters.
+
 import { sql, type Kysely } from "kysely";
 
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,3 +1,6 @@
+// Migration 0004: checkout payments (the intent and what it is for), orders keyed by their intent, and the webhook
+// events already processed.
+
 import { sql, type Kysely } from "kysely";
 
 export async function up(db: Kysely<unknown>): Promise<void> {

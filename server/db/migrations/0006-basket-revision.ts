@@ -1,3 +1,6 @@
+// Migration 0006: a basket's revision, which every change compares and moves, so concurrent changes are never lost or
+// counted twice.
+
 import type { Kysely } from "kysely";
 
 // Every change to a basket counts up its revision. Pages and basket answers carry it, so the browser can tell

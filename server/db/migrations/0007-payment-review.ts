@@ -1,3 +1,6 @@
+// Migration 0007: a checkout payment's revision, pending fingerprint and review reason, for a payment that does not
+// match its basket.
+
 import { sql, type Kysely } from "kysely";
 
 // A payment row's revision counts every claim and re-pricing, so two overlapping re-pricings of one shopper's intent

@@ -1,3 +1,6 @@
+// Migration 0008: the catalogue becomes the operator's data (slugs, descriptions, status, featured positions) with a
+// catalogue version that moves on every change.
+
 import { sql, type Kysely } from "kysely";
 import { catalogue } from "#server/catalogue/catalogue-data";
 

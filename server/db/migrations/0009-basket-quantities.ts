@@ -1,3 +1,5 @@
+// Migration 0009: a basket line's quantity and the price it was added at, one line per product.
+
 import { sql, type Kysely } from "kysely";
 
 /** The most of one product a basket line may hold (BASKET_LINE_LIMIT in shared/basket.ts, as it stood when this ran). */

@@ -1,3 +1,6 @@
+// Migration 0010: delivery addresses (checkout and saved), the order's address, contact, card and status, and its
+// status history.
+
 import { sql, type Kysely } from "kysely";
 
 /** The alphabet of order numbers: no 0/O, 1/I/L, so a number read out on the phone is not misheard. */

@@ -1,3 +1,5 @@
+// Migration 0011: the e-mail outbox, account tokens for e-mailed links, and when an account's e-mail was confirmed.
+
 import { sql, type Kysely } from "kysely";
 
 export async function up(db: Kysely<unknown>): Promise<void> {

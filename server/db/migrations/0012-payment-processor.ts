@@ -1,3 +1,5 @@
+// Migration 0012: which processor took a payment and whether in live mode, on checkout payments and orders.
+
 import type { Kysely } from "kysely";
 
 // Which processor made each payment and order, and in which mode: the built-in test processor or Stripe, test or

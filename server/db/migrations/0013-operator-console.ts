@@ -1,3 +1,5 @@
+// Migration 0013, the operator's console: operators, the audit log, and pictures kept in the database.
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,5 @@
+// Migration 0014: order refunds, one row per processor refund, and the index of the console's order search by e-mail.
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,6 @@
+// Migration 0016: product options and variants with their stock, reservations and the stock ledger; basket lines and
+// orders name a variant.
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,6 @@
+// Migration 0017: shipping zones, their regions and methods, tax rates, and the delivery option and pricing kept with
+// payments and orders.
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,6 @@
+// Migration 0018: departments (two levels) and which products are in them, with the listing indexes department pages
+// read.
+
 import { sql, type Kysely } from "kysely";
 
 /**

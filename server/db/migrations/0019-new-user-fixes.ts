@@ -1,3 +1,6 @@
+// Migration 0019: a correction of the seeded catalogue's cheaper monitor, left alone where the operator already changed
+// it.
+
 import { sql, type Kysely } from "kysely";
 
 /**

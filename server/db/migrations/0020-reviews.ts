@@ -1,3 +1,6 @@
+// Migration 0020: reviews and review requests with the products' figures kept by trigger, and e-mail opt-outs with
+// their unsubscribe tokens.
+
 import { sql, type Kysely } from "kysely";
 
 /**

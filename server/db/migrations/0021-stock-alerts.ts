@@ -1,3 +1,5 @@
+// Migration 0021: stock alerts ("Notify me when available"), each waiting once per address and product.
+
 import { sql, type Kysely } from "kysely";
 
 /**

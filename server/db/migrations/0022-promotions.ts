@@ -1,3 +1,6 @@
+// Migration 0022: promotion codes and their uses, the code kept beside the checkout address, and the discount on the
+// order.
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,6 @@
+// Migration 0023: the sales dashboard's running totals, kept by triggers on orders and refunds in their own
+// transaction.
+
 import { sql, type Kysely } from "kysely";
 
 /**

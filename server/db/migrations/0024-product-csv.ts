@@ -1,3 +1,5 @@
+// Migration 0024: the product CSV import's runs and the pictures it fetches afterwards, and a stock movement's import.
+
 import { sql, type Kysely } from "kysely";
 
 /**

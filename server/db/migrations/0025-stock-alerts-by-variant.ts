@@ -1,3 +1,5 @@
+// Migration 0025: stock alerts name a variant rather than a product.
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,6 @@
+// Migration 0026: what listings filter by, kept on products by triggers: limited stock and department ids, with the
+// indexes that read them.
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,5 @@
+// Migration 0027: the listing indexes cover what a listing page reads, so a page is picked from the index alone.
+
 import { sql, type Kysely } from "kysely";
 
 /**

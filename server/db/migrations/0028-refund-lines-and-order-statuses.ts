@@ -1,3 +1,6 @@
+// Migration 0028: a refund's lines, shipping, reason and destination, and an order's payment and fulfilment statuses
+// apart.
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,5 @@
+// Migration 0029: hold claims (how much one shopper may hold at once) and stock alerts confirmed by e-mail.
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,6 @@
+// Migration 0030: two-step sign-in: authenticator secrets, recovery codes, waiting sign-ins, known console devices and
+// the staff's policy.
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,5 @@
+// Migration 0031: ratings shown unrounded with their count, and a variant's own "Low stock at".
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,5 @@
+// Migration 0032: the shop's own settings, whose changes move the catalogue version.
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,5 @@
+// Migration 0033: each operator's role and areas, and staff invitations as account tokens.
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,5 @@
+// Migration 0036: basket reminders and their settings, and the consent a guest or an account gives to them.
+
 import { sql, type Kysely } from "kysely";
 
 /**

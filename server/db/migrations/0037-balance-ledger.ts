@@ -1,3 +1,6 @@
+// Migration 0037: the balance ledger of store credit and gift cards (append-only entries applied by trigger) and the
+// balances a checkout pays with.
+
 import { sql, type Kysely } from "kysely";
 
 /**

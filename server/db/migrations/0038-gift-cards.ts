@@ -1,3 +1,6 @@
+// Migration 0038: gift cards: products sold as gift cards, their sales with recipients, basket lines' recipients, and
+// tax rates that may tax them.
+
 import { sql, type Kysely } from "kysely";
 
 /**

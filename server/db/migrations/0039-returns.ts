@@ -1,3 +1,5 @@
+// Migration 0039: returns and their lines, restocks by return, and an order's access key for its guest link.
+
 import { sql, type Kysely } from "kysely";
 
 /**

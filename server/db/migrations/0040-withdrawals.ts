@@ -1,3 +1,5 @@
+// Migration 0040: EU withdrawals from a contract, one per form, by order and by time.
+
 import { sql, type Kysely } from "kysely";
 
 /**

@@ -1,3 +1,5 @@
+// Migration 0041: gift cards sold are money owed, not sales, in the dashboard's running totals.
+
 import { sql, type Kysely } from "kysely";
 
 /**

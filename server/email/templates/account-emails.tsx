@@ -1,3 +1,6 @@
+// The account's e-mails: welcome, confirmation, password reset, staff invitation, password changed, account deleted, a
+// new console sign-in.
+
 import { renderEmail } from "#server/email/render";
 import { EmailButton, EmailHeading, EmailLayout, type EmailShop } from "./email-layout";
 

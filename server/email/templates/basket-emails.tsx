@@ -1,3 +1,5 @@
+// The basket reminder e-mail ("You left something in your basket") with its link back to the basket.
+
 import type { BasketView } from "#shared/basket";
 import { formatCents } from "#shared/money";
 import { renderEmail } from "#server/email/render";

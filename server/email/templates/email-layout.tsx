@@ -1,3 +1,6 @@
+// What every e-mail shares: the shop's name and logo at the top, its address and the unsubscribe line at the foot,
+// headings and buttons.
+
 import type { ReactNode } from "react";
 
 /** The shop as its e-mails name it (its settings, read when the e-mail is written). */

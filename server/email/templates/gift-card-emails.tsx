@@ -1,3 +1,5 @@
+// The gift card e-mail to its recipient: the value, the sender's message, and the code, written out nowhere else.
+
 import { formatCents } from "#shared/money";
 import { renderEmail } from "#server/email/render";
 import { EmailButton, EmailHeading, EmailLayout, type EmailShop } from "./email-layout";

@@ -1,3 +1,5 @@
+// The order's e-mails: confirmation, shipped, refunded, and the refund of a payment held for review.
+
 import { addressLines, type DeliveryAddress } from "#shared/address";
 import { formatCents } from "#shared/money";
 import { describeItemOptions, orderLineAmounts, type OrderItem } from "#shared/orders";

@@ -1,3 +1,5 @@
+// A return's e-mails to the shopper: requested, approved (with where to send it), declined, cancelled.
+
 import { renderEmail } from "#server/email/render";
 import { EmailButton, EmailHeading, EmailLayout } from "./email-layout";
 import type { OrderEmailData } from "./order-emails";

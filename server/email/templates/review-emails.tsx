@@ -1,3 +1,5 @@
+// The review request ("How was your …?") sent after an order ships.
+
 import { renderEmail } from "#server/email/render";
 import { EmailButton, EmailHeading, EmailLayout, type EmailShop } from "./email-layout";
 

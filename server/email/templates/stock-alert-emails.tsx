@@ -1,3 +1,5 @@
+// The stock alert's e-mails: "Confirm your alert" for an alert asked for by address, and the back-in-stock notice.
+
 import { renderEmail } from "#server/email/render";
 import { EmailButton, EmailHeading, EmailLayout, type EmailShop } from "./email-layout";
 

@@ -1,3 +1,5 @@
+// The acknowledgement of an EU withdrawal ("We received your withdrawal"), stating what was withdrawn from and when.
+
 import { renderEmail } from "#server/email/render";
 import { EmailButton, EmailHeading, EmailLayout, type EmailShop } from "./email-layout";
 

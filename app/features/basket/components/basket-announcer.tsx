@@ -1,3 +1,6 @@
+// Saying what happened to the basket to screen readers ("Added to basket"), or why a change failed when no product's
+// form owns the failure.
+
 import { useBasket } from "#app/features/basket/basket-context";
 
 /**

@@ -1,3 +1,6 @@
+// A basket change as a button: a form post without JavaScript, the basket's queue with it, and the way back to this
+// page.
+
 import type { FormEvent, ReactNode } from "react";
 import { useLocation } from "react-router";
 import { BASKET_ERROR_PARAM, BASKET_PRODUCT_PARAM } from "#shared/basket";

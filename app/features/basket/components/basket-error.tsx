@@ -1,3 +1,5 @@
+// Why the last change of a product failed, shown next to its form in a live region.
+
 import { useBasketError } from "#app/features/basket/basket-context";
 
 export function basketErrorId(productId: string): string {

@@ -1,3 +1,5 @@
+// One line of a basket or an order: picture, title, price, stars, quantity and an optional action.
+
 import type { ReactNode } from "react";
 import type { Product } from "#shared/catalogue";
 import { formatCents } from "#shared/money";

@@ -1,3 +1,5 @@
+// The notice of products whose price changed since they went in the basket.
+
 import type { BasketLineView } from "#shared/basket";
 import { formatCents } from "#shared/money";
 

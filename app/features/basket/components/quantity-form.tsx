@@ -1,3 +1,5 @@
+// A basket line's quantity: a form with "Update" without JavaScript, an immediate change with it.
+
 import { useId, type FormEvent } from "react";
 import { BASKET_LINE_LIMIT } from "#shared/basket";
 import { useBasket } from "#app/features/basket/basket-context";

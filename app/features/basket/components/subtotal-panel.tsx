@@ -1,3 +1,5 @@
+// The basket's subtotal and the way on to payment.
+
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { formatCents } from "#shared/money";

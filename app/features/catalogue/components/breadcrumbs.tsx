@@ -1,3 +1,5 @@
+// Breadcrumbs (Home > Computers > Monitors), the same trail search engines read as BreadcrumbList.
+
 import { Link } from "react-router";
 import { useServerDocument } from "#app/components/server-document";
 import { departmentPath } from "#shared/listing";

@@ -1,3 +1,6 @@
+// A listing page's controls (sort, filters, pages), each a link or a GET form so every state is a plain URL that works
+// without JavaScript.
+
 import { Form, Link, useSubmit } from "react-router";
 import {
   DEFAULT_LISTING_STATE,

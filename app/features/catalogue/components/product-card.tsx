@@ -1,3 +1,5 @@
+// One product on a shelf: title, price, stars, picture, and "Add to Basket" or "See options".
+
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { productAnchorId } from "#shared/basket";

@@ -1,3 +1,5 @@
+// The product page's form: its options, the chosen variant's availability and "Add to Basket".
+
 import type { FormEvent } from "react";
 import { useEarlyInput } from "#app/components/form/early-input";
 import { useIsEnhanced } from "#app/components/ui/use-is-enhanced";

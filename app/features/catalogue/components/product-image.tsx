@@ -1,3 +1,5 @@
+// A product's picture at the size it is drawn, loaded first, eagerly or lazily by where it is on the page.
+
 import type { Product } from "#shared/catalogue";
 
 /**

@@ -1,3 +1,5 @@
+// Products in rows of given sizes, the first row's pictures loaded at once.
+
 import type { ReactNode } from "react";
 import type { CatalogueProduct } from "#shared/catalogue";
 import { ProductCard } from "./product-card";

@@ -1,3 +1,5 @@
+// "Notify me when available" under an out-of-stock variant, a plain form or a fetcher.
+
 import { useEffect, useRef } from "react";
 import { useFetcher } from "react-router";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";

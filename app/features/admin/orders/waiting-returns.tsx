@@ -1,3 +1,5 @@
+// Needs attention's returns and withdrawals waiting on the shop for more than 3 days, each a link to its page.
+
 import { Link } from "react-router";
 
 export interface WaitingReturnRow {

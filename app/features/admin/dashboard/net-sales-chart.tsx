@@ -1,3 +1,5 @@
+// The dashboard's net sales per day as an SVG bar chart drawn on the server: no script, no library.
+
 import { formatCents } from "#shared/money";
 
 const WIDTH = 720;

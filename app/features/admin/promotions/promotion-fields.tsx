@@ -1,3 +1,6 @@
+// The promotion form's fields, shared by the new promotion on the list and a promotion's own page, drawn again as typed
+// when refused.
+
 import { PROMOTION_KIND_LABELS, type PromotionKindName } from "#shared/promotions";
 import { FieldError, invalidFieldProps } from "#app/components/form/field-error";
 

@@ -1,3 +1,5 @@
+// The owner's "Require two-step verification for staff" setting on the staff page.
+
 import { Form } from "react-router";
 
 /**
