@@ -1,5 +1,5 @@
-// The bar across the top of every console page: the shop's name, the way to the console's first page, who is signed in, the way back
-// to the shop, and Sign out (a plain form, so it works before the page's scripts run).
+// The bar across the top of every console page: the shop's name as the way to its first page, who is signed in, the
+// way back to the shop, and Sign out (a plain form, so it works before the page's scripts run).
 
 import { Link } from "react-router";
 import { useShopName } from "#app/features/shell/use-shop-name";

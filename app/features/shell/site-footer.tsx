@@ -1,4 +1,4 @@
-// The foot of every shop page: conditions, privacy notice and returns.
+// The foot of every shop page: conditions, privacy notice and returns, and the shop's support address.
 
 import { Link } from "react-router";
 import { LEGAL_PAGE_TITLES } from "#shared/shop-settings";
