@@ -88,16 +88,16 @@ You can ask us for a copy of what we keep about you, or to correct it, by replyi
   returns: `Changed your mind, or something is not right? You can send items back to us.
 
 # How to return an item
-Reply to your order confirmation e-mail to tell us what you are sending back and why. Pack the items safely, with your order number inside, and send them to our return address.
+Open the order from Your Orders, or find it on this page with its order number and e-mail (the link in any of our order e-mails opens it too), and choose "Return or replace items": pick the items, say why, and whether you want a refund or another option of the same product. Once we approve the return, we e-mail you what to send and where. Pack the items safely, with your order number inside.
 
 # What you can return
 Items in the condition you received them, with their packaging where you can. We cannot take back items that were made or changed to your order.
 
 # Your refund
-When your return reaches us and we have checked it, we refund the items to the card you paid with, less the return fee if there is one, and tell you by e-mail. Your bank may take a few days to show it.
+When your return reaches us and we have checked it, we refund the items less the return fee if there is one: first to the gift card or store credit that paid for them, then to the card you paid with. We tell you by e-mail. Your bank may take a few days to show it.
 
 # Damaged or wrong items
-If an item arrived damaged, or is not what you ordered, tell us within the return window: you pay no return fee, and we refund or replace it.`,
+If an item arrived damaged, or is not what you ordered, tell us within the return window and say so in the return: we refund or replace it.`,
 };
 
 /** A text as its page draws it: blocks of lines apart by blank lines, a block starting with "# " a heading. */
