@@ -120,7 +120,8 @@ describe.skipIf(!hasPackages)("a PostgreSQL failover under Patroni", () => {
       if (notStarted) throw notStarted.reason;
       const balancerFile = path.join(directory, "haproxy-shop.cfg");
       writeFileSync(balancerFile, balancerConfig(balancerPort!, instancePorts));
-      balancer = startService("haproxy", ["-db", "-f", balancerFile]);
+      // Run from its own directory: it runs as the postgres user, who may not enter the checkout's.
+      balancer = startService("haproxy", ["-db", "-f", balancerFile], { cwd: directory });
       await waitFor("the balancer to answer", async () => (await fetch(`${origin}/readyz`)).status === 200);
 
       // While there is no primary a 503 is the expected answer, and it must say when to try again.
