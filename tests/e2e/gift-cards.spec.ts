@@ -108,7 +108,7 @@ test.describe("gift cards", () => {
   test("a shopper buys a $50 gift card; its number reaches the recipient, never the buyer", async ({ browser }) => {
     const operator = await operatorPage(browser);
     await operator.goto(url(`/admin/products/${BOOK_ID}`));
-    await operator.getByLabel("Gift card").selectOption("any_amount");
+    await operator.getByLabel("Gift card").selectOption({ label: "Any amount ($5 to $500)" });
     await operator.getByRole("button", { name: "Save" }).click();
     await expect(operator.getByRole("status")).toContainText(/saved/i);
     await operator.close();
@@ -119,6 +119,8 @@ test.describe("gift cards", () => {
     await page.getByLabel("Recipient e-mail").fill("friend@example.com");
     await page.getByLabel("Your name").fill("Alex");
     await page.getByLabel("Message").fill("Happy birthday!");
+    // Left empty, "Send on" sends the card when the order is paid.
+    await expect(page.getByLabel(/^Send on/)).toHaveValue("");
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 });
       await page.screenshot({ path: join(SHOTS, `product-${width}.png`), fullPage: true });
@@ -142,6 +144,10 @@ test.describe("gift cards", () => {
     // The buyer's receipt never carries it.
     await expect.poll(() => catcher.to("buyer@example.com").length, { timeout: 30_000 }).toBeGreaterThan(0);
     for (const receipt of catcher.to("buyer@example.com")) expect(receipt.body).not.toContain(code);
+    // The buyer's order page says where the card went, never its number.
+    await page.goto(url(`/orders/${purchase}`));
+    await expect(page.getByText("Sent to friend@example.com")).toBeVisible();
+    await expect(page.getByRole("main")).not.toContainText(code);
     await page.close();
   });
 
@@ -202,6 +208,7 @@ test.describe("gift cards", () => {
   test("the console lists the card by its last four, with its value and balance", async ({ browser }) => {
     const operator = await operatorPage(browser);
     await operator.goto(url("/admin/gift-cards"));
+    await expect(operator.getByRole("button", { name: "Issue gift card" })).toBeVisible();
     const row = operator.getByRole("row", { name: new RegExp(code.slice(-4)) });
     await expect(row).toContainText("$50.00");
     await expect(row).toContainText("Active");
