@@ -7,6 +7,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import { bytesResponse, requestContext } from "./context";
 import { ServerDocumentProvider, type KeptHtmlKeeper, type KeptPart } from "./components/server-document";
 import stylesheet from "./styles/app.css?inline";
+import { decodeHtmlEntities } from "#shared/html-entities";
 
 export const streamTimeout = 5_000;
 
@@ -125,7 +126,7 @@ function preloadedImages(html: string): KeptPart["images"] {
   for (const [, attributes] of html.matchAll(/<img ([^>]*)>/g)) {
     const attribute = (name: string) => {
       const value = new RegExp(`(?:^| )${name}="([^"]*)"`).exec(attributes!)?.[1];
-      return value === undefined ? undefined : unescapeAttribute(value);
+      return value === undefined ? undefined : decodeHtmlEntities(value);
     };
     const fetchPriority = attribute("fetchPriority");
     const src = attribute("src");
@@ -138,12 +139,6 @@ function preloadedImages(html: string): KeptPart["images"] {
     });
   }
   return images;
-}
-
-function unescapeAttribute(value: string): string {
-  return value.replace(/&(amp|quot|#x27|lt|gt);/g, (entity, name: string) =>
-    name === "amp" ? "&" : name === "quot" ? '"' : name === "#x27" ? "'" : name === "lt" ? "<" : ">",
-  );
 }
 
 /**

@@ -3,6 +3,7 @@
 
 import type { ReactElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
+import { decodeHtmlEntities } from "#shared/html-entities";
 
 export interface RenderedEmail {
   subject: string;
@@ -20,16 +21,14 @@ export function renderEmail(subject: string, element: ReactElement): RenderedEma
   return { subject, html: `<!DOCTYPE html>${body}`, text: htmlToText(body) };
 }
 
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#x27": "'", nbsp: " " };
-
 /** Plain text from the templates' markup: paragraphs apart, table cells side by side, a link as "text: address". */
 export function htmlToText(html: string): string {
   const text = html
     .replace(/<(head|style|title)[^>]*>[\s\S]*?<\/\1>/gi, "")
     .replace(/<a\s[^>]*href="([^"]*)"[^>]*>([\s\S]*?)<\/a>/gi, (_match, href: string, label: string) => {
       const words = label.replace(/<[^>]+>/g, "").trim();
-      const address = decodeEntities(href);
-      return words && decodeEntities(words) !== address ? `${words}: ${href}` : href;
+      const address = decodeHtmlEntities(href);
+      return words && decodeHtmlEntities(words) !== address ? `${words}: ${href}` : href;
     })
     .replace(/<img\s[^>]*alt="([^"]*)"[^>]*>/gi, "$1")
     .replace(/<br\s*\/?>/gi, "\n")
@@ -38,21 +37,11 @@ export function htmlToText(html: string): string {
     .replace(/<\/(tr|li)>/gi, "\n")
     .replace(/<\/(p|h1|h2|h3|table|div)>/gi, "\n\n")
     .replace(/<[^>]+>/g, "");
-  return decodeEntities(text)
+  return decodeHtmlEntities(text)
     .split("\n")
     .map((line) => line.replace(/[ \t]+/g, " ").trim())
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim()
     .concat("\n");
-}
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x?[0-9a-f]+|[a-z]+);/gi, (match, name: string) => {
-    const known = ENTITIES[name.toLowerCase()];
-    if (known) return known;
-    if (name.startsWith("#x") || name.startsWith("#X")) return String.fromCodePoint(Number.parseInt(name.slice(2), 16));
-    if (name.startsWith("#")) return String.fromCodePoint(Number.parseInt(name.slice(1), 10));
-    return match;
-  });
 }

@@ -3,6 +3,7 @@ import { createPageShop } from "#server/testing/page-shop";
 import { createBrowser } from "#server/testing/test-app";
 import { describeEachDatabase } from "#server/testing/test-database";
 import { BOOK } from "./security-fixtures";
+import { decodeHtmlEntities } from "#shared/html-entities";
 
 /**
  * A walk over every route the shop has, with one fixed set of malformed requests, as a guest, a signed-in shopper
@@ -73,17 +74,14 @@ function malformedBodies(fieldNames: string[]): Malformed[] {
 function formsOf(html: string): { intent: string | null; names: string[] }[] {
   const forms: { intent: string | null; names: string[] }[] = [];
   for (const [form] of html.matchAll(/<form[^>]*method="post"[^>]*>[\s\S]*?<\/form>/gi)) {
-    const names = [...new Set([...form.matchAll(/\sname="([^"]+)"/g)].map((match) => decodeEntities(match[1]!)))];
+    const names = [...new Set([...form.matchAll(/\sname="([^"]+)"/g)].map((match) => decodeHtmlEntities(match[1]!)))];
     const intents = [...form.matchAll(/name="intent"[^>]*value="([^"]*)"|value="([^"]*)"[^>]*name="intent"/g)].map(
-      (match) => decodeEntities(match[1] ?? match[2] ?? ""),
+      (match) => decodeHtmlEntities(match[1] ?? match[2] ?? ""),
     );
     for (const intent of intents.length > 0 ? [...new Set(intents)] : [null]) forms.push({ intent, names });
   }
   return forms;
 }
-
-const decodeEntities = (text: string) =>
-  text.replaceAll("&amp;", "&").replaceAll("&quot;", '"').replaceAll("&#x27;", "'").replaceAll("&lt;", "<");
 
 describeEachDatabase("a malformed request to any route", (getDatabase) => {
   let shop: Awaited<ReturnType<typeof createPageShop>>;
