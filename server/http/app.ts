@@ -4,7 +4,6 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { Hono, type Context } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { RouterContextProvider, type RequestHandler } from "react-router";
 import { AppError, type ErrorBody } from "#shared/errors";
@@ -14,6 +13,7 @@ import { BUILT_IN_PROCESSOR_PATH } from "#server/payments/payment-provider";
 import type { Services } from "#server/services";
 import { accountRoutes } from "./account-routes";
 import type { AppEnv } from "./app-env";
+import { limitBody } from "./body-limit";
 import { consoleRequestLimits, isLargeConsoleForm } from "./admin-guard";
 import { requireTwoStepForConsole } from "./two-step-gate";
 import { allowedHostsOnly } from "./allowed-hosts";
@@ -39,7 +39,7 @@ const DATABASE_UNAVAILABLE =
   "The shop can't reach its database right now. Nothing was changed; please try again in a moment.";
 
 /** No request body the shop accepts comes near this; anything larger is refused before it is read. */
-const MAX_BODY_BYTES = 32 * 1024;
+export const MAX_BODY_BYTES = 32 * 1024;
 
 export interface AppOptions {
   services: Services;
@@ -148,7 +148,7 @@ export function createApp({
   app.route("/", pictureRoutes);
 
   // Everything below may read the session or change state. The console's picture and CSV forms get theirs from adminGuard.
-  const shopBodyLimit = bodyLimit({
+  const shopBodyLimit = limitBody({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
       throw new AppError("PAYLOAD_TOO_LARGE", "The request is too large.");

@@ -228,18 +228,26 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
       : { status: 200, body: intent };
   }
 
-  app.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        reply(
-          c,
-          newId("req"),
-          413,
-          JSON.stringify({ error: invalidRequest("Request body too large.", { status: 413 }).body }),
-        ),
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) =>
+      reply(
+        c,
+        newId("req"),
+        413,
+        JSON.stringify({ error: invalidRequest("Request body too large.", { status: 413 }).body }),
+      ),
+  });
+  app.use((c, next) => {
+    // A body whose stated length is within the limit, or none at all, passes on the headers alone: Hono's middleware
+    // would first build a whole web Request around the Node request just to look at its body.
+    const length = c.req.header("content-length");
+    if (c.req.header("transfer-encoding") === undefined) {
+      if (length !== undefined && /^\d+$/.test(length) && Number(length) <= MAX_BODY_BYTES) return next();
+      if (length === undefined && (c.req.method === "GET" || c.req.method === "HEAD")) return next();
+    }
+    return limitBody(c, next);
+  });
 
   app.post(
     "/v1/payment_intents",
