@@ -634,9 +634,36 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
      * loses an item the shopper did not pay for.
      */
     async removePaidItems(owner: BasketOwner, paid: readonly PaidQuantity[], executor: Transaction): Promise<void> {
-      const basket = await countUp(executor, owner);
+      // The revision moved on and the lines read in one statement (the lines' rows are not what it changes).
+      const { column, value } = ownerColumn(owner);
+      const basket = await executor
+        .with("counted", (db) =>
+          db
+            .updateTable("baskets")
+            .set({ revision: sql`revision + 1`, updated_at: sql`now()` })
+            .where(column, "=", value)
+            .returning("id"),
+        )
+        .selectFrom("counted")
+        .select((eb) =>
+          jsonArrayFrom(
+            eb
+              .selectFrom("basket_items")
+              .select([
+                sql<string>`basket_items.id::text`.as("id"),
+                "basket_items.product_id",
+                "basket_items.variant_id",
+                "basket_items.quantity",
+                "basket_items.added_price_cents",
+                "basket_items.gift_card",
+              ])
+              .whereRef("basket_items.basket_id", "=", "counted.id")
+              .orderBy("basket_items.id"),
+          ).as("lines"),
+        )
+        .executeTakeFirst();
       if (!basket) return;
-      const changes = subtractPaid(await readLines(executor, basket.id), paid);
+      const changes = subtractPaid(basket.lines.map(toStoredLine), paid);
       if (changes.length === 0) return;
       const emptied = changes.filter((change) => change.quantity === 0).map((change) => change.line.lineId);
       if (emptied.length > 0) await executor.deleteFrom("basket_items").where("id", "in", emptied).execute();

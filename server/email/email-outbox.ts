@@ -7,7 +7,7 @@ import { readOrderItem } from "#shared/orders";
 import type { DB, Writer } from "#server/db/client";
 import type { EmailOutboxTable, EmailStatus } from "#server/db/schema";
 import { keysetCursor } from "#server/db/keyset-cursor";
-import type { ShopSettings } from "#server/settings/shop-settings-service";
+import type { ShopSettings, ShopSettingsService } from "#server/settings/shop-settings-service";
 import { signedOrderPath } from "#server/orders/order-access";
 import type { RenderedEmail } from "./render";
 import type { EmailShop } from "./templates/email-layout";
@@ -99,7 +99,7 @@ export interface EmailOutboxOptions {
   /** The shop's public origin for links in e-mails: PUBLIC_URL, else http://localhost:PORT. */
   publicOrigin: () => URL;
   /** The shop's settings: its name, logo and postal address head and close every e-mail. */
-  settings: { readWith(writer: Writer): Promise<Pick<ShopSettings, "name" | "logo" | "postalAddress">> };
+  settings: Pick<ShopSettingsService, "readWith" | "column" | "fromColumn">;
 }
 
 /** The columns of an outbox row the console lists (its bodies are read one e-mail at a time). */
@@ -150,7 +150,10 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
    * it would wait for it); the logo by its absolute address on the shop.
    */
   async function shop(writer: Writer): Promise<EmailShop> {
-    const { name, logo, postalAddress } = await settings.readWith(writer);
+    return shopOf(await settings.readWith(writer));
+  }
+
+  function shopOf({ name, logo, postalAddress }: Pick<ShopSettings, "name" | "logo" | "postalAddress">): EmailShop {
     return {
       url: link("/"),
       name,
@@ -205,6 +208,8 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
         "orders.user_id",
         "orders.access_key",
         "users.email",
+        // The shop as the e-mail heads it, in the same statement.
+        settings.column().as("shop_settings"),
       ])
       .where("orders.id", "=", orderId)
       .executeTakeFirst();
@@ -213,7 +218,7 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
     return {
       email,
       data: {
-        shop: await shop(writer),
+        shop: shopOf(settings.fromColumn(order.shop_settings)),
         // A guest's order opens from the e-mail on any device: its signed link (an account's asks to sign in).
         orderUrl: link(
           order.user_id

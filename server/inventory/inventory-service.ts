@@ -412,11 +412,22 @@ export function createInventoryService(
     ): Promise<{ oversold: boolean }> {
       const sold = sumByVariant(lines);
       await claims?.finish(trx, "variant", hold);
-      // The hold may name variants no longer in the order (the basket changed after paying began): released here.
-      const held = await trx.selectFrom("stock_reservations").select("variant_id").where("hold", "=", hold).execute();
-      const touched = [...new Set([...sold.keys(), ...held.map((row) => row.variant_id)])];
+      // The variants sold and those the hold reserved, locked in one statement, in id order as lockVariants locks
+      // them: the hold may name variants no longer in the order (the basket changed after paying began), released here.
+      const reservedByHold = trx.selectFrom("stock_reservations").select("variant_id").where("hold", "=", hold);
+      const locked = await trx
+        .selectFrom("product_variants")
+        .select(["id", "tracks_stock"])
+        .select((eb) => eb("id", "in", reservedByHold).as("is_held"))
+        .where((eb) =>
+          eb.or([...(sold.size > 0 ? [eb("id", "in", [...sold.keys()])] : []), eb("id", "in", reservedByHold)]),
+        )
+        .orderBy("id")
+        .forUpdate()
+        .execute();
+      const touched = locked.map((row) => row.id);
       // Nothing sold tracks stock and the hold held none: nothing to count, sell or tell anyone.
-      if ((await lockVariants(trx, touched)) === 0 && held.length === 0) return { oversold: false };
+      if (!locked.some((row) => row.tracks_stock || row.is_held)) return { oversold: false };
       const before = await readLevels(trx, touched);
       const ownLive = await trx
         .deleteFrom("stock_reservations")

@@ -19,10 +19,10 @@ type Step = "add (a new guest)" | "address" | "create" | "record";
  * `record` is counted as the page's call that writes the order (the webhook's, arriving first, leaves it three).
  */
 const BUDGETS: Record<"untracked" | "tracked", Record<Step, number>> = {
-  untracked: { "add (a new guest)": 4, address: 2, create: 9, record: 16 },
+  untracked: { "add (a new guest)": 4, address: 2, create: 9, record: 13 },
   // A tracked variant is locked and counted, reserved (with the shopper's claims and the ledger), moved to the intent,
   // then sold.
-  tracked: { "add (a new guest)": 4, address: 2, create: 26, record: 21 },
+  tracked: { "add (a new guest)": 4, address: 2, create: 26, record: 18 },
 };
 
 /**

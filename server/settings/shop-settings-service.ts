@@ -1,7 +1,7 @@
 // The shop's own settings (name, logo, addresses, return terms, time zone, legal texts): saved from the console, read
 // per catalogue version with every default filled in.
 
-import type { Selectable } from "kysely";
+import { sql, type RawBuilder, type Selectable } from "kysely";
 import { AppError } from "#shared/errors";
 import {
   DEFAULT_LEGAL_TEXTS,
@@ -57,6 +57,8 @@ export interface ShopSettingsDefaults {
 }
 
 type Row = Selectable<ShopSettingsTable>;
+/** What the settings are made of: the row but its key and its time of change. */
+type SettingsValues = Omit<Row, "singleton" | "updated_at">;
 
 /** The audited, comparable shape of a row: what the audit log shows before and after. */
 function auditedValues(row: Row): Record<string, unknown> {
@@ -97,7 +99,7 @@ export function createShopSettingsService(
   let cached: { version: bigint; read: Promise<ShopSettings> } | undefined;
   const defaultTimeZone = defaults.timeZone ?? "UTC";
 
-  function toSettings(row: Row | undefined): ShopSettings {
+  function toSettings(row: SettingsValues | undefined): ShopSettings {
     const logo =
       row?.logo_src && row.logo_src_set && row.logo_width && row.logo_height
         ? { src: row.logo_src, srcSet: row.logo_src_set, width: row.logo_width, height: row.logo_height }
@@ -155,6 +157,17 @@ export function createShopSettingsService(
     /** The settings read afresh through a transaction already open (an e-mail written in its fact's transaction). */
     async readWith(executor: Writer): Promise<ShopSettings> {
       return toSettings(await executor.selectFrom("shop_settings").selectAll().executeTakeFirst());
+    },
+
+    /**
+     * The settings as one column of a statement that reads something else (an order's e-mail reads the order and the
+     * shop together), as fresh as `readWith`; `fromColumn` reads what it gave.
+     */
+    column(): RawBuilder<SettingsValues | null> {
+      return sql<SettingsValues | null>`(select to_jsonb(s) - 'singleton' - 'updated_at' from shop_settings s)`;
+    },
+    fromColumn(values: SettingsValues | null): ShopSettings {
+      return toSettings(values ?? undefined);
     },
 
     /** The header's name and logo, and the footer's contact address. */
