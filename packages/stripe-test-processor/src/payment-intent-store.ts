@@ -56,6 +56,8 @@ export interface ConfirmOptions {
    * a return_url and without Stripe.js sends the shopper there for 3-D Secure (`next_action.redirect_to_url`).
    */
   authenticationPage?: string;
+  /** Whether the caller may confirm this intent (its client secret), checked first, on the locked row. Throws if not. */
+  checkCaller?: (intent: { client_secret: string }) => void;
 }
 
 /** The hosted authentication page's link: answered once, by the token it carries, while the challenge is pending. */
@@ -221,6 +223,7 @@ export function createPaymentIntentStore(db: ProcessorDB) {
       options: ConfirmOptions = {},
     ): Promise<AttemptResult> {
       const { intent, recordedEvent } = await transition(id, request, (current) => {
+        options.checkCaller?.(current);
         if (!CONFIRMABLE.includes(current.status)) {
           const message =
             current.status === "succeeded"

@@ -200,6 +200,12 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
   ): Promise<PaymentIntentObject> {
     const intent = await find(id);
     if (!intent) throw resourceMissing(id);
+    checkCaller(intent, keyKind, clientSecret);
+    return intent;
+  }
+
+  /** Whether the caller may act on this intent: the publishable key must present its client secret. Throws if not. */
+  function checkCaller(intent: { client_secret: string }, keyKind: KeyKind, clientSecret: string | undefined): void {
     if (keyKind === "publishable" && clientSecret === undefined) throw parameterMissing("client_secret");
     if (clientSecret !== undefined && !sameSecret(clientSecret, intent.client_secret)) {
       throw invalidRequest("The client_secret provided does not match any associated PaymentIntent on this account.", {
@@ -207,7 +213,6 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
         param: "client_secret",
       });
     }
-    return intent;
   }
 
   /** A confirm or authentication as Stripe answers it: the intent, or a 402 carrying the error and the intent. */
@@ -321,7 +326,6 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
           param: "payment_method",
         });
       }
-      await findForCaller(id, keyKind, params.client_secret);
       let check: CardCheck | null = null;
       if (card)
         check = checkCard(
@@ -346,6 +350,8 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
         useStripeSdk: params.use_stripe_sdk,
         receiptEmail: params.receipt_email,
         authenticationPage: processorUrl + AUTHENTICATION_PAGE_PATH,
+        // Checked on the intent as the confirm locks it: no read of its own before.
+        checkCaller: (intent: { client_secret: string }) => checkCaller(intent, keyKind, params.client_secret),
       };
       return attemptResponse(await intents.confirm(id, check, request, options), keyKind);
     }),
