@@ -533,6 +533,17 @@ describeEachDatabase("the test-mode processor's PaymentIntents API, through the 
       cardFields(other.client_secret ?? "", "4242424242424242"),
     );
     expect(crossed.status).toBe(400);
+    expect(await crossed.json()).toMatchObject({
+      error: { code: "payment_intent_invalid_parameter", param: "client_secret" },
+    });
+    const withoutSecret: Partial<ReturnType<typeof cardFields>> = cardFields("", "4242424242424242");
+    delete withoutSecret.client_secret;
+    const unnamed = await processor.browserPost(
+      `/v1/payment_intents/${intent.id}/confirm`,
+      withoutSecret as Record<string, string>,
+    );
+    expect(unnamed.status).toBe(400);
+    expect(await unnamed.json()).toMatchObject({ error: { code: "parameter_missing", param: "client_secret" } });
     expect((await processor.stripe.paymentIntents.retrieve(intent.id)).status).toBe("requires_payment_method");
   });
 
