@@ -19,6 +19,15 @@ describe("scripts held back until after the first paint", () => {
     expect(html).toMatch(/<script nonce="n0">\(\(\)=>\{.*requestAnimationFrame/);
   });
 
+  it("leaves what follows the module script (the data React Router streams in) as it was", () => {
+    const data =
+      '<script nonce="n0">window.data = "<link rel=\\"modulepreload\\" href=\\"/x.js\\"/>";</script>' +
+      '<script nonce="n0" type="module" async="">import("/y.js");</script>';
+    const html = withScriptsAfterFirstPaint(page.replace("</body>", `${data}</body>`));
+    expect(html).toContain('id="deferred-module" data-preload="[&quot;/assets/entry.client-1.js&quot;');
+    expect(html).toContain(`${data}</body>`);
+  });
+
   it("runs no module early when it cannot tell which one is the entry that hydrates", () => {
     const html = withScriptsAfterFirstPaint(page.replace('import("/assets/entry.client-1.js");', "import(entry);"));
     expect(html).toContain('data-early="[]"');

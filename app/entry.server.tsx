@@ -185,10 +185,15 @@ export function finishPage(rendered: Buffer): Buffer<ArrayBuffer> {
  * the markup is not what this expects, the page is left as rendered (scripts load at once); tests check both.
  */
 export function withScriptsAfterFirstPaint(html: string): string {
-  // <Scripts> writes them at the end of the body: the pattern work starts there, not at the top of the page.
+  // <Scripts> writes them at the end of the body, the module script after its preloads, and the data React Router
+  // streams follows: the pattern work covers that stretch alone, not the top of the page nor the data after it.
   const start = html.indexOf(MODULE_PRELOAD_START);
   if (start < 0) return html;
-  return html.slice(0, start) + rewriteScripts(html.slice(start));
+  const moduleAt = html.indexOf(MODULE_SCRIPT_START, start);
+  const end = moduleAt < 0 ? -1 : html.indexOf("</script>", moduleAt);
+  if (end < 0) return html;
+  const stop = end + "</script>".length;
+  return html.slice(0, start) + rewriteScripts(html.slice(start, stop)) + html.slice(stop);
 }
 
 function rewriteScripts(html: string): string {
@@ -214,6 +219,7 @@ function rewriteScripts(html: string): string {
 }
 
 const MODULE_PRELOAD_START = '<link rel="modulepreload"';
+const MODULE_SCRIPT_START = 'type="module" async="">';
 const MODULE_PRELOAD = /<link rel="modulepreload" href="([^"]+)"[^>]*\/>/g;
 const MODULE_SCRIPT = /<script nonce="([^"]*)" type="module" async="">([\s\S]*?)<\/script>/g;
 /** React Router's module script ends by importing the client entry, which hydrates. */
