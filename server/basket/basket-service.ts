@@ -58,6 +58,24 @@ function assertQuantityAllowed(lines: readonly StoredLine[], variantId: string, 
 }
 
 export function createBasketService(db: DB, catalogue: CatalogueService, logger: Logger) {
+  /** A basket's lines as one JSON column, in line order, of a statement that reads the basket (`basketId`: its id). */
+  function linesColumn(basketId: "baskets.id" | "counted.id") {
+    return jsonArrayFrom(
+      db
+        .selectFrom("basket_items")
+        .select([
+          sql<string>`basket_items.id::text`.as("id"),
+          "basket_items.product_id",
+          "basket_items.variant_id",
+          "basket_items.quantity",
+          "basket_items.added_price_cents",
+          "basket_items.gift_card",
+        ])
+        .where(sql<boolean>`basket_items.basket_id = ${sql.ref(basketId)}`)
+        .orderBy("basket_items.id"),
+    );
+  }
+
   async function readLines(executor: DB | Transaction, basketId: string): Promise<StoredLine[]> {
     const rows = await executor
       .selectFrom("basket_items")
@@ -414,22 +432,9 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       const { column, value } = ownerColumn(owner);
       const row = await db
         .selectFrom("baskets")
-        .select((eb) => [
+        .select([
           "baskets.revision",
-          jsonArrayFrom(
-            eb
-              .selectFrom("basket_items")
-              .select([
-                sql<string>`basket_items.id::text`.as("id"),
-                "basket_items.product_id",
-                "basket_items.variant_id",
-                "basket_items.quantity",
-                "basket_items.added_price_cents",
-                "basket_items.gift_card",
-              ])
-              .whereRef("basket_items.basket_id", "=", "baskets.id")
-              .orderBy("basket_items.id"),
-          ).as("lines"),
+          linesColumn("baskets.id").as("lines"),
           catalogue
             .variantsForSaleColumn(
               sql<string>`(select bi.variant_id from basket_items bi where bi.basket_id = baskets.id)`,
@@ -645,22 +650,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
             .returning("id"),
         )
         .selectFrom("counted")
-        .select((eb) =>
-          jsonArrayFrom(
-            eb
-              .selectFrom("basket_items")
-              .select([
-                sql<string>`basket_items.id::text`.as("id"),
-                "basket_items.product_id",
-                "basket_items.variant_id",
-                "basket_items.quantity",
-                "basket_items.added_price_cents",
-                "basket_items.gift_card",
-              ])
-              .whereRef("basket_items.basket_id", "=", "counted.id")
-              .orderBy("basket_items.id"),
-          ).as("lines"),
-        )
+        .select(linesColumn("counted.id").as("lines"))
         .executeTakeFirst();
       if (!basket) return;
       const changes = subtractPaid(basket.lines.map(toStoredLine), paid);
