@@ -13,6 +13,7 @@ import { BUILT_IN_PROCESSOR_PATH } from "#server/payments/payment-provider";
 import type { Services } from "#server/services";
 import { accountRoutes } from "./account-routes";
 import type { AppEnv } from "./app-env";
+import { jsonResponse } from "./response-bytes";
 import { limitBody } from "./body-limit";
 import { consoleRequestLimits, isLargeConsoleForm } from "./admin-guard";
 import { requireTwoStepForConsole } from "./two-step-gate";
@@ -240,7 +241,7 @@ export function errorResponse(c: Context<AppEnv>, error: AppError) {
   const body: ErrorBody = {
     error: { code: error.code, message: error.message, requestId: c.get("requestId"), details: error.details },
   };
-  return c.json(body, error.status as 400);
+  return jsonResponse(c, body, error.status as 400);
 }
 
 function plainErrorPage(message: string): string {

@@ -15,6 +15,7 @@ import { VARIANT_PARAM } from "#shared/catalogue";
 import type { AppEnv } from "./app-env";
 import { answerFormOrJson, type FormReturn } from "./form-or-json";
 import { readBody } from "./read-body";
+import { jsonResponse } from "./response-bytes";
 
 /**
  * The basket's endpoints. Each takes a form post (no JavaScript: answered with a redirect back to the page) or
@@ -45,7 +46,7 @@ export const basketRoutes = new Hono<AppEnv>()
   })
   .get("/basket", async (c) => {
     const { basket } = c.get("services");
-    return c.json({ basket: await basket.getBasket(c.get("shopper").basketOwner) }, 200, {
+    return jsonResponse(c, { basket: await basket.getBasket(c.get("shopper").basketOwner) }, 200, {
       "Cache-Control": "no-store",
     });
   })

@@ -2,6 +2,7 @@ import { gunzipSync, inflateSync, zstdDecompressSync } from "node:zlib";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { compressResponses } from "./compress";
+import { jsonResponse } from "./response-bytes";
 
 const page = `<!doctype html><html><body>${"<p>Echo Dot (3rd Gen) - Smart speaker with Alexa</p>".repeat(100)}</body></html>`;
 
@@ -10,6 +11,10 @@ function app() {
     .use(compressResponses())
     .get("/page", (c) => c.html(page))
     .get("/small", (c) => c.json({ ok: true }))
+    .get("/answer", (c) => jsonResponse(c, { ok: true }, 200))
+    .get("/basket", (c) =>
+      jsonResponse(c, { lines: Array.from({ length: 100 }, (_, i) => ({ title: `Book ${i}` })) }, 200),
+    )
     .get("/picture", (c) => c.body(new Uint8Array(4096), 200, { "Content-Type": "image/webp" }))
     .get("/no-transform", (c) => c.html(page, 200, { "Cache-Control": "no-transform" }))
     .get(
@@ -74,6 +79,19 @@ describe("compressResponses", () => {
     expect((await get("/picture", "gzip")).headers.get("content-encoding")).toBeNull();
     expect((await get("/page", "gzip", "HEAD")).headers.get("content-encoding")).toBeNull();
     expect((await get("/no-transform", "gzip")).headers.get("content-encoding")).toBeNull();
+  });
+
+  it("passes a small JSON answer by its stated length, and compresses a large one to the same JSON", async () => {
+    const small = await get("/answer", "gzip, deflate, br, zstd");
+    expect(small.headers.get("content-encoding")).toBeNull();
+    expect(small.headers.get("content-type")).toBe("application/json");
+    expect(small.headers.get("content-length")).toBe(String('{"ok":true}'.length));
+    expect(await small.json()).toEqual({ ok: true });
+    const large = await get("/basket", "gzip, deflate, br, zstd");
+    expect(large.headers.get("content-encoding")).toBe("zstd");
+    const body = Buffer.from(await large.arrayBuffer());
+    expect(Number(large.headers.get("content-length"))).toBe(body.byteLength);
+    expect(JSON.parse(zstdDecompressSync(body).toString())).toMatchObject({ lines: { length: 100 } });
   });
 
   it("compresses a streamed body whole, and weakens a strong ETag (the bytes differ from the original's)", async () => {

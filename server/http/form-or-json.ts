@@ -4,6 +4,7 @@
 import type { Context } from "hono";
 import { AppError } from "#shared/errors";
 import { bodyKind } from "./read-body";
+import { jsonResponse } from "./response-bytes";
 
 export interface Outcome {
   /** What a JSON caller gets. */
@@ -38,7 +39,7 @@ export async function answerFormOrJson(
   const hash = () => (formReturn.fragment ? `#${encodeURIComponent(formReturn.fragment)}` : "");
   try {
     const { json, status, returnTo } = await run(formReturn);
-    return isForm ? c.redirect(`${returnTo ?? "/"}${hash()}`, 303) : c.json(json, status);
+    return isForm ? c.redirect(`${returnTo ?? "/"}${hash()}`, 303) : jsonResponse(c, json, status);
   } catch (error) {
     if (!isForm || !(error instanceof AppError)) throw error;
     const back = new URL(refererPath(c), "http://local");

@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { sql } from "kysely";
 import type { Services } from "#server/services";
 import type { AppEnv } from "./app-env";
+import { jsonResponse } from "./response-bytes";
 import type { Readiness } from "./readiness";
 
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -19,12 +20,17 @@ export function healthRoutes(readiness: Readiness) {
     .get("/healthz", async (c) => {
       const { database } = c.get("services");
       const isUp = await databaseAnswers(c.get("services"));
-      return c.json({ status: isUp ? "ok" : "unavailable", database: database.kind }, isUp ? 200 : 503, NO_STORE);
+      return jsonResponse(
+        c,
+        { status: isUp ? "ok" : "unavailable", database: database.kind },
+        isUp ? 200 : 503,
+        NO_STORE,
+      );
     })
     .get("/readyz", async (c) => {
-      if (readiness.isDraining) return c.json({ status: "draining" }, 503, NO_STORE);
+      if (readiness.isDraining) return jsonResponse(c, { status: "draining" }, 503, NO_STORE);
       const isUp = await databaseAnswers(c.get("services"));
-      return c.json({ status: isUp ? "ready" : "unavailable" }, isUp ? 200 : 503, NO_STORE);
+      return jsonResponse(c, { status: isUp ? "ready" : "unavailable" }, isUp ? 200 : 503, NO_STORE);
     });
 }
 

@@ -15,6 +15,7 @@ import { isDatabaseUnavailable } from "#server/db/database-errors";
 import type { AppEnv } from "./app-env";
 import { answerFormOrJson } from "./form-or-json";
 import { readBody, readRawBody } from "./read-body";
+import { jsonResponse } from "./response-bytes";
 
 const noBody = z.strictObject({});
 
@@ -91,13 +92,13 @@ export const paymentRoutes = new Hono<AppEnv>()
     const owner = shopper.basketOwner;
     if (!owner) throw new AppError("ADDRESS_REQUIRED", "Add a delivery address first.");
     await c.get("services").checkout.applyPromotion(owner, code, shopper.user?.email ?? null);
-    return c.json({ code }, 200);
+    return jsonResponse(c, { code }, 200);
   })
   .delete("/checkout/promotion", async (c) => {
     await readBody(c.req.raw, noBody);
     const owner = c.get("shopper").basketOwner;
     if (owner) await c.get("services").checkout.removePromotion(owner);
-    return c.json({}, 200);
+    return jsonResponse(c, {}, 200);
   })
   .post("/payments/create", async (c) => {
     const query = createPaymentQuerySchema.safeParse(c.req.query());
@@ -121,7 +122,7 @@ export const paymentRoutes = new Hono<AppEnv>()
     if (amountCents !== (dueCents ?? query.data.total)) {
       throw new AppError("TOTAL_MISMATCH", "Your basket has changed in another window. Please check it and pay again.");
     }
-    return c.json({ clientSecret }, 201, { "Cache-Control": "no-store" });
+    return jsonResponse(c, { clientSecret }, 201, { "Cache-Control": "no-store" });
   })
   .post("/orders/record", async (c) => {
     const { paymentIntentId } = await readBody(c.req.raw, recordOrderSchema);
@@ -134,15 +135,16 @@ export const paymentRoutes = new Hono<AppEnv>()
     if (!result) throw new AppError("NOT_FOUND", "We could not find that payment.");
     if (result.kind === "needs-review") throw paymentHeldForReview(result.paidAmountCents);
     // Accepted, not yet paid: the order is recorded when the processor says the payment succeeded.
-    if (result.kind === "processing") return c.json({ processing: true, message: PAYMENT_PROCESSING_MESSAGE }, 202);
-    return c.json({ orderId: result.orderId, orderNumber: result.orderNumber }, 201);
+    if (result.kind === "processing")
+      return jsonResponse(c, { processing: true, message: PAYMENT_PROCESSING_MESSAGE }, 202);
+    return jsonResponse(c, { orderId: result.orderId, orderNumber: result.orderNumber }, 201);
   })
   .post("/webhooks/stripe", async (c) => {
     const signature = c.req.header("stripe-signature");
     if (!signature) throw new AppError("BAD_REQUEST", "Missing Stripe-Signature header.");
     const { webhooks } = c.get("services");
     const outcome = await webhooks.handleWebhook(await c.req.text(), signature);
-    return c.json({ received: true, outcome }, 200);
+    return jsonResponse(c, { received: true, outcome }, 200);
   });
 
 function paymentHeldForReview(paidAmountCents: number): AppError {
