@@ -75,6 +75,8 @@ for (const viewport of [...VIEWPORTS, { width: 768, height: 1024 }]) {
   test(`at ${viewport.width} px every banner's words are text of 14 px or more, fully visible, and no button covers them`, async ({
     page,
   }) => {
+    // Every slide of every banner measured in turn: on a busy 2-core machine it ran past the 30 s default.
+    test.slow();
     await page.setViewportSize(viewport);
     // The page's clock stands still: the banner moves only when the story presses "Next slide".
     await page.clock.install();
