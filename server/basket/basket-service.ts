@@ -145,13 +145,16 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
     trx: DB | Transaction,
     owner: BasketOwner,
   ): Promise<{ id: string; revision: number } | undefined> {
+    return countUpStatement(trx, owner).returning(["id", "revision"]).executeTakeFirst();
+  }
+
+  /** The owner's basket moved on a revision: the statement, for countUp and for a statement that reads with it. */
+  function countUpStatement(trx: DB | Transaction, owner: BasketOwner) {
     const { column, value } = ownerColumn(owner);
     return trx
       .updateTable("baskets")
       .set({ revision: sql`revision + 1`, updated_at: sql`now()` })
-      .where(column, "=", value)
-      .returning(["id", "revision"])
-      .executeTakeFirst();
+      .where(column, "=", value);
   }
 
   /** The owner's basket as one snapshot: its id, revision and lines (one statement, no lock); undefined without one. */
@@ -640,15 +643,8 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
      */
     async removePaidItems(owner: BasketOwner, paid: readonly PaidQuantity[], executor: Transaction): Promise<void> {
       // The revision moved on and the lines read in one statement (the lines' rows are not what it changes).
-      const { column, value } = ownerColumn(owner);
       const basket = await executor
-        .with("counted", (db) =>
-          db
-            .updateTable("baskets")
-            .set({ revision: sql`revision + 1`, updated_at: sql`now()` })
-            .where(column, "=", value)
-            .returning("id"),
-        )
+        .with("counted", () => countUpStatement(executor, owner).returning("id"))
         .selectFrom("counted")
         .select(linesColumn("counted.id").as("lines"))
         .executeTakeFirst();
