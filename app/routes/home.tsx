@@ -8,6 +8,7 @@ import { bannerSlides } from "#shared/shop-pictures";
 import { BasketButton } from "#app/features/basket/components/basket-button";
 import { ProductShelf } from "#app/features/catalogue/components/product-shelf";
 import { useShopName } from "#app/features/shell/use-shop-name";
+import { KeptHtml } from "#app/components/kept-html";
 
 /** The shelf layout the shop has always shown: a row of 2, a row of 3, a row of 1. */
 const HOME_ROW_SIZES = [2, 3, 1] as const;
@@ -41,17 +42,25 @@ export default function Home({ loaderData }: Route.ComponentProps) {
       />
       <h1 className="visually-hidden">{shopName}</h1>
       <Carousel label="Featured offers" slides={loaderData.banners} intervalMs={BANNER_INTERVAL_MS} />
-      <ProductShelf products={loaderData.products} rowSizes={HOME_ROW_SIZES} renderAction={cardAction} />
+      {/*
+        The shelves are kept per catalogue version (server/catalogue), and so is their HTML: the same for every shopper,
+        rendered once. Only the header is the shopper's own.
+      */}
+      <KeptHtml name="home-featured" source={loaderData.products}>
+        <ProductShelf products={loaderData.products} rowSizes={HOME_ROW_SIZES} renderAction={cardAction} />
+      </KeptHtml>
       {loaderData.moreToExplore.length > 0 ? (
         <section className="home__more" aria-labelledby="more-to-explore-title">
           <h2 id="more-to-explore-title">More to explore</h2>
           {/* One row that scrolls sideways; below the fold, so its pictures load lazily. */}
-          <ProductShelf
-            products={loaderData.moreToExplore}
-            rowSizes={[loaderData.moreToExplore.length]}
-            renderAction={cardAction}
-            isBelowTheFold
-          />
+          <KeptHtml name="home-more-to-explore" source={loaderData.moreToExplore}>
+            <ProductShelf
+              products={loaderData.moreToExplore}
+              rowSizes={[loaderData.moreToExplore.length]}
+              renderAction={cardAction}
+              isBelowTheFold
+            />
+          </KeptHtml>
         </section>
       ) : null}
     </main>

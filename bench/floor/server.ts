@@ -117,7 +117,9 @@ const services = {
   provider: { mode: "built-in" },
   settings: { identity: async () => ({ name: DEFAULT_SHOP_NAME, logo: null }) },
   catalogue: {
-    listProducts: async () => cards,
+    // A new list for each request, as search and the product page are: the shop's pages keep a part's HTML for as
+    // long as its data is the same object (app/components/kept-html.tsx), and the floor is the page rendered whole.
+    listProducts: async () => [...cards],
     listMoreToExplore: async () => [],
     findProductPage: async (slug: string) => productPage(slug),
     productPage: async (slug: string) => productPage(slug),
