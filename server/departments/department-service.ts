@@ -74,6 +74,8 @@ export interface DepartmentInput {
  */
 export function createDepartmentService(db: DB, catalogue: { currentVersion(): Promise<bigint>; noteWrite(): void }) {
   let cached: { version: bigint; read: Promise<Department[]> } | undefined;
+  /** The tree built from the kept read, once: the header asks for it on every page. */
+  let cachedTree: { all: Department[]; tree: readonly DepartmentBranch[] } | undefined;
 
   /** `trailOfProduct` from the ids of the product's departments, when the caller read them (with the product). */
   async function trailOf(departmentIds: readonly string[]): Promise<DepartmentTrail> {
@@ -178,8 +180,10 @@ export function createDepartmentService(db: DB, catalogue: { currentVersion(): P
     listAll,
 
     /** Top-level departments in order, each with its sub-departments. */
-    async listTree(): Promise<DepartmentBranch[]> {
-      return buildTree(await listAll());
+    async listTree(): Promise<readonly DepartmentBranch[]> {
+      const all = await listAll();
+      if (cachedTree?.all !== all) cachedTree = { all, tree: buildTree(all) };
+      return cachedTree.tree;
     },
 
     /** A department by its address, with its parent and children; undefined for none. */

@@ -98,7 +98,7 @@ export function DepartmentsField({
   selected,
   errors,
 }: {
-  departments: { id: string; name: string; children: { id: string; name: string }[] }[];
+  departments: readonly { id: string; name: string; children: readonly { id: string; name: string }[] }[];
   selected: string;
   errors: Errors;
 }) {
