@@ -43,8 +43,8 @@ function BrowserKeptHtml({ name, children }: KeptHtmlProps) {
  * A part of a page that is the same for every shopper who asks for the same address while the data it shows is
  * unchanged (the home page's shelves, a product's details, a search's results): on the server its HTML is kept from
  * the first render and sent again as it was, so only the shopper's own parts (the header, the review form) are
- * rendered per request. The browser always renders the children: the kept HTML is what that same render produced in the same place, so
- * hydration finds exactly what it would have found (docs/decisions/039).
+ * rendered per request. The browser always renders the children: the kept HTML is what that same render produced in
+ * the same place, so hydration finds exactly what it would have found (docs/decisions/039).
  *
  * `source` is the kept data the part is drawn from (an object the catalogue keeps per version, by identity): when
  * the catalogue moves on, a new object stands for the new data and the old HTML goes with the old object. Everything
