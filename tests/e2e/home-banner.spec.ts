@@ -105,7 +105,12 @@ for (const viewport of [...VIEWPORTS, { width: 768, height: 1024 }]) {
           ).toBe(false);
         }
       }
-      if (index < BANNERS.length - 1) await carousel.getByRole("button", { name: "Next slide" }).click();
+      if (index < BANNERS.length - 1) {
+        await carousel.getByRole("button", { name: "Next slide" }).click();
+        // Slides cross-fade (600 ms): the next slide's words are measured once this one has gone, not while its words
+        // still lie over them, as they did on a busy machine.
+        await expect(page.locator(".carousel__slide").nth(index)).toBeHidden();
+      }
     }
   });
 }
