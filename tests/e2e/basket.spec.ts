@@ -135,6 +135,8 @@ test.describe("with JavaScript", () => {
   }) => {
     // The page takes over the select at a moment the story cannot name (while React hydrates it, a choice's own
     // event makes React draw the server's quantity back at once), so three shoppers choose as soon as it is shown.
+    // Three shoppers' whole visits ran past the 30 s default while CI's other worker was busy.
+    test.slow();
     for (let shopper = 1; shopper <= 3; shopper += 1) {
       const page = await browser.newPage();
       await gotoHydrated(page, "/");

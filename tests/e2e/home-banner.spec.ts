@@ -1,6 +1,6 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { BANNERS } from "../../shared/banners.ts";
-import { gotoHydrated } from "./support/hydrated";
+import { gotoHydratedOnStillClock, installStillClock } from "./support/still-clock";
 
 /**
  * The home page's rotating banner on a phone and a desktop: its words are real text a shopper can read (14 px and
@@ -79,8 +79,7 @@ for (const viewport of [...VIEWPORTS, { width: 768, height: 1024 }]) {
     test.slow();
     await page.setViewportSize(viewport);
     // The page's clock stands still: the banner moves only when the story presses "Next slide".
-    await page.clock.install();
-    await gotoHydrated(page, "/");
+    await gotoHydratedOnStillClock(page, "/");
     const carousel = page.getByRole("region", { name: "Featured offers" });
     const buttons = [
       carousel.getByRole("button", { name: "Previous slide" }),
@@ -119,8 +118,7 @@ test("at 390 px the arrows and the pause button are in a row below the banner's 
   page,
 }) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.clock.install();
-  await gotoHydrated(page, "/");
+  await gotoHydratedOnStillClock(page, "/");
   const carousel = page.getByRole("region", { name: "Featured offers" });
   const { slide, subtitle } = visibleSlide(page, BANNERS[0]);
   const pause = carousel.getByRole("button", { name: "Stop slide rotation" });
@@ -159,7 +157,7 @@ for (const viewport of VIEWPORTS) {
     page,
   }) => {
     await page.setViewportSize(viewport);
-    await page.clock.install();
+    await installStillClock(page);
     const positions = async () => {
       const { headline } = visibleSlide(page, BANNERS[0]);
       const firstProduct = page.getByRole("article").first();

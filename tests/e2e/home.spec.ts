@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { gotoHydrated } from "./support/hydrated";
+import { gotoHydratedOnStillClock } from "./support/still-clock";
 
 const products = [
   {
@@ -152,8 +153,7 @@ test("every image on the home page loads, with alt text and explicit dimensions"
 });
 
 test("the banner carousel has six slides and advances by itself", async ({ page }) => {
-  await page.clock.install();
-  await gotoHydrated(page, "/");
+  await gotoHydratedOnStillClock(page, "/");
   const carousel = page.locator('[aria-roledescription="carousel"]');
   await expect(carousel).toHaveAttribute("aria-label", "Featured offers");
   const slides = carousel.locator('[aria-roledescription="slide"]');
@@ -173,8 +173,7 @@ test("the banner carousel has six slides and advances by itself", async ({ page 
 });
 
 test("the carousel's buttons work from the keyboard, and it loops backwards from the first slide", async ({ page }) => {
-  await page.clock.install();
-  await page.goto("/");
+  await gotoHydratedOnStillClock(page, "/");
   const carousel = page.locator('[aria-roledescription="carousel"]');
   const current = carousel.locator('[aria-roledescription="slide"]:not([aria-hidden="true"])');
   // Disabled until the page's script runs (a button that did nothing would be worse).
@@ -196,8 +195,7 @@ test("under reduced motion the carousel does not move by itself", async ({ brows
   const slideAfterTenSeconds = async (reducedMotion: "reduce" | "no-preference") => {
     const context = await browser.newContext({ reducedMotion });
     const page = await context.newPage();
-    await page.clock.install();
-    await gotoHydrated(page, "/");
+    await gotoHydratedOnStillClock(page, "/");
     await page.mouse.move(5, 700);
     await page.clock.runFor(10_000);
     const label = await page

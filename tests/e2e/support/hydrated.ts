@@ -7,5 +7,6 @@ import { expect, type Page } from "@playwright/test";
  */
 export async function gotoHydrated(page: Page, path: string): Promise<void> {
   await page.goto(path);
-  await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+  // A production build hydrates in well under a second here, but on CI's two busy cores it once took over 5 s.
+  await expect(page.locator("html[data-hydrated]")).toHaveCount(1, { timeout: 15_000 });
 }
