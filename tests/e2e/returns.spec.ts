@@ -251,6 +251,10 @@ test.describe("returns", () => {
     await expect(operator.getByText("None (replacement)")).toBeVisible();
     await expect(operator.getByRole("main")).toContainText(`${tee} (Size: L)`);
     await expect(operator.getByRole("button", { name: "Mark as shipped" })).toBeVisible();
+    // Nothing was paid for it, so there is nothing to refund: cancelling it is named as such.
+    await expect(operator.getByRole("heading", { name: "Cancel the order" })).toBeVisible();
+    await expect(operator.getByText("Cancels the order. Nothing paid is left to refund.")).toBeVisible();
+    await expect(operator.getByRole("button", { name: "Cancel and refund" })).toHaveCount(0);
     await operator.screenshot({ path: "test-results/returns-replacement-order-console-1280.png", fullPage: true });
 
     // The e-mails: the difference refunded, the replacement order confirmed at $0.00; each once.

@@ -51,6 +51,7 @@ export async function loader({ context, params }: Route.LoaderArgs) {
     total: formatCents(order.amountCents),
     refunded: formatCents(order.refundedCents),
     left: formatCents(left),
+    hasMoneyLeft: left > 0,
     paidAt: formatConsoleTime(order.paidAt, timeZone),
     email: order.contactEmail ?? "–",
     address: order.deliveryAddress ? addressLines(order.deliveryAddress) : [],

@@ -28,6 +28,8 @@ export interface ConsoleOrder {
   total: string;
   refunded: string;
   left: string;
+  /** Whether any of what was paid is not yet refunded (else Cancel and refund is only a cancel). */
+  hasMoneyLeft: boolean;
   paidAt: string;
   email: string;
   address: string[];

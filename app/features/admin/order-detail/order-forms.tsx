@@ -190,14 +190,20 @@ export function CancelForm({
   cancelKey: string;
   isBusy: boolean;
 }) {
+  // A $0.00 order (a replacement, or one a code or balances paid) has nothing to refund: the form says what it does.
+  const title = order.hasMoneyLeft ? "Cancel and refund" : "Cancel the order";
   return (
     <section aria-labelledby="cancel-title">
-      <h2 id="cancel-title">Cancel and refund</h2>
+      <h2 id="cancel-title">{title}</h2>
       <ErrorSummary errors={cancelErrors} fieldIds={{}} title={CONSOLE_SUMMARY_TITLE} />
       <Form method="post">
         <input type="hidden" name="intent" value="cancel-and-refund" />
         <input type="hidden" name="key" value={cancelKey} />
-        <p className="console-hint">Cancels the order and refunds everything left, {order.left}.</p>
+        <p className="console-hint">
+          {order.hasMoneyLeft
+            ? `Cancels the order and refunds everything left, ${order.left}.`
+            : "Cancels the order. Nothing paid is left to refund."}
+        </p>
         {order.items.some((item) => item.restockable > 0) ? (
           <div className="console-field console-field--check">
             <label>
@@ -206,7 +212,7 @@ export function CancelForm({
           </div>
         ) : null}
         <button type="submit" className="console-button" disabled={isBusy}>
-          Cancel and refund
+          {title}
         </button>
       </Form>
     </section>
