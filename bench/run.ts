@@ -26,6 +26,7 @@ import { catalogueScenario } from "./scenarios/catalogue.ts";
 import { checkoutScenario } from "./scenarios/checkout.ts";
 import { departmentListingScenario } from "./scenarios/department-listing.ts";
 import { cpuPerRequestScenario } from "./scenarios/cpu-per-request.ts";
+import { checkoutCpuSplitScenario } from "./scenarios/checkout-cpu-split.ts";
 import { separateProcessorCheckoutScenario } from "./scenarios/checkout-separate-processor.ts";
 import { growthScenario } from "./scenarios/growth.ts";
 import { pageWeightScenario } from "./scenarios/page-weight.ts";
@@ -44,6 +45,7 @@ const ALL_SCENARIOS: Scenario<unknown>[] = [
   pageWeightScenario,
   throughputScenario,
   cpuPerRequestScenario,
+  checkoutCpuSplitScenario,
   basketScenario,
   checkoutScenario,
   separateProcessorCheckoutScenario,

@@ -89,7 +89,7 @@ export const TEST_CARD_FIELDS: Record<string, string> = {
  * the shop when it is mounted, the processor's own origin when it runs as its own process), made absolute. Read by a
  * guest of its own with an item in the basket: /payment sends an empty basket back to /checkout.
  */
-export async function findPaymentConfig(baseUrl: string): Promise<{ publishableKey: string; processorUrl: string }> {
+export async function findPaymentConfig(baseUrl: string): Promise<PaymentConfig> {
   const { cookie } = await newShopper(baseUrl);
   const response = await timedFetch(`${baseUrl}/payment`, { headers: { accept: "text/html", cookie } });
   if (response.status !== 200) throw new Error(describeAnswer("GET /payment", response));
@@ -104,9 +104,11 @@ export async function findPaymentConfig(baseUrl: string): Promise<{ publishableK
   return { publishableKey, processorUrl: new URL(processorUrl, `${baseUrl}/`).href.replace(/\/$/, "") };
 }
 
-/** The built-in processor's publishable key, from the payment page's server-rendered HTML (as the browser gets it). */
-export async function findPublishableKey(baseUrl: string): Promise<string> {
-  return (await findPaymentConfig(baseUrl)).publishableKey;
+/** Where a shopper's browser confirms the card, and with which key (`findPaymentConfig`). */
+export interface PaymentConfig {
+  publishableKey: string;
+  /** The processor's base URL: the shop's own "/_processor", or the processor's origin when it runs apart. */
+  processorUrl: string;
 }
 
 export function parseJson(text: string): unknown {
@@ -193,19 +195,18 @@ export async function createPayment(
  * does: 200 with status "succeeded". Throws otherwise.
  */
 export async function confirmPayment(
-  baseUrl: string,
-  publishableKey: string,
+  { processorUrl, publishableKey }: PaymentConfig,
   intentId: string,
   clientSecret: string,
 ): Promise<TimedResponse> {
-  const response = await timedFetch(`${baseUrl}/_processor/v1/payment_intents/${intentId}/confirm`, {
+  const response = await timedFetch(`${processorUrl}/v1/payment_intents/${intentId}/confirm`, {
     method: "POST",
     headers: { authorization: `Bearer ${publishableKey}`, "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ client_secret: clientSecret, use_stripe_sdk: "true", ...TEST_CARD_FIELDS }).toString(),
   });
   const body = parseJson(response.body) as { id?: string; status?: string } | undefined;
   if (response.status !== 200 || body?.status !== "succeeded" || body.id !== intentId)
-    throw new Error(describeAnswer("POST /_processor/…/confirm", response));
+    throw new Error(describeAnswer("POST <processor>/v1/payment_intents/…/confirm", response));
   return response;
 }
 
@@ -229,10 +230,10 @@ export async function recordOrder(
 export async function payForBasket(
   baseUrl: string,
   cookie: string,
-  publishableKey: string,
+  payment: PaymentConfig,
   totalCents: number,
 ): Promise<string> {
   const { intentId, clientSecret } = await createPayment(baseUrl, cookie, totalCents);
-  await confirmPayment(baseUrl, publishableKey, intentId, clientSecret);
+  await confirmPayment(payment, intentId, clientSecret);
   return (await recordOrder(baseUrl, cookie, intentId)).orderId;
 }

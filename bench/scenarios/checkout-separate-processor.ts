@@ -1,17 +1,7 @@
-import { deferCleanup } from "../lib/cleanup.ts";
-import { createTemporaryDatabase } from "../lib/postgres.ts";
+import { withProcessorApart } from "../lib/processor-apart.ts";
 import { ms, table } from "../lib/report.ts";
 import type { Measurement, Scenario } from "../lib/scenario.ts";
-import {
-  freePort,
-  makeProcessorKeys,
-  processorKeysEnv,
-  startProcessorServer,
-  startShopServer,
-  type DatabaseChoice,
-  type StopInfo,
-} from "../lib/server.ts";
-import { projectRoot } from "../lib/settings.ts";
+import type { StopInfo } from "../lib/server.ts";
 import { checkoutScenario, type CheckoutResult } from "./checkout.ts";
 
 export interface SeparateProcessorCheckoutResult extends CheckoutResult {
@@ -38,68 +28,28 @@ export const separateProcessorCheckoutScenario: Scenario<SeparateProcessorChecko
   plannedSeconds: checkoutScenario.plannedSeconds,
 
   async run({ server, settings, log }) {
-    const keys = makeProcessorKeys();
-    const startTimeoutMs = settings.startTimeoutS * 1000;
-    // Each needs the other's address before either starts: the shop's port is chosen first, the processor's after.
-    const shopPort = await freePort();
-
-    // The processor's tables go in a database of the same kind as the mounted processor's, but never in the shop's
-    // own: the mounted processor of the shop still running there would deliver the new one's events itself.
-    let processorDatabaseUrl: string | undefined;
-    let processorDatabase = "PGlite (its own DATA_DIR)";
-    let dropProcessorDatabase = async () => {};
-    if (server.database === "postgres") {
-      const database = await createTemporaryDatabase(settings.postgresAdminUrl);
-      dropProcessorDatabase = deferCleanup(`drop database ${database.name}`, () => database.drop());
-      processorDatabaseUrl = database.url;
-      processorDatabase = `PostgreSQL (${database.name})`;
-    }
-    const shopDatabase: DatabaseChoice =
-      server.databaseUrl === undefined
-        ? { kind: "pglite" }
-        : { kind: "postgres", url: server.databaseUrl, name: new URL(server.databaseUrl).pathname.slice(1) };
-
-    try {
-      log(`starting the processor on its own (${processorDatabase})...`);
-      const processor = await startProcessorServer(projectRoot, {
-        keys,
-        webhookUrl: `http://127.0.0.1:${shopPort}/webhooks/stripe`,
-        databaseUrl: processorDatabaseUrl,
-        startTimeoutMs,
-      });
+    return withProcessorApart(server, settings, log, async ({ processor, shop, processorDatabase }) => {
+      const processorErrorsBefore = processor.errorLog().count;
+      let checkouts: CheckoutResult;
       try {
-        log(`processor ready at ${processor.baseUrl}; starting a shop on ${shopDatabase.kind} that pays through it...`);
-        const shop = await startShopServer(projectRoot, shopDatabase, {
-          startTimeoutMs,
-          port: shopPort,
-          env: { PROCESSOR_URL: processor.baseUrl, ...processorKeysEnv(keys) },
+        checkouts = await checkoutScenario.run({
+          server: { ...shop, label: `${shop.label}, processor apart` },
+          settings,
+          log,
         });
-        let checkouts: CheckoutResult;
-        const processorErrorsBefore = processor.errorLog().count;
-        try {
-          checkouts = await checkoutScenario.run({
-            server: { ...shop, label: `${shop.label}, processor apart` },
-            settings,
-            log,
-          });
-        } finally {
-          await shop.stop();
-        }
-        const processorErrors = processor.errorLog(processorErrorsBefore);
-        return {
-          ...checkouts,
-          processorDatabase,
-          startupS: { processor: Math.round(processor.startupS * 10) / 10, shop: Math.round(shop.startupS * 10) / 10 },
-          processorErrorLogLines: processorErrors.count - processorErrorsBefore,
-          processorErrorLogSample: processorErrors.first,
-          stops: { processor: await processor.stop(), shop: await shop.stop() },
-        };
       } finally {
-        await processor.stop();
+        await shop.stop();
       }
-    } finally {
-      await dropProcessorDatabase();
-    }
+      const processorErrors = processor.errorLog(processorErrorsBefore);
+      return {
+        ...checkouts,
+        processorDatabase,
+        startupS: { processor: Math.round(processor.startupS * 10) / 10, shop: Math.round(shop.startupS * 10) / 10 },
+        processorErrorLogLines: processorErrors.count - processorErrorsBefore,
+        processorErrorLogSample: processorErrors.first,
+        stops: { processor: await processor.stop(), shop: await shop.stop() },
+      };
+    });
   },
 
   render(measurements, settings, allMeasurements) {

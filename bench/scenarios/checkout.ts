@@ -10,11 +10,10 @@ import {
   setDeliveryAddress,
   TEST_CARD_FIELDS,
   timedFetch,
+  type PaymentConfig,
   type TimedResponse,
 } from "../lib/shop-client.ts";
 import type { RunningServer } from "../lib/server.ts";
-
-type PaymentConfig = Awaited<ReturnType<typeof findPaymentConfig>>;
 
 /** Checkouts in flight at once: one shopper after another, then a few at the same time. */
 export const CHECKOUT_CONCURRENCY = [1, 4] as const;

@@ -9,7 +9,7 @@ import type { Settings } from "../lib/settings.ts";
 import {
   addToBasket,
   BENCH_PRODUCT,
-  findPublishableKey,
+  findPaymentConfig,
   newShopper,
   payForBasket,
   SESSION_COOKIE,
@@ -152,10 +152,10 @@ export const growthScenario: Scenario<GrowthResult> = {
     try {
       // One guest shopper with one real order (paid through the shop), whose items the seeded orders copy.
       log(`${server.label}: a shopper with one paid order`);
-      const publishableKey = await findPublishableKey(server.baseUrl);
+      const payment = await findPaymentConfig(server.baseUrl);
       const first = await addToBasket(server.baseUrl, undefined);
       const cookie = first.cookie;
-      const realOrderId = await payForBasket(server.baseUrl, cookie, publishableKey, first.basket.subtotalCents);
+      const realOrderId = await payForBasket(server.baseUrl, cookie, payment, first.basket.subtotalCents);
       const sessionId = await sessionIdOf(db, cookie);
       const realOrder = await db.query<{ session_id: string | null; paid_at: Date }>(
         "select session_id, paid_at from orders where id = $1",

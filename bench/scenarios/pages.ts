@@ -9,7 +9,7 @@ import {
 } from "../lib/lighthouse.ts";
 import { cpuBusyPercent, kB, ms, table } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
-import { addToBasket, BENCH_PRODUCT, findPublishableKey, payForBasket, timedFetch } from "../lib/shop-client.ts";
+import { addToBasket, BENCH_PRODUCT, findPaymentConfig, payForBasket, timedFetch } from "../lib/shop-client.ts";
 import { JS_BUDGET_BYTES } from "./page-weight.ts";
 
 /**
@@ -112,10 +112,10 @@ export const pagesScenario: Scenario<PagesResult> = {
 
   async run({ server, settings, log }) {
     log(`${server.label}: a shopper with one paid order and 2 items in the basket, for the shopper's pages`);
-    const publishableKey = await findPublishableKey(server.baseUrl);
+    const payment = await findPaymentConfig(server.baseUrl);
     const first = await addToBasket(server.baseUrl, undefined);
     const cookie = first.cookie;
-    await payForBasket(server.baseUrl, cookie, publishableKey, first.basket.subtotalCents);
+    await payForBasket(server.baseUrl, cookie, payment, first.basket.subtotalCents);
     await addToBasket(server.baseUrl, cookie, BENCH_PRODUCT.id);
     const second = await addToBasket(server.baseUrl, cookie, BENCH_PRODUCT.id);
     if (second.basket.count !== 2)

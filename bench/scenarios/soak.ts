@@ -10,7 +10,7 @@ import {
   confirmPayment,
   createPayment,
   describeAnswer,
-  findPublishableKey,
+  findPaymentConfig,
   recordOrder,
   timedFetch,
   type TimedResponse,
@@ -131,7 +131,7 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
 
     async run({ server, settings, log }) {
       const errorLinesBefore = server.errorLog().count;
-      const publishableKey = await findPublishableKey(server.baseUrl);
+      const paymentConfig = await findPaymentConfig(server.baseUrl);
       const shoppers = settings.soakShoppers;
       const warmupS = settings.soakWarmupS;
       log(
@@ -223,7 +223,7 @@ function createSoakScenario({ name, title, thinkMs: THINK_MS, judgesP99 }: SoakP
             );
             await think(); // Typing the card.
             await act(state, "confirm", async () => ({
-              response: await confirmPayment(server.baseUrl, publishableKey, payment.intentId, payment.clientSecret),
+              response: await confirmPayment(paymentConfig, payment.intentId, payment.clientSecret),
             }));
             await act(state, "record", () => recordOrder(server.baseUrl, shopperCookie, payment.intentId));
             await think();
