@@ -59,7 +59,9 @@ export function ReturnsByReason({
       <table className="console-table" tabIndex={0} aria-labelledby="returns-heading">
         <thead>
           <tr>
-            <th scope="col">Reason</th>
+            <th scope="col" className="console-grow">
+              Reason
+            </th>
             <th scope="col" className="console-number">
               Returns
             </th>
@@ -101,7 +103,9 @@ export function TopProducts({
         <table className="console-table" tabIndex={0} aria-labelledby="top-heading">
           <thead>
             <tr>
-              <th scope="col">Product</th>
+              <th scope="col" className="console-grow">
+                Product
+              </th>
               <th scope="col" className="console-number">
                 Sold
               </th>

@@ -53,7 +53,9 @@ export function OrderItems({ order }: { order: ConsoleOrder }) {
       <table className="console-table" tabIndex={0}>
         <thead>
           <tr>
-            <th scope="col">Item</th>
+            <th scope="col" className="console-grow">
+              Item
+            </th>
             <th scope="col" className="console-number">
               Quantity
             </th>
