@@ -6,7 +6,9 @@ const START = new Date("2026-01-05T09:00:00Z").getTime();
 /** A clock that stands still until the story moves it, for the pages this one opens next. */
 export async function installStillClock(page: Page): Promise<void> {
   await page.clock.install({ time: START });
-  await page.clock.pauseAt(START + 1);
+  // Installed, the clock runs until paused: pausing a minute on (not a millisecond, which a busy machine had already
+  // passed: "Cannot fast-forward to the past") fires nothing, as no page has a timer yet.
+  await page.clock.pauseAt(START + 60_000);
 }
 
 /**
