@@ -45,9 +45,11 @@ export const checkoutCpuSplitScenario: Scenario<CheckoutCpuSplitResult> = {
   async run({ server, settings, log }) {
     return withProcessorApart(server, settings, log, async ({ processor, shop, processorDatabase }) => {
       const rounds: CheckoutSplitRound[] = [];
-      // One round of each first, unmeasured: both shops warm, their kept reads made.
-      await checkoutCpu(server.baseUrl, [server.pid], Math.min(settings.durationS, 3));
-      await checkoutCpu(shop.baseUrl, [shop.pid, processor.pid], Math.min(settings.durationS, 3));
+      // One round of each first, not counted: both shops warm, their kept reads made.
+      if (settings.warmupS > 0) {
+        await checkoutCpu(server.baseUrl, [server.pid], settings.warmupS);
+        await checkoutCpu(shop.baseUrl, [shop.pid, processor.pid], settings.warmupS);
+      }
       for (let index = 1; index <= Math.max(MIN_ROUNDS, settings.rounds); index += 1) {
         const mounted = await checkoutCpu(server.baseUrl, [server.pid], settings.durationS);
         const apart = await checkoutCpu(shop.baseUrl, [shop.pid, processor.pid], settings.durationS);
