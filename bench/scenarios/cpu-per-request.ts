@@ -439,8 +439,7 @@ export async function registerShopper(baseUrl: string): Promise<string> {
 
 /**
  * Whole checkouts by new shoppers for `durationS`, a few at a time; CPU per checkout, idle CPU subtracted. After
- * `warmupS` of checkouts not counted, as every other row has its warm-up: measured cold, a run's first checkouts
- * read 40 ms of CPU each where the next ones read 27 (2026-11-29, PostgreSQL).
+ * `warmupS` of checkouts not counted, as every other row has its warm-up.
  */
 export async function measureCheckouts(
   server: RunningServer,
