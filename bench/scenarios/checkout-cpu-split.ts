@@ -1,7 +1,7 @@
 import { withProcessorApart } from "../lib/processor-apart.ts";
 import { median, round, table } from "../lib/report.ts";
 import type { Measurement, Scenario } from "../lib/scenario.ts";
-import { checkoutCpu, cpuPerRequestScenario, type CpuResult } from "./cpu-per-request.ts";
+import { checkoutCpu, cpuPerRequestScenario, homeFloorMs, type CpuResult } from "./cpu-per-request.ts";
 
 /** Rounds of mounted-then-apart checkouts, at least: the figures are their medians. */
 const MIN_ROUNDS = 3;
@@ -86,9 +86,8 @@ export const checkoutCpuSplitScenario: Scenario<CheckoutCpuSplitResult> = {
       }
       // The floor of GET / from cpuPerRequest's measurement of the same database in this run, when it made one.
       const cpu = (allMeasurements?.get(cpuPerRequestScenario.name) ?? []) as Measurement<CpuResult>[];
-      const floorMs = cpu
-        .find((measurement) => measurement.database === database)
-        ?.result?.rows.find((row) => row.name === "floor: React Router alone, GET /")?.cpuMsPerRequest;
+      const cpuResult = cpu.find((measurement) => measurement.database === database)?.result;
+      const floorMs = cpuResult && homeFloorMs(cpuResult);
       const overFloor = (ms: number) => (floorMs ? `${(ms / floorMs).toFixed(2)}×` : "");
       const failed = result.rounds.reduce((total, measured) => total + measured.failed, 0);
       rows.push(

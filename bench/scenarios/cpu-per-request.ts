@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { runLoad, type LoadOptions } from "../lib/load.ts";
 import { cpuSecondsOf } from "../lib/process-stats.ts";
-import { integer, median, ms, round, table } from "../lib/report.ts";
+import { integer, median, ms, percentile, round, table } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
 import { startFloorServer, type RunningServer } from "../lib/server.ts";
 import { projectRoot } from "../lib/settings.ts";
@@ -116,11 +116,16 @@ function pagesOverFloor(result: CpuResult): PageOverFloor[] {
   ];
 }
 
+/** The floor of GET / (one render of the home page): the unit a whole checkout is judged in. */
+export function homeFloorMs(result: CpuResult): number | undefined {
+  return result.rows.find((row) => row.name === "floor: React Router alone, GET /")?.cpuMsPerRequest;
+}
+
 /** A whole checkout's CPU ÷ the floor of GET /. */
 function checkoutOverFloor(result: CpuResult): number | undefined {
   const checkout = result.rows.find((row) => row.name === CHECKOUT);
-  const floor = result.rows.find((row) => row.name === "floor: React Router alone, GET /");
-  return checkout && floor ? round(checkout.cpuMsPerRequest / floor.cpuMsPerRequest, 2) : undefined;
+  const floorMs = homeFloorMs(result);
+  return checkout && floorMs ? round(checkout.cpuMsPerRequest / floorMs, 2) : undefined;
 }
 
 /**
@@ -513,7 +518,6 @@ export async function checkoutCpu(shopUrl: string, pids: readonly number[], dura
   const elapsedMs = performance.now() - started;
   await sleep(WEBHOOK_SETTLE_MS);
   const after = cpuOf();
-  latencies.sort((a, b) => a - b);
   return {
     cpuMsPerCheckout: after.map((seconds, index) => {
       const cpuMs = (seconds - before[index]!) * 1000 - idlePerMs[index]! * 1000 * (elapsedMs + WEBHOOK_SETTLE_MS);
@@ -522,6 +526,6 @@ export async function checkoutCpu(shopUrl: string, pids: readonly number[], dura
     checkouts: latencies.length,
     failed,
     checkoutsPerSecond: round((latencies.length * 1000) / elapsedMs, 1),
-    p99: round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? Number.NaN, 1),
+    p99: round(percentile(latencies, 0.99), 1),
   };
 }
