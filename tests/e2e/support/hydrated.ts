@@ -1,5 +1,11 @@
 import { expect, type Page } from "@playwright/test";
 
+/** The mark the root route sets on <html> once the page's scripts have hydrated it (app/root.tsx). */
+export const hydratedMark = (page: Page) => page.locator("html[data-hydrated]");
+
+/** How long a page may take to hydrate: well under a second here, but on CI's two busy cores it once took over 5 s. */
+export const HYDRATION_TIMEOUT_MS = 15_000;
+
 /**
  * Opens a page and waits until its scripts have hydrated it. Pages work as plain HTML before that (forms post), and
  * their scripts start only after the first paint; stories about the enhanced page (optimistic basket, network
@@ -7,6 +13,5 @@ import { expect, type Page } from "@playwright/test";
  */
 export async function gotoHydrated(page: Page, path: string): Promise<void> {
   await page.goto(path);
-  // A production build hydrates in well under a second here, but on CI's two busy cores it once took over 5 s.
-  await expect(page.locator("html[data-hydrated]")).toHaveCount(1, { timeout: 15_000 });
+  await expect(hydratedMark(page)).toHaveCount(1, { timeout: HYDRATION_TIMEOUT_MS });
 }

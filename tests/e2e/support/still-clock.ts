@@ -1,4 +1,5 @@
 import { expect, type Page } from "@playwright/test";
+import { HYDRATION_TIMEOUT_MS, hydratedMark } from "./hydrated";
 
 /** Any fixed moment: the stories that use it care about time passing on the page, not about the date. */
 const START = new Date("2026-01-05T09:00:00Z").getTime();
@@ -26,9 +27,9 @@ export async function gotoHydratedOnStillClock(page: Page, path: string): Promis
     .poll(
       async () => {
         await page.clock.runFor(16);
-        return page.locator("html[data-hydrated]").count();
+        return hydratedMark(page).count();
       },
-      { message: "the page hydrates", timeout: 15_000, intervals: [20] },
+      { message: "the page hydrates", timeout: HYDRATION_TIMEOUT_MS, intervals: [20] },
     )
     .toBe(1);
 }
