@@ -7,7 +7,7 @@
 //
 // Settings: COMPARE_DATABASE=pglite (default) or postgres (a temporary database each on BENCH_DATABASE_URL's server),
 // COMPARE_ROUNDS (default 3), BENCH_DURATION_S (seconds per measurement, default 4), COMPARE_ONLY (a comma-separated
-// subset of: guest, signedIn, basket, checkout). Prints a Markdown table of medians, B ÷ A, and every round.
+// subset of: guest, signedIn, signedInProduct, basket, checkout). Prints a Markdown table of medians, B ÷ A, and every round.
 import path from "node:path";
 import { deferCleanup, installCleanupHandlers, runAllCleanups } from "./lib/cleanup.ts";
 import { runLoad, type LoadOptions } from "./lib/load.ts";
@@ -21,11 +21,13 @@ import {
   basketShoppers,
   measureCheckouts,
   registerShopper,
+  FLOOR_PAGES,
   signedInHomeLoad,
+  signedInLoad,
 } from "./scenarios/cpu-per-request.ts";
 import { BROWSER_HEADERS } from "./scenarios/throughput.ts";
 
-const MEASURES = ["guest", "signedIn", "basket", "checkout"] as const;
+const MEASURES = ["guest", "signedIn", "signedInProduct", "basket", "checkout"] as const;
 type MeasureName = (typeof MEASURES)[number];
 
 const [rootA, rootB] = process.argv.slice(2).map((root) => path.resolve(root));
@@ -87,9 +89,11 @@ try {
             ? await cpuPerRequest(server, { url: `${server.baseUrl}/`, headers: BROWSER_HEADERS })
             : name === "signedIn"
               ? await cpuPerRequest(server, signedInHomeLoad(server.baseUrl, signedIn))
-              : name === "basket"
-                ? await cpuPerRequest(server, basketLoad(server.baseUrl, basketCookies))
-                : (await measureCheckouts(server, durationS, () => {}, 1)).cpuMsPerRequest;
+              : name === "signedInProduct"
+                ? await cpuPerRequest(server, signedInLoad(server.baseUrl, signedIn, FLOOR_PAGES[1]))
+                : name === "basket"
+                  ? await cpuPerRequest(server, basketLoad(server.baseUrl, basketCookies))
+                  : (await measureCheckouts(server, durationS, () => {}, 1)).cpuMsPerRequest;
         const entry = figures.get(name) ?? { A: [], B: [] };
         entry[label].push(value);
         figures.set(name, entry);

@@ -60,7 +60,7 @@ export interface PageOverFloor {
 }
 
 /** The pages measured against the floor, as the signed-in shopper asks for them. */
-const FLOOR_PAGES = ["/", "/products/the-lean-startup", "/search?q=monitor"] as const;
+export const FLOOR_PAGES = ["/", "/products/the-lean-startup", "/search?q=monitor"] as const;
 
 /** Rounds of floor-then-signed-in-page measured in turns; the rows give each one's median round. */
 const FLOOR_PAIRS = 3;
