@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { OPERATOR } from "./support/operator";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
+import { expectHydrated } from "./support/hydrated";
 
 /**
  * What the shopper chose is what they get, on a shop of its own with the demo catalogue (npm run demo-catalogue):
@@ -58,7 +59,6 @@ function url(path: string): string {
 }
 const option = (page: Page, name: string, value: string) =>
   page.getByRole("group", { name }).getByRole("radio", { name: new RegExp(`^${value}\\b`) });
-const hydrated = (page: Page) => expect(page.locator("html[data-hydrated]")).toHaveCount(1);
 /** With JavaScript: the header counts `items` and the change is saved (tests/e2e/basket.spec.ts). */
 async function basketHolds(page: Page, items: number) {
   const link = page.getByRole("link", { name: `Basket, ${items} item${items === 1 ? "" : "s"}` });
@@ -87,7 +87,7 @@ for (const javaScript of [true, false]) {
       page,
     }) => {
       await page.goto(url(MOUSE_PATH));
-      if (javaScript) await hydrated(page);
+      if (javaScript) await expectHydrated(page);
       // Black / M is sold out: the page opens on Black / L.
       await expect(option(page, "Colour", "Black")).toBeChecked();
       await expect(option(page, "Size", "L")).toBeChecked();
@@ -110,7 +110,7 @@ for (const javaScript of [true, false]) {
       page,
     }) => {
       await page.goto(url(MOUSE_PATH));
-      if (javaScript) await hydrated(page);
+      if (javaScript) await expectHydrated(page);
       await option(page, "Size", "M").check();
       if (!javaScript) {
         await page.getByRole("button", { name: "Choose", exact: true }).click();
@@ -131,7 +131,7 @@ for (const javaScript of [true, false]) {
       page,
     }) => {
       await page.goto(url(`/search?q=${encodeURIComponent("wireless mouse")}`));
-      if (javaScript) await hydrated(page);
+      if (javaScript) await expectHydrated(page);
       const card = page.getByRole("article", { name: MOUSE });
       await expect(card.getByRole("button", { name: "Add to Basket" })).toHaveCount(0);
       await card.getByRole("link", { name: "See options" }).click();
@@ -139,7 +139,7 @@ for (const javaScript of [true, false]) {
       await expect(page.getByRole("heading", { level: 1, name: MOUSE })).toBeVisible();
       // A product without options is still added from its card.
       await page.goto(url("/"));
-      if (javaScript) await hydrated(page);
+      if (javaScript) await expectHydrated(page);
       // The six featured products come in no options ("More to explore" below them may hold some that do).
       const featured = page.locator(".product-shelf").first();
       await expect(featured.getByRole("link", { name: "See options" })).toHaveCount(0);
@@ -155,7 +155,7 @@ test.describe("choices made while a page starts", () => {
   async function early(page: Page, path: string, act: () => Promise<unknown>) {
     await page.goto(url(path), { waitUntil: "domcontentloaded" });
     await act();
-    await hydrated(page);
+    await expectHydrated(page);
   }
 
   test("the product's options chosen before the scripts run are the ones shown and added", async ({ page }) => {
@@ -173,7 +173,7 @@ test.describe("choices made while a page starts", () => {
 
   test("a basket quantity chosen before the scripts run is kept", async ({ page }) => {
     await page.goto(url("/"));
-    await hydrated(page);
+    await expectHydrated(page);
     await page.getByRole("button", { name: "Add to Basket" }).first().click();
     await basketHolds(page, 1);
     await early(page, "/checkout", () => page.getByRole("combobox", { name: /^Quantity of / }).selectOption("3"));
@@ -186,7 +186,7 @@ test.describe("choices made while a page starts", () => {
     page,
   }) => {
     await page.goto(url("/"));
-    await hydrated(page);
+    await expectHydrated(page);
     await page.getByRole("button", { name: "Add to Basket" }).first().click();
     await basketHolds(page, 1);
     await early(page, "/payment", async () => {
@@ -214,7 +214,7 @@ test.describe("choices made while a page starts", () => {
     await newcomer.goto(url("/login"), { waitUntil: "domcontentloaded" });
     await newcomer.getByLabel("E-mail", { exact: true }).fill(email);
     await newcomer.getByLabel("Password").fill("violet tractor harbour pickle early");
-    await hydrated(newcomer);
+    await expectHydrated(newcomer);
     await expect(newcomer.getByLabel("E-mail", { exact: true })).toHaveValue(email);
     await newcomer.getByRole("button", { name: "Create your account" }).click();
     await expect(newcomer.getByText(`Hello ${email}`)).toBeVisible();

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { expect, test, type Page } from "@playwright/test";
 import sharp from "sharp";
 import routes from "../../app/routes";
-import { gotoHydrated } from "./support/hydrated";
+import { expectHydrated, gotoHydrated } from "./support/hydrated";
 import { OPERATOR } from "./support/operator";
 
 const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
@@ -155,7 +155,7 @@ for (const who of ["guest", "shopper"] as const) {
     for (const address of [...addresses, "/admin/products/new"]) {
       const response = await page.goto(address);
       expect(response?.status(), address).toBe(404);
-      await expect(page.locator("html[data-hydrated]"), address).toHaveCount(1);
+      await expectHydrated(page, address);
       await expect(page.getByRole("heading", { name: "Page not found" }), address).toBeVisible();
       await expect(page.getByRole("banner"), address).toBeVisible();
       await expect(page.getByText("Storefront console"), address).toHaveCount(0);

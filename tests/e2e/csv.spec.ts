@@ -3,6 +3,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { enterCard } from "./support/card";
 import { accessibilityViolations, fillDeliveryAddress } from "./support/delivery";
 import { signInAsOperator } from "./support/operator";
+import { expectHydrated } from "./support/hydrated";
 
 /** The CSV file the story imports: three products, one with Size and Colour and stock. Handles and SKUs of its own run. */
 function threeProducts(run: string) {
@@ -30,7 +31,7 @@ test("the operator imports three products from a CSV with Preview first, finds t
   await page.goto("/admin/products");
   await page.getByRole("link", { name: "Import CSV" }).click();
   await expect(page.getByRole("heading", { name: "Import products" })).toBeVisible();
-  await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+  await expectHydrated(page);
 
   // Preview first: what each product would be, nothing written.
   await chooseFile(page, "three.csv", threeProducts(run));
@@ -83,7 +84,7 @@ test("the operator imports three products from a CSV with Preview first, finds t
   expect(ours).toHaveLength(5);
   expect(ours).toContain(`story-tee-${run},,,,,,,,S,,Blue,,,TEE-S-BLU-${run},18.00,,TRUE,shopify,0,DENY,0,,`);
   await page.getByRole("link", { name: "Import CSV" }).click();
-  await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+  await expectHydrated(page);
   // Only this story's products: the shop's others may be changing under the other stories meanwhile.
   await chooseFile(page, "exported.csv", [header, ...ours].join("\n"));
   await page.getByRole("button", { name: "Preview" }).click();
@@ -107,7 +108,7 @@ test("the operator exports the orders of a search as CSV, and the file holds tha
   const email = `csv.orders.${run}@example.com`;
   await signInAsOperator(page);
   await page.goto("/admin/products/import");
-  await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+  await expectHydrated(page);
   await chooseFile(page, "mug.csv", threeProducts(run));
   await page.getByRole("button", { name: "Import" }).click();
   await expect(page.getByRole("status").filter({ hasText: /3 created/ })).toBeVisible();
@@ -115,7 +116,7 @@ test("the operator exports the orders of a search as CSV, and the file holds tha
   // A guest buys two of the imported mug.
   const shopper = await browser.newPage();
   await shopper.goto(`/products/story-mug-${run}`);
-  await expect(shopper.locator("html[data-hydrated]")).toHaveCount(1);
+  await expectHydrated(shopper);
   await shopper.getByRole("button", { name: "Add to Basket" }).click();
   await expect(shopper.getByRole("status").filter({ hasText: "Added to basket" })).toBeAttached();
   await shopper.goto("/checkout");

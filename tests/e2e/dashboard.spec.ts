@@ -6,6 +6,7 @@ import { enterCard } from "./support/card";
 import { accessibilityViolations, fillDeliveryAddress } from "./support/delivery";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
 import { OPERATOR } from "./support/operator";
+import { expectHydrated } from "./support/hydrated";
 
 const BOOK = "The Lean Startup: How Constant Innovation Creates Radically Successful Businesses";
 
@@ -40,7 +41,7 @@ const url = (path: string) => `${shop.origin}${path}`;
 /** A guest buys the book with 4242… and lands on their orders; the order's number. */
 async function guestBuysTheBook(page: Page, email: string): Promise<string> {
   await page.goto(url("/"));
-  await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+  await expectHydrated(page);
   await page.getByRole("article", { name: BOOK, exact: true }).getByRole("button", { name: "Add to Basket" }).click();
   const basket = page.getByRole("banner").getByRole("link", { name: /^Basket,/ });
   await expect(basket).toHaveAccessibleName("Basket, 1 item");

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
+import { expectHydrated } from "./support/hydrated";
 
 /**
  * Browsing by department, with and without JavaScript, on a shop of its own with the demo catalogue added (npm run
@@ -48,7 +49,7 @@ for (const javaScript of [true, false]) {
 
     async function open(page: Page, path: string) {
       await page.goto(url(path));
-      if (javaScript) await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+      if (javaScript) await expectHydrated(page);
     }
 
     async function sortBy(page: Page, label: string) {

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { enterCard } from "./support/card";
 import { fillDeliveryAddress } from "./support/delivery";
-import { gotoHydrated } from "./support/hydrated";
+import { expectHydrated, gotoHydrated } from "./support/hydrated";
 import { sidewaysScroll, wordsBrokenMidWord } from "./support/layout";
 import { OPERATOR } from "./support/operator";
 
@@ -29,7 +29,7 @@ test("a guest at /admin follows Sign In and, signed in as the operator, lands in
     .getByRole("link", { name: /Sign In/ })
     .click();
   await expect(page).toHaveURL(/\/login\?returnTo=%2Fadmin/);
-  await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+  await expectHydrated(page);
   await fillSignIn(page, OPERATOR.email, OPERATOR.password);
   await page.getByRole("button", { name: "Sign In" }).click();
   await expect(page).toHaveURL(/\/admin/);
@@ -186,7 +186,7 @@ test("a quantity chosen while the basket page is still starting is kept and save
   const quantity = page.getByRole("combobox", { name: `Quantity of ${BOOK}` });
   await quantity.selectOption("3");
   release();
-  await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+  await expectHydrated(page);
   await expect(quantity).toHaveValue("3");
   await expect(basketLink(page)).toHaveAccessibleName("Basket, 3 items");
   await expect(basketLink(page)).toHaveAttribute("aria-busy", "false");

@@ -7,6 +7,7 @@ import { enterCard } from "./support/card";
 import { fillDeliveryAddress } from "./support/delivery";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
 import { OPERATOR } from "./support/operator";
+import { expectHydrated } from "./support/hydrated";
 
 const BOOK_ID = "12321341";
 const ECHO_ID = "23445930";
@@ -76,7 +77,7 @@ test.describe("gift cards", () => {
    */
   async function echoToPayment(page: Page, email: string | null) {
     await page.goto(url("/products/amazon-echo-3rd-generation"));
-    await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+    await expectHydrated(page);
     await page.getByRole("button", { name: "Add to Basket" }).click();
     const basket = page.getByRole("banner").getByRole("link", { name: /^Basket,/ });
     await expect(basket).toHaveAccessibleName("Basket, 1 item");
@@ -166,7 +167,7 @@ test.describe("gift cards", () => {
     // Added once the page is live, and kept (the count no longer busy) before leaving: a navigation that starts while
     // the add is on its way cancels it, and /checkout would find the basket empty.
     await page.goto(url("/products/amazon-echo-3rd-generation"));
-    await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+    await expectHydrated(page);
     await page.getByRole("button", { name: "Add to Basket" }).click();
     const basket = page.getByRole("banner").getByRole("link", { name: /^Basket,/ });
     await expect(basket).toHaveAccessibleName("Basket, 1 item");

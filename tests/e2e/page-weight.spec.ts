@@ -1,6 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { expect, test } from "@playwright/test";
 import { JS_BUDGET_BYTES } from "../../bench/scenarios/page-weight.ts";
+import { expectHydrated } from "./support/hydrated";
 
 /**
  * The home page's budget: 120 KB (120 × 1,024 = 122,880 bytes) of gzipped JavaScript, as bench/scenarios/page-weight.ts
@@ -20,7 +21,7 @@ test("the home page's JavaScript, as a browser fetches it, stays within 120 KB g
     );
   });
   await page.goto("/", { waitUntil: "networkidle" });
-  await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+  await expectHydrated(page);
   const sizes = await Promise.all(
     [...scripts].map(async ([url, size]) => [new URL(url).pathname, await size] as const),
   );

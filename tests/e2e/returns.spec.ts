@@ -9,6 +9,7 @@ import { fillDeliveryAddress } from "./support/delivery";
 import { BOOK, guestBuysTheBook } from "./support/guest-buys";
 import { OPERATOR } from "./support/operator";
 import { freePort, killShop, startShopProcess, type ShopProcess } from "./support/shop-process";
+import { expectHydrated } from "./support/hydrated";
 
 /** The operator, signed in from the sign-in page of the shop at `origin`. */
 async function operatorAt(browser: Browser, origin: string): Promise<Page> {
@@ -83,7 +84,7 @@ test.describe("returns", () => {
       `return-tee-${run},,,,,,,,XL,RT-XL-${run},22.00,shopify,3,`,
     ].join("\n");
     await operator.goto("/admin/products/import");
-    await expect(operator.locator("html[data-hydrated]")).toHaveCount(1);
+    await expectHydrated(operator);
     await operator
       .getByLabel("CSV file")
       .setInputFiles({ name: "tee.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
@@ -183,7 +184,7 @@ test.describe("returns", () => {
     await shopper.getByRole("button", { name: "Create your account" }).click();
     await expect(shopper).toHaveURL(`${shop.origin}/`);
     await shopper.goto(`/products/return-tee-${run}`);
-    await expect(shopper.locator("html[data-hydrated]")).toHaveCount(1);
+    await expectHydrated(shopper);
     await shopper.getByRole("group", { name: "Size" }).getByRole("radio", { name: /^M\b/ }).check();
     await shopper.getByRole("button", { name: "Add to Basket" }).click();
     const basket = shopper.getByRole("banner").getByRole("link", { name: /^Basket,/ });
@@ -200,7 +201,7 @@ test.describe("returns", () => {
 
     // Doesn't fit: L instead, the only other size in stock at the same price or less (S is sold out, XL dearer).
     await shopper.goto(`/orders/${number}`);
-    await expect(shopper.locator("html[data-hydrated]")).toHaveCount(1);
+    await expectHydrated(shopper);
     const section = shopper.getByRole("region", { name: "Return or replace items" });
     await section.getByLabel("Quantity to return").selectOption("1");
     await section.getByLabel("Reason").selectOption({ label: "Doesn't fit" });
@@ -308,7 +309,7 @@ test.describe("returns", () => {
     await guest.getByRole("button", { name: "Find an order" }).click();
     await expect(guest.getByRole("heading", { name: `Order ${number}` })).toBeVisible();
     // With JavaScript, the figure follows each change.
-    await expect(guest.locator("html[data-hydrated]")).toHaveCount(1);
+    await expectHydrated(guest);
     await guest.getByLabel("Quantity to return").selectOption("1");
     await guest.getByLabel("Reason").selectOption({ label: "Doesn't fit" });
     await expect(guest.getByTestId("return-refund")).toHaveText("Refund: $11.96");
@@ -391,7 +392,7 @@ test.describe("a return marked received on two instances at once", () => {
     expect(await bookStock(operatorA)).toBe("8");
     await ship(operatorA, number);
     await guest.goto(`/orders/${number}`);
-    await expect(guest.locator("html[data-hydrated]")).toHaveCount(1);
+    await expectHydrated(guest);
     await guest.getByLabel("Quantity to return").selectOption("2");
     await guest.getByLabel("Reason").selectOption({ label: "Arrived damaged" });
     await expect(guest.getByTestId("return-refund")).toHaveText("Refund: $23.92");
@@ -407,7 +408,7 @@ test.describe("a return marked received on two instances at once", () => {
     const pages = [operatorA, operatorB];
     for (const operator of pages) {
       await operator.goto(returnPath);
-      await expect(operator.locator("html[data-hydrated]")).toHaveCount(1);
+      await expectHydrated(operator);
       await operator.getByLabel("Received", { exact: true }).fill("2");
       await operator.getByLabel("Damaged", { exact: true }).fill("1");
     }

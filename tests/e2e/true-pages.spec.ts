@@ -2,6 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { enterCard } from "./support/card";
 import { fillDeliveryAddress } from "./support/delivery";
 import { signInAsOperator } from "./support/operator";
+import { expectHydrated } from "./support/hydrated";
 
 /**
  * Nothing on the page is made up or broken: stars only from someone who gave them, low stock per variant, a search
@@ -31,7 +32,7 @@ function lettersOf(run: string): string {
 
 async function importProducts(page: Page, run: string) {
   await page.goto("/admin/products/import");
-  await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+  await expectHydrated(page);
   await page
     .getByLabel("CSV file")
     .setInputFiles({ name: "true.csv", mimeType: "text/csv", buffer: Buffer.from(products(run)) });
@@ -61,7 +62,7 @@ test("a shopper's pages and five console pages run without one Content-Security-
   const violations = await watchPolicy(page);
   const visit = async (path: string) => {
     await page.goto(path);
-    await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+    await expectHydrated(page);
   };
 
   await visit("/");
@@ -186,7 +187,7 @@ test.describe("on a phone", () => {
     page,
   }) => {
     await page.goto("/departments/computers?stock=all");
-    await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+    await expectHydrated(page);
     const filters = page.locator("summary", { hasText: "Filters" });
     await expect(filters).toHaveText("Filters (1 active)");
     await expect(page.getByRole("link", { name: "Include Out of Stock" })).toBeHidden();

@@ -13,5 +13,10 @@ export const HYDRATION_TIMEOUT_MS = 15_000;
  */
 export async function gotoHydrated(page: Page, path: string): Promise<void> {
   await page.goto(path);
-  await expect(hydratedMark(page)).toHaveCount(1, { timeout: HYDRATION_TIMEOUT_MS });
+  await expectHydrated(page);
+}
+
+/** Waits until the page a story opened, reloaded or was sent to has hydrated, as long as `gotoHydrated` waits. */
+export async function expectHydrated(page: Page, message?: string): Promise<void> {
+  await expect(hydratedMark(page), message).toHaveCount(1, { timeout: HYDRATION_TIMEOUT_MS });
 }
