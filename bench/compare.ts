@@ -7,7 +7,8 @@
 //
 // Settings: COMPARE_DATABASE=pglite (default) or postgres (a temporary database each on BENCH_DATABASE_URL's server),
 // COMPARE_ROUNDS (default 3), BENCH_DURATION_S (seconds per measurement, default 4), COMPARE_ONLY (a comma-separated
-// subset of: guest, signedIn, signedInProduct, basket, checkout). Prints a Markdown table of medians, B ÷ A, and every round.
+// subset of: guest, signedIn, signedInProduct, basket, checkout). Prints a Markdown table of medians, B ÷ A, and every
+// round.
 import path from "node:path";
 import { deferCleanup, installCleanupHandlers, runAllCleanups } from "./lib/cleanup.ts";
 import { runLoad, type LoadOptions } from "./lib/load.ts";

@@ -15,22 +15,23 @@ const THRESHOLD_BYTES = 1024;
  * CPU counts. A guest's page is compressed once and kept for every guest (guest-page-cache.ts): there the bytes do.
  * Middleware before this one sets it for an answer it will keep.
  */
-export type CompressionVariables = { compressFor?: "one" | "many" };
+export type CompressionVariables = { compressFor?: Audience };
+type Audience = "one" | "many";
 
 /**
  * zstd for the browsers that ask for it by name (Chrome and Firefox do), gzip for everyone else; deflate only for a
  * client that prefers it.
  *
- * zstd's effort by who the bytes are for (the signed-in product page of the seeded shop, 49 KB, measured 2026-11-29
- * with the CPU's caches cold, as on a busy server): for one shopper, level 1 (0.24 ms, 14.7 KB) instead of the
- * default 3 (0.45 ms, 13.8 KB), the largest part of what the shop adds to React Router's own work on a page; for a
- * page kept for every guest, level 9 (1.1 ms once, 12.3 KB). gzip keeps its default either way: the browsers that
- * need it (Safari) get the smaller bytes.
+ * zstd's level follows who the bytes are for. Compressing was the largest part of what the shop adds to React
+ * Router's own work on a shopper's page. On the seeded shop's 49 KB product page, with the CPU's caches cold as on a
+ * busy server (2026-11-29): level 3, zstd's default, 0.45 ms and 13.8 KB; level 1 0.24 ms and 14.7 KB; level 9
+ * 1.1 ms and 12.3 KB. So level 1 for one shopper's answer, level 9 for a page kept for every guest. gzip keeps its
+ * default level for both: the browsers without zstd (Safari) are often on phones, where bytes count.
  */
 const ZSTD_LEVEL = { one: 1, many: 9 } as const;
 const ENCODERS = {
   // Told the size, zstd sizes its window and tables to the page instead of its 2 MB default.
-  zstd: (body: Uint8Array, compressFor: "one" | "many") =>
+  zstd: (body: Uint8Array, compressFor: Audience) =>
     zstdCompressSync(body, {
       pledgedSrcSize: body.byteLength,
       params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL[compressFor] },
@@ -48,7 +49,7 @@ type Encoding = keyof typeof ENCODERS;
  * which cost a fifth of the home page's throughput (198–217 req/s with gzip against 252–278 without, measured).
  * Every dynamic body here is small and complete before it is sent (pages are collected whole by
  * app/entry.server.tsx), so it is read once and compressed in one synchronous call: handing a page to libuv's thread
- * pool and back cost more CPU (0.2 ms on a 2-core machine) than compressing it with zstd does (0.1 ms).
+ * pool and back cost more CPU (0.2 ms on a 2-core machine) than compressing a shopper's page with zstd does.
  */
 export function compressResponses(): MiddlewareHandler<{ Variables: CompressionVariables }> {
   return async (c, next) => {
