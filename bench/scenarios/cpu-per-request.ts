@@ -93,11 +93,14 @@ const CHECKOUT = "whole checkout (add, create, confirm, record, webhook)";
 export const PGLITE_OVER_POSTGRES_TARGET = 1.3;
 const PGLITE_COMPARED = ["POST /basket/add + /basket/remove", CHECKOUT];
 
+/** The name of the floor's row for a request ("GET /search?q=monitor"). */
+const floorRowName = (request: string) => `floor: React Router alone, ${request}`;
+
 /** The floor row of the page a row asks for ("… GET /search?q=monitor"), if the run measured it. */
 function floorOf(rows: readonly CpuRow[], row: CpuRow): CpuRow | undefined {
   const request = row.name.slice(row.name.indexOf("GET "));
   return row.name.includes("GET ") && !row.name.startsWith("floor")
-    ? rows.find((candidate) => candidate.name === `floor: React Router alone, ${request}`)
+    ? rows.find((candidate) => candidate.name === floorRowName(request))
     : undefined;
 }
 
@@ -118,7 +121,7 @@ function pagesOverFloor(result: CpuResult): PageOverFloor[] {
 
 /** The floor of GET / (one render of the home page): the unit a whole checkout is judged in. */
 export function homeFloorMs(result: CpuResult): number | undefined {
-  return result.rows.find((row) => row.name === "floor: React Router alone, GET /")?.cpuMsPerRequest;
+  return result.rows.find((row) => row.name === floorRowName("GET /"))?.cpuMsPerRequest;
 }
 
 /** A whole checkout's CPU ÷ the floor of GET /. */
@@ -200,7 +203,7 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
         const signedInRounds: CpuRow[] = [];
         for (let pair = 0; pair < FLOOR_PAIRS; pair += 1) {
           floorRounds.push(
-            await measureRow(`floor: React Router alone, GET ${path}`, floor.pid, {
+            await measureRow(floorRowName(`GET ${path}`), floor.pid, {
               url: `${floor.baseUrl}${path}`,
               headers: BROWSER_HEADERS,
             }),

@@ -1,4 +1,5 @@
-import { expect, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expectHydrated } from "./hydrated";
 
 /**
  * Types a test card into the payment page's card field. The field is the script's: typed into before the page is
@@ -9,7 +10,7 @@ export async function enterCard(
   number: string,
   { expiry = "12 / 34", cvc = "123", zip = "90001" } = {},
 ): Promise<void> {
-  await expect(page.locator("html[data-hydrated]")).toHaveCount(1);
+  await expectHydrated(page);
   await page.getByLabel("Card number").fill(number);
   await page.getByLabel("Expiration date").fill(expiry);
   await page.getByLabel("CVC").fill(cvc);
