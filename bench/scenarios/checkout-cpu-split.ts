@@ -1,7 +1,7 @@
 import { withProcessorApart } from "../lib/processor-apart.ts";
 import { median, round, table } from "../lib/report.ts";
 import type { Measurement, Scenario } from "../lib/scenario.ts";
-import { checkoutCpu, cpuPerRequestScenario, homeFloorMs, type CpuResult } from "./cpu-per-request.ts";
+import { checkoutCpu, checkoutWarmupS, cpuPerRequestScenario, homeFloorMs, type CpuResult } from "./cpu-per-request.ts";
 
 /** Rounds of mounted-then-apart checkouts, at least: the figures are their medians. */
 const MIN_ROUNDS = 3;
@@ -40,15 +40,17 @@ export const checkoutCpuSplitScenario: Scenario<CheckoutCpuSplitResult> = {
   scope: "each-database",
   // The two setups differ by where the processor's tables are, which on PGlite is the shop's own process.
   databases: ["postgres"],
-  plannedSeconds: (settings) => 2 * Math.max(MIN_ROUNDS, settings.rounds) * (settings.durationS + 6) + 20,
+  plannedSeconds: (settings) =>
+    2 * checkoutWarmupS(settings.warmupS) + 2 * Math.max(MIN_ROUNDS, settings.rounds) * (settings.durationS + 6) + 20,
 
   async run({ server, settings, log }) {
     return withProcessorApart(server, settings, log, async ({ processor, shop, processorDatabase }) => {
       const rounds: CheckoutSplitRound[] = [];
       // One round of each first, not counted: both shops warm, their kept reads made.
-      if (settings.warmupS > 0) {
-        await checkoutCpu(server.baseUrl, [server.pid], settings.warmupS);
-        await checkoutCpu(shop.baseUrl, [shop.pid, processor.pid], settings.warmupS);
+      const warmupS = checkoutWarmupS(settings.warmupS);
+      if (warmupS > 0) {
+        await checkoutCpu(server.baseUrl, [server.pid], warmupS);
+        await checkoutCpu(shop.baseUrl, [shop.pid, processor.pid], warmupS);
       }
       for (let index = 1; index <= Math.max(MIN_ROUNDS, settings.rounds); index += 1) {
         const mounted = await checkoutCpu(server.baseUrl, [server.pid], settings.durationS);
