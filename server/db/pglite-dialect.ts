@@ -1,7 +1,15 @@
 // The shop's Kysely dialect for embedded PGlite: statements prepared and described once, and the one connection handed
 // out oldest request first, since PGlite's cost is this process's CPU.
 
-import { parse, protocol, type ExecProtocolResult, type PGlite } from "@electric-sql/pglite";
+import { types, type PGlite } from "@electric-sql/pglite";
+import { DatabaseError, serialize } from "pg-protocol";
+import type {
+  BackendMessage,
+  CommandCompleteMessage,
+  DataRowMessage,
+  RowDescriptionMessage,
+} from "pg-protocol/dist/messages.js";
+import { Parser } from "pg-protocol/dist/parser.js";
 import {
   CompiledQuery,
   PGliteAdapter,
@@ -32,7 +40,11 @@ import { currentRank, OldestFirstQueue, YIELD_AFTER_MS } from "./oldest-first-qu
  *   Parameters go as text, typed by the server from the statement, as node-postgres sends them to PostgreSQL.
  * - **The oldest request first** on the one connection (oldest-first-queue.ts).
  *
- * Results are read by PGlite's own parsers, so rows look exactly as they did through `query`.
+ * - **The wire protocol read and written by node-postgres's own library** (pg-protocol), as the PostgreSQL path reads
+ *   it. PGlite's `execProtocol` copies the embedded server's answer four times and parses every message into objects
+ *   that its `parseResults` then maps again; here the answer is copied once, parsed as it streams out, and each row
+ *   is built straight from its fields. Values are typed by PGlite's own parsers, so rows look exactly as they did
+ *   through `query`. Measured over whole checkouts: BENCH_ONLY=cpuPerRequest npm run bench.
  */
 export class ShopPGliteDialect implements Dialect {
   readonly #pglite: PGlite;
@@ -119,14 +131,11 @@ const MAX_PREPARED_STATEMENTS = 500;
 /** PostgreSQL's answer when a prepared statement's result columns changed under it (a migration altered a table). */
 const CACHED_PLAN_CHANGED = "0A000";
 
-/** One message of the embedded server's answer, as PGlite's parser reads it. */
-type BackendMessage = ExecProtocolResult["messages"][number];
-
 /** A statement prepared on the connection, and what its first run said about the rows it answers with. */
 interface PreparedStatement {
   name: string;
   /** Its columns (PostgreSQL's RowDescription), or null for a statement that answers with no rows (NoData). */
-  rowDescription: BackendMessage | null;
+  rowDescription: RowDescriptionMessage | null;
 }
 
 class PreparingConnection implements DatabaseConnection {
@@ -154,22 +163,22 @@ class PreparingConnection implements DatabaseConnection {
     if (this.#pglite.closed) throw new Error("PGlite is closed");
     const { sql: text, parameters } = compiledQuery;
     const values = parameters.map(toParameter);
-    const messages: Uint8Array[] = [];
+    const messages: Buffer[] = [];
     const known = this.#prepared.get(text);
     const name = known?.name ?? `s${this.#nextName++}`;
     if (known) {
       this.#prepared.delete(text);
     } else {
       if (this.#prepared.size >= MAX_PREPARED_STATEMENTS) messages.push(...this.#forgetLeastRecentlyUsed());
-      messages.push(protocol.serialize.parse({ name, text }));
+      messages.push(serialize.parse({ name, text }));
     }
-    messages.push(protocol.serialize.bind({ statement: name, values }));
+    messages.push(serialize.bind({ statement: name, values }));
     // Only a statement's first run asks for its columns; later runs are told them from that answer.
-    if (!known) messages.push(protocol.serialize.describe({ type: "P" }));
-    messages.push(protocol.serialize.execute({}), protocol.serialize.sync());
+    if (!known) messages.push(serialize.describe({ type: "P" }));
+    messages.push(serialize.execute({}), serialize.sync());
     let answers: BackendMessage[];
     try {
-      ({ messages: answers } = await this.#pglite.execProtocol(Buffer.concat(messages), { syncToFs: false }));
+      answers = await this.#exchange(Buffer.concat(messages));
     } catch (error) {
       // A statement parsed in this message may or may not exist now: its name is not used again (closing a statement
       // that does not exist is no error, and a close is answered even inside a failed transaction). One prepared
@@ -180,37 +189,74 @@ class PreparingConnection implements DatabaseConnection {
     }
     const statement = known ?? {
       name,
-      rowDescription: answers.find((answer) => answer.name === "rowDescription") ?? null,
+      rowDescription: (answers.find((answer) => answer.name === "rowDescription") as RowDescriptionMessage) ?? null,
     };
     this.#prepared.set(text, statement);
-    // PGlite's own query syncs its file system after each statement outside a transaction. Not here: the shop's
-    // PGlite keeps its files in a data directory (Emscripten's NODEFS) or in memory (createPglite), both written
-    // through, whose sync does nothing, and asking for it cost 9.5 µs a statement (a lock and two promises), 0.3 ms
-    // of a checkout. A browser's IndexedDB needs it; the shop never runs there.
-    const described = known && statement.rowDescription ? [statement.rowDescription, ...answers] : answers;
-    const [result] = parse.parseResults(described, this.#pglite.parsers, { rowMode: "object" });
-    return {
-      rows: (result?.rows ?? []) as R[],
-      numAffectedRows: result?.affectedRows === undefined ? undefined : BigInt(result.affectedRows),
+    return this.#toResult<R>(statement.rowDescription, answers);
+  }
+
+  /**
+   * Sends one message to the embedded server and reads its answer as it streams out, copied once. PGlite's own `query`
+   * syncs its file system after each statement outside a transaction. Not here: the shop's PGlite keeps its files in a
+   * data directory (Emscripten's NODEFS) or in memory (createPglite), both written through, whose sync does nothing,
+   * and asking for it cost 9.5 µs a statement (a lock and two promises), 0.3 ms of a checkout. A browser's IndexedDB
+   * needs it; the shop never runs there.
+   */
+  async #exchange(message: Buffer): Promise<BackendMessage[]> {
+    const parser = new Parser();
+    const answers: BackendMessage[] = [];
+    let failure: DatabaseError | undefined;
+    const read = (answer: BackendMessage) => {
+      if (answer instanceof DatabaseError) failure ??= answer;
+      else answers.push(answer);
     };
+    await this.#pglite.execProtocolRawStream(message, {
+      syncToFs: false,
+      // The chunk is a view of the server's memory, reused once this returns: the parser may keep a partial message.
+      onRawData: (chunk) => parser.parse(Buffer.from(chunk), read),
+    });
+    if (failure) throw failure;
+    return answers;
+  }
+
+  /** The rows as objects typed by PGlite's parsers, and how many rows a write touched, as PGlite's `query` answers. */
+  #toResult<R>(description: RowDescriptionMessage | null, answers: BackendMessage[]): QueryResult<R> {
+    const fields = description?.fields ?? [];
+    const parsers = fields.map((field) => this.#pglite.parsers[field.dataTypeID] ?? types.parsers[field.dataTypeID]);
+    const rows: Record<string, unknown>[] = [];
+    let numAffectedRows: bigint | undefined;
+    for (const answer of answers) {
+      if (answer.name === "dataRow") {
+        const values = (answer as DataRowMessage).fields as (string | null)[];
+        const row: Record<string, unknown> = {};
+        for (let index = 0; index < fields.length; index++) {
+          const value = values[index] ?? null;
+          const parse = parsers[index];
+          row[fields[index]!.name] = value === null || !parse ? value : parse(value, fields[index]!.dataTypeID);
+        }
+        rows.push(row);
+      } else if (answer.name === "commandComplete") {
+        const [command, ...rest] = (answer as CommandCompleteMessage).text.split(" ");
+        const count = Number(rest.at(-1));
+        if (AFFECTING_COMMANDS.has(command!) && Number.isInteger(count)) numAffectedRows = BigInt(count);
+      }
+    }
+    return { rows: rows as R[], numAffectedRows };
   }
 
   /** The close message for the least recently used statement, which is forgotten. */
-  #forgetLeastRecentlyUsed(): Uint8Array[] {
+  #forgetLeastRecentlyUsed(): Buffer[] {
     const [oldest] = this.#prepared;
     if (!oldest) return [];
     this.#prepared.delete(oldest[0]);
-    return [protocol.serialize.close({ type: "S", name: oldest[1].name })];
+    return [serialize.close({ type: "S", name: oldest[1].name })];
   }
 
   async #close(name: string) {
-    await this.#pglite.execProtocol(
-      Buffer.concat([protocol.serialize.close({ type: "S", name }), protocol.serialize.sync()]),
-      {
-        throwOnError: false,
-        syncToFs: false,
-      },
-    );
+    await this.#pglite.execProtocolRawStream(Buffer.concat([serialize.close({ type: "S", name }), serialize.sync()]), {
+      syncToFs: false,
+      onRawData: () => {},
+    });
   }
 
   // eslint-disable-next-line require-yield
@@ -219,13 +265,16 @@ class PreparingConnection implements DatabaseConnection {
   }
 }
 
+/** The commands whose completion counts the rows they touched (Kysely's numAffectedRows), as PGlite's `query` counts. */
+const AFFECTING_COMMANDS = new Set(["INSERT", "UPDATE", "DELETE", "COPY", "MERGE"]);
+
 /** A parameter as text (or bytes), the way node-postgres sends one to PostgreSQL; the statement gives it its type. */
-function toParameter(value: unknown): string | Uint8Array | null {
+function toParameter(value: unknown): string | Buffer | null {
   if (value === null || value === undefined) return null;
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value);
   if (value instanceof Date) return value.toISOString();
-  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  if (ArrayBuffer.isView(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   if (Array.isArray(value))
     throw new TypeError(
       "An array parameter needs its PostgreSQL array type; pass it as JSON or as separate parameters",
