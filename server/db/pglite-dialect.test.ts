@@ -128,6 +128,24 @@ describe("statements on PGlite, each planned once", () => {
     await expect(sql`select 1`.execute(closing.db)).rejects.toThrow("PGlite is closed");
   });
 
+  it("reads answers far larger than one chunk of the server's output, row for row as PGlite's own query", async () => {
+    const db = openUntypedPglite();
+    const pglite = createPglite();
+    try {
+      // One value of 3 MB, and 20,000 rows: both arrive in many chunks, messages cut across them.
+      const statement = `select n, repeat(chr(65 + n % 26), n % 50) as text, case when n = 7 then repeat('é', 1500000) end as big
+        from generate_series(1, $1::int) as n`;
+      const compiled = { sql: statement, parameters: [20_000], query: { kind: "RawNode" }, queryId: { queryId: "t" } };
+      const { rows } = await db.executeQuery(compiled as never);
+      const expected = await pglite.query(statement, [20_000]);
+      expect(rows).toHaveLength(20_000);
+      expect(rows).toEqual(expected.rows);
+      expect((rows[6] as { big: string }).big).toHaveLength(1_500_000);
+    } finally {
+      await pglite.close();
+    }
+  });
+
   it("keeps working past the number of statements it keeps prepared", async () => {
     const db = openUntypedPglite();
     for (let index = 0; index < 1_200; index += 1) {
