@@ -5,6 +5,7 @@ import { sql } from "kysely";
 import { AppError } from "#shared/errors";
 import { readOrderItem } from "#shared/orders";
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
+import { preparedStatement } from "#server/db/prepared";
 import type { OrderProcessor } from "#server/db/schema";
 import { newOrderNumber } from "#server/orders/order-number";
 import type { ProviderIntent } from "#server/payments/payment-provider";
@@ -142,6 +143,15 @@ async function writeOrderOnce(
  */
 export function createRecordOrderStep(context: CheckoutContext, release: ReleaseStep) {
   const { db, provider, processor, livemode } = context;
+  /** A payment's row with its order's number, if it has one: read by the page's call and by the webhook's. */
+  const readPayment = preparedStatement(db, ["paymentIntentId"], (db, values: { paymentIntentId: string }) =>
+    db
+      .selectFrom("checkout_payments")
+      .leftJoin("orders", "orders.id", "checkout_payments.payment_intent_id")
+      .selectAll("checkout_payments")
+      .select("orders.number as order_number")
+      .where("checkout_payments.payment_intent_id", "=", values.paymentIntentId),
+  );
   // Which processor (and mode) this shop runs on: an intent another one made is never reused or handed out.
   const isOtherProcessors = (payment: { processor: string | null; livemode: boolean | null }) =>
     payment.processor !== null && (payment.processor !== processor || payment.livemode !== livemode);
@@ -204,13 +214,7 @@ export function createRecordOrderStep(context: CheckoutContext, release: Release
     succeededIntent?: ProviderIntent,
   ): Promise<RecordOutcome | null> {
     // With the order's number, if there is an order: a payment already recorded then needs nothing more.
-    const payment = await db
-      .selectFrom("checkout_payments")
-      .leftJoin("orders", "orders.id", "checkout_payments.payment_intent_id")
-      .selectAll("checkout_payments")
-      .select("orders.number as order_number")
-      .where("checkout_payments.payment_intent_id", "=", paymentIntentId)
-      .executeTakeFirst();
+    const [payment] = (await readPayment({ paymentIntentId })).rows;
     if (!payment) return null;
     if (owner) {
       const { column, value } = ownerColumn(owner);

@@ -1,5 +1,5 @@
-// A statement built and compiled once and then run with each call's values, for the statements every request runs (the
-// session lookup).
+// A statement built and compiled once and then run with each call's values, for the statements every request or every
+// checkout runs (the session lookup, a payment's row, the order's insert).
 
 import { createQueryId, type Compilable, type Kysely, type QueryResult } from "kysely";
 
@@ -12,12 +12,14 @@ import { createQueryId, type Compilable, type Kysely, type QueryResult } from "k
  * compiled parameters is found by identity, so each call's values take exactly those places. A parameter that is not
  * a placeholder (a constant written into `build`) would be kept from the first call, so it is refused when the
  * statement is prepared, as is a named value the statement never uses: write constants into the SQL instead.
+ *
+ * A call runs on `db`, or on `executor` when given (a transaction): the compiled statement is the same for both.
  */
 export function preparedStatement<DB, Values extends Record<string, unknown>, Row>(
   db: Kysely<DB>,
   names: readonly (keyof Values & string)[],
   build: (db: Kysely<DB>, values: Values) => Compilable<Row>,
-): (values: Values) => Promise<QueryResult<Row>> {
+): (values: Values, executor?: Kysely<DB>) => Promise<QueryResult<Row>> {
   let prepared: { compiled: ReturnType<Compilable<Row>["compile"]>; slots: (keyof Values & string)[] } | undefined;
   const prepare = () => {
     const placeholders = Object.fromEntries(names.map((name) => [name, { placeholder: name }]));
@@ -31,10 +33,10 @@ export function preparedStatement<DB, Values extends Record<string, unknown>, Ro
     if (unused.length > 0) throw new Error(`prepared statement: ${unused.join(", ")} not used`);
     return { compiled, slots };
   };
-  return async (values) => {
+  return async (values, executor = db) => {
     prepared ??= prepare();
     const { compiled, slots } = prepared;
-    return db.executeQuery({
+    return executor.executeQuery({
       ...compiled,
       queryId: createQueryId(),
       parameters: slots.map((slot) => values[slot]),

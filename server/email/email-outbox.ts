@@ -5,6 +5,7 @@ import { sql, type Selectable } from "kysely";
 import type { BasketView } from "#shared/basket";
 import { readOrderItem } from "#shared/orders";
 import type { DB, Writer } from "#server/db/client";
+import { preparedStatement } from "#server/db/prepared";
 import type { EmailOutboxTable, EmailStatus } from "#server/db/schema";
 import { keysetCursor } from "#server/db/keyset-cursor";
 import type { ShopSettings, ShopSettingsService } from "#server/settings/shop-settings-service";
@@ -142,9 +143,63 @@ const outboxCursor = keysetCursor(/^[0-9a-f-]{36}$/);
  * the reset token), renders the e-mail there and then and inserts its row, so the e-mail exists exactly when the fact
  * does. Delivery is email-sender.ts's. The read side (list, backlog) is for the operator console and metrics.
  */
+/** An outbox row as `enqueue` writes it. */
+type OutboxRow = {
+  id: string;
+  messageId: string;
+  dedupeKey: string | null;
+  kind: EmailKind;
+  recipient: string;
+  subject: string;
+  text: string;
+  html: string;
+  headers: string | null;
+};
+
 export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutboxOptions) {
   const link = (path: string) => new URL(path, publicOrigin()).toString();
   const enqueued = new Set<() => void>();
+  /** An order as its e-mails show it, with the shop as the e-mail heads it, in one statement built once. */
+  const readOrder = preparedStatement(db, ["orderId"], (db, values: { orderId: string }) =>
+    db
+      .selectFrom("orders")
+      .leftJoin("users", "users.id", "orders.user_id")
+      .select([
+        "orders.id",
+        "orders.number",
+        "orders.amount_cents",
+        "orders.items",
+        "orders.pricing",
+        "orders.delivery_address",
+        "orders.contact_email",
+        "orders.user_id",
+        "orders.access_key",
+        "users.email",
+        settings.column().as("shop_settings"),
+      ])
+      .where("orders.id", "=", values.orderId),
+  );
+  /** An e-mail's row, built and compiled once: every order writes one. Once per dedupe key. */
+  const insertEmail = preparedStatement(
+    db,
+    ["id", "messageId", "dedupeKey", "kind", "recipient", "subject", "text", "html", "headers"],
+    (db, email: OutboxRow) =>
+      db
+        .insertInto("email_outbox")
+        .values({
+          id: email.id,
+          message_id: email.messageId,
+          dedupe_key: email.dedupeKey,
+          kind: email.kind,
+          recipient: email.recipient,
+          subject: email.subject,
+          text_body: email.text,
+          html_body: email.html,
+          headers: email.headers,
+        })
+        .onConflict((conflict) => conflict.column("dedupe_key").doNothing())
+        .returning("id"),
+  );
   /**
    * The shop as the e-mail names it, read in the e-mail's own transaction (on PGlite's one connection a read beside
    * it would wait for it); the logo by its absolute address on the shop.
@@ -171,48 +226,30 @@ export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutbo
     headers: Record<string, string> | null = null,
   ): Promise<boolean> {
     const id = crypto.randomUUID();
-    const inserted = await writer
-      .insertInto("email_outbox")
-      .values({
-        id,
-        // Fixed now, so every attempt (and a repeat after a crash mid-send) carries the same Message-ID.
-        message_id: `<${id}@${publicOrigin().hostname}>`,
-        dedupe_key: dedupeKey,
-        kind,
-        recipient,
-        subject: rendered.subject,
-        text_body: rendered.text,
-        html_body: rendered.html,
-        headers: headers ? JSON.stringify(headers) : null,
-      })
-      .onConflict((conflict) => conflict.column("dedupe_key").doNothing())
-      .returning("id")
-      .executeTakeFirst();
+    const [inserted] = (
+      await insertEmail(
+        {
+          id,
+          // Fixed now, so every attempt (and a repeat after a crash mid-send) carries the same Message-ID.
+          messageId: `<${id}@${publicOrigin().hostname}>`,
+          dedupeKey,
+          kind,
+          recipient,
+          subject: rendered.subject,
+          text: rendered.text,
+          html: rendered.html,
+          headers: headers ? JSON.stringify(headers) : null,
+        },
+        writer,
+      )
+    ).rows;
     if (inserted) for (const listener of enqueued) listener();
     return inserted !== undefined;
   }
 
   /** An order as its e-mails show it, and where they go: the receipt e-mail it was paid with, else its account's. */
   async function orderFor(writer: Writer, orderId: string) {
-    const order = await writer
-      .selectFrom("orders")
-      .leftJoin("users", "users.id", "orders.user_id")
-      .select([
-        "orders.id",
-        "orders.number",
-        "orders.amount_cents",
-        "orders.items",
-        "orders.pricing",
-        "orders.delivery_address",
-        "orders.contact_email",
-        "orders.user_id",
-        "orders.access_key",
-        "users.email",
-        // The shop as the e-mail heads it, in the same statement.
-        settings.column().as("shop_settings"),
-      ])
-      .where("orders.id", "=", orderId)
-      .executeTakeFirst();
+    const [order] = (await readOrder({ orderId }, writer)).rows;
     const email = order?.contact_email ?? order?.email;
     if (!order || !email) return null;
     return {

@@ -3,6 +3,7 @@
 
 import { sql } from "kysely";
 import type { DB, Writer } from "#server/db/client";
+import { preparedStatement } from "#server/db/prepared";
 import type { OrderProcessor } from "#server/db/schema";
 import { newOrderNumber } from "./order-number";
 import { createOrderReads } from "./order-reads";
@@ -54,18 +55,53 @@ export interface PaidOrder {
   discountCents: number;
 }
 
+/** An order's row as `recordPaidOrder` writes it: JSON columns as text. */
+type PaidOrderRow = {
+  id: string;
+  number: string;
+  userId: string | null;
+  sessionId: string | null;
+  amountCents: number;
+  currency: string;
+  items: string;
+  pricing: string | null;
+  processor: OrderProcessor | null;
+  livemode: boolean | null;
+  createdAt: Date;
+  deliveryAddress: string | null;
+  contactEmail: string | null;
+  cardBrand: string | null;
+  cardLast4: string | null;
+  promotionCode: string | null;
+  promotionKind: PromotionKindName | null;
+  discountCents: number;
+};
+
+const PAID_ORDER_COLUMNS = [
+  "id",
+  "number",
+  "userId",
+  "sessionId",
+  "amountCents",
+  "currency",
+  "items",
+  "pricing",
+  "processor",
+  "livemode",
+  "createdAt",
+  "deliveryAddress",
+  "contactEmail",
+  "cardBrand",
+  "cardLast4",
+  "promotionCode",
+  "promotionKind",
+  "discountCents",
+] as const satisfies readonly (keyof PaidOrderRow)[];
+
 export function createOrderService(db: DB) {
-  /**
-   * Writes a paid order and its first status ("paid", by the shop), in the caller's transaction (checkout's, which
-   * settles the payment in the same one). Once per intent: when the intent has its order already, or the number is
-   * another order's, nothing is written and the answer is null (the caller tells which by reading the order).
-   */
-  async function recordPaidOrder(
-    trx: Writer,
-    order: PaidOrder,
-  ): Promise<{ orderId: string; orderNumber: string } | null> {
-    // The order and its first status in one statement: the history's row only when the order's was written.
-    const inserted = await trx
+  /** The order and its first status ("paid", by the shop), built and compiled once: every checkout writes one. */
+  const insertPaidOrder = preparedStatement(db, PAID_ORDER_COLUMNS, (db, order: PaidOrderRow) =>
+    db
       .with("inserted", (db) =>
         db
           .insertInto("orders")
@@ -76,18 +112,17 @@ export function createOrderService(db: DB) {
             session_id: order.sessionId,
             amount_cents: order.amountCents,
             currency: order.currency,
-            items: JSON.stringify(order.items),
-            // What the payment was priced at, kept whole: the order page, the e-mail and the console show these figures.
-            pricing: order.pricing ? JSON.stringify(order.pricing) : null,
+            items: order.items,
+            pricing: order.pricing,
             processor: order.processor,
             livemode: order.livemode,
             created_at: order.createdAt,
-            delivery_address: order.deliveryAddress ? JSON.stringify(order.deliveryAddress) : null,
+            delivery_address: order.deliveryAddress,
             contact_email: order.contactEmail,
-            card_brand: order.card?.brand ?? null,
-            card_last4: order.card?.last4 ?? null,
-            promotion_code: order.promotion?.code ?? null,
-            promotion_kind: order.promotion?.kind ?? null,
+            card_brand: order.cardBrand,
+            card_last4: order.cardLast4,
+            promotion_code: order.promotionCode,
+            promotion_kind: order.promotionKind,
             discount_cents: order.discountCents,
           })
           // Either key: the order exists already (recorded by another path), or the number is taken.
@@ -105,8 +140,45 @@ export function createOrderService(db: DB) {
           ),
       )
       .selectFrom("inserted")
-      .select(["inserted.id", "inserted.number"])
-      .executeTakeFirst();
+      .select(["inserted.id", "inserted.number"]),
+  );
+
+  /**
+   * Writes a paid order and its first status ("paid", by the shop), in the caller's transaction (checkout's, which
+   * settles the payment in the same one). Once per intent: when the intent has its order already, or the number is
+   * another order's, nothing is written and the answer is null (the caller tells which by reading the order).
+   */
+  async function recordPaidOrder(
+    trx: Writer,
+    order: PaidOrder,
+  ): Promise<{ orderId: string; orderNumber: string } | null> {
+    // The order and its first status in one statement: the history's row only when the order's was written.
+    const [inserted] = (
+      await insertPaidOrder(
+        {
+          id: order.id,
+          number: order.number,
+          userId: order.userId,
+          sessionId: order.sessionId,
+          amountCents: order.amountCents,
+          currency: order.currency,
+          items: JSON.stringify(order.items),
+          // What the payment was priced at, kept whole: the order page, the e-mail and the console show these figures.
+          pricing: order.pricing ? JSON.stringify(order.pricing) : null,
+          processor: order.processor,
+          livemode: order.livemode,
+          createdAt: order.createdAt,
+          deliveryAddress: order.deliveryAddress ? JSON.stringify(order.deliveryAddress) : null,
+          contactEmail: order.contactEmail,
+          cardBrand: order.card?.brand ?? null,
+          cardLast4: order.card?.last4 ?? null,
+          promotionCode: order.promotion?.code ?? null,
+          promotionKind: order.promotion?.kind ?? null,
+          discountCents: order.discountCents,
+        },
+        trx,
+      )
+    ).rows;
     if (!inserted) return null;
     return { orderId: inserted.id, orderNumber: inserted.number };
   }
