@@ -4,6 +4,7 @@
 import { sql } from "kysely";
 import { AppError, type ErrorCode } from "#shared/errors";
 import type { DB } from "#server/db/client";
+import { preparedStatement } from "#server/db/prepared";
 
 export interface RateLimitRule {
   /** What is being limited, part of the key: "sign-in:ip". */
@@ -39,6 +40,41 @@ export interface RateLimitHit {
  * goes up.
  */
 export function createRateLimiter(db: DB) {
+  /** The upsert for `count` counters, built and compiled once per count (a request counts one or two). */
+  const upserts = new Map<number, ReturnType<typeof prepareUpsert>>();
+  const upsertFor = (count: number) => {
+    let upsert = upserts.get(count);
+    if (!upsert) upserts.set(count, (upsert = prepareUpsert(count)));
+    return upsert;
+  };
+  function prepareUpsert(count: number) {
+    const keyNames = Array.from({ length: count }, (_, index) => `key${index}`);
+    return preparedStatement(db, ["windowSeconds", ...keyNames], (db, values: Record<string, unknown>) =>
+      db
+        .insertInto("rate_limits")
+        .values(
+          keyNames.map((name) => ({
+            key: values[name] as string,
+            window_started_at: sql<Date>`now()`,
+            attempts: sql<number>`1`,
+          })),
+        )
+        .onConflict((conflict) =>
+          conflict.column("key").doUpdateSet({
+            attempts: sql`case when rate_limits.window_started_at <= now() - make_interval(secs => ${values.windowSeconds}) then 1 else rate_limits.attempts + 1 end`,
+            window_started_at: sql`case when rate_limits.window_started_at <= now() - make_interval(secs => ${values.windowSeconds}) then now() else rate_limits.window_started_at end`,
+          }),
+        )
+        .returning([
+          "key",
+          "attempts",
+          sql<number>`extract(epoch from (window_started_at + make_interval(secs => ${values.windowSeconds}) - now())) * 1000`.as(
+            "remaining_ms",
+          ),
+        ]),
+    );
+  }
+
   /**
    * Counts one attempt on each counter, in one statement; the results come in the order of the hits. The hits share
    * one window length (the statement has one), and their keys are taken in a fixed order, so two calls counting the
@@ -53,23 +89,11 @@ export function createRateLimiter(db: DB) {
       throw new Error(`Rate limit ${hits[0]!.rule.name}: windows longer than a day are swept away early`);
     const keys = hits.map(({ rule, subject }) => `${rule.name}:${subject}`);
     const windowSeconds = windowMs / 1000;
-    const rows = await db
-      .insertInto("rate_limits")
-      .values([...new Set(keys)].sort().map((key) => ({ key, window_started_at: sql`now()`, attempts: 1 })))
-      .onConflict((conflict) =>
-        conflict.column("key").doUpdateSet({
-          attempts: sql`case when rate_limits.window_started_at <= now() - make_interval(secs => ${windowSeconds}) then 1 else rate_limits.attempts + 1 end`,
-          window_started_at: sql`case when rate_limits.window_started_at <= now() - make_interval(secs => ${windowSeconds}) then now() else rate_limits.window_started_at end`,
-        }),
-      )
-      .returning([
-        "key",
-        "attempts",
-        sql<number>`extract(epoch from (window_started_at + make_interval(secs => ${windowSeconds}) - now())) * 1000`.as(
-          "remaining_ms",
-        ),
-      ])
-      .execute();
+    const distinct = [...new Set(keys)].sort();
+    const { rows } = await upsertFor(distinct.length)({
+      windowSeconds,
+      ...Object.fromEntries(distinct.map((key, index) => [`key${index}`, key])),
+    });
     const byKey = new Map(rows.map((row) => [row.key, row]));
     return hits.map(({ rule }, index) => {
       const row = byKey.get(keys[index]!)!;
