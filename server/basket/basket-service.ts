@@ -10,6 +10,7 @@ import { AppError } from "#shared/errors";
 import { canBeSold, onlyLeftInStockMessage, OUT_OF_STOCK_MESSAGE, sellableQuantity } from "#shared/stock";
 import type { CatalogueService, VariantForSale } from "#server/catalogue/catalogue-service";
 import type { DB } from "#server/db/client";
+import { preparedStatement } from "#server/db/prepared";
 import type { Database } from "#server/db/schema";
 import type { Logger } from "#server/logger";
 import type { GiftCardLine } from "#shared/gift-cards";
@@ -75,6 +76,24 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
         .orderBy("basket_items.id"),
     );
   }
+
+  /** A basket as `getBasket` reads it, by either owner column: built and compiled once, every checkout reads one. */
+  const readBasketBy = (column: "user_id" | "session_id") =>
+    preparedStatement(db, ["owner"], (db, values: { owner: string }) =>
+      db
+        .selectFrom("baskets")
+        .select([
+          "baskets.revision",
+          linesColumn("baskets.id").as("lines"),
+          catalogue
+            .variantsForSaleColumn(
+              sql<string>`(select bi.variant_id from basket_items bi where bi.basket_id = baskets.id)`,
+            )
+            .as("variants"),
+        ])
+        .where(`baskets.${column}`, "=", values.owner),
+    );
+  const readBasketView = { user_id: readBasketBy("user_id"), session_id: readBasketBy("session_id") };
 
   async function readLines(executor: DB | Transaction, basketId: string): Promise<StoredLine[]> {
     const rows = await executor
@@ -433,19 +452,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       if (!owner) return EMPTY_BASKET;
       // Lines, revision and the lines' variants (price and stock now) in one statement: one snapshot, one round trip.
       const { column, value } = ownerColumn(owner);
-      const row = await db
-        .selectFrom("baskets")
-        .select([
-          "baskets.revision",
-          linesColumn("baskets.id").as("lines"),
-          catalogue
-            .variantsForSaleColumn(
-              sql<string>`(select bi.variant_id from basket_items bi where bi.basket_id = baskets.id)`,
-            )
-            .as("variants"),
-        ])
-        .where(`baskets.${column}`, "=", value)
-        .executeTakeFirst();
+      const [row] = (await readBasketView[column]({ owner: value })).rows;
       if (!row) return EMPTY_BASKET;
       const lines = row.lines.map(toStoredLine);
       if (lines.length === 0) return { ...EMPTY_BASKET, revision: row.revision };

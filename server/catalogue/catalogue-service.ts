@@ -602,7 +602,8 @@ export function createCatalogueService(
           "option_names",
         ),
       )
-      .where("products.status", "=", "active");
+      // Written into the SQL, not sent as a value: the basket's statement that embeds this one is prepared once.
+      .where("products.status", "=", sql.lit("active"));
   }
 
   type VariantForSaleRow = InferResult<ReturnType<typeof variantsForSale>>[number];

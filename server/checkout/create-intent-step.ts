@@ -7,6 +7,7 @@ import { toStripeShipping } from "#shared/address";
 import type { BasketView } from "#shared/basket";
 import { amountDue, type PriceBreakdown } from "#shared/pricing";
 import { ownerColumn, ownerColumns, type BasketOwner } from "#server/basket/basket-owner";
+import { preparedStatement } from "#server/db/prepared";
 import type { Holder } from "#server/holds/hold-claims";
 import { isIntentStateRefusal } from "#server/payments/processor-errors";
 import type { PromotionCustomer } from "#server/promotions/promotion-service";
@@ -46,27 +47,40 @@ interface OpenPayment {
   revision: number;
 }
 
-/** The owner's newest open payment here, and how many payments the owner has made in all (the next intent's key). */
-async function readNewest({ db, processor, livemode }: CheckoutContext, owner: BasketOwner) {
-  const { column, value } = ownerColumn(owner);
-  const isOpenHere = sql<boolean>`(status = 'open' and processor = ${processor} and livemode = ${livemode})`;
-  const newest = await db
-    .selectFrom("checkout_payments")
-    .select([
-      "payment_intent_id",
-      "client_secret",
-      "basket_fingerprint",
-      "pending_fingerprint",
-      "amount_cents",
-      "revision",
-    ])
-    .select([isOpenHere.as("is_open_here"), sql<number>`count(*) over ()::int`.as("attempts")])
-    .where(column, "=", value)
-    .orderBy(isOpenHere, "desc")
-    .orderBy("created_at", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  return { open: newest?.is_open_here ? (newest as OpenPayment) : undefined, attempts: newest?.attempts ?? 0 };
+/**
+ * The owner's newest open payment here, and how many payments the owner has made in all (the next intent's key). One
+ * statement per owner column, built and compiled once: every payment step reads it.
+ */
+function newestPaymentReader({ db, processor, livemode }: CheckoutContext) {
+  const readBy = (column: "user_id" | "session_id") =>
+    preparedStatement(
+      db,
+      ["owner", "processor", "livemode"],
+      (db, values: { owner: string; processor: string; livemode: boolean }) => {
+        const isOpenHere = sql<boolean>`(status = 'open' and processor = ${values.processor} and livemode = ${values.livemode})`;
+        return db
+          .selectFrom("checkout_payments")
+          .select([
+            "payment_intent_id",
+            "client_secret",
+            "basket_fingerprint",
+            "pending_fingerprint",
+            "amount_cents",
+            "revision",
+          ])
+          .select([isOpenHere.as("is_open_here"), sql<number>`count(*) over ()::int`.as("attempts")])
+          .where(column, "=", values.owner)
+          .orderBy(isOpenHere, "desc")
+          .orderBy("created_at", "desc")
+          .limit(sql.lit(1));
+      },
+    );
+  const byColumn = { user_id: readBy("user_id"), session_id: readBy("session_id") };
+  return async (owner: BasketOwner) => {
+    const { column, value } = ownerColumn(owner);
+    const [newest] = (await byColumn[column]({ owner: value, processor, livemode })).rows;
+    return { open: newest?.is_open_here ? (newest as OpenPayment) : undefined, attempts: newest?.attempts ?? 0 };
+  };
 }
 
 /**
@@ -129,6 +143,7 @@ async function createNew(
  */
 export function createIntentStep(context: CheckoutContext, hold: HoldStep, release: ReleaseStep) {
   const { db, provider } = context;
+  const readNewest = newestPaymentReader(context);
 
   /**
    * The open intent brought to this pass's snapshot: the same intent again, or updated in place. Null when another
@@ -227,7 +242,7 @@ export function createIntentStep(context: CheckoutContext, hold: HoldStep, relea
       shipping: toStripeShipping(delivery.address),
       deliveryColumns: { delivery_address: JSON.stringify(delivery.address), contact_email: delivery.contactEmail },
     };
-    const { open, attempts } = await readNewest(context, owner);
+    const { open, attempts } = await readNewest(owner);
     if (open) {
       const updated = await updateOpen(open, draft, mustUpdateProcessor);
       if (updated !== "replace") return updated;

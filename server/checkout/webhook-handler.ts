@@ -2,6 +2,7 @@
 // refund or dispute it is about.
 
 import type { DB } from "#server/db/client";
+import { preparedStatement } from "#server/db/prepared";
 import type { Logger } from "#server/logger";
 import type { OrderService } from "#server/orders/order-service";
 import type { PaymentProvider, ProviderRefund } from "#server/payments/payment-provider";
@@ -39,6 +40,16 @@ export function createWebhookHandler(
   logger: Logger,
   refunds?: RefundRecorder,
 ) {
+  // Every payment's webhook reads and writes its event's id: built and compiled once.
+  const findProcessed = preparedStatement(db, ["id"], (db, values: { id: string }) =>
+    db.selectFrom("processed_webhook_events").select("id").where("id", "=", values.id),
+  );
+  const markProcessed = preparedStatement(db, ["id", "type"], (db, values: { id: string; type: string }) =>
+    db
+      .insertInto("processed_webhook_events")
+      .values({ id: values.id, type: values.type })
+      .onConflict((conflict) => conflict.column("id").doNothing()),
+  );
   return {
     async handleWebhook(rawBody: string, signature: string): Promise<WebhookOutcome> {
       let event;
@@ -49,11 +60,7 @@ export function createWebhookHandler(
         throw new AppError("BAD_REQUEST", "The webhook signature is not valid.");
       }
       if (!event.id) return "ignored";
-      const seen = await db
-        .selectFrom("processed_webhook_events")
-        .select("id")
-        .where("id", "=", event.id)
-        .executeTakeFirst();
+      const [seen] = (await findProcessed({ id: event.id })).rows;
       if (seen) return "already-processed";
 
       let outcome: WebhookOutcome = "ignored";
@@ -93,11 +100,7 @@ export function createWebhookHandler(
           outcome = "noted";
         }
       }
-      await db
-        .insertInto("processed_webhook_events")
-        .values({ id: event.id, type: event.kind === "ignored" ? event.type : event.kind })
-        .onConflict((conflict) => conflict.column("id").doNothing())
-        .execute();
+      await markProcessed({ id: event.id, type: event.kind === "ignored" ? event.type : event.kind });
       return outcome;
     },
   };
