@@ -4,6 +4,7 @@
 import { sql } from "kysely";
 import { AppError } from "#shared/errors";
 import type { DB, Writer } from "#server/db/client";
+import { preparedStatement } from "#server/db/prepared";
 
 /**
  * How long, and how much, one shopper may hold while paying (the hold_claims table is this module's). Without it, a
@@ -64,6 +65,22 @@ export function createHoldClaims(
   { reservationMinutes, limits = DEFAULT_HOLD_LIMITS }: { reservationMinutes: number; limits?: HoldLimits },
 ) {
   const lifetimeMs = reservationMinutes * 60_000;
+  /** Live holds per holder, for one holder key or two (a session's and its address's): built and compiled once. */
+  const liveHoldsOf = (names: readonly string[]) =>
+    preparedStatement(db, names, (db, values: Record<string, unknown>) =>
+      db
+        .selectFrom("hold_claims")
+        .select(["holder", sql<number>`count(distinct hold)::int`.as("holds")])
+        .where(
+          "holder",
+          "in",
+          names.map((name) => values[name] as string),
+        )
+        .where("expires_at", ">", sql<Date>`now()`)
+        .groupBy("holder"),
+    );
+  const liveHoldsOfOne = liveHoldsOf(["holder0"]);
+  const liveHoldsOfTwo = liveHoldsOf(["holder0", "holder1"]);
 
   return {
     limits,
@@ -183,13 +200,10 @@ export function createHoldClaims(
 
     /** Live holds of a session and of a client address (distinct payments), for the payment limiter. */
     async liveHolds(holder: Holder): Promise<{ session: number; address: number }> {
-      const rows = await db
-        .selectFrom("hold_claims")
-        .select(["holder", sql<number>`count(distinct hold)::int`.as("holds")])
-        .where("holder", "in", holderKeys(holder))
-        .where("expires_at", ">", sql<Date>`now()`)
-        .groupBy("holder")
-        .execute();
+      const keys = holderKeys(holder);
+      const { rows } = await (keys.length === 2 ? liveHoldsOfTwo : liveHoldsOfOne)(
+        Object.fromEntries(keys.map((key, index) => [`holder${index}`, key])),
+      );
       const count = (key: string) => rows.find((row) => row.holder === key)?.holds ?? 0;
       return {
         session: holder.sessionId ? count(`session:${holder.sessionId}`) : 0,
