@@ -13,6 +13,7 @@ import {
 } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { DB, Writer } from "#server/db/client";
+import { preparedStatement } from "#server/db/prepared";
 import { inBatches } from "#server/db/in-batches";
 import type { Database, ProductTable } from "#server/db/schema";
 import { AppError } from "#shared/errors";
@@ -576,35 +577,55 @@ export function createCatalogueService(
 
   /** Variants of active products with their product, option names and stock now: `findVariants`' statement. */
   function variantsForSale() {
-    return db
-      .selectFrom("product_variants as v")
-      .innerJoin("products", "products.id", "v.product_id")
-      .select([
-        "products.id as product_id",
-        "products.slug",
-        "products.title",
-        "products.price_cents as product_price_cents",
-        "products.shown_rating",
-        "products.review_count",
-        "products.rating_count",
-        "products.image as product_image",
-        "products.image_width as product_image_width",
-        "products.image_height as product_image_height",
-        "products.image_srcset as product_image_srcset",
-        "products.gift_card",
-        ...variantColumns,
-        reservedOfVariant.as("reserved"),
-      ])
-      .select(
-        sql<
-          string[] | null
-        >`(select jsonb_agg(o.name order by o.position) from product_options o where o.product_id = products.id)`.as(
-          "option_names",
-        ),
-      )
-      // Written into the SQL, not sent as a value: the basket's statement that embeds this one is prepared once.
-      .where("products.status", "=", sql.lit("active"));
+    return (
+      db
+        .selectFrom("product_variants as v")
+        .innerJoin("products", "products.id", "v.product_id")
+        .select([
+          "products.id as product_id",
+          "products.slug",
+          "products.title",
+          "products.price_cents as product_price_cents",
+          "products.shown_rating",
+          "products.review_count",
+          "products.rating_count",
+          "products.image as product_image",
+          "products.image_width as product_image_width",
+          "products.image_height as product_image_height",
+          "products.image_srcset as product_image_srcset",
+          "products.gift_card",
+          ...variantColumns,
+          reservedOfVariant.as("reserved"),
+        ])
+        .select(
+          sql<
+            string[] | null
+          >`(select jsonb_agg(o.name order by o.position) from product_options o where o.product_id = products.id)`.as(
+            "option_names",
+          ),
+        )
+        // Written into the SQL, not sent as a value: the basket's statement that embeds this one is prepared once.
+        .where("products.status", "=", sql.lit("active"))
+    );
   }
+
+  /** A product's first variant for sale, or the one a request names: every add to a basket reads one, built once. */
+  const firstVariantOfProduct = preparedStatement(db, ["productId"], (_db, values: { productId: string }) =>
+    variantsForSale()
+      .where("v.product_id", "=", values.productId)
+      .orderBy("v.position")
+      .orderBy("v.id")
+      .limit(sql.lit(1)),
+  );
+  const variantOfProduct = preparedStatement(
+    db,
+    ["productId", "variantId"],
+    (_db, values: { productId: string; variantId: string }) =>
+      variantsForSale()
+        .where("v.product_id", "=", values.productId)
+        .where("v.id", "=", values.variantId)
+        .limit(sql.lit(1)),
+  );
 
   type VariantForSaleRow = InferResult<ReturnType<typeof variantsForSale>>[number];
 
@@ -874,13 +895,11 @@ export function createCatalogueService(
      * change asks it before anything else.
      */
     async findVariantOfProduct(productId: string, variantId?: string): Promise<VariantForSale | undefined> {
-      const row = await variantsForSale()
-        .where("v.product_id", "=", productId)
-        .$if(variantId !== undefined, (query) => query.where("v.id", "=", variantId ?? ""))
-        .orderBy("v.position")
-        .orderBy("v.id")
-        .limit(1)
-        .executeTakeFirst();
+      const [row] = (
+        variantId === undefined
+          ? await firstVariantOfProduct({ productId })
+          : await variantOfProduct({ productId, variantId })
+      ).rows;
       return row && toVariantForSale(row);
     },
 
