@@ -41,4 +41,27 @@ describeEachDatabase("prepared statements", (getDatabase) => {
     );
     await expect(unused({ id: "12321341", slug: "x" })).rejects.toThrow(/slug not used/);
   });
+
+  it("runs in the transaction it is given: a rolled-back write is gone, and a read sees its own transaction's write", async () => {
+    const { db } = getDatabase();
+    const setPrice = preparedStatement(db, ["id", "price"], (db, values: { id: string; price: number }) =>
+      db
+        .updateTable("products")
+        .set({ price_cents: values.price })
+        .where("id", "=", values.id)
+        .returning("price_cents"),
+    );
+    const priceOf = preparedStatement(db, ["id"], (db, values: { id: string }) =>
+      db.selectFrom("products").select("price_cents").where("id", "=", values.id),
+    );
+    const before = (await priceOf({ id: "12321341" })).rows[0]!.price_cents;
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await setPrice({ id: "12321341", price: before + 1 }, trx);
+        expect((await priceOf({ id: "12321341" }, trx)).rows[0]!.price_cents).toBe(before + 1);
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
+    expect((await priceOf({ id: "12321341" })).rows[0]!.price_cents).toBe(before);
+  });
 });
