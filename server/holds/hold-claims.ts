@@ -60,12 +60,8 @@ async function letGoOf(trx: Writer, kind: ClaimKind, holders: string[], holds: r
     .execute();
 }
 
-export function createHoldClaims(
-  db: DB,
-  { reservationMinutes, limits = DEFAULT_HOLD_LIMITS }: { reservationMinutes: number; limits?: HoldLimits },
-) {
-  const lifetimeMs = reservationMinutes * 60_000;
-  /** Live holds per holder, for one holder key or two (a session's and its address's): built and compiled once. */
+/** Live holds per holder, for one holder key or two (a session's and its address's): each built and compiled once. */
+function liveHoldsStatements(db: DB) {
   const liveHoldsOf = (names: readonly string[]) =>
     preparedStatement(db, names, (db, values: Record<string, unknown>) =>
       db
@@ -79,8 +75,15 @@ export function createHoldClaims(
         .where("expires_at", ">", sql<Date>`now()`)
         .groupBy("holder"),
     );
-  const liveHoldsOfOne = liveHoldsOf(["holder0"]);
-  const liveHoldsOfTwo = liveHoldsOf(["holder0", "holder1"]);
+  return { ofOne: liveHoldsOf(["holder0"]), ofTwo: liveHoldsOf(["holder0", "holder1"]) };
+}
+
+export function createHoldClaims(
+  db: DB,
+  { reservationMinutes, limits = DEFAULT_HOLD_LIMITS }: { reservationMinutes: number; limits?: HoldLimits },
+) {
+  const lifetimeMs = reservationMinutes * 60_000;
+  const liveHolds = liveHoldsStatements(db);
 
   return {
     limits,
@@ -201,7 +204,7 @@ export function createHoldClaims(
     /** Live holds of a session and of a client address (distinct payments), for the payment limiter. */
     async liveHolds(holder: Holder): Promise<{ session: number; address: number }> {
       const keys = holderKeys(holder);
-      const { rows } = await (keys.length === 2 ? liveHoldsOfTwo : liveHoldsOfOne)(
+      const { rows } = await (keys.length === 2 ? liveHolds.ofTwo : liveHolds.ofOne)(
         Object.fromEntries(keys.map((key, index) => [`holder${index}`, key])),
       );
       const count = (key: string) => rows.find((row) => row.holder === key)?.holds ?? 0;
