@@ -6,7 +6,7 @@ import type { DeliveryAddress } from "#shared/address";
 import { AppError } from "#shared/errors";
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import type { DB } from "#server/db/client";
-import { preparedStatement } from "#server/db/prepared";
+import { preparedStatement } from "@storefront/kysely-prepared";
 
 /** The address a basket owner is checking out with, and the e-mail a guest's receipt goes to. */
 export interface CheckoutAddress {

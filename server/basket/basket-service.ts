@@ -10,7 +10,7 @@ import { AppError } from "#shared/errors";
 import { canBeSold, onlyLeftInStockMessage, OUT_OF_STOCK_MESSAGE, sellableQuantity } from "#shared/stock";
 import type { CatalogueService, VariantForSale } from "#server/catalogue/catalogue-service";
 import type { DB } from "#server/db/client";
-import { preparedStatement } from "#server/db/prepared";
+import { preparedStatement } from "@storefront/kysely-prepared";
 import type { Database } from "#server/db/schema";
 import type { Logger } from "#server/logger";
 import type { GiftCardLine } from "#shared/gift-cards";

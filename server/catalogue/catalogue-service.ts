@@ -13,7 +13,7 @@ import {
 } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { DB, Writer } from "#server/db/client";
-import { preparedStatement } from "#server/db/prepared";
+import { preparedStatement } from "@storefront/kysely-prepared";
 import { inBatches } from "#server/db/in-batches";
 import type { Database, ProductTable } from "#server/db/schema";
 import { AppError } from "#shared/errors";

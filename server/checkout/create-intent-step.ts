@@ -7,7 +7,7 @@ import { toStripeShipping } from "#shared/address";
 import type { BasketView } from "#shared/basket";
 import { amountDue, type PriceBreakdown } from "#shared/pricing";
 import { ownerColumn, ownerColumns, type BasketOwner } from "#server/basket/basket-owner";
-import { preparedStatement } from "#server/db/prepared";
+import { preparedStatement } from "@storefront/kysely-prepared";
 import type { Holder } from "#server/holds/hold-claims";
 import { isIntentStateRefusal } from "#server/payments/processor-errors";
 import type { PromotionCustomer } from "#server/promotions/promotion-service";

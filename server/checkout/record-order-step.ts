@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import { AppError } from "#shared/errors";
 import { readOrderItem } from "#shared/orders";
 import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
-import { preparedStatement } from "#server/db/prepared";
+import { preparedStatement } from "@storefront/kysely-prepared";
 import type { OrderProcessor } from "#server/db/schema";
 import { newOrderNumber } from "#server/orders/order-number";
 import type { ProviderIntent } from "#server/payments/payment-provider";

@@ -2,7 +2,7 @@
 // refund or dispute it is about.
 
 import type { DB } from "#server/db/client";
-import { preparedStatement } from "#server/db/prepared";
+import { preparedStatement } from "@storefront/kysely-prepared";
 import type { Logger } from "#server/logger";
 import type { OrderService } from "#server/orders/order-service";
 import type { PaymentProvider, ProviderRefund } from "#server/payments/payment-provider";

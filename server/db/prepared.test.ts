@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import { describeEachDatabase } from "#server/testing/test-database";
-import { preparedStatement } from "./prepared";
+import { preparedStatement } from "@storefront/kysely-prepared";
 
 describeEachDatabase("prepared statements", (getDatabase) => {
   it("answers each call with its own values, as the same query built anew would", async () => {

@@ -5,7 +5,7 @@ import { sql, type Selectable } from "kysely";
 import type { BasketView } from "#shared/basket";
 import { readOrderItem } from "#shared/orders";
 import type { DB, Writer } from "#server/db/client";
-import { preparedStatement } from "#server/db/prepared";
+import { preparedStatement } from "@storefront/kysely-prepared";
 import type { EmailOutboxTable, EmailStatus } from "#server/db/schema";
 import { keysetCursor } from "#server/db/keyset-cursor";
 import type { ShopSettings, ShopSettingsService } from "#server/settings/shop-settings-service";

@@ -4,7 +4,7 @@
 import { sql } from "kysely";
 import { AppError } from "#shared/errors";
 import type { DB, Writer } from "#server/db/client";
-import { preparedStatement } from "#server/db/prepared";
+import { preparedStatement } from "@storefront/kysely-prepared";
 
 /**
  * How long, and how much, one shopper may hold while paying (the hold_claims table is this module's). Without it, a

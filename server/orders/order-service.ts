@@ -3,7 +3,7 @@
 
 import { sql } from "kysely";
 import type { DB, Writer } from "#server/db/client";
-import { preparedStatement } from "#server/db/prepared";
+import { preparedStatement } from "@storefront/kysely-prepared";
 import type { OrderProcessor } from "#server/db/schema";
 import { newOrderNumber } from "./order-number";
 import { createOrderReads } from "./order-reads";

@@ -4,7 +4,7 @@
 import { sql } from "kysely";
 import { AppError, type ErrorCode } from "#shared/errors";
 import type { DB } from "#server/db/client";
-import { preparedStatement } from "#server/db/prepared";
+import { preparedStatement } from "@storefront/kysely-prepared";
 
 export interface RateLimitRule {
   /** What is being limited, part of the key: "sign-in:ip". */

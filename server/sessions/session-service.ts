@@ -7,7 +7,7 @@ import type { ConsoleAccess } from "#shared/console-access";
 import { REVIEWABLE_ORDER_STATUSES } from "#shared/orders";
 import { basketItemCount } from "#server/basket/basket-service";
 import type { DB, Writer } from "#server/db/client";
-import { preparedStatement } from "#server/db/prepared";
+import { preparedStatement } from "@storefront/kysely-prepared";
 import { newToken, sha256Base64url as hashToken, TOKEN_PATTERN } from "#server/tokens";
 import { tooManyRequests, type RateLimiter, type RateLimitRule } from "#server/rate-limits/rate-limiter";
 

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { preparedStatement } from "@storefront/kysely-prepared";
 import { sql } from "kysely";
 import type { ProcessorDB } from "./processor-tables.ts";
 import { isHash, type FormHash, type FormValue } from "./form-params.ts";
@@ -24,6 +25,54 @@ export interface StoredResponse {
  * minute (its instance died mid-request) may be taken over.
  */
 export function createIdempotencyStore(db: ProcessorDB) {
+  // Every POST claims its key and keeps its response: both statements built and compiled once.
+  const claim = preparedStatement(
+    db,
+    ["keyKind", "key", "fingerprint"],
+    (db, values: { keyKind: KeyKind; key: string; fingerprint: string }) =>
+      db
+        .insertInto("processor_idempotency_keys")
+        .values({
+          key_kind: values.keyKind,
+          idempotency_key: values.key,
+          fingerprint: values.fingerprint,
+          state: sql.lit("pending"),
+          expires_at: sql`now() + interval '24 hours'`,
+        })
+        .onConflict((conflict) =>
+          conflict
+            .columns(["key_kind", "idempotency_key"])
+            .doUpdateSet({
+              fingerprint: values.fingerprint,
+              state: sql.lit("pending"),
+              response_status: sql.lit(null),
+              response_body: sql.lit(null),
+              locked_at: sql`now()`,
+              expires_at: sql`now() + interval '24 hours'`,
+            })
+            .where((where) =>
+              where.or([
+                where("processor_idempotency_keys.expires_at", "<=", sql<Date>`now()`),
+                where.and([
+                  where("processor_idempotency_keys.state", "=", sql.lit("pending")),
+                  where("processor_idempotency_keys.locked_at", "<", sql<Date>`now() - interval '1 minute'`),
+                ]),
+              ]),
+            ),
+        )
+        .returning("state"),
+  );
+  const keepResponse = preparedStatement(
+    db,
+    ["keyKind", "key", "status", "body"],
+    (db, values: { keyKind: KeyKind; key: string; status: number; body: string }) =>
+      db
+        .updateTable("processor_idempotency_keys")
+        .set({ state: sql.lit("complete"), response_status: values.status, response_body: values.body })
+        .where("key_kind", "=", values.keyKind)
+        .where("idempotency_key", "=", values.key)
+        .where("state", "=", sql.lit("pending")),
+  );
   return {
     /** Claims the key for this request (null: go ahead), or returns the response to replay. */
     async begin(keyKind: KeyKind, key: string, fingerprint: string): Promise<StoredResponse | null> {
@@ -33,38 +82,7 @@ export function createIdempotencyStore(db: ProcessorDB) {
           { param: "Idempotency-Key" },
         );
       }
-      const claimed = await db
-        .insertInto("processor_idempotency_keys")
-        .values({
-          key_kind: keyKind,
-          idempotency_key: key,
-          fingerprint,
-          state: "pending",
-          expires_at: sql`now() + interval '24 hours'`,
-        })
-        .onConflict((conflict) =>
-          conflict
-            .columns(["key_kind", "idempotency_key"])
-            .doUpdateSet({
-              fingerprint,
-              state: "pending",
-              response_status: null,
-              response_body: null,
-              locked_at: sql`now()`,
-              expires_at: sql`now() + interval '24 hours'`,
-            })
-            .where((where) =>
-              where.or([
-                where("processor_idempotency_keys.expires_at", "<=", sql<Date>`now()`),
-                where.and([
-                  where("processor_idempotency_keys.state", "=", "pending"),
-                  where("processor_idempotency_keys.locked_at", "<", sql<Date>`now() - interval '1 minute'`),
-                ]),
-              ]),
-            ),
-        )
-        .returning("state")
-        .executeTakeFirst();
+      const [claimed] = (await claim({ keyKind, key, fingerprint })).rows;
       if (claimed) return null;
 
       const existing = await db
@@ -88,13 +106,7 @@ export function createIdempotencyStore(db: ProcessorDB) {
 
     /** Keeps the response of a request that ran. */
     async complete(keyKind: KeyKind, key: string, response: StoredResponse): Promise<void> {
-      await db
-        .updateTable("processor_idempotency_keys")
-        .set({ state: "complete", response_status: response.status, response_body: response.body })
-        .where("key_kind", "=", keyKind)
-        .where("idempotency_key", "=", key)
-        .where("state", "=", "pending")
-        .execute();
+      await keepResponse({ keyKind, key, status: response.status, body: response.body });
     },
 
     /** Frees the key of a request that failed unexpectedly, so that a retry runs again. */

@@ -1,3 +1,4 @@
+import { preparedStatement } from "@storefront/kysely-prepared";
 import { sql, type UpdateObject } from "kysely";
 import type { ProcessorDB, ProcessorTables } from "./processor-tables.ts";
 import { DECLINE_MESSAGES, type CardCheck, type CardInputError } from "./card-outcomes.ts";
@@ -93,6 +94,14 @@ const CONFIRMABLE: PaymentIntentStatus[] = ["requires_payment_method", "requires
  * the webhook event it causes is written in the same transaction. A card is stored as brand and last four only.
  */
 export function createPaymentIntentStore(db: ProcessorDB) {
+  // Every payment reads its intent, and locks it to change it: both statements built and compiled once.
+  const readIntent = preparedStatement(db, ["id"], (db, values: { id: string }) =>
+    db.selectFrom("processor_payment_intents").selectAll().where("id", "=", values.id),
+  );
+  const lockIntent = preparedStatement(db, ["id"], (db, values: { id: string }) =>
+    db.selectFrom("processor_payment_intents").selectAll().where("id", "=", values.id).forUpdate(),
+  );
+
   /** Locks the intent, lets `decide` choose the change from its current state, applies it and records its event. */
   async function transition(
     id: string,
@@ -100,12 +109,7 @@ export function createPaymentIntentStore(db: ProcessorDB) {
     decide: (locked: PaymentIntentRow) => Transition,
   ): Promise<{ intent: Row; recordedEvent: boolean }> {
     return db.transaction().execute(async (trx) => {
-      const locked = await trx
-        .selectFrom("processor_payment_intents")
-        .selectAll()
-        .where("id", "=", id)
-        .forUpdate()
-        .executeTakeFirst();
+      const [locked] = (await lockIntent({ id }, trx)).rows;
       if (!locked) throw resourceMissing(id);
       const { set, event, then } = decide(locked);
       // A hosted authentication link lives only while its challenge does: once the intent leaves requires_action
@@ -149,7 +153,7 @@ export function createPaymentIntentStore(db: ProcessorDB) {
 
     /** With `expand[]=payment_method`: the PaymentMethod (brand and last four) in place of its id. */
     async findExpanded(id: string): Promise<Row | undefined> {
-      const row = await db.selectFrom("processor_payment_intents").selectAll().where("id", "=", id).executeTakeFirst();
+      const [row] = (await readIntent({ id })).rows;
       return row && withExpandedPaymentMethod(row);
     },
 
@@ -167,7 +171,7 @@ export function createPaymentIntentStore(db: ProcessorDB) {
     },
 
     async find(id: string): Promise<Row | undefined> {
-      const row = await db.selectFrom("processor_payment_intents").selectAll().where("id", "=", id).executeTakeFirst();
+      const [row] = (await readIntent({ id })).rows;
       return row && toPaymentIntentObject(row);
     },
 

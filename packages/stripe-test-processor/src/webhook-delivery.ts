@@ -1,3 +1,4 @@
+import { preparedStatement } from "@storefront/kysely-prepared";
 import { sql, type UpdateObject } from "kysely";
 import Stripe from "stripe";
 import type { ProcessorDB, ProcessorTables } from "./processor-tables.ts";
@@ -58,6 +59,8 @@ export function retryDelaySeconds(
 
 const PURGE_EVERY_MS = 60_000;
 const MAX_ROUNDS_PER_CALL = 10;
+/** An endpoint's answer up to this long is read to its end rather than cancelled (see `post`). */
+const SHORT_ANSWER_BYTES = 64 * 1024;
 
 /**
  * Sends recorded events to the shop's webhook URL, signed as Stripe signs them, until a 2xx comes back.
@@ -93,6 +96,20 @@ export function createWebhookDelivery({
       return undefined;
     }
   }
+
+  /** Every event delivered is marked so, if this instance's claim still holds: built and compiled once. */
+  const markDelivered = preparedStatement(db, ["id", "claimToken"], (db, values: { id: string; claimToken: string }) =>
+    db
+      .updateTable("processor_events")
+      .set({
+        delivered_at: sql`now()`,
+        last_error: sql.lit(null),
+        claim_token: sql.lit(null),
+        claimed_until: sql.lit(null),
+      })
+      .where("id", "=", values.id)
+      .where("claim_token", "=", values.claimToken),
+  );
 
   async function claimDueEvents() {
     const claimToken = crypto.randomUUID();
@@ -138,7 +155,11 @@ export function createWebhookDelivery({
         redirect: "manual",
         signal: AbortSignal.timeout(requestTimeoutMs),
       });
-      await response.body?.cancel();
+      // A short answer (the shop's is a few bytes) is read to its end: cancelling a body costs undici an AbortError
+      // with its stack, more than reading it. One of unknown or larger length is cancelled unread.
+      const length = Number(response.headers.get("content-length") ?? Number.NaN);
+      if (length <= SHORT_ANSWER_BYTES) await response.arrayBuffer();
+      else await response.body?.cancel();
       return response.ok ? null : `HTTP ${response.status}`;
     } catch (error) {
       return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 500) : "request failed";
@@ -161,7 +182,7 @@ export function createWebhookDelivery({
             .where("claim_token", "=", event.claimToken)
             .execute();
         if (failure === null) {
-          await finish({ delivered_at: sql`now()`, last_error: null });
+          await markDelivered({ id: event.id, claimToken: event.claimToken });
           logger.info(
             { eventId: event.id, type: event.type, attempts: event.attempts },
             "processor: webhook delivered",

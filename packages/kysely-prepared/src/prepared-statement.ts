@@ -1,5 +1,5 @@
 // A statement built and compiled once and then run with each call's values, for the statements every request or every
-// checkout runs (the session lookup, a payment's row, the order's insert).
+// checkout runs: the shop's (the session lookup, a payment's row, the order's insert) and the test processor's.
 
 import { createQueryId, type Compilable, type Kysely, type QueryResult } from "kysely";
 
