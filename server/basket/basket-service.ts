@@ -176,6 +176,25 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
       .where(column, "=", value);
   }
 
+  /** The revision moved on and the lines read, by either owner column: every order does it, built and compiled once. */
+  const countUpAndReadLinesBy = (column: "user_id" | "session_id") =>
+    preparedStatement(db, ["owner"], (db, values: { owner: string }) =>
+      db
+        .with("counted", (db) =>
+          db
+            .updateTable("baskets")
+            .set({ revision: sql`revision + 1`, updated_at: sql`now()` })
+            .where(column, "=", values.owner)
+            .returning("id"),
+        )
+        .selectFrom("counted")
+        .select(linesColumn("counted.id").as("lines")),
+    );
+  const countUpAndReadLines = {
+    user_id: countUpAndReadLinesBy("user_id"),
+    session_id: countUpAndReadLinesBy("session_id"),
+  };
+
   /** The owner's basket as one snapshot: its id, revision and lines (one statement, no lock); undefined without one. */
   async function readBasket(
     owner: BasketOwner,
@@ -650,11 +669,8 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
      */
     async removePaidItems(owner: BasketOwner, paid: readonly PaidQuantity[], executor: Transaction): Promise<void> {
       // The revision moved on and the lines read in one statement (the lines' rows are not what it changes).
-      const basket = await executor
-        .with("counted", () => countUpStatement(executor, owner).returning("id"))
-        .selectFrom("counted")
-        .select(linesColumn("counted.id").as("lines"))
-        .executeTakeFirst();
+      const { column, value } = ownerColumn(owner);
+      const [basket] = (await countUpAndReadLines[column]({ owner: value }, executor)).rows;
       if (!basket) return;
       const changes = subtractPaid(basket.lines.map(toStoredLine), paid);
       if (changes.length === 0) return;

@@ -74,11 +74,23 @@ async function holdForReview(
   return { kind: "needs-review", paidAmountCents: intent.amountCents, isNew };
 }
 
+/** Marks a payment paid, in its order's transaction: one per order, built and compiled once. */
+function markPaidStatement(db: CheckoutContext["db"]) {
+  return preparedStatement(db, ["paymentIntentId"], (db, values: { paymentIntentId: string }) =>
+    db
+      .updateTable("checkout_payments")
+      .set({ status: sql.lit("paid"), updated_at: sql`now()` })
+      .where("payment_intent_id", "=", values.paymentIntentId),
+  );
+}
+type MarkPaid = ReturnType<typeof markPaidStatement>;
+
 /** One try at writing the order under `number`: null when another order drew that number. */
 async function writeOrderOnce(
   { db, basket, orders, holds, onOrderRecorded, processor, livemode }: CheckoutContext,
   { id, amountCents, currency, created, card, payment, strict = false }: OrderToWrite,
   number: string,
+  markPaid: MarkPaid,
 ) {
   return db.transaction().execute(async (trx) => {
     const promotion = payment.pricing?.promotion ?? null;
@@ -123,11 +135,7 @@ async function writeOrderOnce(
       strict,
     });
     for (const flag of flags) await orders.flagPaidOrder(trx, id, flag);
-    await trx
-      .updateTable("checkout_payments")
-      .set({ status: "paid", updated_at: sql`now()` })
-      .where("payment_intent_id", "=", id)
-      .execute();
+    await markPaid({ paymentIntentId: id }, trx);
     if (owner) await basket.removePaidItems(owner, items, trx);
     await onOrderRecorded?.(trx, id, payment.items);
     return { orderId: id, orderNumber: inserted.orderNumber, isNew: true };
@@ -143,6 +151,7 @@ async function writeOrderOnce(
  */
 export function createRecordOrderStep(context: CheckoutContext, release: ReleaseStep) {
   const { db, provider, processor, livemode } = context;
+  const markPaid = markPaidStatement(db);
   /** A payment's row with its order's number, if it has one: read by the page's call and by the webhook's. */
   const readPayment = preparedStatement(db, ["paymentIntentId"], (db, values: { paymentIntentId: string }) =>
     db
@@ -163,7 +172,7 @@ export function createRecordOrderStep(context: CheckoutContext, release: Release
    */
   async function writeOrder(order: OrderToWrite): Promise<{ orderId: string; orderNumber: string; isNew: boolean }> {
     for (let draw = 1; ; draw++) {
-      const written = await writeOrderOnce(context, order, newOrderNumber(new Date()));
+      const written = await writeOrderOnce(context, order, newOrderNumber(new Date()), markPaid);
       if (written) return written;
       if (draw === ORDER_NUMBER_DRAWS) throw new Error("checkout: no free order number after several draws");
     }
