@@ -55,26 +55,15 @@ export interface PaidOrder {
   discountCents: number;
 }
 
-/** An order's row as `recordPaidOrder` writes it: JSON columns as text. */
-type PaidOrderRow = {
-  id: string;
-  number: string;
-  userId: string | null;
-  sessionId: string | null;
-  amountCents: number;
-  currency: string;
+/** An order's row as `recordPaidOrder` writes it: JSON columns as text, the card and the code as their columns. */
+type PaidOrderRow = Omit<PaidOrder, "items" | "pricing" | "deliveryAddress" | "card" | "promotion"> & {
   items: string;
   pricing: string | null;
-  processor: OrderProcessor | null;
-  livemode: boolean | null;
-  createdAt: Date;
   deliveryAddress: string | null;
-  contactEmail: string | null;
   cardBrand: string | null;
   cardLast4: string | null;
   promotionCode: string | null;
   promotionKind: PromotionKindName | null;
-  discountCents: number;
 };
 
 const PAID_ORDER_COLUMNS = [
