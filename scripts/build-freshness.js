@@ -3,11 +3,15 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 
-/** What the build is made from: the shop's folders and the files that configure the build or its dependencies. */
+/**
+ * What the build is made from: the shop's folders, the workspace packages it bundles (the test processor, the
+ * migrator, prepared statements), and the files that configure the build or its dependencies.
+ */
 export const BUILD_INPUTS = [
   "app",
   "server",
   "shared",
+  "packages",
   "images",
   "public",
   "package.json",
@@ -42,6 +46,8 @@ function findNewer(entry, builtAt) {
     return null;
   }
   if (!stats.isDirectory()) return stats.mtimeMs > builtAt && !/\.test\.[jt]sx?$/.test(entry) ? entry : null;
+  // A package's own installed dependencies, if npm put any there, are package-lock.json's to track.
+  if (path.basename(entry) === "node_modules") return null;
   for (const child of readdirSync(entry)) {
     const newer = findNewer(path.join(entry, child), builtAt);
     if (newer) return newer;

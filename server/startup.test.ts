@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -119,6 +119,27 @@ describe("npm start", () => {
       }
     }
   }, 120_000);
+});
+
+describe("when npm start rebuilds", () => {
+  it("a change to a workspace package the build bundles is newer than the build; a package's node_modules is not", () => {
+    const shop = mkdtempSync(join(scratch, "freshness-"));
+    const file = (relative: string, at: Date) => {
+      mkdirSync(join(shop, relative, ".."), { recursive: true });
+      writeFileSync(join(shop, relative), "");
+      utimesSync(join(shop, relative), at, at);
+    };
+    const built = new Date("2026-01-02T00:00:00Z");
+    const before = new Date("2026-01-01T00:00:00Z");
+    const after = new Date("2026-01-03T00:00:00Z");
+    file("build/server/index.js", built);
+    file("packages/kysely-prepared/src/prepared-statement.ts", before);
+    file("packages/kysely-prepared/node_modules/some-dependency/index.js", after);
+    file("packages/kysely-prepared/src/prepared-statement.test.ts", after);
+    expect(sourceNewerThanBuild(shop)).toBeNull();
+    file("packages/kysely-prepared/src/prepared-statement.ts", after);
+    expect(sourceNewerThanBuild(shop)).toBe(join("packages", "kysely-prepared", "src", "prepared-statement.ts"));
+  });
 });
 
 describe("a start that cannot work stops with one line naming the variable", () => {
