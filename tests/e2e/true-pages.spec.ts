@@ -73,7 +73,11 @@ test("a shopper's pages and five console pages run without one Content-Security-
   expect(await ticked.evaluate((link) => getComputedStyle(link, "::before").content)).toContain("✓");
   await visit("/products/the-lean-startup");
   await page.getByRole("button", { name: "Add to Basket" }).first().click();
-  await expect(page.getByRole("banner").getByRole("link", { name: /^Basket, 1 item/ })).toBeVisible();
+  const basket = page.getByRole("banner").getByRole("link", { name: /^Basket, 1 item/ });
+  await expect(basket).toBeVisible();
+  // The count shows at once; the server's answer (the new guest's session cookie with it) comes after. Leaving the
+  // page before it would cancel the add.
+  await expect(basket).toHaveAttribute("aria-busy", "false");
   await visit("/checkout");
   // The basket promises nothing the shop does not do: no gift checkbox (docs/decisions/028-no-gift-option.md).
   await expect(page.getByLabel("This order contains a gift")).toHaveCount(0);
