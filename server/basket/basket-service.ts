@@ -170,6 +170,10 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
   /** The owner's basket moved on a revision: the statement, for countUp and for a statement that reads with it. */
   function countUpStatement(trx: DB | Transaction, owner: BasketOwner) {
     const { column, value } = ownerColumn(owner);
+    return countUpBy(trx, column, value);
+  }
+
+  function countUpBy(trx: DB | Transaction, column: "user_id" | "session_id", value: string) {
     return trx
       .updateTable("baskets")
       .set({ revision: sql`revision + 1`, updated_at: sql`now()` })
@@ -180,13 +184,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
   const countUpAndReadLinesBy = (column: "user_id" | "session_id") =>
     preparedStatement(db, ["owner"], (db, values: { owner: string }) =>
       db
-        .with("counted", (db) =>
-          db
-            .updateTable("baskets")
-            .set({ revision: sql`revision + 1`, updated_at: sql`now()` })
-            .where(column, "=", values.owner)
-            .returning("id"),
-        )
+        .with("counted", () => countUpBy(db, column, values.owner).returning("id"))
         .selectFrom("counted")
         .select(linesColumn("counted.id").as("lines")),
     );

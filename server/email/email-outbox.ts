@@ -138,11 +138,6 @@ function toOutboxEntry(row: Pick<Selectable<EmailOutboxTable>, (typeof ENTRY_COL
 /** Pages of the outbox: (created_at, uuid) of the previous page's last e-mail. */
 const outboxCursor = keysetCursor(/^[0-9a-f-]{36}$/);
 
-/**
- * The transactional outbox's writing side: every enqueue takes the transaction that writes the fact (the order,
- * the reset token), renders the e-mail there and then and inserts its row, so the e-mail exists exactly when the fact
- * does. Delivery is email-sender.ts's. The read side (list, backlog) is for the operator console and metrics.
- */
 /** An outbox row as `enqueue` writes it. */
 type OutboxRow = {
   id: string;
@@ -156,6 +151,11 @@ type OutboxRow = {
   headers: string | null;
 };
 
+/**
+ * The transactional outbox's writing side: every enqueue takes the transaction that writes the fact (the order,
+ * the reset token), renders the e-mail there and then and inserts its row, so the e-mail exists exactly when the fact
+ * does. Delivery is email-sender.ts's. The read side (list, backlog) is for the operator console and metrics.
+ */
 export function createEmailOutbox(db: DB, { publicOrigin, settings }: EmailOutboxOptions) {
   const link = (path: string) => new URL(path, publicOrigin()).toString();
   const enqueued = new Set<() => void>();
