@@ -5,6 +5,7 @@ import * as processorTables from "./migrations/0001-processor-tables.ts";
 import * as intentShipping from "./migrations/0002-intent-shipping.ts";
 import * as refundsAndProcessing from "./migrations/0003-refunds-and-processing.ts";
 import * as authenticationRedirect from "./migrations/0004-authentication-redirect.ts";
+import * as intentVersion from "./migrations/0005-intent-version.ts";
 
 /** Every migration of the processor, in order. Never edit one that has shipped: add the next. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   "0002-intent-shipping": intentShipping,
   "0003-refunds-and-processing": refundsAndProcessing,
   "0004-authentication-redirect": authenticationRedirect,
+  "0005-intent-version": intentVersion,
 };
 
 /**

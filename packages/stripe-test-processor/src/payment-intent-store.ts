@@ -23,7 +23,7 @@ import type {
   StoredShipping,
 } from "./processor-tables.ts";
 import { docUrl, invalidRequest, resourceMissing, unexpectedState } from "./stripe-errors.ts";
-import { recordEvent, type EventRequest, type EventType } from "./webhook-events.ts";
+import { newEvent, type EventRequest, type EventType, type StripeEvent } from "./webhook-events.ts";
 
 export interface NewPaymentIntent {
   amount: number;
@@ -77,9 +77,32 @@ export interface AttemptResult {
 
 type Row = PaymentIntentObject;
 
-/** One change to a locked intent: the columns to set, the event it causes, and any event about another object after it. */
+/** What a change sets, as the row reads (JSON columns as values, times as dates); `columnValues` writes it. */
+type IntentChanges = Partial<Omit<PaymentIntentRow, "id" | "client_secret" | "created_at" | "version">>;
+
+/** The intent's jsonb columns: written as JSON text, read back as values. */
+const JSON_COLUMNS = [
+  "metadata",
+  "automatic_payment_methods",
+  "after_authentication",
+  "pending_redirect",
+  "shipping",
+  "after_processing",
+  "last_payment_error",
+] as const satisfies readonly (keyof IntentChanges)[];
+
+function columnValues(changes: IntentChanges): UpdateObject<ProcessorTables, "processor_payment_intents"> {
+  const values: Record<string, unknown> = { ...changes };
+  for (const column of JSON_COLUMNS) {
+    const value = changes[column];
+    if (value !== undefined) values[column] = value === null ? null : JSON.stringify(value);
+  }
+  return values as UpdateObject<ProcessorTables, "processor_payment_intents">;
+}
+
+/** One change to an intent: what it sets, the event it causes, and any event about another object after it. */
 interface Transition {
-  set: UpdateObject<ProcessorTables, "processor_payment_intents">;
+  set: IntentChanges;
   event?: EventType;
   then?: { type: EventType; object: (intent: PaymentIntentObject) => { id: string; object: string } };
 }
@@ -90,42 +113,83 @@ const CONFIRMABLE: PaymentIntentStatus[] = ["requires_payment_method", "requires
 
 /**
  * PaymentIntents in the database and their lifecycle: requires_payment_method → (requires_action →) succeeded, a
- * failed attempt back to requires_payment_method, and canceled. Every change runs under the intent's row lock, and
- * the webhook event it causes is written in the same transaction. A card is stored as brand and last four only.
+ * failed attempt back to requires_payment_method, and canceled. Every change is written only over the version of
+ * the intent it was decided on, in one statement with the webhook event it causes. A card is stored as brand and
+ * last four only.
  */
 export function createPaymentIntentStore(db: ProcessorDB) {
-  // Every payment reads its intent, and locks it to change it: both statements built and compiled once.
+  // Every payment reads its intent, at least once to change it: built and compiled once.
   const readIntent = preparedStatement(db, ["id"], (db, values: { id: string }) =>
     db.selectFrom("processor_payment_intents").selectAll().where("id", "=", values.id),
   );
-  const lockIntent = preparedStatement(db, ["id"], (db, values: { id: string }) =>
-    db.selectFrom("processor_payment_intents").selectAll().where("id", "=", values.id).forUpdate(),
-  );
 
-  /** Locks the intent, lets `decide` choose the change from its current state, applies it and records its event. */
+  /**
+   * The change and its events in one statement (an outbox: an event is delivered if and only if its change is
+   * written), and only over `version`: false when another change came first.
+   */
+  async function writeChange(id: string, version: number, changes: IntentChanges, events: StripeEvent[]) {
+    const changed = db
+      .updateTable("processor_payment_intents")
+      .set({ ...columnValues(changes), version: version + 1 })
+      .where("id", "=", id)
+      .where("version", "=", version)
+      .returning("id");
+    const withChange = db.with("changed", () => changed);
+    const rows =
+      events.length === 0
+        ? await withChange.selectFrom("changed").select("id").execute()
+        : await withChange
+            .with("recorded", (db) =>
+              db
+                .insertInto("processor_events")
+                .columns(["id", "type", "payload"])
+                .expression(
+                  sql`select event.id, event.type, event.payload from changed, (values ${sql.join(
+                    events.map((event) => sql`(${event.id}, ${event.type}, ${JSON.stringify(event)})`),
+                  )}) as event (id, type, payload)`,
+                ),
+            )
+            .selectFrom("changed")
+            .select("id")
+            .execute();
+    return rows.length > 0;
+  }
+
+  /**
+   * Reads the intent, lets `decide` choose the change from its current state, and writes it with its events over
+   * the version read. When another change came first (two confirms at once, a cancel beside a confirm), decides
+   * again on what that one left: each lost race means another change was written, so this ends.
+   */
   async function transition(
     id: string,
     request: EventRequest | null,
-    decide: (locked: PaymentIntentRow) => Transition,
+    decide: (current: PaymentIntentRow) => Transition,
   ): Promise<{ intent: Row; recordedEvent: boolean }> {
-    return db.transaction().execute(async (trx) => {
-      const [locked] = (await lockIntent({ id }, trx)).rows;
-      if (!locked) throw resourceMissing(id);
-      const { set, event, then } = decide(locked);
+    for (;;) {
+      const [current] = (await readIntent({ id })).rows;
+      if (!current) throw resourceMissing(id);
+      const { set, event, then } = decide(current);
       // A hosted authentication link lives only while its challenge does: once the intent leaves requires_action
       // (authenticated, failed, canceled, another card), the link is spent.
       const spent = set.status !== undefined && set.status !== "requires_action" ? { pending_redirect: null } : {};
-      const row = await trx
-        .updateTable("processor_payment_intents")
-        .set({ ...set, ...spent, updated_at: sql`now()` })
-        .where("id", "=", id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      const intent = toPaymentIntentObject(row);
-      if (event && request) await recordEvent(trx, event, intent, request);
-      if (then && request) await recordEvent(trx, then.type, then.object(intent), request);
-      return { intent, recordedEvent: Boolean(event && request) };
-    });
+      const changes: IntentChanges = { ...set, ...spent };
+      const updatedAt = new Date();
+      // The intent as the change leaves it: what the answer and the events carry.
+      const intent = toPaymentIntentObject({
+        ...current,
+        ...changes,
+        updated_at: updatedAt,
+        version: current.version + 1,
+      });
+      const events = request
+        ? [
+            ...(event ? [newEvent(event, intent, request)] : []),
+            ...(then ? [newEvent(then.type, then.object(intent), request)] : []),
+          ]
+        : [];
+      if (await writeChange(id, current.version, { ...changes, updated_at: updatedAt }, events))
+        return { intent, recordedEvent: Boolean(event && request) };
+    }
   }
 
   return {
@@ -186,11 +250,10 @@ export function createPaymentIntentStore(db: ProcessorDB) {
         }
         const set: Transition["set"] = {};
         if (changes.amount !== undefined) set.amount = changes.amount;
-        if (changes.metadata) set.metadata = JSON.stringify(mergeMetadata(current.metadata, changes.metadata));
+        if (changes.metadata) set.metadata = mergeMetadata(current.metadata, changes.metadata);
         if (changes.description !== undefined) set.description = changes.description || null;
         if (changes.shipping)
-          set.shipping =
-            changes.shipping.kind === "set" ? JSON.stringify(toStoredShipping(changes.shipping.shipping)) : null;
+          set.shipping = changes.shipping.kind === "set" ? toStoredShipping(changes.shipping.shipping) : null;
         if (changes.receiptEmail !== undefined) set.receipt_email = changes.receiptEmail || null;
         return { set };
       });
@@ -209,7 +272,7 @@ export function createPaymentIntentStore(db: ProcessorDB) {
         return {
           set: {
             status: "canceled",
-            canceled_at: sql`now()`,
+            canceled_at: new Date(),
             cancellation_reason: reason ?? null,
             after_authentication: null,
           },
@@ -263,8 +326,8 @@ export function createPaymentIntentStore(db: ProcessorDB) {
               ...receipt,
               status: "requires_action",
               last_payment_error: null,
-              after_authentication: JSON.stringify(outcome.afterAuthentication),
-              pending_redirect: redirect && JSON.stringify(redirect),
+              after_authentication: outcome.afterAuthentication,
+              pending_redirect: redirect,
             },
           };
         }
@@ -275,7 +338,7 @@ export function createPaymentIntentStore(db: ProcessorDB) {
               ...receipt,
               status: "processing",
               last_payment_error: null,
-              after_processing: JSON.stringify(outcome.then),
+              after_processing: outcome.then,
             },
             event: "payment_intent.processing",
           };
@@ -325,7 +388,7 @@ export function createPaymentIntentStore(db: ProcessorDB) {
           return {
             set: {
               status: "requires_payment_method",
-              last_payment_error: JSON.stringify(error),
+              last_payment_error: error,
               after_authentication: null,
             },
             event: "payment_intent.payment_failed",
@@ -407,7 +470,7 @@ function settle(current: PaymentIntentRow, outcome: SettledOutcome, paymentMetho
     set: {
       ...withCard(paymentMethod),
       status: "requires_payment_method",
-      last_payment_error: JSON.stringify(error),
+      last_payment_error: error,
       after_authentication: null,
     },
     event: "payment_intent.payment_failed",
@@ -433,7 +496,7 @@ function refusedCard(error: CardInputError): Transition {
       payment_method_id: null,
       card_brand: null,
       card_last4: null,
-      last_payment_error: JSON.stringify(stored),
+      last_payment_error: stored,
       after_authentication: null,
     },
   };

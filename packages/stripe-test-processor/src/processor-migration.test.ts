@@ -47,6 +47,7 @@ describeEachDatabase("the processor's migrations", (getDatabase) => {
       "0002-intent-shipping",
       "0003-refunds-and-processing",
       "0004-authentication-redirect",
+      "0005-intent-version",
     ]);
     expect(await db.selectFrom("processor_keys").select("secret_key").execute()).toEqual([
       { secret_key: "sk_test_kept" },

@@ -124,6 +124,8 @@ export interface ProcessorPaymentIntentTable {
   cancellation_reason: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  /** Counted up by every change: a change is written only over the version it was decided on. */
+  version: Generated<number>;
 }
 
 /** A POST answered under an Idempotency-Key, kept 24 hours so a retry gets the same answer. */

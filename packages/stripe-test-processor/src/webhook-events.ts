@@ -35,6 +35,23 @@ export interface StripeEvent {
   type: EventType;
 }
 
+/** An event about `object` as it is now, caused by `request`: written by `recordEvent` or with the change it reports. */
+export function newEvent(type: EventType, object: StripeEvent["data"]["object"], request: EventRequest): StripeEvent {
+  return {
+    id: newId("evt"),
+    object: "event",
+    // The version the SDK this shop ships with speaks, so its types describe the payload exactly.
+    api_version: Stripe.API_VERSION,
+    created: Math.floor(Date.now() / 1000),
+    data: { object },
+    livemode: false,
+    // One endpoint: the shop's.
+    pending_webhooks: 1,
+    request: { id: request.id, idempotency_key: request.idempotencyKey },
+    type,
+  };
+}
+
 /**
  * Records an event in the same transaction as the change it reports (an outbox): it is delivered if and only if the
  * change is committed. Delivery (webhook-delivery.ts) reads it from the table, so any instance can send it.
@@ -42,22 +59,10 @@ export interface StripeEvent {
 export async function recordEvent(
   trx: Transaction<ProcessorTables>,
   type: EventType,
-  intent: StripeEvent["data"]["object"],
+  object: StripeEvent["data"]["object"],
   request: EventRequest,
 ): Promise<StripeEvent> {
-  const event: StripeEvent = {
-    id: newId("evt"),
-    object: "event",
-    // The version the SDK this shop ships with speaks, so its types describe the payload exactly.
-    api_version: Stripe.API_VERSION,
-    created: Math.floor(Date.now() / 1000),
-    data: { object: intent },
-    livemode: false,
-    // One endpoint: the shop's.
-    pending_webhooks: 1,
-    request: { id: request.id, idempotency_key: request.idempotencyKey },
-    type,
-  };
+  const event = newEvent(type, object, request);
   await trx
     .insertInto("processor_events")
     .values({ id: event.id, type, payload: JSON.stringify(event) })
