@@ -4,7 +4,7 @@
 import { sql } from "kysely";
 import type { DeliveryAddress } from "#shared/address";
 import { AppError } from "#shared/errors";
-import { ownerColumn, type BasketOwner } from "#server/basket/basket-owner";
+import { ownerColumn, perOwnerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import type { DB } from "#server/db/client";
 import { preparedStatement } from "@storefront/kysely-prepared";
 
@@ -136,10 +136,7 @@ export function createAddressService(db: DB) {
         .select(["address", "contact_email", "delivery_method_id", "promotion_code", "reminder_consent"])
         .where(column, "=", values.owner),
     );
-  const readCheckoutAddress = {
-    user_id: readCheckoutAddressBy("user_id"),
-    session_id: readCheckoutAddressBy("session_id"),
-  };
+  const readCheckoutAddress = perOwnerColumn(readCheckoutAddressBy);
 
   const service = {
     /**

@@ -13,6 +13,14 @@ export function ownerColumn(owner: BasketOwner) {
     : ({ column: "session_id", value: owner.sessionId } as const);
 }
 
+/**
+ * One of something for each owner column, e.g. a statement prepared once for `user_id` and once for `session_id`:
+ * picked by `ownerColumn(owner).column`.
+ */
+export function perOwnerColumn<T>(make: (column: "user_id" | "session_id") => T): Record<"user_id" | "session_id", T> {
+  return { user_id: make("user_id"), session_id: make("session_id") };
+}
+
 /** Both owner columns of a new row: the owner's set, the other null. */
 export function ownerColumns(owner: BasketOwner) {
   return "userId" in owner

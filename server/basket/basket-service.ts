@@ -18,7 +18,7 @@ import type { GiftCardLine } from "#shared/gift-cards";
 /** A gift card already in the basket for someone else: one line is one recipient's. */
 export const GIFT_CARD_LINE_TAKEN_MESSAGE =
   "This gift card is already in your basket for someone else. Pay for it first, or remove it to change who it is for.";
-import { isStartedNow, ownerColumn, type BasketOwner } from "./basket-owner";
+import { isStartedNow, ownerColumn, perOwnerColumn, type BasketOwner } from "./basket-owner";
 import {
   findLine,
   mergeLines,
@@ -93,7 +93,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
         ])
         .where(`baskets.${column}`, "=", values.owner),
     );
-  const readBasketView = { user_id: readBasketBy("user_id"), session_id: readBasketBy("session_id") };
+  const readBasketView = perOwnerColumn(readBasketBy);
 
   async function readLines(executor: DB | Transaction, basketId: string): Promise<StoredLine[]> {
     const rows = await executor
@@ -188,10 +188,7 @@ export function createBasketService(db: DB, catalogue: CatalogueService, logger:
         .selectFrom("counted")
         .select(linesColumn("counted.id").as("lines")),
     );
-  const countUpAndReadLines = {
-    user_id: countUpAndReadLinesBy("user_id"),
-    session_id: countUpAndReadLinesBy("session_id"),
-  };
+  const countUpAndReadLines = perOwnerColumn(countUpAndReadLinesBy);
 
   /** The owner's basket as one snapshot: its id, revision and lines (one statement, no lock); undefined without one. */
   async function readBasket(

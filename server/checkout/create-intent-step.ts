@@ -6,7 +6,7 @@ import { sql } from "kysely";
 import { toStripeShipping } from "#shared/address";
 import type { BasketView } from "#shared/basket";
 import { amountDue, type PriceBreakdown } from "#shared/pricing";
-import { ownerColumn, ownerColumns, type BasketOwner } from "#server/basket/basket-owner";
+import { ownerColumn, ownerColumns, perOwnerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import { preparedStatement } from "@storefront/kysely-prepared";
 import type { Holder } from "#server/holds/hold-claims";
 import { isIntentStateRefusal } from "#server/payments/processor-errors";
@@ -75,7 +75,7 @@ function newestPaymentReader({ db, processor, livemode }: CheckoutContext) {
           .limit(sql.lit(1));
       },
     );
-  const byColumn = { user_id: readBy("user_id"), session_id: readBy("session_id") };
+  const byColumn = perOwnerColumn(readBy);
   return async (owner: BasketOwner) => {
     const { column, value } = ownerColumn(owner);
     const [newest] = (await byColumn[column]({ owner: value, processor, livemode })).rows;
