@@ -46,6 +46,11 @@ export interface CpuResult {
   signedInOverFloorMs?: number;
   /** The same for each page measured against its floor, and that difference as a share of the floor (median). */
   pagesOverFloor?: PageOverFloor[];
+  /**
+   * A whole checkout's CPU ÷ the floor of GET /: the median of FLOOR_PAIRS rounds' ratios, each round measuring the
+   * floor and then the checkouts (results of runs before 2026-11-30 have none: their checkout row ÷ the floor's row).
+   */
+  checkoutOverFloor?: number;
 }
 
 /** A signed-in shopper's page against the floor rendering the same page, in turns. */
@@ -137,8 +142,9 @@ export function homeFloorMs(result: CpuResult): number | undefined {
   return result.rows.find((row) => row.name === floorRowName("GET /"))?.cpuMsPerRequest;
 }
 
-/** A whole checkout's CPU ÷ the floor of GET /. */
+/** A whole checkout's CPU ÷ the floor of GET /: measured in turns when it was. */
 function checkoutOverFloor(result: CpuResult): number | undefined {
+  if (result.checkoutOverFloor !== undefined) return result.checkoutOverFloor;
   const checkout = result.rows.find((row) => row.name === CHECKOUT);
   const floorMs = homeFloorMs(result);
   return checkout && floorMs ? round(checkout.cpuMsPerRequest / floorMs, 2) : undefined;
@@ -163,7 +169,8 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
   title: "Server CPU per request",
   scope: "each-database",
   plannedSeconds: (settings) =>
-    (5 + 2 * FLOOR_PAIRS * FLOOR_PAGES.length) * (settings.warmupS + settings.durationS) +
+    (4 + 2 * FLOOR_PAIRS * FLOOR_PAGES.length + FLOOR_PAIRS) * (settings.warmupS + settings.durationS) +
+    FLOOR_PAIRS * (settings.durationS + 2) +
     checkoutWarmupS(settings.warmupS) +
     10,
 
@@ -211,18 +218,17 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
     const pagesOverFloor: PageOverFloor[] = [];
     const signedInRows: CpuRow[] = [];
     let signedInOverFloorMs: number | undefined;
+    let checkoutOverFloorRatio: number | undefined;
+    let checkoutRow: CpuRow | undefined;
     const floor = await startFloorServer(projectRoot);
+    const measureFloor = (path: string) =>
+      measureRow(floorRowName(`GET ${path}`), floor.pid, { url: `${floor.baseUrl}${path}`, headers: BROWSER_HEADERS });
     try {
       for (const path of FLOOR_PAGES) {
         const floorRounds: CpuRow[] = [];
         const signedInRounds: CpuRow[] = [];
         for (let pair = 0; pair < FLOOR_PAIRS; pair += 1) {
-          floorRounds.push(
-            await measureRow(floorRowName(`GET ${path}`), floor.pid, {
-              url: `${floor.baseUrl}${path}`,
-              headers: BROWSER_HEADERS,
-            }),
-          );
+          floorRounds.push(await measureFloor(path));
           signedInRounds.push(
             await measureRow(`signed-in GET ${path}`, server.pid, signedInLoad(server.baseUrl, signedIn, path)),
           );
@@ -239,6 +245,19 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
           ownOverFloor: round(median(own.map((ms, index) => ms / floorRounds[index]!.cpuMsPerRequest)), 3),
         });
       }
+      // Checkouts in turns with the floor of GET / too, after their warm-up: the ratio judged is the rounds' median.
+      const warmupS = checkoutWarmupS(settings.warmupS);
+      if (warmupS > 0) await checkoutCpu(server.baseUrl, [server.pid], warmupS);
+      const checkoutRounds: CpuRow[] = [];
+      const ratios: number[] = [];
+      for (let pair = 0; pair < FLOOR_PAIRS; pair += 1) {
+        const floorRound = await measureFloor("/");
+        const checkoutRound = await measureCheckouts(server, settings.durationS, log, 0);
+        checkoutRounds.push(checkoutRound);
+        ratios.push(checkoutRound.cpuMsPerRequest / floorRound.cpuMsPerRequest);
+      }
+      checkoutRow = medianRound(checkoutRounds);
+      checkoutOverFloorRatio = round(median(ratios), 2);
     } finally {
       await floor.stop();
     }
@@ -258,9 +277,8 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
       server.pid,
       basketLoad(server.baseUrl, await basketShoppers(server.baseUrl)),
     );
-
-    rows.push(await measureCheckouts(server, settings.durationS, log, checkoutWarmupS(settings.warmupS)));
-    return { rows, signedInOverFloorMs, pagesOverFloor };
+    rows.push(checkoutRow);
+    return { rows, signedInOverFloorMs, pagesOverFloor, checkoutOverFloor: checkoutOverFloorRatio };
   },
 
   render(measurements) {
@@ -372,7 +390,11 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
   },
 };
 
-/** PGlite's CPU per basket change and per checkout ÷ PostgreSQL's, from the same run. */
+/**
+ * PGlite's CPU per basket change and per checkout ÷ PostgreSQL's, from the same run. A checkout's, when both databases
+ * measured it in turns with the floor, is the ratio of the two checkouts ÷ floor: each database's part of the run is
+ * minutes from the other's, and the floor, the same React Router server for both, moves with the machine meanwhile.
+ */
 function pgliteAgainstPostgres(
   measurements: readonly { database: string; result?: CpuResult }[],
 ): { name: string; ratio: number }[] {
@@ -380,6 +402,10 @@ function pgliteAgainstPostgres(
   const postgres = measurements.find((measurement) => measurement.database === "postgres")?.result;
   if (!pglite || !postgres) return [];
   return PGLITE_COMPARED.flatMap((name) => {
+    if (name === CHECKOUT && pglite.checkoutOverFloor !== undefined && postgres.checkoutOverFloor)
+      return [
+        { name: `${name}, each ÷ its floor of GET /`, ratio: pglite.checkoutOverFloor / postgres.checkoutOverFloor },
+      ];
     const a = pglite.rows.find((row) => row.name === name)?.cpuMsPerRequest;
     const b = postgres.rows.find((row) => row.name === name)?.cpuMsPerRequest;
     return a !== undefined && b ? [{ name, ratio: a / b }] : [];
