@@ -315,7 +315,9 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
       "the home page, a product page and a search, each as the signed-in shopper sees it (an unconfirmed account with one " +
       `item in the basket). Each page's floor and the signed-in page are measured in turns, ${FLOOR_PAIRS} rounds each: their ` +
       "rows are the median round, and the shop's own CPU over the floor is the median of the rounds' differences (and of " +
-      "those differences ÷ the round's floor).";
+      "those differences ÷ the round's floor). Checkouts are measured in turns with the floor of GET / as well, " +
+      `${FLOOR_PAIRS} rounds after their warm-up: the row is the median round, the ratio judged the median of the rounds' ` +
+      "checkout ÷ floor, and PGlite's against PostgreSQL's the ratio of those two figures.";
     const targets = measurements.flatMap((measurement) => {
       if (!measurement.result) return [];
       const judged = measurement.databaseLabel.startsWith("PostgreSQL");
