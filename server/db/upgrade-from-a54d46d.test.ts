@@ -56,6 +56,7 @@ for (const kind of testDatabaseKinds) {
         "0002-intent-shipping",
         "0003-refunds-and-processing",
         "0004-authentication-redirect",
+        "0005-intent-version",
       ]);
 
       expect(shop.processorKeys?.secretKey).toBe(FIXTURE_SECRET_KEY);
