@@ -172,22 +172,16 @@ export function createPaymentIntentStore(db: ProcessorDB) {
       // A hosted authentication link lives only while its challenge does: once the intent leaves requires_action
       // (authenticated, failed, canceled, another card), the link is spent.
       const spent = set.status !== undefined && set.status !== "requires_action" ? { pending_redirect: null } : {};
-      const changes: IntentChanges = { ...set, ...spent };
-      const updatedAt = new Date();
+      const changes: IntentChanges = { ...set, ...spent, updated_at: new Date() };
       // The intent as the change leaves it: what the answer and the events carry.
-      const intent = toPaymentIntentObject({
-        ...current,
-        ...changes,
-        updated_at: updatedAt,
-        version: current.version + 1,
-      });
+      const intent = toPaymentIntentObject({ ...current, ...changes, version: current.version + 1 });
       const events = request
         ? [
             ...(event ? [newEvent(event, intent, request)] : []),
             ...(then ? [newEvent(then.type, then.object(intent), request)] : []),
           ]
         : [];
-      if (await writeChange(id, current.version, { ...changes, updated_at: updatedAt }, events))
+      if (await writeChange(id, current.version, changes, events))
         return { intent, recordedEvent: Boolean(event && request) };
     }
   }
