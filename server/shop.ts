@@ -13,7 +13,7 @@ import { DEFAULT_MAX_CONNECTIONS, limitConnections, serverOptions } from "./http
 import { createReadiness } from "./http/readiness";
 import type { Logger } from "./logger";
 import { createStripeTestProcessor, migrateProcessor } from "@storefront/stripe-test-processor";
-import { createPaymentProvider, type PaymentProvider } from "./payments/payment-provider";
+import { createPaymentProvider, inProcessFetch, type PaymentProvider } from "./payments/payment-provider";
 import type { PaymentLimits } from "./checkout/payment-rate-limits";
 import type { HoldLimits } from "./holds/hold-claims";
 import { createRetentionSweep } from "./retention/retention-sweep";
@@ -109,14 +109,22 @@ export async function createShop(options: ShopOptions) {
     await startup?.close();
   }
 
-  // Known once listening: the built-in processor is reached over HTTP at this server's own address.
+  // Known once listening: the built-in processor's address is this server's own.
   let selfOrigin: URL | undefined;
+  // The built-in processor and the shop answer each other's requests in this process, through the shop's handler
+  // (its middleware included) but without a socket back to ourselves: the SDK's calls and the webhooks alike.
+  const assembled: { app?: ReturnType<typeof createApp> } = {};
+  const serveInProcess = (request: Request) => {
+    if (!assembled.app) throw new Error("The shop is not assembled yet");
+    return assembled.app.fetch(request);
+  };
   const builtIn = options.stripe
     ? null
     : await createStripeTestProcessor({
         db: database.db,
         logger,
         webhookUrl: () => selfOrigin && new URL("/webhooks/stripe", selfOrigin).toString(),
+        webhookFetch: inProcessFetch(serveInProcess),
       });
   const provider: PaymentProvider = builtIn
     ? createPaymentProvider({
@@ -127,6 +135,7 @@ export async function createShop(options: ShopOptions) {
           if (!selfOrigin) throw new Error("The shop is not listening yet");
           return selfOrigin;
         },
+        serveInProcess,
       })
     : createPaymentProvider({
         mode: options.processorUrl ? "built-in" : "stripe",
@@ -202,6 +211,7 @@ export async function createShop(options: ShopOptions) {
     metricsAllow: options.metricsAllow,
     allowedHosts: options.allowedHosts,
   });
+  assembled.app = app;
 
   async function listen(port: number, host = "127.0.0.1") {
     const listener = getRequestListener(app.fetch);

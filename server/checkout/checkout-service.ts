@@ -43,7 +43,7 @@ const PREPARE_PASSES = 3;
 /**
  * Checkout: the one flow that crosses basket, payments and orders, as a workflow of named steps, each in its own
  * module and each saying how it is undone. Its steps never hold a database transaction across a call to the
- * processor (the built-in one answers over HTTP from this same process and database).
+ * processor (the built-in one answers from this same process and database).
  *
  * 1. quote (quote-step.ts): price the basket on the server by the one quote (server/pricing/quote.ts). Nothing to undo.
  * 2. hold (hold-step.ts): the payment's stock, code's use and any other kind, together (checkout-hold.ts). Undone by 5.

@@ -8,7 +8,7 @@ import { logProcessorError, toShopperError } from "./processor-errors";
 /**
  * The shop's one door to the card processor: the official Stripe SDK, whichever processor is behind it. With
  * Stripe keys it is Stripe; without them it is the built-in test-mode processor (packages/stripe-test-processor),
- * reached over HTTP at this server's own /_processor path. Vendor names (intents, events) stop here: the rest
+ * mounted at this server's own /_processor path and handed the SDK's requests in process. Vendor names (intents, events) stop here: the rest
  * of the shop sees ProviderIntent and PaymentEvent.
  */
 export interface ProviderIntent {
@@ -76,6 +76,11 @@ export interface ProviderSettings {
   webhookSecret: string;
   /** Built-in mode: where this server listens (the processor is mounted at /_processor on it). */
   selfOrigin?: () => URL;
+  /**
+   * Built-in mode, mounted: this server's own request handler. The SDK's requests are handed to it as Requests
+   * rather than sent through a socket back to this same process.
+   */
+  serveInProcess?: (request: Request) => Response | Promise<Response>;
   /** Built-in mode with the processor run as its own process: its base URL (PROCESSOR_URL), for the SDK and the browser. */
   processorUrl?: string;
   /** Stripe mode, tests only (TEST_ONLY_STRIPE_API_URL, test keys): the server's calls go to this test processor instead of Stripe. */
@@ -301,19 +306,45 @@ function createStripeClient(settings: ProviderSettings): Stripe {
   const origin = givenUrl ? new URL(givenUrl) : settings.selfOrigin?.();
   if (!origin) throw new Error("The built-in processor needs the server's own address");
   const path = givenUrl ? origin.pathname.replace(/\/$/, "") : BUILT_IN_PROCESSOR_PATH;
+  const serve = givenUrl ? undefined : settings.serveInProcess;
   return new Stripe(settings.secretKey, {
     host: origin.hostname,
     port: origin.port,
     protocol: origin.protocol === "https:" ? "https" : "http",
     maxNetworkRetries: 2,
     timeout,
-    httpClient: prefixedHttpClient(path),
+    httpClient: prefixedHttpClient(
+      path,
+      serve ? Stripe.createFetchHttpClient(inProcessFetch(serve)) : Stripe.createNodeHttpClient(),
+    ),
   });
 }
 
+/**
+ * A fetch that hands each request to a handler of this process (a Hono app's `fetch`), with no socket between: the
+ * request is the one a socket would have carried, and an abort (the SDK's timeout) gives up waiting for the answer.
+ */
+export function inProcessFetch(serve: (request: Request) => Response | Promise<Response>): typeof fetch {
+  return (input, init) => {
+    const request = new Request(input, init);
+    const signal = request.signal;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<Response>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      Promise.resolve()
+        .then(() => serve(request))
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  };
+}
+
 /** The SDK always requests /v1/…; the built-in processor lives under a path of its own on this server. */
-export function prefixedHttpClient(prefix: string): Stripe.HttpClient {
-  const inner = Stripe.createNodeHttpClient();
+export function prefixedHttpClient(
+  prefix: string,
+  inner: Stripe.HttpClient = Stripe.createNodeHttpClient(),
+): Stripe.HttpClient {
   const client = Object.create(inner) as Stripe.HttpClient;
   client.makeRequest = (host, port, path, method, headers, requestData, protocol, timeout) =>
     inner.makeRequest(host, port, `${prefix}${path}`, method, headers, requestData, protocol, timeout);

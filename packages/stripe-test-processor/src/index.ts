@@ -20,6 +20,8 @@ export interface StripeTestProcessorOptions {
   logger: Logger;
   /** Where webhook events are POSTed; a function, as a host may learn its own address only once it listens. */
   webhookUrl: () => string | undefined;
+  /** How webhook events are sent (fetch): a host that mounts the processor may hand them to its own handler. */
+  webhookFetch?: typeof fetch;
   /** Keys to use; without them the processor makes its own on first use and keeps them in the database. */
   keys?: ProcessorKeys;
   /** Compresses Stripe's webhook retry schedule (tests); 1, the default, is Stripe's test-mode schedule itself. */
@@ -34,6 +36,7 @@ export async function createStripeTestProcessor({
   db,
   logger,
   webhookUrl,
+  webhookFetch,
   keys: givenKeys,
   webhookRetryTimeScale,
 }: StripeTestProcessorOptions) {
@@ -44,6 +47,7 @@ export async function createStripeTestProcessor({
     db: processorDb,
     logger,
     webhookUrl,
+    fetch: webhookFetch,
     retryTimeScale: webhookRetryTimeScale,
   });
   return {
