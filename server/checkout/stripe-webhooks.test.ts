@@ -124,5 +124,11 @@ describeEachDatabase("Stripe-mode webhooks", (getDatabase) => {
       .where("payment_intent_id", "=", intentId)
       .executeTakeFirstOrThrow();
     expect(payment.status).toBe("paid");
+
+    // Delivered again (a retry, or Stripe's at-least-once): the order is found under its key, nothing is written twice.
+    const again = await post(payload, sign(payload));
+    expect(await again.json()).toEqual({ received: true, outcome: "recorded" });
+    const orders = await db.selectFrom("orders").select("id").where("id", "=", intentId).execute();
+    expect(orders).toHaveLength(1);
   });
 });

@@ -276,19 +276,19 @@ describeEachDatabase(
           shop.services.checkout.recordMissedOrders(),
           shop.services.checkout.recordOrder(id, null),
         ]);
+        // The webhook answered: the processor marks its event delivered only then.
         await expect
           .poll(
             async () =>
               (
-                await db()
-                  .selectFrom("processed_webhook_events")
-                  .select("id")
-                  .where("type", "=", "payment-succeeded")
-                  .execute()
-              ).length,
+                await sql<{ delivered: number }>`select count(*)::int as delivered from processor_events
+                  where type = 'payment_intent.succeeded' and delivered_at is not null and payload like ${`%"${id}"%`}`.execute(
+                  db(),
+                )
+              ).rows[0]?.delivered,
             { timeout: 30_000 },
           )
-          .toBeGreaterThan(0);
+          .toBe(1);
         expect(await onHand(HEADPHONES)).toBe(1);
         const sales = (await ledger(HEADPHONES)).filter((row) => row.reason === "sale");
         expect(sales.map((row) => [row.quantity_before, row.quantity_after, row.reference])).toEqual([[3, 1, id]]);
