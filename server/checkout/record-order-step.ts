@@ -20,6 +20,21 @@ import type { ReleaseStep } from "./release-step";
 /** Order numbers drawn before giving up: a clash is one in hundreds of thousands, three in a row never happens. */
 const ORDER_NUMBER_DRAWS = 5;
 
+/** Recorded payments an instance keeps in mind (a few hundred bytes each): far more than are paid in a minute. */
+const REMEMBERED_PAYMENTS = 1_000;
+
+/** What a recorded payment's later calls need: whose it is, and its order's number. */
+interface RecordedPayment {
+  user_id: string | null;
+  session_id: string | null;
+  status: "paid";
+  order_number: string;
+}
+const recordedAs = (
+  { user_id, session_id }: { user_id: string | null; session_id: string | null },
+  orderNumber: string,
+): RecordedPayment => ({ user_id, session_id, status: "paid", order_number: orderNumber });
+
 /** An order to write: a succeeded intent's (its id, amount, card), or a $0.00 order's (`strict`: nothing was paid). */
 export interface OrderToWrite {
   id: string;
@@ -217,13 +232,25 @@ export function createRecordOrderStep(context: CheckoutContext, release: Release
     return mine;
   }
 
+  /**
+   * Payments this instance has seen recorded, newest last: an order once written stays written, so the page's call
+   * that follows the webhook's (or the other way round) is answered without reading the payment again.
+   */
+  const recorded = new Map<string, RecordedPayment>();
+  function remember(paymentIntentId: string, payment: RecordedPayment) {
+    recorded.delete(paymentIntentId);
+    recorded.set(paymentIntentId, payment);
+    if (recorded.size > REMEMBERED_PAYMENTS) recorded.delete(recorded.keys().next().value!);
+  }
+
   async function recordOrderNow(
     paymentIntentId: string,
     owner: BasketOwner | null,
     succeededIntent?: ProviderIntent,
   ): Promise<RecordOutcome | null> {
+    const known = recorded.get(paymentIntentId);
     // With the order's number, if there is an order: a payment already recorded then needs nothing more.
-    const [payment] = (await readPayment({ paymentIntentId })).rows;
+    const payment = known ?? (await readPayment({ paymentIntentId })).rows[0];
     if (!payment) return null;
     if (owner) {
       const { column, value } = ownerColumn(owner);
@@ -231,8 +258,11 @@ export function createRecordOrderStep(context: CheckoutContext, release: Release
     }
     // Marked paid in the same transaction that wrote the order (usually by the webhook, before the page asks):
     // nothing left to check with the processor.
-    if (payment.status === "paid")
-      return { kind: "recorded", orderId: paymentIntentId, orderNumber: payment.order_number ?? "", isNew: false };
+    if (payment.status === "paid") {
+      const orderNumber = payment.order_number ?? "";
+      if (!known) remember(paymentIntentId, recordedAs(payment, orderNumber));
+      return { kind: "recorded", orderId: paymentIntentId, orderNumber, isNew: false };
+    }
     // Held for review (and perhaps refunded since): never an order.
     if (payment.status === "needs_review" || payment.status === "refunded")
       return { kind: "needs-review", paidAmountCents: payment.paid_amount_cents ?? 0, isNew: false };
@@ -270,6 +300,7 @@ export function createRecordOrderStep(context: CheckoutContext, release: Release
       card,
       payment,
     });
+    remember(paymentIntentId, recordedAs(payment, written.orderNumber));
     return { kind: "recorded", ...written };
   }
 
