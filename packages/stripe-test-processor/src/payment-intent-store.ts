@@ -23,7 +23,8 @@ import type {
   StoredShipping,
 } from "./processor-tables.ts";
 import { docUrl, invalidRequest, resourceMissing, unexpectedState } from "./stripe-errors.ts";
-import { newEvent, type EventRequest, type EventType, type StripeEvent } from "./webhook-events.ts";
+import { newEvent, type EventRequest, type EventType } from "./webhook-events.ts";
+import type { EventClaim } from "./webhook-delivery.ts";
 
 export interface NewPaymentIntent {
   amount: number;
@@ -68,11 +69,28 @@ export const AUTHENTICATION_LINK_USED_MESSAGE = "This authentication page has al
 export const RETURN_URL_REQUIRED_MESSAGE =
   "This PaymentIntent is configured to accept payment methods enabled in your Dashboard. Because some of these payment methods might redirect your customer off of your page, you must provide a `return_url`. If you don't want to accept redirect-based payment methods, set `automatic_payment_methods[enabled]` to `true` and `automatic_payment_methods[allow_redirects]` to `never` when creating Setup Intents and Payment Intents.";
 
-/** A confirm or authentication: the intent afterwards, the failure to report (402) if any, and whether an event was recorded. */
+/**
+ * A confirm or authentication: the intent afterwards, the failure to report (402) if any, whether an event was
+ * recorded, and the events recorded under a claim of this instance's, for it to send at once.
+ */
 export interface AttemptResult {
   intent: PaymentIntentObject;
   failure: PaymentErrorObject | null;
   recordedEvent: boolean;
+  claimed: ClaimedEvents | null;
+}
+
+/** An event as its row holds it: the payload is the exact JSON body sent. */
+interface RecordedEvent {
+  id: string;
+  type: string;
+  payload: string;
+}
+
+/** Events recorded already claimed by the instance that recorded them (webhook-delivery.ts, `newClaim`). */
+export interface ClaimedEvents {
+  claim: EventClaim;
+  events: RecordedEvent[];
 }
 
 type Row = PaymentIntentObject;
@@ -117,7 +135,11 @@ const CONFIRMABLE: PaymentIntentStatus[] = ["requires_payment_method", "requires
  * the intent it was decided on, in one statement with the webhook event it causes. A card is stored as brand and
  * last four only.
  */
-export function createPaymentIntentStore(db: ProcessorDB) {
+export function createPaymentIntentStore(
+  db: ProcessorDB,
+  /** Where a confirm's or an authentication's events get their claim, to be sent at once by this instance. */
+  claims?: { newClaim(): EventClaim | null },
+) {
   // Every payment reads its intent, at least once to change it: built and compiled once.
   const readIntent = preparedStatement(db, ["id"], (db, values: { id: string }) =>
     db.selectFrom("processor_payment_intents").selectAll().where("id", "=", values.id),
@@ -127,7 +149,13 @@ export function createPaymentIntentStore(db: ProcessorDB) {
    * The change and its events in one statement (an outbox: an event is delivered if and only if its change is
    * written), and only over `version`: false when another change came first.
    */
-  async function writeChange(id: string, version: number, changes: IntentChanges, events: StripeEvent[]) {
+  async function writeChange(
+    id: string,
+    version: number,
+    changes: IntentChanges,
+    events: readonly RecordedEvent[],
+    claim: EventClaim | null,
+  ) {
     const changed = db
       .updateTable("processor_payment_intents")
       .set({ ...columnValues(changes), version: version + 1 })
@@ -142,10 +170,12 @@ export function createPaymentIntentStore(db: ProcessorDB) {
             .with("recorded", (db) =>
               db
                 .insertInto("processor_events")
-                .columns(["id", "type", "payload"])
+                .columns(["id", "type", "payload", "claim_token", "claimed_until", "attempts"])
                 .expression(
-                  sql`select event.id, event.type, event.payload from changed, (values ${sql.join(
-                    events.map((event) => sql`(${event.id}, ${event.type}, ${JSON.stringify(event)})`),
+                  sql`select event.id, event.type, event.payload, ${claim?.token ?? null}::text, ${
+                    claim ? sql`now() + make_interval(secs => ${claim.leaseSeconds})` : sql`null::timestamptz`
+                  }, ${claim ? 1 : 0}::int from changed, (values ${sql.join(
+                    events.map((event) => sql`(${event.id}, ${event.type}, ${event.payload})`),
                   )}) as event (id, type, payload)`,
                 ),
             )
@@ -164,7 +194,10 @@ export function createPaymentIntentStore(db: ProcessorDB) {
     id: string,
     request: EventRequest | null,
     decide: (current: PaymentIntentRow) => Transition,
-  ): Promise<{ intent: Row; recordedEvent: boolean }> {
+    /** Whether the caller sends the events at once (a confirm, an authentication): they are then claimed for it. */
+    sendsAtOnce = false,
+  ): Promise<{ intent: Row; recordedEvent: boolean; claimed: ClaimedEvents | null }> {
+    const claim = sendsAtOnce && request ? (claims?.newClaim() ?? null) : null;
     for (;;) {
       const [current] = (await readIntent({ id })).rows;
       if (!current) throw resourceMissing(id);
@@ -175,14 +208,18 @@ export function createPaymentIntentStore(db: ProcessorDB) {
       const changes: IntentChanges = { ...set, ...spent, updated_at: new Date() };
       // The intent as the change leaves it: what the answer and the events carry.
       const intent = toPaymentIntentObject({ ...current, ...changes, version: current.version + 1 });
-      const events = request
-        ? [
-            ...(event ? [newEvent(event, intent, request)] : []),
-            ...(then ? [newEvent(then.type, then.object(intent), request)] : []),
-          ]
-        : [];
-      if (await writeChange(id, current.version, changes, events))
-        return { intent, recordedEvent: Boolean(event && request) };
+      const events = (
+        request
+          ? [
+              ...(event ? [newEvent(event, intent, request)] : []),
+              ...(then ? [newEvent(then.type, then.object(intent), request)] : []),
+            ]
+          : []
+      ).map((made) => ({ id: made.id, type: made.type, payload: JSON.stringify(made) }));
+      if (await writeChange(id, current.version, changes, events, claim)) {
+        const claimed = claim && events.length > 0 ? { claim, events } : null;
+        return { intent, recordedEvent: Boolean(event && request), claimed };
+      }
     }
   }
 
@@ -283,64 +320,74 @@ export function createPaymentIntentStore(db: ProcessorDB) {
       request: EventRequest,
       options: ConfirmOptions = {},
     ): Promise<AttemptResult> {
-      const { intent, recordedEvent } = await transition(id, request, (current) => {
-        options.checkCaller?.(current);
-        if (!CONFIRMABLE.includes(current.status)) {
-          const message =
-            current.status === "succeeded"
-              ? "You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed."
-              : `You cannot confirm this PaymentIntent because it has a status of ${current.status}.`;
-          throw unexpectedState(message, toPaymentIntentObject(current));
-        }
-        if (!check) {
-          throw unexpectedState(
-            "You cannot confirm this PaymentIntent because it's missing a payment method. Confirm it again with payment_method_data.",
-            toPaymentIntentObject(current),
-          );
-        }
-        const methods = current.automatic_payment_methods;
-        if (methods?.enabled && methods.allow_redirects !== "never" && !options.returnUrl && !options.useStripeSdk) {
-          throw invalidRequest(RETURN_URL_REQUIRED_MESSAGE, { param: "return_url" });
-        }
-        if (!check.ok) return refusedCard(check.error);
-        const paymentMethod = { id: newId("pm"), ...check.card };
-        const outcome = check.outcome;
-        const receipt: Transition["set"] =
-          options.receiptEmail === undefined ? {} : { receipt_email: options.receiptEmail || null };
-        if (outcome.kind === "authenticate") {
-          // Stripe.js runs 3-D Secure in the page; a confirm that named a return_url without it (a server, a method
-          // that redirects) sends the shopper to the hosted page instead, and back to that URL.
-          const redirect: PendingRedirect | null =
-            options.returnUrl && !options.useStripeSdk && options.authenticationPage
-              ? newPendingRedirect(options.authenticationPage, id, options.returnUrl)
-              : null;
-          return {
-            set: {
-              ...withCard(paymentMethod),
-              ...receipt,
-              status: "requires_action",
-              last_payment_error: null,
-              after_authentication: outcome.afterAuthentication,
-              pending_redirect: redirect,
-            },
-          };
-        }
-        if (outcome.kind === "processing") {
-          return {
-            set: {
-              ...withCard(paymentMethod),
-              ...receipt,
-              status: "processing",
-              last_payment_error: null,
-              after_processing: outcome.then,
-            },
-            event: "payment_intent.processing",
-          };
-        }
-        const settled = settle(current, outcome, paymentMethod);
-        return { ...settled, set: { ...settled.set, ...receipt } };
-      });
-      return { intent, failure: intent.status === "succeeded" ? null : intent.last_payment_error, recordedEvent };
+      const { intent, recordedEvent, claimed } = await transition(
+        id,
+        request,
+        (current) => {
+          options.checkCaller?.(current);
+          if (!CONFIRMABLE.includes(current.status)) {
+            const message =
+              current.status === "succeeded"
+                ? "You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed."
+                : `You cannot confirm this PaymentIntent because it has a status of ${current.status}.`;
+            throw unexpectedState(message, toPaymentIntentObject(current));
+          }
+          if (!check) {
+            throw unexpectedState(
+              "You cannot confirm this PaymentIntent because it's missing a payment method. Confirm it again with payment_method_data.",
+              toPaymentIntentObject(current),
+            );
+          }
+          const methods = current.automatic_payment_methods;
+          if (methods?.enabled && methods.allow_redirects !== "never" && !options.returnUrl && !options.useStripeSdk) {
+            throw invalidRequest(RETURN_URL_REQUIRED_MESSAGE, { param: "return_url" });
+          }
+          if (!check.ok) return refusedCard(check.error);
+          const paymentMethod = { id: newId("pm"), ...check.card };
+          const outcome = check.outcome;
+          const receipt: Transition["set"] =
+            options.receiptEmail === undefined ? {} : { receipt_email: options.receiptEmail || null };
+          if (outcome.kind === "authenticate") {
+            // Stripe.js runs 3-D Secure in the page; a confirm that named a return_url without it (a server, a method
+            // that redirects) sends the shopper to the hosted page instead, and back to that URL.
+            const redirect: PendingRedirect | null =
+              options.returnUrl && !options.useStripeSdk && options.authenticationPage
+                ? newPendingRedirect(options.authenticationPage, id, options.returnUrl)
+                : null;
+            return {
+              set: {
+                ...withCard(paymentMethod),
+                ...receipt,
+                status: "requires_action",
+                last_payment_error: null,
+                after_authentication: outcome.afterAuthentication,
+                pending_redirect: redirect,
+              },
+            };
+          }
+          if (outcome.kind === "processing") {
+            return {
+              set: {
+                ...withCard(paymentMethod),
+                ...receipt,
+                status: "processing",
+                last_payment_error: null,
+                after_processing: outcome.then,
+              },
+              event: "payment_intent.processing",
+            };
+          }
+          const settled = settle(current, outcome, paymentMethod);
+          return { ...settled, set: { ...settled.set, ...receipt } };
+        },
+        true,
+      );
+      return {
+        intent,
+        failure: intent.status === "succeeded" ? null : intent.last_payment_error,
+        recordedEvent,
+        claimed,
+      };
     },
 
     /**
@@ -353,72 +400,96 @@ export function createPaymentIntentStore(db: ProcessorDB) {
       request: EventRequest,
       redirectToken?: string,
     ): Promise<AttemptResult> {
-      const { intent, recordedEvent } = await transition(id, request, (current) => {
-        if (
-          redirectToken !== undefined &&
-          !(current.pending_redirect && sameSecret(redirectToken, current.pending_redirect.token))
-        ) {
-          throw unexpectedState(AUTHENTICATION_LINK_USED_MESSAGE, toPaymentIntentObject(current));
-        }
-        if (current.status !== "requires_action") {
-          throw unexpectedState(
-            `You cannot authenticate this PaymentIntent because it has a status of ${current.status}. Authentication is only possible while the status is requires_action.`,
-            toPaymentIntentObject(current),
-          );
-        }
-        const paymentMethod = {
-          id: current.payment_method_id ?? newId("pm"),
-          brand: current.card_brand ?? "unknown",
-          last4: current.card_last4 ?? "0000",
-        };
-        if (result === "fail") {
-          const error: StoredPaymentError = {
-            type: "invalid_request_error",
-            code: "payment_intent_authentication_failure",
-            message: DECLINE_MESSAGES.authenticationFailure,
-            doc_url: docUrl("payment_intent_authentication_failure"),
-            payment_method: paymentMethod,
+      const { intent, recordedEvent, claimed } = await transition(
+        id,
+        request,
+        (current) => {
+          if (
+            redirectToken !== undefined &&
+            !(current.pending_redirect && sameSecret(redirectToken, current.pending_redirect.token))
+          ) {
+            throw unexpectedState(AUTHENTICATION_LINK_USED_MESSAGE, toPaymentIntentObject(current));
+          }
+          if (current.status !== "requires_action") {
+            throw unexpectedState(
+              `You cannot authenticate this PaymentIntent because it has a status of ${current.status}. Authentication is only possible while the status is requires_action.`,
+              toPaymentIntentObject(current),
+            );
+          }
+          const paymentMethod = {
+            id: current.payment_method_id ?? newId("pm"),
+            brand: current.card_brand ?? "unknown",
+            last4: current.card_last4 ?? "0000",
           };
-          return {
-            set: {
-              status: "requires_payment_method",
-              last_payment_error: error,
-              after_authentication: null,
-            },
-            event: "payment_intent.payment_failed",
-          };
-        }
-        const afterAuthentication: OutcomeAfterAuthentication = current.after_authentication ?? { kind: "succeed" };
-        return settle(current, afterAuthentication, paymentMethod);
-      });
-      return { intent, failure: intent.status === "succeeded" ? null : intent.last_payment_error, recordedEvent };
+          if (result === "fail") {
+            const error: StoredPaymentError = {
+              type: "invalid_request_error",
+              code: "payment_intent_authentication_failure",
+              message: DECLINE_MESSAGES.authenticationFailure,
+              doc_url: docUrl("payment_intent_authentication_failure"),
+              payment_method: paymentMethod,
+            };
+            return {
+              set: {
+                status: "requires_payment_method",
+                last_payment_error: error,
+                after_authentication: null,
+              },
+              event: "payment_intent.payment_failed",
+            };
+          }
+          const afterAuthentication: OutcomeAfterAuthentication = current.after_authentication ?? { kind: "succeed" };
+          return settle(current, afterAuthentication, paymentMethod);
+        },
+        true,
+      );
+      return {
+        intent,
+        failure: intent.status === "succeeded" ? null : intent.last_payment_error,
+        recordedEvent,
+        claimed,
+      };
     },
 
     /** The end of a processing payment (the processor's test helper; Stripe's bank decides it in its own time). */
     async finishProcessing(id: string, result: "succeed" | "fail", request: EventRequest): Promise<AttemptResult> {
-      const { intent, recordedEvent } = await transition(id, request, (current) => {
-        if (current.status !== "processing") {
-          throw unexpectedState(
-            `This PaymentIntent is not processing: it has a status of ${current.status}.`,
-            toPaymentIntentObject(current),
-          );
-        }
-        const paymentMethod = {
-          id: current.payment_method_id ?? newId("pm"),
-          brand: current.card_brand ?? "unknown",
-          last4: current.card_last4 ?? "0000",
-        };
-        const outcome: SettledOutcome =
-          result === "fail"
-            ? {
-                kind: "decline",
-                decline: { code: "card_declined", declineCode: "generic_decline", message: DECLINE_MESSAGES.declined },
-              }
-            : (current.after_processing ?? { kind: "succeed" });
-        const settled = settle(current, outcome, paymentMethod);
-        return { ...settled, set: { ...settled.set, after_processing: null } };
-      });
-      return { intent, failure: intent.status === "succeeded" ? null : intent.last_payment_error, recordedEvent };
+      const { intent, recordedEvent, claimed } = await transition(
+        id,
+        request,
+        (current) => {
+          if (current.status !== "processing") {
+            throw unexpectedState(
+              `This PaymentIntent is not processing: it has a status of ${current.status}.`,
+              toPaymentIntentObject(current),
+            );
+          }
+          const paymentMethod = {
+            id: current.payment_method_id ?? newId("pm"),
+            brand: current.card_brand ?? "unknown",
+            last4: current.card_last4 ?? "0000",
+          };
+          const outcome: SettledOutcome =
+            result === "fail"
+              ? {
+                  kind: "decline",
+                  decline: {
+                    code: "card_declined",
+                    declineCode: "generic_decline",
+                    message: DECLINE_MESSAGES.declined,
+                  },
+                }
+              : (current.after_processing ?? { kind: "succeed" });
+          const settled = settle(current, outcome, paymentMethod);
+          return { ...settled, set: { ...settled.set, after_processing: null } };
+        },
+        true,
+      );
+      return {
+        intent,
+        failure: intent.status === "succeeded" ? null : intent.last_payment_error,
+        recordedEvent,
+        claimed,
+      };
     },
   };
 }

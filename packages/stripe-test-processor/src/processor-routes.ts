@@ -62,7 +62,7 @@ export interface ProcessorAppOptions {
   db: ProcessorDB;
   logger: Logger;
   /** Told after every change that recorded a webhook event, so it is sent at once rather than at the next round. */
-  delivery: Pick<WebhookDelivery, "deliverSoon">;
+  delivery: Pick<WebhookDelivery, "deliverSoon" | "newClaim" | "deliverClaimed">;
 }
 
 /** Larger than any request the processor accepts; the shop's own limit is the same. */
@@ -89,7 +89,12 @@ interface CallContext<Params> {
  * to it. Routes are `/v1/…`; the shop mounts the app at `/_processor`. See README.md for what it imitates.
  */
 export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions): Hono {
-  const intents = createPaymentIntentStore(db);
+  const intents = createPaymentIntentStore(db, delivery);
+  /** A confirm's or an authentication's events: sent now, by this instance, under the claim they were recorded with. */
+  const deliverNow = (result: AttemptResult) => {
+    if (result.claimed) delivery.deliverClaimed(result.claimed.claim, result.claimed.events);
+    else if (result.recordedEvent) delivery.deliverSoon();
+  };
   const refunds = createRefundStore(db);
   const idempotency = createIdempotencyStore(db);
   const app = new Hono();
@@ -217,7 +222,7 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
 
   /** A confirm or authentication as Stripe answers it: the intent, or a 402 carrying the error and the intent. */
   function attemptResponse(result: AttemptResult, keyKind: KeyKind): ApiResponse {
-    if (result.recordedEvent) delivery.deliverSoon();
+    deliverNow(result);
     const intent = viewFor(result.intent, keyKind);
     logger.info(
       {
@@ -415,7 +420,7 @@ export function createProcessorApp({ db, logger, delivery }: ProcessorAppOptions
       if (error instanceof StripeApiError) return linkGone();
       throw error;
     }
-    if (result.recordedEvent) delivery.deliverSoon();
+    deliverNow(result);
     logger.info(
       { paymentIntentId: result.intent.id, status: result.intent.status, outcome: answer.data.outcome },
       "processor: hosted authentication",

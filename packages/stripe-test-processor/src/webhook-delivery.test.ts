@@ -6,6 +6,7 @@ import { describeEachDatabase } from "../testing/test-database.ts";
 import { TEST_CARD_OUTCOMES } from "./card-outcomes.ts";
 import { getProcessorKeys } from "./processor-keys.ts";
 import { cardFields, startProcessorTestServer, type ProcessorTestServer } from "../testing/processor-test-server.ts";
+import { createProcessorApp } from "./processor-routes.ts";
 import { createWebhookDelivery, RETRY_SCHEDULES, retryDelaySeconds } from "./webhook-delivery.ts";
 
 describe("the webhook retry schedule", () => {
@@ -269,6 +270,49 @@ describeEachDatabase("the test-mode processor's webhooks, keys and card data", (
     expect(await instances[1]?.deliverDue()).toBe(1);
     expect(deliveriesOf(intents[0]?.id ?? "").map((attempt) => attempt.status)).toEqual([500, 200]);
   }, 15_000);
+
+  it("records a confirm's event already claimed by the instance that sends it; unsent, it is due once that claim ends", async () => {
+    const logger = pino({ level: "silent" });
+    const webhookUrl = () => `${processor.origin}/webhooks/stripe`;
+    const delivery = createWebhookDelivery({ db: db(), logger, webhookUrl });
+    // An instance that records the event and dies before sending it.
+    const dying = createProcessorApp({ db: db(), logger, delivery: { ...delivery, deliverClaimed: () => {} } });
+    const intent = await createIntent();
+    const confirmed = await dying.request(`/v1/payment_intents/${intent.id}/confirm`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${processor.keys.publishableKey}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams(cardFields(intent.client_secret ?? "", "4242424242424242")),
+    });
+    expect(confirmed.status).toBe(200);
+    const [claimed] = await eventsOf(intent.id);
+    expect(claimed).toMatchObject({ type: "payment_intent.succeeded", attempts: 1, delivered_at: null });
+    expect(claimed?.claim_token).not.toBeNull();
+
+    // Nobody else sends it while the claim lasts...
+    const other = createWebhookDelivery({ db: db(), logger, webhookUrl });
+    expect(await other.deliverDue()).toBe(0);
+    expect(deliveriesOf(intent.id)).toHaveLength(0);
+    // ...and once it has run out, it is due like any other, and sent once.
+    await db()
+      .updateTable("processor_events")
+      .set({ claimed_until: sql`now() - interval '1 second'` })
+      .where("id", "=", claimed?.id ?? "")
+      .execute();
+    expect(await other.deliverDue()).toBe(1);
+    expect(deliveriesOf(intent.id).map((attempt) => attempt.status)).toEqual([200]);
+    expect((await eventsOf(intent.id))[0]).toMatchObject({ attempts: 2, claim_token: null });
+  });
+
+  it("sends a confirm's event from the instance that recorded it, with no claim of its own", async () => {
+    const intent = await createIntent();
+    expect((await confirm(intent, "4242424242424242")).status).toBe(200);
+    const [event] = await delivered(intent.id);
+    expect(event).toMatchObject({ type: "payment_intent.succeeded", attempts: 1, claim_token: null });
+    expect(deliveriesOf(intent.id).map((attempt) => attempt.status)).toEqual([200]);
+  });
 
   it("creates its keys once, in the database, for every instance", async () => {
     const keys = await getProcessorKeys(db());

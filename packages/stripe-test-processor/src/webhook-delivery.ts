@@ -57,6 +57,22 @@ export function retryDelaySeconds(
   return delay === undefined ? null : delay * timeScale;
 }
 
+/** Events an instance has claimed (by `claimDueEvents`, or as it recorded them): theirs to send until the lease ends. */
+interface ClaimedEvent {
+  id: string;
+  type: string;
+  payload: string;
+  attempts: number;
+  created_at: Date;
+  claimToken: string;
+}
+
+/** A claim taken as events are recorded, by the instance that will send them at once (`newClaim`). */
+export interface EventClaim {
+  token: string;
+  leaseSeconds: number;
+}
+
 const PURGE_EVERY_MS = 60_000;
 const MAX_ROUNDS_PER_CALL = 10;
 /** An endpoint's answer up to this long is read to its end rather than cancelled (see `post`). */
@@ -166,48 +182,49 @@ export function createWebhookDelivery({
     }
   }
 
+  /** One attempt at an event this instance has claimed: delivered, or its next attempt scheduled, or given up. */
+  async function attempt(url: string, webhookSecret: string, event: ClaimedEvent): Promise<void> {
+    const failure = await post(url, event.payload, webhookSecret);
+    /** Records the attempt, if this instance's claim still holds. */
+    const finish = (set: UpdateObject<ProcessorTables, "processor_events">) =>
+      db
+        .updateTable("processor_events")
+        .set({ ...set, claim_token: null, claimed_until: null })
+        .where("id", "=", event.id)
+        .where("claim_token", "=", event.claimToken)
+        .execute();
+    if (failure === null) {
+      await markDelivered({ id: event.id, claimToken: event.claimToken });
+      logger.info({ eventId: event.id, type: event.type, attempts: event.attempts }, "processor: webhook delivered");
+      return;
+    }
+    const delaySeconds = retryDelaySeconds(event.attempts, retrySchedule, retryTimeScale);
+    const ageSeconds = (Date.now() - event.created_at.getTime()) / 1000;
+    if (delaySeconds === null || ageSeconds + delaySeconds > giveUpAfterSeconds) {
+      await finish({ gave_up_at: sql`now()`, last_error: failure });
+      logger.error(
+        { eventId: event.id, type: event.type, attempts: event.attempts, failure, schedule: retrySchedule },
+        "processor: webhook given up",
+      );
+      return;
+    }
+    await finish({ next_attempt_at: sql`now() + make_interval(secs => ${delaySeconds})`, last_error: failure });
+    logger.warn(
+      { eventId: event.id, type: event.type, attempts: event.attempts, failure, retryInSeconds: delaySeconds },
+      "processor: webhook delivery failed",
+    );
+  }
+
   async function deliverOneRound(url: string): Promise<number> {
     const events = await claimDueEvents();
     if (events.length === 0) return 0;
     const { webhookSecret } = await getProcessorKeys(db);
-    await Promise.all(
-      events.map(async (event) => {
-        const failure = await post(url, event.payload, webhookSecret);
-        /** Records the attempt, if this instance's claim still holds. */
-        const finish = (set: UpdateObject<ProcessorTables, "processor_events">) =>
-          db
-            .updateTable("processor_events")
-            .set({ ...set, claim_token: null, claimed_until: null })
-            .where("id", "=", event.id)
-            .where("claim_token", "=", event.claimToken)
-            .execute();
-        if (failure === null) {
-          await markDelivered({ id: event.id, claimToken: event.claimToken });
-          logger.info(
-            { eventId: event.id, type: event.type, attempts: event.attempts },
-            "processor: webhook delivered",
-          );
-          return;
-        }
-        const delaySeconds = retryDelaySeconds(event.attempts, retrySchedule, retryTimeScale);
-        const ageSeconds = (Date.now() - event.created_at.getTime()) / 1000;
-        if (delaySeconds === null || ageSeconds + delaySeconds > giveUpAfterSeconds) {
-          await finish({ gave_up_at: sql`now()`, last_error: failure });
-          logger.error(
-            { eventId: event.id, type: event.type, attempts: event.attempts, failure, schedule: retrySchedule },
-            "processor: webhook given up",
-          );
-          return;
-        }
-        await finish({ next_attempt_at: sql`now() + make_interval(secs => ${delaySeconds})`, last_error: failure });
-        logger.warn(
-          { eventId: event.id, type: event.type, attempts: event.attempts, failure, retryInSeconds: delaySeconds },
-          "processor: webhook delivery failed",
-        );
-      }),
-    );
+    await Promise.all(events.map((event) => attempt(url, webhookSecret, event)));
     return events.length;
   }
+
+  /** Claimed events being sent by `deliverClaimed`, for `stop` to wait for. */
+  const sending = new Set<Promise<void>>();
 
   /** Attempts every due event once (in rounds of `batchSize`); resolves with how many were attempted. */
   async function deliverDue(): Promise<number> {
@@ -250,11 +267,42 @@ export function createWebhookDelivery({
   }
 
   return {
-    deliverDue: runOnce,
+    /** Every due event attempted now, after those being sent under a claim: resolves with how many were due. */
+    async deliverDue(): Promise<number> {
+      await Promise.all(sending);
+      return runOnce();
+    },
 
     /** Right after a change that recorded an event: try now, without making the API caller wait. */
     deliverSoon(): void {
       runOnce().catch((error: unknown) => logger.error({ err: error }, "processor: webhook delivery round failed"));
+    },
+
+    /**
+     * A claim for events about to be recorded, which this instance then sends at once (`deliverClaimed`) without a
+     * statement to claim them; null while there is nowhere to send them (the host is not listening yet). Should the
+     * instance die first, the claim runs out after its lease and the events are due again, for any instance.
+     */
+    newClaim(): EventClaim | null {
+      return currentWebhookUrl() ? { token: crypto.randomUUID(), leaseSeconds } : null;
+    },
+
+    /** Sends events recorded under `claim` (`newClaim`), now, without making the API caller wait. */
+    deliverClaimed(claim: EventClaim, events: readonly { id: string; type: string; payload: string }[]): void {
+      const url = currentWebhookUrl();
+      if (!url || events.length === 0) return;
+      const created_at = new Date();
+      const sent = (async () => {
+        const { webhookSecret } = await getProcessorKeys(db);
+        await Promise.all(
+          events.map((event) =>
+            attempt(url, webhookSecret, { ...event, attempts: 1, created_at, claimToken: claim.token }),
+          ),
+        );
+      })()
+        .catch((error: unknown) => logger.error({ err: error }, "processor: webhook delivery failed"))
+        .finally(() => sending.delete(sent));
+      sending.add(sent);
     },
 
     /** Retries due events every `intervalMs` (and purges expired idempotency keys once a minute) until stop(). */
@@ -266,11 +314,12 @@ export function createWebhookDelivery({
       timer.unref();
     },
 
-    /** Stops the loop and waits for a round in flight. */
+    /** Stops the loop and waits for a round in flight, and for claimed events being sent. */
     async stop(): Promise<void> {
       if (timer) clearInterval(timer);
       timer = undefined;
       await running?.catch(() => undefined);
+      await Promise.all(sending);
     },
   };
 }
