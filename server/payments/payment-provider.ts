@@ -8,8 +8,8 @@ import { logProcessorError, toShopperError } from "./processor-errors";
 /**
  * The shop's one door to the card processor: the official Stripe SDK, whichever processor is behind it. With
  * Stripe keys it is Stripe; without them it is the built-in test-mode processor (packages/stripe-test-processor),
- * mounted at this server's own /_processor path and handed the SDK's requests in process. Vendor names (intents, events) stop here: the rest
- * of the shop sees ProviderIntent and PaymentEvent.
+ * mounted at this server's own /_processor path and handed the SDK's requests in process. Vendor names (intents,
+ * events) stop here: the rest of the shop sees ProviderIntent and PaymentEvent.
  */
 export interface ProviderIntent {
   id: string;

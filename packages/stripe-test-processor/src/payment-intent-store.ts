@@ -223,6 +223,10 @@ export function createPaymentIntentStore(
     }
   }
 
+  /** A change whose events the caller sends at once (a confirm, an authentication): they are recorded claimed for it. */
+  const transitionSentAtOnce = (id: string, request: EventRequest, decide: (current: PaymentIntentRow) => Transition) =>
+    transition(id, request, decide, true);
+
   return {
     async create(input: NewPaymentIntent): Promise<Row> {
       const id = newId("pi");
@@ -320,68 +324,63 @@ export function createPaymentIntentStore(
       request: EventRequest,
       options: ConfirmOptions = {},
     ): Promise<AttemptResult> {
-      const { intent, recordedEvent, claimed } = await transition(
-        id,
-        request,
-        (current) => {
-          options.checkCaller?.(current);
-          if (!CONFIRMABLE.includes(current.status)) {
-            const message =
-              current.status === "succeeded"
-                ? "You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed."
-                : `You cannot confirm this PaymentIntent because it has a status of ${current.status}.`;
-            throw unexpectedState(message, toPaymentIntentObject(current));
-          }
-          if (!check) {
-            throw unexpectedState(
-              "You cannot confirm this PaymentIntent because it's missing a payment method. Confirm it again with payment_method_data.",
-              toPaymentIntentObject(current),
-            );
-          }
-          const methods = current.automatic_payment_methods;
-          if (methods?.enabled && methods.allow_redirects !== "never" && !options.returnUrl && !options.useStripeSdk) {
-            throw invalidRequest(RETURN_URL_REQUIRED_MESSAGE, { param: "return_url" });
-          }
-          if (!check.ok) return refusedCard(check.error);
-          const paymentMethod = { id: newId("pm"), ...check.card };
-          const outcome = check.outcome;
-          const receipt: Transition["set"] =
-            options.receiptEmail === undefined ? {} : { receipt_email: options.receiptEmail || null };
-          if (outcome.kind === "authenticate") {
-            // Stripe.js runs 3-D Secure in the page; a confirm that named a return_url without it (a server, a method
-            // that redirects) sends the shopper to the hosted page instead, and back to that URL.
-            const redirect: PendingRedirect | null =
-              options.returnUrl && !options.useStripeSdk && options.authenticationPage
-                ? newPendingRedirect(options.authenticationPage, id, options.returnUrl)
-                : null;
-            return {
-              set: {
-                ...withCard(paymentMethod),
-                ...receipt,
-                status: "requires_action",
-                last_payment_error: null,
-                after_authentication: outcome.afterAuthentication,
-                pending_redirect: redirect,
-              },
-            };
-          }
-          if (outcome.kind === "processing") {
-            return {
-              set: {
-                ...withCard(paymentMethod),
-                ...receipt,
-                status: "processing",
-                last_payment_error: null,
-                after_processing: outcome.then,
-              },
-              event: "payment_intent.processing",
-            };
-          }
-          const settled = settle(current, outcome, paymentMethod);
-          return { ...settled, set: { ...settled.set, ...receipt } };
-        },
-        true,
-      );
+      const { intent, recordedEvent, claimed } = await transitionSentAtOnce(id, request, (current) => {
+        options.checkCaller?.(current);
+        if (!CONFIRMABLE.includes(current.status)) {
+          const message =
+            current.status === "succeeded"
+              ? "You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed."
+              : `You cannot confirm this PaymentIntent because it has a status of ${current.status}.`;
+          throw unexpectedState(message, toPaymentIntentObject(current));
+        }
+        if (!check) {
+          throw unexpectedState(
+            "You cannot confirm this PaymentIntent because it's missing a payment method. Confirm it again with payment_method_data.",
+            toPaymentIntentObject(current),
+          );
+        }
+        const methods = current.automatic_payment_methods;
+        if (methods?.enabled && methods.allow_redirects !== "never" && !options.returnUrl && !options.useStripeSdk) {
+          throw invalidRequest(RETURN_URL_REQUIRED_MESSAGE, { param: "return_url" });
+        }
+        if (!check.ok) return refusedCard(check.error);
+        const paymentMethod = { id: newId("pm"), ...check.card };
+        const outcome = check.outcome;
+        const receipt: Transition["set"] =
+          options.receiptEmail === undefined ? {} : { receipt_email: options.receiptEmail || null };
+        if (outcome.kind === "authenticate") {
+          // Stripe.js runs 3-D Secure in the page; a confirm that named a return_url without it (a server, a method
+          // that redirects) sends the shopper to the hosted page instead, and back to that URL.
+          const redirect: PendingRedirect | null =
+            options.returnUrl && !options.useStripeSdk && options.authenticationPage
+              ? newPendingRedirect(options.authenticationPage, id, options.returnUrl)
+              : null;
+          return {
+            set: {
+              ...withCard(paymentMethod),
+              ...receipt,
+              status: "requires_action",
+              last_payment_error: null,
+              after_authentication: outcome.afterAuthentication,
+              pending_redirect: redirect,
+            },
+          };
+        }
+        if (outcome.kind === "processing") {
+          return {
+            set: {
+              ...withCard(paymentMethod),
+              ...receipt,
+              status: "processing",
+              last_payment_error: null,
+              after_processing: outcome.then,
+            },
+            event: "payment_intent.processing",
+          };
+        }
+        const settled = settle(current, outcome, paymentMethod);
+        return { ...settled, set: { ...settled.set, ...receipt } };
+      });
       return {
         intent,
         failure: intent.status === "succeeded" ? null : intent.last_payment_error,
@@ -400,49 +399,44 @@ export function createPaymentIntentStore(
       request: EventRequest,
       redirectToken?: string,
     ): Promise<AttemptResult> {
-      const { intent, recordedEvent, claimed } = await transition(
-        id,
-        request,
-        (current) => {
-          if (
-            redirectToken !== undefined &&
-            !(current.pending_redirect && sameSecret(redirectToken, current.pending_redirect.token))
-          ) {
-            throw unexpectedState(AUTHENTICATION_LINK_USED_MESSAGE, toPaymentIntentObject(current));
-          }
-          if (current.status !== "requires_action") {
-            throw unexpectedState(
-              `You cannot authenticate this PaymentIntent because it has a status of ${current.status}. Authentication is only possible while the status is requires_action.`,
-              toPaymentIntentObject(current),
-            );
-          }
-          const paymentMethod = {
-            id: current.payment_method_id ?? newId("pm"),
-            brand: current.card_brand ?? "unknown",
-            last4: current.card_last4 ?? "0000",
+      const { intent, recordedEvent, claimed } = await transitionSentAtOnce(id, request, (current) => {
+        if (
+          redirectToken !== undefined &&
+          !(current.pending_redirect && sameSecret(redirectToken, current.pending_redirect.token))
+        ) {
+          throw unexpectedState(AUTHENTICATION_LINK_USED_MESSAGE, toPaymentIntentObject(current));
+        }
+        if (current.status !== "requires_action") {
+          throw unexpectedState(
+            `You cannot authenticate this PaymentIntent because it has a status of ${current.status}. Authentication is only possible while the status is requires_action.`,
+            toPaymentIntentObject(current),
+          );
+        }
+        const paymentMethod = {
+          id: current.payment_method_id ?? newId("pm"),
+          brand: current.card_brand ?? "unknown",
+          last4: current.card_last4 ?? "0000",
+        };
+        if (result === "fail") {
+          const error: StoredPaymentError = {
+            type: "invalid_request_error",
+            code: "payment_intent_authentication_failure",
+            message: DECLINE_MESSAGES.authenticationFailure,
+            doc_url: docUrl("payment_intent_authentication_failure"),
+            payment_method: paymentMethod,
           };
-          if (result === "fail") {
-            const error: StoredPaymentError = {
-              type: "invalid_request_error",
-              code: "payment_intent_authentication_failure",
-              message: DECLINE_MESSAGES.authenticationFailure,
-              doc_url: docUrl("payment_intent_authentication_failure"),
-              payment_method: paymentMethod,
-            };
-            return {
-              set: {
-                status: "requires_payment_method",
-                last_payment_error: error,
-                after_authentication: null,
-              },
-              event: "payment_intent.payment_failed",
-            };
-          }
-          const afterAuthentication: OutcomeAfterAuthentication = current.after_authentication ?? { kind: "succeed" };
-          return settle(current, afterAuthentication, paymentMethod);
-        },
-        true,
-      );
+          return {
+            set: {
+              status: "requires_payment_method",
+              last_payment_error: error,
+              after_authentication: null,
+            },
+            event: "payment_intent.payment_failed",
+          };
+        }
+        const afterAuthentication: OutcomeAfterAuthentication = current.after_authentication ?? { kind: "succeed" };
+        return settle(current, afterAuthentication, paymentMethod);
+      });
       return {
         intent,
         failure: intent.status === "succeeded" ? null : intent.last_payment_error,
@@ -453,37 +447,32 @@ export function createPaymentIntentStore(
 
     /** The end of a processing payment (the processor's test helper; Stripe's bank decides it in its own time). */
     async finishProcessing(id: string, result: "succeed" | "fail", request: EventRequest): Promise<AttemptResult> {
-      const { intent, recordedEvent, claimed } = await transition(
-        id,
-        request,
-        (current) => {
-          if (current.status !== "processing") {
-            throw unexpectedState(
-              `This PaymentIntent is not processing: it has a status of ${current.status}.`,
-              toPaymentIntentObject(current),
-            );
-          }
-          const paymentMethod = {
-            id: current.payment_method_id ?? newId("pm"),
-            brand: current.card_brand ?? "unknown",
-            last4: current.card_last4 ?? "0000",
-          };
-          const outcome: SettledOutcome =
-            result === "fail"
-              ? {
-                  kind: "decline",
-                  decline: {
-                    code: "card_declined",
-                    declineCode: "generic_decline",
-                    message: DECLINE_MESSAGES.declined,
-                  },
-                }
-              : (current.after_processing ?? { kind: "succeed" });
-          const settled = settle(current, outcome, paymentMethod);
-          return { ...settled, set: { ...settled.set, after_processing: null } };
-        },
-        true,
-      );
+      const { intent, recordedEvent, claimed } = await transitionSentAtOnce(id, request, (current) => {
+        if (current.status !== "processing") {
+          throw unexpectedState(
+            `This PaymentIntent is not processing: it has a status of ${current.status}.`,
+            toPaymentIntentObject(current),
+          );
+        }
+        const paymentMethod = {
+          id: current.payment_method_id ?? newId("pm"),
+          brand: current.card_brand ?? "unknown",
+          last4: current.card_last4 ?? "0000",
+        };
+        const outcome: SettledOutcome =
+          result === "fail"
+            ? {
+                kind: "decline",
+                decline: {
+                  code: "card_declined",
+                  declineCode: "generic_decline",
+                  message: DECLINE_MESSAGES.declined,
+                },
+              }
+            : (current.after_processing ?? { kind: "succeed" });
+        const settled = settle(current, outcome, paymentMethod);
+        return { ...settled, set: { ...settled.set, after_processing: null } };
+      });
       return {
         intent,
         failure: intent.status === "succeeded" ? null : intent.last_payment_error,

@@ -300,7 +300,7 @@ export function createWebhookDelivery({
           ),
         );
       })()
-        .catch((error: unknown) => logger.error({ err: error }, "processor: webhook delivery failed"))
+        .catch((error: unknown) => logger.error({ err: error }, "processor: sending claimed webhook events failed"))
         .finally(() => sending.delete(sent));
       sending.add(sent);
     },
