@@ -319,6 +319,38 @@ describeEachDatabase("checkout over the real Stripe SDK and the built-in process
     expect(await basketCount(browser)).toBe(0);
   });
 
+  it("answers a guest's payment as recorded to the account it joined at sign-in, after the webhook recorded it", async () => {
+    const browser = await shopperWith(ECHO);
+    const { body } = await create(browser, 9899);
+    const confirmed = await confirmCard(origin, body.clientSecret ?? "", publishableKey, "4242424242424242");
+    const paymentIntentId = confirmed.body.id ?? "";
+    const { db } = getDatabase();
+    const paymentOf = () =>
+      db
+        .selectFrom("checkout_payments")
+        .select(["status", "session_id"])
+        .where("payment_intent_id", "=", paymentIntentId)
+        .executeTakeFirst();
+    await expect.poll(async () => (await paymentOf())?.status, { timeout: 10_000 }).toBe("paid");
+    const sessionId = (await paymentOf())?.session_id ?? "";
+    const { checkout, accounts } = shop.services;
+    expect(await checkout.recordOrder(paymentIntentId, { sessionId })).toMatchObject({ kind: "recorded" });
+
+    // The guest signs in: the payment is the account's now, and no longer the session's.
+    const user = await accounts.register(
+      `joined-${Date.now()}@example.com`,
+      "a long and unusual passphrase 42",
+      "127.0.0.1",
+    );
+    await checkout.adoptGuestPayments(sessionId, user.id);
+    expect(await checkout.recordOrder(paymentIntentId, { userId: user.id })).toMatchObject({
+      kind: "recorded",
+      orderId: paymentIntentId,
+      isNew: false,
+    });
+    expect(await checkout.recordOrder(paymentIntentId, { sessionId })).toBeNull();
+  });
+
   it("records, at the next start, a payment charged while no server recorded it (a crash between charge and record)", async () => {
     const { browser, paymentIntentId } = await paidWithoutOrder(BOOK, 1196);
     const { db } = getDatabase();

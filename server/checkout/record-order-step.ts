@@ -248,14 +248,18 @@ export function createRecordOrderStep(context: CheckoutContext, release: Release
     owner: BasketOwner | null,
     succeededIntent?: ProviderIntent,
   ): Promise<RecordOutcome | null> {
-    const known = recorded.get(paymentIntentId);
+    const isOwners = (payment: { user_id: string | null; session_id: string | null }) => {
+      if (!owner) return true;
+      const { column, value } = ownerColumn(owner);
+      return payment[column] === value;
+    };
+    // A payment's owner can change after it was seen (a guest's joins the account at sign-in): a call from someone
+    // else than the one remembered reads the payment.
+    const remembered = recorded.get(paymentIntentId);
+    const known = remembered && isOwners(remembered) ? remembered : undefined;
     // With the order's number, if there is an order: a payment already recorded then needs nothing more.
     const payment = known ?? (await readPayment({ paymentIntentId })).rows[0];
-    if (!payment) return null;
-    if (owner) {
-      const { column, value } = ownerColumn(owner);
-      if (payment[column] !== value) return null;
-    }
+    if (!payment || !isOwners(payment)) return null;
     // Marked paid in the same transaction that wrote the order (usually by the webhook, before the page asks):
     // nothing left to check with the processor.
     if (payment.status === "paid") {
