@@ -29,9 +29,9 @@ export interface RefundRecorder {
 
 /**
  * The processor's events, turned into the shop's few actions: a succeeded payment records its order (the same
- * idempotent step the browser's call takes), a cancelled one gives back the stock it held, a failed one is only logged. Events for intents the shop did not
- * create are acknowledged and ignored; an event id seen before is acknowledged without acting again (a succeeded payment's
- * finds its order written, and changes nothing).
+ * idempotent step the browser's call takes), a cancelled one gives back the stock it held, a failed one is only
+ * logged. Events for intents the shop did not create are acknowledged and ignored; an event id seen before is
+ * acknowledged without acting again (a succeeded payment's finds its order written, and changes nothing).
  */
 export function createWebhookHandler(
   db: DB,
