@@ -223,9 +223,23 @@ export function createPaymentIntentStore(
     }
   }
 
-  /** A change whose events the caller sends at once (a confirm, an authentication): they are recorded claimed for it. */
-  const transitionSentAtOnce = (id: string, request: EventRequest, decide: (current: PaymentIntentRow) => Transition) =>
-    transition(id, request, decide, true);
+  /**
+   * A confirm's or an authentication's change, as the caller answers it: its events recorded claimed for the caller,
+   * which sends them at once, and its failure (402) unless the intent succeeded.
+   */
+  async function attempt(
+    id: string,
+    request: EventRequest,
+    decide: (current: PaymentIntentRow) => Transition,
+  ): Promise<AttemptResult> {
+    const { intent, recordedEvent, claimed } = await transition(id, request, decide, true);
+    return {
+      intent,
+      failure: intent.status === "succeeded" ? null : intent.last_payment_error,
+      recordedEvent,
+      claimed,
+    };
+  }
 
   return {
     async create(input: NewPaymentIntent): Promise<Row> {
@@ -324,7 +338,7 @@ export function createPaymentIntentStore(
       request: EventRequest,
       options: ConfirmOptions = {},
     ): Promise<AttemptResult> {
-      const { intent, recordedEvent, claimed } = await transitionSentAtOnce(id, request, (current) => {
+      return attempt(id, request, (current) => {
         options.checkCaller?.(current);
         if (!CONFIRMABLE.includes(current.status)) {
           const message =
@@ -381,12 +395,6 @@ export function createPaymentIntentStore(
         const settled = settle(current, outcome, paymentMethod);
         return { ...settled, set: { ...settled.set, ...receipt } };
       });
-      return {
-        intent,
-        failure: intent.status === "succeeded" ? null : intent.last_payment_error,
-        recordedEvent,
-        claimed,
-      };
     },
 
     /**
@@ -399,7 +407,7 @@ export function createPaymentIntentStore(
       request: EventRequest,
       redirectToken?: string,
     ): Promise<AttemptResult> {
-      const { intent, recordedEvent, claimed } = await transitionSentAtOnce(id, request, (current) => {
+      return attempt(id, request, (current) => {
         if (
           redirectToken !== undefined &&
           !(current.pending_redirect && sameSecret(redirectToken, current.pending_redirect.token))
@@ -437,17 +445,11 @@ export function createPaymentIntentStore(
         const afterAuthentication: OutcomeAfterAuthentication = current.after_authentication ?? { kind: "succeed" };
         return settle(current, afterAuthentication, paymentMethod);
       });
-      return {
-        intent,
-        failure: intent.status === "succeeded" ? null : intent.last_payment_error,
-        recordedEvent,
-        claimed,
-      };
     },
 
     /** The end of a processing payment (the processor's test helper; Stripe's bank decides it in its own time). */
     async finishProcessing(id: string, result: "succeed" | "fail", request: EventRequest): Promise<AttemptResult> {
-      const { intent, recordedEvent, claimed } = await transitionSentAtOnce(id, request, (current) => {
+      return attempt(id, request, (current) => {
         if (current.status !== "processing") {
           throw unexpectedState(
             `This PaymentIntent is not processing: it has a status of ${current.status}.`,
@@ -463,22 +465,12 @@ export function createPaymentIntentStore(
           result === "fail"
             ? {
                 kind: "decline",
-                decline: {
-                  code: "card_declined",
-                  declineCode: "generic_decline",
-                  message: DECLINE_MESSAGES.declined,
-                },
+                decline: { code: "card_declined", declineCode: "generic_decline", message: DECLINE_MESSAGES.declined },
               }
             : (current.after_processing ?? { kind: "succeed" });
         const settled = settle(current, outcome, paymentMethod);
         return { ...settled, set: { ...settled.set, after_processing: null } };
       });
-      return {
-        intent,
-        failure: intent.status === "succeeded" ? null : intent.last_payment_error,
-        recordedEvent,
-        claimed,
-      };
     },
   };
 }
