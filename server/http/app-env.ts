@@ -9,5 +9,11 @@ import type { Shopper } from "./shopper";
  * and the app that mounts them do not import each other.
  */
 export type AppEnv = {
-  Variables: { requestId: string; cspNonce: string; clientIp: string; services: Services; shopper: Shopper };
+  Variables: {
+    requestId: string;
+    /** The page's Content-Security-Policy nonce, made on its first call (security-headers.ts). */ cspNonce: () => string;
+    clientIp: string;
+    services: Services;
+    shopper: Shopper;
+  };
 };

@@ -174,7 +174,7 @@ export function createApp({
       context.set(requestContext, {
         services,
         requestId: c.get("requestId"),
-        cspNonce: c.get("cspNonce"),
+        cspNonce: c.get("cspNonce")(),
         shopper: c.get("shopper"),
         clientIp: c.get("clientIp"),
         publicOrigin:

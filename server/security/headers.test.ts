@@ -120,13 +120,10 @@ function expectSecurityHeaders(response: Response, { overHttps }: { overHttps: b
   const headers = response.headers;
   const policy = headers.get("content-security-policy") ?? "";
   const directives = directivesOf(policy);
-  // Scripts only from this origin or by the per-response nonce: never inline by default, never eval.
-  const scripts = directives["script-src"] ?? directives["default-src"] ?? [];
-  expect(scripts).toContain("'self'");
-  expect(scripts.some((source) => /^'nonce-[A-Za-z0-9+/=]{16,}'$/.test(source))).toBe(true);
-  expect(scripts).not.toContain("'unsafe-inline'");
-  expect(scripts).not.toContain("'unsafe-eval'");
-  expect(scripts).not.toContain("*");
+  // Scripts only from this origin: none of these answers is a page, so none names a nonce (a page's is tested with
+  // the pages, in guest-page-cache.test.ts), and nothing inline or evaluated may ever run.
+  expect(directives["script-src"]).toEqual(["'self'"]);
+  expect(directives["style-src"]).toEqual(["'self'"]);
   expect(policy).not.toMatch(/unsafe-inline|unsafe-eval/);
   expect(directives["default-src"]).toEqual(["'self'"]);
   expect(directives["frame-ancestors"]).toEqual(["'none'"]);
@@ -192,13 +189,9 @@ for (const overHttps of [false, true]) {
       expectSecurityHeaders(response, { overHttps });
     });
 
-    it(`each response gets its own CSP nonce and request id (${mode})`, async () => {
+    it(`each response gets its own request id (${mode})`, async () => {
       const browser = newBrowser();
       const responses = await Promise.all(Array.from({ length: 5 }, () => browser.get("/basket")));
-      const nonces = responses.map(
-        (response) => /'nonce-([^']+)'/.exec(response.headers.get("content-security-policy") ?? "")?.[1],
-      );
-      expect(new Set(nonces).size).toBe(5);
       expect(new Set(responses.map((response) => response.headers.get("x-request-id"))).size).toBe(5);
     });
 
