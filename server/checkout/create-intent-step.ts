@@ -83,14 +83,59 @@ function newestPaymentReader({ db, processor, livemode }: CheckoutContext) {
   };
 }
 
+/** An open payment's row, as a new intent's is written. */
+type NewPaymentRow = {
+  payment_intent_id: string;
+  user_id: string | null;
+  session_id: string | null;
+  client_secret: string;
+  amount_cents: number;
+  currency: string;
+  basket_fingerprint: string;
+  items: string;
+  pricing: string;
+  delivery_address: string;
+  contact_email: string | null;
+  processor: CheckoutContext["processor"];
+  livemode: boolean;
+};
+
+const NEW_PAYMENT_COLUMNS = [
+  "payment_intent_id",
+  "user_id",
+  "session_id",
+  "client_secret",
+  "amount_cents",
+  "currency",
+  "basket_fingerprint",
+  "items",
+  "pricing",
+  "delivery_address",
+  "contact_email",
+  "processor",
+  "livemode",
+] as const satisfies readonly (keyof NewPaymentRow)[];
+
+/** The new intent's row (an open payment), built and compiled once: every checkout writes one. */
+function newPaymentWriter({ db }: CheckoutContext) {
+  return preparedStatement(db, NEW_PAYMENT_COLUMNS, (db, row: NewPaymentRow) =>
+    db
+      .insertInto("checkout_payments")
+      .values({ ...row, status: sql.lit("open") })
+      .onConflict((conflict) => conflict.column("payment_intent_id").doNothing()),
+  );
+}
+
+type NewPaymentWriter = ReturnType<typeof newPaymentWriter>;
+
 /**
  * A new intent and its row. The hold is taken before the intent exists, under a key of its own, and becomes the
  * intent's once its row is written; a replaced intent's hold goes in the same step. Short stock: no intent is
  * created. Undo: a failed creation releases that hold.
  */
 async function createNew(
-  { db, provider, processor, livemode }: CheckoutContext,
-  { hold, release }: { hold: HoldStep; release: ReleaseStep },
+  { provider, processor, livemode }: CheckoutContext,
+  { hold, release, insertPayment }: { hold: HoldStep; release: ReleaseStep; insertPayment: NewPaymentWriter },
   draft: PaymentDraft,
   replaced: readonly string[],
   attempts: number,
@@ -112,24 +157,19 @@ async function createNew(
       await release.releaseHold(key);
       throw error;
     });
-  await db
-    .insertInto("checkout_payments")
-    .values({
-      payment_intent_id: intent.id,
-      ...ownerColumns(owner),
-      client_secret: intent.clientSecret,
-      amount_cents: intent.amountCents,
-      currency: intent.currency,
-      basket_fingerprint: fingerprint,
-      items: JSON.stringify(draft.items),
-      pricing: JSON.stringify(pricing),
-      ...draft.deliveryColumns,
-      status: "open",
-      processor,
-      livemode,
-    })
-    .onConflict((conflict) => conflict.column("payment_intent_id").doNothing())
-    .execute();
+  await insertPayment({
+    payment_intent_id: intent.id,
+    ...ownerColumns(owner),
+    client_secret: intent.clientSecret,
+    amount_cents: intent.amountCents,
+    currency: intent.currency,
+    basket_fingerprint: fingerprint,
+    items: JSON.stringify(draft.items),
+    pricing: JSON.stringify(pricing),
+    ...draft.deliveryColumns,
+    processor,
+    livemode,
+  });
   await hold.rename(key, intent.id, held);
   return { clientSecret: intent.clientSecret, amountCents: intent.amountCents };
 }
@@ -144,6 +184,7 @@ async function createNew(
 export function createIntentStep(context: CheckoutContext, hold: HoldStep, release: ReleaseStep) {
   const { db, provider } = context;
   const readNewest = newestPaymentReader(context);
+  const insertPayment = newPaymentWriter(context);
 
   /**
    * The open intent brought to this pass's snapshot: the same intent again, or updated in place. Null when another
@@ -248,7 +289,7 @@ export function createIntentStep(context: CheckoutContext, hold: HoldStep, relea
       if (updated !== "replace") return updated;
       // Not updatable any more (being authenticated, or already paid): it was left to its fate; start afresh.
     }
-    return createNew(context, { hold, release }, draft, open ? [open.payment_intent_id] : [], attempts);
+    return createNew(context, { hold, release, insertPayment }, draft, open ? [open.payment_intent_id] : [], attempts);
   }
 
   return { preparePaymentOnce };

@@ -61,14 +61,24 @@ export function createSessionService(
 ) {
   const newSessionLimit: RateLimitRule = { name: "session:ip", limit: newSessionsPerIp, windowMs: 60 * 60 * 1000 };
 
+  /** A new session's row, built and compiled once: every new guest's first request writes one. */
+  const insertSession = preparedStatement(
+    db,
+    ["token_hash", "expires_at", "user_id"],
+    (db, values: { token_hash: string; expires_at: Date; user_id: string | null }) =>
+      db.insertInto("sessions").values(values).returning("id"),
+  );
+
   async function startSession(user: SessionUser | null = null): Promise<{ session: Session; token: string }> {
     const token = newToken();
     const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-    const row = await db
-      .insertInto("sessions")
-      .values({ token_hash: hashToken(token), expires_at: expiresAt, user_id: user?.id ?? null })
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    const { rows } = await insertSession({
+      token_hash: hashToken(token),
+      expires_at: expiresAt,
+      user_id: user?.id ?? null,
+    });
+    const row = rows[0];
+    if (!row) throw new Error("sessions: the new session's row was not returned");
     return { session: { id: row.id, expiresAt, user }, token };
   }
 

@@ -141,6 +141,35 @@ export function createPaymentIntentStore(
   claims?: { newClaim(): EventClaim | null },
 ) {
   // Every payment reads its intent, at least once to change it: built and compiled once.
+  /** A new intent's row, built and compiled once: every checkout makes one. */
+  const insertIntent = preparedStatement(
+    db,
+    [
+      "id",
+      "client_secret",
+      "amount",
+      "currency",
+      "metadata",
+      "description",
+      "automatic_payment_methods",
+      "shipping",
+      "receipt_email",
+    ],
+    (
+      db,
+      values: {
+        id: string;
+        client_secret: string;
+        amount: number;
+        currency: string;
+        metadata: string;
+        description: string | null;
+        automatic_payment_methods: string | null;
+        shipping: string | null;
+        receipt_email: string | null;
+      },
+    ) => db.insertInto("processor_payment_intents").values(values).returningAll(),
+  );
   const readIntent = preparedStatement(db, ["id"], (db, values: { id: string }) =>
     db.selectFrom("processor_payment_intents").selectAll().where("id", "=", values.id),
   );
@@ -244,9 +273,8 @@ export function createPaymentIntentStore(
   return {
     async create(input: NewPaymentIntent): Promise<Row> {
       const id = newId("pi");
-      const row = await db
-        .insertInto("processor_payment_intents")
-        .values({
+      const [row] = (
+        await insertIntent({
           id,
           client_secret: newClientSecret(id),
           amount: input.amount,
@@ -259,8 +287,8 @@ export function createPaymentIntentStore(
           shipping: input.shipping ? JSON.stringify(toStoredShipping(input.shipping)) : null,
           receipt_email: input.receiptEmail || null,
         })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      ).rows;
+      if (!row) throw new Error("processor: the new payment intent's row was not returned");
       return toPaymentIntentObject(row);
     },
 
