@@ -125,7 +125,7 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
   // Store credit and gift cards: one ledger, held with the payment, spent with the order, given back by refunds.
   const balances = createBalanceLedger(db);
   const addresses = createAddressService(db);
-  const shipping = createShippingService(db);
+  const shipping = createShippingService(db, { catalogue });
   const emailPreferences = createEmailPreferences(db);
   // A back-in-stock alert is written in the transaction of the stock change that brings its variant back: once.
   const holdClaims = createHoldClaims(db, {

@@ -41,6 +41,7 @@ import * as giftCards from "./migrations/0038-gift-cards";
 import * as returns from "./migrations/0039-returns";
 import * as withdrawals from "./migrations/0040-withdrawals";
 import * as giftCardsOutOfSales from "./migrations/0041-gift-cards-out-of-sales";
+import * as shippingMovesCatalogueVersion from "./migrations/0042-shipping-moves-catalogue-version";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -85,6 +86,7 @@ const migrations: Record<string, Migration> = {
   "0039-returns": returns,
   "0040-withdrawals": withdrawals,
   "0041-gift-cards-out-of-sales": giftCardsOutOfSales,
+  "0042-shipping-moves-catalogue-version": shippingMovesCatalogueVersion,
 };
 
 export const migrationNames = Object.keys(migrations);

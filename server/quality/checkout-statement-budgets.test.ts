@@ -20,10 +20,10 @@ type Step = "add (a new guest)" | "address" | "create" | "webhook" | "record";
  * reason in the commit.
  */
 const BUDGETS: Record<"untracked" | "tracked", Record<Step, number>> = {
-  untracked: { "add (a new guest)": 4, address: 2, create: 9, webhook: 11, record: 2 },
+  untracked: { "add (a new guest)": 4, address: 2, create: 8, webhook: 11, record: 2 },
   // A tracked variant is locked and counted, reserved (with the shopper's claims and the ledger), moved to the intent,
   // then sold.
-  tracked: { "add (a new guest)": 4, address: 2, create: 26, webhook: 16, record: 2 },
+  tracked: { "add (a new guest)": 4, address: 2, create: 25, webhook: 16, record: 2 },
 };
 
 /**

@@ -1,4 +1,6 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { openDatabase } from "#server/db/client";
 import type { PriceBreakdown } from "#shared/pricing";
 import {
   addDeliveryAddress,
@@ -7,7 +9,7 @@ import {
   createTestShop,
   TEST_DELIVERY_ADDRESS,
 } from "#server/testing/test-app";
-import { describeEachDatabase } from "#server/testing/test-database";
+import { describeEachDatabase, testSchemaName } from "#server/testing/test-database";
 
 const BOOK = "12321341"; // $11.96
 const ECHO = "23445930"; // $98.99
@@ -210,3 +212,45 @@ describeEachDatabase("delivery options and sales tax", (getDatabase) => {
     expect(await count()).toBe(before);
   });
 });
+
+it.runIf(process.env.TEST_DATABASE_URL)(
+  "two instances on one PostgreSQL: a rate changed through one is what the other quotes within a few seconds",
+  async () => {
+    const url = process.env.TEST_DATABASE_URL!;
+    const schema = testSchemaName("rates");
+    const admin = openDatabase({ kind: "postgres", url });
+    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+    const databases = [
+      openDatabase({ kind: "postgres", url, schema }),
+      openDatabase({ kind: "postgres", url, schema }),
+    ] as const;
+    const first = await createTestShop(databases[0]);
+    const second = await createTestShop(databases[1]);
+    try {
+      const californiaRate = async () =>
+        (await second.services.shipping.loadRates()).taxRates.find((rate) => rate.state === "CA")?.rate;
+      await first.services.shipping.addTaxRate(OPERATOR, {
+        country: "US",
+        state: "CA",
+        rate: 7250,
+        taxesShipping: false,
+      });
+      await expect.poll(californiaRate, { timeout: 5_000, interval: 100 }).toBe(7250);
+      // Kept by the second instance: asked again, it quotes the same rate.
+      expect(await californiaRate()).toBe(7250);
+      const [rate] = await first.services.shipping.listTaxRates();
+      await first.services.shipping.updateTaxRate(OPERATOR, rate!.id, { rate: 8000, taxesShipping: false });
+      const changedAt = Date.now();
+      await expect.poll(californiaRate, { timeout: 5_000, interval: 100 }).toBe(8000);
+      expect(Date.now() - changedAt).toBeLessThan(3_000);
+      // The instance that made the change quotes it at once.
+      await first.services.shipping.updateTaxRate(OPERATOR, rate!.id, { rate: 9000, taxesShipping: false });
+      expect((await first.services.shipping.loadRates()).taxRates.find((each) => each.state === "CA")?.rate).toBe(9000);
+    } finally {
+      await Promise.all(databases.map((database) => database.close()));
+      await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
+      await admin.close();
+    }
+  },
+  120_000,
+);

@@ -105,7 +105,12 @@ function taxRatesOf(rows: readonly TaxRateRow[]): TaxRateInput[] {
  * shipping_methods and tax_rates; every change is audited in its own transaction. Checkout reads `loadRates` and
  * hands it to the pricing function.
  */
-export function createShippingService(db: DB) {
+export function createShippingService(
+  db: DB,
+  { catalogue }: { catalogue: { currentVersion(): Promise<bigint>; noteWrite(): void } },
+) {
+  let cached: { version: bigint; read: Promise<ShopRates> } | undefined;
+
   /** The zones with their regions and methods, in the operator's order. */
   async function readZones(reader: DB | Writer = db): Promise<ShippingZoneRates[]> {
     const [zones, regions, methods] = await Promise.all([
@@ -203,30 +208,43 @@ export function createShippingService(db: DB) {
     taxGiftCards: rate.taxesGiftCards ?? false,
   });
 
-  return {
-    /** Every zone and rate, as the pricing function takes them. */
-    async loadRates(): Promise<ShopRates> {
-      // One statement, not four: every quote reads them (the payment page, each payment), and each statement costs the
-      // server a round trip's CPU (on PGlite, the database's own work too). Same orders as the console's reads.
-      const { rows } = await sql<{
-        zones: { id: string; name: string }[];
-        regions: { zone_id: string; country: string; state: string }[];
-        methods: MethodRow[];
-        tax_rates: TaxRateRow[];
-      }>`select
-          coalesce((select json_agg(json_build_object('id', z.id, 'name', z.name) order by z.position, z.created_at)
-            from shipping_zones z), '[]') as zones,
-          coalesce((select json_agg(json_build_object('zone_id', r.zone_id, 'country', r.country, 'state', r.state)
-            order by r.country, r.state) from shipping_zone_regions r), '[]') as regions,
-          coalesce((select json_agg(m order by m.position, m.created_at) from shipping_methods m), '[]') as methods,
-          coalesce((select json_agg(t order by t.country, t.state) from tax_rates t), '[]') as tax_rates`.execute(db);
-      const { zones, regions, methods, tax_rates: taxRates } = rows[0]!;
-      return { zones: zonesOf(zones, regions, methods), taxRates: taxRatesOf(taxRates) };
-    },
+  /**
+   * Every zone and rate, as the pricing function takes them: read once per catalogue version, which a trigger moves
+   * on every change to these tables (migration 0042), so every instance quotes a changed rate within
+   * CATALOGUE_VERSION_CHECK_MS, and this one at once (its writes note the change).
+   */
+  async function loadRates(): Promise<ShopRates> {
+    const version = await catalogue.currentVersion();
+    if (cached?.version === version) return cached.read;
+    const read = readRates().catch((error: unknown) => {
+      // A failed read (the database is down) is not kept: the next quote asks again.
+      if (cached?.read === read) cached = undefined;
+      throw error;
+    });
+    cached = { version, read };
+    return read;
+  }
 
-    listZones: () => readZones(),
-    listTaxRates: readTaxRates,
+  async function readRates(): Promise<ShopRates> {
+    // One statement, not four: every quote reads them (the payment page, each payment), and each statement costs the
+    // server a round trip's CPU (on PGlite, the database's own work too). Same orders as the console's reads.
+    const { rows } = await sql<{
+      zones: { id: string; name: string }[];
+      regions: { zone_id: string; country: string; state: string }[];
+      methods: MethodRow[];
+      tax_rates: TaxRateRow[];
+    }>`select
+        coalesce((select json_agg(json_build_object('id', z.id, 'name', z.name) order by z.position, z.created_at)
+          from shipping_zones z), '[]') as zones,
+        coalesce((select json_agg(json_build_object('zone_id', r.zone_id, 'country', r.country, 'state', r.state)
+          order by r.country, r.state) from shipping_zone_regions r), '[]') as regions,
+        coalesce((select json_agg(m order by m.position, m.created_at) from shipping_methods m), '[]') as methods,
+        coalesce((select json_agg(t order by t.country, t.state) from tax_rates t), '[]') as tax_rates`.execute(db);
+    const { zones, regions, methods, tax_rates: taxRates } = rows[0]!;
+    return { zones: zonesOf(zones, regions, methods), taxRates: taxRatesOf(taxRates) };
+  }
 
+  const writes = {
     async createZone(actor: Actor, input: ZoneInput): Promise<string> {
       checkZoneInput(input);
       return withNameCheck(
@@ -481,6 +499,35 @@ export function createShippingService(db: DB) {
       });
     },
   };
+
+  return {
+    loadRates,
+    listZones: () => readZones(),
+    listTaxRates: readTaxRates,
+    ...noteEachWrite(writes, () => {
+      cached = undefined;
+      catalogue.noteWrite();
+    }),
+  };
+}
+
+/** The writes, each followed by `noted` however it ends: a failed one may have written before it failed. */
+function noteEachWrite<Writes extends Record<string, (...args: never[]) => Promise<unknown>>>(
+  writes: Writes,
+  noted: () => void,
+): Writes {
+  return Object.fromEntries(
+    Object.entries(writes).map(([name, write]) => [
+      name,
+      async (...args: never[]) => {
+        try {
+          return await write(...args);
+        } finally {
+          noted();
+        }
+      },
+    ]),
+  ) as Writes;
 }
 
 export type ShippingService = ReturnType<typeof createShippingService>;
