@@ -1,11 +1,9 @@
 import { expect, it } from "vitest";
-import { sql } from "kysely";
 import type { AppError } from "#shared/errors";
 import { credentialsSchema } from "#shared/account";
-import { openDatabase } from "#server/db/client";
 import { prepareDatabase } from "#server/services";
 import { createTestShop } from "#server/testing/test-app";
-import { describeEachDatabase, testSchemaName } from "#server/testing/test-database";
+import { describeEachDatabase, withTwoInstances } from "#server/testing/test-database";
 import { WRONG_CREDENTIALS } from "./account-service";
 import { PASSWORD_TOO_COMMON, PASSWORD_TOO_SHORT } from "./password-policy";
 import { failureOf } from "#server/testing/app-error";
@@ -291,13 +289,7 @@ describeEachDatabase("accounts", (getDatabase) => {
 
 if (process.env.TEST_DATABASE_URL) {
   it("holds the rate limit across two separate connection pools (two server instances) on one PostgreSQL", async () => {
-    const url = process.env.TEST_DATABASE_URL ?? "";
-    const schema = testSchemaName("rate");
-    const admin = openDatabase({ kind: "postgres", url });
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-    const first = openDatabase({ kind: "postgres", url, schema });
-    const second = openDatabase({ kind: "postgres", url, schema });
-    try {
+    await withTwoInstances("rate", async ([first, second]) => {
       // Two instances starting together on one database: migrations must not trip over each other.
       await Promise.all([prepareDatabase(first.db), prepareDatabase(second.db)]);
       const a = (await createTestShop(first)).services;
@@ -311,10 +303,6 @@ if (process.env.TEST_DATABASE_URL) {
         ),
       );
       expect(results.filter((error) => error.code === "TOO_MANY_ATTEMPTS")).toHaveLength(4);
-    } finally {
-      await first.close();
-      await second.close();
-      await admin.close();
-    }
+    });
   });
 }

@@ -2,12 +2,13 @@
 // write the checkout_payments row against the basket's claim.
 
 import { randomUUID } from "node:crypto";
-import { sql } from "kysely";
+import { sql, type Insertable } from "kysely";
 import { toStripeShipping } from "#shared/address";
 import type { BasketView } from "#shared/basket";
 import { amountDue, type PriceBreakdown } from "#shared/pricing";
 import { ownerColumn, ownerColumns, perOwnerColumn, type BasketOwner } from "#server/basket/basket-owner";
 import { preparedStatement } from "@storefront/kysely-prepared";
+import type { CheckoutPaymentTable } from "#server/db/schema";
 import type { Holder } from "#server/holds/hold-claims";
 import { isIntentStateRefusal } from "#server/payments/processor-errors";
 import type { PromotionCustomer } from "#server/promotions/promotion-service";
@@ -83,23 +84,6 @@ function newestPaymentReader({ db, processor, livemode }: CheckoutContext) {
   };
 }
 
-/** An open payment's row, as a new intent's is written. */
-type NewPaymentRow = {
-  payment_intent_id: string;
-  user_id: string | null;
-  session_id: string | null;
-  client_secret: string;
-  amount_cents: number;
-  currency: string;
-  basket_fingerprint: string;
-  items: string;
-  pricing: string;
-  delivery_address: string;
-  contact_email: string | null;
-  processor: CheckoutContext["processor"];
-  livemode: boolean;
-};
-
 const NEW_PAYMENT_COLUMNS = [
   "payment_intent_id",
   "user_id",
@@ -114,7 +98,10 @@ const NEW_PAYMENT_COLUMNS = [
   "contact_email",
   "processor",
   "livemode",
-] as const satisfies readonly (keyof NewPaymentRow)[];
+] as const satisfies readonly (keyof CheckoutPaymentTable)[];
+
+/** An open payment's row, as a new intent's is written. */
+type NewPaymentRow = Required<Pick<Insertable<CheckoutPaymentTable>, (typeof NEW_PAYMENT_COLUMNS)[number]>>;
 
 /** The new intent's row (an open payment), built and compiled once: every checkout writes one. */
 function newPaymentWriter({ db }: CheckoutContext) {

@@ -1,12 +1,10 @@
-import { sql } from "kysely";
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { openDatabase } from "#server/db/client";
 import { credentialsSchema } from "#shared/account";
 import { createPageShop } from "#server/testing/page-shop";
 import { startSmtpCatcher } from "#server/testing/smtp-catcher";
 import { createBrowser } from "#server/testing/test-app";
-import { describeEachDatabase, testSchemaName } from "#server/testing/test-database";
+import { describeEachDatabase, withTwoInstances } from "#server/testing/test-database";
 
 const OPERATOR = "owner@settings.test";
 const SHOPPER = "shopper@settings.test";
@@ -290,57 +288,47 @@ describeEachDatabase("the shop's own settings", (getDatabase) => {
 
 it.runIf(process.env.TEST_DATABASE_URL)(
   "two instances on one PostgreSQL: a setting saved through one is on the other's guest pages within a few seconds",
-  async () => {
-    const url = process.env.TEST_DATABASE_URL!;
-    const schema = testSchemaName("settings");
-    const admin = openDatabase({ kind: "postgres", url });
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-    const databases = [
-      openDatabase({ kind: "postgres", url, schema }),
-      openDatabase({ kind: "postgres", url, schema }),
-    ] as const;
-    const first = await createPageShop(databases[0], { operator: { email: OPERATOR, password: PASSWORD } });
-    const second = await createPageShop(databases[1]);
-    try {
-      const guestOf = (app: typeof first.app) => (path: string) =>
-        app.request(`http://shop.test${path}`, { headers: { host: "shop.test", accept: "text/html" } });
-      const onSecond = guestOf(second.app);
-      // Kept by the second instance's guest page cache.
-      expect(await (await onSecond("/")).text()).toContain("<title>Storefront: books");
-      expect(await (await onSecond("/")).text()).toContain("<title>Storefront: books");
-      const operator = createBrowser(first.app);
-      const signIn = await operator.send("/login", {
-        method: "POST",
-        body: new URLSearchParams({ intent: "sign-in", email: OPERATOR, password: PASSWORD }),
-        headers: {
-          accept: "text/html",
-          origin: "http://shop.test",
-          "content-type": "application/x-www-form-urlencoded",
-        },
-      });
-      expect(signIn.status).toBe(302);
-      const saved = await operator.send("/admin/settings", {
-        method: "POST",
-        body: settingsForm({ shopName: "Harbour Lights" }),
-        headers: { accept: "text/html", origin: "http://shop.test" },
-      });
-      expect(saved.status).toBe(200);
-      const savedAt = Date.now();
-      await expect
-        .poll(async () => (await (await onSecond("/")).text()).includes("<title>Harbour Lights: books"), {
-          timeout: 5_000,
-          interval: 100,
-        })
-        .toBe(true);
-      expect(Date.now() - savedAt).toBeLessThan(3_000);
-      expect(await (await onSecond("/returns")).text()).toContain("<title>Returns | Harbour Lights</title>");
-    } finally {
-      await first.close();
-      await second.close();
-      await Promise.all(databases.map((database) => database.close()));
-      await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
-      await admin.close();
-    }
-  },
+  () =>
+    withTwoInstances("settings", async (databases) => {
+      const first = await createPageShop(databases[0], { operator: { email: OPERATOR, password: PASSWORD } });
+      const second = await createPageShop(databases[1]);
+      try {
+        const guestOf = (app: typeof first.app) => (path: string) =>
+          app.request(`http://shop.test${path}`, { headers: { host: "shop.test", accept: "text/html" } });
+        const onSecond = guestOf(second.app);
+        // Kept by the second instance's guest page cache.
+        expect(await (await onSecond("/")).text()).toContain("<title>Storefront: books");
+        expect(await (await onSecond("/")).text()).toContain("<title>Storefront: books");
+        const operator = createBrowser(first.app);
+        const signIn = await operator.send("/login", {
+          method: "POST",
+          body: new URLSearchParams({ intent: "sign-in", email: OPERATOR, password: PASSWORD }),
+          headers: {
+            accept: "text/html",
+            origin: "http://shop.test",
+            "content-type": "application/x-www-form-urlencoded",
+          },
+        });
+        expect(signIn.status).toBe(302);
+        const saved = await operator.send("/admin/settings", {
+          method: "POST",
+          body: settingsForm({ shopName: "Harbour Lights" }),
+          headers: { accept: "text/html", origin: "http://shop.test" },
+        });
+        expect(saved.status).toBe(200);
+        const savedAt = Date.now();
+        await expect
+          .poll(async () => (await (await onSecond("/")).text()).includes("<title>Harbour Lights: books"), {
+            timeout: 5_000,
+            interval: 100,
+          })
+          .toBe(true);
+        expect(Date.now() - savedAt).toBeLessThan(3_000);
+        expect(await (await onSecond("/returns")).text()).toContain("<title>Returns | Harbour Lights</title>");
+      } finally {
+        await first.close();
+        await second.close();
+      }
+    }),
   120_000,
 );

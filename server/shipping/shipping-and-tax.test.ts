@@ -1,6 +1,4 @@
-import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { openDatabase } from "#server/db/client";
 import type { PriceBreakdown } from "#shared/pricing";
 import {
   addDeliveryAddress,
@@ -9,7 +7,7 @@ import {
   createTestShop,
   TEST_DELIVERY_ADDRESS,
 } from "#server/testing/test-app";
-import { describeEachDatabase, testSchemaName } from "#server/testing/test-database";
+import { describeEachDatabase, withTwoInstances } from "#server/testing/test-database";
 
 const BOOK = "12321341"; // $11.96
 const ECHO = "23445930"; // $98.99
@@ -215,18 +213,10 @@ describeEachDatabase("delivery options and sales tax", (getDatabase) => {
 
 it.runIf(process.env.TEST_DATABASE_URL)(
   "two instances on one PostgreSQL: a rate changed through one is what the other quotes within a few seconds",
-  async () => {
-    const url = process.env.TEST_DATABASE_URL!;
-    const schema = testSchemaName("rates");
-    const admin = openDatabase({ kind: "postgres", url });
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-    const databases = [
-      openDatabase({ kind: "postgres", url, schema }),
-      openDatabase({ kind: "postgres", url, schema }),
-    ] as const;
-    const first = await createTestShop(databases[0]);
-    const second = await createTestShop(databases[1]);
-    try {
+  () =>
+    withTwoInstances("rates", async (databases) => {
+      const first = await createTestShop(databases[0]);
+      const second = await createTestShop(databases[1]);
       const californiaRate = async () =>
         (await second.services.shipping.loadRates()).taxRates.find((rate) => rate.state === "CA")?.rate;
       await first.services.shipping.addTaxRate(OPERATOR, {
@@ -246,11 +236,6 @@ it.runIf(process.env.TEST_DATABASE_URL)(
       // The instance that made the change quotes it at once.
       await first.services.shipping.updateTaxRate(OPERATOR, rate!.id, { rate: 9000, taxesShipping: false });
       expect((await first.services.shipping.loadRates()).taxRates.find((each) => each.state === "CA")?.rate).toBe(9000);
-    } finally {
-      await Promise.all(databases.map((database) => database.close()));
-      await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
-      await admin.close();
-    }
-  },
+    }),
   120_000,
 );

@@ -29,6 +29,34 @@ export function testSchemaName(label = "db"): string {
 }
 
 /**
+ * Two connection pools on one new schema of TEST_DATABASE_URL's PostgreSQL, as two instances of the shop open it, for
+ * `run`; both closed however it ends (the schema goes with the run's others, global-setup.ts).
+ */
+export async function withTwoInstances<T>(
+  label: string,
+  run: (databases: readonly [DatabaseHandle, DatabaseHandle]) => Promise<T>,
+): Promise<T> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error("two instances need TEST_DATABASE_URL");
+  const schema = testSchemaName(label);
+  const admin = openDatabase({ kind: "postgres", url });
+  try {
+    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+  } finally {
+    await admin.close();
+  }
+  const databases = [
+    openDatabase({ kind: "postgres", url, schema }),
+    openDatabase({ kind: "postgres", url, schema }),
+  ] as const;
+  try {
+    return await run(databases);
+  } finally {
+    await Promise.all(databases.map((database) => database.close()));
+  }
+}
+
+/**
  * Opens a fresh, migrated and seeded database of the given kind for one test file. PostgreSQL gets a schema of
  * its own, so that test files and concurrent runs never see each other's rows.
  */
