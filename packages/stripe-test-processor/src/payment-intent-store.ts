@@ -140,7 +140,6 @@ export function createPaymentIntentStore(
   /** Where a confirm's or an authentication's events get their claim, to be sent at once by this instance. */
   claims?: { newClaim(): EventClaim | null },
 ) {
-  // Every payment reads its intent, at least once to change it: built and compiled once.
   /** A new intent's row, built and compiled once: every checkout makes one. */
   const insertIntent = preparedStatement(
     db,
@@ -170,6 +169,7 @@ export function createPaymentIntentStore(
       },
     ) => db.insertInto("processor_payment_intents").values(values).returningAll(),
   );
+  // Every payment reads its intent, at least once to change it: built and compiled once.
   const readIntent = preparedStatement(db, ["id"], (db, values: { id: string }) =>
     db.selectFrom("processor_payment_intents").selectAll().where("id", "=", values.id),
   );
