@@ -1,6 +1,6 @@
 import { preparedStatement } from "@storefront/kysely-prepared";
-import { sql, type UpdateObject } from "kysely";
-import type { ProcessorDB, ProcessorTables } from "./processor-tables.ts";
+import { sql, type Insertable, type UpdateObject } from "kysely";
+import type { ProcessorDB, ProcessorPaymentIntentTable, ProcessorTables } from "./processor-tables.ts";
 import { DECLINE_MESSAGES, type CardCheck, type CardInputError } from "./card-outcomes.ts";
 import { LIMITS, type MetadataChange, type ShippingChange } from "./payment-intent-params.ts";
 import {
@@ -125,9 +125,24 @@ interface Transition {
   then?: { type: EventType; object: (intent: PaymentIntentObject) => { id: string; object: string } };
 }
 
+/** Stripe lets a processing payment be canceled only for some methods, never for cards. */
 const CANCELABLE: PaymentIntentStatus[] = ["requires_payment_method", "requires_action"];
 const CONFIRMABLE: PaymentIntentStatus[] = ["requires_payment_method", "requires_action"];
-/** Stripe lets a processing payment be canceled only for some methods, never for cards. */
+
+const NEW_INTENT_COLUMNS = [
+  "id",
+  "client_secret",
+  "amount",
+  "currency",
+  "metadata",
+  "description",
+  "automatic_payment_methods",
+  "shipping",
+  "receipt_email",
+] as const satisfies readonly (keyof ProcessorPaymentIntentTable)[];
+
+/** A new intent's row as it is written: the rest of its columns take their defaults. */
+type NewIntentRow = Required<Pick<Insertable<ProcessorPaymentIntentTable>, (typeof NEW_INTENT_COLUMNS)[number]>>;
 
 /**
  * PaymentIntents in the database and their lifecycle: requires_payment_method → (requires_action →) succeeded, a
@@ -141,33 +156,8 @@ export function createPaymentIntentStore(
   claims?: { newClaim(): EventClaim | null },
 ) {
   /** A new intent's row, built and compiled once: every checkout makes one. */
-  const insertIntent = preparedStatement(
-    db,
-    [
-      "id",
-      "client_secret",
-      "amount",
-      "currency",
-      "metadata",
-      "description",
-      "automatic_payment_methods",
-      "shipping",
-      "receipt_email",
-    ],
-    (
-      db,
-      values: {
-        id: string;
-        client_secret: string;
-        amount: number;
-        currency: string;
-        metadata: string;
-        description: string | null;
-        automatic_payment_methods: string | null;
-        shipping: string | null;
-        receipt_email: string | null;
-      },
-    ) => db.insertInto("processor_payment_intents").values(values).returningAll(),
+  const insertIntent = preparedStatement(db, NEW_INTENT_COLUMNS, (db, values: NewIntentRow) =>
+    db.insertInto("processor_payment_intents").values(values).returningAll(),
   );
   // Every payment reads its intent, at least once to change it: built and compiled once.
   const readIntent = preparedStatement(db, ["id"], (db, values: { id: string }) =>
