@@ -174,7 +174,11 @@ export function createApp({
       context.set(requestContext, {
         services,
         requestId: c.get("requestId"),
-        cspNonce: c.get("cspNonce")(),
+        // Made when the document is rendered (entry.server.tsx reads it): a .data request or an action's redirect
+        // runs no inline code and gets none.
+        get cspNonce() {
+          return c.get("cspNonce")();
+        },
         shopper: c.get("shopper"),
         clientIp: c.get("clientIp"),
         publicOrigin:

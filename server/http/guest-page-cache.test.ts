@@ -62,6 +62,10 @@ describeEachDatabase("a guest's pages, rendered once per catalogue version", (ge
     expect(policies[0]).toMatch(/'nonce-/);
     expect(policies[1]).toMatch(/'nonce-/);
     expect(policies[1]).not.toBe(policies[0]);
+    // The same page's data, as the enhanced page fetches it on a navigation, runs no inline code: no nonce.
+    const data = await browser.send("/products/the-lean-startup.data");
+    expect(data.status).toBe(200);
+    expect(data.headers.get("content-security-policy")).toMatch(/script-src 'self'; style-src 'self';/);
   });
 
   it("a change to the catalogue is on the next guest page", async () => {
