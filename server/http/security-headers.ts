@@ -10,7 +10,7 @@ import { PICTURE_PATH_PREFIX } from "#server/pictures/picture-store";
  * Headers every response carries: Hono's secure headers, and a Content-Security-Policy that allows this origin only
  * (in the default mode the shop loads nothing from any other host; in Stripe mode, Stripe's hosts as Stripe
  * documents). React Router's inline hydration scripts and the inlined stylesheet run by a per-response nonce, never
- * by 'unsafe-inline'. The nonce is made only when a page asks for it (`cspNonce()`, which the page handler calls): a
+ * by 'unsafe-inline'. The nonce is made only when a page asks for it (`cspNonce()`, called as the document renders): a
  * JSON answer, a webhook or a script file runs no inline code, so its policy names no nonce and costs no random
  * bytes. A response that carries its own policy (an e-mail's HTML as sent, shown in the console's frame) keeps it:
  * two policies would both apply, and the shop's would strip the e-mail of its styles. The console's pages may frame
