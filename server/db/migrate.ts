@@ -42,6 +42,7 @@ import * as returns from "./migrations/0039-returns";
 import * as withdrawals from "./migrations/0040-withdrawals";
 import * as giftCardsOutOfSales from "./migrations/0041-gift-cards-out-of-sales";
 import * as shippingMovesCatalogueVersion from "./migrations/0042-shipping-moves-catalogue-version";
+import * as limitedStockWritesOnlyChanges from "./migrations/0043-limited-stock-writes-only-changes";
 
 /**
  * Every migration, in order. Listed here rather than read from the folder at run time, so the bundled
@@ -87,6 +88,7 @@ const migrations: Record<string, Migration> = {
   "0040-withdrawals": withdrawals,
   "0041-gift-cards-out-of-sales": giftCardsOutOfSales,
   "0042-shipping-moves-catalogue-version": shippingMovesCatalogueVersion,
+  "0043-limited-stock-writes-only-changes": limitedStockWritesOnlyChanges,
 };
 
 export const migrationNames = Object.keys(migrations);

@@ -260,6 +260,43 @@ describeEachDatabase("departments and listing pages", (getDatabase) => {
       expect(await html("/search?q=tee")).not.toContain("Striped Tee");
     });
 
+    it("keeps the catalogue's version when a count changes nothing a guest reads, and lists a size taking back-orders at once", async () => {
+      const { db } = getDatabase();
+      const { inventory } = shop.services;
+      const version = async () =>
+        (await db.selectFrom("catalogue_version").select("version").executeTakeFirstOrThrow()).version;
+      const variantsOf = (productId: string) =>
+        db.selectFrom("product_variants").select("id").where("product_id", "=", productId).orderBy("id").execute();
+      const [plain] = await variantsOf("tee-plain");
+      const count = (onHand: number) =>
+        db
+          .transaction()
+          .execute((trx) =>
+            inventory.setStock(trx, plain!.id, { tracksStock: true, continueSelling: false, onHand }, "test"),
+          );
+      await count(10);
+      const before = await version();
+      // Eleven on the shelf instead of ten: still "In stock", so every instance keeps the pages it has.
+      await count(11);
+      expect(await version()).toBe(before);
+      await count(5);
+      // A sold-out size that now takes back-orders can be bought: the listing shows the product again.
+      const [striped] = await variantsOf("tee-striped");
+      await db
+        .transaction()
+        .execute((trx) =>
+          inventory.setStock(trx, striped!.id, { tracksStock: true, continueSelling: true, onHand: 0 }, "test"),
+        );
+      expect(BigInt(await version())).toBeGreaterThan(BigInt(before));
+      expect(titles(await html("/departments/electronics"))).toContain("Striped Tee");
+      await db
+        .transaction()
+        .execute((trx) =>
+          inventory.setStock(trx, striped!.id, { tracksStock: true, continueSelling: false, onHand: 0 }, "test"),
+        );
+      expect(titles(await html("/departments/electronics"))).not.toContain("Striped Tee");
+    });
+
     it("filters by the listed products' option values, counting each value's products", async () => {
       const all = await html("/departments/electronics?stock=all");
       expect(facetCount(all, "/departments/electronics?stock=all&size=M", "M")).toBe("2");

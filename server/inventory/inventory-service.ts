@@ -162,12 +162,18 @@ export function createInventoryService(
     );
   }
 
-  /** Moves the catalogue's version when what a guest would read of any of these variants changed. */
+  /**
+   * Moves the catalogue's version when what a guest would read of any of these variants changed. A change to how a
+   * variant is counted (tracked, back-orders) may have moved it already: the product's limited-stock flag, which
+   * listings filter by, is kept by a trigger (migration 0043). Either way this instance asks for the version at its
+   * next read, rather than within the next check's second.
+   */
   async function moveVersionIfSeen(
     executor: Writer,
     before: ReadonlyMap<string, VariantStock>,
     after: ReadonlyMap<string, VariantStock>,
   ): Promise<void> {
+    let isCountedDifferently = false;
     for (const [id, level] of after) {
       const earlier = before.get(id);
       if (!earlier || availabilityWord(earlier) !== availabilityWord(level)) {
@@ -175,7 +181,10 @@ export function createInventoryService(
         onCatalogueChanged();
         return;
       }
+      isCountedDifferently ||=
+        earlier.tracksStock !== level.tracksStock || earlier.continueSelling !== level.continueSelling;
     }
+    if (isCountedDifferently) onCatalogueChanged();
   }
 
   /**
