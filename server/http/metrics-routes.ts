@@ -2,10 +2,10 @@
 // set of labels.
 
 import { Hono, type MiddlewareHandler } from "hono";
-import { getConnInfo } from "@hono/node-server/conninfo";
 import { routePath } from "hono/route";
 import { metricsAccess, type Metrics } from "#server/metrics/metrics";
 import type { AppEnv } from "./app-env";
+import { socketPeerAddress } from "./client-ip";
 
 /**
  * The first path segments of the shop's pages (app/routes.ts; metrics-routes.test.ts holds the two lists together).
@@ -83,15 +83,8 @@ export function pageRouteLabel(path: string): string {
 export function metricsRoutes(metrics: Metrics, allow: readonly string[]) {
   const isAllowed = metricsAccess(allow);
   return new Hono<AppEnv>().get("/metrics", async (c) => {
-    let remoteAddress: string | undefined;
-    try {
-      remoteAddress = getConnInfo(c).remote.address;
-    } catch (error) {
-      // Not served over a socket (an in-process test's app.request, whose missing bindings getConnInfo trips on): no
-      // address, so not allowed.
-      if (!(error instanceof TypeError)) throw error;
-    }
-    if (!isAllowed(remoteAddress, c.req.raw.headers)) return c.notFound();
+    // Not served over a socket (an in-process test's app.request): no address, so not allowed.
+    if (!isAllowed(socketPeerAddress(c), c.req.raw.headers)) return c.notFound();
     return c.body(await metrics.render(), 200, { "Content-Type": metrics.contentType, "Cache-Control": "no-store" });
   });
 }
