@@ -3,11 +3,11 @@
 import { sql, type Kysely } from "kysely";
 
 /**
- * Migration 0026's trigger ran its `update products ... where limited_stock is distinct from ...` for every change of
- * a variant's tracking, even when no row matched; and a statement-level trigger on products (migration 0008) moves
- * the catalogue's version once per statement, rows or none. So turning on stock tracking for one variant of many, or
- * back-orders for a product already unlimited, moved the version twice without changing anything a guest reads, and
- * every instance threw away its cached pages and rates. Now the update runs only for a product whose flag is wrong.
+ * Migration 0026's trigger runs for every write that names a variant's tracking columns, as every stock count does,
+ * and ran its `update products ... where limited_stock is distinct from ...` twice each time, even when no row
+ * matched; a statement-level trigger on products (migration 0008) moves the catalogue's version once per statement,
+ * rows or none. So every count moved the version twice without changing anything a guest reads, and every instance
+ * threw away its cached pages and rates. Now the update runs only for a product whose flag is wrong.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
