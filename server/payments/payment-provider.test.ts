@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { AppError } from "#shared/errors";
 import { PROCESSOR_ERROR_SENTENCES } from "./processor-errors";
@@ -7,6 +9,12 @@ import { createPaymentProvider } from "./payment-provider";
 const NOWHERE = new URL("http://127.0.0.1:9/");
 
 const KEYS = { secretKey: "sk_test_inprocess", publishableKey: "pk_test_inprocess", webhookSecret: "whsec_inprocess" };
+
+/** V8's own collector, asked for by the test: a request no one holds must still be given up on. */
+function collectGarbage(): void {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+}
 
 function intentJson(id: string) {
   return {
@@ -81,5 +89,25 @@ describe("the built-in processor mounted in this server, reached in process", ()
     // The first try and the SDK's two retries, each given up after its 100 ms.
     expect(calls).toBe(3);
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it("gives up on time even when the garbage is collected while the handler says nothing", async () => {
+    const provider = createPaymentProvider({
+      mode: "built-in",
+      ...KEYS,
+      timeoutMs: 100,
+      selfOrigin: () => NOWHERE,
+      serveInProcess: () => new Promise<Response>(() => {}),
+    });
+    let settled = false;
+    const failure = provider.retrieveIntent("pi_silent").catch((error: unknown) => error);
+    void failure.finally(() => (settled = true));
+    // A busy server collects garbage while it waits; nothing else holds a request whose handler never answers.
+    for (let waited = 0; !settled && waited < 5_000; waited += 25) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      collectGarbage();
+    }
+    expect(settled).toBe(true);
+    expect(((await failure) as AppError).message).toBe(PROCESSOR_ERROR_SENTENCES.unreachable);
   });
 });

@@ -323,11 +323,15 @@ function createStripeClient(settings: ProviderSettings): Stripe {
 /**
  * A fetch that hands each request to a handler of this process (a Hono app's `fetch`), with no socket between: the
  * request is the one a socket would have carried, and an abort (the SDK's timeout) gives up waiting for the answer.
+ *
+ * The abort is heard on the caller's own signal. A Request's signal follows the one it was given only through a weak
+ * reference (undici's), and nothing else holds a request whose handler never answers: after a garbage collection its
+ * signal never aborted, and the SDK waited for ever where a socket would have timed out.
  */
 export function inProcessFetch(serve: (request: Request) => Response | Promise<Response>): typeof fetch {
   return (input, init) => {
     const request = new Request(input, init);
-    const signal = request.signal;
+    const signal = init?.signal ?? request.signal;
     if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise<Response>((resolve, reject) => {
       const onAbort = () => reject(signal.reason);
