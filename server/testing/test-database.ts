@@ -39,12 +39,7 @@ export async function withTwoInstances<T>(
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error("two instances need TEST_DATABASE_URL");
   const schema = testSchemaName(label);
-  const admin = openDatabase({ kind: "postgres", url });
-  try {
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-  } finally {
-    await admin.close();
-  }
+  await runAdminQuery(url, `create schema ${schema}`);
   const databases = [
     openDatabase({ kind: "postgres", url, schema }),
     openDatabase({ kind: "postgres", url, schema }),
