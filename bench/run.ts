@@ -27,6 +27,7 @@ import { checkoutScenario } from "./scenarios/checkout.ts";
 import { departmentListingScenario } from "./scenarios/department-listing.ts";
 import { cpuPerRequestScenario } from "./scenarios/cpu-per-request.ts";
 import { checkoutCpuSplitScenario } from "./scenarios/checkout-cpu-split.ts";
+import { pgliteInTurnsScenario } from "./scenarios/pglite-in-turns.ts";
 import { separateProcessorCheckoutScenario } from "./scenarios/checkout-separate-processor.ts";
 import { growthScenario } from "./scenarios/growth.ts";
 import { pageWeightScenario } from "./scenarios/page-weight.ts";
@@ -46,6 +47,7 @@ const ALL_SCENARIOS: Scenario<unknown>[] = [
   throughputScenario,
   cpuPerRequestScenario,
   checkoutCpuSplitScenario,
+  pgliteInTurnsScenario,
   basketScenario,
   checkoutScenario,
   separateProcessorCheckoutScenario,
@@ -293,7 +295,7 @@ async function main(): Promise<number> {
           ? (scenario.missedTargets?.(measurement.result, measurement.databaseLabel) ?? [])
           : [],
       ),
-    ...(scenario.missedTargetsAcross?.(measurements.get(scenario.name)!) ?? []),
+    ...(scenario.missedTargetsAcross?.(measurements.get(scenario.name)!, measurements) ?? []),
   ]);
 
   const totalS = Math.round((performance.now() - startedAt) / 100) / 10;

@@ -43,8 +43,14 @@ export interface Scenario<Result = unknown> {
    * 100"). Listed at the top of the report; unlike budgets they do not change the exit code (they are noisy).
    */
   missedTargets?(result: Result, databaseLabel: string): string[];
-  /** Targets that compare this scenario's measurements with each other (PGlite's figure against PostgreSQL's). */
-  missedTargetsAcross?(measurements: Measurement<Result>[]): string[];
+  /**
+   * Targets that compare this scenario's measurements with each other (PGlite's figure against PostgreSQL's);
+   * `allMeasurements` as for `render`.
+   */
+  missedTargetsAcross?(
+    measurements: Measurement<Result>[],
+    allMeasurements?: ReadonlyMap<string, Measurement[]>,
+  ): string[];
 }
 
 export interface ScenarioContext {

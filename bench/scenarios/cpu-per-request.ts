@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { runLoad, type LoadOptions } from "../lib/load.ts";
 import { cpuSecondsOf } from "../lib/process-stats.ts";
 import { integer, median, ms, percentile, round, table } from "../lib/report.ts";
-import type { Scenario } from "../lib/scenario.ts";
+import type { Measurement, Scenario } from "../lib/scenario.ts";
 import { startFloorServer, type RunningServer } from "../lib/server.ts";
 import { projectRoot } from "../lib/settings.ts";
 import {
@@ -110,6 +110,13 @@ const CHECKOUT = "whole checkout (add, create, confirm, record, webhook)";
 /** PGlite runs the database inside the server process: its basket changes and checkouts may cost this much more CPU. */
 export const PGLITE_OVER_POSTGRES_TARGET = 1.3;
 const PGLITE_COMPARED = ["POST /basket/add + /basket/remove", CHECKOUT];
+/**
+ * The scenario that measures PGlite against PostgreSQL in turns (pglite-in-turns.ts): when it ran, it judges that
+ * target, and this scenario's ratio of two parts of the run minutes apart is shown, not judged.
+ */
+export const PGLITE_IN_TURNS = "pgliteInTurns";
+const judgedInTurns = (allMeasurements?: ReadonlyMap<string, readonly Measurement[]>) =>
+  allMeasurements?.get(PGLITE_IN_TURNS)?.some((measurement) => measurement.result !== undefined) ?? false;
 
 /** The name of the floor's row for a request ("GET /search?q=monitor"). */
 const floorRowName = (request: string) => `floor: React Router alone, ${request}`;
@@ -281,7 +288,7 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
     return { rows, signedInOverFloorMs, pagesOverFloor, checkoutOverFloor: checkoutOverFloorRatio };
   },
 
-  render(measurements) {
+  render(measurements, _settings, allMeasurements) {
     const rows: (string | number)[][] = [];
     const notes: string[] = [];
     for (const measurement of measurements) {
@@ -344,7 +351,9 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
         "PGlite ÷ PostgreSQL",
         name,
         `${ratio.toFixed(2)}×`,
-        `${ratio <= PGLITE_OVER_POSTGRES_TARGET ? "PASS" : "FAIL"} (≤ ${PGLITE_OVER_POSTGRES_TARGET}×)`,
+        judgedInTurns(allMeasurements)
+          ? "(judged in turns: PGlite against PostgreSQL)"
+          : `${ratio <= PGLITE_OVER_POSTGRES_TARGET ? "PASS" : "FAIL"} (≤ ${PGLITE_OVER_POSTGRES_TARGET}×)`,
       ]);
     }
     return [
@@ -383,7 +392,8 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
     return missed;
   },
 
-  missedTargetsAcross(measurements) {
+  missedTargetsAcross(measurements, allMeasurements) {
+    if (judgedInTurns(allMeasurements)) return [];
     return pgliteAgainstPostgres(measurements)
       .filter(({ ratio }) => ratio > PGLITE_OVER_POSTGRES_TARGET)
       .map(
