@@ -123,7 +123,7 @@ export const pgliteInTurnsScenario: Scenario<PgliteInTurnsResult> = {
           figure.name,
           figure.postgresMs.toFixed(3),
           figure.pgliteMs.toFixed(3),
-          `${figure.ratio.toFixed(2)}×`,
+          `${figure.ratio.toFixed(3)}×`,
           `${figure.ratio <= PGLITE_OVER_POSTGRES_TARGET ? "PASS" : "FAIL"} (≤ ${PGLITE_OVER_POSTGRES_TARGET}×)`,
           figure.rounds.map((measured) => (measured.pgliteMs / measured.postgresMs).toFixed(2)).join(", "),
           failed,
@@ -152,7 +152,7 @@ export const pgliteInTurnsScenario: Scenario<PgliteInTurnsResult> = {
       .filter((figure) => figure.ratio > PGLITE_OVER_POSTGRES_TARGET)
       .map(
         (figure) =>
-          `PGlite, ${figure.name}, in turns: ${figure.ratio.toFixed(2)}× PostgreSQL's CPU > ${PGLITE_OVER_POSTGRES_TARGET}×`,
+          `PGlite, ${figure.name}, in turns: ${figure.ratio.toFixed(3)}× PostgreSQL's CPU > ${PGLITE_OVER_POSTGRES_TARGET}×`,
       );
   },
 };
