@@ -11,9 +11,8 @@
 // round.
 import path from "node:path";
 import { deferCleanup, installCleanupHandlers, runAllCleanups } from "./lib/cleanup.ts";
-import { runLoad, type LoadOptions } from "./lib/load.ts";
+import { runLoadWithCpu, type LoadOptions } from "./lib/load.ts";
 import { createTemporaryDatabase } from "./lib/postgres.ts";
-import { cpuSecondsOf } from "./lib/process-stats.ts";
 import { median, table } from "./lib/report.ts";
 import { startShopServer, type DatabaseChoice, type RunningServer } from "./lib/server.ts";
 import { DEFAULT_POSTGRES_URL } from "./lib/settings.ts";
@@ -59,10 +58,7 @@ async function cpuPerRequest(
   server: RunningServer,
   load: Omit<LoadOptions, "durationS" | "warmupS" | "connections">,
 ): Promise<number> {
-  await runLoad({ ...load, connections: 10, durationS: 1, warmupS: 0 });
-  const before = cpuSecondsOf(server.pid)!;
-  const result = await runLoad({ ...load, connections: 10, durationS, warmupS: 0 });
-  return ((cpuSecondsOf(server.pid)! - before) * 1000) / Math.max(1, result.requests);
+  return (await runLoadWithCpu(server.pid, { ...load, connections: 10, durationS, warmupS: 1 })).cpuMsPerRequest;
 }
 
 try {

@@ -1,4 +1,5 @@
 import autocannon, { type Client, type RequestParams, type Result } from "autocannon";
+import { cpuSecondsOf } from "./process-stats.ts";
 import { mean, percentile, round } from "./report.ts";
 
 export interface LoadOptions {
@@ -82,6 +83,23 @@ export interface LoadResult {
   perRequest?: Record<string, RequestFigures>;
   /** What the (discarded) warm-up got: a failure there would otherwise go unseen. */
   warmup?: { requests: number; errors: number; non2xx: number; statusCodes: Record<string, number> };
+}
+
+/**
+ * A load and one process's CPU time (user + system, from /proc) per request it answered: `warmupS` of the load first,
+ * run apart so that its requests are not counted, then `durationS` measured. Not rounded.
+ */
+export async function runLoadWithCpu(
+  pid: number,
+  options: LoadOptions,
+): Promise<{ result: LoadResult; cpuMsPerRequest: number }> {
+  if (options.warmupS > 0) await runLoad({ ...options, durationS: options.warmupS, warmupS: 0 });
+  const before = cpuSecondsOf(pid);
+  const result = await runLoad({ ...options, warmupS: 0 });
+  const after = cpuSecondsOf(pid);
+  if (before === undefined || after === undefined)
+    throw new Error(`cannot read the CPU time of process ${pid} from /proc`);
+  return { result, cpuMsPerRequest: ((after - before) * 1000) / Math.max(1, result.requests) };
 }
 
 /** Runs autocannon against one URL: an optional warm-up whose results are discarded, then the measurement. */

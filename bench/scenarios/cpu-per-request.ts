@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { runLoad, type LoadOptions } from "../lib/load.ts";
+import { runLoadWithCpu, type LoadOptions } from "../lib/load.ts";
 import { cpuSecondsOf } from "../lib/process-stats.ts";
 import { integer, median, ms, percentile, round, table } from "../lib/report.ts";
 import type { Measurement, Scenario } from "../lib/scenario.ts";
@@ -189,21 +189,16 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
       options: Omit<LoadOptions, "durationS" | "warmupS" | "connections">,
     ): Promise<CpuRow> => {
       log(`${server.label}: CPU per request, ${name}`);
-      // The warm-up runs apart, so that its requests are not counted against the CPU measured.
-      await runLoad({ ...options, connections: settings.connections, durationS: settings.warmupS, warmupS: 0 });
-      const before = cpuSecondsOf(pid);
-      const result = await runLoad({
+      const { result, cpuMsPerRequest } = await runLoadWithCpu(pid, {
         ...options,
         connections: settings.connections,
         durationS: settings.durationS,
-        warmupS: 0,
+        warmupS: settings.warmupS,
       });
-      const after = cpuSecondsOf(pid);
-      if (before === undefined || after === undefined) throw new Error("cannot read the server's CPU time from /proc");
       const row: CpuRow = {
         name,
         targetMs: TARGETS_MS[name],
-        cpuMsPerRequest: round(((after - before) * 1000) / Math.max(1, result.requests), 3),
+        cpuMsPerRequest: round(cpuMsPerRequest, 3),
         requests: result.requests,
         rps: result.rps,
         p99: result.p99,

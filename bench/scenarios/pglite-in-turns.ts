@@ -1,5 +1,4 @@
-import { runLoad } from "../lib/load.ts";
-import { cpuSecondsOf } from "../lib/process-stats.ts";
+import { runLoadWithCpu } from "../lib/load.ts";
 import { median, round, table } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
 import { startShopServer, type RunningServer } from "../lib/server.ts";
@@ -169,19 +168,13 @@ async function basketCpu(
   settings: Pick<Settings, "connections">,
   durationS: number,
 ): Promise<{ ms: number; failed: number }> {
-  const before = cpuSecondsOf(shop.pid);
-  const result = await runLoad({
+  const { result, cpuMsPerRequest } = await runLoadWithCpu(shop.pid, {
     ...basketLoad(shop.baseUrl, cookies),
     connections: settings.connections,
     durationS,
     warmupS: 0,
   });
-  const after = cpuSecondsOf(shop.pid);
-  if (before === undefined || after === undefined) throw new Error(`cannot read the CPU time of ${shop.label}`);
-  return {
-    ms: round(((after - before) * 1000) / Math.max(1, result.requests), 3),
-    failed: result.non2xx + result.errors,
-  };
+  return { ms: round(cpuMsPerRequest, 3), failed: result.non2xx + result.errors };
 }
 
 function figureOf(name: string, rounds: InTurnsRound[]): InTurnsFigure {

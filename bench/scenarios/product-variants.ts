@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { deferCleanup } from "../lib/cleanup.ts";
-import { runLoad, type LoadOptions } from "../lib/load.ts";
+import { runLoadWithCpu, type LoadOptions } from "../lib/load.ts";
 import { createTemporaryDatabase } from "../lib/postgres.ts";
-import { cpuSecondsOf, waitUntilIdle } from "../lib/process-stats.ts";
+import { waitUntilIdle } from "../lib/process-stats.ts";
 import { integer, kB, median, ms, round, table } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
 import { startShopServer, type DatabaseChoice, type RunningServer } from "../lib/server.ts";
@@ -262,16 +262,16 @@ async function measureCpu(
   load: Load,
   log: (message: string) => void,
 ): Promise<LoadFigures> {
-  const common = { ...load, connections: settings.connections, warmupS: 0 };
-  if (settings.warmupS > 0) await runLoad({ ...common, durationS: settings.warmupS });
-  const before = cpuSecondsOf(server.pid);
-  const result = await runLoad({ ...common, durationS: settings.durationS });
-  const after = cpuSecondsOf(server.pid);
-  if (before === undefined || after === undefined) throw new Error("cannot read the server's CPU time from /proc");
+  const { result, cpuMsPerRequest } = await runLoadWithCpu(server.pid, {
+    ...load,
+    connections: settings.connections,
+    durationS: settings.durationS,
+    warmupS: settings.warmupS,
+  });
   const unexpected = Object.values(result.perRequest ?? {}).reduce((sum, figures) => sum + figures.unexpected, 0);
   const figures: LoadFigures = {
     name,
-    cpuMsPerRequest: round(((after - before) * 1000) / Math.max(1, result.requests), 3),
+    cpuMsPerRequest: round(cpuMsPerRequest, 3),
     requests: result.requests,
     rps: result.rps,
     p50: result.p50,
