@@ -10,7 +10,7 @@ import { createMetrics } from "./metrics/metrics";
 import { createAccountFlows } from "./accounts/account-flows";
 import { createAccountService, DEFAULT_ATTEMPTS_PER_IP } from "./accounts/account-service";
 import { createAddressService } from "./addresses/address-service";
-import { createRateLimiter } from "#server/rate-limits/rate-limiter";
+import { createRateLimiter, databaseCounters, memoryCounters } from "#server/rate-limits/rate-limiter";
 import { createSignInFlow } from "./accounts/sign-in-flow";
 import { createBasketService } from "./basket/basket-service";
 import { createAdminProducts } from "./admin/admin-products";
@@ -76,6 +76,8 @@ export interface ServiceOptions {
   publicOrigin?: () => URL;
   /** Payment attempts per session and client address (tests lower them). */
   paymentLimits?: PaymentLimits;
+  /** The clock a one-process shop's rate limits are counted by, in its memory (tests move it on; Date.now). */
+  rateLimitClock?: () => number;
   /** REVIEW_REQUEST_DAYS: days after shipping that the review request is sent (default 7). */
   reviewRequestDays?: number;
   /** DELIVERY_DAYS: days an order takes to arrive after shipping; the EU withdrawal period ends 14 days after (7). */
@@ -113,7 +115,11 @@ export function createServices(database: DatabaseHandle, logger: Logger, options
     pictures,
     defaults: { timeZone: options.shopTimeZone, emailFromName: options.mailFromName },
   });
-  const rateLimiter = createRateLimiter(db);
+  // A shop on PGlite is one process (one per DATA_DIR), so its attempt counters live in its memory; instances sharing
+  // PostgreSQL share theirs in the database.
+  const rateLimiter = createRateLimiter(
+    database.kind === "pglite" ? memoryCounters({ now: options.rateLimitClock }) : databaseCounters(db),
+  );
   const sessions = createSessionService(db, { rateLimiter, newSessionsPerIp: options.newSessionsPerIp });
   const basket = createBasketService(db, catalogue, logger);
   const email = createEmailOutbox(db, {

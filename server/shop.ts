@@ -61,6 +61,8 @@ export interface ShopOptions {
   allowedHosts?: readonly string[];
   /** Payment attempts per session and client address (defaults in checkout/payment-rate-limits.ts; tests lower them). */
   paymentLimits?: PaymentLimits;
+  /** The clock a one-process shop (PGlite) counts its rate limits by (tests move it on; Date.now). */
+  rateLimitClock?: () => number;
   /** Wrong gift card numbers allowed per hour, per session and per address (tests lower them). */
   giftCardNumberLimits?: GiftCardNumberLimits;
   /** REVIEW_REQUEST_DAYS: days after an order is marked shipped that its review request is e-mailed. */
@@ -153,6 +155,7 @@ export async function createShop(options: ShopOptions) {
     newSessionsPerIp: options.newSessionsPerIp,
     publicOrigin,
     paymentLimits: options.paymentLimits,
+    rateLimitClock: options.rateLimitClock,
     giftCardNumberLimits: options.giftCardNumberLimits,
     reviewRequestDays: options.reviewRequestDays,
     deliveryDays: options.deliveryDays,
