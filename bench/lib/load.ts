@@ -1,6 +1,7 @@
 import autocannon, { type Client, type RequestParams, type Result } from "autocannon";
+import { setTimeout as sleep } from "node:timers/promises";
 import { cpuSecondsOf } from "./process-stats.ts";
-import { mean, percentile, round } from "./report.ts";
+import { mean, median, percentile, round } from "./report.ts";
 
 export interface LoadOptions {
   /** Full URL; the bench only ever targets its own servers on 127.0.0.1. */
@@ -100,6 +101,87 @@ export async function runLoadWithCpu(
   if (before === undefined || after === undefined)
     throw new Error(`cannot read the CPU time of process ${pid} from /proc`);
   return { result, cpuMsPerRequest: ((after - before) * 1000) / Math.max(1, result.requests) };
+}
+
+/** One side of a measurement in slices: a process, and what loads it for one slice. */
+export interface SlicedSide {
+  pid: number;
+  /** Loads this side's process for about `ms`: the requests (or checkouts) completed, those that failed, the p99. */
+  runSlice(ms: number): Promise<{ done: number; failed: number; p99: number }>;
+}
+
+/** What `cpuInSlices` measured of one side. */
+export interface SlicedCpu {
+  /** The process's CPU over the whole span, its idle CPU subtracted, per request completed. Not rounded. */
+  cpuMsPerRequest: number;
+  done: number;
+  failed: number;
+  /** Requests completed per second of this side's own slices. */
+  perSecond: number;
+  /** The median slice's p99 latency, ms. */
+  p99: number;
+}
+
+/** How long each process is watched doing nothing, for the idle CPU `cpuInSlices` subtracts. */
+const IDLE_SAMPLE_MS = 2_000;
+
+/**
+ * Several loads on several processes in short slices taken in turns (the side that goes first changing every
+ * slice), about `durationS` of slices per side, and each process's CPU per request over the whole span: its idle CPU
+ * (timers) subtracted, and, after `settleMs`, whatever it does late (a webhook delivered after its slice) included.
+ * Measured this way, a machine that slows down for a few seconds weighs on every side alike; measured back to back
+ * in runs of seconds, it weighed on one side only (2026-11-30: one shop's 5 s windows of checkouts read 14.5 to
+ * 28.4 ms in a row of twelve, and a round's PGlite ÷ PostgreSQL moved between 0.78 and 1.94 for the same code).
+ */
+export async function cpuInSlices(
+  sides: readonly SlicedSide[],
+  { durationS, sliceMs, settleMs = 0 }: { durationS: number; sliceMs: number; settleMs?: number },
+): Promise<SlicedCpu[]> {
+  const cpuOf = () =>
+    sides.map(({ pid }) => {
+      const seconds = cpuSecondsOf(pid);
+      if (seconds === undefined) throw new Error(`cannot read the CPU time of process ${pid} from /proc`);
+      return seconds * 1000;
+    });
+  const idleBefore = cpuOf();
+  await sleep(IDLE_SAMPLE_MS);
+  const idlePerMs = cpuOf().map((cpuMs, index) => (cpuMs - idleBefore[index]!) / IDLE_SAMPLE_MS);
+  const figures = sides.map(() => ({ done: 0, failed: 0, busyMs: 0, p99s: [] as number[] }));
+  const started = performance.now();
+  const before = cpuOf();
+  const slices = Math.max(1, Math.round((durationS * 1000) / sliceMs));
+  for (let slice = 0; slice < slices; slice += 1) {
+    for (let turn = 0; turn < sides.length; turn += 1) {
+      const index = (slice + turn) % sides.length;
+      const sliceStarted = performance.now();
+      const { done, failed, p99 } = await sides[index]!.runSlice(sliceMs);
+      figures[index]!.done += done;
+      figures[index]!.failed += failed;
+      figures[index]!.p99s.push(p99);
+      figures[index]!.busyMs += performance.now() - sliceStarted;
+    }
+  }
+  const spanMs = performance.now() - started + settleMs;
+  if (settleMs > 0) await sleep(settleMs);
+  const after = cpuOf();
+  return figures.map(({ done, failed, busyMs, p99s }, index) => ({
+    cpuMsPerRequest: (after[index]! - before[index]! - idlePerMs[index]! * spanMs) / Math.max(1, done),
+    done,
+    failed,
+    perSecond: (done * 1000) / Math.max(1, busyMs),
+    p99: median(p99s),
+  }));
+}
+
+/** A side of `cpuInSlices` that loads its process with autocannon (`options`, without its duration) each slice. */
+export function autocannonSide(pid: number, options: Omit<LoadOptions, "durationS" | "warmupS">): SlicedSide {
+  return {
+    pid,
+    async runSlice(ms) {
+      const result = await runLoad({ ...options, durationS: ms / 1000, warmupS: 0 });
+      return { done: result.requests, failed: result.non2xx + result.errors, p99: result.p99 };
+    },
+  };
 }
 
 /** Runs autocannon against one URL: an optional warm-up whose results are discarded, then the measurement. */

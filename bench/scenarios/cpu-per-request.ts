@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { runLoadWithCpu, type LoadOptions } from "../lib/load.ts";
+import {
+  autocannonSide,
+  cpuInSlices,
+  runLoadWithCpu,
+  type LoadOptions,
+  type SlicedCpu,
+  type SlicedSide,
+} from "../lib/load.ts";
 import { cpuSecondsOf } from "../lib/process-stats.ts";
 import { integer, median, ms, percentile, round, table } from "../lib/report.ts";
 import type { Measurement, Scenario } from "../lib/scenario.ts";
@@ -14,6 +21,7 @@ import {
   findPaymentConfig,
   JSON_HEADERS,
   newShopper,
+  type PaymentConfig,
   recordOrder,
   sessionCookieOf,
   timedFetch,
@@ -67,8 +75,11 @@ export interface PageOverFloor {
 /** The pages measured against the floor, as the signed-in shopper asks for them. */
 export const FLOOR_PAGES = ["/", "/products/the-lean-startup", "/search?q=monitor"] as const;
 
-/** Rounds of floor-then-signed-in-page measured in turns; the rows give each one's median round. */
+/** Rounds of the floor and the signed-in page measured in slices; the rows give each one's median round. */
 const FLOOR_PAIRS = 3;
+
+/** How long each side's turn lasts when a page and its floor are measured in slices: some 500 requests. */
+const PAGE_SLICE_MS = 1_000;
 
 const CHECKOUT_CONCURRENCY = 4;
 
@@ -85,7 +96,7 @@ const CHECKOUT_WARMUP_S = 12;
 export const checkoutWarmupS = (warmupS: number) => (warmupS > 0 ? Math.max(warmupS, CHECKOUT_WARMUP_S) : 0);
 
 /** The built-in processor delivers its webhooks every second: this covers the last ones of a checkout run. */
-const WEBHOOK_SETTLE_MS = 2_500;
+export const WEBHOOK_SETTLE_MS = 2_500;
 
 export const TARGETS_MS: Record<string, number> = {
   "guest GET /": 1.0,
@@ -176,8 +187,9 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
   title: "Server CPU per request",
   scope: "each-database",
   plannedSeconds: (settings) =>
-    (4 + 2 * FLOOR_PAIRS * FLOOR_PAGES.length + FLOOR_PAIRS) * (settings.warmupS + settings.durationS) +
-    FLOOR_PAIRS * (settings.durationS + 2) +
+    4 * (settings.warmupS + settings.durationS) +
+    FLOOR_PAGES.length * (2 * settings.warmupS + FLOOR_PAIRS * (2 + 2 * settings.durationS)) +
+    FLOOR_PAIRS * (5 + 2 * settings.durationS) +
     checkoutWarmupS(settings.warmupS) +
     10,
 
@@ -223,17 +235,42 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
     let checkoutOverFloorRatio: number | undefined;
     let checkoutRow: CpuRow | undefined;
     const floor = await startFloorServer(projectRoot);
-    const measureFloor = (path: string) =>
-      measureRow(floorRowName(`GET ${path}`), floor.pid, { url: `${floor.baseUrl}${path}`, headers: BROWSER_HEADERS });
+    const floorLoad = (path: string) => ({ url: `${floor.baseUrl}${path}`, headers: BROWSER_HEADERS });
+    /** A row of what one side measured in slices, logged as measureRow logs it. */
+    const slicedRow = (name: string, measured: SlicedCpu): CpuRow => {
+      const row: CpuRow = {
+        name,
+        targetMs: TARGETS_MS[name],
+        cpuMsPerRequest: round(measured.cpuMsPerRequest, 3),
+        requests: measured.done,
+        rps: round(measured.perSecond, 1),
+        p99: measured.p99,
+        non2xx: measured.failed,
+        errors: 0,
+      };
+      log(`  ${name}: ${row.cpuMsPerRequest} ms CPU/request, ${integer(row.rps)} req/s, failed ${row.non2xx}`);
+      return row;
+    };
     try {
       for (const path of FLOOR_PAGES) {
+        log(`${server.label}: CPU per request, the floor and signed-in GET ${path} in slices`);
+        const sides = [
+          autocannonSide(floor.pid, { ...floorLoad(path), connections: settings.connections }),
+          autocannonSide(server.pid, {
+            ...signedInLoad(server.baseUrl, signedIn, path),
+            connections: settings.connections,
+          }),
+        ];
+        if (settings.warmupS > 0) for (const side of sides) await side.runSlice(settings.warmupS * 1000);
         const floorRounds: CpuRow[] = [];
         const signedInRounds: CpuRow[] = [];
         for (let pair = 0; pair < FLOOR_PAIRS; pair += 1) {
-          floorRounds.push(await measureFloor(path));
-          signedInRounds.push(
-            await measureRow(`signed-in GET ${path}`, server.pid, signedInLoad(server.baseUrl, signedIn, path)),
-          );
+          const [floorRound, signedInRound] = await cpuInSlices(sides, {
+            durationS: settings.durationS,
+            sliceMs: PAGE_SLICE_MS,
+          });
+          floorRounds.push(slicedRow(floorRowName(`GET ${path}`), floorRound!));
+          signedInRounds.push(slicedRow(`signed-in GET ${path}`, signedInRound!));
         }
         rows.push(medianRound(floorRounds));
         signedInRows.push(medianRound(signedInRounds));
@@ -247,16 +284,24 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
           ownOverFloor: round(median(own.map((ms, index) => ms / floorRounds[index]!.cpuMsPerRequest)), 3),
         });
       }
-      // Checkouts in turns with the floor of GET / too, after their warm-up: the ratio judged is the rounds' median.
+      // Checkouts in slices with the floor of GET / too, after their warm-up: the ratio judged is the rounds' median.
       const warmupS = checkoutWarmupS(settings.warmupS);
       if (warmupS > 0) await checkoutCpu(server.baseUrl, [server.pid], warmupS);
+      log(`${server.label}: CPU per request, the floor of GET / and ${CHECKOUT} in slices`);
+      const sides = [
+        autocannonSide(floor.pid, { ...floorLoad("/"), connections: settings.connections }),
+        await checkoutSide(server),
+      ];
       const checkoutRounds: CpuRow[] = [];
       const ratios: number[] = [];
       for (let pair = 0; pair < FLOOR_PAIRS; pair += 1) {
-        const floorRound = await measureFloor("/");
-        const checkoutRound = await measureCheckouts(server, settings.durationS, log, 0);
-        checkoutRounds.push(checkoutRound);
-        ratios.push(checkoutRound.cpuMsPerRequest / floorRound.cpuMsPerRequest);
+        const [floorRound, checkoutRound] = await cpuInSlices(sides, {
+          durationS: settings.durationS,
+          sliceMs: CHECKOUT_SLICE_MS,
+          settleMs: WEBHOOK_SETTLE_MS,
+        });
+        checkoutRounds.push(slicedRow(CHECKOUT, checkoutRound!));
+        ratios.push(checkoutRound!.cpuMsPerRequest / floorRound!.cpuMsPerRequest);
       }
       checkoutRow = medianRound(checkoutRounds);
       checkoutOverFloorRatio = round(median(ratios), 2);
@@ -554,15 +599,8 @@ export async function checkoutCpu(shopUrl: string, pids: readonly number[], dura
   const worker = async () => {
     while (performance.now() - started < durationS * 1000) {
       const began = performance.now();
-      try {
-        const { cookie } = await addToBasket(shopUrl, undefined);
-        const { intentId, clientSecret } = await createPayment(shopUrl, cookie, BENCH_PRODUCT.priceCents);
-        await confirmPayment(payment, intentId, clientSecret);
-        await recordOrder(shopUrl, cookie, intentId);
-        latencies.push(performance.now() - began);
-      } catch {
-        failed += 1;
-      }
+      if (await oneCheckout(shopUrl, payment)) latencies.push(performance.now() - began);
+      else failed += 1;
     }
   };
   await Promise.all(Array.from({ length: CHECKOUT_CONCURRENCY }, worker));
@@ -579,4 +617,45 @@ export async function checkoutCpu(shopUrl: string, pids: readonly number[], dura
     checkoutsPerSecond: round((latencies.length * 1000) / elapsedMs, 1),
     p99: round(percentile(latencies, 0.99), 1),
   };
+}
+
+/**
+ * A side of `cpuInSlices` that makes whole checkouts by new guests on a shop, CHECKOUT_CONCURRENCY at a time, for
+ * each slice. Slices of half a second: about 80 checkouts, and a round of 5 s per side is ten turns each.
+ */
+export async function checkoutSide(shop: { baseUrl: string; pid: number }): Promise<SlicedSide> {
+  const payment = await findPaymentConfig(shop.baseUrl);
+  return {
+    pid: shop.pid,
+    async runSlice(ms) {
+      const ends = performance.now() + ms;
+      const latencies: number[] = [];
+      let failed = 0;
+      const worker = async () => {
+        while (performance.now() < ends) {
+          const began = performance.now();
+          if (await oneCheckout(shop.baseUrl, payment)) latencies.push(performance.now() - began);
+          else failed += 1;
+        }
+      };
+      await Promise.all(Array.from({ length: CHECKOUT_CONCURRENCY }, worker));
+      return { done: latencies.length, failed, p99: percentile(latencies, 0.99) };
+    },
+  };
+}
+
+/** How long each side's turn lasts when checkouts are measured in slices (`checkoutSide`). */
+export const CHECKOUT_SLICE_MS = 500;
+
+/** One whole checkout by a new guest: add, create, confirm at the processor, record. False when any step failed. */
+async function oneCheckout(shopUrl: string, payment: PaymentConfig): Promise<boolean> {
+  try {
+    const { cookie } = await addToBasket(shopUrl, undefined);
+    const { intentId, clientSecret } = await createPayment(shopUrl, cookie, BENCH_PRODUCT.priceCents);
+    await confirmPayment(payment, intentId, clientSecret);
+    await recordOrder(shopUrl, cookie, intentId);
+    return true;
+  } catch {
+    return false;
+  }
 }

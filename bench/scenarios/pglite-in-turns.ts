@@ -1,4 +1,4 @@
-import { runLoadWithCpu } from "../lib/load.ts";
+import { cpuInSlices, runLoadWithCpu } from "../lib/load.ts";
 import { median, round, table } from "../lib/report.ts";
 import type { Scenario } from "../lib/scenario.ts";
 import { startShopServer, type RunningServer } from "../lib/server.ts";
@@ -6,10 +6,13 @@ import { projectRoot, type Settings } from "../lib/settings.ts";
 import {
   basketLoad,
   basketShoppers,
+  CHECKOUT_SLICE_MS,
   checkoutCpu,
+  checkoutSide,
   checkoutWarmupS,
   PGLITE_IN_TURNS,
   PGLITE_OVER_POSTGRES_TARGET,
+  WEBHOOK_SETTLE_MS,
 } from "./cpu-per-request.ts";
 
 /**
@@ -75,6 +78,7 @@ export const pgliteInTurnsScenario: Scenario<PgliteInTurnsResult> = {
         const warmupS = checkoutWarmupS(settings.warmupS);
         if (warmupS > 0) await checkoutCpu(shop.baseUrl, [shop.pid], warmupS);
       }
+      const checkoutSides = await Promise.all(shops.map((shop) => checkoutSide(shop)));
       const basketRounds: InTurnsRound[] = [];
       const checkoutRounds: InTurnsRound[] = [];
       // Round 0 is not counted. The PGlite shop is new, and PostgreSQL's WebAssembly inside it is still being compiled
@@ -86,13 +90,12 @@ export const pgliteInTurnsScenario: Scenario<PgliteInTurnsResult> = {
         const baskets: Awaited<ReturnType<typeof basketCpu>>[] = [];
         for (const shopIndex of order)
           baskets[shopIndex] = await basketCpu(shops[shopIndex]!, shoppers[shopIndex]!, settings, settings.durationS);
-        const checkouts: Awaited<ReturnType<typeof checkoutCpu>>[] = [];
-        for (const shopIndex of order)
-          checkouts[shopIndex] = await checkoutCpu(
-            shops[shopIndex]!.baseUrl,
-            [shops[shopIndex]!.pid],
-            settings.durationS,
-          );
+        // The checkouts in half-second slices taken in turns: the two databases see the same machine within a round.
+        const checkouts = await cpuInSlices(checkoutSides, {
+          durationS: settings.durationS,
+          sliceMs: CHECKOUT_SLICE_MS,
+          settleMs: WEBHOOK_SETTLE_MS,
+        });
         if (index === 0) {
           log("  round 0 done (not counted)");
           continue;
@@ -103,8 +106,8 @@ export const pgliteInTurnsScenario: Scenario<PgliteInTurnsResult> = {
           failed: baskets[0]!.failed + baskets[1]!.failed,
         });
         checkoutRounds.push({
-          postgresMs: checkouts[0]!.cpuMsPerCheckout[0]!,
-          pgliteMs: checkouts[1]!.cpuMsPerCheckout[0]!,
+          postgresMs: round(checkouts[0]!.cpuMsPerRequest, 3),
+          pgliteMs: round(checkouts[1]!.cpuMsPerRequest, 3),
           failed: checkouts[0]!.failed + checkouts[1]!.failed,
         });
         const last = (rounds: InTurnsRound[]) => {
