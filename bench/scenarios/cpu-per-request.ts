@@ -300,8 +300,10 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
           sliceMs: CHECKOUT_SLICE_MS,
           settleMs: WEBHOOK_SETTLE_MS,
         });
+        slicedRow(floorRowName("GET /"), floorRound!);
         checkoutRounds.push(slicedRow(CHECKOUT, checkoutRound!));
         ratios.push(checkoutRound!.cpuMsPerRequest / floorRound!.cpuMsPerRequest);
+        log(`  checkout ÷ floor: ${ratios.at(-1)!.toFixed(2)}`);
       }
       checkoutRow = medianRound(checkoutRounds);
       checkoutOverFloorRatio = round(median(ratios), 2);
@@ -360,9 +362,10 @@ export const cpuPerRequestScenario: Scenario<CpuResult> = {
       `the processor sends, ${CHECKOUT_CONCURRENCY} at a time, the process's idle CPU over the same time subtracted). ` +
       "The floor is React Router alone rendering the same page from constant data (no database, middleware or compression): " +
       "the home page, a product page and a search, each as the signed-in shopper sees it (an unconfirmed account with one " +
-      `item in the basket). Each page's floor and the signed-in page are measured in turns, ${FLOOR_PAIRS} rounds each: their ` +
+      `item in the basket). Each page's floor and the signed-in page are measured in slices taken in turns (${PAGE_SLICE_MS / 1000} s ` +
+      `each, the process's CPU over the whole span), ${FLOOR_PAIRS} rounds: their ` +
       "rows are the median round, and the shop's own CPU over the floor is the median of the rounds' differences (and of " +
-      "those differences ÷ the round's floor). Checkouts are measured in turns with the floor of GET / as well, " +
+      `those differences ÷ the round's floor). Checkouts are measured in slices with the floor of GET / as well (${CHECKOUT_SLICE_MS / 1000} s each), ` +
       `${FLOOR_PAIRS} rounds after their warm-up: the row is the median round, the ratio judged the median of the rounds' ` +
       "checkout ÷ floor, and PGlite's against PostgreSQL's the ratio of those two figures.";
     const targets = measurements.flatMap((measurement) => {

@@ -46,7 +46,8 @@ export interface PgliteInTurnsResult {
 
 /**
  * PGlite's CPU per basket change and per whole checkout against PostgreSQL's, measured in turns: a shop on PGlite is
- * started beside the PostgreSQL one and each round runs the same load on one, then on the other. cpuPerRequest
+ * started beside the PostgreSQL one and each round runs the same load on both: the basket on one, then on the other;
+ * the checkouts in half-second slices taken in turns (`cpuInSlices`). cpuPerRequest
  * measures the two databases minutes apart, each with its own server, and a machine that speeds up or slows down
  * meanwhile moves its ratio by more than the target's margin (1.03 to 1.33 for the same code, 2026-11-30); in turns,
  * both sides of each round's ratio see the same machine.
@@ -146,7 +147,8 @@ export const pgliteInTurnsScenario: Scenario<PgliteInTurnsResult> = {
     }
     return [
       "Server CPU per request (the basket) and per whole checkout, a PostgreSQL shop and a PGlite shop in turns, round " +
-        "by round, each after its warm-up; the CPU columns are the rounds' medians and the ratio judged the median of " +
+        `by round, each after its warm-up (the checkouts in slices of ${CHECKOUT_SLICE_MS / 1000} s taken in turns, each ` +
+        "process's CPU over the whole span); the CPU columns are the rounds' medians and the ratio judged the median of " +
         "the rounds' PGlite ÷ PostgreSQL. For PGlite the database runs inside the server process and is counted; for " +
         "PostgreSQL its own processes are not.",
       "",
