@@ -595,18 +595,9 @@ export async function checkoutCpu(shopUrl: string, pids: readonly number[], dura
   await sleep(WEBHOOK_SETTLE_MS);
   const idlePerMs = cpuOf().map((seconds, index) => (seconds - idleBefore[index]!) / WEBHOOK_SETTLE_MS);
 
-  const latencies: number[] = [];
-  let failed = 0;
   const started = performance.now();
   const before = cpuOf();
-  const worker = async () => {
-    while (performance.now() - started < durationS * 1000) {
-      const began = performance.now();
-      if (await oneCheckout(shopUrl, payment)) latencies.push(performance.now() - began);
-      else failed += 1;
-    }
-  };
-  await Promise.all(Array.from({ length: CHECKOUT_CONCURRENCY }, worker));
+  const { latencies, failed } = await runCheckouts(shopUrl, payment, durationS * 1000);
   const elapsedMs = performance.now() - started;
   await sleep(WEBHOOK_SETTLE_MS);
   const after = cpuOf();
@@ -631,17 +622,7 @@ export async function checkoutSide(shop: { baseUrl: string; pid: number }): Prom
   return {
     pid: shop.pid,
     async runSlice(ms) {
-      const ends = performance.now() + ms;
-      const latencies: number[] = [];
-      let failed = 0;
-      const worker = async () => {
-        while (performance.now() < ends) {
-          const began = performance.now();
-          if (await oneCheckout(shop.baseUrl, payment)) latencies.push(performance.now() - began);
-          else failed += 1;
-        }
-      };
-      await Promise.all(Array.from({ length: CHECKOUT_CONCURRENCY }, worker));
+      const { latencies, failed } = await runCheckouts(shop.baseUrl, payment, ms);
       return { done: latencies.length, failed, p99: percentile(latencies, 0.99) };
     },
   };
@@ -649,6 +630,26 @@ export async function checkoutSide(shop: { baseUrl: string; pid: number }): Prom
 
 /** How long each side's turn lasts when checkouts are measured in slices (`checkoutSide`). */
 export const CHECKOUT_SLICE_MS = 500;
+
+/** Whole checkouts by new guests for `ms`, CHECKOUT_CONCURRENCY at a time: each one's latency, and those that failed. */
+async function runCheckouts(
+  shopUrl: string,
+  payment: PaymentConfig,
+  ms: number,
+): Promise<{ latencies: number[]; failed: number }> {
+  const ends = performance.now() + ms;
+  const latencies: number[] = [];
+  let failed = 0;
+  const worker = async () => {
+    while (performance.now() < ends) {
+      const began = performance.now();
+      if (await oneCheckout(shopUrl, payment)) latencies.push(performance.now() - began);
+      else failed += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: CHECKOUT_CONCURRENCY }, worker));
+  return { latencies, failed };
+}
 
 /** One whole checkout by a new guest: add, create, confirm at the processor, record. False when any step failed. */
 async function oneCheckout(shopUrl: string, payment: PaymentConfig): Promise<boolean> {
